@@ -1,0 +1,206 @@
+/**
+ * The normalised model every importer produces and everything downstream consumes.
+ *
+ * Rules (S0, DESIGN.md):
+ * - `Session.messages` is the conversation history only. The system prompt and any summary
+ *   are regions of the request, never history messages.
+ * - A step is one LLM call: one assistant message (split provider lines are merged by the
+ *   importer, so one API response = one assistant message).
+ * - A turn starts at a user message that carries something other than tool results
+ *   (an Anthropic-shaped user message holding only `tool_result` blocks is not a boundary).
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface TextPart {
+  readonly kind: 'text';
+  readonly text: string;
+}
+
+export interface ReasoningPart {
+  readonly kind: 'reasoning';
+  readonly text: string;
+  /** Provider returned only an opaque/encrypted blob (e.g. `redacted_thinking`). */
+  readonly redacted?: boolean;
+}
+
+export interface MediaPart {
+  readonly kind: 'media';
+  /** MIME type when known (`image/png`, `application/pdf`, ...). */
+  readonly mediaType: string;
+  /** URL, file id or `base64` marker. The payload itself is never kept in the model. */
+  readonly source?: string;
+  /** Decoded size in bytes when the source carried it inline. */
+  readonly bytes?: number;
+}
+
+export interface ToolCallPart {
+  readonly kind: 'tool_call';
+  readonly id: string;
+  readonly name: string;
+  /** Arguments as JSON text, exactly as the provider sent them (or JSON.stringify of an object). */
+  readonly args: string;
+}
+
+export interface ToolResultPart {
+  readonly kind: 'tool_result';
+  readonly callId: string;
+  readonly isError: boolean;
+  /** The text the model saw. Media inside a result are separate `media` parts of the message. */
+  readonly text: string;
+  /** Tool name when the source records it on the result (Gemini, OpenHands). */
+  readonly name?: string;
+}
+
+export type Part = TextPart | ReasoningPart | MediaPart | ToolCallPart | ToolResultPart;
+export type PartKind = Part['kind'];
+
+/**
+ * Which convention the provider uses for `input`:
+ * - `anthropic`: input EXCLUDES cache reads and writes (prompt = input + cacheRead + cacheWrite)
+ * - `openai`: input INCLUDES cached tokens (prompt = input); Gemini and Codex follow this too.
+ */
+export type UsageConvention = 'anthropic' | 'openai';
+
+/** Provider-reported usage of one LLM call, as the transcript recorded it. */
+export interface ReportedUsage {
+  readonly convention: UsageConvention;
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly output: number;
+  /** Reasoning tokens (inside `output` for OpenAI; reported separately by some providers). */
+  readonly reasoning?: number;
+  /** Context window the agent itself reported (Codex `model_context_window`). */
+  readonly contextWindow?: number;
+  /** Counts were rounded by the source (aider prints `2.4k`). */
+  readonly coarse?: boolean;
+  /** Cost the source itself reported for this call, in USD. */
+  readonly costUsd?: number;
+}
+
+/** Total prompt tokens the provider processed for the call, whatever the convention. */
+export function promptTokens(u: ReportedUsage): number {
+  return u.convention === 'anthropic' ? u.input + u.cacheRead + u.cacheWrite : u.input;
+}
+
+/** Tokens billed at the full input price (uncached part of the prompt). */
+export function uncachedInputTokens(u: ReportedUsage): number {
+  return u.convention === 'anthropic' ? u.input + u.cacheWrite : Math.max(0, u.input - u.cacheRead);
+}
+
+export interface Message {
+  /** Stable within the session: the source's own id (uuid, event id) or `m<index>`. */
+  readonly id: string;
+  readonly role: Role;
+  readonly parts: readonly Part[];
+  /** Epoch milliseconds, when the source has timestamps. */
+  readonly timestamp?: number;
+  /** On assistant messages: the usage of the call that produced this message. */
+  readonly usage?: ReportedUsage;
+  /** Model that produced an assistant message, when the source says. */
+  readonly model?: string;
+  /** Marked important by the user or the source: never dropped by compression (S3, S4). */
+  readonly pinned?: boolean;
+  /** Belongs to a subagent / sidechain; never part of the main window. */
+  readonly sidechain?: boolean;
+  /** Where it came from in the source file (1-based line), for display and errors. */
+  readonly sourceLine?: number;
+  /** The raw source record (JSON text), kept when the importer is asked to keep it. */
+  readonly raw?: string;
+}
+
+export interface ToolDef {
+  readonly name: string;
+  readonly description: string;
+  /** JSON schema of the parameters, as the source gave it. */
+  readonly parameters: unknown;
+}
+
+export type CompactionTrigger = 'auto' | 'manual' | 'unknown';
+
+/** A compaction the original agent really did (Claude Code `compact_boundary`, Codex `compacted`, OpenHands `condensation`). */
+export interface SourceCompaction {
+  /** Index into `Session.messages` of the first message sent after the compaction. */
+  readonly atMessage: number;
+  readonly trigger: CompactionTrigger;
+  readonly tokensBefore?: number;
+  readonly tokensAfter?: number;
+  /** The summary the agent wrote, when the source keeps it. */
+  readonly summary?: string;
+  /** Ids of messages the agent dropped, when the source lists them (OpenHands). */
+  readonly droppedIds?: readonly string[];
+  /** Ids of earlier messages the agent kept verbatim after compacting (Codex replacement history). */
+  readonly keptIds?: readonly string[];
+  readonly sourceLine?: number;
+}
+
+export type FormatId =
+  | 'claude-code'
+  | 'claude-stream-json'
+  | 'codex'
+  | 'gemini-cli'
+  | 'openhands'
+  | 'swe-agent'
+  | 'mini-swe-agent'
+  | 'otel'
+  | 'sharegpt'
+  | 'langchain'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'openai-chat'
+  | 'aider'
+  | 'jsonl';
+
+export interface Session {
+  /** Source session id when the format has one, else derived from file + position. */
+  readonly id: string;
+  readonly format: FormatId;
+  readonly title?: string;
+  /** Model of the session (the most used one when it changes). */
+  readonly model?: string;
+  readonly provider?: string;
+  /** The system prompt region, or null when the transcript does not log it. */
+  readonly systemPrompt: string | null;
+  readonly tools: readonly ToolDef[];
+  /** History only: no system prompt, no summary (S0). */
+  readonly messages: readonly Message[];
+  readonly sourceCompactions: readonly SourceCompaction[];
+  /** Sidechains / subagents: kept, but never part of this session's window. */
+  readonly subagents: readonly Session[];
+  readonly startedAt?: number;
+  readonly cwd?: string;
+  /** Context window the agent reported for itself, when the source says (Codex). */
+  readonly reportedContextWindow?: number;
+  /** Non-fatal findings of the importer (unknown line types, orphans, ...). */
+  readonly warnings: readonly string[];
+}
+
+/** Step = one LLM call = one assistant message. Returns the message indices of the steps. */
+export function stepIndices(messages: readonly Message[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') out.push(i);
+  return out;
+}
+
+/** All text of a message the model reads, joined, for heuristics such as retention and search. */
+export function messageText(m: Message): string {
+  let s = '';
+  for (const p of m.parts) {
+    switch (p.kind) {
+      case 'text':
+      case 'reasoning':
+        s += (s ? '\n' : '') + p.text;
+        break;
+      case 'tool_call':
+        s += (s ? '\n' : '') + p.name + ' ' + p.args;
+        break;
+      case 'tool_result':
+        s += (s ? '\n' : '') + p.text;
+        break;
+      case 'media':
+        break;
+    }
+  }
+  return s;
+}

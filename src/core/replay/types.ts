@@ -1,0 +1,120 @@
+/**
+ * The replay's output. Per-step numbers live in typed arrays (DESIGN.md): a replay of a long
+ * session allocates no object per step. `toJSON` in ./serialize turns it into the CLI's /
+ * contract's JSON shape.
+ */
+
+export const STEP_STATUSES = ['ok', 'warn', 'compress', 'skip', 'final', 'abort'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** The regions of the window, bottom to top, as the charts stack them. */
+export const REGIONS = ['system', 'unlogged', 'summary', 'history', 'tools', 'output', 'buffer', 'free'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export interface ReplaySteps {
+  readonly count: number;
+  /** Index of the step's assistant message in `Session.messages`. */
+  readonly messageIndex: Uint32Array;
+  /** 0-based turn of the step. */
+  readonly turn: Uint32Array;
+  /** One array per region (tokens). `unlogged` = calibrated overhead the transcript does not log. */
+  readonly regions: Readonly<Record<Region, Float64Array>>;
+  /** Estimated request size (system + unlogged + summary + history + tools). */
+  readonly total: Float64Array;
+  /** The guard's limit at that step (S1: window - buffer - maxOutput). */
+  readonly limit: Float64Array;
+  /** Provider-reported prompt tokens of the original call; NaN where the source has none. */
+  readonly reported: Float64Array;
+  /** Index into STEP_STATUSES. */
+  readonly status: Uint8Array;
+  /** Index into `reasons` (0 = no reason). */
+  readonly reasonIndex: Uint16Array;
+  readonly reasons: readonly string[];
+  /** First history message index still in the window at that step (what is kept is [keptFrom, messageIndex] minus pruned). */
+  readonly keptFrom: Uint32Array;
+}
+
+export type CompressionPath = 'async' | 'proactive' | 'emergency' | 'strategy';
+/** Inclusive message-index range [from, to]. */
+export type MessageRange = readonly [number, number];
+
+export type ReplayEvent =
+  | {
+      readonly kind: 'compression';
+      readonly step: number;
+      readonly path: CompressionPath;
+      readonly strategy: string;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+      readonly dropped: readonly MessageRange[];
+      readonly kept: readonly MessageRange[];
+      readonly summary?: string;
+      readonly note?: string;
+    }
+  | { readonly kind: 'warning'; readonly step: number; readonly text: string }
+  | {
+      readonly kind: 'guard';
+      readonly step: number;
+      readonly decision: 'ok' | 'skip' | 'final';
+      readonly model: string;
+      readonly fallback?: string;
+      readonly projected: number;
+      readonly limit: number;
+      readonly reason: string;
+    }
+  | {
+      readonly kind: 'tool-preflight';
+      readonly step: number;
+      readonly messageIndex: number;
+      readonly callId: string;
+      readonly action: 'truncate' | 'head-tail' | 'offload' | 'budget-exceeded';
+      readonly bytesBefore: number;
+      readonly bytesAfter: number;
+    }
+  | { readonly kind: 'abort'; readonly step: number; readonly budget: BudgetDimension; readonly used: number; readonly max: number }
+  | { readonly kind: 'backpressure'; readonly step: number; readonly delayMs: number; readonly usage: number }
+  | { readonly kind: 'summarizer-failure'; readonly step: number; readonly error: string }
+  | {
+      readonly kind: 'source-compaction';
+      readonly step: number;
+      readonly messageIndex: number;
+      readonly trigger: string;
+      readonly tokensBefore?: number;
+      readonly tokensAfter?: number;
+      readonly summary?: string;
+    };
+
+export type ReplayEventKind = ReplayEvent['kind'];
+export type BudgetDimension = 'turns' | 'tokens' | 'toolCalls' | 'cost' | 'minutes';
+
+export interface ReplayTotals {
+  readonly billedInputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly cost: number;
+  readonly compressions: number;
+  readonly tokensRemoved: number;
+  readonly peak: number;
+  readonly forcedFinals: number;
+  readonly aborts: number;
+}
+
+export interface RetentionLoss {
+  /** The fact: an identifier, path, number, name, or a user needle. */
+  readonly key: string;
+  readonly kind: 'identifier' | 'path' | 'number' | 'name' | 'needle';
+  /** Step at which its last mention left the window (history and summary). */
+  readonly lostAt: number;
+  /** Step at which a later message referred to it. */
+  readonly neededAt: number;
+}
+
+export interface ReplayResult {
+  readonly policy: string;
+  /** The fully resolved config the replay ran with. */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly steps: ReplaySteps;
+  readonly events: readonly ReplayEvent[];
+  readonly totals: ReplayTotals;
+  readonly retention: { readonly lost: readonly RetentionLoss[] };
+}

@@ -1,0 +1,243 @@
+/**
+ * The one typed contract between the renderer and a host (Electron main over IPC, or
+ * `ctxscope serve` over HTTP). Every method's input is a zod schema, validated by the host
+ * before the handler runs; outputs are plain JSON (typed arrays become number arrays).
+ * The preload, the IPC handler table, the HTTP router and the renderer clients are all
+ * generated from `methods` and `events` below, so they cannot drift.
+ */
+import { z } from 'zod';
+import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
+import type { ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
+
+const id = z.string().min(1).max(512);
+const overrides = z.record(z.string().max(64), z.union([z.string().max(4096), z.number(), z.boolean()]));
+const replayRequest = z
+  .object({
+    sessionId: id,
+    policy: z.string().min(1).max(128),
+    overrides: overrides.default({}),
+    needles: z.array(z.string().min(1).max(512)).max(100).default([]),
+  })
+  .strict();
+export const EXPORT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown', 'report-json', 'report-csv'] as const;
+export type ExportTarget = (typeof EXPORT_TARGETS)[number];
+
+export const methods = {
+  getInfo: z.object({}).strict(),
+  listSessions: z.object({}).strict(),
+  getSession: z.object({ id }).strict(),
+  getMessages: z
+    .object({ sessionId: id, offset: z.number().int().min(0), limit: z.number().int().min(1).max(2000) })
+    .strict(),
+  listPolicies: z.object({}).strict(),
+  runReplay: replayRequest,
+  compare: z
+    .object({
+      sessionId: id,
+      a: z.object({ policy: z.string().min(1).max(128), overrides: overrides.default({}) }).strict(),
+      b: z.object({ policy: z.string().min(1).max(128), overrides: overrides.default({}) }).strict(),
+    })
+    .strict(),
+  importFiles: z
+    .object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000), format: z.string().max(64).optional() })
+    .strict(),
+  /** Opens the host's file picker (Electron only; `serve` answers `unsupported`). */
+  pickAndImport: z.object({}).strict(),
+  cancelImport: z.object({ jobId: id }).strict(),
+  exportSession: z
+    .object({
+      sessionId: id,
+      policy: z.string().min(1).max(128).optional(),
+      overrides: overrides.default({}),
+      at: z.union([z.number().int().min(0), z.literal('end')]).default('end'),
+      to: z.enum(EXPORT_TARGETS),
+      redact: z.boolean().default(false),
+      redactPatterns: z.array(z.string().min(1).max(512)).max(50).default([]),
+    })
+    .strict(),
+  setPinned: z.object({ sessionId: id, messageId: id, pinned: z.boolean() }).strict(),
+} as const;
+
+export type MethodName = keyof typeof methods;
+/** What a caller passes (defaults may be omitted). */
+export type MethodInput<K extends MethodName> = z.input<(typeof methods)[K]>;
+/** What a handler receives after validation (defaults filled in). */
+export type MethodArgs<K extends MethodName> = z.output<(typeof methods)[K]>;
+
+export interface AppInfo {
+  readonly version: string;
+  readonly host: 'electron' | 'serve';
+  readonly dbPath: string;
+  /** Session opened at start-up (the bundled sample, or the files given to `serve`). */
+  readonly initialSessionId: string | null;
+}
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly format: FormatId;
+  readonly model: string | null;
+  readonly sourcePath: string | null;
+  readonly messages: number;
+  readonly steps: number;
+  readonly turns: number;
+  readonly startedAt: number | null;
+  readonly importedAt: number;
+  readonly reportedUsage: boolean;
+}
+
+export interface SessionDetail {
+  readonly summary: SessionSummary;
+  readonly systemPrompt: string | null;
+  readonly tools: readonly { readonly name: string; readonly description: string }[];
+  readonly tokenizer: string;
+  readonly approximate: boolean;
+  readonly counts: {
+    readonly system: number;
+    readonly tools: number;
+    readonly unlogged: number;
+    readonly perMessage: readonly number[];
+  };
+  readonly roles: readonly Role[];
+  /** Message index of each turn's first message. */
+  readonly turnStarts: readonly number[];
+  /** Message index of each step (assistant message). */
+  readonly steps: readonly number[];
+  readonly sourceCompactions: readonly SourceCompaction[];
+  readonly subagents: number;
+  readonly warnings: readonly string[];
+  readonly modelInfo: { readonly window: number; readonly maxOutput: number; readonly known: boolean; readonly warning?: string };
+}
+
+export interface MessageView {
+  readonly index: number;
+  readonly id: string;
+  readonly role: Role;
+  readonly parts: readonly Part[];
+  readonly timestamp: number | null;
+  readonly tokens: number;
+  readonly usage: ReportedUsage | null;
+  readonly pinned: boolean;
+  /** Parts were shortened for display (the full text stays in the store). */
+  readonly truncated: boolean;
+}
+
+export interface PolicyInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly description: string;
+  /** Which source document or agent documentation it reproduces (S0..S4, or a URL-free name). */
+  readonly source: string;
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** A ReplayResult as JSON: typed arrays become number arrays, status codes become names. */
+export interface ReplayView {
+  readonly policy: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly steps: {
+    readonly messageIndex: readonly number[];
+    readonly turn: readonly number[];
+    readonly regions: {
+      readonly system: readonly number[];
+      readonly unlogged: readonly number[];
+      readonly summary: readonly number[];
+      readonly history: readonly number[];
+      readonly tools: readonly number[];
+      readonly output: readonly number[];
+      readonly buffer: readonly number[];
+      readonly free: readonly number[];
+    };
+    readonly total: readonly number[];
+    readonly limit: readonly number[];
+    /** null where the source has no reported usage for the call. */
+    readonly reported: readonly (number | null)[];
+    readonly status: readonly StepStatus[];
+    readonly reason: readonly string[];
+    readonly keptFrom: readonly number[];
+  };
+  readonly events: readonly ReplayEvent[];
+  readonly totals: ReplayTotals;
+  readonly retention: { readonly lost: readonly RetentionLoss[] };
+}
+
+export interface CompareView {
+  readonly a: ReplayView;
+  readonly b: ReplayView;
+  /** Per step: b.total - a.total. */
+  readonly totalDelta: readonly number[];
+  /** Steps where the two statuses differ. */
+  readonly statusDiffs: readonly { readonly step: number; readonly a: StepStatus; readonly b: StepStatus }[];
+}
+
+export interface ExportResult {
+  readonly fileName: string;
+  readonly mime: string;
+  readonly text: string;
+  readonly redactions: number;
+}
+
+export interface MethodOutputs {
+  getInfo: AppInfo;
+  listSessions: SessionSummary[];
+  getSession: SessionDetail;
+  getMessages: { total: number; messages: MessageView[] };
+  listPolicies: PolicyInfo[];
+  runReplay: ReplayView;
+  compare: CompareView;
+  importFiles: { jobId: string };
+  pickAndImport: { jobId: string | null };
+  cancelImport: { cancelled: boolean };
+  exportSession: ExportResult;
+  setPinned: { pinned: boolean };
+}
+
+export const events = {
+  importProgress: z.object({
+    jobId: z.string(),
+    file: z.string(),
+    bytes: z.number(),
+    totalBytes: z.number(),
+    messages: z.number(),
+    sessions: z.number(),
+    bytesPerSecond: z.number(),
+    etaMs: z.number().nullable(),
+  }),
+  importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
+  importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
+  countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
+} as const;
+export type EventName = keyof typeof events;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+/** Error codes every transport carries unchanged. */
+export type ApiErrorCode = 'bad_input' | 'not_found' | 'unsupported' | 'cancelled' | 'internal';
+
+/** The envelope every transport returns, so errors survive Electron's IPC and HTTP alike. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: ApiErrorCode; message: string } };
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The renderer's view of a host: every method, plus event subscription. */
+export type Api = { [K in MethodName]: (input: MethodInput<K>) => Promise<MethodOutputs[K]> };
+export interface ApiClient extends Api {
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}
+
+/** A host's handler table: one function per method, given validated arguments. */
+export type Handlers = { [K in MethodName]: (args: MethodArgs<K>) => Promise<MethodOutputs[K]> };
+export type EventSink = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+
+export const METHOD_NAMES = Object.keys(methods) as MethodName[];
+export const EVENT_NAMES = Object.keys(events) as EventName[];
+/** The one IPC channel prefix; the preload and main both derive channel names from it. */
+export const IPC_PREFIX = 'ctxscope:';
+export const IPC_EVENT_CHANNEL = 'ctxscope:event';
