@@ -20,6 +20,11 @@ export default tseslint.config(
     },
   },
   {
+    // Browser e2e specs run code inside the page through page.evaluate.
+    files: ['test/e2e/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
     files: ['src/renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },

@@ -1,0 +1,62 @@
+/**
+ * `ctxscope serve [FILE...]`: the app's UI in a browser, over the same handler table as the
+ * desktop app. HTTP on 127.0.0.1 only, a random free port unless --port, a per-run token.
+ * The first line printed is the URL to open.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { createHost } from '../../main/host/handlers';
+import { defaultDbPath } from '../../main/paths';
+import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
+import { startHttpHost, type HttpHost } from '../../main/transport/http';
+
+export interface ServeOptions {
+  readonly port?: string;
+  readonly db?: string;
+}
+
+/** Thrown for problems the user can fix; the CLI prints the message and exits 2. */
+export class ServeUsageError extends Error {}
+
+export async function serve(files: readonly string[], options: ServeOptions): Promise<HttpHost> {
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ServeUsageError(`--port: expected a port number 0-65535, got "${options.port}"`);
+  for (const f of files) if (!existsSync(f)) throw new ServeUsageError(`${f}: no such file`);
+  const staticDir = rendererDir();
+  if (!existsSync(join(staticDir, 'index.html'))) {
+    throw new ServeUsageError(`the UI is not built (${staticDir} is missing): run \`npm run build\` first, or \`npm run serve\``);
+  }
+
+  // The host emits events through the HTTP server, which is created after the host.
+  const sink: { http?: HttpHost } = {};
+  const host = await createHost({
+    dbPath: options.db ?? defaultDbPath(),
+    hostKind: 'serve',
+    version: packageVersion(),
+    initialFiles: files.length > 0 ? [...files] : [sampleFile()],
+    importWorkerFile: builtWorkerFile('import-worker', 'cli'),
+    emit: (event, payload) => sink.http?.emit(event, payload),
+  });
+  const http = await startHttpHost({ handlers: host.handlers, staticDir, port, log: (m) => process.stderr.write(m + '\n') });
+  sink.http = http;
+  const stop = (): void => {
+    void Promise.all([http.close(), host.close()]).finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return http;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the UI on http://127.0.0.1 (random port, per-run token) and open the given transcripts')
+    .argument('[files...]', 'transcripts to open (default: the bundled sample)')
+    .option('--port <port>', 'port to listen on (default: a random free port)')
+    .option('--db <path>', 'session database (default: the app\'s user-data folder, or $CTXSCOPE_DB)')
+    .action(async (files: string[], options: ServeOptions) => {
+      const http = await serve(files, options);
+      process.stdout.write(`Context Scope at ${http.url}\n`);
+    });
+}

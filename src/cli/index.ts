@@ -1,0 +1,60 @@
+/**
+ * The `ctxscope` command. Exit codes (stable, for scripts and CI):
+ * 0 ok · 2 usage error · 3 bad input (`FILE:LINE: what was expected`) · 4 failed assertion · 1 anything else.
+ */
+import { Command, CommanderError } from 'commander';
+import { ImportError } from '../core/import/types';
+import { packageVersion } from '../main/resources';
+import { registerServe, ServeUsageError } from './commands/serve';
+import { CliError, EXIT } from './errors';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('ctxscope')
+    .description('Context Scope: see how an LLM agent\'s context window filled, and replay it under other policies')
+    .version(packageVersion())
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  registerServe(program);
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // --help and --version end here too, with exit code 0.
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(`ctxscope: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof ServeUsageError) {
+    process.stderr.write(`ctxscope: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof ImportError) {
+    process.stderr.write(`ctxscope: ${error.message}\n`);
+    return EXIT.badInput;
+  }
+  process.stderr.write(`ctxscope: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT.other;
+}
+
+const invokedDirectly = process.argv[1] !== undefined && /(?:^|[\\/])(?:index\.(?:js|ts)|ctxscope(?:\.mjs)?)$/.test(process.argv[1]);
+if (invokedDirectly && process.env['CTXSCOPE_NO_MAIN'] !== '1') {
+  void main(process.argv.slice(2)).then((code) => {
+    // serve keeps running: only exit when the command finished with a code to report.
+    if (code !== EXIT.ok || !process.argv.slice(2).includes('serve')) process.exitCode = code;
+  });
+}

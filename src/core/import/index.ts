@@ -1,0 +1,152 @@
+/**
+ * The import framework: sniff the head, pick the format (the first importer in FORMATS.md's
+ * order whose cheap `detect` says yes, or the one the user named), stream the file into that
+ * importer, and return every session — or one clear ImportError and nothing at all.
+ */
+import type { FormatId, Session } from '../model';
+import { decodeLines, parseJsonOrThrow, readAll } from './read';
+import { IMPORTERS } from './registry';
+import { sniffSource } from './sniff';
+import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
+
+export { IMPORTERS } from './registry';
+export { ImportError } from './types';
+export type { ByteSource, Importer } from './types';
+
+export interface ImportOptions {
+  /** Skip detection and read the file as this format. */
+  readonly format?: FormatId;
+  /** Keep each message's raw source record (for export and display). */
+  readonly keepRaw?: boolean;
+  /** JSONL: skip lines that are not valid JSON instead of failing (reported in the outcome). */
+  readonly tolerant?: boolean;
+  readonly onProgress?: (p: { bytes: number; sessions: number; messages: number }) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface ImportOutcome {
+  readonly format: FormatId;
+  readonly sessions: Session[];
+  /** Non-fatal findings (unknown line types, orphans, skipped lines), the first few of each. */
+  readonly warnings: string[];
+  /** Lines skipped in tolerant mode. */
+  readonly skippedLines: number;
+}
+
+const MAX_WARNINGS = 200;
+
+export function importerFor(format: string): Importer | undefined {
+  return IMPORTERS.find((i) => i.id === format);
+}
+
+/** The first importer, in detection order, that recognises the sniffed head. */
+export function detectImporter(sniff: Sniff): Importer | undefined {
+  for (const importer of IMPORTERS) {
+    try {
+      if (importer.detect(sniff)) return importer;
+    } catch {
+      // detect must never throw; a buggy one just does not match.
+    }
+  }
+  return undefined;
+}
+
+export async function detectFormat(source: ByteSource): Promise<FormatId | undefined> {
+  return detectImporter(await sniffSource(source))?.id;
+}
+
+/** A ByteSource over a string (tests, pasted text, the browser). */
+export function stringSource(name: string, text: string): ByteSource {
+  const bytes = new TextEncoder().encode(text);
+  return {
+    name,
+    size: bytes.length,
+    async *chunks() {
+      // Several chunks, so tests exercise the chunk boundaries too.
+      const step = 1 << 16;
+      for (let i = 0; i < bytes.length; i += step) yield bytes.subarray(i, i + step);
+    },
+  };
+}
+
+export async function importSource(source: ByteSource, options: ImportOptions = {}): Promise<ImportOutcome> {
+  const sniff = await sniffSource(source);
+  if (sniff.head.trim() === '') throw new ImportError(source.name, 'a transcript, found an empty file');
+  const importer = options.format ? importerFor(options.format) : detectImporter(sniff);
+  if (!importer) {
+    if (options.format) throw new ImportError(source.name, `a known format, got "${options.format}" (known: ${IMPORTERS.map((i) => i.id).join(', ')})`);
+    const shape = sniff.shape === 'text' ? 'text' : sniff.shape === 'jsonl' ? 'JSON lines' : 'JSON';
+    throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`);
+  }
+
+  const warnings: string[] = [];
+  let warningCount = 0;
+  let bytes = 0;
+  let messages = 0;
+  let sessions = 0;
+  let lastReport = 0;
+  const report = (force = false): void => {
+    if (!options.onProgress) return;
+    if (!force && bytes - lastReport < 1 << 20) return;
+    lastReport = bytes;
+    options.onProgress({ bytes, sessions, messages });
+  };
+  const ctx: ParseContext = {
+    name: source.name,
+    keepRaw: options.keepRaw ?? false,
+    warn(message, line) {
+      warningCount++;
+      if (warnings.length < MAX_WARNINGS) warnings.push(line !== undefined ? `${source.name}:${line}: ${message}` : message);
+    },
+    progress(m, s) {
+      messages = m;
+      sessions = s;
+    },
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const onBytes = (b: number): void => {
+    bytes = b;
+    report();
+  };
+
+  let skippedLines = 0;
+  const skipped: string[] = [];
+  let input: ImportInput;
+  if (sniff.shape === 'jsonl' && importer.id !== 'aider') {
+    const tolerant = options.tolerant ?? false;
+    async function* lines(): AsyncGenerator<JsonLine> {
+      for await (const l of decodeLines(source, options.signal, onBytes)) {
+        const t = l.text.trim();
+        if (!t) continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(t);
+        } catch (e) {
+          if (tolerant) {
+            skippedLines++;
+            if (skipped.length < 5) skipped.push(`line ${l.line}: ${e instanceof Error ? e.message : String(e)}`);
+            continue;
+          }
+          if (l.unterminated) throw new ImportError(source.name, 'a complete last line: the file ends mid-record (truncated, or still being written; --tolerant skips it)', l.line);
+          value = parseJsonOrThrow(source.name, t, l.line - 1);
+        }
+        yield { line: l.line, value, raw: t };
+      }
+    }
+    input = { kind: 'jsonl', lines: lines() };
+  } else if (sniff.shape === 'text' || importer.id === 'aider') {
+    input = { kind: 'text', text: await readAll(source, options.signal, onBytes) };
+  } else {
+    const text = await readAll(source, options.signal, onBytes);
+    input = { kind: 'json', value: sniff.complete && sniff.value !== undefined ? sniff.value : parseJsonOrThrow(source.name, text) };
+  }
+
+  const result = await importer.parse(input, ctx);
+  if (options.signal?.aborted) throw new ImportError(source.name, 'import cancelled');
+  if (skippedLines > 0) warnings.unshift(`${source.name}: skipped ${skippedLines} line(s) that are not valid JSON; first: ${skipped.join('; ')}`);
+  if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warning(s)`);
+  sessions = result.length;
+  messages = result.reduce((n, s) => n + s.messages.length, 0);
+  report(true);
+  return { format: importer.id, sessions: result, warnings, skippedLines };
+}

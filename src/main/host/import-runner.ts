@@ -1,0 +1,94 @@
+/**
+ * Runs one file import, in a worker thread when the built worker is available (the app, the
+ * built CLI), in-process otherwise (unit tests from source). Reports progress with rate and
+ * ETA and can be cancelled: cancelling terminates the worker, so nothing it read is kept.
+ */
+import { statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { importSource, type ImportOutcome } from '../../core/import/index';
+import { ImportError } from '../../core/import/types';
+import type { FormatId } from '../../core/model';
+import { ApiError } from '../../shared/api';
+import { fileSource } from '../io/file-source';
+import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+
+export interface ImportProgress {
+  readonly bytes: number;
+  readonly totalBytes: number;
+  readonly messages: number;
+  readonly sessions: number;
+  readonly bytesPerSecond: number;
+  readonly etaMs: number | null;
+}
+
+export interface ImportRun {
+  readonly done: Promise<ImportOutcome>;
+  cancel(): void;
+}
+
+export interface ImportRunOptions {
+  readonly path: string;
+  readonly format?: FormatId;
+  /** Built worker script; undefined = import in this thread. */
+  readonly workerFile?: string;
+  readonly onProgress?: (p: ImportProgress) => void;
+}
+
+export function startImport(options: ImportRunOptions): ImportRun {
+  let totalBytes = 0;
+  try {
+    totalBytes = statSync(options.path).size;
+  } catch {
+    return { done: Promise.reject(new ApiError('bad_input', `${options.path}: no such file`)), cancel: () => {} };
+  }
+  const started = performance.now();
+  const report = (p: { bytes: number; messages: number; sessions: number }): void => {
+    const elapsed = Math.max(1, performance.now() - started);
+    const rate = (p.bytes / elapsed) * 1000;
+    const etaMs = rate > 0 && totalBytes > 0 ? Math.max(0, ((totalBytes - p.bytes) / rate) * 1000) : null;
+    options.onProgress?.({ ...p, totalBytes, bytesPerSecond: rate, etaMs });
+  };
+  return options.workerFile ? inWorker(options.workerFile, options, report) : inProcess(options, report);
+}
+
+type Report = (p: { bytes: number; messages: number; sessions: number }) => void;
+
+function inProcess(options: ImportRunOptions, report: Report): ImportRun {
+  const controller = new AbortController();
+  const done = importSource(fileSource(options.path), {
+    format: options.format,
+    keepRaw: true,
+    signal: controller.signal,
+    onProgress: report,
+  }).catch((error: unknown) => {
+    if (controller.signal.aborted) throw new ApiError('cancelled', `${options.path}: import cancelled`);
+    if (error instanceof ImportError) throw new ApiError('bad_input', error.message);
+    throw error;
+  });
+  return { done, cancel: () => controller.abort() };
+}
+
+function inWorker(workerFile: string, options: ImportRunOptions, report: Report): ImportRun {
+  const request: ImportWorkerRequest = { path: options.path, format: options.format };
+  const worker = new Worker(workerFile, { workerData: request });
+  let cancelled = false;
+  const done = new Promise<ImportOutcome>((resolve, reject) => {
+    worker.on('message', (reply: ImportWorkerReply) => {
+      if (reply.type === 'progress') report(reply);
+      else if (reply.type === 'done') resolve(reply.outcome);
+      else reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
+      if (reply.type !== 'progress') void worker.terminate();
+    });
+    worker.on('error', (error) => reject(new ApiError('internal', `import worker failed: ${error.message}`)));
+    worker.on('exit', () => {
+      if (cancelled) reject(new ApiError('cancelled', `${options.path}: import cancelled`));
+    });
+  });
+  return {
+    done,
+    cancel: () => {
+      cancelled = true;
+      void worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** The selected message in full: every part as text, tool calls with their arguments, usage. */
+import { useAppStore } from '../context';
+import { fmtInt } from '../format';
+
+export function MessageDetail() {
+  const index = useAppStore((s) => s.selectedMessage);
+  const m = useAppStore((s) => (s.selectedMessage === null ? undefined : s.messages.get(s.selectedMessage)));
+  if (index === null) return <aside className="message-detail empty">Select a message to see it in full.</aside>;
+  if (!m) return <aside className="message-detail empty">Loading…</aside>;
+  return (
+    <aside className="message-detail" data-testid="message-detail">
+      <header>
+        <strong>#{m.index}</strong> <span className={`role role-${m.role}`}>{m.role}</span> · {fmtInt(m.tokens)} tokens
+        {m.timestamp ? <> · {new Date(m.timestamp).toISOString().replace('T', ' ').slice(0, 19)}</> : null}
+      </header>
+      {m.usage ? (
+        <p className="usage">
+          reported: input {fmtInt(m.usage.input)} · cache read {fmtInt(m.usage.cacheRead)} · cache write {fmtInt(m.usage.cacheWrite)} · output {fmtInt(m.usage.output)} ({m.usage.convention} convention)
+        </p>
+      ) : null}
+      {m.parts.map((p, i) => (
+        <section key={i} className={`part part-${p.kind}`}>
+          {p.kind === 'text' ? <pre>{p.text}</pre> : null}
+          {p.kind === 'reasoning' ? <pre className="reasoning">{p.redacted ? '[redacted reasoning]' : p.text}</pre> : null}
+          {p.kind === 'tool_call' ? (
+            <>
+              <h4>tool call {p.name} <code>{p.id}</code></h4>
+              <pre>{p.args}</pre>
+            </>
+          ) : null}
+          {p.kind === 'tool_result' ? (
+            <>
+              <h4>{p.isError ? 'tool error' : 'tool result'} <code>{p.callId}</code></h4>
+              <pre>{p.text}</pre>
+            </>
+          ) : null}
+          {p.kind === 'media' ? <p>[{p.mediaType}{p.bytes !== undefined ? `, ${fmtInt(p.bytes)} bytes` : ''}]</p> : null}
+        </section>
+      ))}
+      {m.truncated ? <p className="note">Long parts are shortened here; the full text is kept.</p> : null}
+    </aside>
+  );
+}

@@ -1,0 +1,168 @@
+/**
+ * The renderer's one zustand store, made of slices (app info, sessions, the open session and
+ * its messages). Actions live in the store; components select small values. The store is a
+ * vanilla store created by a factory so tests can make a fresh one with a fake client.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { useStore } from 'zustand';
+import type { ApiClient, AppInfo, MessageView, PolicyInfo, ReplayView, SessionDetail, SessionSummary } from '../../shared/api';
+
+/** Messages are fetched in pages of this size as the list scrolls. */
+export const MESSAGE_PAGE = 200;
+
+export interface AppState {
+  info: AppInfo | null;
+  sessions: SessionSummary[];
+  currentId: string | null;
+  detail: SessionDetail | null;
+  /** Sparse: index → message, filled page by page. */
+  messages: Map<number, MessageView>;
+  loadingPages: Set<number>;
+  selectedMessage: number | null;
+  error: string | null;
+  policies: PolicyInfo[];
+  policyId: string | null;
+  /** `--set`-style overrides on top of the policy (config key → value). */
+  overrides: Record<string, string | number | boolean>;
+  replay: ReplayView | null;
+  replayError: string | null;
+  replaying: boolean;
+  selectedStep: number | null;
+  init(): Promise<void>;
+  setPolicy(id: string): Promise<void>;
+  setOverride(key: string, value: string | number | boolean | null): Promise<void>;
+  runReplay(): Promise<void>;
+  selectStep(step: number | null): void;
+  openSession(id: string): Promise<void>;
+  ensureMessages(from: number, to: number): Promise<void>;
+  selectMessage(index: number | null): void;
+  refreshSessions(): Promise<void>;
+  clearError(): void;
+}
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export function createAppStore(api: ApiClient): StoreApi<AppState> {
+  return createStore<AppState>()((set, get) => ({
+    info: null,
+    sessions: [],
+    currentId: null,
+    detail: null,
+    messages: new Map(),
+    loadingPages: new Set(),
+    selectedMessage: null,
+    error: null,
+    policies: [],
+    policyId: null,
+    overrides: {},
+    replay: null,
+    replayError: null,
+    replaying: false,
+    selectedStep: null,
+
+    async init() {
+      try {
+        const [info, sessions, policies] = await Promise.all([api.getInfo({}), api.listSessions({}), api.listPolicies({})]);
+        set({ info, sessions, policies, policyId: policies[0]?.id ?? null });
+        const first = info.initialSessionId ?? sessions[0]?.id ?? null;
+        if (first) await get().openSession(first);
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async refreshSessions() {
+      try {
+        set({ sessions: await api.listSessions({}) });
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async openSession(id) {
+      set({ currentId: id, detail: null, messages: new Map(), loadingPages: new Set(), selectedMessage: null, replay: null, selectedStep: null });
+      try {
+        const detail = await api.getSession({ id });
+        if (get().currentId !== id) return;
+        set({ detail });
+        await Promise.all([get().ensureMessages(0, Math.min(MESSAGE_PAGE, detail.summary.messages) - 1), get().runReplay()]);
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async ensureMessages(from, to) {
+      const { currentId, detail } = get();
+      if (!currentId || !detail || to < from) return;
+      const total = detail.summary.messages;
+      const pages: number[] = [];
+      for (let p = Math.floor(from / MESSAGE_PAGE); p <= Math.floor(Math.min(to, total - 1) / MESSAGE_PAGE); p++) {
+        if (!get().loadingPages.has(p) && !get().messages.has(p * MESSAGE_PAGE)) pages.push(p);
+      }
+      if (pages.length === 0) return;
+      set({ loadingPages: new Set([...get().loadingPages, ...pages]) });
+      try {
+        const results = await Promise.all(pages.map((p) => api.getMessages({ sessionId: currentId, offset: p * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
+        if (get().currentId !== currentId) return;
+        const messages = new Map(get().messages);
+        for (const r of results) for (const m of r.messages) messages.set(m.index, m);
+        set({ messages });
+      } catch (e) {
+        set({ error: describe(e) });
+      } finally {
+        const loading = new Set(get().loadingPages);
+        for (const p of pages) loading.delete(p);
+        set({ loadingPages: loading });
+      }
+    },
+
+    selectMessage(index) {
+      set({ selectedMessage: index });
+    },
+
+    async setPolicy(id) {
+      set({ policyId: id, overrides: {} });
+      await get().runReplay();
+    },
+
+    async setOverride(key, value) {
+      const overrides = { ...get().overrides };
+      if (value === null || value === '') delete overrides[key];
+      else overrides[key] = value;
+      set({ overrides });
+      await get().runReplay();
+    },
+
+    async runReplay() {
+      const { currentId, policyId, overrides } = get();
+      if (!currentId || !policyId) return;
+      set({ replaying: true });
+      try {
+        const replay = await api.runReplay({ sessionId: currentId, policy: policyId, overrides, needles: [] });
+        // A newer request may have started meanwhile; keep only the answer to the latest.
+        if (get().currentId === currentId && get().policyId === policyId && get().overrides === overrides) set({ replay, replayError: null });
+      } catch (e) {
+        set({ replay: null, replayError: describe(e) });
+      } finally {
+        set({ replaying: false });
+      }
+    },
+
+    selectStep(step) {
+      const replay = get().replay;
+      const messageIndex = step === null || !replay ? null : (replay.steps.messageIndex[step] ?? null);
+      set({ selectedStep: step, selectedMessage: messageIndex });
+      if (messageIndex !== null) void get().ensureMessages(messageIndex, messageIndex);
+    },
+
+    clearError() {
+      set({ error: null });
+    },
+  }));
+}
+
+export type AppStore = StoreApi<AppState>;
+
+export function useApp<T>(store: AppStore, selector: (s: AppState) => T): T {
+  return useStore(store, selector);
+}

@@ -1,0 +1,26 @@
+/**
+ * Builds the `ctxscope` command (and the workers it starts) for Node into out/cli/.
+ * Dependencies stay external (node_modules), so better-sqlite3 loads its Node build.
+ */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+export default defineConfig({
+  build: {
+    ssr: true,
+    outDir: 'out/cli',
+    emptyOutDir: true,
+    target: 'node20',
+    sourcemap: true,
+    rollupOptions: {
+      input: {
+        index: resolve(root, 'src/cli/index.ts'),
+        'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
+      },
+      output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+    },
+  },
+});
