@@ -125,6 +125,23 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
   return { line, column: offset - lastNl };
 }
 
+/**
+ * Older V8 (Node 20) reports some errors without a position: `Unexpected token 'o', ..."x": oops}"
+ * is not valid JSON`, quoting ~10 characters either side of the error. Recover the offset from
+ * that excerpt.
+ */
+function unexpectedTokenOffset(text: string, message: string): number | undefined {
+  const m = /^Unexpected token '(.+?)', (\.\.\.|")([\s\S]*?)(\.\.\.)?" is not valid JSON$/.exec(message);
+  if (!m) return undefined;
+  const leading = m[2] === '...';
+  const body = m[3]!;
+  const at = text.indexOf(body);
+  if (at < 0) return undefined;
+  if (leading) return at + 10;
+  const inBody = body.indexOf(m[1]!);
+  return inBody >= 0 ? at + inBody : undefined;
+}
+
 /** Parses JSON, turning V8's message into file:line:column + what was expected. */
 export function parseJsonOrThrow(name: string, text: string, lineOffset = 0): unknown {
   try {
@@ -140,6 +157,10 @@ export function parseJsonOrThrow(name: string, text: string, lineOffset = 0): un
       column = Number(lc[2]);
     } else if (pos) {
       const at = lineColumnAt(text, Number(pos[1]));
+      line = at.line + lineOffset;
+      column = at.column;
+    } else if (unexpectedTokenOffset(text, message) !== undefined) {
+      const at = lineColumnAt(text, unexpectedTokenOffset(text, message)!);
       line = at.line + lineOffset;
       column = at.column;
     } else if (/Unexpected end of JSON input/.test(message)) {

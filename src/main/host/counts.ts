@@ -1,26 +1,18 @@
 /**
- * Token counts the host shows for a session, computed once per (session, tokenizer) and kept.
- * Interim: a chars/4 estimate (S1/S2's heuristic) until the engine's tokenizers are wired in.
+ * Token counts the host shows for a session: computed once per (session, tokenizer) with the
+ * engine's tokenizers (the model family's default unless one is asked for) and kept.
  */
 import type { Session } from '../../core/model';
-import { messageText } from '../../core/model';
+import { countWith, defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 
-export interface HostCounts {
-  readonly tokenizer: string;
-  readonly approximate: boolean;
-  readonly perMessage: Uint32Array;
-  readonly system: number;
-  readonly tools: number;
-  readonly unlogged: number;
+export function hasReportedUsage(session: Session): boolean {
+  return session.messages.some((m) => m.usage !== undefined);
 }
 
-const chars4 = (text: string): number => Math.ceil(text.length / 4);
+export function defaultTokenizerOf(session: Session): string {
+  return defaultTokenizerFor(session.model, hasReportedUsage(session));
+}
 
-export function countForHost(session: Session): HostCounts {
-  const perMessage = new Uint32Array(session.messages.length);
-  session.messages.forEach((m, i) => {
-    perMessage[i] = chars4(messageText(m));
-  });
-  const tools = session.tools.reduce((sum, t) => sum + chars4(t.name + t.description + JSON.stringify(t.parameters ?? {})), 0);
-  return { tokenizer: 'chars4', approximate: true, perMessage, system: chars4(session.systemPrompt ?? ''), tools, unlogged: 0 };
+export function countForHost(session: Session, tokenizer = defaultTokenizerOf(session)): SessionCounts {
+  return countWith(session, tokenizer);
 }

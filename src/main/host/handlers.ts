@@ -9,9 +9,12 @@ import { randomUUID } from 'node:crypto';
 import type { FormatId } from '../../core/model';
 import { stepIndices } from '../../core/model';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
-import { countForHost, type HostCounts } from './counts';
+import { resolveLimits } from '../../core/budget/limits';
+import type { SessionCounts } from '../../core/tokens/index';
+import { turnStarts } from '../../core/turns';
+import { countForHost } from './counts';
 import { startImport, type ImportRun } from './import-runner';
-import { toMessageView, toSummary, turnStartIndices, type StoredSession } from './views';
+import { toMessageView, toSummary, type StoredSession } from './views';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -34,9 +37,15 @@ export interface Host {
   close(): Promise<void>;
 }
 
+function modelInfoOf(s: StoredSession): SessionDetail['modelInfo'] {
+  const limits = resolveLimits({ model: s.session.model, window: s.session.reportedContextWindow, provider: s.session.provider });
+  const warning = limits.warnings[0] ?? (s.session.model ? undefined : 'the transcript names no model: default limits');
+  return { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) };
+}
+
 export async function createHost(options: HostOptions): Promise<Host> {
   const sessions = new Map<string, StoredSession>();
-  const counts = new Map<string, HostCounts>();
+  const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
 
   const stored = (id: string): StoredSession => {
@@ -44,7 +53,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     return s;
   };
-  const countsOf = (s: StoredSession): HostCounts => {
+  const countsOf = (s: StoredSession): SessionCounts => {
     let c = counts.get(s.id);
     if (!c) counts.set(s.id, (c = countForHost(s.session)));
     return c;
@@ -107,12 +116,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
         approximate: c.approximate,
         counts: { system: c.system, tools: c.tools, unlogged: c.unlogged, perMessage: [...c.perMessage] },
         roles: s.session.messages.map((m) => m.role),
-        turnStarts: turnStartIndices(s.session.messages),
+        turnStarts: turnStarts(s.session.messages),
         steps: stepIndices(s.session.messages),
         sourceCompactions: s.session.sourceCompactions,
         subagents: s.session.subagents.length,
         warnings: s.session.warnings,
-        modelInfo: { window: 131_072, maxOutput: 32_768, known: false, warning: 'model catalog not loaded yet' },
+        modelInfo: modelInfoOf(s),
       };
     },
     getMessages: async ({ sessionId, offset, limit }) => {

@@ -2,7 +2,8 @@
  * Session → the contract's view models. The renderer only ever sees these shapes; long texts
  * are shortened for display (the full text stays in the host).
  */
-import type { Message, Part, Session } from '../../core/model';
+import type { Part, Session } from '../../core/model';
+import { isTurnBoundary, turnStarts } from '../../core/turns';
 import { stepIndices } from '../../core/model';
 import type { MessageView, SessionSummary } from '../../shared/api';
 
@@ -17,21 +18,6 @@ export interface StoredSession {
   readonly pinned: Set<string>;
 }
 
-/**
- * A turn begins at a user message that carries something other than tool results (S0; the
- * Anthropic shape puts tool results in user-role messages, which do not start a turn).
- */
-export function startsTurn(m: Message): boolean {
-  return m.role === 'user' && m.parts.some((p) => p.kind !== 'tool_result');
-}
-
-export function turnStartIndices(messages: readonly Message[]): number[] {
-  const starts: number[] = [];
-  messages.forEach((m, i) => {
-    if (startsTurn(m)) starts.push(i);
-  });
-  return starts;
-}
 
 export function toSummary(stored: StoredSession): SessionSummary {
   const s = stored.session;
@@ -43,7 +29,7 @@ export function toSummary(stored: StoredSession): SessionSummary {
     sourcePath: stored.sourcePath,
     messages: s.messages.length,
     steps: stepIndices(s.messages).length,
-    turns: turnStartIndices(s.messages).length,
+    turns: turnStarts(s.messages).length,
     startedAt: s.startedAt ?? null,
     importedAt: stored.importedAt,
     reportedUsage: s.messages.some((m) => m.usage !== undefined),
@@ -52,7 +38,7 @@ export function toSummary(stored: StoredSession): SessionSummary {
 
 function firstUserText(s: Session): string | undefined {
   for (const m of s.messages) {
-    if (!startsTurn(m)) continue;
+    if (!isTurnBoundary(m)) continue;
     for (const p of m.parts) if (p.kind === 'text' && p.text.trim() !== '') return oneLine(p.text, 80);
   }
   return undefined;

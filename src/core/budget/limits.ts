@@ -1,0 +1,71 @@
+/**
+ * The window arithmetic of S0 and S1, in one place:
+ * - S1: `limit = window - buffer - maxOutput`; maxOutput defaults to `floor(window / 4)`;
+ *   window resolution order request > model > provider > default 131,072; buffer default 8,192.
+ * - S0: `history_budget = window - system - summary - tools - maxOutput`; when only maxOutput is
+ *   known, `window = maxOutput × 4`.
+ */
+import { lookupModel, PROVIDER_DEFAULTS, type ModelInfo } from '../catalog';
+
+export const DEFAULT_WINDOW = 131_072;
+export const DEFAULT_BUFFER = 8_192;
+
+export interface LimitsInput {
+  readonly window?: number;
+  readonly maxOutput?: number;
+  readonly buffer?: number;
+  readonly model?: string;
+  readonly provider?: string;
+}
+
+export type WindowSource = 'request' | 'model' | 'provider' | 'maxOutput×4' | 'default';
+
+export interface ResolvedLimits {
+  readonly window: number;
+  readonly maxOutput: number;
+  readonly buffer: number;
+  /** S1: the guard's limit on the request (window - buffer - maxOutput). */
+  readonly limit: number;
+  readonly windowSource: WindowSource;
+  readonly model: ModelInfo | undefined;
+  readonly warnings: readonly string[];
+  /** S0: tokens left for history once the other regions are placed. */
+  historyBudget(system: number, summary: number, tools: number): number;
+}
+
+/** S1: maxOutput = floor(window / 4) when not set. */
+export const defaultMaxOutput = (window: number): number => Math.floor(window / 4);
+/** S0: window = maxOutput × 4 when only maxOutput is known. */
+export const windowFromMaxOutput = (maxOutput: number): number => maxOutput * 4;
+/** S1's limit. */
+export const guardLimit = (window: number, buffer: number, maxOutput: number): number => window - buffer - maxOutput;
+/** S0's history budget. */
+export const historyBudget = (window: number, system: number, summary: number, tools: number, maxOutput: number): number =>
+  window - system - summary - tools - maxOutput;
+
+export function resolveLimits(input: LimitsInput): ResolvedLimits {
+  const warnings: string[] = [];
+  const model = lookupModel(input.model);
+  if (input.model && !model) warnings.push(`unknown model "${input.model}": using default limits (window ${DEFAULT_WINDOW.toLocaleString('en-US')}, output floor(window/4))`);
+  let window: number;
+  let windowSource: WindowSource;
+  if (input.window !== undefined) [window, windowSource] = [input.window, 'request'];
+  else if (model) [window, windowSource] = [model.window, 'model'];
+  else if (input.provider && PROVIDER_DEFAULTS[input.provider]) [window, windowSource] = [PROVIDER_DEFAULTS[input.provider]!.window, 'provider'];
+  else if (input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
+  else [window, windowSource] = [DEFAULT_WINDOW, 'default'];
+  const maxOutput = input.maxOutput ?? defaultMaxOutput(window);
+  const buffer = input.buffer ?? DEFAULT_BUFFER;
+  const limit = guardLimit(window, buffer, maxOutput);
+  if (limit <= 0) warnings.push(`window ${window} leaves no room: buffer ${buffer} + maxOutput ${maxOutput} ≥ window`);
+  return {
+    window,
+    maxOutput,
+    buffer,
+    limit,
+    windowSource,
+    model,
+    warnings,
+    historyBudget: (system, summary, tools) => historyBudget(window, system, summary, tools, maxOutput),
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Per-session counts in typed arrays with prefix sums, so any window [from, to) of the history
+ * is summed in O(1) (the replay is built on this). The `calibrated` tokenizer is resolved here:
+ * it needs the whole session to fit itself to the provider's reported numbers.
+ */
+import type { Session } from '../model';
+import { fitCalibration } from './calibrate';
+import type { Counter, SessionCounts } from './types';
+
+export interface CountOptions {
+  /** Fitted overhead (calibrated tokenizer) to report as the `unlogged` region. */
+  readonly unlogged?: number;
+  /** Multiplier applied to every message count (calibrated tokenizer). */
+  readonly ratio?: number;
+}
+
+export function countSession(session: Session, counter: Counter, options: CountOptions = {}): SessionCounts {
+  const n = session.messages.length;
+  const perMessage = new Uint32Array(n);
+  const prefix = new Float64Array(n + 1);
+  const ratio = options.ratio ?? 1;
+  for (let i = 0; i < n; i++) {
+    const t = counter.message(session.messages[i]!).total;
+    perMessage[i] = ratio === 1 ? t : Math.round(t * ratio);
+    prefix[i + 1] = prefix[i]! + perMessage[i]!;
+  }
+  const system = session.systemPrompt ? Math.round(counter.text(session.systemPrompt) * ratio) : 0;
+  const tools = Math.round(counter.tools(session.tools) * ratio);
+  return { tokenizer: counter.tokenizer.id, perMessage, prefix, system, tools, unlogged: options.unlogged ?? 0, approximate: counter.tokenizer.approximate };
+}
+
+/**
+ * Counts with the `calibrated` tokenizer: the base counter's numbers fitted to the reported
+ * prompt sizes (ratio × content + fixed unlogged overhead). Without reported usage it is the
+ * base count, marked approximate.
+ */
+export function countCalibrated(session: Session, base: Counter): SessionCounts & { fit: ReturnType<typeof fitCalibration> } {
+  const raw = countSession(session, base);
+  const fit = fitCalibration(session, raw);
+  const counts = countSession(session, base, { ratio: fit.ratio, unlogged: fit.overhead });
+  return { ...counts, tokenizer: 'calibrated', approximate: true, fit };
+}

@@ -1,0 +1,64 @@
+/**
+ * Tokenizers by stable id, the message cost model, and per-session counts.
+ * Ids: `chars4` `runes2.5` `shannon` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
+ * `calibrated`.
+ */
+import type { Session } from '../model';
+import { cl100kBase, o200kBase } from './bpe';
+import { countCalibrated, countSession } from './count';
+import { createCounter, type CostModelOptions } from './cost';
+import { chars4, runes25, shannon } from './heuristics';
+import type { SessionCounts, Tokenizer, TokenizerId } from './types';
+
+export { createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, type CostModelOptions } from './cost';
+export { countSession, countCalibrated } from './count';
+export { fitCalibration, type CalibrationFit } from './calibrate';
+export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';
+
+const BASE: Readonly<Record<string, Tokenizer>> = {
+  chars4,
+  'runes2.5': runes25,
+  shannon,
+  'tiktoken:o200k_base': o200kBase,
+  'tiktoken:cl100k_base': cl100kBase,
+};
+
+/** The tokenizer `calibrated` fits on top of. */
+export const CALIBRATION_BASE = 'tiktoken:o200k_base';
+
+export const TOKENIZER_IDS: readonly string[] = [...Object.keys(BASE), 'max:tiktoken:o200k_base', 'max:tiktoken:cl100k_base', 'calibrated'];
+
+const maxCache = new Map<string, Tokenizer>();
+
+/** S1's combined estimate: the higher of a tokenizer and chars/4. */
+function maxOf(inner: Tokenizer): Tokenizer {
+  let t = maxCache.get(inner.id);
+  if (!t) {
+    t = { id: `max:${inner.id}`, label: `max(${inner.label}, chars/4) (S1)`, approximate: true, countText: (s) => Math.max(inner.countText(s), chars4.countText(s)) };
+    maxCache.set(inner.id, t);
+  }
+  return t;
+}
+
+export function getTokenizer(id: TokenizerId): Tokenizer {
+  const base = BASE[id];
+  if (base) return base;
+  if (id.startsWith('max:')) return maxOf(getTokenizer(id.slice(4)));
+  // `calibrated` counts with its base tokenizer; the fit is applied per session (countWith).
+  if (id === 'calibrated') return { ...BASE[CALIBRATION_BASE]!, id: 'calibrated', label: 'calibrated to reported usage', approximate: true };
+  throw new Error(`unknown tokenizer "${id}" (known: ${TOKENIZER_IDS.join(', ')}, or max:<id>)`);
+}
+
+/** The model family's sensible default (issue: OpenAI → its BPE; Claude, Gemini → calibrated with usage). */
+export function defaultTokenizerFor(model: string | undefined, hasUsage: boolean): TokenizerId {
+  const m = (model ?? '').toLowerCase();
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt|codex|gpt-oss)/.test(m)) return 'tiktoken:o200k_base';
+  if (/^(gpt-4|gpt-3\.5|text-embedding)/.test(m)) return 'tiktoken:cl100k_base';
+  return hasUsage ? 'calibrated' : 'max:tiktoken:o200k_base';
+}
+
+/** Counts a session under a tokenizer id, handling `calibrated`'s per-session fit. */
+export function countWith(session: Session, tokenizerId: TokenizerId, options: CostModelOptions = {}): SessionCounts {
+  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(getTokenizer(CALIBRATION_BASE), options));
+  return countSession(session, createCounter(getTokenizer(tokenizerId), options));
+}

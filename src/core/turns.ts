@@ -1,0 +1,76 @@
+/**
+ * Turns (S0): a turn is a user message and everything until the next user message; it is the
+ * atomic unit of compression. A user-role message that only carries tool results (the
+ * Anthropic shape) continues the turn, it does not start one. A cut must land on a turn
+ * boundary, so no context ever holds a tool call without its result or the reverse.
+ */
+import type { Message } from './model';
+
+export function isTurnBoundary(m: Message): boolean {
+  return m.role === 'user' && m.parts.some((p) => p.kind !== 'tool_result');
+}
+
+/** Message index of each turn's first message. Messages before the first user turn form turn 0 with them. */
+export function turnStarts(messages: readonly Message[]): number[] {
+  const starts: number[] = [];
+  for (let i = 0; i < messages.length; i++) if (isTurnBoundary(messages[i]!)) starts.push(i);
+  if (starts.length === 0 || starts[0] !== 0) starts.unshift(0);
+  return messages.length === 0 ? [] : starts;
+}
+
+/** turnOf[i] = 0-based turn of message i. */
+export function turnIndex(messages: readonly Message[]): Uint32Array {
+  const out = new Uint32Array(messages.length);
+  let turn = -1;
+  for (let i = 0; i < messages.length; i++) {
+    if (i === 0 || isTurnBoundary(messages[i]!)) turn++;
+    out[i] = turn;
+  }
+  return out;
+}
+
+/**
+ * The turn boundary nearest to `target` (a message index), so that [cut, end) starts a turn.
+ * Ties go to the later boundary (drop more rather than split). Returns 0 when there is none.
+ */
+export function safeCut(messages: readonly Message[], target: number): number {
+  const starts = turnStarts(messages);
+  if (starts.length === 0) return 0;
+  let best = starts[0]!;
+  for (const s of starts) if (Math.abs(s - target) <= Math.abs(best - target)) best = s;
+  return best;
+}
+
+/** The first turn boundary at or after `target` (the safe cut that drops at least what was asked). */
+export function safeCutAtOrAfter(messages: readonly Message[], target: number): number {
+  for (const s of turnStarts(messages)) if (s >= target) return s;
+  return messages.length;
+}
+
+export interface ToolPairing {
+  /** callId → [message index of the call, message index of the result]. */
+  readonly pairs: ReadonlyMap<string, readonly [number, number]>;
+  /** Calls without a result: `{callId, index}`. */
+  readonly orphanCalls: readonly { readonly callId: string; readonly index: number }[];
+  /** Results without a call. */
+  readonly orphanResults: readonly { readonly callId: string; readonly index: number }[];
+}
+
+/** Pairs each tool call with its result. Orphans are reported, never fatal. */
+export function pairToolCalls(messages: readonly Message[]): ToolPairing {
+  const calls = new Map<string, number>();
+  const pairs = new Map<string, readonly [number, number]>();
+  const orphanResults: { callId: string; index: number }[] = [];
+  messages.forEach((m, i) => {
+    for (const p of m.parts) {
+      if (p.kind === 'tool_call') calls.set(p.id, i);
+      else if (p.kind === 'tool_result') {
+        const at = calls.get(p.callId);
+        if (at !== undefined && !pairs.has(p.callId)) pairs.set(p.callId, [at, i]);
+        else orphanResults.push({ callId: p.callId, index: i });
+      }
+    }
+  });
+  const orphanCalls = [...calls].filter(([id]) => !pairs.has(id)).map(([callId, index]) => ({ callId, index }));
+  return { pairs, orphanCalls, orphanResults };
+}

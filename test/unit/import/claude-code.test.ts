@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importSource, stringSource } from '../../../src/core/import/index';
+import { fileSource } from '../../../src/main/io/file-source';
+
+const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
+const L = (o: Record<string, unknown>): string => JSON.stringify({ sessionId: 'S', isSidechain: false, timestamp: '2026-01-01T00:00:00Z', ...o });
+const u = (uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) => L({ type: 'user', uuid, parentUuid, message: { role: 'user', content }, ...extra });
+const a = (uuid: string, parentUuid: string | null, id: string, block: unknown, usage?: unknown) =>
+  L({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', model: 'claude-sonnet-4-5', content: [block], ...(usage ? { usage } : {}) } });
+
+describe('Claude Code importer', () => {
+  it('imports the bundled sample: merged split lines, usage, one compaction, one subagent', async () => {
+    const out = await importSource(fileSource(sample));
+    expect(out.format).toBe('claude-code');
+    const s = out.sessions[0]!;
+    const assistants = s.messages.filter((m) => m.role === 'assistant');
+    // Every API call is one message even when Claude Code wrote it over several lines.
+    expect(new Set(assistants.map((m) => m.id)).size).toBe(assistants.length);
+    expect(assistants.every((m) => m.usage?.convention === 'anthropic')).toBe(true);
+    expect(s.sourceCompactions).toHaveLength(1);
+    const c = s.sourceCompactions[0]!;
+    expect(c.trigger).toBe('auto');
+    expect(c.tokensBefore).toBeGreaterThan(100_000);
+    expect(c.summary).toMatch(/ORD-1187/);
+    // The summary is a region, never a history message.
+    expect(s.messages.some((m) => m.parts.some((p) => p.kind === 'text' && p.text.includes('continued from a previous conversation')))).toBe(false);
+    expect(s.subagents).toHaveLength(1);
+    expect(s.messages.some((m) => m.sidechain)).toBe(false);
+    expect(s.model).toBe('claude-sonnet-4-5-20250929');
+    expect(s.systemPrompt).toBeNull();
+  });
+
+  it('merges one API response split over lines and keeps the usage once', async () => {
+    const usage = { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 7 };
+    const text = [
+      u('u1', null, 'hello'),
+      a('a1', 'u1', 'msg_1', { type: 'thinking', thinking: 'hmm' }, usage),
+      a('a2', 'a1', 'msg_1', { type: 'tool_use', id: 't1', name: 'Read', input: { path: 'x' } }, usage),
+      u('u2', 'a2', [{ type: 'tool_result', tool_use_id: 't1', content: 'file body' }]),
+      a('a3', 'u2', 'msg_2', { type: 'text', text: 'done' }, usage),
+    ].join('\n');
+    const s = (await importSource(stringSource('split.jsonl', text))).sessions[0]!;
+    expect(s.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(s.messages[1]!.parts.map((p) => p.kind)).toEqual(['reasoning', 'tool_call']);
+    expect(s.messages[1]!.usage).toEqual({ convention: 'anthropic', input: 5, cacheRead: 100, cacheWrite: 20, output: 7 });
+  });
+
+  it('follows the chain from the leaf so a rewound branch is not counted', async () => {
+    const text = [
+      u('u1', null, 'first question'),
+      a('a1', 'u1', 'm1', { type: 'text', text: 'first answer' }),
+      u('u2', 'a1', 'abandoned follow-up'),
+      a('a2', 'u2', 'm2', { type: 'text', text: 'abandoned answer' }),
+      u('u3', 'a1', 'rewound follow-up'),
+      a('a3', 'u3', 'm3', { type: 'text', text: 'kept answer' }),
+      JSON.stringify({ type: 'last-prompt', leafUuid: 'a3', sessionId: 'S' }),
+    ].join('\n');
+    const out = await importSource(stringSource('fork.jsonl', text));
+    const texts = out.sessions[0]!.messages.map((m) => (m.parts[0]?.kind === 'text' ? m.parts[0].text : ''));
+    expect(texts).toEqual(['first question', 'first answer', 'rewound follow-up', 'kept answer']);
+    expect(out.warnings.join()).toMatch(/off the main chain/);
+  });
+
+  it('skips and counts unknown line types, never fails on them', async () => {
+    const text = [u('u1', null, 'q'), JSON.stringify({ type: 'brand-new-thing', sessionId: 'S' }), JSON.stringify({ type: 'brand-new-thing' }), a('a1', 'u1', 'm', { type: 'text', text: 'x' })].join('\n');
+    const out = await importSource(stringSource('new.jsonl', text));
+    expect(out.sessions[0]!.messages).toHaveLength(2);
+    expect(out.warnings.join()).toMatch(/skipped 2 line\(s\) of unknown type "brand-new-thing"/);
+  });
+
+  it('gives the same sessions with the format named as when detected', async () => {
+    const auto = await importSource(fileSource(sample));
+    const named = await importSource(fileSource(sample), { format: 'claude-code' });
+    expect(named.sessions).toEqual(auto.sessions);
+  });
+});
