@@ -1,0 +1,216 @@
+/**
+ * The one replay config: a zod schema with defaults, and the override order of S3 —
+ * request (`--set`, the UI) > preset (a policy) > environment > file defaults. A policy is
+ * this config plus a strategy pipeline; nothing else changes between policies.
+ */
+import { z } from 'zod';
+
+export const STRATEGY_IDS = [
+  'sliding-window',
+  'drop-oldest',
+  'primers-recents',
+  'summarize',
+  'tool-pruning',
+  'head-tail',
+  'observation-masking',
+] as const;
+export type StrategyId = (typeof STRATEGY_IDS)[number];
+
+const ratio = z.number().gt(0).lte(1);
+const positiveInt = z.number().int().positive();
+
+export const ReplayConfig = z
+  .object({
+    /** Policy id or label the config came from. */
+    policy: z.string().default('custom'),
+    /** Model whose limits and prices apply (default: the transcript's). */
+    model: z.string().optional(),
+    window: positiveInt.optional(),
+    maxOutput: positiveInt.optional(),
+    buffer: z.number().int().nonnegative().default(8_192),
+    /** Tokenizer id, or `auto` = the model family's default. */
+    tokenizer: z.string().default('auto'),
+    /** Compression fires when the request passes trigger × window (or × limit, see triggerBasis). */
+    trigger: ratio.default(0.85),
+    /** Compression aims at target × window. */
+    target: ratio.default(0.5),
+    /** What `trigger` and `target` are ratios of. `window` for most seeds; `limit` = S1's limit. */
+    triggerBasis: z.enum(['window', 'limit']).default('window'),
+    /** Absolute trigger in tokens; overrides `trigger` when set. */
+    triggerTokens: z.number().positive().optional(),
+    /** Claude Code's auto-compact threshold: min(floor((window − reserve) × pct), window − cap). */
+    autoCompact: z.object({ reserve: z.number().nonnegative(), pct: ratio, cap: z.number().nonnegative() }).strict().optional(),
+    /** Event-count condensers (OpenHands): compress when the window holds more than this many messages. */
+    triggerMessages: positiveInt.optional(),
+    paths: z
+      .object({
+        /** S0 path 1: summarize after a turn completes. */
+        async: z.boolean().default(false),
+        /** S0 path 2 / S1 turn_preflight / S2 / S3 / S4: check before each call. */
+        proactive: z.boolean().default(true),
+        /** S0 path 3: drop the oldest ~50% of turns when the true size overflows the window. */
+        emergency: z.boolean().default(false),
+        /** S1's guard: ok / skip (fallback model) / final (forced final turn). */
+        guard: z.boolean().default(false),
+      })
+      .default({ async: false, proactive: true, emergency: false, guard: false }),
+    /** S0 async trigger: message count, or history tokens over a ratio of the window. */
+    asyncMessages: positiveInt.default(40),
+    asyncRatio: ratio.default(0.75),
+    /** S0's first known gap fixed: use the full budget formula for the async trigger. */
+    asyncFullBudget: z.boolean().default(false),
+    /** Strategies applied in order until the context is under target. */
+    pipeline: z.array(z.enum(STRATEGY_IDS)).min(1).default(['summarize']),
+    primers: z.number().int().nonnegative().default(3),
+    recents: z.number().int().nonnegative().default(20),
+    slidingWindow: positiveInt.default(20),
+    /** Observation masking / tool pruning: the last N tool results stay verbatim. */
+    keepToolResults: z.number().int().nonnegative().default(5),
+    /** S4 head / tail protection, in turns. */
+    protectHead: z.number().int().nonnegative().default(1),
+    protectTail: z.number().int().nonnegative().default(2),
+    /** S1 tool_preflight: results over this many bytes are handled (0 = off). */
+    toolOutputMaxBytes: z.number().int().nonnegative().default(0),
+    toolOutputMode: z.enum(['truncate', 'head-tail', 'offload']).default('truncate'),
+    /** S1: models tried, in order, when the projection passes the limit. */
+    fallbackModels: z.array(z.string()).default([]),
+    summarizer: z.enum(['extractive', 'openai', 'anthropic', 'none']).default('extractive'),
+    /** Tokens per media item (S0). */
+    mediaTokens: z.number().int().nonnegative().optional(),
+    /** S1 tool schema scale. */
+    schemaScale: z.number().positive().default(1),
+    /** Warn (status `warn`) when the request passes this ratio of the window. */
+    warnAt: ratio.optional(),
+    budget: z
+      .object({
+        turns: z.number().positive().optional(),
+        tokens: z.number().positive().optional(),
+        toolCalls: z.number().positive().optional(),
+        cost: z.number().positive().optional(),
+        minutes: z.number().positive().optional(),
+        mode: z.enum(['hard', 'soft', 'approval']).default('hard'),
+        warningThreshold: ratio.default(0.8),
+        /** S3 backpressure delays as events. */
+        backpressure: z.boolean().default(false),
+      })
+      .default({ mode: 'hard', warningThreshold: 0.8, backpressure: false }),
+  })
+  .strict();
+
+export type ReplayConfig = z.output<typeof ReplayConfig>;
+export type ReplayConfigInput = z.input<typeof ReplayConfig>;
+
+/** Keys `--set key=value` accepts, with how to read the value. */
+const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> = {
+  model: 'string',
+  window: 'number',
+  maxOutput: 'number',
+  buffer: 'number',
+  tokenizer: 'string',
+  trigger: 'number',
+  target: 'number',
+  primers: 'number',
+  recents: 'number',
+  slidingWindow: 'number',
+  toolOutputMaxBytes: 'number',
+  summarizer: 'string',
+  pipeline: 'list',
+  fallbackModels: 'list',
+  keepToolResults: 'number',
+  triggerMessages: 'number',
+  'budget.turns': 'number',
+  'budget.tokens': 'number',
+  'budget.toolCalls': 'number',
+  'budget.cost': 'number',
+  'budget.minutes': 'number',
+  'budget.mode': 'mode',
+  'paths.async': 'bool',
+  'paths.proactive': 'bool',
+  'paths.emergency': 'bool',
+  'paths.guard': 'bool',
+};
+export const SET_KEY_NAMES = Object.keys(SET_KEYS);
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Overrides = Readonly<Record<string, string | number | boolean>>;
+
+/** `key=value` → [key, typed value]; a clear error for an unknown key or a bad value. */
+export function parseSetOverride(text: string): [string, string | number | boolean | string[]] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new ConfigError(`--set: expected key=value, got "${text}"`);
+  const key = text.slice(0, eq).trim();
+  const raw = text.slice(eq + 1).trim();
+  return [key, typedValue(key, raw)];
+}
+
+function typedValue(key: string, raw: string | number | boolean): string | number | boolean | string[] {
+  const kind = SET_KEYS[key];
+  if (!kind) throw new ConfigError(`unknown config key "${key}" (known: ${SET_KEY_NAMES.join(', ')})`);
+  if (kind === 'number') {
+    const n = typeof raw === 'number' ? raw : Number(raw);
+    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n)) throw new ConfigError(`${key}: expected a number, got "${String(raw)}"`);
+    return n;
+  }
+  if (kind === 'bool') {
+    if (raw === true || raw === 'true' || raw === '1') return true;
+    if (raw === false || raw === 'false' || raw === '0') return false;
+    throw new ConfigError(`${key}: expected true or false, got "${String(raw)}"`);
+  }
+  if (kind === 'list') return String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+  return String(raw);
+}
+
+/** Applies `key` (dotted for nested) = value to a plain config object (copy on write). */
+function applyOne(base: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const dot = key.indexOf('.');
+  if (dot < 0) return { ...base, [key]: value };
+  const head = key.slice(0, dot);
+  const inner = (typeof base[head] === 'object' && base[head] !== null ? base[head] : {}) as Record<string, unknown>;
+  return { ...base, [head]: applyOne(inner, key.slice(dot + 1), value) };
+}
+
+/** Parses and validates a config, naming the bad field. */
+export function validateConfig(input: unknown, where = 'config'): ReplayConfig {
+  const r = ReplayConfig.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new ConfigError(`${where}: ${issue.path.join('.') || 'config'}: ${issue.message}`);
+}
+
+/**
+ * S3's precedence: request overrides > the preset > environment > file defaults.
+ * `file` is a user config file's content (JSON), `env` the `CTXSCOPE_*` variables as overrides.
+ */
+export function resolveConfig(preset: ReplayConfigInput, request: Overrides = {}, env: Overrides = {}, file: Readonly<Record<string, unknown>> = {}): ReplayConfig {
+  let merged: Record<string, unknown> = { ...file };
+  for (const [k, v] of Object.entries(env)) merged = applyOne(merged, k, typedValue(k, v));
+  merged = deepMerge(merged, preset as Record<string, unknown>);
+  for (const [k, v] of Object.entries(request)) merged = applyOne(merged, k, typedValue(k, v));
+  return validateConfig(merged);
+}
+
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev) ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+/** `CTXSCOPE_TRIGGER=0.7` style environment variables → overrides. */
+export function envOverrides(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of SET_KEY_NAMES) {
+    const name = 'CTXSCOPE_' + key.replace(/\./g, '_').replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+    const v = env[name];
+    if (v !== undefined && v !== '') out[key] = v;
+  }
+  return out;
+}

@@ -1,0 +1,129 @@
+/**
+ * Policies are data: a config and a strategy pipeline. Each reproduces one source system with
+ * its own estimator and defaults (S0..S4), or an agent people run today, from its public docs.
+ */
+import type { ReplayConfigInput } from '../config';
+
+export interface Policy {
+  readonly id: string;
+  readonly label: string;
+  /** The source document or agent it reproduces. */
+  readonly source: string;
+  readonly description: string;
+  readonly config: ReplayConfigInput;
+}
+
+export const POLICIES: readonly Policy[] = [
+  {
+    id: 's0',
+    label: 'S0 Go agent loop',
+    source: 'S0',
+    description:
+      'runes×2/5 estimate; async summarization after a turn (40 messages or 75% of the window); proactive check with the full budget formula (history + tools + MaxTokens > ContextWindow); emergency drop of the oldest ~50% of turns when the real size overflows.',
+    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'] },
+  },
+  {
+    id: 's1',
+    label: 'S1 context guard',
+    source: 'S1',
+    description:
+      'max(o200k, chars/4) estimate, tool schemas ×2.09; limit = window − 8,192 buffer − maxOutput; turn_preflight ok / skip (fallback models) / final (tools restricted to final_report); tool outputs over 12,288 bytes stored aside behind a handle. No compression: the guard ends the run instead.',
+    config: { policy: 's1', tokenizer: 'max:tiktoken:o200k_base', schemaScale: 2.09, buffer: 8_192, triggerBasis: 'limit', paths: { async: false, proactive: false, emergency: false, guard: true }, toolOutputMaxBytes: 12_288, toolOutputMode: 'offload', pipeline: ['drop-oldest'] },
+  },
+  {
+    id: 's2',
+    label: 'S2 SDK turn interceptor',
+    source: 'S2',
+    description: '4 chars/token; acts at 85% of the window (MaxTokenRatio 0.85) with SlidingWindow(20); status event "context window at N% capacity (used/max tokens), compaction applied". Set pipeline=summarize or drop-oldest for its other strategies.',
+    config: { policy: 's2', tokenizer: 'chars4', trigger: 0.85, target: 0.5, pipeline: ['sliding-window'], slidingWindow: 20 },
+  },
+  {
+    id: 's3',
+    label: 'S3 sliding-window compression',
+    source: 'S3',
+    description:
+      'chars/4 (+5 per message, code chars/3, ×1.1); triggers at 75% of the budget and compresses to 37.5%: first 3 messages (primers) + summary of the middle + last 20 (recents); task budget 300,000 tokens in soft mode with warnings at 80% and backpressure at 80/85/90/95%.',
+    config: {
+      policy: 's3',
+      tokenizer: 'shannon',
+      trigger: 0.75,
+      target: 0.375,
+      pipeline: ['primers-recents'],
+      primers: 3,
+      recents: 20,
+      budget: { tokens: 300_000, mode: 'soft', warningThreshold: 0.8, backpressure: true },
+    },
+  },
+  {
+    id: 's4',
+    label: 'S4 autonomous agent budget',
+    source: 'S4',
+    description:
+      'Hard budgets: 200 turns, 1,000,000 tokens, 200 tool calls, $2.00, 30 minutes — abort when any is exceeded; compression at 80% before the abort check: tool results pruned first, then head and tail protected with a structured summary that tracks files.',
+    config: {
+      policy: 's4',
+      tokenizer: 'chars4',
+      trigger: 0.8,
+      target: 0.5,
+      pipeline: ['tool-pruning', 'head-tail'],
+      protectHead: 1,
+      protectTail: 2,
+      budget: { turns: 200, tokens: 1_000_000, toolCalls: 200, cost: 2, minutes: 30, mode: 'hard', warningThreshold: 0.8 },
+    },
+  },
+  {
+    id: 'claude-code',
+    label: 'Claude Code auto-compact',
+    source: 'Claude Code documentation',
+    description: 'Auto-compacts when the prompt passes min(floor((window − 20k) × pct), window − 33k); the conversation so far is replaced by a summary.',
+    config: { policy: 'claude-code', autoCompact: { reserve: 20_000, pct: 1, cap: 33_000 }, target: 0.05, pipeline: ['summarize'] },
+  },
+  {
+    id: 'codex',
+    label: 'Codex auto-compact',
+    source: 'Codex CLI documentation',
+    description: 'Auto-compacts at 90% of the model context window; history is replaced by a summary plus recent user messages.',
+    config: { policy: 'codex', trigger: 0.9, target: 0.1, pipeline: ['summarize'] },
+  },
+  {
+    id: 'openhands-recent',
+    label: 'OpenHands recent events',
+    source: 'OpenHands condenser documentation (RecentEventsCondenser)',
+    description: 'Keeps the first event and the most recent 10 (keep_first=1, max_events=10); nothing is summarized.',
+    config: { policy: 'openhands-recent', triggerMessages: 11, pipeline: ['primers-recents'], primers: 1, recents: 10, summarizer: 'none' },
+  },
+  {
+    id: 'openhands-masking',
+    label: 'OpenHands observation masking',
+    source: 'OpenHands condenser documentation (ObservationMaskingCondenser)',
+    description: 'Replaces observations (tool results) outside the attention window (100) by a placeholder; nothing is dropped.',
+    config: { policy: 'openhands-masking', triggerMessages: 100, pipeline: ['observation-masking'], keepToolResults: 100, summarizer: 'none' },
+  },
+  {
+    id: 'openhands-summary',
+    label: 'OpenHands LLM summarizing',
+    source: 'OpenHands condenser documentation (LLMSummarizingCondenser)',
+    description: 'When the history passes max_size=120 events, keeps the first (keep_first=1) and the most recent half, and summarizes the forgotten middle.',
+    config: { policy: 'openhands-summary', triggerMessages: 120, pipeline: ['primers-recents'], primers: 1, recents: 60 },
+  },
+  {
+    id: 'openhands-amortized',
+    label: 'OpenHands amortized forgetting',
+    source: 'OpenHands condenser documentation (AmortizedForgettingCondenser)',
+    description: 'When the history passes max_size=100 events, forgets the older half, keeping the first event (keep_first=1); no summary.',
+    config: { policy: 'openhands-amortized', triggerMessages: 100, pipeline: ['primers-recents'], primers: 1, recents: 50, summarizer: 'none' },
+  },
+  {
+    id: 'letta',
+    label: 'Letta (MemGPT) summarizer',
+    source: 'Letta documentation',
+    description: 'When the context passes 0.9 × window, evicts and summarizes the oldest messages until it is under 0.7 × window.',
+    config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize'] },
+  },
+];
+
+export const POLICY_IDS = POLICIES.map((p) => p.id);
+
+export function getPolicy(id: string): Policy | undefined {
+  return POLICIES.find((p) => p.id === id);
+}

@@ -1,0 +1,58 @@
+/**
+ * ReplayResult → JSON. Two shapes: the columnar view the UI draws from (typed arrays become
+ * number arrays), and the row-per-step shape the CLI prints. Both are deterministic: the same
+ * result gives byte-identical JSON.
+ */
+import type { ReplayView } from '../../shared/api';
+import { REGIONS, STEP_STATUSES, type ReplayResult } from './types';
+
+export function toView(r: ReplayResult): ReplayView {
+  const s = r.steps;
+  const regions = Object.fromEntries(REGIONS.map((k) => [k, Array.from(s.regions[k])])) as unknown as ReplayView['steps']['regions'];
+  return {
+    policy: r.policy,
+    config: r.config,
+    steps: {
+      messageIndex: Array.from(s.messageIndex),
+      turn: Array.from(s.turn),
+      regions,
+      total: Array.from(s.total),
+      limit: Array.from(s.limit),
+      reported: Array.from(s.reported, (v) => (Number.isNaN(v) ? null : v)),
+      status: Array.from(s.status, (c) => STEP_STATUSES[c]!),
+      reason: Array.from(s.reasonIndex, (i) => s.reasons[i] ?? ''),
+      keptFrom: Array.from(s.keptFrom),
+    },
+    events: r.events,
+    totals: r.totals,
+    retention: r.retention,
+  };
+}
+
+export interface CliReplayJSON {
+  policy: string;
+  config: Readonly<Record<string, unknown>>;
+  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; reported: number | null; status: string; reason: string }[];
+  events: ReplayResult['events'];
+  totals: ReplayResult['totals'];
+  retention: ReplayResult['retention'];
+}
+
+export function toCliJSON(r: ReplayResult): CliReplayJSON {
+  const s = r.steps;
+  const steps = [];
+  for (let i = 0; i < s.count; i++) {
+    steps.push({
+      index: i,
+      message: s.messageIndex[i]!,
+      turn: s.turn[i]!,
+      regions: Object.fromEntries(REGIONS.map((k) => [k, s.regions[k][i]!])),
+      total: s.total[i]!,
+      limit: s.limit[i]!,
+      reported: Number.isNaN(s.reported[i]!) ? null : s.reported[i]!,
+      status: STEP_STATUSES[s.status[i]!]!,
+      reason: s.reasons[s.reasonIndex[i]!] ?? '',
+    });
+  }
+  return { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };
+}

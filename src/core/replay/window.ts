@@ -1,0 +1,84 @@
+/**
+ * What the simulated agent still has in its window, kept as numbers so a step costs O(log n):
+ * a contiguous live range [from, end) of the history, plus messages kept from before `from`
+ * (primers, pinned turns), plus per-message token reductions (tool results truncated by the
+ * preflight or masked by a strategy) in a Fenwick tree. History tokens are prefix sums minus
+ * reductions — never a recount.
+ */
+
+class Fenwick {
+  private readonly tree: Float64Array;
+  constructor(n: number) {
+    this.tree = new Float64Array(n + 1);
+  }
+  add(i: number, v: number): void {
+    for (let x = i + 1; x < this.tree.length; x += x & -x) this.tree[x]! += v;
+  }
+  /** Sum of [0, i). */
+  prefix(i: number): number {
+    let s = 0;
+    for (let x = i; x > 0; x -= x & -x) s += this.tree[x]!;
+    return s;
+  }
+}
+
+export class WindowState {
+  /** First message of the contiguous live range. */
+  from = 0;
+  /** Messages kept from before `from`, ascending. */
+  keepBefore: number[] = [];
+  private readonly reduction: Fenwick;
+  /** Token reduction per message (so a second mask does not double-count). */
+  readonly reduced: Float64Array;
+  /** Masked (placeholder) tool results. */
+  readonly masked: Uint8Array;
+
+  constructor(
+    readonly perMessage: Uint32Array,
+    readonly prefix: Float64Array,
+  ) {
+    this.reduction = new Fenwick(perMessage.length);
+    this.reduced = new Float64Array(perMessage.length);
+    this.masked = new Uint8Array(perMessage.length);
+  }
+
+  /** Tokens of message i as it stands in the window. */
+  tokensOf(i: number): number {
+    return this.perMessage[i]! - this.reduced[i]!;
+  }
+
+  /** Tokens of [a, b) as they stand. */
+  rangeTokens(a: number, b: number): number {
+    if (b <= a) return 0;
+    return this.prefix[b]! - this.prefix[a]! - (this.reduction.prefix(b) - this.reduction.prefix(a));
+  }
+
+  /** History tokens of the request before message `end` (exclusive). */
+  historyTokens(end: number): number {
+    let t = this.rangeTokens(this.from, end);
+    for (const i of this.keepBefore) t += this.tokensOf(i);
+    return t;
+  }
+
+  /** Sets message i's token count in the window to `tokens` (never above its original). */
+  reduceTo(i: number, tokens: number): number {
+    const target = Math.max(0, Math.min(this.perMessage[i]!, tokens));
+    const newReduction = this.perMessage[i]! - target;
+    const delta = newReduction - this.reduced[i]!;
+    if (delta > 0) {
+      this.reduced[i] = newReduction;
+      this.reduction.add(i, delta);
+    }
+    return Math.max(0, delta);
+  }
+
+  /** Indices in the window before `end`, ascending. */
+  *indices(end: number): Generator<number> {
+    for (const i of this.keepBefore) yield i;
+    for (let i = this.from; i < end; i++) yield i;
+  }
+
+  isInWindow(i: number, end: number): boolean {
+    return (i >= this.from && i < end) || this.keepBefore.includes(i);
+  }
+}

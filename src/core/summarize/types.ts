@@ -1,0 +1,47 @@
+/** Summarizers turn the messages a strategy folds away into summary text. */
+import type { Message } from '../model';
+
+export interface SummaryRequest {
+  readonly messages: readonly Message[];
+  /** The summary the window already had; a new summary supersedes it. */
+  readonly previousSummary: string | null;
+  readonly targetTokens: number;
+}
+
+export interface Summarizer {
+  /** `extractive`, `openai`, `anthropic`. */
+  readonly id: string;
+  /** Model name (part of the cache key). */
+  readonly model: string;
+  /** The prompt template (part of the cache key); empty for the extractive one. */
+  readonly prompt: string;
+  summarize(request: SummaryRequest, signal?: AbortSignal): Promise<string>;
+}
+
+/** S3's compression prompt: target budget, and the conversation's own language. */
+export function s3Prompt(conversation: string, targetTokens: number): string {
+  return `Compress this conversation into a factual summary.
+Focus on:
+- Key decisions made
+- Important discoveries
+- Unresolved questions
+- Named entities and their relationships
+Keep the summary under ${targetTokens} tokens.
+Use the SAME LANGUAGE as the conversation.
+Conversation:
+${conversation}`;
+}
+
+/** One line per message, the way the prompt shows the conversation. */
+export function formatMessages(messages: readonly Message[], previousSummary: string | null): string {
+  const lines: string[] = [];
+  if (previousSummary) lines.push(`[previous summary] ${previousSummary}`);
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.kind === 'text') lines.push(`${m.role}: ${p.text}`);
+      else if (p.kind === 'tool_call') lines.push(`${m.role} called ${p.name}(${p.args})`);
+      else if (p.kind === 'tool_result') lines.push(`tool ${p.isError ? 'error' : 'result'}: ${p.text}`);
+    }
+  }
+  return lines.join('\n');
+}
