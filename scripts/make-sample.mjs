@@ -157,7 +157,8 @@ assistant('The regression test passes: 3 × 12.99 = 38.97, minus 10% = 35.07, pl
 user('Check the e-mail receipts too, the subagent said formatMoney is used there.');
 assistant(null, [{ name: 'Read', input: { file_path: `${cwd}/src/emails/receipt.ts` }, result: sourceFile('src/emails/receipt.ts', 900, 23) }]);
 assistant(null, [{ name: 'Read', input: { file_path: `${cwd}/src/emails/templates.ts` }, result: sourceFile('src/emails/templates.ts', 1100, 29) }]);
-assistant('receipt.ts uses the shared formatMoney, so the fix already covers it. templates.ts only passes preformatted strings.');
+assistant(null, [{ name: 'Read', input: { file_path: `${cwd}/src/emails/i18n.ts` }, result: sourceFile('src/emails/i18n.ts', 820, 31) }]);
+assistant('receipt.ts uses the shared formatMoney, so the fix already covers it. templates.ts and i18n.ts only pass preformatted strings.');
 
 // Claude Code auto-compacted here: a boundary line, then the summary as a user message.
 const before = previousPrompt;

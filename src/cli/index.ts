@@ -5,6 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { ImportError } from '../core/import/types';
 import { packageVersion } from '../main/resources';
+import { registerInspect } from './commands/inspect';
+import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { CliError, EXIT } from './errors';
 
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  registerInspect(program);
+  registerReplay(program);
   registerServe(program);
   return program;
 }

@@ -76,14 +76,14 @@ export const POLICIES: readonly Policy[] = [
     label: 'Claude Code auto-compact',
     source: 'Claude Code documentation',
     description: 'Auto-compacts when the prompt passes min(floor((window − 20k) × pct), window − 33k); the conversation so far is replaced by a summary.',
-    config: { policy: 'claude-code', autoCompact: { reserve: 20_000, pct: 1, cap: 33_000 }, target: 0.05, pipeline: ['summarize'] },
+    config: { policy: 'claude-code', autoCompact: { reserve: 20_000, pct: 1, cap: 33_000 }, target: 0.15, pipeline: ['summarize'] },
   },
   {
     id: 'codex',
     label: 'Codex auto-compact',
     source: 'Codex CLI documentation',
     description: 'Auto-compacts at 90% of the model context window; history is replaced by a summary plus recent user messages.',
-    config: { policy: 'codex', trigger: 0.9, target: 0.1, pipeline: ['summarize'] },
+    config: { policy: 'codex', trigger: 0.9, target: 0.15, pipeline: ['summarize'] },
   },
   {
     id: 'openhands-recent',

@@ -196,8 +196,11 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     });
   };
 
-  async function compress(path: 'async' | 'proactive' | 'emergency', end: number, step: number, historyBudget: number): Promise<void> {
+  /** Runs a compression path; false when nothing could be removed (then nothing is recorded). */
+  async function compress(path: 'async' | 'proactive' | 'emergency', end: number, step: number, historyBudget: number): Promise<boolean> {
     const before = fixed + summaryTokens + win.historyTokens(end);
+    const summaryBefore = summary;
+    let maskedAny = false;
     const droppedAll: MessageRange[] = [];
     const foldRanges: MessageRange[] = [];
     let targetTokens = 256;
@@ -222,6 +225,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           if (isPinned(i)) continue;
           win.reduceTo(i, PLACEHOLDER_TOKENS);
           win.masked[i] = 1;
+          maskedAny = true;
           if (droppedAt[i] === -1) droppedAt[i] = step;
         }
         const keepBefore = keepPinned(r.kept.from, r.kept.keepBefore, end);
@@ -247,7 +251,20 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
         }
       }
     }
+    if (droppedAll.length === 0 && !maskedAny && summary === summaryBefore) return false;
+    const summaryTokensBefore = summaryTokens;
     summaryTokens = summary ? textCounter.text(summary) : 0;
+    // Compression never grows the context: a summary larger than what it replaces is cut to fit.
+    const removed = before - fixed - summaryTokensBefore - win.historyTokens(end);
+    const allowed = summaryTokensBefore + Math.max(0, removed);
+    if (summary && summaryTokens > allowed) {
+      summary = allowed > 0 ? summary.slice(0, Math.floor((summary.length * allowed) / summaryTokens)) : null;
+      summaryTokens = summary ? textCounter.text(summary) : 0;
+      while (summary && summaryTokens > allowed) {
+        summary = summary.slice(0, Math.floor(summary.length * 0.9));
+        summaryTokens = textCounter.text(summary);
+      }
+    }
     markDropped(droppedAll, step);
     const after = fixed + summaryTokens + win.historyTokens(end);
     compressions++;
@@ -266,6 +283,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       note: notes.join('; '),
     });
     checkNeedlesLost(end, step);
+    return true;
   }
 
   for (let j = 0; j < S; j++) {
@@ -293,8 +311,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           const hist = win.historyTokens(i);
           const msgsInWindow = i - win.from + win.keepBefore.length;
           const basisTokens = config.asyncFullBudget ? fixed + summaryTokens + hist + limits.maxOutput : hist;
-          if (msgsInWindow > config.asyncMessages || basisTokens > config.asyncRatio * window) {
-            await compress('async', i, j, Math.max(0, targetAt - fixed - summaryTokens));
+          if ((msgsInWindow > config.asyncMessages || basisTokens > config.asyncRatio * window) && (await compress('async', i, j, Math.max(0, targetAt - fixed - summaryTokens)))) {
             st = 'compress';
             reason = `async summarization after turn ${turnOfMsg[i - 1]! + 1}`;
           }
@@ -346,10 +363,15 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     // S0 path 2 / S2 / S3 / S4: the proactive check before the call.
     const overTrigger = config.triggerMessages !== undefined ? k - win.from + win.keepBefore.length > config.triggerMessages : request > triggerAt;
     if (config.paths.proactive && overTrigger) {
-      await compress('proactive', k, j, Math.max(0, targetAt - fixed - summaryTokens));
-      request = fixed + summaryTokens + win.historyTokens(k);
-      st = 'compress';
-      reason = capacityStatus(fixed + win.historyTokens(k), window, 'compaction applied', Math.min(9.99, (events.findLast((e) => e.kind === 'compression')?.tokensBefore ?? request) / window));
+      if (await compress('proactive', k, j, Math.max(0, targetAt - fixed - summaryTokens))) {
+        const last = events.findLast((e) => e.kind === 'compression');
+        reason = capacityStatus(last?.kind === 'compression' ? last.tokensBefore : request, window, 'compaction applied');
+        request = fixed + summaryTokens + win.historyTokens(k);
+        st = 'compress';
+      } else if (st === 'ok') {
+        st = 'warn';
+        reason = `${capacityStatus(request, window)}: over the trigger, nothing left to compress outside the protected messages`;
+      }
     }
 
     // S0 path 3: the true size (reported usage where present) overflows although the estimate did not.
@@ -359,8 +381,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       const origEstimate = fixed + origSummaryTokens + (counts.prefix[k]! - counts.prefix[origFrom]!);
       const factor = origEstimate > 0 ? promptTokens(usage) / origEstimate : 1;
       const trueSize = request * factor;
-      if (trueSize > window) {
-        await compress('emergency', k, j, 0);
+      if (trueSize > window && (await compress('emergency', k, j, 0))) {
         request = fixed + summaryTokens + win.historyTokens(k);
         st = 'compress';
         reason = `emergency: true size ${Math.round(trueSize).toLocaleString('en-US')} > window ${window.toLocaleString('en-US')} though the estimate fit`;

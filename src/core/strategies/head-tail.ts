@@ -17,7 +17,7 @@ export const headTail: Strategy = (h, budget, ctx) => {
     kept: { from: tailStart, keepBefore },
     dropped,
     masked: [],
-    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: Math.max(64, Math.floor(budget * 0.15)) } } : {}),
+    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.15)) } } : {}),
     note: `protected ${keepBefore.length} head and ${h.end - tailStart} tail messages, summarized the middle`,
   };
 };

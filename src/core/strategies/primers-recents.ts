@@ -34,7 +34,7 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     kept: { from, keepBefore },
     dropped,
     masked: [],
-    ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: Math.max(64, Math.floor(budget * 0.1)) } } : {}),
+    ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: Math.max(512, Math.floor(budget * 0.1)) } } : {}),
     note: `primers ${keepBefore.length} + summary of ${middle.reduce((n, [a, b]) => n + b - a + 1, 0)} + recents ${h.end - from}`,
   };
 };

@@ -10,7 +10,7 @@ export const summarize: Strategy = (h, budget, ctx) => {
     kept: { from, keepBefore: [] },
     dropped,
     masked: [],
-    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: Math.max(64, Math.floor(budget * 0.2)) } } : {}),
+    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.2)) } } : {}),
     note: `summarized ${dropped.reduce((n, [a, b]) => n + b - a + 1, 0)} messages`,
   };
 };

@@ -15,7 +15,9 @@ export interface Fact {
 }
 
 /** Distinct facts in a text, in order of first appearance. */
-export function extractFacts(text: string): Fact[] {
+export function extractFacts(raw: string): Fact[] {
+  // JSON keys of tool arguments ("old_string": …) are structure, not facts.
+  const text = raw.replace(/"[\w$-]+"\s*:/g, ' ');
   const seen = new Set<string>();
   const out: Fact[] = [];
   const add = (key: string, kind: FactKind): void => {

@@ -14,6 +14,7 @@ import type { SessionCounts } from '../../core/tokens/index';
 import { turnStarts } from '../../core/turns';
 import { countForHost } from './counts';
 import { startImport, type ImportRun } from './import-runner';
+import { policyInfos, ReplayService } from './replays';
 import { toMessageView, toSummary, type StoredSession } from './views';
 
 export interface HostOptions {
@@ -47,6 +48,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const sessions = new Map<string, StoredSession>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
+  const replays = new ReplayService();
 
   const stored = (id: string): StoredSession => {
     const s = sessions.get(id);
@@ -133,12 +135,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (let i = offset; i < end; i++) messages.push(toMessageView(s, i, c.perMessage[i] ?? 0));
       return { total, messages };
     },
-    listPolicies: async () => [],
-    runReplay: async () => {
-      throw new ApiError('unsupported', 'replay is not available in this build yet');
+    listPolicies: async () => policyInfos(),
+    runReplay: async ({ sessionId, policy, overrides, needles }) => {
+      const s = stored(sessionId);
+      return replays.view(s.id, s.session, policy, overrides, needles, s.pinned);
     },
-    compare: async () => {
-      throw new ApiError('unsupported', 'compare is not available in this build yet');
+    compare: async ({ sessionId, a, b }) => {
+      const s = stored(sessionId);
+      return replays.compare(s.id, s.session, a, b, s.pinned);
     },
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {

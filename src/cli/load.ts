@@ -1,0 +1,33 @@
+/**
+ * Shared by the CLI commands: read one transcript file (streamed) into sessions, with the
+ * CLI's error semantics (a missing file is a usage error, a broken one is bad input, exit 3).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { IMPORTERS, importSource, type ImportOutcome } from '../core/import/index';
+import type { FormatId, Session } from '../core/model';
+import { fileSource } from '../main/io/file-source';
+import { CliError, EXIT } from './errors';
+
+export function checkFormat(format: string | undefined): FormatId | undefined {
+  if (format === undefined) return undefined;
+  const known = IMPORTERS.map((i) => i.id);
+  if (!known.includes(format as FormatId)) throw new CliError(`--format: expected one of ${known.join(', ')}, got "${format}"`, EXIT.usage);
+  return format as FormatId;
+}
+
+export async function loadFile(path: string, format?: string, onProgress?: (bytes: number) => void, tolerant = false): Promise<ImportOutcome> {
+  if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
+  if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
+  return importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
+}
+
+/** `--session ID|N`: a session by id, or by 1-based position in the file; default the first. */
+export function pickSession(sessions: readonly Session[], which: string | undefined, file: string): Session {
+  if (sessions.length === 0) throw new CliError(`${file}: no sessions found`, EXIT.badInput);
+  if (which === undefined) return sessions[0]!;
+  const byId = sessions.find((s) => s.id === which);
+  if (byId) return byId;
+  const n = Number(which);
+  if (Number.isInteger(n) && n >= 1 && n <= sessions.length) return sessions[n - 1]!;
+  throw new CliError(`--session: expected a session id or a number 1-${sessions.length}, got "${which}"`, EXIT.usage);
+}
