@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     version: app.getVersion(),
     initialFiles: files.length > 0 ? files : [sampleFile],
     nativeBinding: electronNativeBinding(appRoot),
+    ...(existsSync(join(here, 'import-worker.js')) ? { importWorkerFile: join(here, 'import-worker.js') } : {}),
     emit: (event, payload) => {
       for (const wc of windows) sendEvent(wc, event, payload);
     },

@@ -131,10 +131,13 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
  * that excerpt.
  */
 function unexpectedTokenOffset(text: string, message: string): number | undefined {
-  const m = /^Unexpected token '(.+?)', (\.\.\.|")([\s\S]*?)(\.\.\.)?" is not valid JSON$/.exec(message);
+  // `Unexpected token 'o', ..."ontent": nope}" is not valid JSON`: an optional `...`, then the
+  // quoted excerpt (up to 10 characters before the error), then an optional `...`.
+  const m = /^Unexpected token '(.+?)', (\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(message);
   if (!m) return undefined;
   const leading = m[2] === '...';
-  const body = m[3]!;
+  let body = m[3]!;
+  if (body.endsWith('...')) body = body.slice(0, -3);
   const at = text.indexOf(body);
   if (at < 0) return undefined;
   if (leading) return at + 10;

@@ -201,6 +201,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     const before = fixed + summaryTokens + win.historyTokens(end);
     const summaryBefore = summary;
     let maskedAny = false;
+    const maskedNow: number[] = [];
     const droppedAll: MessageRange[] = [];
     const foldRanges: MessageRange[] = [];
     let targetTokens = 256;
@@ -226,6 +227,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           win.reduceTo(i, PLACEHOLDER_TOKENS);
           win.masked[i] = 1;
           maskedAny = true;
+          maskedNow.push(i);
           if (droppedAt[i] === -1) droppedAt[i] = step;
         }
         const keepBefore = keepPinned(r.kept.from, r.kept.keepBefore, end);
@@ -279,6 +281,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       tokensAfter: after,
       dropped: toRanges(droppedAll.flatMap(([a, z]) => range(a, z + 1))),
       kept: windowRanges(end),
+      ...(maskedNow.length ? { masked: toRanges(maskedNow) } : {}),
       ...(summary ? { summary } : {}),
       note: notes.join('; '),
     });

@@ -48,6 +48,8 @@ export type ReplayEvent =
       readonly tokensAfter: number;
       readonly dropped: readonly MessageRange[];
       readonly kept: readonly MessageRange[];
+      /** Tool results replaced by a placeholder (they stay in place). */
+      readonly masked?: readonly MessageRange[];
       readonly summary?: string;
       readonly note?: string;
     }

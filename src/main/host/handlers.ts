@@ -1,21 +1,23 @@
 /**
  * The host: one handler table implementing the contract in src/shared/api.ts, shared by the
- * Electron main process (over IPC) and `ctxscope serve` (over HTTP). It owns the sessions,
- * runs imports (in a worker thread when one is given) and emits progress events. It never
- * renders and never trusts its input: the transports validate every payload against the
- * contract's schemas before a handler runs.
+ * Electron main process (over IPC) and `ctxscope serve` (over HTTP). Sessions live in SQLite
+ * (src/main/store); imports run in a worker thread that writes to the database itself; counts
+ * are read from the database when stored, else computed once and stored. It never renders and
+ * never trusts its input: the transports validate every payload against the contract first.
  */
 import { randomUUID } from 'node:crypto';
-import type { FormatId } from '../../core/model';
-import { stepIndices } from '../../core/model';
-import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
 import { resolveLimits } from '../../core/budget/limits';
+import type { FormatId, Session } from '../../core/model';
+import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/index';
 import { turnStarts } from '../../core/turns';
-import { countForHost } from './counts';
+import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
+import { openStore, type SessionStore } from '../store/index';
+import { countForHost, defaultTokenizerOf } from './counts';
 import { startImport, type ImportRun } from './import-runner';
+import { exportFor } from './exports';
 import { policyInfos, ReplayService } from './replays';
-import { toMessageView, toSummary, type StoredSession } from './views';
+import { toMessageView, toSummary } from './views';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -35,49 +37,70 @@ export interface HostOptions {
 export interface Host {
   readonly handlers: Handlers;
   readonly initialSessionId: string | null;
+  readonly store: SessionStore;
   close(): Promise<void>;
 }
 
-function modelInfoOf(s: StoredSession): SessionDetail['modelInfo'] {
-  const limits = resolveLimits({ model: s.session.model, window: s.session.reportedContextWindow, provider: s.session.provider });
-  const warning = limits.warnings[0] ?? (s.session.model ? undefined : 'the transcript names no model: default limits');
-  return { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) };
-}
+/** How many parsed sessions the host keeps in memory (the rest stay in SQLite). */
+const SESSION_CACHE = 4;
 
 export async function createHost(options: HostOptions): Promise<Host> {
-  const sessions = new Map<string, StoredSession>();
+  const store = openStore(options.dbPath, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const loaded = new Map<string, Session>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
   const replays = new ReplayService();
 
-  const stored = (id: string): StoredSession => {
-    const s = sessions.get(id);
+  const sessionOf = (id: string): Session => {
+    let s = loaded.get(id);
+    if (s) {
+      loaded.delete(id);
+      loaded.set(id, s);
+      return s;
+    }
+    s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
+    loaded.set(id, s);
+    while (loaded.size > SESSION_CACHE) {
+      const oldest = loaded.keys().next().value as string;
+      loaded.delete(oldest);
+      replays.forget(oldest);
+    }
     return s;
   };
-  const countsOf = (s: StoredSession): SessionCounts => {
-    let c = counts.get(s.id);
-    if (!c) counts.set(s.id, (c = countForHost(s.session)));
+  const countsOf = (id: string, session: Session): SessionCounts => {
+    let c = counts.get(id);
+    if (c) return c;
+    const tokenizer = defaultTokenizerOf(session);
+    c = store.loadCounts(id, tokenizer);
+    if (!c || c.perMessage.length !== session.messages.length) {
+      c = countForHost(session, tokenizer);
+      store.saveCounts(id, c);
+    }
+    counts.set(id, c);
     return c;
   };
 
-  /** Imports one file and stores its sessions; resolves with their ids. */
-  const importFile = async (path: string, format: FormatId | undefined, jobId: string): Promise<string[]> => {
+  /** Imports one file into the store; resolves with its session ids. */
+  const importFile = async (path: string, format: FormatId | undefined, jobId: string): Promise<{ ids: string[]; reused: boolean }> => {
     const run = startImport({
       path,
       format,
-      workerFile: options.importWorkerFile,
+      store,
+      dbPath: options.dbPath,
+      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+      ...(options.importWorkerFile ? { workerFile: options.importWorkerFile } : {}),
       onProgress: (p) => options.emit('importProgress', { jobId, file: path, ...p }),
     });
     jobs.set(jobId, run);
     try {
-      const outcome = await run.done;
-      const importedAt = Date.now();
-      return outcome.sessions.map((session) => {
-        const id = randomUUID();
-        sessions.set(id, { id, session, sourcePath: path, importedAt, pinned: new Set() });
-        return id;
-      });
+      const r = await run.done;
+      for (const id of r.sessionIds) {
+        loaded.delete(id);
+        counts.delete(id);
+        replays.forget(id);
+      }
+      return { ids: r.sessionIds, reused: r.reused };
     } finally {
       jobs.delete(jobId);
     }
@@ -87,9 +110,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const jobId = randomUUID();
     void (async () => {
       const ids: string[] = [];
+      let reused = true;
       try {
-        for (const p of paths) ids.push(...(await importFile(p, format, jobId)));
-        options.emit('importDone', { jobId, sessionIds: ids, reused: false });
+        for (const p of paths) {
+          const r = await importFile(p, format, jobId);
+          ids.push(...r.ids);
+          reused &&= r.reused;
+        }
+        options.emit('importDone', { jobId, sessionIds: ids, reused });
       } catch (error) {
         const cancelled = error instanceof ApiError && error.code === 'cancelled';
         options.emit('importFailed', { jobId, error: error instanceof Error ? error.message : String(error), cancelled });
@@ -100,50 +128,54 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   let initialSessionId: string | null = null;
   for (const file of options.initialFiles) {
-    const ids = await importFile(file, undefined, randomUUID());
-    initialSessionId ??= ids[0] ?? null;
+    const r = await importFile(file, undefined, randomUUID());
+    initialSessionId ??= r.ids[0] ?? null;
   }
+
+  const row = (id: string) => {
+    const r = store.getRow(id);
+    if (!r) throw new ApiError('not_found', `no session with id "${id}"`);
+    return r;
+  };
 
   const handlers: Handlers = {
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId }),
-    listSessions: async () => [...sessions.values()].map(toSummary),
+    listSessions: async () => store.listSessions().map(toSummary),
     getSession: async ({ id }): Promise<SessionDetail> => {
-      const s = stored(id);
-      const c = countsOf(s);
+      const r = row(id);
+      const s = sessionOf(id);
+      const c = countsOf(id, s);
+      const limits = resolveLimits({ model: s.model, window: s.reportedContextWindow, provider: s.provider });
+      const warning = limits.warnings[0] ?? (s.model ? undefined : 'the transcript names no model: default limits');
       return {
-        summary: toSummary(s),
-        systemPrompt: s.session.systemPrompt,
-        tools: s.session.tools.map((t) => ({ name: t.name, description: t.description })),
+        summary: toSummary(r),
+        systemPrompt: s.systemPrompt,
+        tools: s.tools.map((t) => ({ name: t.name, description: t.description })),
         tokenizer: c.tokenizer,
         approximate: c.approximate,
-        counts: { system: c.system, tools: c.tools, unlogged: c.unlogged, perMessage: [...c.perMessage] },
-        roles: s.session.messages.map((m) => m.role),
-        turnStarts: turnStarts(s.session.messages),
-        steps: stepIndices(s.session.messages),
-        sourceCompactions: s.session.sourceCompactions,
-        subagents: s.session.subagents.length,
-        warnings: s.session.warnings,
-        modelInfo: modelInfoOf(s),
+        counts: { system: c.system, tools: c.tools, unlogged: c.unlogged, perMessage: Array.from(c.perMessage) },
+        roles: s.messages.map((m) => m.role),
+        turnStarts: turnStarts(s.messages),
+        steps: stepIndices(s.messages),
+        sourceCompactions: s.sourceCompactions,
+        subagents: s.subagents.length,
+        warnings: s.warnings,
+        modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
       };
     },
     getMessages: async ({ sessionId, offset, limit }) => {
-      const s = stored(sessionId);
-      const c = countsOf(s);
-      const total = s.session.messages.length;
+      const s = sessionOf(sessionId);
+      const c = countsOf(sessionId, s);
+      const pins = store.pins(sessionId);
+      const total = s.messages.length;
       const end = Math.min(total, offset + limit);
       const messages = [];
-      for (let i = offset; i < end; i++) messages.push(toMessageView(s, i, c.perMessage[i] ?? 0));
+      for (let i = offset; i < end; i++) messages.push(toMessageView(s.messages[i]!, i, c.perMessage[i] ?? 0, pins.has(s.messages[i]!.id)));
       return { total, messages };
     },
     listPolicies: async () => policyInfos(),
-    runReplay: async ({ sessionId, policy, overrides, needles }) => {
-      const s = stored(sessionId);
-      return replays.view(s.id, s.session, policy, overrides, needles, s.pinned);
-    },
-    compare: async ({ sessionId, a, b }) => {
-      const s = stored(sessionId);
-      return replays.compare(s.id, s.session, a, b, s.pinned);
-    },
+    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
+    compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
@@ -155,14 +187,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async () => {
-      throw new ApiError('unsupported', 'export is not available in this build yet');
-    },
+    exportSession: async (args) => exportFor(args.sessionId, sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, replays, store.pins(args.sessionId)),
     setPinned: async ({ sessionId, messageId, pinned }) => {
-      const s = stored(sessionId);
-      if (!s.session.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
-      if (pinned) s.pinned.add(messageId);
-      else s.pinned.delete(messageId);
+      const s = sessionOf(sessionId);
+      if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
+      store.setPinned(sessionId, messageId, pinned);
       return { pinned };
     },
   };
@@ -170,8 +199,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
   return {
     handlers,
     initialSessionId,
+    store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      store.close();
     },
   };
 }

@@ -1,15 +1,15 @@
 /**
- * Runs one file import, in a worker thread when the built worker is available (the app, the
- * built CLI), in-process otherwise (unit tests from source). Reports progress with rate and
- * ETA and can be cancelled: cancelling terminates the worker, so nothing it read is kept.
+ * Runs one file import into the store, in a worker thread when the built worker is available
+ * (the app, the built CLI), in-process otherwise (tests from source). Reports progress with
+ * rate and ETA and can be cancelled: nothing of a cancelled import is kept.
  */
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { importSource, type ImportOutcome } from '../../core/import/index';
 import { ImportError } from '../../core/import/types';
 import type { FormatId } from '../../core/model';
 import { ApiError } from '../../shared/api';
-import { fileSource } from '../io/file-source';
+import { importFileToStore, type StoredImport } from '../store/import-file';
+import type { SessionStore } from '../store/sessions';
 import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
 export interface ImportProgress {
@@ -22,13 +22,16 @@ export interface ImportProgress {
 }
 
 export interface ImportRun {
-  readonly done: Promise<ImportOutcome>;
+  readonly done: Promise<StoredImport>;
   cancel(): void;
 }
 
 export interface ImportRunOptions {
   readonly path: string;
   readonly format?: FormatId;
+  readonly store: SessionStore;
+  readonly dbPath: string;
+  readonly nativeBinding?: string;
   /** Built worker script; undefined = import in this thread. */
   readonly workerFile?: string;
   readonly onProgress?: (p: ImportProgress) => void;
@@ -37,7 +40,9 @@ export interface ImportRunOptions {
 export function startImport(options: ImportRunOptions): ImportRun {
   let totalBytes = 0;
   try {
-    totalBytes = statSync(options.path).size;
+    const st = statSync(options.path);
+    if (st.isDirectory()) throw new Error('directory');
+    totalBytes = st.size;
   } catch {
     return { done: Promise.reject(new ApiError('bad_input', `${options.path}: no such file`)), cancel: () => {} };
   }
@@ -48,19 +53,14 @@ export function startImport(options: ImportRunOptions): ImportRun {
     const etaMs = rate > 0 && totalBytes > 0 ? Math.max(0, ((totalBytes - p.bytes) / rate) * 1000) : null;
     options.onProgress?.({ ...p, totalBytes, bytesPerSecond: rate, etaMs });
   };
-  return options.workerFile ? inWorker(options.workerFile, options, report) : inProcess(options, report);
+  return options.workerFile && options.dbPath !== ':memory:' ? inWorker(options.workerFile, options, report) : inProcess(options, report);
 }
 
 type Report = (p: { bytes: number; messages: number; sessions: number }) => void;
 
 function inProcess(options: ImportRunOptions, report: Report): ImportRun {
   const controller = new AbortController();
-  const done = importSource(fileSource(options.path), {
-    format: options.format,
-    keepRaw: true,
-    signal: controller.signal,
-    onProgress: report,
-  }).catch((error: unknown) => {
+  const done = importFileToStore(options.store, options.path, { ...(options.format ? { format: options.format } : {}), signal: controller.signal, onProgress: report }).catch((error: unknown) => {
     if (controller.signal.aborted) throw new ApiError('cancelled', `${options.path}: import cancelled`);
     if (error instanceof ImportError) throw new ApiError('bad_input', error.message);
     throw error;
@@ -69,19 +69,21 @@ function inProcess(options: ImportRunOptions, report: Report): ImportRun {
 }
 
 function inWorker(workerFile: string, options: ImportRunOptions, report: Report): ImportRun {
-  const request: ImportWorkerRequest = { path: options.path, format: options.format };
+  const request: ImportWorkerRequest = { path: options.path, dbPath: options.dbPath, ...(options.format ? { format: options.format } : {}), ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) };
   const worker = new Worker(workerFile, { workerData: request });
   let cancelled = false;
-  const done = new Promise<ImportOutcome>((resolve, reject) => {
+  let settled = false;
+  const done = new Promise<StoredImport>((resolve, reject) => {
     worker.on('message', (reply: ImportWorkerReply) => {
-      if (reply.type === 'progress') report(reply);
-      else if (reply.type === 'done') resolve(reply.outcome);
+      if (reply.type === 'progress') return report(reply);
+      settled = true;
+      if (reply.type === 'done') resolve(reply.result);
       else reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
-      if (reply.type !== 'progress') void worker.terminate();
+      void worker.terminate();
     });
     worker.on('error', (error) => reject(new ApiError('internal', `import worker failed: ${error.message}`)));
     worker.on('exit', () => {
-      if (cancelled) reject(new ApiError('cancelled', `${options.path}: import cancelled`));
+      if (!settled) reject(new ApiError(cancelled ? 'cancelled' : 'internal', cancelled ? `${options.path}: import cancelled` : `${options.path}: the import worker stopped`));
     });
   });
   return {

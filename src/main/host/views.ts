@@ -1,52 +1,28 @@
 /**
- * Session → the contract's view models. The renderer only ever sees these shapes; long texts
- * are shortened for display (the full text stays in the host).
+ * Stored sessions → the contract's view models. The renderer only ever sees these shapes; long
+ * texts are shortened for display (the full text stays in the store).
  */
-import type { Part, Session } from '../../core/model';
-import { isTurnBoundary, turnStarts } from '../../core/turns';
-import { stepIndices } from '../../core/model';
+import type { Message, Part } from '../../core/model';
 import type { MessageView, SessionSummary } from '../../shared/api';
+import type { StoredSessionRow } from '../store/sessions';
 
 /** Longest text a message part carries to the renderer; the rest is elided with a marker. */
 export const DISPLAY_PART_CHARS = 20_000;
 
-export interface StoredSession {
-  readonly id: string;
-  readonly session: Session;
-  readonly sourcePath: string | null;
-  readonly importedAt: number;
-  readonly pinned: Set<string>;
-}
-
-
-export function toSummary(stored: StoredSession): SessionSummary {
-  const s = stored.session;
+export function toSummary(r: StoredSessionRow): SessionSummary {
   return {
-    id: stored.id,
-    title: s.title ?? firstUserText(s) ?? s.id,
-    format: s.format,
-    model: s.model ?? null,
-    sourcePath: stored.sourcePath,
-    messages: s.messages.length,
-    steps: stepIndices(s.messages).length,
-    turns: turnStarts(s.messages).length,
-    startedAt: s.startedAt ?? null,
-    importedAt: stored.importedAt,
-    reportedUsage: s.messages.some((m) => m.usage !== undefined),
+    id: r.id,
+    title: r.title ?? r.sourcePath.split(/[\\/]/).pop() ?? r.id,
+    format: r.format,
+    model: r.model,
+    sourcePath: r.sourcePath,
+    messages: r.messageCount,
+    steps: r.stepCount,
+    turns: r.turnCount,
+    startedAt: r.startedAt,
+    importedAt: r.importedAt,
+    reportedUsage: r.hasUsage,
   };
-}
-
-function firstUserText(s: Session): string | undefined {
-  for (const m of s.messages) {
-    if (!isTurnBoundary(m)) continue;
-    for (const p of m.parts) if (p.kind === 'text' && p.text.trim() !== '') return oneLine(p.text, 80);
-  }
-  return undefined;
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
 }
 
 function clip(text: string): { text: string; clipped: boolean } {
@@ -71,28 +47,17 @@ function partForDisplay(p: Part): { part: Part; clipped: boolean } {
       return { part: { ...p, text: c.text }, clipped: c.clipped };
     }
     case 'media':
-      // Never ship media bytes to the renderer: the list shows the type and size only.
-      return { part: { kind: 'media', mediaType: p.mediaType, ...(p.bytes !== undefined ? { bytes: p.bytes } : {}) }, clipped: p.source !== undefined };
+      // Never ship media payloads to the renderer: the list shows the type and size only.
+      return { part: { kind: 'media', mediaType: p.mediaType, ...(p.bytes !== undefined ? { bytes: p.bytes } : {}) }, clipped: false };
   }
 }
 
-export function toMessageView(stored: StoredSession, index: number, tokens: number): MessageView {
-  const m = stored.session.messages[index]!;
+export function toMessageView(m: Message, index: number, tokens: number, pinned: boolean): MessageView {
   let truncated = false;
   const parts = m.parts.map((p) => {
     const d = partForDisplay(p);
     truncated ||= d.clipped;
     return d.part;
   });
-  return {
-    index,
-    id: m.id,
-    role: m.role,
-    parts,
-    timestamp: m.timestamp ?? null,
-    tokens,
-    usage: m.usage ?? null,
-    pinned: stored.pinned.has(m.id) || m.pinned === true,
-    truncated,
-  };
+  return { index, id: m.id, role: m.role, parts, timestamp: m.timestamp ?? null, tokens, usage: m.usage ?? null, pinned: pinned || m.pinned === true, truncated };
 }

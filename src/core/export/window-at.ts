@@ -1,0 +1,47 @@
+/**
+ * The compacted history at a step of a replay: what the simulated agent had in its window
+ * right before that call (or after the last one, `end`) — the kept messages with masked tool
+ * results as placeholders, and the summary.
+ */
+import type { Message } from '../model';
+import type { ReplayResult } from '../replay/types';
+import { PLACEHOLDER_TEXT } from '../strategies/index';
+
+export interface WindowAt {
+  readonly messages: Message[];
+  readonly summary: string | null;
+}
+
+export function windowAt(result: ReplayResult, messages: readonly Message[], at: number | 'end'): WindowAt {
+  const steps = result.steps;
+  if (at !== 'end' && (!Number.isInteger(at) || at < 0 || at >= steps.count)) throw new RangeError(`step ${at} is out of range (0-${steps.count - 1})`);
+  const step = at === 'end' ? steps.count - 1 : at;
+  const end = at === 'end' ? messages.length : steps.messageIndex[at]!;
+  let kept: [number, number][] | null = null;
+  let summary: string | null = null;
+  const masked = new Set<number>();
+  for (const e of result.events) {
+    if (e.kind !== 'compression' || e.step > step) continue;
+    // A compression at this very step happened before the call: it counts.
+    kept = e.kept.map(([a, b]) => [a, b]);
+    summary = e.summary ?? null;
+    for (const [a, b] of e.masked ?? []) for (let i = a; i <= b; i++) masked.add(i);
+  }
+  const indices: number[] = [];
+  if (kept === null) for (let i = 0; i < end; i++) indices.push(i);
+  else {
+    let last = -1;
+    for (const [a, b] of kept)
+      for (let i = a; i <= Math.min(b, end - 1); i++) {
+        indices.push(i);
+        last = i;
+      }
+    for (let i = last + 1; i < end; i++) indices.push(i);
+  }
+  const out = indices.map((i) => {
+    const m = messages[i]!;
+    if (!masked.has(i)) return m;
+    return { ...m, parts: m.parts.map((p) => (p.kind === 'tool_result' ? { ...p, text: PLACEHOLDER_TEXT } : p)) };
+  });
+  return { messages: out, summary };
+}

@@ -1,0 +1,175 @@
+/**
+ * Writers: a message list (the original session, or the compacted history at a replay step)
+ * as OpenAI Chat Completions JSON (with tools), Anthropic Messages JSON (system top-level),
+ * JSONL of messages, or Markdown for reading; and a replay report as JSON or CSV of per-step
+ * regions. Each transcript format imports back into the same messages.
+ */
+import type { Message, Part, Session, ToolDef } from '../model';
+import { toCliJSON } from '../replay/serialize';
+import { REGIONS, STEP_STATUSES, type ReplayResult } from '../replay/types';
+import { createRedactor } from './redact';
+
+export const TRANSCRIPT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
+export const REPORT_TARGETS = ['report-json', 'report-csv'] as const;
+export type TranscriptTarget = (typeof TRANSCRIPT_TARGETS)[number];
+export type ReportTarget = (typeof REPORT_TARGETS)[number];
+
+export interface ExportInput {
+  readonly model?: string;
+  readonly systemPrompt: string | null;
+  /** The summary region, when exporting a compacted history. */
+  readonly summary?: string | null;
+  readonly tools: readonly ToolDef[];
+  readonly messages: readonly Message[];
+}
+
+export interface Exported {
+  readonly text: string;
+  readonly mime: string;
+  readonly extension: string;
+  readonly redactions: number;
+}
+
+/** The system prompt as sent: the prompt, then the summary (S0 injects it there). */
+function systemText(input: ExportInput): string | null {
+  const parts = [input.systemPrompt, input.summary ? `Summary of the earlier conversation:\n${input.summary}` : null].filter((x): x is string => !!x);
+  return parts.length ? parts.join('\n\n') : null;
+}
+
+const textOf = (parts: readonly Part[]): string => parts.filter((p) => p.kind === 'text').map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
+
+function toOpenAI(input: ExportInput): unknown {
+  const messages: unknown[] = [];
+  const sys = systemText(input);
+  if (sys) messages.push({ role: 'system', content: sys });
+  for (const m of input.messages) {
+    const results = m.parts.filter((p) => p.kind === 'tool_result');
+    if (results.length > 0 && (m.role === 'tool' || m.role === 'user')) {
+      for (const r of results) if (r.kind === 'tool_result') messages.push({ role: 'tool', tool_call_id: r.callId, content: r.text });
+      const rest = textOf(m.parts);
+      if (rest) messages.push({ role: 'user', content: rest });
+      continue;
+    }
+    const calls = m.parts.filter((p) => p.kind === 'tool_call').map((p) => (p.kind === 'tool_call' ? { id: p.id, type: 'function', function: { name: p.name, arguments: p.args } } : null));
+    const reasoning = m.parts.filter((p) => p.kind === 'reasoning').map((p) => (p.kind === 'reasoning' ? p.text : '')).join('\n');
+    messages.push({
+      role: m.role === 'tool' ? 'user' : m.role,
+      content: textOf(m.parts),
+      ...(reasoning ? { reasoning_content: reasoning } : {}),
+      ...(calls.length ? { tool_calls: calls } : {}),
+    });
+  }
+  return {
+    ...(input.model ? { model: input.model } : {}),
+    messages,
+    ...(input.tools.length ? { tools: input.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+  };
+}
+
+function anthropicBlocks(parts: readonly Part[]): unknown[] {
+  return parts.flatMap((p): unknown[] => {
+    switch (p.kind) {
+      case 'text':
+        return [{ type: 'text', text: p.text }];
+      case 'reasoning':
+        return p.redacted ? [{ type: 'redacted_thinking', data: p.text }] : [{ type: 'thinking', thinking: p.text }];
+      case 'tool_call': {
+        let input: unknown = {};
+        try {
+          input = JSON.parse(p.args);
+        } catch {
+          input = { _raw: p.args };
+        }
+        return [{ type: 'tool_use', id: p.id, name: p.name, input }];
+      }
+      case 'tool_result':
+        return [{ type: 'tool_result', tool_use_id: p.callId, content: p.text, ...(p.isError ? { is_error: true } : {}) }];
+      case 'media':
+        return [{ type: 'text', text: `[${p.mediaType}${p.source ? ` ${p.source}` : ''}]` }];
+    }
+  });
+}
+
+function toAnthropic(input: ExportInput): unknown {
+  const messages: { role: string; content: unknown[] }[] = [];
+  for (const m of input.messages) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = anthropicBlocks(m.parts);
+    // Anthropic alternates roles: consecutive user-side messages (tool results) share one message.
+    const last = messages[messages.length - 1];
+    if (last && last.role === role && role === 'user' && m.role === 'tool') last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  }
+  const sys = systemText(input);
+  return {
+    ...(input.model ? { model: input.model } : {}),
+    max_tokens: 8192,
+    ...(sys ? { system: sys } : {}),
+    messages,
+    ...(input.tools.length ? { tools: input.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
+  };
+}
+
+function toJsonl(input: ExportInput): string {
+  const o = toOpenAI(input) as { messages: unknown[] };
+  return o.messages.map((m) => JSON.stringify(m)).join('\n') + '\n';
+}
+
+function toMarkdown(input: ExportInput, title: string): string {
+  const out: string[] = [`# ${title}`, ''];
+  const sys = systemText(input);
+  if (sys) out.push('## system', '', sys, '');
+  input.messages.forEach((m, i) => {
+    out.push(`## ${i}. ${m.role}`, '');
+    for (const p of m.parts) {
+      if (p.kind === 'text') out.push(p.text, '');
+      else if (p.kind === 'reasoning') out.push('> ' + (p.redacted ? '[redacted reasoning]' : p.text).replace(/\n/g, '\n> '), '');
+      else if (p.kind === 'tool_call') out.push(`**tool call** \`${p.name}\` (${p.id})`, '', '```json', p.args, '```', '');
+      else if (p.kind === 'tool_result') out.push(`**${p.isError ? 'tool error' : 'tool result'}** (${p.callId})`, '', '```', p.text, '```', '');
+      else out.push(`[${p.mediaType}]`, '');
+    }
+  });
+  return out.join('\n');
+}
+
+export function exportMessages(input: ExportInput, target: TranscriptTarget, options: { redact?: boolean; patterns?: readonly string[]; title?: string } = {}): Exported {
+  let text: string;
+  switch (target) {
+    case 'openai':
+      text = JSON.stringify(toOpenAI(input), null, 2);
+      break;
+    case 'anthropic':
+      text = JSON.stringify(toAnthropic(input), null, 2);
+      break;
+    case 'jsonl':
+      text = toJsonl(input);
+      break;
+    case 'markdown':
+      text = toMarkdown(input, options.title ?? 'Transcript');
+      break;
+  }
+  const meta = { openai: ['application/json', 'json'], anthropic: ['application/json', 'json'], jsonl: ['application/x-ndjson', 'jsonl'], markdown: ['text/markdown', 'md'] }[target];
+  if (!options.redact) return { text, mime: meta[0]!, extension: meta[1]!, redactions: 0 };
+  const r = createRedactor(options.patterns ?? []);
+  // Redact inside JSON strings without breaking the document: JSON escapes stay intact.
+  const redacted = r.redact(text);
+  return { text: redacted, mime: meta[0]!, extension: meta[1]!, redactions: r.count };
+}
+
+export function exportReport(result: ReplayResult, target: ReportTarget): Exported {
+  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
+  const s = result.steps;
+  const header = ['step', 'message', 'turn', ...REGIONS, 'total', 'limit', 'reported', 'status', 'reason'];
+  const rows = [header.join(',')];
+  const csv = (v: string): string => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  for (let i = 0; i < s.count; i++) {
+    rows.push(
+      [i, s.messageIndex[i], s.turn[i], ...REGIONS.map((r) => s.regions[r][i]), s.total[i], s.limit[i], Number.isNaN(s.reported[i]!) ? '' : s.reported[i], STEP_STATUSES[s.status[i]!], csv(s.reasons[s.reasonIndex[i]!] ?? '')].join(','),
+    );
+  }
+  return { text: rows.join('\n') + '\n', mime: 'text/csv', extension: 'csv', redactions: 0 };
+}
+
+export function sessionInput(session: Session, messages: readonly Message[] = session.messages, summary: string | null = null): ExportInput {
+  return { ...(session.model ? { model: session.model } : {}), systemPrompt: session.systemPrompt, summary, tools: session.tools, messages };
+}

@@ -1,0 +1,12 @@
+/** Every schema version, in order. One forward migration per version; never edit a shipped one. */
+import * as m001 from './001_sessions';
+import * as m002 from './002_counts';
+import * as m003 from './003_work';
+
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003];
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
