@@ -19,6 +19,7 @@ export default defineConfig({
       input: {
         index: resolve(root, 'src/cli/index.ts'),
         'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
+        'batch-worker': resolve(root, 'src/cli/batch-worker.ts'),
       },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
     },

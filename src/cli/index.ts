@@ -5,9 +5,11 @@
 import { Command, CommanderError } from 'commander';
 import { ImportError } from '../core/import/types';
 import { packageVersion } from '../main/resources';
+import { registerExport } from './commands/export';
 import { registerInspect } from './commands/inspect';
 import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
+import { registerStore } from './commands/store';
 import { CliError, EXIT } from './errors';
 
 export function buildProgram(): Command {
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerInspect(program);
   registerReplay(program);
+  registerExport(program);
+  registerStore(program);
   registerServe(program);
   return program;
 }
@@ -54,6 +58,12 @@ function reportError(error: unknown): number {
   process.stderr.write(`ctxscope: ${error instanceof Error ? error.message : String(error)}\n`);
   return EXIT.other;
 }
+
+// `ctxscope … | head` closes stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const invokedDirectly = process.argv[1] !== undefined && /(?:^|[\\/])(?:index\.(?:js|ts)|ctxscope(?:\.mjs)?)$/.test(process.argv[1]);
 if (invokedDirectly && process.env['CTXSCOPE_NO_MAIN'] !== '1') {

@@ -14,6 +14,8 @@ import type { ReplayResult } from '../../core/replay/types';
 import { STEP_STATUSES } from '../../core/replay/types';
 import { compareViews } from '../../main/host/replays';
 import { CliError, EXIT } from '../errors';
+import { runBatch, type BatchRow } from '../batch';
+import { expandInputs, isBatch } from '../inputs';
 import { loadFile, pickSession } from '../load';
 import { table } from '../table';
 
@@ -96,7 +98,7 @@ export function registerReplay(program: Command): void {
   program
     .command('replay')
     .description('replay a transcript under a context-management policy')
-    .argument('<file>', 'transcript file')
+    .argument('<file>', 'transcript file, or a directory / glob for batch mode')
     .requiredOption('--policy <id>', `policy: ${POLICIES.map((p) => p.id).join(', ')}`)
     .option('--config <file.json>', 'config file (JSON object of config keys) under the policy')
     .option('--set <key=value>', 'override a config key (repeatable)', collect)
@@ -108,6 +110,7 @@ export function registerReplay(program: Command): void {
     .action(async (file: string, opts: ReplayCliOptions & { policy: string }) => {
       checkFailOn(opts.failOn);
       const config = cliConfig(opts.policy, opts);
+      if (isBatch([file])) return batch(file, config, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
       let result: ReplayResult;
@@ -165,6 +168,30 @@ export function registerReplay(program: Command): void {
       }
       for (const p of POLICIES) process.stdout.write(`${p.id.padEnd(20)} ${p.label} (${p.source})\n${' '.repeat(21)}${p.description}\n${' '.repeat(21)}${JSON.stringify(p.config)}\n`);
     });
+}
+
+async function batch(input: string, config: ReplayConfig, opts: ReplayCliOptions): Promise<void> {
+  const files = await expandInputs([input]);
+  if (files.length === 0) throw new CliError(`${input}: no transcripts found`, EXIT.usage);
+  const rows = await runBatch(
+    files.map((file) => ({ file, config, ...(opts.format ? { format: opts.format } : {}) })),
+    (row) => {
+      if (!opts.json) process.stderr.write(`${row.error ? '✗' : '✓'} ${row.file}\n`);
+    },
+  );
+  if (opts.json) process.stdout.write(JSON.stringify(rows) + '\n');
+  else
+    process.stdout.write(
+      table(
+        ['file', 'format', 'calls', 'compressions', 'peak', 'cost', 'finals', 'aborts', 'lost', 'error'],
+        rows.map((r: BatchRow) => [r.file, r.format ?? '-', r.steps ?? 0, r.compressions ?? 0, Math.round(r.peak ?? 0), `$${(r.cost ?? 0).toFixed(4)}`, r.forcedFinals ?? 0, r.aborts ?? 0, r.lost ?? 0, (r.error ?? '').slice(0, 60)]),
+      ),
+    );
+  if (opts.failOn) {
+    const hit = rows.find((r) => (r.statuses?.[opts.failOn!] ?? 0) > 0);
+    if (hit) throw new CliError(`assertion failed: ${hit.file} reached status "${opts.failOn}"`, EXIT.assertion);
+  }
+  if (rows.some((r) => r.error)) throw new CliError(`${rows.filter((r) => r.error).length} of ${rows.length} transcript(s) failed`, EXIT.badInput);
 }
 
 const round = (n: number): number => (Math.abs(n) < 10 ? Math.round(n * 10000) / 10000 : Math.round(n));

@@ -137,6 +137,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   let startedAt: number | undefined;
   let title: string | undefined;
   let lines = 0;
+  let duplicateUuids = 0;
 
   for await (const l of input.lines as AsyncIterable<JsonLine>) {
     lines++;
@@ -156,6 +157,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     cwd ??= str(r['cwd']);
     startedAt ??= time(r['timestamp']);
     const node: Node = { uuid, parent: str(r['parentUuid']) ?? null, logicalParent: str(r['logicalParentUuid']) ?? null, record: r, line: l.line, raw: ctx.keepRaw ? l.raw : '' };
+    if (nodes.has(uuid)) duplicateUuids++;
     nodes.set(uuid, node);
     order.push(node);
     if (r['isSidechain'] !== true) lastMain = uuid;
@@ -164,7 +166,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   if (lines === 0 || order.length === 0) throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
   for (const [t, n] of unknownTypes) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
 
-  // Walk the main chain from the leaf back to the root.
+  // Walk the main chain from the leaf back to the root — unless uuids repeat (trimmed or
+  // hand-edited files), where the tree cannot be trusted and file order is the best guess.
   const start = leaf !== undefined && nodes.has(leaf) && nodes.get(leaf)!.record['isSidechain'] !== true ? leaf : lastMain;
   const chain: Node[] = [];
   const seen = new Set<string>();
@@ -176,6 +179,16 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     cur = next !== null ? nodes.get(next) : undefined;
   }
   chain.reverse();
+  if (duplicateUuids > 0) {
+    ctx.warn(`${duplicateUuids} line(s) reuse a uuid: the parentUuid chain is ambiguous, so the main chain follows file order`);
+    chain.length = 0;
+    seen.clear();
+    for (const n of order) {
+      if (n.record['isSidechain'] === true) continue;
+      chain.push(n);
+      seen.add(n.uuid);
+    }
+  }
   const offChain = order.filter((n) => n.record['isSidechain'] !== true && !seen.has(n.uuid) && (n.record['type'] === 'user' || n.record['type'] === 'assistant')).length;
   if (offChain > 0) ctx.warn(`${offChain} message line(s) are off the main chain (rewinds or forks) and were left out`);
 

@@ -1,0 +1,66 @@
+/**
+ * `ctxscope export FILE --policy P [--at STEP|end] --to FORMAT [--redact] [-o OUT]`: the compacted
+ * history at a step of a replay (or the original session without --policy), or a replay report.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { exportMessages, exportReport, sessionInput, windowAt } from '../../core/export/index';
+import { replay } from '../../core/replay/index';
+import { EXPORT_TARGETS } from '../../shared/api';
+import { CliError, EXIT } from '../errors';
+import { loadFile, pickSession } from '../load';
+import { cliConfig, type ReplayCliOptions } from './replay';
+
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .description('export a session, or its compacted history at a replay step, or a replay report')
+    .argument('<file>', 'transcript file')
+    .requiredOption('--to <format>', EXPORT_TARGETS.join(' | '))
+    .option('--policy <id>', 'replay under this policy first (required for reports)')
+    .option('--at <step|end>', 'the replay step whose window to export', 'end')
+    .option('--set <key=value>', 'override a config key (repeatable)', collect)
+    .option('--config <file.json>', 'config file under the policy')
+    .option('--session <id|n>', 'which session of the file (default: the first)')
+    .option('--format <id>', 'skip detection and read the file as this format')
+    .option('--redact', 'replace API keys, tokens and e-mail addresses (and --redact-pattern matches)')
+    .option('--redact-pattern <text|/re/>', 'also redact this (repeatable)', collect)
+    .option('-o, --out <file>', 'write here instead of stdout')
+    .action(async (file: string, opts: ReplayCliOptions & { to: string; policy?: string; at: string; redact?: boolean; redactPattern?: string[]; out?: string }) => {
+      const to = opts.to as (typeof EXPORT_TARGETS)[number];
+      if (!EXPORT_TARGETS.includes(to)) throw new CliError(`--to: expected one of ${EXPORT_TARGETS.join(', ')}, got "${opts.to}"`, EXIT.usage);
+      const at = opts.at === 'end' ? 'end' : Number(opts.at);
+      if (at !== 'end' && (!Number.isInteger(at) || at < 0)) throw new CliError(`--at: expected a step number or "end", got "${opts.at}"`, EXIT.usage);
+      const isReport = to === 'report-json' || to === 'report-csv';
+      if (isReport && !opts.policy) throw new CliError(`--to ${to}: needs --policy (a report describes a replay)`, EXIT.usage);
+      const config = opts.policy ? cliConfig(opts.policy, opts) : undefined;
+      const outcome = await loadFile(file, opts.format);
+      const session = pickSession(outcome.sessions, opts.session, file);
+      let text: string;
+      let redactions = 0;
+      try {
+        if (!config) {
+          const e = exportMessages(sessionInput(session), to as 'openai', { redact: opts.redact ?? false, patterns: opts.redactPattern ?? [], title: file });
+          text = e.text;
+          redactions = e.redactions;
+        } else {
+          const result = await replay(session, config);
+          if (isReport) text = exportReport(result, to as 'report-json').text;
+          else {
+            const w = windowAt(result, session.messages, at);
+            const e = exportMessages(sessionInput(session, w.messages, w.summary), to as 'openai', { redact: opts.redact ?? false, patterns: opts.redactPattern ?? [], title: `${file} under ${opts.policy} at step ${opts.at}` });
+            text = e.text;
+            redactions = e.redactions;
+          }
+        }
+      } catch (e) {
+        if (e instanceof RangeError || (e instanceof Error && /^redaction pattern/.test(e.message))) throw new CliError(`--at/--redact-pattern: ${e.message}`, EXIT.usage);
+        throw e;
+      }
+      if (opts.out) writeFileSync(opts.out, text);
+      else process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      if (opts.redact) process.stderr.write(`redacted ${redactions} match(es)\n`);
+    });
+}

@@ -1,0 +1,141 @@
+/**
+ * Gemini CLI sessions (FORMATS.md §6): the JSON document `{sessionId, projectHash, messages[]}`,
+ * the newer JSONL (a metadata line, one record per line, `{"$set": …}` patches), and the bare
+ * `[{role, parts}]` checkpoint. A `gemini` record holds the call and, in `toolCalls`, the
+ * results: it becomes an assistant message followed by one tool message.
+ */
+import type { Message, Part, ReportedUsage, Session } from '../model';
+import type { ImportInput, Importer, ParseContext, Sniff } from './types';
+import { ImportError } from './types';
+import { argsText, arr, contentText, isRecord, num, rec, str, time, type Json } from './util';
+
+function isDoc(v: unknown): v is Json {
+  return isRecord(v) && typeof v['sessionId'] === 'string' && 'projectHash' in v && Array.isArray(v['messages']);
+}
+function isCheckpoint(v: unknown): boolean {
+  return Array.isArray(v) && v.length > 0 && v.every((m) => isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']));
+}
+
+function detect(sniff: Sniff): boolean {
+  if (sniff.shape === 'json') return sniff.value !== undefined ? isDoc(sniff.value) || isCheckpoint(sniff.value) : /"projectHash"\s*:/.test(sniff.head) && /"sessionId"\s*:/.test(sniff.head);
+  if (sniff.shape === 'jsonl') return sniff.lines.some((l) => isRecord(l) && typeof l['projectHash'] === 'string');
+  return false;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return arr(content).map((c) => str(rec(c)['text']) ?? '').join('');
+}
+
+function geminiUsage(t: unknown): ReportedUsage | undefined {
+  if (!isRecord(t)) return undefined;
+  const input = num(t['input']);
+  if (input === undefined) return undefined;
+  const thoughts = num(t['thoughts']);
+  // Gemini's input includes cached tokens: the OpenAI convention.
+  return { convention: 'openai', input, cacheRead: num(t['cached']) ?? 0, cacheWrite: 0, output: (num(t['output']) ?? 0) + (thoughts ?? 0), ...(thoughts !== undefined ? { reasoning: thoughts } : {}) };
+}
+
+function partsOfModel(parts: unknown[]): { model: Part[]; results: Part[] } {
+  const model: Part[] = [];
+  const results: Part[] = [];
+  for (const p of parts) {
+    const r = rec(p);
+    if (r['thought'] === true && typeof r['text'] === 'string') model.push({ kind: 'reasoning', text: r['text'] });
+    else if (typeof r['text'] === 'string') model.push({ kind: 'text', text: r['text'] });
+    else if (isRecord(r['functionCall'])) model.push({ kind: 'tool_call', id: str(r['functionCall']['id']) ?? str(r['functionCall']['name']) ?? '', name: str(r['functionCall']['name']) ?? '', args: argsText(r['functionCall']['args']) });
+    else if (isRecord(r['functionResponse'])) results.push({ kind: 'tool_result', callId: str(r['functionResponse']['id']) ?? str(r['functionResponse']['name']) ?? '', isError: false, text: contentText(r['functionResponse']['response']), name: str(r['functionResponse']['name']) ?? '' });
+  }
+  return { model, results };
+}
+
+/** One recorded message → history messages. */
+function convert(m: Json, line: number | undefined, keepRaw: boolean, raw: string | undefined): Message[] {
+  const type = str(m['type']) ?? str(m['role']);
+  const id = str(m['id']) ?? `${type}-${line ?? 0}`;
+  const timestamp = time(m['timestamp']);
+  const base = { ...(timestamp !== undefined ? { timestamp } : {}), ...(line !== undefined ? { sourceLine: line } : {}), ...(keepRaw && raw !== undefined ? { raw } : {}) };
+  if (type === 'user') {
+    if (Array.isArray(m['parts'])) {
+      const { model, results } = partsOfModel(m['parts'] as unknown[]);
+      return [{ id, role: results.length && !model.length ? 'tool' : 'user', parts: [...model, ...results], ...base }];
+    }
+    return [{ id, role: 'user', parts: [{ kind: 'text', text: textOf(m['content']) }], ...base }];
+  }
+  if (type === 'gemini' || type === 'model') {
+    const parts: Part[] = [];
+    for (const t of arr(m['thoughts'])) parts.push({ kind: 'reasoning', text: [str(rec(t)['subject']), str(rec(t)['description'])].filter(Boolean).join(': ') });
+    let results: Part[] = [];
+    if (Array.isArray(m['parts'])) {
+      const conv = partsOfModel(m['parts'] as unknown[]);
+      parts.push(...conv.model);
+      results = conv.results;
+    } else {
+      const text = textOf(m['content']);
+      if (text) parts.push({ kind: 'text', text });
+    }
+    for (const c of arr(m['toolCalls'])) {
+      const call = rec(c);
+      const callId = str(call['id']) ?? str(call['name']) ?? '';
+      parts.push({ kind: 'tool_call', id: callId, name: str(call['name']) ?? '', args: argsText(call['args']) });
+      const resp = arr(call['result']).map((r) => contentText(rec(rec(r)['functionResponse'])['response'])).join('\n');
+      results.push({ kind: 'tool_result', callId, isError: call['status'] === 'error', text: resp || contentText(call['resultDisplay']), name: str(call['name']) ?? '' });
+    }
+    const usage = geminiUsage(m['tokens']);
+    const model = str(m['model']);
+    const out: Message[] = [{ id, role: 'assistant', parts, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...base }];
+    if (results.length) out.push({ id: `${id}/results`, role: 'tool', parts: results, ...base });
+    return out;
+  }
+  return [];
+}
+
+function build(id: string, meta: Json, records: { m: Json; line?: number; raw?: string }[], ctx: ParseContext): Session {
+  const messages: Message[] = [];
+  let skipped = 0;
+  for (const r of records) {
+    const conv = convert(r.m, r.line, ctx.keepRaw, r.raw);
+    if (conv.length === 0) skipped++;
+    messages.push(...conv);
+  }
+  if (skipped) ctx.warn(`skipped ${skipped} record(s) that are not part of the context (info, warning, error)`);
+  const models = messages.map((m) => m.model).filter((x): x is string => !!x);
+  const startedAt = time(meta['startTime']);
+  return { id, format: 'gemini-cli', ...(models.length ? { model: models[models.length - 1]! } : {}), provider: 'google', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], ...(startedAt !== undefined ? { startedAt } : {}), warnings: [] };
+}
+
+async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
+  if (input.kind === 'json') {
+    const v = input.value;
+    if (isDoc(v)) return [build(str(v['sessionId'])!, v, arr(v['messages']).filter(isRecord).map((m) => ({ m })), ctx)];
+    if (isCheckpoint(v)) return [build(ctx.name, {}, (v as Json[]).map((m) => ({ m: { ...m, type: m['role'] } })), ctx)];
+    throw new ImportError(ctx.name, 'a Gemini CLI session ({sessionId, projectHash, messages[]}) or checkpoint ([{role, parts}])');
+  }
+  if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Gemini CLI session JSON or JSONL');
+  let meta: Json = {};
+  const records: { m: Json; line?: number; raw?: string }[] = [];
+  const byId = new Map<string, number>();
+  for await (const l of input.lines) {
+    const v = l.value;
+    if (!isRecord(v)) continue;
+    if (isRecord(v['$set'])) {
+      meta = { ...meta, ...v['$set'] };
+      continue;
+    }
+    if (typeof v['projectHash'] === 'string' && !('type' in v)) {
+      meta = { ...meta, ...v };
+      continue;
+    }
+    const id = str(v['id']);
+    // A record written again (updated while streaming) replaces the earlier copy.
+    if (id !== undefined && byId.has(id)) records[byId.get(id)!] = { m: v, line: l.line, raw: l.raw };
+    else {
+      if (id !== undefined) byId.set(id, records.length);
+      records.push({ m: v, line: l.line, raw: l.raw });
+    }
+  }
+  if (records.length === 0 && Object.keys(meta).length === 0) throw new ImportError(ctx.name, 'Gemini CLI records; found none');
+  return [build(str(meta['sessionId']) ?? ctx.name, meta, records, ctx)];
+}
+
+export const importer: Importer = { id: 'gemini-cli', label: 'Gemini CLI session (JSON or JSONL)', detect, parse };
