@@ -14,6 +14,7 @@ export default defineConfig({
         input: {
           index: resolve(root, 'src/main/index.ts'),
           'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
+          'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
         },
         output: { format: 'es', entryFileNames: '[name].js' },
       },

@@ -5,8 +5,8 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../main/workers';
 import type { ReplayConfig } from '../core/config';
 
 export interface BatchRow {
@@ -31,17 +31,9 @@ export interface BatchJob {
   readonly format?: string;
 }
 
-function workerEntry(): { file: string; execArgv: string[] } {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const built = join(here, 'batch-worker.js');
-  if (existsSync(built)) return { file: built, execArgv: [] };
-  const chunkParent = join(here, '..', 'batch-worker.js');
-  if (existsSync(chunkParent)) return { file: chunkParent, execArgv: [] };
-  return { file: join(here, 'batch-worker.ts'), execArgv: ['--import', 'tsx'] };
-}
 
 export async function runBatch(jobs: readonly BatchJob[], onRow: (row: BatchRow) => void, threads = Math.max(1, Math.min(availableParallelism(), jobs.length))): Promise<BatchRow[]> {
-  const entry = workerEntry();
+  const here = dirname(fileURLToPath(import.meta.url));
   const rows: BatchRow[] = new Array(jobs.length);
   let next = 0;
   const runOne = (worker: Worker): Promise<void> =>
@@ -55,7 +47,7 @@ export async function runBatch(jobs: readonly BatchJob[], onRow: (row: BatchRow)
       });
       worker.postMessage(jobs[i]);
     });
-  const workers = Array.from({ length: threads }, () => new Worker(entry.file, { execArgv: entry.execArgv }));
+  const workers = Array.from({ length: threads }, () => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
   try {
     await Promise.all(workers.map(runOne));
   } finally {

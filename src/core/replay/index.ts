@@ -83,6 +83,9 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const starts = computeTurnStarts(messages);
   const pinnedIds = options.pinned ?? new Set<string>();
   const isPinned = (i: number): boolean => messages[i]!.pinned === true || pinnedIds.has(messages[i]!.id);
+  const anyPinned = pinnedIds.size > 0 || messages.some((m) => m.pinned === true);
+  // Only what the user or the agent says counts as needing a fact (tool output refreshes it).
+  const speaks = (m: Message): boolean => m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result');
 
   // Per-step output arrays.
   const regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(S)])) as Record<(typeof REGIONS)[number], Float64Array>;
@@ -170,6 +173,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
 
   /** Keeps whole turns of pinned messages that a strategy dropped. */
   const keepPinned = (from: number, keepBefore: readonly number[], end: number): number[] => {
+    if (!anyPinned) return [...keepBefore];
     const keep = new Set(keepBefore);
     for (const i of win.indices(end)) {
       if (i >= from || keep.has(i) || !isPinned(i)) continue;
@@ -231,12 +235,21 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           if (droppedAt[i] === -1) droppedAt[i] = step;
         }
         const keepBefore = keepPinned(r.kept.from, r.kept.keepBefore, end);
-        const kept = new Set(keepBefore);
-        const dropped = r.dropped.map(([a, z]) => range(a, z + 1).filter((i) => !kept.has(i))).flat();
-        droppedAll.push(...toRanges(dropped));
-        if (r.summaryRequest) {
-          foldRanges.push(...toRanges(dropped.filter((i) => r.summaryRequest!.ranges.some(([a, z]) => i >= a && i <= z))));
-          targetTokens = r.summaryRequest.targetTokens;
+        if (!anyPinned) {
+          // Fast path: nothing pinned, the strategy's ranges stand as they are.
+          droppedAll.push(...r.dropped);
+          if (r.summaryRequest) {
+            foldRanges.push(...r.summaryRequest.ranges);
+            targetTokens = r.summaryRequest.targetTokens;
+          }
+        } else {
+          const kept = new Set(keepBefore);
+          const dropped = r.dropped.map(([a, z]) => range(a, z + 1).filter((i) => !kept.has(i))).flat();
+          droppedAll.push(...toRanges(dropped));
+          if (r.summaryRequest) {
+            foldRanges.push(...toRanges(dropped.filter((i) => r.summaryRequest!.ranges.some(([a, z]) => i >= a && i <= z))));
+            targetTokens = r.summaryRequest.targetTokens;
+          }
         }
         win.from = Math.max(win.from, r.kept.from);
         win.keepBefore = keepBefore;
@@ -268,6 +281,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       }
     }
     markDropped(droppedAll, step);
+    const droppedRangesMerged = mergeRanges(droppedAll);
     const after = fixed + summaryTokens + win.historyTokens(end);
     compressions++;
     tokensRemoved += Math.max(0, before - after);
@@ -279,7 +293,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       strategy: path === 'emergency' ? 'drop-oldest-50%' : config.pipeline.join('+'),
       tokensBefore: before,
       tokensAfter: after,
-      dropped: toRanges(droppedAll.flatMap(([a, z]) => range(a, z + 1))),
+      dropped: droppedRangesMerged,
       kept: windowRanges(end),
       ...(maskedNow.length ? { masked: toRanges(maskedNow) } : {}),
       ...(summary ? { summary } : {}),
@@ -333,9 +347,10 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
         }
       }
       // Retention: a user or assistant message that mentions a fact whose earlier mention has left.
+      const speaksNow = speaks(m);
       for (const f of facts[i]!) {
         const prev = lastMention.get(f.key);
-        if (prev !== undefined && m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result') && !reportedLoss.has(f.key) && !inWindow(prev, i) && !summaryHas(f.key)) {
+        if (prev !== undefined && speaksNow && !reportedLoss.has(f.key) && !inWindow(prev, i) && !summaryHas(f.key)) {
           lost.push({ key: f.key, kind: f.kind, lostAt: Math.max(0, droppedAt[prev]!), neededAt: j });
           reportedLoss.add(f.key);
         }
@@ -480,6 +495,18 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     totals: { billedInputTokens: billed, cachedInputTokens: cachedIn, outputTokens, cost, compressions, tokensRemoved, peak, forcedFinals, aborts },
     retention: { lost },
   };
+}
+
+/** Sorted, merged copy of inclusive ranges. */
+function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 const textCache = new WeakMap<Message, string>();

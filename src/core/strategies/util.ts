@@ -61,8 +61,17 @@ export function viewTokens(h: HistoryView, ctx: StrategyContext): number {
 /** Smallest boundary b ≥ from with tokens of [b, end) + fixed ≤ budget, not past `latest`. */
 export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, fixed: number, earliest: number): number {
   const latest = latestCut(h, ctx);
-  for (const s of ctx.turnStarts) {
-    if (s < earliest) continue;
+  const starts = ctx.turnStarts;
+  // Binary search for the first boundary ≥ earliest; then walk forward (tokens only shrink).
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! < earliest) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = lo; k < starts.length; k++) {
+    const s = starts[k]!;
     if (s > latest) return latest;
     if (ctx.rangeTokens(s, h.end) + fixed <= budget) return s;
   }

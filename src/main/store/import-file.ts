@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { importSource } from '../../core/import/index';
+import { countWith } from '../../core/tokens/index';
 import type { FormatId } from '../../core/model';
 import { fileSource } from '../io/file-source';
 import type { SessionStore } from './sessions';
@@ -53,5 +54,7 @@ export async function importFileToStore(store: SessionStore, path: string, optio
   });
   if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
   const sessionIds = store.saveImport({ path, size, hash, format: outcome.format }, outcome.sessions, grownFrom !== undefined ? { grownFrom } : {});
+  // Estimates at once: chars/4 counts are stored with the import; exact counts follow on demand.
+  outcome.sessions.forEach((s, i) => store.saveCounts(sessionIds[i]!, countWith(s, 'chars4')));
   return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
 }

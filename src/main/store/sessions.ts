@@ -119,7 +119,6 @@ export class SessionStore {
             writeMessages(prev.id, s.messages, prev.message_count);
             // Counts cover the old messages only: drop them so they are recomputed.
             this.db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
-            this.db.prepare('DELETE FROM count_totals WHERE session_id = ?').run(prev.id);
             updateSession.run(sourceId, metaOf(s), s.messages.length, st.steps, st.turns, st.usage, s.title ?? null, s.model ?? null, prev.id);
             ids.push(prev.id);
             return;
@@ -159,28 +158,24 @@ export class SessionStore {
   }
 
   saveCounts(sessionId: string, counts: SessionCounts): void {
-    const ins = this.db.prepare('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, idx, tokens) VALUES (?, ?, ?, ?)');
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, counts.tokenizer);
-      counts.perMessage.forEach((t, i) => ins.run(sessionId, counts.tokenizer, i, t));
-      this.db.prepare('INSERT OR REPLACE INTO count_totals (session_id, tokenizer, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?)').run(sessionId, counts.tokenizer, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
-    })();
+    const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
+    this.db
+      .prepare('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(sessionId, counts.tokenizer, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
   }
 
-  /** Counts from the database — numbers only, through the primary-key index. */
+  /** Counts from the database — one row of numbers through the primary key, never the text. */
   loadCounts(sessionId: string, tokenizer: string): SessionCounts | undefined {
-    const totals = this.db.prepare('SELECT system, tools, unlogged, approximate FROM count_totals WHERE session_id = ? AND tokenizer = ?').get(sessionId, tokenizer) as
-      | { system: number; tools: number; unlogged: number; approximate: number }
+    const r = this.db.prepare('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, tokenizer) as
+      | { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number }
       | undefined;
-    if (!totals) return undefined;
-    const rows = this.db.prepare('SELECT tokens FROM token_counts WHERE session_id = ? AND tokenizer = ? ORDER BY idx').raw().all(sessionId, tokenizer) as [number][];
-    const perMessage = new Uint32Array(rows.length);
-    const prefix = new Float64Array(rows.length + 1);
-    for (let i = 0; i < rows.length; i++) {
-      perMessage[i] = rows[i]![0];
-      prefix[i + 1] = prefix[i]! + perMessage[i]!;
-    }
-    return { tokenizer, perMessage, prefix, system: totals.system, tools: totals.tools, unlogged: totals.unlogged, approximate: totals.approximate === 1 };
+    if (!r) return undefined;
+    // Copy into an aligned buffer: SQLite's blob may not be 4-byte aligned.
+    const perMessage = new Uint32Array(r.counts.byteLength / 4);
+    new Uint8Array(perMessage.buffer).set(r.counts);
+    const prefix = new Float64Array(perMessage.length + 1);
+    for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
+    return { tokenizer, perMessage, prefix, system: r.system, tools: r.tools, unlogged: r.unlogged, approximate: r.approximate === 1 };
   }
 
   setPinned(sessionId: string, messageId: string, pinned: boolean): void {

@@ -91,8 +91,10 @@ describe('store', () => {
     expect(Array.from(back.perMessage)).toEqual(Array.from(counts.perMessage));
     expect(back.prefix[back.prefix.length - 1]).toBe(counts.prefix[counts.prefix.length - 1]);
     expect(reopened.loadCounts(id, 'shannon')).toBeUndefined();
+    // The import already stored chars/4 estimates.
+    expect(reopened.loadCounts(id, 'chars4')).toBeDefined();
     // Loading counts reads numbers through the primary key, never the message text.
-    const plan = reopened.db.prepare("EXPLAIN QUERY PLAN SELECT tokens FROM token_counts WHERE session_id = ? AND tokenizer = ? ORDER BY idx").all(id, 'chars4') as { detail: string }[];
+    const plan = reopened.db.prepare("EXPLAIN QUERY PLAN SELECT counts FROM token_counts WHERE session_id = ? AND tokenizer = ?").all(id, 'chars4') as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING PRIMARY KEY/);
     reopened.close();
   });

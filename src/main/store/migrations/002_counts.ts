@@ -1,19 +1,14 @@
 /**
- * v2: token counts per (session, tokenizer) — one row per message, with a covering index so
- * loading counts reads only numbers, never the text — and provider-reported usage per call.
+ * v2: token counts per (session, tokenizer) — the per-message counts as one little-endian
+ * Uint32 blob, so loading a session's counts reads only numbers, in one row, never the text —
+ * and provider-reported usage per call.
  */
 export const version = 2;
 export const sql = `
 CREATE TABLE token_counts (
   session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
   tokenizer TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  tokens INTEGER NOT NULL,
-  PRIMARY KEY (session_id, tokenizer, idx)
-) WITHOUT ROWID;
-CREATE TABLE count_totals (
-  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-  tokenizer TEXT NOT NULL,
+  counts BLOB NOT NULL,
   system INTEGER NOT NULL,
   tools INTEGER NOT NULL,
   unlogged INTEGER NOT NULL,

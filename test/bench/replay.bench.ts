@@ -1,0 +1,44 @@
+/**
+ * Issue 5's targets, on cached counts (prefix sums): a 10,000-step replay ≤ 50 ms, one step ≤ 1 ms,
+ * a 1,000-step re-run after a threshold change ≤ 5 ms, a 100-policy sweep over 10,000 steps ≤ 2 s,
+ * the first run with the extractive summarizer ≤ 300 ms.
+ */
+import { getPolicy } from '../../src/core/policies/index';
+import { replay } from '../../src/core/replay/index';
+import { cached, memoryStore } from '../../src/core/summarize/cache';
+import { extractiveSummarizer } from '../../src/core/summarize/extractive';
+import { countWith } from '../../src/core/tokens/index';
+import { bestOfMs, timeMs, type BenchSuite } from './harness';
+import { syntheticSession } from './corpus';
+
+export const suite: BenchSuite = {
+  name: 'replay',
+  async run() {
+    const big = syntheticSession(10_000);
+    const bigCounts = countWith(big, 'chars4');
+    const base = { tokenizer: 'chars4', window: 128_000, summarizer: 'none' as const, pipeline: ['drop-oldest' as const], trigger: 0.8, target: 0.5 };
+    const full = await bestOfMs(3, () => replay(big, base, { counts: bigCounts }));
+
+    const small = syntheticSession(1_000);
+    const smallCounts = countWith(small, 'chars4');
+    let t = 0.7;
+    const rerun = await bestOfMs(5, () => replay(small, { ...base, window: 32_000, trigger: (t = t === 0.7 ? 0.75 : 0.7) }, { counts: smallCounts }));
+
+    const sweep = await timeMs(async () => {
+      for (let i = 0; i < 100; i++) await replay(big, { ...base, trigger: 0.5 + i * 0.004, target: 0.3 }, { counts: bigCounts });
+    });
+
+    const summarizer = cached(extractiveSummarizer, memoryStore());
+    const s3 = { ...getPolicy('s3')!.config, tokenizer: 'chars4', window: 64_000, budget: {} };
+    const firstSummaries = await timeMs(() => replay(big, s3, { counts: bigCounts, summarizer }));
+    const again = await bestOfMs(3, () => replay(big, s3, { counts: bigCounts, summarizer }));
+    return [
+      { name: 'replay 10,000 steps (cached counts)', value: full, unit: 'ms', target: '≤ 50 ms', pass: full <= 50 },
+      { name: 'per step', value: full / 10_000, unit: 'ms', target: '≤ 1 ms', pass: full / 10_000 <= 1 },
+      { name: 're-run 1,000 steps after a threshold change', value: rerun, unit: 'ms', target: '≤ 5 ms', pass: rerun <= 5 },
+      { name: 'sweep of 100 policies over 10,000 steps', value: sweep, unit: 'ms', target: '≤ 2000 ms', pass: sweep <= 2000 },
+      { name: 'first run with the extractive summarizer (S3, 10,000 steps)', value: firstSummaries, unit: 'ms', target: '≤ 300 ms', pass: firstSummaries <= 300 },
+      { name: 'same run with summaries cached', value: again, unit: 'ms' },
+    ];
+  },
+};
