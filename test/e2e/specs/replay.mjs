@@ -1,0 +1,26 @@
+/** A person replays the sample under other policies: the chart and totals follow, events jump to their step. */
+
+export async function testChangingPolicyReplays({ page, assert, consoleErrors }) {
+  await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
+  await page.getByTestId('policy-picker').selectOption('claude-code');
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  const events = await page.getByTestId('event-list').innerText();
+  assert.match(events, /proactive compression/);
+  assert.match(events, /the original agent compacted here/);
+  await page.getByTestId('policy-picker').selectOption('s2');
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('0 compressions'), null, { timeout: 15_000 });
+  assert.ok((await page.locator('.window-chart svg').count()) > 0, 'the window chart is drawn');
+  assert.deepEqual(consoleErrors, []);
+}
+
+export async function testOverrideAndEventJump({ page, assert }) {
+  await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
+  await page.getByTestId('policy-picker').selectOption('s2');
+  const window = page.getByTestId('override-window');
+  await window.fill('60000');
+  await window.press('Enter');
+  await page.waitForFunction(() => /[1-9]\d* compressions/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.locator('.event-compression').first().click();
+  await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
+  assert.match(await page.getByTestId('message-detail').innerText(), /assistant/);
+}

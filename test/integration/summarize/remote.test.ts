@@ -1,0 +1,106 @@
+/**
+ * The summarizer clients against real HTTP servers on 127.0.0.1 that speak each protocol:
+ * S3's prompt goes out, the text comes back, failures retry with backoff and then fail clearly,
+ * and a cached summarizer never asks twice for the same input.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cached, memoryStore } from '../../../src/core/summarize/cache';
+import { anthropicSummarizer, openaiCompatibleSummarizer } from '../../../src/core/summarize/remote';
+import { assistant, user } from '../../helpers/session';
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+async function serve(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => handler(req, body, res));
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+const request = { messages: [user('Fix ORD-1187 in totals.ts'), assistant('Root cause: VAT before discount.')], previousSummary: null, targetTokens: 300 };
+
+describe('summarizer clients', () => {
+  it('OpenAI-compatible: posts S3\'s prompt to /chat/completions with the key', async () => {
+    const seen: { path?: string; auth?: string; prompt?: string; max?: number } = {};
+    const base = await serve((req, body, res) => {
+      const j = JSON.parse(body) as { messages: { content: string }[]; max_tokens: number };
+      Object.assign(seen, { path: req.url, auth: req.headers.authorization, prompt: j.messages[0]!.content, max: j.max_tokens });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Summary: ORD-1187 fixed.' } }] }));
+    });
+    const s = openaiCompatibleSummarizer({ baseUrl: `${base}/v1`, model: 'local-model', apiKey: 'sk-test' });
+    expect(await s.summarize(request)).toBe('Summary: ORD-1187 fixed.');
+    expect(seen.path).toBe('/v1/chat/completions');
+    expect(seen.auth).toBe('Bearer sk-test');
+    expect(seen.prompt).toMatch(/Keep the summary under 300 tokens\./);
+    expect(seen.prompt).toMatch(/Use the SAME LANGUAGE as the conversation\./);
+    expect(seen.prompt).toMatch(/ORD-1187/);
+    expect(seen.max).toBe(300);
+  });
+
+  it('Anthropic: posts to /v1/messages with x-api-key and reads content blocks', async () => {
+    const seen: { path?: string; key?: string; version?: string } = {};
+    const base = await serve((req, _body, res) => {
+      Object.assign(seen, { path: req.url, key: req.headers['x-api-key'], version: req.headers['anthropic-version'] });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'A short summary.' }] }));
+    });
+    const s = anthropicSummarizer({ baseUrl: base, model: 'claude-haiku-4-5', apiKey: 'k' });
+    expect(await s.summarize(request)).toBe('A short summary.');
+    expect(seen).toEqual({ path: '/v1/messages', key: 'k', version: '2023-06-01' });
+  });
+
+  it('retries 5xx with backoff, then succeeds; a 4xx fails at once with a clear error', async () => {
+    let calls = 0;
+    const base = await serve((_req, _body, res) => {
+      calls++;
+      if (calls < 3) {
+        res.writeHead(503);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { content: 'ok' } }] }));
+    });
+    const s = openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 2, backoffMs: 5 });
+    expect(await s.summarize(request)).toBe('ok');
+    expect(calls).toBe(3);
+    server!.close();
+    let denied = 0;
+    const base2 = await serve((_req, _body, res) => {
+      denied++;
+      res.writeHead(401);
+      res.end();
+    });
+    await expect(openaiCompatibleSummarizer({ baseUrl: base2, model: 'm', retries: 3, backoffMs: 5 }).summarize(request)).rejects.toThrow(/HTTP 401/);
+    expect(denied).toBe(1);
+  });
+
+  it('times out a server that never answers', async () => {
+    const base = await serve(() => {
+      /* never answers */
+    });
+    await expect(openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 0, timeoutMs: 100 }).summarize(request)).rejects.toThrow(/timed out after 100 ms/);
+    server!.closeAllConnections();
+  });
+
+  it('caches by (input, prompt, model): the same request is asked once', async () => {
+    let calls = 0;
+    const base = await serve((_req, _body, res) => {
+      calls++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { content: `summary ${calls}` } }] }));
+    });
+    const s = cached(openaiCompatibleSummarizer({ baseUrl: base, model: 'm' }), memoryStore());
+    expect(await s.summarize(request)).toBe('summary 1');
+    expect(await s.summarize(request)).toBe('summary 1');
+    expect(await s.summarize({ ...request, targetTokens: 100 })).toBe('summary 2');
+    expect(calls).toBe(2);
+  });
+});
