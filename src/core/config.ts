@@ -72,6 +72,8 @@ export const ReplayConfig = z
     /** S1 tool_preflight: results over this many bytes are handled (0 = off). */
     toolOutputMaxBytes: z.number().int().nonnegative().default(0),
     toolOutputMode: z.enum(['truncate', 'head-tail', 'offload']).default('truncate'),
+    /** S1's tool budget: past this many tool calls the run is forced into its final turn. */
+    toolBudget: positiveInt.optional(),
     /** S1: models tried, in order, when the projection passes the limit. */
     fallbackModels: z.array(z.string()).default([]),
     summarizer: z.enum(['extractive', 'openai', 'anthropic', 'none']).default('extractive'),
@@ -113,6 +115,7 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   recents: 'number',
   slidingWindow: 'number',
   toolOutputMaxBytes: 'number',
+  toolBudget: 'number',
   summarizer: 'string',
   pipeline: 'list',
   fallbackModels: 'list',

@@ -22,7 +22,7 @@ import { toRanges, range } from '../strategies/util';
 import { cached, memoryStore } from '../summarize/cache';
 import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
-import { CALIBRATION_BASE, countWith, createCounter, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../tokens/index';
+import { CALIBRATION_BASE, countWith, createCounter, defaultTokenizerFor, getTokenizer, mediaTokensFor, type SessionCounts } from '../tokens/index';
 import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import { messageFacts, parseNeedle } from './retention';
 import { REGIONS, STEP_STATUSES, type MessageRange, type ReplayEvent, type ReplayResult, type RetentionLoss, type StepStatus } from './types';
@@ -60,7 +60,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const messages = session.messages;
   const n = messages.length;
   const tokenizerId = resolveTokenizer(session, config);
-  const counts = options.counts ?? countWith(session, tokenizerId, { ...(config.mediaTokens !== undefined ? { mediaTokens: config.mediaTokens } : {}), schemaScale: config.schemaScale });
+  const counts = options.counts ?? countWith(session, tokenizerId, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: config.schemaScale });
   const textCounter = createCounter(getTokenizer(tokenizerId === 'calibrated' ? CALIBRATION_BASE : tokenizerId));
   const summarizer = config.summarizer === 'none' ? undefined : (options.summarizer ?? defaultSummarizer);
   const limits = resolveLimits({
@@ -154,6 +154,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   let origSummaryTokens = 0;
 
   let entered = 0;
+  let toolBudgetHitAt = -1;
   let prevTotal = -1;
   let compressedSincePrev = true;
   let aborted = false;
@@ -336,6 +337,11 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       }
       for (const p of m.parts) {
         if (p.kind === 'tool_call') toolCalls++;
+        if (p.kind === 'tool_result' && config.toolBudget !== undefined && toolCalls > config.toolBudget && toolBudgetHitAt < 0) {
+          // S1 tool_preflight: the tool budget is spent; this output is replaced by a failure and the run goes to its final turn.
+          toolBudgetHitAt = j;
+          events.push({ kind: 'tool-preflight', step: j, messageIndex: i, callId: p.callId, action: 'budget-exceeded', bytesBefore: utf8Length(p.text), bytesAfter: 0 });
+        }
         if (p.kind === 'tool_result' && config.toolOutputMaxBytes > 0) {
           const bytes = utf8Length(p.text);
           if (bytes > config.toolOutputMaxBytes) {
@@ -406,8 +412,15 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       }
     }
 
+    if (toolBudgetHitAt >= 0) {
+      // After the tool budget is spent the agent has one final turn, tools restricted to final_report.
+      st = 'final';
+      if (toolBudgetHitAt === j) forcedFinals++;
+      reason = toolBudgetHitAt === j ? `tool budget exceeded (${toolCalls}/${config.toolBudget} calls): final turn, tools restricted to final_report` : 'after the forced final turn: this call would not have happened';
+    }
+
     // S1's guard: ok / skip to a fallback model / force the final turn.
-    if (config.paths.guard && request > limits.limit) {
+    if (st !== 'final' && config.paths.guard && request > limits.limit) {
       const withoutSchema = request - counts.tools;
       if (withoutSchema <= limits.limit) {
         events.push({ kind: 'guard', step: j, decision: 'ok', model: limits.model?.id ?? config.model ?? session.model ?? 'default', projected: request, limit: limits.limit, reason: 'only the tool schemas overflow: allowed (S1 special case)' });

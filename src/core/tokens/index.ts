@@ -6,7 +6,7 @@
 import type { Session } from '../model';
 import { cl100kBase, o200kBase } from './bpe';
 import { countCalibrated, countSession } from './count';
-import { createCounter, type CostModelOptions } from './cost';
+import { createCounter, MEDIA_TOKENS as MEDIA_TOKENS_BY_PROVIDER, type CostModelOptions } from './cost';
 import { chars4, runes25, shannon } from './heuristics';
 import type { SessionCounts, Tokenizer, TokenizerId } from './types';
 
@@ -55,6 +55,11 @@ export function defaultTokenizerFor(model: string | undefined, hasUsage: boolean
   if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt|codex|gpt-oss)/.test(m)) return 'tiktoken:o200k_base';
   if (/^(gpt-4|gpt-3\.5|text-embedding)/.test(m)) return 'tiktoken:cl100k_base';
   return hasUsage ? 'calibrated' : 'max:tiktoken:o200k_base';
+}
+
+/** S0's flat per-media cost, by provider (a mid-size image elsewhere). */
+export function mediaTokensFor(provider: string | undefined): number {
+  return MEDIA_TOKENS_BY_PROVIDER[provider ?? ''] ?? MEDIA_TOKENS_BY_PROVIDER['default']!;
 }
 
 /** Counts a session under a tokenizer id, handling `calibrated`'s per-session fit. */

@@ -3,7 +3,7 @@
  * engine's tokenizers (the model family's default unless one is asked for) and kept.
  */
 import type { Session } from '../../core/model';
-import { countWith, defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
+import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 
 export function hasReportedUsage(session: Session): boolean {
   return session.messages.some((m) => m.usage !== undefined);
@@ -14,5 +14,5 @@ export function defaultTokenizerOf(session: Session): string {
 }
 
 export function countForHost(session: Session, tokenizer = defaultTokenizerOf(session)): SessionCounts {
-  return countWith(session, tokenizer);
+  return countWith(session, tokenizer, { mediaTokens: mediaTokensFor(session.provider) });
 }

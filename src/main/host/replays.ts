@@ -9,7 +9,7 @@ import { replay, resolveTokenizer } from '../../core/replay/index';
 import { toView } from '../../core/replay/serialize';
 import type { ReplayResult } from '../../core/replay/types';
 import type { Session } from '../../core/model';
-import { countWith, type SessionCounts } from '../../core/tokens/index';
+import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type CompareView, type PolicyInfo, type ReplayView } from '../../shared/api';
 
 export function policyInfos(): PolicyInfo[] {
@@ -36,7 +36,7 @@ export class ReplayService {
     let c = this.counts.get(cacheKey);
     if (!c) {
       try {
-        c = countWith(session, tokenizer, { ...(config.mediaTokens !== undefined ? { mediaTokens: config.mediaTokens } : {}), schemaScale: config.schemaScale });
+        c = countWith(session, tokenizer, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: config.schemaScale });
       } catch (e) {
         throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
       }

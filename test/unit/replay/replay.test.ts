@@ -3,6 +3,7 @@
  * of 400 characters costs exactly 100 tokens, so every figure below can be checked by hand.
  */
 import fc from 'fast-check';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
@@ -85,6 +86,36 @@ describe('S1: the guard forces a final turn, or skips to a fallback model', () =
     expect(e).toMatchObject({ action: 'truncate', bytesBefore: 20_000, bytesAfter: 12_288, callId: 'c1' });
     // The result's 5,000+ tokens shrink in proportion to the bytes kept.
     expect(r.steps.regions.history[1]).toBeLessThan(3_200);
+  });
+});
+
+describe('S1: the tool budget', () => {
+  it('forces the final turn, tools restricted to final_report, once the budget is spent', async () => {
+    const msgs: Message[] = [user(words(10))];
+    for (let i = 0; i < 6; i++) msgs.push(assistant([call(`c${i}`)]), toolResult(`c${i}`, words(5)));
+    msgs.push(assistant('done'));
+    const r = await replay(session(msgs), { ...base, toolBudget: 3, paths: { proactive: false } });
+    const e = r.events.find((x) => x.kind === 'tool-preflight');
+    expect(e).toMatchObject({ action: 'budget-exceeded', callId: 'c3' });
+    const st = statusOf(r);
+    expect(st.slice(0, 4)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(st[4]).toBe('final');
+    expect(r.totals.forcedFinals).toBe(1);
+    expect(r.steps.reasons[r.steps.reasonIndex[4]!]).toMatch(/tools restricted to final_report/);
+  });
+});
+
+describe('fidelity: presets against what the original agent really did', () => {
+  it('Claude Code\'s preset fires within ±1 call of the sample\'s real auto-compaction', async () => {
+    const { importSource } = await import('../../../src/core/import/index');
+    const { fileSource } = await import('../../../src/main/io/file-source');
+    const s = (await importSource(fileSource(join(__dirname, '../../../resources/sample/sample-session.jsonl')))).sessions[0]!;
+    const r = await replay(s, getPolicy('claude-code')!.config);
+    const real = r.events.find((e) => e.kind === 'source-compaction')!;
+    const simulated = r.events.find((e) => e.kind === 'compression')!;
+    expect(Math.abs(simulated.step - real.step)).toBeLessThanOrEqual(1);
+    // The calibrated estimate follows the provider's numbers until the real compaction.
+    for (let i = 0; i < Math.min(real.step, simulated.step); i++) expect(Math.abs(r.steps.total[i]! - r.steps.reported[i]!) / r.steps.reported[i]!).toBeLessThan(0.03);
   });
 });
 
