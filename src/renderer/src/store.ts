@@ -5,7 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { ApiClient, AppInfo, MessageView, PolicyInfo, ReplayView, SessionDetail, SessionSummary } from '../../shared/api';
+import type { ApiClient, AppInfo, ExportResult, ExportTarget, MessageView, PolicyInfo, ReplayView, SessionDetail, SessionSummary } from '../../shared/api';
 
 /** Messages are fetched in pages of this size as the list scrolls. */
 export const MESSAGE_PAGE = 200;
@@ -33,6 +33,11 @@ export interface AppState {
   setOverride(key: string, value: string | number | boolean | null): Promise<void>;
   runReplay(): Promise<void>;
   selectStep(step: number | null): void;
+  needles: string[];
+  setNeedles(needles: string[]): Promise<void>;
+  importing: string | null;
+  openFiles(): Promise<void>;
+  exportCurrent(to: ExportTarget): Promise<ExportResult | null>;
   openSession(id: string): Promise<void>;
   ensureMessages(from: number, to: number): Promise<void>;
   selectMessage(index: number | null): void;
@@ -43,6 +48,7 @@ export interface AppState {
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export function createAppStore(api: ApiClient): StoreApi<AppState> {
+  let listening = false;
   return createStore<AppState>()((set, get) => ({
     info: null,
     sessions: [],
@@ -59,8 +65,50 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
     replayError: null,
     replaying: false,
     selectedStep: null,
+    needles: [],
+    importing: null,
+
+    async setNeedles(needles) {
+      set({ needles });
+      await get().runReplay();
+    },
+
+    async openFiles() {
+      try {
+        const { jobId } = await api.pickAndImport({});
+        if (!jobId) return;
+        set({ importing: jobId });
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async exportCurrent(to) {
+      const { currentId, policyId, overrides, selectedStep } = get();
+      if (!currentId) return null;
+      try {
+        const isReport = to === 'report-json' || to === 'report-csv';
+        return await api.exportSession({ sessionId: currentId, ...(policyId ? { policy: policyId } : {}), overrides, at: isReport || selectedStep === null ? 'end' : selectedStep, to, redact: false, redactPatterns: [] });
+      } catch (e) {
+        set({ error: describe(e) });
+        return null;
+      }
+    },
 
     async init() {
+      // Imports started from this window (Open…) end here: refresh the list and open the result.
+      if (!listening) {
+        listening = true;
+        api.on('importDone', (p) => {
+          if (p.jobId !== get().importing) return;
+          set({ importing: null });
+          void get().refreshSessions().then(() => (p.sessionIds[0] ? get().openSession(p.sessionIds[0]) : undefined));
+        });
+        api.on('importFailed', (p) => {
+          if (p.jobId !== get().importing) return;
+          set({ importing: null, error: p.error });
+        });
+      }
       try {
         const [info, sessions, policies] = await Promise.all([api.getInfo({}), api.listSessions({}), api.listPolicies({})]);
         set({ info, sessions, policies, policyId: policies[0]?.id ?? null });
@@ -134,11 +182,11 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
     },
 
     async runReplay() {
-      const { currentId, policyId, overrides } = get();
+      const { currentId, policyId, overrides, needles } = get();
       if (!currentId || !policyId) return;
       set({ replaying: true });
       try {
-        const replay = await api.runReplay({ sessionId: currentId, policy: policyId, overrides, needles: [] });
+        const replay = await api.runReplay({ sessionId: currentId, policy: policyId, overrides, needles });
         // A newer request may have started meanwhile; keep only the answer to the latest.
         if (get().currentId === currentId && get().policyId === policyId && get().overrides === overrides) set({ replay, replayError: null });
       } catch (e) {

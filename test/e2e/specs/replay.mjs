@@ -24,3 +24,24 @@ export async function testOverrideAndEventJump({ page, assert }) {
   await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
   assert.match(await page.getByTestId('message-detail').innerText(), /assistant/);
 }
+
+export async function testExportDownloadsTheCompactedHistory({ page, assert }) {
+  await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
+  await page.getByTestId('policy-picker').selectOption('claude-code');
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.getByTestId('export-target').selectOption('openai');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  assert.match(download.suggestedFilename(), /claude-code\.end\.openai\.json$/);
+  const { readFile } = await import('node:fs/promises');
+  const body = JSON.parse(await readFile(await download.path(), 'utf8'));
+  assert.equal(body.messages[0].role, 'system', 'the summary travels in the system message');
+  assert.match(body.messages[0].content, /Summary of the earlier conversation/);
+}
+
+export async function testOpenWithoutPickerSaysWhy({ page, assert }) {
+  await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
+  await page.getByTestId('open-files').click();
+  const banner = page.getByTestId('error-banner');
+  await banner.waitFor({ timeout: 10_000 });
+  assert.match(await banner.innerText(), /no file picker/);
+}

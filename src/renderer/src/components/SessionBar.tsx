@@ -1,5 +1,6 @@
 /** Top bar: which session is open, a picker for the others, and its vital numbers. */
 import { useAppStore } from '../context';
+import { Actions } from './Actions';
 import { fmtInt } from '../format';
 
 export function SessionBar() {
@@ -17,6 +18,7 @@ export function SessionBar() {
           </option>
         ))}
       </select>
+      <Actions />
       {detail ? (
         <span className="facts" data-testid="session-facts">
           {detail.summary.format} · {detail.summary.model ?? 'model unknown'} · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}

@@ -1,0 +1,59 @@
+/**
+ * Open… (the host's file picker; `ctxscope serve` has none and says so), Export (the compacted
+ * history at the selected call, or the report, downloaded as a file), and needles to follow.
+ */
+import { useState } from 'react';
+import { EXPORT_TARGETS, type ExportTarget } from '../../../shared/api';
+import { useAppStore } from '../context';
+
+function download(fileName: string, mime: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: mime }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function Actions() {
+  const openFiles = useAppStore((s) => s.openFiles);
+  const importing = useAppStore((s) => s.importing);
+  const exportCurrent = useAppStore((s) => s.exportCurrent);
+  const setNeedles = useAppStore((s) => s.setNeedles);
+  const [target, setTarget] = useState<ExportTarget>('openai');
+  const [needle, setNeedle] = useState('');
+  return (
+    <div className="actions">
+      <button data-testid="open-files" onClick={() => void openFiles()} disabled={importing !== null}>
+        {importing ? 'Importing…' : 'Open…'}
+      </button>
+      <select aria-label="Export format" data-testid="export-target" value={target} onChange={(e) => setTarget(e.target.value as ExportTarget)}>
+        {EXPORT_TARGETS.map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
+      </select>
+      <button
+        data-testid="export"
+        title="The compacted history at the selected call (or the end), or the replay report"
+        onClick={() =>
+          void exportCurrent(target).then((r) => {
+            if (r) download(r.fileName, r.mime, r.text);
+          })
+        }
+      >
+        Export
+      </button>
+      <input
+        data-testid="needles"
+        placeholder="needles: text or /regex/, comma-separated"
+        value={needle}
+        onChange={(e) => setNeedle(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') void setNeedles(needle.split(',').map((x) => x.trim()).filter(Boolean));
+        }}
+      />
+    </div>
+  );
+}
