@@ -15,6 +15,7 @@ export default defineConfig({
           index: resolve(root, 'src/main/index.ts'),
           'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
           'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
+          'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
         },
         output: { format: 'es', entryFileNames: '[name].js' },
       },

@@ -21,6 +21,7 @@ export default defineConfig({
         'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
         'batch-worker': resolve(root, 'src/cli/batch-worker.ts'),
         'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
+        'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
       },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
     },

@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     initialFiles: files.length > 0 ? files : [sampleFile],
     nativeBinding: electronNativeBinding(appRoot),
     ...(existsSync(join(here, 'import-worker.js')) ? { importWorkerFile: join(here, 'import-worker.js') } : {}),
+    ...(existsSync(join(here, 'count-worker.js')) ? { countWorkerFile: join(here, 'count-worker.js') } : {}),
     emit: (event, payload) => {
       for (const wc of windows) sendEvent(wc, event, payload);
     },

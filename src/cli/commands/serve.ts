@@ -36,6 +36,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
     version: packageVersion(),
     initialFiles: files.length > 0 ? [...files] : [sampleFile()],
     importWorkerFile: builtWorkerFile('import-worker', 'cli'),
+    countWorkerFile: builtWorkerFile('count-worker', 'cli'),
     emit: (event, payload) => sink.http?.emit(event, payload),
   });
   const http = await startHttpHost({ handlers: host.handlers, staticDir, port, log: (m) => process.stderr.write(m + '\n') });

@@ -6,6 +6,7 @@
  * never trusts its input: the transports validate every payload against the contract first.
  */
 import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { resolveLimits } from '../../core/budget/limits';
 import type { FormatId, Session } from '../../core/model';
 import { stepIndices } from '../../core/model';
@@ -29,6 +30,8 @@ export interface HostOptions {
   readonly nativeBinding?: string;
   /** Built import worker script; without it imports run in this thread (tests from source). */
   readonly importWorkerFile?: string;
+  /** Built count worker script; without it exact counts are computed in this thread. */
+  readonly countWorkerFile?: string;
   readonly emit: EventSink;
   /** The host's native file picker (Electron only). */
   readonly pickFiles?: () => Promise<string[]>;
@@ -49,7 +52,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const loaded = new Map<string, Session>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
-  const replays = new ReplayService();
+  const replays = new ReplayService((id, tokenizer) => store.loadCounts(id, tokenizer), (id, c) => store.saveCounts(id, c));
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
@@ -68,17 +71,41 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
     return s;
   };
+  const counting = new Set<string>();
+  /**
+   * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
+   * counts exactly and stores them, then `countsReady` tells the renderer to reload.
+   */
   const countsOf = (id: string, session: Session): SessionCounts => {
     let c = counts.get(id);
     if (c) return c;
     const tokenizer = defaultTokenizerOf(session);
     c = store.loadCounts(id, tokenizer);
-    if (!c || c.perMessage.length !== session.messages.length) {
+    if (c && c.perMessage.length === session.messages.length) {
+      counts.set(id, c);
+      return c;
+    }
+    if (!options.countWorkerFile || options.dbPath === ':memory:') {
       c = countForHost(session, tokenizer);
       store.saveCounts(id, c);
+      counts.set(id, c);
+      return c;
     }
-    counts.set(id, c);
-    return c;
+    if (!counting.has(id)) {
+      counting.add(id);
+      const w = new Worker(options.countWorkerFile, { workerData: { dbPath: options.dbPath, sessionId: id, tokenizer, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) } });
+      w.once('message', (r: { ok: boolean; error?: string }) => {
+        counting.delete(id);
+        void w.terminate();
+        if (!r.ok) return;
+        counts.delete(id);
+        replays.forget(id);
+        options.emit('countsReady', { sessionId: id, tokenizer });
+      });
+      w.once('error', () => counting.delete(id));
+    }
+    const estimate = store.loadCounts(id, 'chars4') ?? countForHost(session, 'chars4');
+    return estimate;
   };
 
   /** Imports one file into the store; resolves with its session ids. */
@@ -175,6 +202,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     listPolicies: async () => policyInfos(),
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
+
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {

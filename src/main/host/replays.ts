@@ -30,18 +30,30 @@ export function configFor(policyId: string, overrides: Overrides): ReplayConfig 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
 
+  /** `load`/`save` reach the store's count cache, so a tokenizer is counted once per session, ever. */
+  constructor(
+    private readonly load: (key: string, tokenizer: string) => SessionCounts | undefined = () => undefined,
+    private readonly save: (key: string, counts: SessionCounts) => void = () => {},
+  ) {}
+
   private countsFor(key: string, session: Session, config: ReplayConfig): SessionCounts {
     const tokenizer = resolveTokenizer(session, config);
     const cacheKey = `${key}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${config.schemaScale}`;
     let c = this.counts.get(cacheKey);
+    const plain = config.mediaTokens === undefined && config.schemaScale === 1;
+    if (!c && plain) {
+      const stored = this.load(key, tokenizer);
+      if (stored && stored.perMessage.length === session.messages.length) c = stored;
+    }
     if (!c) {
       try {
         c = countWith(session, tokenizer, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: config.schemaScale });
       } catch (e) {
         throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
       }
-      this.counts.set(cacheKey, c);
+      if (plain) this.save(key, c);
     }
+    this.counts.set(cacheKey, c);
     return c;
   }
 

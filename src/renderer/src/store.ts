@@ -42,6 +42,8 @@ export interface AppState {
   ensureMessages(from: number, to: number): Promise<void>;
   selectMessage(index: number | null): void;
   refreshSessions(): Promise<void>;
+  /** Exact counts arrived: refetch what shows them, keeping what is on screen until then. */
+  refreshCounts(): Promise<void>;
   clearError(): void;
 }
 
@@ -104,6 +106,10 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
           set({ importing: null });
           void get().refreshSessions().then(() => (p.sessionIds[0] ? get().openSession(p.sessionIds[0]) : undefined));
         });
+        // Exact counts replaced the estimates: reload what shows them.
+        api.on('countsReady', (p) => {
+          if (p.sessionId === get().currentId) void get().refreshCounts();
+        });
         api.on('importFailed', (p) => {
           if (p.jobId !== get().importing) return;
           set({ importing: null, error: p.error });
@@ -114,6 +120,23 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
         set({ info, sessions, policies, policyId: policies[0]?.id ?? null });
         const first = info.initialSessionId ?? sessions[0]?.id ?? null;
         if (first) await get().openSession(first);
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async refreshCounts() {
+      const id = get().currentId;
+      if (!id) return;
+      try {
+        const detail = await api.getSession({ id });
+        const pages = [...new Set([...get().messages.keys()].map((i) => Math.floor(i / MESSAGE_PAGE)))];
+        const results = await Promise.all(pages.map((pg) => api.getMessages({ sessionId: id, offset: pg * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
+        if (get().currentId !== id) return;
+        const messages = new Map(get().messages);
+        for (const r of results) for (const m of r.messages) messages.set(m.index, m);
+        set({ detail, messages });
+        await get().runReplay();
       } catch (e) {
         set({ error: describe(e) });
       }

@@ -78,3 +78,28 @@ describe('host', () => {
     await expect(host.handlers.setPinned({ sessionId: id, messageId: 'nope', pinned: true })).rejects.toThrow(/no message "nope"/);
   });
 });
+
+describe('exact counts in the background', () => {
+  it('shows the import\'s estimates at once, counts exactly in a worker, then says so', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'ctxscope-count-'));
+    const boot = join(d, 'count-worker-boot.mjs');
+    const root = join(__dirname, '../../..');
+    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
+    const seen: { event: EventName; payload: unknown }[] = [];
+    const h = await createHost({ dbPath: join(d, 'c.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void seen.push({ event, payload }) });
+    try {
+      const id = h.initialSessionId!;
+      const first = await h.handlers.getSession({ id });
+      expect(first.tokenizer).toBe('chars4');
+      expect(first.approximate).toBe(true);
+      await expect.poll(() => seen.find((e) => e.event === 'countsReady'), { timeout: 30_000 }).toBeTruthy();
+      expect(seen.find((e) => e.event === 'countsReady')!.payload).toEqual({ sessionId: id, tokenizer: 'calibrated' });
+      const after = await h.handlers.getSession({ id });
+      expect(after.tokenizer).toBe('calibrated');
+      expect(after.counts.unlogged).toBeGreaterThan(10_000);
+    } finally {
+      await h.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
