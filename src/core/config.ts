@@ -4,6 +4,7 @@
  * this config plus a strategy pipeline; nothing else changes between policies.
  */
 import { z } from 'zod';
+import { POLICIES } from './policies/index';
 
 export const STRATEGY_IDS = [
   'sliding-window',
@@ -190,12 +191,20 @@ export function validateConfig(input: unknown, where = 'config'): ReplayConfig {
  * S3's precedence: request overrides > the preset > environment > file defaults.
  * `file` is a user config file's content (JSON), `env` the `CTXSCOPE_*` variables as overrides.
  */
-export function resolveConfig(preset: ReplayConfigInput, request: Overrides = {}, env: Overrides = {}, file: Readonly<Record<string, unknown>> = {}): ReplayConfig {
+export function resolveConfig(policyIdOrConfig: string | ReplayConfigInput, request: Overrides = {}, env: Overrides = {}, file: Readonly<Record<string, unknown>> = {}): ReplayConfig {
+  const preset = typeof policyIdOrConfig === 'string' ? presetOf(policyIdOrConfig) : policyIdOrConfig;
   let merged: Record<string, unknown> = { ...file };
   for (const [k, v] of Object.entries(env)) merged = applyOne(merged, k, typedValue(k, v));
   merged = deepMerge(merged, preset as Record<string, unknown>);
   for (const [k, v] of Object.entries(request)) merged = applyOne(merged, k, typedValue(k, v));
   return validateConfig(merged);
+}
+
+/** A policy's config by id; a clear error naming the known ids otherwise. */
+function presetOf(id: string): ReplayConfigInput {
+  const p = POLICIES.find((x) => x.id === id);
+  if (!p) throw new ConfigError(`unknown policy "${id}" (known: ${POLICIES.map((x) => x.id).join(', ')})`);
+  return p.config;
 }
 
 function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

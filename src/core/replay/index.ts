@@ -531,3 +531,6 @@ function messageTextCached(m: Message): string {
   }
   return t;
 }
+
+export { replayToJSON, toCliJSON, toView } from './serialize';
+export { compare, type ReplayComparison, type StepDifference } from './compare';

@@ -56,3 +56,8 @@ export function toCliJSON(r: ReplayResult): CliReplayJSON {
   }
   return { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };
 }
+
+/** The replay as JSON text: the same session, config and summarizer give byte-identical output. */
+export function replayToJSON(r: ReplayResult, indent?: number): string {
+  return JSON.stringify(toCliJSON(r), null, indent);
+}

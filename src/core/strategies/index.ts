@@ -21,3 +21,5 @@ export const STRATEGIES: Readonly<Record<StrategyId, Strategy>> = {
 
 export { PLACEHOLDER_TEXT, PLACEHOLDER_TOKENS } from './tool-pruning';
 export type { HistoryView, Strategy, StrategyContext, StrategyResult } from './types';
+export { pipeline } from './pipeline';
+export { keepPinned } from './pinned';

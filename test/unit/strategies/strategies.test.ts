@@ -1,0 +1,228 @@
+/**
+ * Each strategy on a hand-built window whose token counts are given directly, so every cut can be
+ * checked by hand. The session: 5 turns of [user 100, assistant+call 50, tool result 400,
+ * answer 100] = 650 tokens per turn; turn starts 0, 4, 8, 12, 16. The call under test is the
+ * last answer (message 19): the history before it is messages 0..18 = 3,150 tokens, and the
+ * current turn (16..18) must always stay.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { validateConfig, type ReplayConfigInput } from '../../../src/core/config';
+import type { Message } from '../../../src/core/model';
+import { STRATEGIES, keepPinned, pipeline, type HistoryView, type StrategyContext, type StrategyResult } from '../../../src/core/strategies/index';
+import { PLACEHOLDER_TOKENS } from '../../../src/core/strategies/tool-pruning';
+import { pairToolCalls, turnStarts } from '../../../src/core/turns';
+import { assistant, call, toolResult, user } from '../../helpers/session';
+
+function turnsSession(n: number, pinned: readonly number[] = []): { messages: Message[]; tokens: number[] } {
+  const messages: Message[] = [];
+  const tokens: number[] = [];
+  for (let t = 0; t < n; t++) {
+    const pin = (i: number) => (pinned.includes(messages.length + i) ? { pinned: true } : {});
+    messages.push(user(`task ${t}`, pin(0)), assistant([call(`c${t}`)], pin(1)), toolResult(`c${t}`, `output ${t}`), assistant(`answer ${t}`, pin(3)));
+    tokens.push(100, 50, 400, 100);
+  }
+  return { messages, tokens };
+}
+
+function contextFor(messages: Message[], tokens: number[], config: ReplayConfigInput = {}, masked: ReadonlySet<number> = new Set()): StrategyContext {
+  const eff = tokens.map((t, i) => (masked.has(i) ? PLACEHOLDER_TOKENS : t));
+  const prefix = [0];
+  for (const t of eff) prefix.push(prefix[prefix.length - 1]! + t);
+  return {
+    messages,
+    turnStarts: turnStarts(messages),
+    config: validateConfig(config),
+    rangeTokens: (a, b) => (b <= a ? 0 : prefix[b]! - prefix[a]!),
+    tokensOf: (i) => eff[i]!,
+    isMasked: (i) => masked.has(i),
+  };
+}
+
+const { messages, tokens } = turnsSession(5);
+const view: HistoryView = { from: 0, keepBefore: [], end: 19 };
+const keptTokens = (r: StrategyResult, ctx: StrategyContext, end = 19): number => {
+  const masked = new Set(r.masked);
+  const idx = [...r.kept.keepBefore.filter((i) => i < r.kept.from), ...Array.from({ length: end - r.kept.from }, (_, k) => r.kept.from + k)];
+  return idx.reduce((s, i) => s + (masked.has(i) ? PLACEHOLDER_TOKENS : ctx.tokensOf(i)), 0);
+};
+
+describe('sliding window (S2 SlidingWindow(N))', () => {
+  it('keeps the last N messages, snapped forward to a turn boundary', () => {
+    const ctx = contextFor(messages, tokens, { slidingWindow: 10 });
+    const r = STRATEGIES['sliding-window'](view, 0, ctx);
+    // 19 − 10 = 9 → next boundary 12.
+    expect(r.kept).toEqual({ from: 12, keepBefore: [] });
+    expect(r.dropped).toEqual([[0, 11]]);
+    expect(r.summaryRequest).toBeUndefined();
+  });
+  it('never drops the current turn even when N is smaller than it', () => {
+    const r = STRATEGIES['sliding-window'](view, 0, contextFor(messages, tokens, { slidingWindow: 1 }));
+    expect(r.kept.from).toBe(16);
+  });
+});
+
+describe('drop oldest (S2 DropOldest)', () => {
+  it('drops whole turns, oldest first, until the history fits', () => {
+    const ctx = contextFor(messages, tokens);
+    const r = STRATEGIES['drop-oldest'](view, 1_300, ctx);
+    // From 0: 3,150; from 4: 2,500; from 8: 1,850; from 12: 1,200 ≤ 1,300.
+    expect(r.kept.from).toBe(12);
+    expect(r.dropped).toEqual([[0, 11]]);
+    expect(keptTokens(r, ctx)).toBe(1_200);
+  });
+  it('stops at the current turn when nothing smaller fits', () => {
+    const ctx = contextFor(messages, tokens);
+    const r = STRATEGIES['drop-oldest'](view, 100, ctx);
+    expect(r.kept.from).toBe(16);
+    expect(keptTokens(r, ctx)).toBe(550);
+  });
+});
+
+describe('summarize (S2 Summarize, S3)', () => {
+  it('folds the oldest turns into a summary request, keeping room for the summary', () => {
+    const ctx = contextFor(messages, tokens);
+    const r = STRATEGIES.summarize(view, 2_000, ctx);
+    // Kept history aims at 80% of 2,000 = 1,600: from 8 is 1,850, from 12 is 1,200.
+    expect(r.kept.from).toBe(12);
+    expect(r.summaryRequest).toEqual({ ranges: [[0, 11]], targetTokens: 512 });
+  });
+});
+
+describe('primers + summary + recents (S3: 3 / 20)', () => {
+  it('keeps the first 3 messages, summarizes the middle, keeps the recents from a boundary', () => {
+    const ctx = contextFor(messages, tokens, { primers: 3, recents: 6 });
+    const r = STRATEGIES['primers-recents'](view, 1_200, ctx);
+    expect(r.kept).toEqual({ from: 16, keepBefore: [0, 1, 2] });
+    expect(r.dropped).toEqual([[3, 15]]);
+    expect(r.summaryRequest?.ranges).toEqual([[3, 15]]);
+    expect(keptTokens(r, ctx)).toBe(550 + 550);
+  });
+  it('extends the primers so a primer tool call keeps its result', () => {
+    const r = STRATEGIES['primers-recents'](view, 1_200, contextFor(messages, tokens, { primers: 2, recents: 6 }));
+    expect(r.kept.keepBefore).toEqual([0, 1, 2]);
+  });
+});
+
+describe('tool-result pruning first (S4)', () => {
+  it('replaces the oldest tool results outside the protected tail until the history fits', () => {
+    const ctx = contextFor(messages, tokens, { protectTail: 2 });
+    const r = STRATEGIES['tool-pruning'](view, 2_500, ctx);
+    // Each pruned result saves 400 − 12 = 388: 3,150 → 2,762 → 2,374 ≤ 2,500.
+    expect(r.masked).toEqual([2, 6]);
+    expect(r.dropped).toEqual([]);
+    expect(keptTokens(r, ctx)).toBe(2_374);
+  });
+  it('never prunes inside the last protectTail turns', () => {
+    const r = STRATEGIES['tool-pruning'](view, 0, contextFor(messages, tokens, { protectTail: 2 }));
+    expect(r.masked).toEqual([2, 6, 10]);
+  });
+});
+
+describe('head and tail protection (S4)', () => {
+  it('keeps the first turn and the last two, summarizes the middle', () => {
+    const ctx = contextFor(messages, tokens, { protectHead: 1, protectTail: 2 });
+    const r = STRATEGIES['head-tail'](view, 4_000, ctx);
+    expect(r.kept).toEqual({ from: 12, keepBefore: [0, 1, 2, 3] });
+    expect(r.dropped).toEqual([[4, 11]]);
+    expect(r.summaryRequest).toEqual({ ranges: [[4, 11]], targetTokens: 600 });
+  });
+});
+
+describe('observation masking (OpenHands)', () => {
+  it('masks every tool result but the last N, whatever the budget', () => {
+    const r = STRATEGIES['observation-masking'](view, 1e9, contextFor(messages, tokens, { keepToolResults: 1 }));
+    expect(r.masked).toEqual([2, 6, 10, 14]);
+    expect(r.kept).toEqual({ from: 0, keepBefore: [] });
+  });
+  it('does not mask again what is already a placeholder', () => {
+    const r = STRATEGIES['observation-masking'](view, 0, contextFor(messages, tokens, { keepToolResults: 1 }, new Set([2, 6])));
+    expect(r.masked).toEqual([10, 14]);
+  });
+});
+
+describe('pipeline', () => {
+  const ctxS4 = () => contextFor(messages, tokens, { protectHead: 1, protectTail: 2 });
+  const s4 = pipeline([STRATEGIES['tool-pruning'], STRATEGIES['head-tail']], 's4');
+  it('stops after the first stage when that is enough', () => {
+    const r = s4(view, 2_500, ctxS4());
+    expect(r.masked).toEqual([2, 6]);
+    expect(r.dropped).toEqual([]);
+    expect(r.summaryRequest).toBeUndefined();
+  });
+  it('runs the next stage on what the first left; a dropped message is no longer masked', () => {
+    const ctx = ctxS4();
+    const r = s4(view, 1_000, ctx);
+    expect(r.dropped).toEqual([[4, 11]]);
+    expect(r.masked).toEqual([2]);
+    expect(r.summaryRequest?.ranges).toEqual([[4, 11]]);
+    // Head 0..3 with 2 masked (100+50+12+100) + tail 12..18 (650 + 550).
+    expect(keptTokens(r, ctx)).toBe(262 + 1_200);
+  });
+});
+
+describe('pinned / sticky messages', () => {
+  it('keeps the whole turn of a pinned message that a strategy would drop', () => {
+    const pinned = turnsSession(5, [5]);
+    const ctx = contextFor(pinned.messages, pinned.tokens);
+    const r = keepPinned(STRATEGIES['drop-oldest'])(view, 1_300, ctx);
+    expect(r.kept.keepBefore).toEqual([4, 5, 6, 7]);
+    expect(r.dropped).toEqual([
+      [0, 3],
+      [8, 11],
+    ]);
+  });
+  it('never masks a pinned tool result', () => {
+    const pinned = turnsSession(5, []);
+    const msgs = pinned.messages.map((m, i) => (i === 6 ? { ...m, pinned: true } : m));
+    const r = keepPinned(STRATEGIES['observation-masking'])(view, 0, contextFor(msgs, pinned.tokens, { keepToolResults: 1 }));
+    expect(r.masked).toEqual([2, 10, 14]);
+  });
+});
+
+describe('every strategy is turn-safe (property)', () => {
+  const arb = fc.record({
+    turns: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 500 })), { minLength: 1, maxLength: 12 }),
+    id: fc.constantFrom(...(Object.keys(STRATEGIES) as (keyof typeof STRATEGIES)[]), 'pipeline'),
+    budget: fc.integer({ min: 0, max: 6_000 }),
+    knobs: fc.record({ slidingWindow: fc.integer({ min: 1, max: 30 }), primers: fc.integer({ min: 0, max: 5 }), recents: fc.integer({ min: 0, max: 30 }), keepToolResults: fc.integer({ min: 0, max: 4 }), protectHead: fc.integer({ min: 0, max: 3 }), protectTail: fc.integer({ min: 0, max: 3 }) }),
+    pinAt: fc.option(fc.nat(), { nil: undefined }),
+  });
+  it('kept ∪ dropped is the window, no orphaned call or result is kept, pinned stay, nothing grows', () => {
+    fc.assert(
+      fc.property(arb, ({ turns, id, budget, knobs, pinAt }) => {
+        const msgs: Message[] = [];
+        const toks: number[] = [];
+        let c = 0;
+        for (const [calls, size] of turns) {
+          msgs.push(user('u'));
+          toks.push(size);
+          for (let k = 0; k < calls; k++) {
+            msgs.push(assistant([call(`k${c}`)]), toolResult(`k${c}`));
+            toks.push(20, size * 2);
+            c++;
+          }
+          msgs.push(assistant('a'));
+          toks.push(30);
+        }
+        const pinned = pinAt !== undefined ? msgs.map((m, i) => (i === pinAt % msgs.length ? { ...m, pinned: true } : m)) : msgs;
+        const end = pinned.length - 1;
+        const ctx = contextFor(pinned, toks, knobs);
+        const h: HistoryView = { from: 0, keepBefore: [], end };
+        const strategy = keepPinned(id === 'pipeline' ? pipeline([STRATEGIES['tool-pruning'], STRATEGIES['head-tail'], STRATEGIES['drop-oldest']]) : STRATEGIES[id]);
+        const r = strategy(h, budget, ctx);
+        const kept = [...r.kept.keepBefore.filter((i) => i < r.kept.from), ...Array.from({ length: Math.max(0, end - r.kept.from) }, (_, k) => r.kept.from + k)];
+        const dropped = r.dropped.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, k) => a + k));
+        expect([...kept, ...dropped].sort((a, b) => a - b)).toEqual(Array.from({ length: end }, (_, k) => k));
+        const p = pairToolCalls(kept.map((i) => pinned[i]!));
+        // The call of the current (last) turn may still wait for results after `end`; nothing else may be open.
+        expect(p.orphanResults).toEqual([]);
+        for (const o of p.orphanCalls) expect(kept[o.index]!).toBeGreaterThanOrEqual(ctx.turnStarts[ctx.turnStarts.length - 1]!);
+        for (const i of dropped) expect(pinned[i]!.pinned).not.toBe(true);
+        for (const i of r.masked) expect(pinned[i]!.pinned).not.toBe(true);
+        expect(keptTokens(r, ctx, end)).toBeLessThanOrEqual(toks.slice(0, end).reduce((a, b) => a + b, 0));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
