@@ -156,7 +156,16 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     sessionId ??= str(r['sessionId']);
     cwd ??= str(r['cwd']);
     startedAt ??= time(r['timestamp']);
-    const node: Node = { uuid, parent: str(r['parentUuid']) ?? null, logicalParent: str(r['logicalParentUuid']) ?? null, record: r, line: l.line, raw: ctx.keepRaw ? l.raw : '' };
+    // Keep only what the window needs: the envelope and `toolUseResult` (structured output the
+    // model never saw, often the biggest part of a line) are dropped here, not held to the end.
+    const record: Json = { type: r['type'], isSidechain: r['isSidechain'], message: r['message'] };
+    if (r['subtype'] !== undefined) record['subtype'] = r['subtype'];
+    if (r['isMeta'] !== undefined) record['isMeta'] = r['isMeta'];
+    if (r['isCompactSummary'] !== undefined) record['isCompactSummary'] = r['isCompactSummary'];
+    if (r['compactMetadata'] !== undefined) record['compactMetadata'] = r['compactMetadata'];
+    if (r['agentId'] !== undefined) record['agentId'] = r['agentId'];
+    if (r['timestamp'] !== undefined) record['timestamp'] = r['timestamp'];
+    const node: Node = { uuid, parent: str(r['parentUuid']) ?? null, logicalParent: str(r['logicalParentUuid']) ?? null, record, line: l.line, raw: ctx.keepRaw ? l.raw : '' };
     if (nodes.has(uuid)) duplicateUuids++;
     nodes.set(uuid, node);
     order.push(node);

@@ -3,7 +3,7 @@
  * M messages, default 20). Primers are extended just enough to keep their tool calls' results.
  */
 import type { Strategy, StrategyContext } from './types';
-import { boundaryAtOrAfter, droppedRanges, latestCut, range, toRanges } from './util';
+import { boundaryAtOrAfter, cutToFit, droppedRanges, latestCut, range, toRanges } from './util';
 
 /** First `n` messages, extended so no tool call in them loses its result. */
 export function primerIndices(ctx: StrategyContext, n: number, limit: number): number[] {
@@ -26,8 +26,20 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   const latest = latestCut(h, ctx);
   const primerSet = primerIndices(ctx, primers, latest);
   const primerEnd = primerSet.length;
-  const from = Math.max(primerEnd, h.from, Math.min(boundaryAtOrAfter(ctx.turnStarts, h.end - recents, h.end), latest));
+  let from = Math.max(primerEnd, h.from, Math.min(boundaryAtOrAfter(ctx.turnStarts, h.end - recents, h.end), latest));
   const keepBefore = primerSet.filter((i) => i < from);
+  // A token-triggered policy (S3) aims at a token target: when the last `recents` messages alone
+  // overflow it (S3's "pitfall 1"), whole turns of recents go too, so the request lands under the
+  // target. An event-count condenser (OpenHands, `triggerMessages`) aims at a count and keeps them.
+  let shrunk = '';
+  if (ctx.config.triggerMessages === undefined) {
+    const primerTokens = keepBefore.reduce((t, i) => t + ctx.tokensOf(i), 0);
+    const fitted = cutToFit({ from, keepBefore: [], end: h.end }, ctx, budget - primerTokens, 0, from);
+    if (fitted > from) {
+      shrunk = ` (recents shrunk from ${h.end - from} to ${h.end - fitted} messages to meet the target)`;
+      from = fitted;
+    }
+  }
   const dropped = droppedRanges(h, from, keepBefore);
   const middle = dropped.length ? toRanges(dropped.flatMap(([a, b]) => range(a, b + 1))) : [];
   return {
@@ -35,6 +47,6 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     dropped,
     masked: [],
     ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: Math.max(512, Math.floor(budget * 0.1)) } } : {}),
-    note: `primers ${keepBefore.length} + summary of ${middle.reduce((n, [a, b]) => n + b - a + 1, 0)} + recents ${h.end - from}`,
+    note: `primers ${keepBefore.length} + summary of ${middle.reduce((n, [a, b]) => n + b - a + 1, 0)} + recents ${h.end - from}${shrunk}`,
   };
 };

@@ -1,0 +1,203 @@
+/**
+ * Each policy reproduces the seed (or agent) it names, on a small session built for it, with its
+ * own estimator where the numbers can be checked by hand:
+ * - chars4 (S2, S4): 400 characters = 100 tokens, no per-message overhead;
+ * - runes2.5 (S0): floor(400 × 2 / 5) + 4 overhead = 164 tokens per 400-character message;
+ * - shannon (S3): floor((400 / 4 + 5) × 1.1) = 115 tokens per 400-character prose message.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ReplayConfigInput } from '../../../src/core/config';
+import type { Message } from '../../../src/core/model';
+import { getPolicy, POLICIES, POLICY_IDS } from '../../../src/core/policies/index';
+import { replay } from '../../../src/core/replay/index';
+import { STEP_STATUSES, type ReplayEvent, type ReplayResult } from '../../../src/core/replay/types';
+import { assistant, call, session, toolResult, user } from '../../helpers/session';
+
+const prose = (chars: number, tag = 'w'): string => (tag + ' ').repeat(chars).slice(0, chars);
+function chat(turns: number, chars = 400): Message[] {
+  const out: Message[] = [];
+  for (let t = 0; t < turns; t++) out.push(user(prose(chars, `u${t}`)), assistant(prose(chars, `a${t}`)));
+  return out;
+}
+const policy = (id: string, extra: ReplayConfigInput = {}): ReplayConfigInput => ({ ...getPolicy(id)!.config, ...extra });
+const compressions = (r: ReplayResult) => r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+const statusAt = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]!]!;
+const reasonAt = (r: ReplayResult, i: number) => r.steps.reasons[r.steps.reasonIndex[i]!]!;
+
+describe('the registry', () => {
+  it('has the twelve ids of the issue, each with a description and a valid config', async () => {
+    expect(POLICY_IDS).toEqual(['s0', 's1', 's2', 's3', 's4', 'claude-code', 'codex', 'openhands-recent', 'openhands-masking', 'openhands-summary', 'openhands-amortized', 'letta']);
+    for (const p of POLICIES) {
+      expect(p.description.length).toBeGreaterThan(20);
+      const r = await replay(session(chat(2)), p.config);
+      expect(r.policy).toBe(p.id);
+    }
+  });
+});
+
+describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () => {
+  it('derives the window from MaxTokens and fires the proactive check on the full budget formula', async () => {
+    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none' }));
+    expect(r.config.resolved).toMatchObject({ window: 4_000, limit: 3_000, tokenizer: 'runes2.5' });
+    expect(r.steps.regions.history[0]).toBe(164);
+    // history + MaxTokens > ContextWindow ⇔ k × 164 > 3,000: first at message 19 (3,116), step 9.
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ step: 9, path: 'proactive', tokensBefore: 3_116 });
+  });
+
+  it('without the proactive check, async summarization runs after the turn whose history passes 75% of the window', async () => {
+    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }));
+    // History before user message i is i × 164 > 3,000 first at i = 20 → entered before step 10.
+    expect(compressions(r)[0]).toMatchObject({ step: 10, path: 'async' });
+  });
+
+  it('asyncFullBudget (S0\'s first known gap fixed) fires earlier: history + MaxTokens against the window', async () => {
+    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', asyncFullBudget: true, paths: { async: true, proactive: false, emergency: false } }));
+    // i × 164 + 1,000 > 3,000 first at i = 14 → step 7.
+    expect(compressions(r)[0]).toMatchObject({ step: 7, path: 'async' });
+  });
+});
+
+describe('S1: the guard', () => {
+  it('limit = window − 8,192 − floor(window / 4); the first projection over it forces the final turn', async () => {
+    const r = await replay(session(chat(40, 4_000)), policy('s1', { window: 40_000 }));
+    expect(r.steps.limit[0]).toBe(40_000 - 8_192 - 10_000);
+    const firstOver = Array.from(r.steps.total).findIndex((t) => t > 21_808);
+    expect(firstOver).toBeGreaterThan(0);
+    expect(statusAt(r, firstOver)).toBe('final');
+    expect(statusAt(r, firstOver - 1)).toBe('ok');
+    expect(reasonAt(r, firstOver)).toMatch(/still over limit after shrink.*final_report/);
+    expect(r.events.find((e) => e.kind === 'guard')).toMatchObject({ decision: 'final', step: firstOver });
+    // S1 does not compress: the guard ends the run instead.
+    expect(compressions(r)).toEqual([]);
+  });
+
+  it('stores a tool output over 12,288 bytes aside behind a handle, and leaves one under it alone', async () => {
+    const msgs = [user('read both'), assistant([call('big'), call('small')]), toolResult('big', 'z'.repeat(12_289)), toolResult('small', 'z'.repeat(12_288)), assistant('done')];
+    const r = await replay(session(msgs), policy('s1', { window: 200_000 }));
+    const pre = r.events.filter((e) => e.kind === 'tool-preflight');
+    expect(pre).toEqual([{ kind: 'tool-preflight', step: 1, messageIndex: 2, callId: 'big', action: 'offload', bytesBefore: 12_289, bytesAfter: 64 }]);
+  });
+});
+
+describe('S2: 4 chars/token, act at 85%, SlidingWindow(20)', () => {
+  it('reports "context window at N% capacity (used/max tokens), compaction applied" and keeps the last 20 messages', async () => {
+    const s = session(chat(30, 4_000), { systemPrompt: prose(800) });
+    const r = await replay(s, policy('s2', { window: 40_000, summarizer: 'none' }));
+    // 200 + k × 1,000 > 34,000 first at message 35 (odd k is a call): 35,200 tokens, step 17.
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ step: 17, tokensBefore: 35_200, tokensAfter: 19_200 });
+    expect(reasonAt(r, 17)).toBe('context window at 88% capacity (35,200/40,000 tokens), compaction applied');
+    // 35 − 20 = 15 → boundary 16: messages 16..34 stay.
+    expect(first!.kept).toEqual([[16, 34]]);
+  });
+});
+
+describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents 20', () => {
+  it('fires when the estimate passes 75% of the window and lands at or under 37.5%', async () => {
+    const r = await replay(session(chat(40)), policy('s3', { window: 4_000, budget: {} }));
+    expect(r.steps.regions.history[0]).toBe(115);
+    const [first] = compressions(r);
+    // k × 115 > 3,000 first at k = 27 (3,105): step 13.
+    expect(first).toMatchObject({ step: 13, tokensBefore: 3_105 });
+    expect(first!.tokensAfter).toBeLessThanOrEqual(1_500);
+    expect(first!.kept[0]).toEqual([0, 2]);
+    expect(first!.summary).toMatch(/^Summary of \d+ earlier messages/);
+  });
+
+  it('warns at 80% of the task budget (soft mode) and emits backpressure delays', async () => {
+    const r = await replay(session(chat(40)), policy('s3', { window: 100_000, budget: { tokens: 20_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } }));
+    expect(r.totals.aborts).toBe(0);
+    const bp = r.events.filter((e) => e.kind === 'backpressure');
+    expect(bp.map((e) => (e.kind === 'backpressure' ? e.delayMs : 0)).slice(0, 1)).toEqual([50]);
+    expect(Array.from(r.steps.status).some((c) => STEP_STATUSES[c] === 'warn')).toBe(true);
+  });
+});
+
+describe('S4: hard budgets, compression at 80%, tool results pruned first', () => {
+  it('prunes old tool results before summarizing anything', async () => {
+    const msgs: Message[] = [];
+    for (let t = 0; t < 8; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`)]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
+    const r = await replay(session(msgs), policy('s4', { window: 8_000, summarizer: 'none' }));
+    const [first] = compressions(r);
+    expect(first!.tokensBefore).toBeGreaterThan(6_400);
+    expect(first!.masked?.length).toBeGreaterThan(0);
+    expect(first!.dropped).toEqual([]);
+  });
+
+  it('aborts when the 200-turn budget is reached; later calls do not happen', async () => {
+    const r = await replay(session(chat(205, 8)), policy('s4', { window: 1_000_000 }));
+    const abort = r.events.find((e) => e.kind === 'abort');
+    expect(abort).toMatchObject({ budget: 'turns', used: 200, max: 200 });
+    const at = abort!.step;
+    expect(r.steps.turn[at]).toBe(199);
+    for (let i = at; i < r.steps.count; i++) expect(statusAt(r, i)).toBe('abort');
+    expect(r.totals.aborts).toBe(1);
+  });
+
+  it('aborts at 30 minutes', async () => {
+    const msgs = chat(20, 8).map((m, i) => ({ ...m, timestamp: i * 60_000 }));
+    const r = await replay(session(msgs), policy('s4', { window: 1_000_000 }));
+    // Message 31 is at minute 31; the first call at or past 30 minutes is message 31 (step 15).
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ budget: 'minutes', step: 15 });
+  });
+});
+
+describe('agents people run today', () => {
+  it('Claude Code: min(floor((200k − 20k) × 1), 200k − 33k) = 167,000', async () => {
+    const r = await replay(session(chat(100, 8_000)), policy('claude-code', { tokenizer: 'chars4', window: 200_000, summarizer: 'none' }));
+    // k × 2,000 > 167,000 first at k = 84 → odd → 85 (170,000): step 42.
+    expect(compressions(r)[0]).toMatchObject({ step: 42, tokensBefore: 170_000 });
+  });
+
+  it('Codex: auto-compact at 90% of the window', async () => {
+    const r = await replay(session(chat(30)), policy('codex', { tokenizer: 'chars4', window: 4_000, summarizer: 'none' }));
+    // k × 100 > 3,600 first at k = 37: step 18.
+    expect(compressions(r)[0]).toMatchObject({ step: 18, tokensBefore: 3_700 });
+  });
+
+  it('Letta: trigger at 0.9 × window, shrink to 0.7 × window', async () => {
+    const r = await replay(session(chat(30)), policy('letta', { tokenizer: 'chars4', window: 4_000 }));
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ step: 18, tokensBefore: 3_700 });
+    expect(first!.tokensAfter).toBeLessThanOrEqual(2_800);
+    expect(first!.tokensAfter).toBeGreaterThan(2_000);
+  });
+
+  it('OpenHands recent events: keep_first 1 + the last 10 once there are more than 11', async () => {
+    const r = await replay(session(chat(10)), policy('openhands-recent', { tokenizer: 'chars4' }));
+    const [first] = compressions(r);
+    // At message 13 the window holds 13 events: keep event 0 and 4..12 (the boundary at or after 13 − 10).
+    expect(first).toMatchObject({ step: 6, dropped: [[1, 3]] });
+    expect(first!.kept).toEqual([
+      [0, 0],
+      [4, 12],
+    ]);
+    expect(first!.summary).toBeUndefined();
+  });
+
+  it('OpenHands amortized forgetting: past 100 events, forget the older half, keep the first', async () => {
+    const r = await replay(session(chat(60, 40)), policy('openhands-amortized', { tokenizer: 'chars4' }));
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ step: 50, dropped: [[1, 51]] });
+    expect(first!.summary).toBeUndefined();
+  });
+
+  it('OpenHands LLM summarizing: past 120 events, keep the first and the recent half, summarize the middle', async () => {
+    const r = await replay(session(chat(70, 40)), policy('openhands-summary', { tokenizer: 'chars4' }));
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ step: 60, dropped: [[1, 61]] });
+    expect(first!.summary).toMatch(/Summary of 61 earlier messages/);
+  });
+
+  it('OpenHands observation masking: results outside the attention window of 100 become placeholders, nothing is dropped', async () => {
+    const msgs: Message[] = [user('go')];
+    for (let i = 0; i < 110; i++) msgs.push(assistant([call(`c${i}`)]), toolResult(`c${i}`, prose(400)));
+    msgs.push(assistant('done'));
+    const r = await replay(session(msgs), policy('openhands-masking', { tokenizer: 'chars4' }));
+    const [first] = compressions(r);
+    // 101 results are first in the window before message 203 (step 101); the oldest (message 2) is masked.
+    expect(first).toMatchObject({ step: 101, dropped: [], masked: [[2, 2]] });
+    expect(first!.tokensBefore - first!.tokensAfter).toBe(100 - 12);
+  });
+});
