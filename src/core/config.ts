@@ -4,7 +4,7 @@
  * this config plus a strategy pipeline; nothing else changes between policies.
  */
 import { z } from 'zod';
-import { POLICIES } from './policies/index';
+import { getPolicy, POLICIES } from './policies/index';
 
 export const STRATEGY_IDS = [
   'sliding-window',
@@ -16,6 +16,9 @@ export const STRATEGY_IDS = [
   'observation-masking',
 ] as const;
 export type StrategyId = (typeof STRATEGY_IDS)[number];
+/** A strategy the caller supplies (the CLI loads it from the user's JS module): `custom:<name>`. */
+export type CustomStrategyId = `custom:${string}`;
+export const CUSTOM_STRATEGY = /^custom:[\w.-]{1,64}$/;
 
 const ratio = z.number().gt(0).lte(1);
 const positiveInt = z.number().int().positive();
@@ -60,13 +63,22 @@ export const ReplayConfig = z
     asyncRatio: ratio.default(0.75),
     /** S0's first known gap fixed: use the full budget formula for the async trigger. */
     asyncFullBudget: z.boolean().default(false),
+    /**
+     * Agents compact inside a long turn (one user prompt, hundreds of tool calls): when set, the
+     * turn in progress may also be cut at an exchange boundary — an assistant message with no tool
+     * call open across it — so a call never loses its result. Completed turns are always cut whole.
+     * S0 keeps turns atomic (false).
+     */
+    cutWithinTurn: z.boolean().default(true),
     /** Strategies applied in order until the context is under target. */
-    pipeline: z.array(z.enum(STRATEGY_IDS)).min(1).default(['summarize']),
+    pipeline: z.array(z.union([z.enum(STRATEGY_IDS), z.custom<CustomStrategyId>((v) => typeof v === 'string' && CUSTOM_STRATEGY.test(v), { message: `expected one of ${STRATEGY_IDS.join(', ')} or custom:<name>` })])).min(1).default(['summarize']),
     primers: z.number().int().nonnegative().default(3),
     recents: z.number().int().nonnegative().default(20),
     slidingWindow: positiveInt.default(20),
-    /** Observation masking / tool pruning: the last N tool results stay verbatim. */
+    /** Observation masking: the last N tool results stay verbatim. */
     keepToolResults: z.number().int().nonnegative().default(5),
+    /** Observation masking by events (OpenHands' attention_window): results among the last N messages stay verbatim; overrides keepToolResults. */
+    attentionWindow: positiveInt.optional(),
     /** S4 head / tail protection, in turns. */
     protectHead: z.number().int().nonnegative().default(1),
     protectTail: z.number().int().nonnegative().default(2),
@@ -78,6 +90,11 @@ export const ReplayConfig = z
     /** S1: models tried, in order, when the projection passes the limit. */
     fallbackModels: z.array(z.string()).default([]),
     summarizer: z.enum(['extractive', 'openai', 'anthropic', 'none']).default('extractive'),
+    /** Model and endpoint of a remote summarizer (the key comes from the host: environment or keychain). */
+    summarizerModel: z.string().optional(),
+    summarizerUrl: z.string().url().optional(),
+    /** S0's emergency path without reported usage: the tokenizer that stands in for the provider's. */
+    referenceTokenizer: z.string().default('tiktoken:o200k_base'),
     /** Tokens per media item (S0). */
     mediaTokens: z.number().int().nonnegative().optional(),
     /** S1 tool schema scale. */
@@ -118,9 +135,13 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   toolOutputMaxBytes: 'number',
   toolBudget: 'number',
   summarizer: 'string',
+  summarizerModel: 'string',
+  summarizerUrl: 'string',
+  referenceTokenizer: 'string',
   pipeline: 'list',
   fallbackModels: 'list',
   keepToolResults: 'number',
+  attentionWindow: 'number',
   triggerMessages: 'number',
   'budget.turns': 'number',
   'budget.tokens': 'number',
@@ -132,6 +153,23 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   'paths.proactive': 'bool',
   'paths.emergency': 'bool',
   'paths.guard': 'bool',
+  cutWithinTurn: 'bool',
+  triggerTokens: 'number',
+  triggerBasis: 'string',
+  'autoCompact.reserve': 'number',
+  'autoCompact.pct': 'number',
+  'autoCompact.cap': 'number',
+  asyncMessages: 'number',
+  asyncRatio: 'number',
+  asyncFullBudget: 'bool',
+  protectHead: 'number',
+  protectTail: 'number',
+  toolOutputMode: 'string',
+  warnAt: 'number',
+  schemaScale: 'number',
+  mediaTokens: 'number',
+  'budget.warningThreshold': 'number',
+  'budget.backpressure': 'bool',
 };
 export const SET_KEY_NAMES = Object.keys(SET_KEYS);
 
@@ -202,7 +240,7 @@ export function resolveConfig(policyIdOrConfig: string | ReplayConfigInput, requ
 
 /** A policy's config by id; a clear error naming the known ids otherwise. */
 function presetOf(id: string): ReplayConfigInput {
-  const p = POLICIES.find((x) => x.id === id);
+  const p = getPolicy(id);
   if (!p) throw new ConfigError(`unknown policy "${id}" (known: ${POLICIES.map((x) => x.id).join(', ')})`);
   return p.config;
 }

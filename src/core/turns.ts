@@ -74,3 +74,22 @@ export function pairToolCalls(messages: readonly Message[]): ToolPairing {
   const orphanCalls = [...calls].filter(([id]) => !pairs.has(id)).map(([callId, index]) => ({ callId, index }));
   return { pairs, orphanCalls, orphanResults };
 }
+
+/**
+ * Exchange boundaries inside [from, end): assistant messages with no tool call open across them
+ * (every call made before has its result before). Cutting there keeps each call with its result,
+ * so the turn in progress can be compacted the way agents do inside one long turn.
+ */
+export function exchangeStarts(messages: readonly Message[], from: number, end: number): number[] {
+  const out: number[] = [];
+  const open = new Set<string>();
+  for (let i = from; i < end; i++) {
+    const m = messages[i]!;
+    if (i > from && m.role === 'assistant' && open.size === 0) out.push(i);
+    for (const p of m.parts) {
+      if (p.kind === 'tool_call') open.add(p.id);
+      else if (p.kind === 'tool_result') open.delete(p.callId);
+    }
+  }
+  return out;
+}

@@ -3,6 +3,7 @@
  * a 1,000-step re-run after a threshold change ≤ 5 ms, a 100-policy sweep over 10,000 steps ≤ 2 s,
  * the first run with the extractive summarizer ≤ 300 ms.
  */
+import type { StrategyId } from '../../src/core/config';
 import { getPolicy } from '../../src/core/policies/index';
 import { replay } from '../../src/core/replay/index';
 import { cached, memoryStore } from '../../src/core/summarize/cache';
@@ -10,6 +11,8 @@ import { extractiveSummarizer } from '../../src/core/summarize/extractive';
 import { countWith } from '../../src/core/tokens/index';
 import { bestOfMs, timeMs, type BenchSuite } from './harness';
 import { syntheticSession } from './corpus';
+
+const SWEEP_PIPELINES: StrategyId[][] = [['drop-oldest'], ['sliding-window'], ['tool-pruning', 'drop-oldest'], ['observation-masking', 'drop-oldest'], ['primers-recents']];
 
 export const suite: BenchSuite = {
   name: 'replay',
@@ -25,19 +28,28 @@ export const suite: BenchSuite = {
     const rerun = await bestOfMs(5, () => replay(small, { ...base, window: 32_000, trigger: (t = t === 0.7 ? 0.75 : 0.7) }, { counts: smallCounts }));
 
     const sweep = await timeMs(async () => {
-      for (let i = 0; i < 100; i++) await replay(big, { ...base, trigger: 0.5 + i * 0.004, target: 0.3 }, { counts: bigCounts });
+      // 100 policies: five pipelines (no LLM in the loop) × 20 thresholds.
+      for (let i = 0; i < 100; i++) await replay(big, { ...base, pipeline: SWEEP_PIPELINES[i % SWEEP_PIPELINES.length]!, trigger: 0.5 + i * 0.004, target: 0.3 }, { counts: bigCounts });
     });
 
     const summarizer = cached(extractiveSummarizer, memoryStore());
     const s3 = { ...getPolicy('s3')!.config, tokenizer: 'chars4', window: 64_000, budget: {} };
-    const firstSummaries = await timeMs(() => replay(big, s3, { counts: bigCounts, summarizer }));
-    const again = await bestOfMs(3, () => replay(big, s3, { counts: bigCounts, summarizer }));
+    // A session just opened: counts cached (as after import), facts and turns not yet extracted.
+    // Its first replay (any policy) pays for the fact extraction retention needs; then the first
+    // S3 run pays for every summary (empty summary cache).
+    const fresh = syntheticSession(10_000);
+    const freshCounts = countWith(fresh, 'chars4');
+    const opening = await timeMs(() => replay(fresh, base, { counts: freshCounts }));
+    const firstSummaries = await timeMs(() => replay(fresh, s3, { counts: freshCounts, summarizer }));
+    const again = await bestOfMs(3, () => replay(fresh, s3, { counts: freshCounts, summarizer }));
     return [
       { name: 'replay 10,000 steps (cached counts)', value: full, unit: 'ms', target: '≤ 50 ms', pass: full <= 50 },
       { name: 'per step', value: full / 10_000, unit: 'ms', target: '≤ 1 ms', pass: full / 10_000 <= 1 },
       { name: 're-run 1,000 steps after a threshold change', value: rerun, unit: 'ms', target: '≤ 5 ms', pass: rerun <= 5 },
-      { name: 'sweep of 100 policies over 10,000 steps', value: sweep, unit: 'ms', target: '≤ 2000 ms', pass: sweep <= 2000 },
-      { name: 'first run with the extractive summarizer (S3, 10,000 steps)', value: firstSummaries, unit: 'ms', target: '≤ 300 ms', pass: firstSummaries <= 300 },
+      { name: 'sweep of 100 policies (5 pipelines × 20 thresholds) over 10,000 steps', value: sweep, unit: 'ms', target: '≤ 2000 ms', pass: sweep <= 2000 },
+      { name: 'first replay of a just-opened session (fact extraction, no summaries)', value: opening, unit: 'ms' },
+      { name: 'first run with the extractive summarizer (S3, 10,000 steps, empty summary cache)', value: firstSummaries, unit: 'ms', target: '≤ 300 ms', pass: firstSummaries <= 300 },
+      { name: 'both together (a never-opened session straight into S3)', value: opening + firstSummaries, unit: 'ms' },
       { name: 'same run with summaries cached', value: again, unit: 'ms' },
     ];
   },

@@ -20,7 +20,7 @@ export const POLICIES: readonly Policy[] = [
     source: 'S0',
     description:
       'runes×2/5 estimate; async summarization after a turn (40 messages or 75% of the window); proactive check with the full budget formula (history + tools + MaxTokens > ContextWindow); emergency drop of the oldest ~50% of turns when the real size overflows.',
-    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'] },
+    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'], cutWithinTurn: false },
   },
   {
     id: 's1',
@@ -39,7 +39,7 @@ export const POLICIES: readonly Policy[] = [
   },
   {
     id: 's3',
-    label: 'S3 sliding-window compression',
+    label: 'S3 sliding-window compression (long-running preset)',
     source: 'S3',
     description:
       'chars/4 (+5 per message, code chars/3, ×1.1); triggers at 75% of the budget and compresses to 37.5%: first 3 messages (primers) + summary of the middle + last 20 (recents); task budget 300,000 tokens in soft mode with warnings at 80% and backpressure at 80/85/90/95%.',
@@ -88,30 +88,30 @@ export const POLICIES: readonly Policy[] = [
   {
     id: 'openhands-recent',
     label: 'OpenHands recent events',
-    source: 'OpenHands condenser documentation (RecentEventsCondenser)',
-    description: 'Keeps the first event and the most recent 10 (keep_first=1, max_events=10); nothing is summarized.',
-    config: { policy: 'openhands-recent', triggerMessages: 11, pipeline: ['primers-recents'], primers: 1, recents: 10, summarizer: 'none' },
+    source: 'OpenHands condenser config (RecentEventsCondenserConfig: keep_first 1, max_events 100)',
+    description: 'Keeps the first event and the most recent ones, max_events = 100 in all (keep_first = 1); nothing is summarized.',
+    config: { policy: 'openhands-recent', triggerMessages: 100, pipeline: ['primers-recents'], primers: 1, recents: 99, summarizer: 'none' },
   },
   {
     id: 'openhands-masking',
     label: 'OpenHands observation masking',
-    source: 'OpenHands condenser documentation (ObservationMaskingCondenser)',
-    description: 'Replaces observations (tool results) outside the attention window (100) by a placeholder; nothing is dropped.',
-    config: { policy: 'openhands-masking', triggerMessages: 100, pipeline: ['observation-masking'], keepToolResults: 100, summarizer: 'none' },
+    source: 'OpenHands condenser config (ObservationMaskingCondenserConfig: attention_window 100)',
+    description: 'Replaces every observation (tool result) outside the 100 most recent events by a placeholder; nothing is dropped.',
+    config: { policy: 'openhands-masking', triggerMessages: 100, pipeline: ['observation-masking'], attentionWindow: 100, summarizer: 'none' },
   },
   {
     id: 'openhands-summary',
     label: 'OpenHands LLM summarizing',
-    source: 'OpenHands condenser documentation (LLMSummarizingCondenser)',
-    description: 'When the history passes max_size=120 events, keeps the first (keep_first=1) and the most recent half, and summarizes the forgotten middle.',
-    config: { policy: 'openhands-summary', triggerMessages: 120, pipeline: ['primers-recents'], primers: 1, recents: 60 },
+    source: 'OpenHands condenser config (LLMSummarizingCondenserConfig: max_size 100, keep_first 1)',
+    description: 'When the view passes max_size = 100 events, keeps the first (keep_first = 1) and the most recent max_size / 2 − keep_first = 49, and summarizes the forgotten middle.',
+    config: { policy: 'openhands-summary', triggerMessages: 100, pipeline: ['primers-recents'], primers: 1, recents: 49 },
   },
   {
     id: 'openhands-amortized',
     label: 'OpenHands amortized forgetting',
-    source: 'OpenHands condenser documentation (AmortizedForgettingCondenser)',
-    description: 'When the history passes max_size=100 events, forgets the older half, keeping the first event (keep_first=1); no summary.',
-    config: { policy: 'openhands-amortized', triggerMessages: 100, pipeline: ['primers-recents'], primers: 1, recents: 50, summarizer: 'none' },
+    source: 'OpenHands condenser config (AmortizedForgettingCondenserConfig: max_size 100, keep_first 1)',
+    description: 'When the view passes max_size = 100 events, forgets all but the first (keep_first = 1) and the most recent 49, halving it; no summary.',
+    config: { policy: 'openhands-amortized', triggerMessages: 100, pipeline: ['primers-recents'], primers: 1, recents: 49, summarizer: 'none' },
   },
   {
     id: 'letta',
@@ -122,8 +122,29 @@ export const POLICIES: readonly Policy[] = [
   },
 ];
 
+/**
+ * S3's other scenario presets (its "long-running" one is `s3`). Reachable by id through
+ * `getPolicy`, kept out of the main list, which is the issue's twelve.
+ */
+export const SCENARIO_POLICIES: readonly Policy[] = [
+  {
+    id: 's3-general',
+    label: 'S3 general Q&A preset',
+    source: 'S3',
+    description: "S3's general Q&A scenario: primers 2 + recents 10, agent budget 25,000 tokens (soft), otherwise as s3 (75% → 37.5%).",
+    config: { policy: 's3-general', tokenizer: 'shannon', trigger: 0.75, target: 0.375, pipeline: ['primers-recents'], primers: 2, recents: 10, budget: { tokens: 25_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } },
+  },
+  {
+    id: 's3-debugging',
+    label: 'S3 debugging preset',
+    source: 'S3',
+    description: "S3's debugging scenario: primers 5 + recents 30, agent budget 75,000 tokens (soft), trigger raised to 85% so the agent sees more history.",
+    config: { policy: 's3-debugging', tokenizer: 'shannon', trigger: 0.85, target: 0.375, pipeline: ['primers-recents'], primers: 5, recents: 30, budget: { tokens: 75_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } },
+  },
+];
+
 export const POLICY_IDS = POLICIES.map((p) => p.id);
 
 export function getPolicy(id: string): Policy | undefined {
-  return POLICIES.find((p) => p.id === id);
+  return POLICIES.find((p) => p.id === id) ?? SCENARIO_POLICIES.find((p) => p.id === id);
 }

@@ -79,3 +79,8 @@ export function compare(a: ReplayResult, b: ReplayResult): ReplayComparison {
     compressions: { a: compressionSteps(a), b: compressionSteps(b) },
   };
 }
+
+/** The comparison as plain JSON data (typed arrays become number arrays), for the CLI and the contract. */
+export function comparisonToJSON(c: ReplayComparison): Omit<ReplayComparison, 'totalDelta'> & { totalDelta: number[] } {
+  return { ...c, totalDelta: Array.from(c.totalDelta) };
+}

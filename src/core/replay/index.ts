@@ -9,23 +9,28 @@
  * unchanged by a different context. Every figure rests on that assumption.
  *
  * Numbers per step live in typed arrays; history sizes come from prefix sums (WindowState), so
- * no message is ever recounted.
+ * no message is ever recounted. The pass hands off to handlers, one concern each: window.ts (what
+ * is in the request), guard.ts (S1's turn_preflight), budgets.ts (S3 / S4 budgets), retention.ts
+ * (facts and needles that left and were needed again); strategies and summarizers do the folding.
  */
-import { exceededDimension, backpressureDelayMs, capacityStatus, checkBudget, type BudgetLimits } from '../budget/layers';
+import { capacityStatus } from '../budget/layers';
 import { resolveLimits } from '../budget/limits';
 import { callCost } from '../catalog';
-import { validateConfig, type ReplayConfig, type ReplayConfigInput } from '../config';
+import { validateConfig, type ReplayConfig, type ReplayConfigInput, type StrategyId } from '../config';
 import type { Message, Session } from '../model';
 import { promptTokens } from '../model';
-import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
+import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type Strategy, type StrategyContext } from '../strategies/index';
+import { checkedResult } from '../strategies/check';
 import { toRanges, range } from '../strategies/util';
 import { cached, memoryStore } from '../summarize/cache';
 import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
 import { CALIBRATION_BASE, countWith, createCounter, defaultTokenizerFor, getTokenizer, mediaTokensFor, type SessionCounts } from '../tokens/index';
-import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
-import { messageFacts, parseNeedle } from './retention';
-import { REGIONS, STEP_STATUSES, type MessageRange, type ReplayEvent, type ReplayResult, type RetentionLoss, type StepStatus } from './types';
+import { exchangeStarts, isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
+import { BudgetHandler } from './budgets';
+import { turnPreflight } from './guard';
+import { RetentionTracker } from './retention';
+import { REGIONS, STEP_STATUSES, type MessageRange, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 import { WindowState } from './window';
 
 export interface ReplayOptions {
@@ -36,6 +41,13 @@ export interface ReplayOptions {
   readonly needles?: readonly string[];
   /** Message ids pinned by the user (never dropped), besides `Message.pinned`. */
   readonly pinned?: ReadonlySet<string>;
+  /**
+   * Counts under `config.referenceTokenizer`, for S0's emergency path on a transcript without
+   * reported usage (the host passes its stored counts; computed here when absent).
+   */
+  readonly referenceCounts?: SessionCounts;
+  /** User strategies by name, used by `custom:<name>` in the pipeline. Their results are checked. */
+  readonly strategies?: Readonly<Record<string, Strategy>>;
 }
 
 const STATUS_CODE = Object.fromEntries(STEP_STATUSES.map((s, i) => [s, i])) as Record<StepStatus, number>;
@@ -61,10 +73,35 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const n = messages.length;
   const tokenizerId = resolveTokenizer(session, config);
   const counts = options.counts ?? countWith(session, tokenizerId, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: config.schemaScale });
+  if (counts.perMessage.length !== n || counts.prefix.length !== n + 1) {
+    throw new Error(`replay: counts cover ${counts.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
+  }
+  if (options.referenceCounts && options.referenceCounts.perMessage.length !== n) {
+    throw new Error(`replay: reference counts cover ${options.referenceCounts.perMessage.length} messages but the session has ${n}`);
+  }
   const textCounter = createCounter(getTokenizer(tokenizerId === 'calibrated' ? CALIBRATION_BASE : tokenizerId));
   const summarizer = config.summarizer === 'none' ? undefined : (options.summarizer ?? defaultSummarizer);
+  // A remote summarizer needs an endpoint and a key only the host has: without one, say so and go on extractively.
+  const summarizerNote =
+    (config.summarizer === 'openai' || config.summarizer === 'anthropic') && !options.summarizer
+      ? `summarizer "${config.summarizer}" was not provided by the host (endpoint and key); summaries are extractive`
+      : undefined;
+  const maskingOnly = config.pipeline.every((id) => id === 'observation-masking');
+  // User strategies named in the pipeline (`custom:<name>`) must be supplied; say which is missing.
+  const customStrategies = new Map<string, Strategy>();
+  for (const id of config.pipeline) {
+    if (!id.startsWith('custom:')) continue;
+    const fn = options.strategies?.[id.slice('custom:'.length)];
+    if (typeof fn !== 'function') throw new Error(`pipeline: strategy "${id}" was not provided (known: ${Object.keys(options.strategies ?? {}).map((k) => 'custom:' + k).join(', ') || 'none'})`);
+    customStrategies.set(id, fn);
+  }
+  const needsReference = config.paths.emergency && !messages.some((m) => m.usage);
+  const reference = needsReference
+    ? (options.referenceCounts ?? countWith(session, config.referenceTokenizer, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider) }))
+    : undefined;
   const limits = resolveLimits({
-    window: config.window ?? session.reportedContextWindow,
+    // A reported window of 0 (some Codex lines) means "unknown", not a zero-sized window.
+    window: config.window ?? (session.reportedContextWindow !== undefined && session.reportedContextWindow > 0 ? session.reportedContextWindow : undefined),
     maxOutput: config.maxOutput,
     buffer: config.buffer,
     model: config.model ?? session.model,
@@ -76,16 +113,11 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const targetAt = config.target * basis;
   const fixed = counts.system + counts.unlogged + counts.tools;
 
-  const stepMsg: number[] = [];
-  for (let i = 0; i < n; i++) if (messages[i]!.role === 'assistant') stepMsg.push(i);
+  const { stepMsg, turnOfMsg, starts } = shapeOf(messages);
   const S = stepMsg.length;
-  const turnOfMsg = turnIndex(messages);
-  const starts = computeTurnStarts(messages);
   const pinnedIds = options.pinned ?? new Set<string>();
   const isPinned = (i: number): boolean => messages[i]!.pinned === true || pinnedIds.has(messages[i]!.id);
   const anyPinned = pinnedIds.size > 0 || messages.some((m) => m.pinned === true);
-  // Only what the user or the agent says counts as needing a fact (tool output refreshes it).
-  const speaks = (m: Message): boolean => m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result');
 
   // Per-step output arrays.
   const regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(S)])) as Record<(typeof REGIONS)[number], Float64Array>;
@@ -108,13 +140,12 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     return id;
   };
   const events: ReplayEvent[] = [];
+  if (summarizerNote) events.push({ kind: 'warning', step: 0, text: summarizerNote });
+  if (counts.tokenizer !== tokenizerId) events.push({ kind: 'warning', step: 0, text: `counts were made with ${counts.tokenizer}, the config asks for ${tokenizerId}: figures follow ${counts.tokenizer}` });
 
   const win = new WindowState(counts.perMessage, counts.prefix);
   let summary: string | null = null;
   let summaryTokens = 0;
-  // Closures reassign `summary`; read it through a function so narrowing does not go stale.
-  const summaryHas = (key: string): boolean => summary !== null && summary.includes(key);
-  const droppedAt = new Int32Array(n).fill(-1);
 
   // Totals.
   let billed = 0;
@@ -129,22 +160,11 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const model = limits.model;
 
   // Budgets (S3, S4).
-  const b = config.budget;
-  const budgetLimits: BudgetLimits = { turns: b.turns ?? Infinity, tokens: b.tokens ?? Infinity, toolCalls: b.toolCalls ?? Infinity, cost: b.cost ?? Infinity, minutes: b.minutes ?? Infinity };
-  const hasBudget = Object.values(budgetLimits).some(Number.isFinite);
+  const budgets = new BudgetHandler(config.budget);
   let turnsSeen = 0;
   let toolCalls = 0;
   const startTime = messages.find((m) => m.timestamp !== undefined)?.timestamp;
 
-  // Retention.
-  const facts = messageFacts(messages);
-  const lastMention = new Map<string, number>();
-  const factKind = new Map<string, RetentionLoss['kind']>();
-  const lost: RetentionLoss[] = [];
-  const reportedLoss = new Set<string>();
-  const needles = (options.needles ?? []).map(parseNeedle);
-  const needleMentions = needles.map(() => [] as number[]);
-  const needleLostAt = needles.map(() => -1);
 
   // Source compactions, by the step they precede.
   const sourceByMsg = [...session.sourceCompactions].sort((a, c) => a.atMessage - c.atMessage);
@@ -157,9 +177,20 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   let toolBudgetHitAt = -1;
   let prevTotal = -1;
   let compressedSincePrev = true;
-  let aborted = false;
+  /** Set once the run has ended: a hard budget abort, or a forced final turn (S1) that was taken. */
+  let ended: 'abort' | 'final' | null = null;
 
-  const ctx: StrategyContext = {
+  /**
+   * Cut points for a request ending at `end`: the turn starts, plus (cutWithinTurn) the exchange
+   * boundaries of the turn in progress. Computed only when a compression runs.
+   */
+  const cutPointsFor = (end: number): readonly number[] => {
+    if (!config.cutWithinTurn || end <= 0) return starts;
+    const t = turnOfMsg[end - 1]!;
+    const inner = exchangeStarts(messages, starts[t] ?? 0, end);
+    return inner.length === 0 ? starts : [...starts.slice(0, t + 1), ...inner, ...starts.slice(t + 1)];
+  };
+  let ctx: StrategyContext = {
     messages,
     turnStarts: starts,
     config,
@@ -169,8 +200,18 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   };
 
   const inWindow = (i: number, end: number): boolean => win.isInWindow(i, end) && win.masked[i] !== 1;
+  // Closures reassign `summary`; the tracker reads it through a function so it never goes stale.
+  const retention = new RetentionTracker(messages, options.needles ?? [], inWindow, () => summary);
 
-  const windowRanges = (end: number): MessageRange[] => toRanges([...win.keepBefore, ...range(win.from, end)]);
+  const windowRanges = (end: number): MessageRange[] => {
+    const out = toRanges(win.keepBefore.filter((i) => i < win.from));
+    if (win.from < end) {
+      const last = out[out.length - 1];
+      if (last && last[1] + 1 === win.from) out[out.length - 1] = [last[0], end - 1];
+      else out.push([win.from, end - 1]);
+    }
+    return out;
+  };
 
   /** Keeps whole turns of pinned messages that a strategy dropped. */
   const keepPinned = (from: number, keepBefore: readonly number[], end: number): number[] => {
@@ -186,21 +227,6 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     return [...keep].sort((x, y) => x - y);
   };
 
-  const markDropped = (ranges: readonly MessageRange[], step: number): void => {
-    for (const [a, z] of ranges) for (let i = a; i <= z; i++) if (droppedAt[i] === -1) droppedAt[i] = step;
-  };
-
-  const checkNeedlesLost = (end: number, step: number): void => {
-    needles.forEach((nd, k) => {
-      if (needleLostAt[k] !== -1) return;
-      const ms = needleMentions[k]!;
-      if (ms.length === 0) return;
-      if (ms.some((i) => inWindow(i, end))) return;
-      if (summary !== null && nd.test(summary)) return;
-      needleLostAt[k] = step;
-    });
-  };
-
   /** Runs a compression path; false when nothing could be removed (then nothing is recorded). */
   async function compress(path: 'async' | 'proactive' | 'emergency', end: number, step: number, historyBudget: number): Promise<boolean> {
     const before = fixed + summaryTokens + win.historyTokens(end);
@@ -212,6 +238,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     let targetTokens = 256;
     const notes: string[] = [];
     let view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
+    if (path !== 'emergency') ctx = { ...ctx, turnStarts: cutPointsFor(end) };
     if (path === 'emergency') {
       // S0 path 3: drop the oldest ~50% of the turns in the window, note it in the summary.
       const inWin = starts.filter((s) => s >= win.from && s < end);
@@ -223,17 +250,23 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       notes.push(`emergency: dropped the oldest ${inWin.filter((s) => s < cut).length} of ${inWin.length} turns after the true size overflowed the window`);
       win.from = Math.max(win.from, cut);
       win.keepBefore = keepBefore;
-      summary = `${summary ? summary + '\n' : ''}[Context overflow: ${inWin.filter((s) => s < cut).length} earlier turns were dropped.]`;
+      // S0's third known gap fixed: the note keeps the references of media the dropped turns held,
+      // so the agent can ask for them again.
+      const media: string[] = [];
+      for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
+      const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
+      summary = `${summary ? summary + '\n' : ''}[Context overflow: ${inWin.filter((s) => s < cut).length} earlier turns were dropped.${mediaNote}]`;
     } else {
       for (const id of config.pipeline) {
-        const r = STRATEGIES[id](view, historyBudget, ctx);
+        const custom = customStrategies.get(id);
+        const r = custom ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx) : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
         for (const i of r.masked) {
           if (isPinned(i)) continue;
           win.reduceTo(i, PLACEHOLDER_TOKENS);
           win.masked[i] = 1;
           maskedAny = true;
           maskedNow.push(i);
-          if (droppedAt[i] === -1) droppedAt[i] = step;
+          retention.markLeft(i, step);
         }
         const keepBefore = keepPinned(r.kept.from, r.kept.keepBefore, end);
         if (!anyPinned) {
@@ -281,7 +314,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
         summaryTokens = textCounter.text(summary);
       }
     }
-    markDropped(droppedAll, step);
+    retention.markDropped(droppedAll, step);
     const droppedRangesMerged = mergeRanges(droppedAll);
     const after = fixed + summaryTokens + win.historyTokens(end);
     compressions++;
@@ -300,7 +333,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       ...(summary ? { summary } : {}),
       note: notes.join('; '),
     });
-    checkNeedlesLost(end, step);
+    retention.afterCompression(end, step);
     return true;
   }
 
@@ -308,13 +341,15 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     const k = stepMsg[j]!;
     let st: StepStatus = 'ok';
     let reason = '';
+    /** The model that takes this call (a fallback after an S1 skip). */
+    let callModel = model;
 
-    if (aborted) {
-      // The agent stopped at the abort: later calls never happen.
+    if (ended) {
+      // The run stopped (abort, or the forced final turn was taken): later calls never happen.
       for (const r of REGIONS) regions[r][j] = regions[r][j - 1] ?? 0;
       total[j] = total[j - 1] ?? 0;
-      status[j] = STATUS_CODE.abort;
-      reasonIndex[j] = reasonOf('after the abort: this call would not have happened');
+      status[j] = STATUS_CODE[ended];
+      reasonIndex[j] = reasonOf(ended === 'abort' ? 'after the abort: this call would not have happened' : 'after the forced final turn: this call would not have happened');
       keptFrom[j] = win.from;
       continue;
     }
@@ -329,7 +364,11 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           const hist = win.historyTokens(i);
           const msgsInWindow = i - win.from + win.keepBefore.length;
           const basisTokens = config.asyncFullBudget ? fixed + summaryTokens + hist + limits.maxOutput : hist;
-          if ((msgsInWindow > config.asyncMessages || basisTokens > config.asyncRatio * window) && (await compress('async', i, j, Math.max(0, targetAt - fixed - summaryTokens)))) {
+          const byCount = msgsInWindow > config.asyncMessages;
+          // Triggered by the message count, the summary folds the oldest messages until about half the threshold is left.
+          const budget = Math.max(0, targetAt - fixed - summaryTokens);
+          const asyncBudget = byCount ? Math.min(budget, win.rangeTokens(Math.max(win.from, i - Math.floor(config.asyncMessages / 2)), i)) : budget;
+          if ((byCount || basisTokens > config.asyncRatio * window) && (await compress('async', i, j, asyncBudget))) {
             st = 'compress';
             reason = `async summarization after turn ${turnOfMsg[i - 1]! + 1}`;
           }
@@ -352,25 +391,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
           }
         }
       }
-      // Retention: a user or assistant message that mentions a fact whose earlier mention has left.
-      const speaksNow = speaks(m);
-      for (const f of facts[i]!) {
-        const prev = lastMention.get(f.key);
-        if (prev !== undefined && speaksNow && !reportedLoss.has(f.key) && !inWindow(prev, i) && !summaryHas(f.key)) {
-          lost.push({ key: f.key, kind: f.kind, lostAt: Math.max(0, droppedAt[prev]!), neededAt: j });
-          reportedLoss.add(f.key);
-        }
-        lastMention.set(f.key, i);
-        factKind.set(f.key, f.kind);
-      }
-      needles.forEach((nd, q) => {
-        if (!nd.test(messageTextCached(m))) return;
-        needleMentions[q]!.push(i);
-        if (needleLostAt[q] !== -1) {
-          lost.push({ key: nd.key, kind: 'needle', lostAt: needleLostAt[q]!, neededAt: j });
-          needleLostAt[q] = -1;
-        }
-      });
+      retention.enter(i, j);
     }
     entered = k;
 
@@ -392,19 +413,30 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
         reason = capacityStatus(last?.kind === 'compression' ? last.tokensBefore : request, window, 'compaction applied');
         request = fixed + summaryTokens + win.historyTokens(k);
         st = 'compress';
-      } else if (st === 'ok') {
+      } else if (st === 'ok' && !maskingOnly) {
+        // (Masking-only policies mask continuously: a call with nothing newly aged out is their steady state, not a warning.)
         st = 'warn';
         reason = `${capacityStatus(request, window)}: over the trigger, nothing left to compress outside the protected messages`;
       }
     }
 
-    // S0 path 3: the true size (reported usage where present) overflows although the estimate did not.
+    // S0 path 3: the true size (reported usage where present, else the reference tokenizer)
+    // overflows the window although the estimate did not.
     const usage = messages[k]!.usage;
     if (usage) reported[j] = promptTokens(usage);
-    if (config.paths.emergency && usage && request <= limits.limit) {
-      const origEstimate = fixed + origSummaryTokens + (counts.prefix[k]! - counts.prefix[origFrom]!);
-      const factor = origEstimate > 0 ? promptTokens(usage) / origEstimate : 1;
-      const trueSize = request * factor;
+    if (config.paths.emergency && (usage || reference) && request <= limits.limit) {
+      let trueSize: number;
+      if (usage) {
+        // The original agent's own window (since its last compaction) against what it reported.
+        const origEstimate = fixed + origSummaryTokens + (counts.prefix[k]! - counts.prefix[origFrom]!);
+        trueSize = request * (origEstimate > 0 ? promptTokens(usage) / origEstimate : 1);
+      } else {
+        // Reference counts of the live range scale the history and summary; fixed regions are counted as they are.
+        const ref = reference!;
+        const est = counts.prefix[k]! - counts.prefix[win.from]!;
+        const ratio = est > 0 ? (ref.prefix[k]! - ref.prefix[win.from]!) / est : 1;
+        trueSize = ref.system + ref.unlogged + ref.tools + (summaryTokens + win.historyTokens(k)) * ratio;
+      }
       if (trueSize > window && (await compress('emergency', k, j, 0))) {
         request = fixed + summaryTokens + win.historyTokens(k);
         st = 'compress';
@@ -412,69 +444,50 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
       }
     }
 
-    if (toolBudgetHitAt >= 0) {
+    if (toolBudgetHitAt === j) {
       // After the tool budget is spent the agent has one final turn, tools restricted to final_report.
       st = 'final';
-      if (toolBudgetHitAt === j) forcedFinals++;
-      reason = toolBudgetHitAt === j ? `tool budget exceeded (${toolCalls}/${config.toolBudget} calls): final turn, tools restricted to final_report` : 'after the forced final turn: this call would not have happened';
+      forcedFinals++;
+      reason = `tool budget exceeded (${toolCalls}/${config.toolBudget} calls): final turn, tools restricted to final_report`;
     }
 
     // S1's guard: ok / skip to a fallback model / force the final turn.
     if (st !== 'final' && config.paths.guard && request > limits.limit) {
-      const withoutSchema = request - counts.tools;
-      if (withoutSchema <= limits.limit) {
-        events.push({ kind: 'guard', step: j, decision: 'ok', model: limits.model?.id ?? config.model ?? session.model ?? 'default', projected: request, limit: limits.limit, reason: 'only the tool schemas overflow: allowed (S1 special case)' });
-      } else {
-        const fallback = config.fallbackModels.find((fb) => request <= resolveLimits({ model: fb, buffer: config.buffer }).limit);
-        const modelName = limits.model?.id ?? config.model ?? session.model ?? 'default';
-        if (fallback) {
-          st = 'skip';
-          reason = `projected ${Math.round(request).toLocaleString('en-US')} > limit ${limits.limit.toLocaleString('en-US')} on ${modelName}: skip to ${fallback}`;
-          events.push({ kind: 'guard', step: j, decision: 'skip', model: modelName, fallback, projected: request, limit: limits.limit, reason });
-        } else {
-          st = 'final';
-          forcedFinals++;
-          reason = `still over limit after shrink: projected ${Math.round(request).toLocaleString('en-US')} > limit ${limits.limit.toLocaleString('en-US')}; final turn, tools restricted to final_report`;
-          events.push({ kind: 'guard', step: j, decision: 'final', model: modelName, projected: request, limit: limits.limit, reason });
-        }
+      const modelName = limits.model?.id ?? config.model ?? session.model ?? 'default';
+      const g = turnPreflight({ projected: request, schemaTokens: counts.tools, limit: limits.limit, model: modelName, fallbackModels: config.fallbackModels, buffer: config.buffer });
+      events.push({ kind: 'guard', step: j, decision: g.decision, model: modelName, ...(g.decision === 'skip' ? { fallback: g.fallback } : {}), projected: request, limit: limits.limit, reason: g.reason });
+      if (g.decision === 'skip') {
+        // The fallback model takes this call: its limit applies, and its prices.
+        limitArr[j] = g.limit;
+        callModel = g.model;
+        st = 'skip';
+        reason = g.reason;
+      } else if (g.decision === 'final') {
+        st = 'final';
+        forcedFinals++;
+        reason = g.reason;
       }
     }
 
     // Cost of the call: the unchanged prefix since the previous call is billed as cached input.
-    const cachedPart = compressedSincePrev || prevTotal < 0 ? Math.min(request, fixed) : Math.min(prevTotal, request);
+    // The first call has nothing cached yet; after a compression only system + tools are unchanged.
+    const cachedPart = prevTotal < 0 ? 0 : compressedSincePrev ? Math.min(request, fixed) : Math.min(prevTotal, request);
     const out = usage?.output ?? counts.perMessage[k]!;
     billed += request;
     cachedIn += cachedPart;
     outputTokens += out;
-    if (model) cost += callCost(model, request - cachedPart, cachedPart, out);
+    if (callModel) cost += callCost(callModel, request - cachedPart, cachedPart, out);
     prevTotal = request;
     compressedSincePrev = false;
     peak = Math.max(peak, request);
 
     // Budgets (S4 hard limits abort; S3 modes and backpressure).
-    if (hasBudget) {
+    if (budgets.active) {
       const minutes = startTime !== undefined && messages[k]!.timestamp !== undefined ? (messages[k]!.timestamp! - startTime) / 60_000 : 0;
-      const used = { turns: turnsSeen, tokens: billed + outputTokens, toolCalls, cost, minutes };
-      const over = exceededDimension(budgetLimits, used);
-      const check = checkBudget([{ name: 'session', limits: budgetLimits, mode: b.mode, warningThreshold: b.warningThreshold }], used);
-      if (over && b.mode === 'hard') {
-        st = 'abort';
-        aborts++;
-        aborted = true;
-        reason = `${over} budget exceeded (${Math.round(used[over] * 100) / 100}/${budgetLimits[over]}): run aborted`;
-        events.push({ kind: 'abort', step: j, budget: over, used: used[over], max: budgetLimits[over] });
-      } else if (over) {
-        if (st === 'ok') st = 'warn';
-        reason ||= `${over} budget exceeded (${b.mode} mode${b.mode === 'approval' ? ': approval required' : ''})`;
-        events.push({ kind: 'warning', step: j, text: reason });
-      } else if (check.warnings.length > 0 && st === 'ok') {
-        st = 'warn';
-        reason = check.warnings[0]!;
-      }
-      if (b.backpressure) {
-        const delay = backpressureDelayMs(check.usage);
-        if (delay > 0) events.push({ kind: 'backpressure', step: j, delayMs: delay, usage: check.usage });
-      }
+      const verdict = budgets.check(j, { turns: turnsSeen, tokens: billed + outputTokens, toolCalls, cost, minutes }, st, reason, events);
+      if (verdict.status === 'abort') aborts++;
+      st = verdict.status;
+      reason = verdict.reason;
     }
     if (st === 'ok' && config.warnAt !== undefined && request > config.warnAt * window) {
       st = 'warn';
@@ -495,6 +508,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     regions.buffer[j] = Math.min(limits.buffer, room - regions.output[j]!);
     regions.free[j] = room - regions.output[j]! - regions.buffer[j]!;
     total[j] = request;
+    if (st === 'final' || st === 'abort') ended = st;
     status[j] = STATUS_CODE[st];
     reasonIndex[j] = reasonOf(reason);
     keptFrom[j] = win.keepBefore[0] ?? win.from;
@@ -506,8 +520,21 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     steps: { count: S, messageIndex: Uint32Array.from(stepMsg), turn: Uint32Array.from(stepMsg.map((i) => turnOfMsg[i]!)), regions, total, limit: limitArr, reported, status, reasonIndex, reasons, keptFrom },
     events,
     totals: { billedInputTokens: billed, cachedInputTokens: cachedIn, outputTokens, cost, compressions, tokensRemoved, peak, forcedFinals, aborts },
-    retention: { lost },
+    retention: retention.result(),
   };
+}
+
+/** Steps, turn of each message and turn starts: fixed per message list, so cached for sweeps. */
+const shapeCache = new WeakMap<readonly Message[], { stepMsg: number[]; turnOfMsg: Uint32Array; starts: number[] }>();
+function shapeOf(messages: readonly Message[]): { stepMsg: readonly number[]; turnOfMsg: Uint32Array; starts: readonly number[] } {
+  let shape = shapeCache.get(messages);
+  if (!shape) {
+    const stepMsg: number[] = [];
+    for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') stepMsg.push(i);
+    shape = { stepMsg, turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages) };
+    shapeCache.set(messages, shape);
+  }
+  return shape;
 }
 
 /** Sorted, merged copy of inclusive ranges. */
@@ -522,15 +549,5 @@ function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
   return out;
 }
 
-const textCache = new WeakMap<Message, string>();
-function messageTextCached(m: Message): string {
-  let t = textCache.get(m);
-  if (t === undefined) {
-    t = m.parts.map((p) => (p.kind === 'text' || p.kind === 'reasoning' || p.kind === 'tool_result' ? p.text : p.kind === 'tool_call' ? p.args : '')).join('\n');
-    textCache.set(m, t);
-  }
-  return t;
-}
-
 export { replayToJSON, toCliJSON, toView } from './serialize';
-export { compare, type ReplayComparison, type StepDifference } from './compare';
+export { compare, comparisonToJSON, type ReplayComparison, type StepDifference } from './compare';

@@ -4,19 +4,60 @@
  * history nor in the summary. Facts are extracted once per session and cached.
  */
 import type { Message } from '../model';
-import { messageText } from '../model';
-import { extractFacts, type Fact } from '../summarize/facts';
+import { factsOfMessage, type Fact } from '../summarize/facts';
+import type { MessageRange, NeedleTrack, ReplayResult, RetentionLoss } from './types';
 
-const factCache = new WeakMap<readonly Message[], Fact[][]>();
+const factCache = new WeakMap<readonly Message[], (readonly Fact[])[]>();
 
 /** Facts per message (cached per message list). */
-export function messageFacts(messages: readonly Message[]): Fact[][] {
+export function messageFacts(messages: readonly Message[]): readonly (readonly Fact[])[] {
   let facts = factCache.get(messages);
   if (!facts) {
-    facts = messages.map((m) => extractFacts(messageText(m)));
+    facts = messages.map(factsOfMessage);
     factCache.set(messages, facts);
   }
   return facts;
+}
+
+/**
+ * Facts interned as small integers, flattened: message i mentions ids[offsets[i] .. offsets[i+1]).
+ * The replay then tracks each fact in typed arrays instead of string-keyed maps (cached per
+ * message list, so a sweep of many policies extracts and interns once).
+ */
+export interface FactIndex {
+  readonly keys: readonly string[];
+  readonly kinds: readonly Fact['kind'][];
+  readonly offsets: Uint32Array;
+  readonly ids: Uint32Array;
+}
+
+const indexCache = new WeakMap<readonly Message[], FactIndex>();
+
+export function factIndex(messages: readonly Message[]): FactIndex {
+  let fx = indexCache.get(messages);
+  if (fx) return fx;
+  const perMessage = messageFacts(messages);
+  const idOf = new Map<string, number>();
+  const keys: string[] = [];
+  const kinds: Fact['kind'][] = [];
+  const offsets = new Uint32Array(messages.length + 1);
+  const ids: number[] = [];
+  perMessage.forEach((facts, i) => {
+    for (const f of facts) {
+      let id = idOf.get(f.key);
+      if (id === undefined) {
+        id = keys.length;
+        idOf.set(f.key, id);
+        keys.push(f.key);
+        kinds.push(f.kind);
+      }
+      ids.push(id);
+    }
+    offsets[i + 1] = ids.length;
+  });
+  fx = { keys, kinds, offsets, ids: Uint32Array.from(ids) };
+  indexCache.set(messages, fx);
+  return fx;
 }
 
 export interface Needle {
@@ -37,4 +78,108 @@ export function parseNeedle(spec: string): Needle {
     return { key: spec, test: (t) => re.test(t) };
   }
   return { key: spec, test: (t) => t.includes(spec) };
+}
+
+/** Only what the user or the agent says counts as needing a fact (tool output refreshes it). */
+const speaks = (m: Message): boolean => m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result');
+
+const textCache = new WeakMap<Message, string>();
+/** The text a needle is matched against (cached per message). */
+function needleText(m: Message): string {
+  let t = textCache.get(m);
+  if (t === undefined) {
+    t = m.parts.map((p) => (p.kind === 'text' || p.kind === 'reasoning' || p.kind === 'tool_result' ? p.text : p.kind === 'tool_call' ? p.args : '')).join('\n');
+    textCache.set(m, t);
+  }
+  return t;
+}
+
+/**
+ * The replay's retention handler. The simulator tells it when a message enters the request
+ * (`enter`), when messages leave (`markDropped`, `markLeft`) and when a compression is done
+ * (`afterCompression`); it answers with the facts and needles that were needed after they left.
+ * Facts are interned ids in typed arrays, so a step costs a few array reads per fact.
+ */
+export class RetentionTracker {
+  private readonly fx: FactIndex;
+  /** Per fact id: the message of its last mention (−1 = none yet). */
+  private readonly lastMention: Int32Array;
+  /** Per fact id: its loss is already reported. */
+  private readonly reported: Uint8Array;
+  /** Per message: the step at which it left the window (dropped or masked), −1 while in. */
+  private readonly leftAt: Int32Array;
+  private readonly lost: RetentionLoss[] = [];
+  private readonly needles: Needle[];
+  private readonly needleMentions: number[][];
+  /** Per needle: the step it is currently lost since, −1 while in the window. */
+  private readonly needleLostAt: number[];
+  private readonly needleLeft: number[][];
+
+  constructor(
+    private readonly messages: readonly Message[],
+    needleSpecs: readonly string[],
+    private readonly inWindow: (i: number, end: number) => boolean,
+    private readonly summary: () => string | null,
+  ) {
+    this.fx = factIndex(messages);
+    this.lastMention = new Int32Array(this.fx.keys.length).fill(-1);
+    this.reported = new Uint8Array(this.fx.keys.length);
+    this.leftAt = new Int32Array(messages.length).fill(-1);
+    this.needles = needleSpecs.map(parseNeedle);
+    this.needleMentions = this.needles.map(() => []);
+    this.needleLostAt = this.needles.map(() => -1);
+    this.needleLeft = this.needles.map(() => []);
+  }
+
+  markLeft(i: number, step: number): void {
+    if (this.leftAt[i] === -1) this.leftAt[i] = step;
+  }
+
+  markDropped(ranges: readonly MessageRange[], step: number): void {
+    for (const [a, z] of ranges) for (let i = a; i <= z; i++) this.markLeft(i, step);
+  }
+
+  /** Message i enters the request before the call of `step`. */
+  enter(i: number, step: number): void {
+    const m = this.messages[i]!;
+    const fx = this.fx;
+    const speaksNow = speaks(m);
+    for (let q = fx.offsets[i]!, qEnd = fx.offsets[i + 1]!; q < qEnd; q++) {
+      const id = fx.ids[q]!;
+      const prev = this.lastMention[id]!;
+      if (prev >= 0 && speaksNow && this.reported[id] === 0 && !this.inWindow(prev, i) && !this.summary()?.includes(fx.keys[id]!)) {
+        this.lost.push({ key: fx.keys[id]!, kind: fx.kinds[id]!, lostAt: Math.max(0, this.leftAt[prev]!), neededAt: step });
+        this.reported[id] = 1;
+      }
+      this.lastMention[id] = i;
+    }
+    for (let q = 0; q < this.needles.length; q++) {
+      const nd = this.needles[q]!;
+      if (!nd.test(needleText(m))) continue;
+      this.needleMentions[q]!.push(i);
+      if (this.needleLostAt[q] !== -1) {
+        this.lost.push({ key: nd.key, kind: 'needle', lostAt: this.needleLostAt[q]!, neededAt: step });
+        this.needleLostAt[q] = -1;
+      }
+    }
+  }
+
+  /** After a compression: which needles have no mention left in the window (history or summary). */
+  afterCompression(end: number, step: number): void {
+    const summary = this.summary();
+    for (let q = 0; q < this.needles.length; q++) {
+      if (this.needleLostAt[q] !== -1) continue;
+      const ms = this.needleMentions[q]!;
+      if (ms.length === 0 || ms.some((i) => this.inWindow(i, end))) continue;
+      if (summary !== null && this.needles[q]!.test(summary)) continue;
+      this.needleLostAt[q] = step;
+      this.needleLeft[q]!.push(step);
+    }
+  }
+
+  result(): ReplayResult['retention'] {
+    if (this.needles.length === 0) return { lost: this.lost };
+    const needles: NeedleTrack[] = this.needles.map((nd, q) => ({ key: nd.key, firstMessage: this.needleMentions[q]![0] ?? null, leftAt: this.needleLeft[q]! }));
+    return { lost: this.lost, needles };
+  }
 }

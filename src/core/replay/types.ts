@@ -111,6 +111,15 @@ export interface RetentionLoss {
   readonly neededAt: number;
 }
 
+/** A user needle across the replay: where it first appeared and every step at which it left the window. */
+export interface NeedleTrack {
+  readonly key: string;
+  /** Message index of its first mention, or null when the session never mentions it. */
+  readonly firstMessage: number | null;
+  /** Steps at which its last mention left the window (history and summary); it may come back and leave again. */
+  readonly leftAt: readonly number[];
+}
+
 export interface ReplayResult {
   readonly policy: string;
   /** The fully resolved config the replay ran with. */
@@ -118,5 +127,5 @@ export interface ReplayResult {
   readonly steps: ReplaySteps;
   readonly events: readonly ReplayEvent[];
   readonly totals: ReplayTotals;
-  readonly retention: { readonly lost: readonly RetentionLoss[] };
+  readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
 }

@@ -32,9 +32,11 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   // overflow it (S3's "pitfall 1"), whole turns of recents go too, so the request lands under the
   // target. An event-count condenser (OpenHands, `triggerMessages`) aims at a count and keeps them.
   let shrunk = '';
+  // The summary takes a tenth of the budget; the kept messages get the rest.
+  const summaryTarget = Math.max(64, Math.floor(budget * 0.1));
   if (ctx.config.triggerMessages === undefined) {
     const primerTokens = keepBefore.reduce((t, i) => t + ctx.tokensOf(i), 0);
-    const fitted = cutToFit({ from, keepBefore: [], end: h.end }, ctx, budget - primerTokens, 0, from);
+    const fitted = cutToFit({ from, keepBefore: [], end: h.end }, ctx, budget - summaryTarget - primerTokens, 0, from);
     if (fitted > from) {
       shrunk = ` (recents shrunk from ${h.end - from} to ${h.end - fitted} messages to meet the target)`;
       from = fitted;
@@ -46,7 +48,7 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     kept: { from, keepBefore },
     dropped,
     masked: [],
-    ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: Math.max(512, Math.floor(budget * 0.1)) } } : {}),
+    ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: summaryTarget } } : {}),
     note: `primers ${keepBefore.length} + summary of ${middle.reduce((n, [a, b]) => n + b - a + 1, 0)} + recents ${h.end - from}${shrunk}`,
   };
 };

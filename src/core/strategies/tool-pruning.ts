@@ -14,7 +14,8 @@ export const toolPruning: Strategy = (h, budget, ctx) => {
   const candidates = [...h.keepBefore, ...Array.from({ length: Math.max(0, tailStart - h.from) }, (_, k) => h.from + k)];
   for (const i of candidates) {
     if (tokens <= budget) break;
-    if (!isToolResultMessage(ctx, i) || ctx.isMasked(i)) continue;
+    // A result already no bigger than the placeholder gains nothing from pruning.
+    if (!isToolResultMessage(ctx, i) || ctx.isMasked(i) || ctx.tokensOf(i) <= PLACEHOLDER_TOKENS) continue;
     tokens -= Math.max(0, ctx.tokensOf(i) - PLACEHOLDER_TOKENS);
     masked.push(i);
   }

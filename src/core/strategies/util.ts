@@ -43,7 +43,10 @@ export function range(a: number, b: number): number[] {
 
 export function toRanges(sorted: readonly number[]): MessageRange[] {
   const out: [number, number][] = [];
-  for (const i of [...sorted].sort((x, y) => x - y)) {
+  // Callers almost always pass ascending indices: sort (a copy) only when they did not.
+  let ascending = true;
+  for (let k = 1; k < sorted.length && ascending; k++) if (sorted[k]! < sorted[k - 1]!) ascending = false;
+  for (const i of ascending ? sorted : [...sorted].sort((x, y) => x - y)) {
     const last = out[out.length - 1];
     if (last && i === last[1] + 1) last[1] = i;
     else out.push([i, i]);

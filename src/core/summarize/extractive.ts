@@ -4,11 +4,12 @@
  * keep — built from the folded messages' own sentences, within the target size.
  */
 import type { Message } from '../model';
-import { extractFacts } from './facts';
+import { factsOfMessage } from './facts';
 import type { Summarizer, SummaryRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
-const ERROR = /\b(error|exception|failed|failure|traceback|panic|assert)/i;
+// No leading \b on error/exception: "TypeError", "ValueError", "NullPointerException" count.
+const ERROR = /(error|exception)s?\b|\b(failed|failure|traceback|panic|assert)/i;
 
 function sentences(text: string): string[] {
   return text
@@ -41,11 +42,13 @@ export function extractiveSummary(req: SummaryRequest): string {
       if (!text) continue;
       if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(s);
       if ((p.kind === 'tool_result' && p.isError) || ERROR.test(text)) {
-        const line = text.split('\n').find((l) => ERROR.test(l));
+        // A result the tool flagged as an error leads with its first line when no line names it.
+        const line = text.split('\n').find((l) => ERROR.test(l)) ?? (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
         if (line) errors.push(line.trim().slice(0, 200));
       }
-      if (p.kind === 'text') for (const f of extractFacts(text)) if (!facts.has(f.key)) facts.set(f.key, f.kind);
     }
+    // What the user or the agent said or did (not raw tool output): facts shared with retention, cached per message.
+    if (!m.parts.every((p) => p.kind === 'tool_result')) for (const f of factsOfMessage(m)) if (!facts.has(f.key)) facts.set(f.key, f.kind);
   }
   const sections: [string, string[]][] = [
     ['Earlier summary', req.previousSummary ? [req.previousSummary] : []],

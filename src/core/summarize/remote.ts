@@ -29,8 +29,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function postJson(url: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
   const attempts = (o.retries ?? 2) + 1;
   let lastError = '';
+  // A 429/503 may say how long to wait (Retry-After, seconds); honoured up to 30 s, else exponential backoff.
+  let retryAfterMs: number | undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
-    if (attempt > 0) await sleep((o.backoffMs ?? 500) * 2 ** (attempt - 1));
+    if (attempt > 0) await sleep(retryAfterMs ?? (o.backoffMs ?? 500) * 2 ** (attempt - 1));
+    retryAfterMs = undefined;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), o.timeoutMs ?? 60_000);
     const onAbort = (): void => controller.abort();
@@ -47,6 +50,8 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
       }
       lastError = `HTTP ${res.status} from ${url}`;
       if (res.status !== 429 && res.status < 500) break;
+      const seconds = Number(res.headers.get('retry-after'));
+      if (Number.isFinite(seconds) && seconds >= 0) retryAfterMs = Math.min(seconds * 1000, 30_000);
     } catch (e) {
       if (e instanceof SummarizerError) throw e;
       lastError = controller.signal.aborted && !signal?.aborted ? `timed out after ${o.timeoutMs ?? 60_000} ms (${url})` : `${e instanceof Error ? e.message : String(e)} (${url})`;

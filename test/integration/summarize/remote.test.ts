@@ -82,6 +82,22 @@ describe('summarizer clients', () => {
     expect(denied).toBe(1);
   });
 
+  it('retries a 429 that says Retry-After', async () => {
+    let calls = 0;
+    const base = await serve((_req, _body, res) => {
+      calls++;
+      if (calls === 1) {
+        res.writeHead(429, { 'retry-after': '0' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'after the wait' }] }));
+    });
+    expect(await anthropicSummarizer({ baseUrl: base, model: 'm', retries: 1, backoffMs: 60_000 }).summarize(request)).toBe('after the wait');
+    expect(calls).toBe(2);
+  });
+
   it('times out a server that never answers', async () => {
     const base = await serve(() => {
       /* never answers */

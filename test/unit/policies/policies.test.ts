@@ -8,9 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
-import { getPolicy, POLICIES, POLICY_IDS } from '../../../src/core/policies/index';
+import { getPolicy, POLICIES, POLICY_IDS, SCENARIO_POLICIES } from '../../../src/core/policies/index';
 import { replay } from '../../../src/core/replay/index';
 import { STEP_STATUSES, type ReplayEvent, type ReplayResult } from '../../../src/core/replay/types';
+import { countWith } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
 
 const prose = (chars: number, tag = 'w'): string => (tag + ' ').repeat(chars).slice(0, chars);
@@ -25,9 +26,12 @@ const statusAt = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]
 const reasonAt = (r: ReplayResult, i: number) => r.steps.reasons[r.steps.reasonIndex[i]!]!;
 
 describe('the registry', () => {
-  it('has the twelve ids of the issue, each with a description and a valid config', async () => {
+  it('has the twelve ids of the issue (and S3\'s scenario presets), each with a description and a valid config', async () => {
     expect(POLICY_IDS).toEqual(['s0', 's1', 's2', 's3', 's4', 'claude-code', 'codex', 'openhands-recent', 'openhands-masking', 'openhands-summary', 'openhands-amortized', 'letta']);
-    for (const p of POLICIES) {
+    // S3's other scenario presets are reachable by id.
+    expect(SCENARIO_POLICIES.map((p) => p.id)).toEqual(['s3-general', 's3-debugging']);
+    expect(getPolicy('s3-debugging')?.config).toMatchObject({ trigger: 0.85, primers: 5, recents: 30 });
+    for (const p of [...POLICIES, ...SCENARIO_POLICIES]) {
       expect(p.description.length).toBeGreaterThan(20);
       const r = await replay(session(chat(2)), p.config);
       expect(r.policy).toBe(p.id);
@@ -37,7 +41,8 @@ describe('the registry', () => {
 
 describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () => {
   it('derives the window from MaxTokens and fires the proactive check on the full budget formula', async () => {
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none' }));
+    // The emergency path is off here: on this text o200k (its reference) counts more than runes × 2/5 and would fire first.
+    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: true, emergency: false } }));
     expect(r.config.resolved).toMatchObject({ window: 4_000, limit: 3_000, tokenizer: 'runes2.5' });
     expect(r.steps.regions.history[0]).toBe(164);
     // history + MaxTokens > ContextWindow ⇔ k × 164 > 3,000: first at message 19 (3,116), step 9.
@@ -45,10 +50,35 @@ describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () =
     expect(first).toMatchObject({ step: 9, path: 'proactive', tokensBefore: 3_116 });
   });
 
+  it('without reported usage, the emergency path measures the true size with the reference tokenizer (CJK: 2.5 chars/token undercounts)', async () => {
+    const cjk = (n: number, seed: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + seed * 104_729) % 20_000))).join('');
+    const msgs: Message[] = [];
+    for (let t = 0; t < 15; t++) msgs.push(user(cjk(400, t)), assistant(cjk(400, t + 100)));
+    const r = await replay(session(msgs), policy('s0', { maxOutput: 1_000, summarizer: 'none' }));
+    const [first] = compressions(r);
+    expect(first).toMatchObject({ path: 'emergency', strategy: 'drop-oldest-50%' });
+    // The estimate still fit the limit: only the reference count overflowed the window.
+    expect(first!.tokensBefore).toBeLessThanOrEqual(3_000);
+    expect(reasonAt(r, first!.step)).toMatch(/^emergency: true size [\d,]+ > window 4,000 though the estimate fit$/);
+    // The same tokenizer as reference sees no gap, so only the proactive check fires.
+    const same = await replay(session(msgs), policy('s0', { maxOutput: 1_000, summarizer: 'none', referenceTokenizer: 'runes2.5' }));
+    expect(compressions(same).map((e) => e.path)).not.toContain('emergency');
+  });
+
   it('without the proactive check, async summarization runs after the turn whose history passes 75% of the window', async () => {
     const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }));
     // History before user message i is i × 164 > 3,000 first at i = 20 → entered before step 10.
     expect(compressions(r)[0]).toMatchObject({ step: 10, path: 'async' });
+  });
+
+  it('async summarization by message count (> 40) folds the oldest messages until about half the threshold is left', async () => {
+    const r = await replay(session(chat(30, 40)), policy('s0', { maxOutput: 1_000, summarizer: 'none', referenceTokenizer: 'runes2.5' }));
+    const [first] = compressions(r);
+    // User message 42 ends a window of 42 > 40 messages; it arrives before the call at message 43 (step 21).
+    expect(first).toMatchObject({ step: 21, path: 'async' });
+    const keptMessages = first!.kept.reduce((n, [a, b]) => n + b - a + 1, 0);
+    expect(keptMessages).toBeLessThanOrEqual(20);
+    expect(keptMessages).toBeGreaterThan(10);
   });
 
   it('asyncFullBudget (S0\'s first known gap fixed) fires earlier: history + MaxTokens against the window', async () => {
@@ -73,7 +103,7 @@ describe('S1: the guard', () => {
   });
 
   it('stores a tool output over 12,288 bytes aside behind a handle, and leaves one under it alone', async () => {
-    const msgs = [user('read both'), assistant([call('big'), call('small')]), toolResult('big', 'z'.repeat(12_289)), toolResult('small', 'z'.repeat(12_288)), assistant('done')];
+    const msgs = [user('read both'), assistant([call('big'), call('small')]), toolResult('big', prose(12_289)), toolResult('small', prose(12_288)), assistant('done')];
     const r = await replay(session(msgs), policy('s1', { window: 200_000 }));
     const pre = r.events.filter((e) => e.kind === 'tool-preflight');
     expect(pre).toEqual([{ kind: 'tool-preflight', step: 1, messageIndex: 2, callId: 'big', action: 'offload', bytesBefore: 12_289, bytesAfter: 64 }]);
@@ -109,8 +139,33 @@ describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents
     const r = await replay(session(chat(40)), policy('s3', { window: 100_000, budget: { tokens: 20_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } }));
     expect(r.totals.aborts).toBe(0);
     const bp = r.events.filter((e) => e.kind === 'backpressure');
-    expect(bp.map((e) => (e.kind === 'backpressure' ? e.delayMs : 0)).slice(0, 1)).toEqual([50]);
+    expect(bp.length).toBeGreaterThan(0);
+    // S3's delays: 50 ms at 80%, 300 at 85%, 750 at 90%, 1,500 at 95% of the budget.
+    const seed = (u: number) => (u >= 0.95 ? 1_500 : u >= 0.9 ? 750 : u >= 0.85 ? 300 : 50);
+    for (const e of bp) if (e.kind === 'backpressure') expect([e.usage >= 0.8, e.delayMs]).toEqual([true, seed(e.usage)]);
     expect(Array.from(r.steps.status).some((c) => STEP_STATUSES[c] === 'warn')).toBe(true);
+  });
+});
+
+describe('S3: budget modes', () => {
+  // chars4, 100-token messages: billed input + output after call j (message 2j + 1) is
+  // Σ_{i≤j} (2i + 1) × 100 + (j + 1) × 100 = 100 (j + 1)² + 100 (j + 1); 2,000 is reached at j = 3 exactly
+  // (S4's check is used >= max).
+  const run = (mode: 'hard' | 'soft' | 'approval') => replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, budget: { tokens: 2_000, mode } }));
+  it('hard: the run aborts at the call that exhausts the task budget', async () => {
+    const r = await run('hard');
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 3, budget: 'tokens', used: 2_000, max: 2_000 });
+  });
+  it('soft: a warning, and the run goes on', async () => {
+    const r = await run('soft');
+    expect(r.totals.aborts).toBe(0);
+    expect(statusAt(r, 3)).toBe('warn');
+    expect(reasonAt(r, 3)).toBe('tokens budget exceeded (soft mode)');
+  });
+  it('approval: the run waits for a person — reported, not aborted', async () => {
+    const r = await run('approval');
+    expect(r.totals.aborts).toBe(0);
+    expect(reasonAt(r, 3)).toBe('tokens budget exceeded (approval mode: approval required)');
   });
 });
 
@@ -123,6 +178,17 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
     expect(first!.tokensBefore).toBeGreaterThan(6_400);
     expect(first!.masked?.length).toBeGreaterThan(0);
     expect(first!.dropped).toEqual([]);
+  });
+
+  it('then protects head and tail and summarizes the middle with the files it touched', async () => {
+    const msgs: Message[] = [];
+    for (let t = 0; t < 12; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`, 'Read', JSON.stringify({ file_path: `src/mod${t}.ts` }))]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
+    const r = await replay(session(msgs), policy('s4', { window: 6_000 }));
+    const withSummary = compressions(r).find((e) => e.summary !== undefined);
+    expect(withSummary).toBeDefined();
+    // The first turn (head) stays; the summary tracks the files read in the folded middle.
+    expect(withSummary!.kept[0]![0]).toBe(0);
+    expect(withSummary!.summary).toMatch(/## Files\n- src\/mod\d+\.ts \(Read\)/);
   });
 
   it('aborts when the 200-turn budget is reached; later calls do not happen', async () => {
@@ -164,40 +230,53 @@ describe('agents people run today', () => {
     expect(first!.tokensAfter).toBeGreaterThan(2_000);
   });
 
-  it('OpenHands recent events: keep_first 1 + the last 10 once there are more than 11', async () => {
-    const r = await replay(session(chat(10)), policy('openhands-recent', { tokenizer: 'chars4' }));
+  // OpenHands counts events; here one event = one message. chat(60, 40): 120 messages of 10 tokens.
+  it('OpenHands recent events: keep_first 1 + the most recent, max_events 100 in all', async () => {
+    const r = await replay(session(chat(60, 40)), policy('openhands-recent', { tokenizer: 'chars4' }));
     const [first] = compressions(r);
-    // At message 13 the window holds 13 events: keep event 0 and 4..12 (the boundary at or after 13 − 10).
-    expect(first).toMatchObject({ step: 6, dropped: [[1, 3]] });
+    // At message 101 the window holds 101 events: keep event 0 and 2..100 (the boundary at or after 101 − 99).
+    expect(first).toMatchObject({ step: 50, dropped: [[1, 1]] });
     expect(first!.kept).toEqual([
       [0, 0],
-      [4, 12],
+      [2, 100],
     ]);
     expect(first!.summary).toBeUndefined();
   });
 
-  it('OpenHands amortized forgetting: past 100 events, forget the older half, keep the first', async () => {
+  it('OpenHands amortized forgetting: past max_size 100, keep the first and the most recent 49; no summary', async () => {
     const r = await replay(session(chat(60, 40)), policy('openhands-amortized', { tokenizer: 'chars4' }));
     const [first] = compressions(r);
+    // 101 − 49 = 52 is a turn boundary: messages 52..100 stay (49), 1..51 go.
     expect(first).toMatchObject({ step: 50, dropped: [[1, 51]] });
     expect(first!.summary).toBeUndefined();
   });
 
-  it('OpenHands LLM summarizing: past 120 events, keep the first and the recent half, summarize the middle', async () => {
-    const r = await replay(session(chat(70, 40)), policy('openhands-summary', { tokenizer: 'chars4' }));
+  it('OpenHands LLM summarizing: past max_size 100, keep the first and the most recent 49, summarize the middle', async () => {
+    const r = await replay(session(chat(60, 40)), policy('openhands-summary', { tokenizer: 'chars4' }));
     const [first] = compressions(r);
-    expect(first).toMatchObject({ step: 60, dropped: [[1, 61]] });
-    expect(first!.summary).toMatch(/Summary of 61 earlier messages/);
+    expect(first).toMatchObject({ step: 50, dropped: [[1, 51]] });
+    expect(first!.summary).toMatch(/Summary of 51 earlier messages/);
   });
 
-  it('OpenHands observation masking: results outside the attention window of 100 become placeholders, nothing is dropped', async () => {
+  it('OpenHands observation masking: observations outside the 100 most recent events become placeholders, at every call', async () => {
     const msgs: Message[] = [user('go')];
     for (let i = 0; i < 110; i++) msgs.push(assistant([call(`c${i}`)]), toolResult(`c${i}`, prose(400)));
     msgs.push(assistant('done'));
     const r = await replay(session(msgs), policy('openhands-masking', { tokenizer: 'chars4' }));
-    const [first] = compressions(r);
-    // 101 results are first in the window before message 203 (step 101); the oldest (message 2) is masked.
-    expect(first).toMatchObject({ step: 101, dropped: [], masked: [[2, 2]] });
-    expect(first!.tokensBefore - first!.tokensAfter).toBe(100 - 12);
+    const all = compressions(r);
+    // The call at message 103 (step 51) is the first with an observation (message 2) older than the last 100 events.
+    expect(all[0]).toMatchObject({ step: 51, dropped: [], masked: [[2, 2]] });
+    // The result (call id + 400 characters) becomes a 12-token placeholder.
+    const counts = countWith(session(msgs), 'chars4');
+    expect(counts.perMessage[2]).toBe(1 + 100);
+    expect(all[0]!.tokensBefore - all[0]!.tokensAfter).toBe(101 - 12);
+    // One more observation ages out at each later call: steps 52, 53, … each mask the next one.
+    expect(all.slice(1, 4).map((e) => [e.step, e.masked])).toEqual([
+      [52, [[4, 4]]],
+      [53, [[6, 6]]],
+      [54, [[8, 8]]],
+    ]);
+    // Steady state, not a warning.
+    expect(Array.from(r.steps.status).some((c) => STEP_STATUSES[c] === 'warn')).toBe(false);
   });
 });

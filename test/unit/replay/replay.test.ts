@@ -65,7 +65,11 @@ describe('S1: the guard forces a final turn, or skips to a fallback model', () =
     // limit = 4,000 - 500 - 500 = 3,000; the first request over it has 31 messages.
     const st = statusOf(r);
     expect(st.indexOf('final')).toBe(15);
-    expect(r.totals.forcedFinals).toBe(st.filter((x) => x === 'final').length);
+    // The final turn ends the run: one forced final, and the later calls would not have happened.
+    expect(r.totals.forcedFinals).toBe(1);
+    expect(st.slice(15).every((x) => x === 'final')).toBe(true);
+    expect(r.steps.reasons[r.steps.reasonIndex[16]!]).toBe('after the forced final turn: this call would not have happened');
+    expect(r.events.filter((e) => e.kind === 'guard')).toHaveLength(1);
     const g = r.events.find((e) => e.kind === 'guard');
     expect(g).toMatchObject({ decision: 'final', projected: 3_100, limit: 3_000 });
     expect(r.steps.reasons[r.steps.reasonIndex[15]!]).toMatch(/still over limit after shrink/);
@@ -76,6 +80,11 @@ describe('S1: the guard forces a final turn, or skips to a fallback model', () =
     const r = await replay(s, { ...base, paths: { proactive: false, guard: true }, buffer: 500, fallbackModels: ['gpt-4o'] });
     expect(statusOf(r)[15]).toBe('skip');
     expect(r.events.find((e) => e.kind === 'guard')).toMatchObject({ decision: 'skip', fallback: 'gpt-4o' });
+    // The call ran on gpt-4o: its limit (128,000 − 500 buffer − floor(128,000 / 4) output, S1's default) applies at that step.
+    expect(r.steps.limit[15]).toBe(128_000 - 500 - 32_000);
+    expect(r.steps.limit[14]).toBe(3_000);
+    // Only the skipped calls are priced (the primary model has no catalog row), at gpt-4o's prices.
+    expect(r.totals.cost).toBeGreaterThan(0);
   });
 
   it('tool_preflight: a result over toolOutputMaxBytes is handled and reported', async () => {
@@ -134,6 +143,16 @@ describe('S0: the emergency path', () => {
     expect(e.dropped).toEqual([[0, 7]]);
     expect(e.summary).toMatch(/4 earlier turns were dropped/);
     expect(r.steps.regions.history[7]).toBe(700);
+  });
+});
+
+describe('S0: the emergency note keeps media references (its third known gap, fixed)', () => {
+  it('names the images the dropped turns held', async () => {
+    const msgs = chat(10, 100).map((m, i) => (i === 2 ? { ...m, parts: [...m.parts, { kind: 'media' as const, mediaType: 'image/png', source: 'file_abc' }] } : m));
+    const withUsage = msgs.map((m, i) => (m.role === 'assistant' ? { ...m, usage: usage(i * 100 * 3) } : m));
+    const r = await replay(session(withUsage), { ...base, paths: { proactive: false, emergency: true } });
+    const e = r.events.find((x) => x.kind === 'compression');
+    expect(e?.kind === 'compression' && e.summary).toBe('[Context overflow: 4 earlier turns were dropped. Media no longer attached: image/png file_abc.]');
   });
 });
 
@@ -209,3 +228,31 @@ describe('invariants over generated sessions (property)', () => {
     );
   });
 });
+
+describe('one long agent turn', () => {
+  // One user prompt, then 30 exchanges (call 100 + result 400 tokens): a single turn.
+  const msgs: Message[] = [user(words(100))];
+  for (let i = 0; i < 30; i++) msgs.push(assistant([call(`c${i}`, 'Read', JSON.stringify({ p: words(90) }))]), toolResult(`c${i}`, words(400)));
+  msgs.push(assistant('done'));
+  const cfg: ReplayConfigInput = { ...base, window: 8_000, maxOutput: 1_000, trigger: 0.75, target: 0.4, pipeline: ['drop-oldest'] };
+
+  it('is compacted at exchange boundaries inside the turn, never orphaning a call', async () => {
+    const r = await replay(session(msgs), cfg);
+    const e = r.events.find((x) => x.kind === 'compression');
+    expect(e?.kind).toBe('compression');
+    if (e?.kind !== 'compression') return;
+    expect(e.tokensAfter).toBeLessThanOrEqual(3_200);
+    const keptFrom = e.kept[0]![0];
+    expect(msgs[keptFrom]!.role).toBe('assistant');
+    const p = pairToolCalls(msgs.slice(keptFrom, r.steps.messageIndex[e.step]!));
+    expect(p.orphanCalls).toEqual([]);
+    expect(p.orphanResults).toEqual([]);
+  });
+
+  it('stays whole with cutWithinTurn off (S0: the turn is the atomic unit)', async () => {
+    const r = await replay(session(msgs), { ...cfg, cutWithinTurn: false });
+    expect(r.events.filter((x) => x.kind === 'compression')).toEqual([]);
+    expect(Array.from(r.steps.status).some((c) => STEP_STATUSES[c] === 'warn')).toBe(true);
+  });
+});
+

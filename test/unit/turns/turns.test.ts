@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
-import { isTurnBoundary, pairToolCalls, safeCut, safeCutAtOrAfter, turnIndex, turnStarts } from '../../../src/core/turns';
+import { exchangeStarts, isTurnBoundary, pairToolCalls, safeCut, safeCutAtOrAfter, turnIndex, turnStarts } from '../../../src/core/turns';
 import { assistant, call, toolResult, user } from '../../helpers/session';
 
 describe('turns (S0)', () => {
@@ -51,6 +51,36 @@ describe('turns (S0)', () => {
         expect(p.orphanCalls).toEqual([]);
         expect(p.orphanResults).toEqual([]);
         expect(cut === 0 || isTurnBoundary(messages[cut]!)).toBe(true);
+      }),
+    );
+  });
+
+  it('exchange starts inside a turn: assistant messages no tool call is open across', () => {
+    // One long agent turn: two calls answered together, a text-only message, a call answered late.
+    const t = [user('go'), assistant([call('a'), call('b')]), toolResult('a'), toolResult('b'), assistant('thinking'), assistant([call('c')]), assistant('still waiting'), toolResult('c'), assistant('done')];
+    expect(exchangeStarts(t, 0, t.length)).toEqual([1, 4, 5, 8]);
+    // Message 6 is not a cut point: call c (message 5) is still open across it.
+    expect(exchangeStarts(t, 0, 6)).toEqual([1, 4, 5]);
+    expect(exchangeStarts(t, 4, t.length)).toEqual([5, 8]);
+  });
+
+  it('cutting at any exchange start keeps every call with its result (property)', () => {
+    const turnArb = fc.array(fc.tuple(fc.nat({ max: 3 }), fc.boolean()), { minLength: 1, maxLength: 10 });
+    fc.assert(
+      fc.property(turnArb, (exchanges) => {
+        const messages: Message[] = [user('q')];
+        let k = 0;
+        for (const [calls, late] of exchanges) {
+          const ids = Array.from({ length: calls }, () => `c${k++}`);
+          messages.push(assistant(ids.length ? ids.map((id) => call(id)) : 'text'));
+          if (late && ids.length) messages.push(assistant('meanwhile'));
+          for (const id of ids) messages.push(toolResult(id));
+        }
+        for (const cut of exchangeStarts(messages, 0, messages.length)) {
+          const p = pairToolCalls(messages.slice(cut));
+          expect(p.orphanResults).toEqual([]);
+          expect(p.orphanCalls).toEqual([]);
+        }
       }),
     );
   });
