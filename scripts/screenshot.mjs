@@ -19,6 +19,12 @@ try {
   const policy = process.argv[2] ?? 'claude-code';
   await page.getByTestId('policy-picker').selectOption(policy);
   await page.getByTestId('replay-totals').waitFor();
+  // A second policy to compare with (third argument; "-" for none).
+  const against = process.argv[4] ?? 's2';
+  if (against !== '-') {
+    await page.getByTestId('compare-picker').selectOption(against);
+    await page.getByTestId('compare-panel').waitFor();
+  }
   await page.waitForTimeout(500);
   await page.getByTestId('message-row').nth(40).click().catch(() => {});
   await page.waitForTimeout(300);

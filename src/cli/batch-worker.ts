@@ -6,14 +6,17 @@ import { replay } from '../core/replay/index';
 import { STEP_STATUSES } from '../core/replay/types';
 import { fileSource } from '../main/io/file-source';
 import type { BatchJob, BatchRow } from './batch';
+import { replayOptions } from './commands/replay';
+import { loadStrategyModules } from './strategy-module';
 
 async function handle(job: BatchJob): Promise<BatchRow> {
   try {
     const outcome = await importSource(fileSource(job.file), job.format ? { format: job.format as FormatId } : {});
     let steps = 0, compressions = 0, peak = 0, billed = 0, cost = 0, finals = 0, aborts = 0, lost = 0;
     const statuses: Record<string, number> = {};
+    const options = await replayOptions(job.config, await loadStrategyModules(job.strategyModules));
     for (const s of outcome.sessions) {
-      const r = await replay(s, job.config);
+      const r = await replay(s, job.config, options);
       steps += r.steps.count;
       compressions += r.totals.compressions;
       peak = Math.max(peak, r.totals.peak);

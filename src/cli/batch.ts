@@ -28,6 +28,8 @@ export interface BatchRow {
 export interface BatchJob {
   readonly file: string;
   readonly config: ReplayConfig;
+  /** Paths of `--strategy-module` files; each worker loads them itself. */
+  readonly strategyModules: readonly string[];
   readonly format?: string;
 }
 

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
-import type { ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
+import type { comparisonToJSON } from '../core/replay/compare';
+import type { NeedleTrack, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
 const overrides = z.record(z.string().max(64), z.union([z.string().max(4096), z.number(), z.boolean()]));
@@ -56,6 +57,11 @@ export const methods = {
     })
     .strict(),
   setPinned: z.object({ sessionId: id, messageId: id, pinned: z.boolean() }).strict(),
+  /** Saves (or replaces) a user policy from its JSON text: `{ id, label, source?, description?, config }`. */
+  savePolicy: z.object({ json: z.string().min(2).max(65_536) }).strict(),
+  deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
+  /** Any policy (built-in or saved) as a JSON file to edit, share or import elsewhere. */
+  exportPolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -129,6 +135,8 @@ export interface PolicyInfo {
   /** Which source document or agent documentation it reproduces (S0..S4, or a URL-free name). */
   readonly source: string;
   readonly config: Readonly<Record<string, unknown>>;
+  /** Saved by the user (editable, deletable); built-ins are not. */
+  readonly saved: boolean;
 }
 
 /** A ReplayResult as JSON: typed arrays become number arrays, status codes become names. */
@@ -158,17 +166,11 @@ export interface ReplayView {
   };
   readonly events: readonly ReplayEvent[];
   readonly totals: ReplayTotals;
-  readonly retention: { readonly lost: readonly RetentionLoss[] };
+  readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
 }
 
-export interface CompareView {
-  readonly a: ReplayView;
-  readonly b: ReplayView;
-  /** Per step: b.total - a.total. */
-  readonly totalDelta: readonly number[];
-  /** Steps where the two statuses differ. */
-  readonly statusDiffs: readonly { readonly step: number; readonly a: StepStatus; readonly b: StepStatus }[];
-}
+/** Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare). */
+export type CompareView = ReturnType<typeof comparisonToJSON> & { readonly a: ReplayView; readonly b: ReplayView };
 
 export interface ExportResult {
   readonly fileName: string;
@@ -190,6 +192,9 @@ export interface MethodOutputs {
   cancelImport: { cancelled: boolean };
   exportSession: ExportResult;
   setPinned: { pinned: boolean };
+  savePolicy: PolicyInfo;
+  deletePolicy: { deleted: boolean };
+  exportPolicy: ExportResult;
 }
 
 export const events = {

@@ -4,15 +4,20 @@
  * `--fail-on compress|final|abort` exits 4 when the replay reaches that status (a CI budget check).
  * `ctxscope compare FILE --policy A --policy B`: two policies side by side.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, envOverrides, parseSetOverride, resolveConfig, type ReplayConfig } from '../../core/config';
-import { getPolicy, POLICIES } from '../../core/policies/index';
-import { replay } from '../../core/replay/index';
-import { toCliJSON, toView } from '../../core/replay/serialize';
+import { getPolicy, POLICIES, SCENARIO_POLICIES, type Policy } from '../../core/policies/index';
+import { parsePolicyJSON, policyToJSON } from '../../core/policies/io';
+import { replay, type ReplayOptions } from '../../core/replay/index';
+import type { Strategy } from '../../core/strategies/types';
+import { deleteApiKey, isKeyProvider, storeApiKey } from '../../main/secrets';
+import { summarizerFor, SummarizerSetupError } from '../../main/summarizer';
+import { loadStrategyModules } from '../strategy-module';
+import { toCliJSON } from '../../core/replay/serialize';
 import type { ReplayResult } from '../../core/replay/types';
 import { STEP_STATUSES } from '../../core/replay/types';
-import { compareViews } from '../../main/host/replays';
+import { compare, comparisonToJSON, TOTAL_KEYS } from '../../core/replay/compare';
 import { CliError, EXIT } from '../errors';
 import { runBatch, type BatchRow } from '../batch';
 import { expandInputs, isBatch } from '../inputs';
@@ -28,14 +33,36 @@ export interface ReplayCliOptions {
   json?: boolean;
   format?: string;
   failOn?: string;
+  strategyModule?: string[];
 }
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
+const KNOWN_POLICIES = [...POLICIES, ...SCENARIO_POLICIES].map((p) => p.id).join(', ');
+
+/** `--policy` names a built-in policy, or a policy JSON file (as `ctxscope policies --export` writes). */
+export function policyFrom(idOrFile: string): Policy {
+  const builtIn = getPolicy(idOrFile);
+  if (builtIn) return builtIn;
+  if (/\.json$/i.test(idOrFile) || existsSync(idOrFile)) {
+    let text: string;
+    try {
+      text = readFileSync(idOrFile, 'utf8');
+    } catch {
+      throw new CliError(`--policy ${idOrFile}: no such file`, EXIT.usage);
+    }
+    try {
+      return parsePolicyJSON(text, idOrFile);
+    } catch (e) {
+      throw new CliError(e instanceof Error ? e.message : String(e), EXIT.badInput);
+    }
+  }
+  throw new CliError(`--policy: expected one of ${KNOWN_POLICIES} or a policy .json file, got "${idOrFile}"`, EXIT.usage);
+}
+
 /** Builds the config: the policy preset, a config file's defaults, the environment, `--set`. */
 export function cliConfig(policyId: string, opts: ReplayCliOptions): ReplayConfig {
-  const policy = getPolicy(policyId);
-  if (!policy) throw new CliError(`--policy: expected one of ${POLICIES.map((p) => p.id).join(', ')}, got "${policyId}"`, EXIT.usage);
+  const policy = policyFrom(policyId);
   let file: Record<string, unknown> = {};
   if (opts.config) {
     let text: string;
@@ -61,6 +88,33 @@ export function cliConfig(policyId: string, opts: ReplayCliOptions): ReplayConfi
     return resolveConfig(policy.config, overrides, envOverrides(process.env), file);
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message, EXIT.usage);
+    throw e;
+  }
+}
+
+/** What a replay needs beside the session and config: the summarizer the config names, user strategies. */
+export async function replayOptions(config: ReplayConfig, strategies: Readonly<Record<string, Strategy>>): Promise<ReplayOptions> {
+  const custom = config.pipeline.filter((p) => p.startsWith('custom:')).map((p) => p.slice('custom:'.length));
+  const missing = custom.filter((n) => !(n in strategies));
+  if (missing.length > 0) {
+    const known = Object.keys(strategies);
+    throw new CliError(`pipeline names custom:${missing[0]} but ${known.length ? `the strategy modules export only ${known.join(', ')}` : 'no --strategy-module was given'}`, EXIT.usage);
+  }
+  try {
+    const summarizer = await summarizerFor(config);
+    return { ...(summarizer ? { summarizer } : {}), strategies };
+  } catch (e) {
+    if (e instanceof SummarizerSetupError) throw new CliError(e.message, EXIT.usage);
+    throw e;
+  }
+}
+
+async function runReplay(session: Parameters<typeof replay>[0], config: ReplayConfig, options: ReplayOptions): Promise<ReplayResult> {
+  try {
+    return await replay(session, config, options);
+  } catch (e) {
+    if (e instanceof Error && /^needle /.test(e.message)) throw new CliError(e.message, EXIT.usage);
+    if (e instanceof Error && /^strategy /.test(e.message)) throw new CliError(e.message, EXIT.badInput);
     throw e;
   }
 }
@@ -99,9 +153,10 @@ export function registerReplay(program: Command): void {
     .command('replay')
     .description('replay a transcript under a context-management policy')
     .argument('<file>', 'transcript file, or a directory / glob for batch mode')
-    .requiredOption('--policy <id>', `policy: ${POLICIES.map((p) => p.id).join(', ')}`)
+    .requiredOption('--policy <id|file.json>', `policy: ${KNOWN_POLICIES}, or a policy JSON file`)
     .option('--config <file.json>', 'config file (JSON object of config keys) under the policy')
     .option('--set <key=value>', 'override a config key (repeatable)', collect)
+    .option('--strategy-module <file.js>', 'load your own strategies (use them as custom:<name> in pipeline; repeatable)', collect)
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--needle <text>', 'a string or /regex/ to track in the window (repeatable)', collect)
     .option('--format <id>', 'skip detection and read the file as this format')
@@ -110,16 +165,12 @@ export function registerReplay(program: Command): void {
     .action(async (file: string, opts: ReplayCliOptions & { policy: string }) => {
       checkFailOn(opts.failOn);
       const config = cliConfig(opts.policy, opts);
+      const strategies = await loadStrategyModules(opts.strategyModule ?? []);
+      const options = await replayOptions(config, strategies);
       if (isBatch([file])) return batch(file, config, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
-      let result: ReplayResult;
-      try {
-        result = await replay(session, config, { needles: opts.needle ?? [] });
-      } catch (e) {
-        if (e instanceof Error && /^needle /.test(e.message)) throw new CliError(e.message, EXIT.usage);
-        throw e;
-      }
+      const result = await runReplay(session, config, { ...options, needles: opts.needle ?? [] });
       if (opts.json) process.stdout.write(JSON.stringify(toCliJSON(result)) + '\n');
       else printSummary(result);
       if (opts.failOn) {
@@ -132,8 +183,9 @@ export function registerReplay(program: Command): void {
     .command('compare')
     .description('replay a transcript under two policies and compare them')
     .argument('<file>', 'transcript file')
-    .requiredOption('--policy <id>', 'policy (give it twice: A and B)', collect)
+    .requiredOption('--policy <id|file.json>', 'policy (give it twice: A and B)', collect)
     .option('--set <key=value>', 'override a config key for both (repeatable)', collect)
+    .option('--strategy-module <file.js>', 'load your own strategies (repeatable)', collect)
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--format <id>', 'skip detection and read the file as this format')
     .option('--json', 'print JSON')
@@ -144,29 +196,69 @@ export function registerReplay(program: Command): void {
       const cb = cliConfig(b, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
-      const ra = await replay(session, ca);
-      const rb = await replay(session, cb);
-      const view = compareViews(toView(ra), toView(rb));
+      const strategies = await loadStrategyModules(opts.strategyModule ?? []);
+      const ra = await runReplay(session, ca, await replayOptions(ca, strategies));
+      const rb = await runReplay(session, cb, await replayOptions(cb, strategies));
+      const c = compare(ra, rb);
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ a: { policy: a, totals: ra.totals }, b: { policy: b, totals: rb.totals }, totalDelta: view.totalDelta, statusDiffs: view.statusDiffs }) + '\n');
+        process.stdout.write(JSON.stringify({ ...comparisonToJSON(c), a: { policy: a, totals: ra.totals }, b: { policy: b, totals: rb.totals } }) + '\n');
         return;
       }
-      const keys = ['billedInputTokens', 'cachedInputTokens', 'outputTokens', 'cost', 'compressions', 'tokensRemoved', 'peak', 'forcedFinals', 'aborts'] as const;
-      process.stdout.write(table(['total', a, b, 'b - a'], keys.map((k) => [k, round(ra.totals[k]), round(rb.totals[k]), round(rb.totals[k] - ra.totals[k])])));
+      process.stdout.write(table(['total', a, b, 'b - a', 'change'], TOTAL_KEYS.map((k) => [k, round(c.totals[k].a), round(c.totals[k].b), round(c.totals[k].delta), c.totals[k].ratio === null ? '-' : `${(c.totals[k].ratio! * 100).toFixed(1)}%`])));
+      process.stdout.write(`compressions at steps: ${c.compressions.a.join(', ') || 'none'} vs ${c.compressions.b.join(', ') || 'none'}\n`);
       process.stdout.write(`retention losses: ${ra.retention.lost.length} vs ${rb.retention.lost.length}\n`);
-      process.stdout.write(`steps with different status: ${view.statusDiffs.length}${view.statusDiffs.length ? ' — ' + view.statusDiffs.slice(0, 10).map((d) => `#${d.step} ${d.a}→${d.b}`).join(', ') : ''}\n`);
+      process.stdout.write(`steps that differ: ${c.differences.length}${c.differences.length ? ' — ' + c.differences.slice(0, 10).map((d) => `#${d.step} ${d.a.status}→${d.b.status} (${round(d.b.total - d.a.total)})`).join(', ') : ''}\n`);
     });
 
   program
     .command('policies')
     .description('list the policies and their settings')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }) => {
+    .option('--export <id>', 'print one policy as a JSON file to edit and pass back with --policy FILE.json')
+    .option('--check <file.json>', 'validate a policy JSON file')
+    .action((opts: { json?: boolean; export?: string; check?: string }) => {
+      if (opts.export !== undefined) {
+        const p = getPolicy(opts.export);
+        if (!p) throw new CliError(`--export: expected one of ${KNOWN_POLICIES}, got "${opts.export}"`, EXIT.usage);
+        process.stdout.write(policyToJSON(p));
+        return;
+      }
+      if (opts.check !== undefined) {
+        const p = policyFrom(opts.check);
+        process.stdout.write(`${opts.check}: policy "${p.id}" is valid\n`);
+        return;
+      }
       if (opts.json) {
         process.stdout.write(JSON.stringify(POLICIES, null, 2) + '\n');
         return;
       }
       for (const p of POLICIES) process.stdout.write(`${p.id.padEnd(20)} ${p.label} (${p.source})\n${' '.repeat(21)}${p.description}\n${' '.repeat(21)}${JSON.stringify(p.config)}\n`);
+      process.stdout.write(`\nscenario variants: ${SCENARIO_POLICIES.map((p) => p.id).join(', ')}\n`);
+    });
+
+  program
+    .command('key')
+    .description('store or delete a summarizer API key in the OS keychain (the key is read from stdin)')
+    .argument('<action>', 'set or delete')
+    .argument('<provider>', 'openai or anthropic')
+    .action(async (action: string, provider: string) => {
+      if (!isKeyProvider(provider)) throw new CliError(`<provider>: expected openai or anthropic, got "${provider}"`, EXIT.usage);
+      if (action === 'delete') {
+        const gone = await deleteApiKey(provider).catch((e: unknown) => {
+          throw new CliError(e instanceof Error ? e.message : String(e), EXIT.other);
+        });
+        process.stdout.write(gone ? `deleted the ${provider} key from the keychain\n` : `no ${provider} key in the keychain\n`);
+        return;
+      }
+      if (action !== 'set') throw new CliError(`<action>: expected set or delete, got "${action}"`, EXIT.usage);
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      const key = Buffer.concat(chunks).toString('utf8').trim();
+      if (!key) throw new CliError('expected the key on stdin (e.g. `ctxscope key set openai < key.txt`)', EXIT.usage);
+      await storeApiKey(provider, key).catch((e: unknown) => {
+        throw new CliError(e instanceof Error ? e.message : String(e), EXIT.other);
+      });
+      process.stdout.write(`stored the ${provider} key in the keychain\n`);
     });
 }
 
@@ -174,7 +266,7 @@ async function batch(input: string, config: ReplayConfig, opts: ReplayCliOptions
   const files = await expandInputs([input]);
   if (files.length === 0) throw new CliError(`${input}: no transcripts found`, EXIT.usage);
   const rows = await runBatch(
-    files.map((file) => ({ file, config, ...(opts.format ? { format: opts.format } : {}) })),
+    files.map((file) => ({ file, config, strategyModules: opts.strategyModule ?? [], ...(opts.format ? { format: opts.format } : {}) })),
     (row) => {
       if (!opts.json) process.stderr.write(`${row.error ? '✗' : '✓'} ${row.file}\n`);
     },

@@ -17,7 +17,10 @@ import { openStore, type SessionStore } from '../store/index';
 import { countForHost, defaultTokenizerOf } from './counts';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
-import { policyInfos, ReplayService } from './replays';
+import { policyInfo, policyInfos, ReplayService } from './replays';
+import { SavedPolicies } from './saved-policies';
+import { getPolicy } from '../../core/policies/index';
+import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
 
 export interface HostOptions {
@@ -52,7 +55,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const loaded = new Map<string, Session>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
-  const replays = new ReplayService((id, tokenizer) => store.loadCounts(id, tokenizer), (id, c) => store.saveCounts(id, c));
+  const saved = new SavedPolicies(store.db);
+  const replays = new ReplayService({
+    load: (id, tokenizer) => store.loadCounts(id, tokenizer),
+    save: (id, c) => store.saveCounts(id, c),
+    lookup: (id) => saved.get(id) ?? getPolicy(id),
+    summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+  });
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
@@ -200,7 +209,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (let i = offset; i < end; i++) messages.push(toMessageView(s.messages[i]!, i, c.perMessage[i] ?? 0, pins.has(s.messages[i]!.id)));
       return { total, messages };
     },
-    listPolicies: async () => policyInfos(),
+    listPolicies: async () => policyInfos(saved.list().policies),
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
 
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
@@ -221,6 +230,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
       store.setPinned(sessionId, messageId, pinned);
       return { pinned };
+    },
+    savePolicy: async ({ json }) => policyInfo(saved.save(json), true),
+    deletePolicy: async ({ id }) => ({ deleted: saved.delete(id) }),
+    exportPolicy: async ({ id }) => {
+      const p = saved.get(id) ?? getPolicy(id);
+      if (!p) throw new ApiError('not_found', `no policy "${id}"`);
+      return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
   };
 

@@ -1,6 +1,7 @@
 /** The window: session bar on top, the message list and the selected message side by side. */
 import { useEffect, useMemo } from 'react';
 import { api } from './api';
+import { ComparePanel } from './components/ComparePanel';
 import { EventList } from './components/EventList';
 import { MessageDetail } from './components/MessageDetail';
 import { MessageList } from './components/MessageList';
@@ -33,6 +34,7 @@ function Shell() {
       <ErrorBanner />
       <PolicyBar />
       <WindowChart />
+      <ComparePanel />
       <p className="assumption">
         Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.
       </p>

@@ -5,7 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { useStore } from 'zustand';
-import type { ApiClient, AppInfo, ExportResult, ExportTarget, MessageView, PolicyInfo, ReplayView, SessionDetail, SessionSummary } from '../../shared/api';
+import type { ApiClient, AppInfo, CompareView, ExportResult, ExportTarget, MessageView, PolicyInfo, ReplayView, SessionDetail, SessionSummary } from '../../shared/api';
 
 /** Messages are fetched in pages of this size as the list scrolls. */
 export const MESSAGE_PAGE = 200;
@@ -45,6 +45,16 @@ export interface AppState {
   /** Exact counts arrived: refetch what shows them, keeping what is on screen until then. */
   refreshCounts(): Promise<void>;
   clearError(): void;
+  /** A second policy to compare the current one with (its preset, no overrides), or null. */
+  comparePolicyId: string | null;
+  comparison: CompareView | null;
+  setComparePolicy(id: string | null): Promise<void>;
+  runCompare(): Promise<void>;
+  /** Saves a policy from its JSON text; resolves to the error message, or null when saved. */
+  savePolicy(json: string): Promise<string | null>;
+  deletePolicy(id: string): Promise<void>;
+  exportPolicy(id: string): Promise<ExportResult | null>;
+  refreshPolicies(): Promise<void>;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -69,6 +79,65 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
     selectedStep: null,
     needles: [],
     importing: null,
+    comparePolicyId: null,
+    comparison: null,
+
+    async setComparePolicy(id) {
+      set({ comparePolicyId: id, comparison: null });
+      await get().runCompare();
+    },
+
+    async runCompare() {
+      const { currentId, policyId, overrides, comparePolicyId } = get();
+      if (!currentId || !policyId || !comparePolicyId) return set({ comparison: null });
+      try {
+        const comparison = await api.compare({ sessionId: currentId, a: { policy: policyId, overrides }, b: { policy: comparePolicyId, overrides: {} } });
+        const now = get();
+        if (now.currentId === currentId && now.policyId === policyId && now.overrides === overrides && now.comparePolicyId === comparePolicyId) set({ comparison });
+      } catch (e) {
+        set({ comparison: null, error: describe(e) });
+      }
+    },
+
+    async refreshPolicies() {
+      try {
+        set({ policies: await api.listPolicies({}) });
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async savePolicy(json) {
+      try {
+        const saved = await api.savePolicy({ json });
+        await get().refreshPolicies();
+        await get().setPolicy(saved.id);
+        return null;
+      } catch (e) {
+        return describe(e);
+      }
+    },
+
+    async deletePolicy(id) {
+      try {
+        await api.deletePolicy({ id });
+        await get().refreshPolicies();
+        const { policies, policyId, comparePolicyId } = get();
+        if (comparePolicyId === id) set({ comparePolicyId: null, comparison: null });
+        if (policyId === id) await get().setPolicy(policies[0]?.id ?? '');
+      } catch (e) {
+        set({ error: describe(e) });
+      }
+    },
+
+    async exportPolicy(id) {
+      try {
+        return await api.exportPolicy({ id });
+      } catch (e) {
+        set({ error: describe(e) });
+        return null;
+      }
+    },
 
     async setNeedles(needles) {
       set({ needles });
@@ -151,7 +220,7 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
     },
 
     async openSession(id) {
-      set({ currentId: id, detail: null, messages: new Map(), loadingPages: new Set(), selectedMessage: null, replay: null, selectedStep: null });
+      set({ currentId: id, detail: null, messages: new Map(), loadingPages: new Set(), selectedMessage: null, replay: null, comparison: null, selectedStep: null });
       try {
         const detail = await api.getSession({ id });
         if (get().currentId !== id) return;
@@ -217,6 +286,7 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
       } finally {
         set({ replaying: false });
       }
+      if (get().comparePolicyId) await get().runCompare();
     },
 
     selectStep(step) {

@@ -36,6 +36,9 @@ const handlers: Handlers = {
   cancelImport: async () => ({ cancelled: false }),
   exportSession: unsupported,
   setPinned: unsupported,
+  savePolicy: unsupported,
+  deletePolicy: unsupported,
+  exportPolicy: unsupported,
 };
 
 let host: HttpHost;

@@ -5,15 +5,7 @@
 import { useState } from 'react';
 import { EXPORT_TARGETS, type ExportTarget } from '../../../shared/api';
 import { useAppStore } from '../context';
-
-function download(fileName: string, mime: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mime }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+import { download } from '../download';
 
 export function Actions() {
   const openFiles = useAppStore((s) => s.openFiles);

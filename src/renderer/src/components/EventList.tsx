@@ -33,6 +33,7 @@ export function EventList() {
   const selectStep = useAppStore((s) => s.selectStep);
   if (!replay) return null;
   const lost = replay.retention.lost;
+  const needles = replay.retention.needles ?? [];
   return (
     <section className="event-list" data-testid="event-list">
       <h3>Events ({replay.events.length})</h3>
@@ -43,6 +44,23 @@ export function EventList() {
           </li>
         ))}
       </ol>
+      {needles.length > 0 ? (
+        <>
+          <h3>Needles</h3>
+          <ol data-testid="needle-list">
+            {needles.map((n) => (
+              <li key={n.key} onClick={() => (n.leftAt[0] !== undefined ? selectStep(n.leftAt[0]) : undefined)}>
+                <code>{n.key}</code>{' '}
+                {n.firstMessage === null
+                  ? <span className="muted">never mentioned</span>
+                  : n.leftAt.length === 0
+                    ? <span>first at message #{n.firstMessage}, stays in the window</span>
+                    : <span>first at message #{n.firstMessage}, left the window at {n.leftAt.map((s) => `#${s}`).join(', ')}</span>}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
       <h3>No longer remembered ({lost.length})</h3>
       <ol data-testid="retention-list">
         {lost.slice(0, 500).map((l, i) => (

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
+import { PolicyEditor } from './PolicyEditor';
 
 const TWEAKS: { key: string; label: string; placeholder: string }[] = [
   { key: 'window', label: 'window', placeholder: 'tokens' },
@@ -45,9 +46,13 @@ export function PolicyBar() {
   const setPolicy = useAppStore((s) => s.setPolicy);
   const replay = useAppStore((s) => s.replay);
   const replaying = useAppStore((s) => s.replaying);
+  const comparePolicyId = useAppStore((s) => s.comparePolicyId);
+  const setComparePolicy = useAppStore((s) => s.setComparePolicy);
+  const [editing, setEditing] = useState(false);
   const policy = policies.find((p) => p.id === policyId);
   const t = replay?.totals;
   return (
+    <>
     <div className="policy-bar">
       <label>
         policy{' '}
@@ -55,6 +60,21 @@ export function PolicyBar() {
           {policies.map((p) => (
             <option key={p.id} value={p.id}>
               {p.id} — {p.label}
+              {p.saved ? ' (saved)' : ''}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button data-testid="policy-edit" aria-pressed={editing} onClick={() => setEditing(!editing)}>
+        Policy…
+      </button>
+      <label>
+        compare with{' '}
+        <select data-testid="compare-picker" value={comparePolicyId ?? ''} onChange={(e) => void setComparePolicy(e.target.value || null)}>
+          <option value="">—</option>
+          {policies.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.id}
             </option>
           ))}
         </select>
@@ -71,5 +91,7 @@ export function PolicyBar() {
       ) : null}
       {policy ? <span className="muted policy-source" title={policy.description}>{policy.source}</span> : null}
     </div>
+    {editing ? <PolicyEditor onClose={() => setEditing(false)} /> : null}
+    </>
   );
 }

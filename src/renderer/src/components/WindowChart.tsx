@@ -26,7 +26,13 @@ export function WindowChart() {
   const replayError = useAppStore((s) => s.replayError);
   const selectedStep = useAppStore((s) => s.selectedStep);
   const selectStep = useAppStore((s) => s.selectStep);
-  const rows = useMemo(() => (replay ? chartRows(replay) : []), [replay]);
+  const comparison = useAppStore((s) => s.comparison);
+  const rows = useMemo(() => {
+    const base = replay ? chartRows(replay) : [];
+    // The second policy's request size per call, drawn over the first policy's regions.
+    if (!comparison || comparison.b.steps.total.length !== base.length) return base;
+    return base.map((r, i) => ({ ...r, compareTotal: comparison.b.steps.total[i] }));
+  }, [replay, comparison]);
   const markers = useMemo(() => {
     if (!replay) return { compressions: [] as number[], source: [] as number[] };
     const compressions = replay.events.filter((e) => e.kind === 'compression').map((e) => e.step);
@@ -74,6 +80,7 @@ export function WindowChart() {
             />
           ))}
           <Line dataKey="limit" name="limit" stroke="#e06c75" strokeDasharray="4 3" dot={false} isAnimationActive={false} type="stepAfter" />
+          {comparison ? <Line dataKey="compareTotal" name={`total under ${comparison.policies[1]}`} stroke="#ff4fd8" strokeWidth={2} dot={false} isAnimationActive={false} type="stepAfter" /> : null}
           {hasReported ? <Line dataKey="reported" name="reported by provider" stroke="#ffffff" dot={false} isAnimationActive={false} connectNulls={false} type="stepAfter" /> : null}
           {markers.compressions.map((s, i) => (
             <ReferenceLine key={`c${i}`} x={s} stroke="#e5c07b" strokeWidth={2} />
