@@ -1,6 +1,7 @@
 /**
  * Gemini CLI sessions (FORMATS.md §6): the JSON document `{sessionId, projectHash, messages[]}`,
- * the newer JSONL (a metadata line, one record per line, `{"$set": …}` patches), and the bare
+ * the newer JSONL (a metadata line, one record per line, `{"$set": …}` patches, `{"$rewindTo": id}`
+ * rewinds), and the bare
  * `[{role, parts}]` checkpoint. A `gemini` record holds the call and, in `toolCalls`, the
  * results: it becomes an assistant message followed by one tool message.
  */
@@ -101,7 +102,8 @@ function build(id: string, meta: Json, records: { m: Json; line?: number; raw?: 
   if (skipped) ctx.warn(`skipped ${skipped} record(s) that are not part of the context (info, warning, error)`);
   const models = messages.map((m) => m.model).filter((x): x is string => !!x);
   const startedAt = time(meta['startTime']);
-  return { id, format: 'gemini-cli', ...(models.length ? { model: models[models.length - 1]! } : {}), provider: 'google', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], ...(startedAt !== undefined ? { startedAt } : {}), warnings: [] };
+  const title = str(meta['summary']);
+  return { id, format: 'gemini-cli', ...(title ? { title } : {}), ...(models.length ? { model: models[models.length - 1]! } : {}), provider: 'google', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], ...(startedAt !== undefined ? { startedAt } : {}), warnings: [] };
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
@@ -113,29 +115,44 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   }
   if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Gemini CLI session JSON or JSONL');
   let meta: Json = {};
-  const records: { m: Json; line?: number; raw?: string }[] = [];
-  const byId = new Map<string, number>();
+  // Records by id, in first-written order (a record written again replaces its copy in place),
+  // replayed the way Gemini CLI loads the file: `$rewindTo` drops that record and all after it;
+  // `$set.messages` (history rewritten after compression or masking) replaces the list.
+  let records = new Map<string, { m: Json; line?: number; raw?: string }>();
+  let anonymous = 0;
+  let rewound = 0;
+  let rewritten = 0;
   for await (const l of input.lines) {
     const v = l.value;
     if (!isRecord(v)) continue;
-    if (isRecord(v['$set'])) {
-      meta = { ...meta, ...v['$set'] };
+    if (typeof v['$rewindTo'] === 'string') {
+      const ids = [...records.keys()];
+      const at = ids.indexOf(v['$rewindTo']);
+      const drop = at >= 0 ? ids.slice(at) : ids;
+      for (const id of drop) records.delete(id);
+      rewound += drop.length;
       continue;
     }
-    if (typeof v['projectHash'] === 'string' && !('type' in v)) {
+    if (isRecord(v['$set'])) {
+      const set = v['$set'];
+      if (Array.isArray(set['messages'])) {
+        rewritten++;
+        records = new Map(set['messages'].filter(isRecord).map((m, i) => [str(m['id']) ?? `$set-${l.line}-${i}`, { m, line: l.line, raw: l.raw }]));
+      }
+      const { messages: _ignored, ...rest } = set;
+      meta = { ...meta, ...rest };
+      continue;
+    }
+    if (typeof v['projectHash'] === 'string' && typeof v['sessionId'] === 'string' && !('type' in v)) {
       meta = { ...meta, ...v };
       continue;
     }
-    const id = str(v['id']);
-    // A record written again (updated while streaming) replaces the earlier copy.
-    if (id !== undefined && byId.has(id)) records[byId.get(id)!] = { m: v, line: l.line, raw: l.raw };
-    else {
-      if (id !== undefined) byId.set(id, records.length);
-      records.push({ m: v, line: l.line, raw: l.raw });
-    }
+    records.set(str(v['id']) ?? `#${++anonymous}`, { m: v, line: l.line, raw: l.raw });
   }
-  if (records.length === 0 && Object.keys(meta).length === 0) throw new ImportError(ctx.name, 'Gemini CLI records; found none');
-  return [build(str(meta['sessionId']) ?? ctx.name, meta, records, ctx)];
+  if (rewound) ctx.warn(`${rewound} record(s) were rewound ($rewindTo) and left out`);
+  if (rewritten) ctx.warn(`the history was rewritten ${rewritten} time(s) by a $set of messages (compression or masking); the last version is kept`);
+  if (records.size === 0 && Object.keys(meta).length === 0) throw new ImportError(ctx.name, 'Gemini CLI records; found none');
+  return [build(str(meta['sessionId']) ?? ctx.name, meta, [...records.values()], ctx)];
 }
 
 export const importer: Importer = { id: 'gemini-cli', label: 'Gemini CLI session (JSON or JSONL)', detect, parse };

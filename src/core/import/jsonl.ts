@@ -8,6 +8,8 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 
 function detect(sniff: Sniff): boolean {
+  // A file of one message is one JSON value: sniffed as `json`, but it is a JSONL of one line.
+  if (sniff.shape === 'json') return sniff.value !== undefined && isChatMessage(sniff.value);
   return sniff.shape === 'jsonl' && sniff.lines.length > 0 && sniff.lines.every(isChatMessage);
 }
 

@@ -4,7 +4,7 @@
  * call; observations answer them through `tool_call_metadata.tool_call_id` (or `cause`); a
  * `condensation` action is a source compaction with the events it forgot.
  */
-import type { Message, Part, Session, SourceCompaction } from '../model';
+import type { Message, Part, ReportedUsage, Session, SourceCompaction } from '../model';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { argsText, arr, contentText, isRecord, num, openaiUsage, rec, str, time, type Json } from './util';
@@ -20,6 +20,30 @@ function detect(sniff: Sniff): boolean {
   }
   if (sniff.shape === 'jsonl') return sniff.lines.some(isInstance) || (sniff.lines.length === 0 && /^\{"instance_id":/.test(sniff.head));
   return false;
+}
+
+/** The arguments the model sent for a call (from `model_response`), not OpenHands' own action args. */
+function modelArgs(resp: Json | undefined, callId: string | undefined): string | undefined {
+  if (!resp || callId === undefined) return undefined;
+  for (const choice of arr(resp['choices'])) {
+    for (const c of arr(rec(rec(choice)['message'])['tool_calls'])) {
+      const call = rec(c);
+      if (call['id'] === callId) return argsText(rec(call['function'])['arguments']);
+    }
+  }
+  return undefined;
+}
+
+/** litellm's usage: OpenAI-shaped (prompt includes cache), plus Anthropic's cache writes when present. */
+function usageOf(resp: Json): ReportedUsage | undefined {
+  const u = openaiUsage(resp['usage']);
+  const write = num(rec(resp['usage'])['cache_creation_input_tokens']);
+  return u && write ? { ...u, cacheWrite: write } : u;
+}
+
+/** An event id as text (ids are numbers; anything else is not an id). */
+function idOf(v: unknown): string | undefined {
+  return typeof v === 'number' || typeof v === 'string' ? String(v) : undefined;
 }
 
 const SKIP_ACTIONS = new Set(['recall', 'change_agent_state', 'null']);
@@ -40,7 +64,7 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
   for (const raw of events) {
     if (!isRecord(raw)) continue;
     const e = raw;
-    const eid = String(e['id'] ?? messages.length);
+    const eid = idOf(e['id']) ?? String(messages.length);
     const timestamp = time(e['timestamp']);
     const base = { ...(timestamp !== undefined ? { timestamp } : {}), ...(line !== undefined ? { sourceLine: line } : {}) };
     const meta = isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined;
@@ -56,11 +80,14 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
         continue;
       }
       if (action === 'condensation') {
-        const forgotten = arr(args['forgotten_event_ids']).map(String);
+        const forgotten = arr(args['forgotten_event_ids']).flatMap((f) => idOf(f) ?? []);
         const start = num(args['forgotten_events_start_id']);
         const end = num(args['forgotten_events_end_id']);
-        if (start !== undefined && end !== undefined) for (let i = start; i <= end; i++) forgotten.push(String(i));
-        compactions.push({ atMessage: messages.length, trigger: 'auto', ...(str(args['summary']) ? { summary: str(args['summary'])! } : {}), droppedIds: forgotten.map((f) => eventToMessage.get(f)).filter((x): x is string => !!x) });
+        // A range: only the events seen so far can be in it (no loop over a range from the file).
+        if (start !== undefined && end !== undefined) for (const seen of eventToMessage.keys()) if (Number(seen) >= start && Number(seen) <= end) forgotten.push(seen);
+        // Several forgotten events can map to one message (actions of one LLM call).
+        const dropped = [...new Set(forgotten.map((f) => eventToMessage.get(f)).filter((x): x is string => !!x))];
+        compactions.push({ atMessage: messages.length, trigger: 'auto', ...(str(args['summary']) ? { summary: str(args['summary'])! } : {}), droppedIds: dropped, ...(line !== undefined ? { sourceLine: line } : {}) });
         continue;
       }
       if (e['source'] === 'user') {
@@ -72,7 +99,12 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
       const respId = resp ? str(resp['id']) : undefined;
       const parts: Part[] = [];
       const thought = str(args['thought']);
-      if (meta) parts.push({ kind: 'tool_call', id: str(meta['tool_call_id']) ?? eid, name: str(meta['function_name']) ?? action, args: argsText(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'thought'))) });
+      if (meta) {
+        const callId = str(meta['tool_call_id']);
+        // What the model sent; OpenHands' action args are its own (impl_source, translated code, …).
+        const sent = modelArgs(resp, callId) ?? argsText(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'thought')));
+        parts.push({ kind: 'tool_call', id: callId ?? eid, name: str(meta['function_name']) ?? action, args: sent });
+      }
       else parts.push({ kind: 'text', text: str(args['content']) ?? str(args['final_thought']) ?? str(e['message']) ?? '' });
       if (respId !== undefined && byResponse.has(respId)) {
         const at = byResponse.get(respId)!;
@@ -84,7 +116,7 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
       const lead: Part[] = [];
       if (content) lead.push({ kind: 'text', text: content });
       else if (thought) lead.push({ kind: 'text', text: thought });
-      const usage = resp ? openaiUsage(resp['usage']) : undefined;
+      const usage = resp ? usageOf(resp) : undefined;
       model = (resp ? str(resp['model']) : undefined) ?? model;
       if (respId !== undefined) byResponse.set(respId, messages.length);
       push({ id: `oh-${eid}`, role: 'assistant', parts: [...lead, ...parts], ...(usage ? { usage } : {}), ...(resp && str(resp['model']) ? { model: str(resp['model'])! } : {}), ...base }, eid);
@@ -95,7 +127,7 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
         skipped++;
         continue;
       }
-      const callId = meta ? (str(meta['tool_call_id']) ?? String(e['cause'])) : String(e['cause'] ?? eid);
+      const callId = (meta ? str(meta['tool_call_id']) : undefined) ?? idOf(e['cause']) ?? eid;
       push({ id: `oh-${eid}`, role: 'tool', parts: [{ kind: 'tool_result', callId, isError: e['observation'] === 'error', text: str(e['content']) ?? contentText(e['content']), name: e['observation'] }], ...base }, eid);
     }
   }

@@ -16,6 +16,12 @@ export function isResponsesItem(v: unknown): v is Json {
   return t === 'message' || MODEL_SIDE.has(t) || TOOL_OUTPUT.has(t);
 }
 
+/** An item the model produced (part of an assistant turn), as opposed to input or tool output. */
+export function isModelSideItem(v: Json): boolean {
+  const t = str(v['type']) ?? '';
+  return MODEL_SIDE.has(t) || (t === 'message' && v['role'] === 'assistant');
+}
+
 export class ResponsesAccumulator {
   readonly messages: Message[] = [];
   private open: { parts: Part[]; id: string; line?: number; raw?: string[] } | null = null;
@@ -81,7 +87,9 @@ export class ResponsesAccumulator {
         if (TOOL_OUTPUT.has(type)) {
           this.flush();
           const out = item['output'];
-          const text = isRecord(out) && 'content' in out ? contentText(out['content']) : contentText(out ?? item['tools'] ?? item['execution']);
+          // `output` is a string (old), an array of content items (new), or `{content, success}`;
+          // a single `{type: "input_text", text}` item is its text.
+          const text = isRecord(out) && 'content' in out ? contentText(out['content']) : isRecord(out) && typeof out['text'] === 'string' ? out['text'] : contentText(out ?? item['tools'] ?? item['execution']);
           this.messages.push({ id, role: 'tool', parts: [{ kind: 'tool_result', callId: str(item['call_id']) ?? '', isError: isRecord(out) && out['success'] === false, text }], ...extra });
           return;
         }

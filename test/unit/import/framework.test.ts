@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectImporter, IMPORTERS, importSource, stringSource } from '../../../src/core/import/index';
 import { sniffText } from '../../../src/core/import/sniff';
-import type { ByteSource } from '../../../src/core/import/types';
+import { ImportError, type ByteSource, type ImportInput, type ParseContext } from '../../../src/core/import/types';
 
 const bytesSource = (name: string, bytes: Uint8Array): ByteSource => ({
   name,
@@ -64,6 +64,75 @@ describe('bad input gets one clear error naming file, line and what was expected
     await expect(importSource(stringSource('doc.json', text), { format: 'openai-chat' })).rejects.toThrow(/^doc\.json:4:\d+: valid JSON/);
   });
 
+  it('invalid JSON in the middle: the exact column, and nothing is returned', async () => {
+    const text = [chatLines[0], '{"role": "assistant", "content": oops}', chatLines[2]].join('\n') + '\n';
+    const progress: number[] = [];
+    // Column 34 is the "o" of oops.
+    await expect(importSource(stringSource('mid.jsonl', text), { onProgress: (p) => progress.push(p.sessions) })).rejects.toThrow(/^mid\.jsonl:2:34: valid JSON/);
+    expect(progress.every((n) => n === 0)).toBe(true);
+  });
+
+  it('an agent log broken in the middle or cut at the end fails the whole import, naming the line', async () => {
+    const cc = (uuid: string, parentUuid: string | null) => line({ parentUuid, isSidechain: false, sessionId: 'S', uuid, type: 'user', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: 'q' } });
+    await expect(importSource(stringSource('cc.jsonl', [cc('a', null), '{"parentUuid":"a","uuid":"b",,}', cc('c', 'a')].join('\n') + '\n'))).rejects.toThrow(/^cc\.jsonl:2:30: valid JSON \(/);
+    await expect(importSource(stringSource('cc.jsonl', [cc('a', null), cc('b', 'a'), cc('c', 'b').slice(0, 40)].join('\n')))).rejects.toThrow(/^cc\.jsonl:3: a complete last line: the file ends mid-record/);
+    const codex = (type: string, payload: unknown) => line({ timestamp: '2026-01-01T00:00:00Z', type, payload });
+    const rollout = [codex('session_meta', { id: 'r1' }), codex('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }), '{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hel'];
+    await expect(importSource(stringSource('rollout.jsonl', rollout.join('\n')))).rejects.toThrow(/^rollout\.jsonl:3: a complete last line/);
+  });
+
+  it('tolerant mode on an agent log: imports the rest, reports the count and the first five', async () => {
+    const codex = (type: string, payload: unknown) => line({ timestamp: '2026-01-01T00:00:00Z', type, payload });
+    const good = [codex('session_meta', { id: 'r1' }), codex('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }), codex('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hello' }] })];
+    const bad = Array.from({ length: 7 }, (_, i) => `{"broken": ${i}`);
+    const text = [good[0], ...bad.slice(0, 4), good[1], ...bad.slice(4), good[2], '{"timestamp":"cut'].join('\n');
+    const out = await importSource(stringSource('tol.jsonl', text), { tolerant: true });
+    expect(out.format).toBe('codex');
+    expect(out.skippedLines).toBe(8);
+    expect(out.sessions[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const summary = out.warnings[0]!;
+    expect(summary).toMatch(/^tol\.jsonl: skipped 8 line\(s\) that are not valid JSON; first: line 2: .*; line 3: .*; line 4: .*; line 5: .*; line 7: [^;]*$/);
+  });
+
+  it('a BOM-prefixed UTF-8 JSON document imports exactly like the same file without it', async () => {
+    const doc = line({ model: 'claude-sonnet-4-5', max_tokens: 1024, system: 'Be brief.', messages: [{ role: 'user', content: 'Ping' }, { role: 'assistant', content: [{ type: 'text', text: 'Pong' }] }] });
+    const body = new TextEncoder().encode(doc);
+    const plain = await importSource(bytesSource('doc.json', body));
+    const bom = await importSource(bytesSource('doc.json', new Uint8Array([0xef, 0xbb, 0xbf, ...body])));
+    expect(bom.format).toBe('anthropic');
+    expect(bom.sessions).toEqual(plain.sessions);
+  });
+
+  it('other encodings and empty variants: one clear error naming the file', async () => {
+    await expect(importSource(bytesSource('be.json', new Uint8Array([0xfe, 0xff, 0, 0x7b, 0, 0x7d])))).rejects.toThrow(/^be\.json:1:1: UTF-8 text, found UTF-16/);
+    await expect(importSource(bytesSource('bom-only.json', new Uint8Array([0xef, 0xbb, 0xbf])))).rejects.toThrow(/^bom-only\.json: a transcript, found an empty file$/);
+    await expect(importSource(stringSource('blank.jsonl', ' \n\n  \n'))).rejects.toThrow(/^blank\.jsonl: a transcript, found an empty file$/);
+    await expect(importSource(stringSource('notes.txt', 'hello world\n'))).rejects.toThrow(/^notes\.txt: a known transcript format, found text of an unknown shape/);
+    await expect(importSource(stringSource('u.jsonl', '{"a":1}\n{"b":2}\n'))).rejects.toThrow(/^u\.jsonl: a known transcript format, found JSON lines of an unknown shape/);
+  });
+
+  // Bugs in read.ts / index.ts (being optimised by another engineer; fixes proposed in the report).
+  it('invalid UTF-8 (a Latin-1 file) in JSONL or a JSON document: one clear encoding error', async () => {
+    const enc = (t: string) => new TextEncoder().encode(t);
+    const latin1 = (before: string, after: string) => new Uint8Array([...enc(before), 0xe9, ...enc(after)]);
+    await expect(importSource(bytesSource('one.jsonl', latin1('{"role":"user","content":"caf', '"}\n')))).rejects.toThrow(/^one\.jsonl: valid UTF-8 text, found an invalid byte sequence/);
+    await expect(importSource(bytesSource('two.jsonl', latin1(chatLines[0] + '\n{"role":"assistant","content":"caf', '"}\n' + chatLines[2] + '\n')))).rejects.toThrow(/^two\.jsonl: valid UTF-8 text, found an invalid byte sequence near byte \d+/);
+    await expect(importSource(bytesSource('doc.json', latin1('{"system":"x","max_tokens":5,"messages":[{"role":"user","content":"caf', '"}]}')))).rejects.toThrow(/^doc\.json: valid UTF-8 text/);
+  });
+
+  it.fails('a truncated JSON document names the line and column (index.ts: detection fails first with "unknown shape")', async () => {
+    // Proposed fix in importSource: when no importer matches and `sniff.shape === 'json' && sniff.complete &&
+    // sniff.value === undefined`, throw `parseJsonOrThrow(source.name, sniff.head)` (the document is not JSON at all)
+    // before the "unknown shape" error.
+    await expect(importSource(stringSource('cut.json', '{\n  "messages": [\n    {"role": "user", "content": "x"}'))).rejects.toThrow(/^cut\.json:3:\d+: valid JSON/);
+  });
+
+  it.fails('UTF-16 without a BOM is named as UTF-16, not as binary data (read.ts: checkEncoding)', async () => {
+    // Proposed fix in checkEncoding: before the NUL scan, if the probe has NULs at (almost) every odd index (LE) or
+    // every even index (BE) and printable ASCII in the others, throw the same "UTF-8 text, found UTF-16" error.
+    await expect(importSource(bytesSource('le.json', new Uint8Array([0x7b, 0, 0x7d, 0, 0x0a, 0])))).rejects.toThrow(/^le\.json:1:1: UTF-8 text, found UTF-16/);
+  });
+
   it('a forced format that does not exist', async () => {
     await expect(importSource(stringSource('a.jsonl', chatLines.join('\n')), { format: 'nope' as never })).rejects.toThrow(/a known format, got "nope"/);
   });
@@ -77,6 +146,41 @@ describe('detection', () => {
         for (const imp of IMPORTERS) expect(() => imp.detect(sniff)).not.toThrow();
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('format-shaped garbage: detect answers, parse returns sessions or throws an ImportError, never anything else (property)', async () => {
+    const ctx: ParseContext = { name: 'garbage', keepRaw: true, warn() {}, progress() {} };
+    const KEYS = ['type', 'payload', 'role', 'content', 'message', 'messages', 'uuid', 'parentUuid', 'logicalParentUuid', 'sessionId', 'isSidechain', 'isCompactSummary', 'compactMetadata', 'subtype', 'projectHash', 'toolCalls', 'tool_calls', 'tool_call_id', 'id', 'source', 'action', 'observation', 'args', 'cause', 'tool_call_metadata', 'model_response', 'history', 'trajectory', 'info', 'instance_id', 'conversations', 'data', 'resourceSpans', 'input', 'output', 'usage', 'choices', 'parts', 'replacement_history', '$set', '$rewindTo', 'trajectory_format', 'extra', 'system', 'tools', 'function', 'text', 'summary', 'forgotten_event_ids', 'forgotten_events_start_id', 'forgotten_events_end_id'];
+    const WORDS = ['user', 'assistant', 'system', 'gemini', 'model', 'tool', 'message', 'function_call', 'function_call_output', 'reasoning', 'session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'token_count', 'condensation', 'compact_boundary', 'tool_use', 'tool_result', 'thinking', 'image', 'text', 'chat.completion', 'mini-swe-agent-1.1'];
+    const shaped = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(...WORDS), fc.jsonValue(), fc.array(tie('object'), { maxLength: 3 }), tie('object')),
+      object: fc.dictionary(fc.constantFrom(...KEYS), tie('value'), { maxKeys: 6 }),
+    }));
+    const sameShape = (e: unknown): boolean => e instanceof ImportError;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(shaped.object, fc.array(shaped.object, { maxLength: 4 }), fc.jsonValue()), fc.array(shaped.object, { maxLength: 5 }), fc.boolean(), async (doc, rows, complete) => {
+        const jsonl = rows.map((r) => JSON.stringify(r)).join('\n');
+        for (const text of [JSON.stringify(doc), jsonl]) {
+          const sniff = sniffText('g', complete ? text : text.slice(0, Math.max(1, text.length - 7)), complete);
+          for (const imp of IMPORTERS) expect(typeof imp.detect(sniff)).toBe('boolean');
+        }
+        for (const imp of IMPORTERS) {
+          const inputs: ImportInput[] = [
+            { kind: 'json', value: doc },
+            { kind: 'jsonl', lines: (async function* () { let n = 0; for (const value of rows) yield { line: ++n, value, raw: JSON.stringify(value) }; })() },
+            { kind: 'text', text: jsonl },
+          ];
+          for (const input of inputs) {
+            try {
+              expect(Array.isArray(await imp.parse(input, ctx))).toBe(true);
+            } catch (e) {
+              if (!sameShape(e)) throw new Error(`${imp.id} threw ${String(e)} on ${input.kind}`);
+            }
+          }
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 
