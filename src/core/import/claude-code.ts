@@ -10,10 +10,11 @@
  *   compaction; the summary is a region, never a history message (S0).
  * - `isMeta` lines are UI-only; unknown line types are skipped and counted.
  */
-import type { Message, Part, Session, SourceCompaction } from '../model';
-import type { ImportInput, Importer, JsonLine, ParseContext, Sniff } from './types';
+import type { Message, Part, ReportedUsage, Session, SourceCompaction } from '../model';
+import type { ImportInput, Importer, ParseContext, Sniff } from './types';
+import { lineBlocks } from './read';
 import { ImportError } from './types';
-import { anthropicParts, anthropicUsage, isRecord, num, rec, str, time, type Json } from './util';
+import { anthropicParts, anthropicUsage, isRecord, num, rec, str, time } from './util';
 
 /** Line types that carry no context and are expected; anything else unknown is counted. */
 const KNOWN_NON_CONTEXT = new Set([
@@ -21,13 +22,148 @@ const KNOWN_NON_CONTEXT = new Set([
   'ai-title', 'permission-mode', 'system',
 ]);
 
-interface Node {
-  readonly uuid: string;
-  readonly parent: string | null;
-  readonly logicalParent: string | null;
-  readonly record: Json;
-  readonly line: number;
-  readonly raw: string;
+/** What a line contributes to the window, decided once when it is read (the low bits of its flags). */
+const NONE = 0; // carries nothing: an unknown or non-context type, a system line that is no boundary
+const BOUNDARY = 1; // `system` + `compact_boundary`
+const SUMMARY = 2; // the `isCompactSummary` line after a boundary: the summary region
+const META = 3; // `isMeta`: UI-only
+const USER = 4;
+const ASSISTANT = 5;
+const KIND = 7;
+/** `isSidechain: true`. */
+const SIDECHAIN = 8;
+/** `subtype === 'compact_boundary'` (on any type: the chain crosses it via logicalParentUuid). */
+const COMPACT_BOUNDARY = 16;
+/** `type` is user or assistant (whatever the line turned out to carry). */
+const MESSAGE_TYPE = 32;
+/** Visited by the main chain walk (or, when uuids repeat, in the main chain by file order). */
+const ON_CHAIN = 64;
+/** Its message went into a session already (a second use gets a copy). */
+const USED = 128;
+
+/** A message under construction: built property by property, in the order the model lists them. */
+type Draft = { -readonly [K in keyof Message]: Message[K] };
+
+interface Compaction {
+  readonly trigger: SourceCompaction['trigger'];
+  readonly before: number | undefined;
+  readonly after: number | undefined;
+}
+
+/**
+ * The lines that have a uuid, in file order; a line is an index, its fields are columns. What
+ * the window needs of a line is decided when it is read (a user or assistant line's message is
+ * built right away), so the parsed JSON — envelope, content blocks, `toolUseResult` — is never
+ * held to the end of the file, and a line costs a few array slots instead of an object.
+ */
+class Lines {
+  count = 0;
+  readonly uuid: string[] = [];
+  /** The parent's index when it was read before this line, else its uuid; null: none. */
+  readonly parent: (number | string | null)[] = [];
+  /** The kind and the bits above. */
+  flags = new Uint8Array(1024);
+  /** 1-based line number in the file. */
+  line = new Float64Array(1024);
+  /** USER/ASSISTANT: the message; SUMMARY: the summary text; BOUNDARY: the compaction. */
+  readonly data: (Message | string | Compaction | undefined)[] = [];
+  /** Assistant lines: `message.id`, shared by the lines of one split response. */
+  readonly apiId: (string | undefined)[] = [];
+  /** `logicalParentUuid` and `agentId`, on the few lines that have them. */
+  readonly logicalParent = new Map<number, string>();
+  readonly agentId = new Map<number, string>();
+
+  add(uuid: string, parent: number | string | null, flags: number, line: number, data: Lines['data'][number], apiId: string | undefined): number {
+    const i = this.count++;
+    if (i === this.flags.length) {
+      const f = new Uint8Array(i * 2);
+      f.set(this.flags);
+      this.flags = f;
+      const l = new Float64Array(i * 2);
+      l.set(this.line);
+      this.line = l;
+    }
+    this.uuid.push(uuid);
+    this.parent.push(parent);
+    this.flags[i] = flags;
+    this.line[i] = line;
+    this.data.push(data);
+    this.apiId.push(apiId);
+    return i;
+  }
+
+  /** The uuid line `i` names as its parent. */
+  parentUuid(i: number): string | null {
+    const p = this.parent[i]!;
+    return typeof p === 'number' ? this.uuid[p]! : p;
+  }
+}
+
+/**
+ * string → index (≥ 0), for the lookups by uuid and by message id, one or two per line: an
+ * open-addressing table over typed arrays that hashes a key once and rarely compares strings.
+ * A Map does the same job at about twice the cost per insert on this hot path (measured on the
+ * import bench's 80k lines).
+ */
+class StringIndex {
+  private mask = 63;
+  private hashes = new Int32Array(64);
+  private values = new Int32Array(64).fill(-1);
+  private keys: (string | undefined)[] = new Array<string | undefined>(64).fill(undefined);
+  /** Distinct keys. */
+  size = 0;
+
+  private static hash(key: string): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    return h;
+  }
+
+  /** The slot holding `key`, or the empty slot where it would go. */
+  private slot(key: string, h: number): number {
+    const { mask, hashes, values, keys } = this;
+    let i = h & mask;
+    while (values[i] !== -1 && (hashes[i] !== h || keys[i] !== key)) i = (i + 1) & mask;
+    return i;
+  }
+
+  private grow(): void {
+    const { hashes, values, keys } = this;
+    const capacity = values.length * 2;
+    this.mask = capacity - 1;
+    this.hashes = new Int32Array(capacity);
+    this.values = new Int32Array(capacity).fill(-1);
+    this.keys = new Array<string | undefined>(capacity).fill(undefined);
+    for (let j = 0; j < values.length; j++) {
+      if (values[j] === -1) continue;
+      let i = hashes[j]! & this.mask;
+      while (this.values[i] !== -1) i = (i + 1) & this.mask;
+      this.hashes[i] = hashes[j]!;
+      this.values[i] = values[j]!;
+      this.keys[i] = keys[j];
+    }
+  }
+
+  get(key: string): number {
+    return this.values[this.slot(key, StringIndex.hash(key))]!;
+  }
+
+  /** Maps `key` to `value` unless it is mapped already (`replace` maps it anyway); returns the value it had, or -1. */
+  add(key: string, value: number, replace: boolean): number {
+    if (this.size * 2 >= this.mask) this.grow();
+    const h = StringIndex.hash(key);
+    const i = this.slot(key, h);
+    const had = this.values[i]!;
+    if (had === -1) {
+      this.hashes[i] = h;
+      this.keys[i] = key;
+      this.values[i] = value;
+      this.size++;
+    } else if (replace) {
+      this.values[i] = value;
+    }
+    return had;
+  }
 }
 
 export function looksLikeClaudeCode(v: unknown): boolean {
@@ -42,80 +178,87 @@ function detect(sniff: Sniff): boolean {
   return sniff.lines.some(looksLikeClaudeCode);
 }
 
-/** Builds messages from an ordered list of chain nodes (main chain or one sidechain). */
-function toMessages(nodes: readonly Node[], ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
-  const messages: Message[] = [];
-  const byApiId = new Map<string, number>();
-  const models = new Map<string, number>();
-  let pendingBoundary: { trigger: SourceCompaction['trigger']; before?: number; after?: number; line: number } | null = null;
+/**
+ * Messages as object literals with all their properties at once, in the order the model lists
+ * them: added one by one, the properties past the first few would need a second allocation.
+ */
+function userMessage(id: string, parts: Part[], timestamp: number | undefined, sourceLine: number, raw: string | undefined): Message {
+  if (raw === undefined) return timestamp !== undefined ? { id, role: 'user', parts, timestamp, sourceLine } : { id, role: 'user', parts, sourceLine };
+  return timestamp !== undefined ? { id, role: 'user', parts, timestamp, sourceLine, raw } : { id, role: 'user', parts, sourceLine, raw };
+}
 
-  for (const node of nodes) {
-    const r = node.record;
-    const type = r['type'];
-    if (type === 'system') {
-      if (r['subtype'] === 'compact_boundary') {
-        const meta = rec(r['compactMetadata']);
-        const trigger = meta['trigger'] === 'auto' || meta['trigger'] === 'manual' ? meta['trigger'] : 'unknown';
-        pendingBoundary = { trigger, before: num(meta['preTokens']), after: num(meta['postTokens']), line: node.line };
-        compactions?.push({ atMessage: messages.length, trigger, ...(pendingBoundary.before !== undefined ? { tokensBefore: pendingBoundary.before } : {}), ...(pendingBoundary.after !== undefined ? { tokensAfter: pendingBoundary.after } : {}), sourceLine: node.line });
-      }
+function assistantMessage(id: string, parts: Part[], timestamp: number | undefined, usage: ReportedUsage | undefined, model: string | undefined, sourceLine: number, raw: string | undefined): Message {
+  if (raw === undefined && timestamp !== undefined && usage !== undefined && model !== undefined) return { id, role: 'assistant', parts, timestamp, usage, model, sourceLine };
+  const m: Draft = { id, role: 'assistant', parts };
+  if (timestamp !== undefined) m.timestamp = timestamp;
+  if (usage !== undefined) m.usage = usage;
+  if (model !== undefined) m.model = model;
+  m.sourceLine = sourceLine;
+  if (raw !== undefined) m.raw = raw;
+  return m;
+}
+
+/** Builds messages from an ordered list of lines (main chain or one sidechain). */
+function toMessages(lines: Lines, indices: readonly number[], ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
+  const messages: Message[] = [];
+  const byApiId = new StringIndex();
+  const models = new Map<string, number>();
+  let pendingBoundary = false;
+
+  const { flags, data } = lines;
+  for (const i of indices) {
+    const kind = flags[i]! & KIND;
+    if (kind === BOUNDARY) {
+      const { trigger, before, after } = data[i] as Compaction;
+      pendingBoundary = true;
+      const c: { -readonly [K in keyof SourceCompaction]: SourceCompaction[K] } = { atMessage: messages.length, trigger };
+      if (before !== undefined) c.tokensBefore = before;
+      if (after !== undefined) c.tokensAfter = after;
+      c.sourceLine = lines.line[i]!;
+      compactions?.push(c);
       continue;
     }
-    if (type !== 'user' && type !== 'assistant') continue;
-    const msg = rec(r['message']);
-    if (r['isCompactSummary'] === true) {
+    if (kind === SUMMARY) {
       // The summary the agent continued from: a region, attached to the compaction.
-      const text = anthropicParts(msg['content']).map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
+      const text = data[i] as string;
       const last = compactions?.[compactions.length - 1];
       if (compactions && last && pendingBoundary) compactions[compactions.length - 1] = { ...last, summary: text };
-      else compactions?.push({ atMessage: messages.length, trigger: 'unknown', summary: text, sourceLine: node.line });
-      pendingBoundary = null;
+      else compactions?.push({ atMessage: messages.length, trigger: 'unknown', summary: text, sourceLine: lines.line[i]! });
+      pendingBoundary = false;
       continue;
     }
-    if (r['isMeta'] === true) continue;
-    const parts: Part[] = anthropicParts(msg['content']);
-    const timestamp = time(r['timestamp']);
-    if (type === 'assistant') {
-      const apiId = str(msg['id']);
-      const model = str(msg['model']);
+    if (kind !== USER && kind !== ASSISTANT) continue;
+    let m = data[i] as Message;
+    if (kind === ASSISTANT) {
+      const model = m.model;
       if (model && model !== '<synthetic>') models.set(model, (models.get(model) ?? 0) + 1);
-      const usage = anthropicUsage(msg['usage']);
-      const existing = apiId !== undefined ? byApiId.get(apiId) : undefined;
-      if (existing !== undefined) {
+      const apiId = lines.apiId[i];
+      const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
+      if (existing !== -1) {
         const prev = messages[existing]!;
         messages[existing] = {
           ...prev,
-          parts: [...prev.parts, ...parts],
-          ...(usage ? { usage } : {}),
-          ...(ctx.keepRaw ? { raw: `${prev.raw ?? ''}\n${node.raw}` } : {}),
+          parts: [...prev.parts, ...m.parts],
+          ...(m.usage ? { usage: m.usage } : {}),
+          ...(ctx.keepRaw ? { raw: `${prev.raw ?? ''}\n${m.raw}` } : {}),
         };
         continue;
       }
-      if (apiId !== undefined) byApiId.set(apiId, messages.length);
-      messages.push({
-        id: node.uuid,
-        role: 'assistant',
-        parts,
-        ...(timestamp !== undefined ? { timestamp } : {}),
-        ...(usage ? { usage } : {}),
-        ...(model ? { model } : {}),
-        sourceLine: node.line,
-        ...(ctx.keepRaw ? { raw: node.raw } : {}),
-      });
-    } else {
-      if (parts.length === 0) continue;
-      messages.push({
-        id: node.uuid,
-        role: 'user',
-        parts,
-        ...(timestamp !== undefined ? { timestamp } : {}),
-        sourceLine: node.line,
-        ...(ctx.keepRaw ? { raw: node.raw } : {}),
-      });
+    } else if (m.parts.length === 0) {
+      continue;
     }
+    // A line in two sessions (a main-chain line whose parent is a sidechain line): no shared objects.
+    if ((flags[i]! & USED) !== 0) m = { ...m };
+    flags[i] = flags[i]! | USED;
+    messages.push(m);
     if (messages.length % 5000 === 0) ctx.progress(messages.length, 0);
   }
   return { messages, models };
+}
+
+/** The text of a compact summary's content. */
+function summaryText(content: unknown): string {
+  return anthropicParts(content).map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
 }
 
 function mostUsed(models: Map<string, number>): string | undefined {
@@ -127,8 +270,9 @@ function mostUsed(models: Map<string, number>): string | undefined {
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Claude Code JSON lines (one record per line)');
-  const nodes = new Map<string, Node>();
-  const order: Node[] = [];
+  const all = new Lines();
+  // uuid → index of the last line with it.
+  const byUuid = new StringIndex();
   const unknownTypes = new Map<string, number>();
   let leaf: string | undefined;
   let lastMain: string | undefined;
@@ -138,89 +282,159 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   let title: string | undefined;
   let lines = 0;
   let duplicateUuids = 0;
+  const keepRaw = ctx.keepRaw;
+  // Every line repeats the model name: one string for all its messages, not one per line.
+  let lastModel: string | undefined;
+  let previous = -1;
 
-  for await (const l of input.lines as AsyncIterable<JsonLine>) {
-    lines++;
-    const r = l.value;
-    if (!isRecord(r)) {
-      ctx.warn('skipped a line that is not a JSON object', l.line);
-      continue;
+  // A block of lines at a time: no promise per line.
+  for await (const block of lineBlocks(input.lines)) {
+    for (const l of block) {
+      lines++;
+      const r = l.value;
+      if (!isRecord(r)) {
+        ctx.warn('skipped a line that is not a JSON object', l.line);
+        continue;
+      }
+      const t = r['type'];
+      const type = typeof t === 'string' ? t : '';
+      if (type === 'last-prompt' && typeof r['leafUuid'] === 'string') leaf = r['leafUuid'];
+      if ((type === 'custom-title' || type === 'ai-title') && typeof r['title'] === 'string') title = r['title'];
+      if (type === 'summary' && typeof r['summary'] === 'string') title ??= r['summary'];
+      const messageType = type === 'user' || type === 'assistant';
+      if (!messageType && !KNOWN_NON_CONTEXT.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
+      const uuid = r['uuid'];
+      if (typeof uuid !== 'string' || uuid === '') continue;
+      sessionId ??= str(r['sessionId']);
+      cwd ??= str(r['cwd']);
+      startedAt ??= time(r['timestamp']);
+      // Keep only what the window needs, built now: the envelope, the content blocks and
+      // `toolUseResult` (structured output the model never saw, often the biggest part of a line)
+      // go with the parsed line instead of being held to the end of the file.
+      let flags = NONE;
+      let data: Lines['data'][number];
+      let apiId: string | undefined;
+      if (type === 'system') {
+        if (r['subtype'] === 'compact_boundary') {
+          flags = BOUNDARY;
+          const meta = rec(r['compactMetadata']);
+          const trigger = meta['trigger'] === 'auto' || meta['trigger'] === 'manual' ? meta['trigger'] : 'unknown';
+          data = { trigger, before: num(meta['preTokens']), after: num(meta['postTokens']) } satisfies Compaction;
+        }
+      } else if (messageType) {
+        flags = MESSAGE_TYPE;
+        const msg = rec(r['message']);
+        if (r['isCompactSummary'] === true) {
+          flags |= SUMMARY;
+          data = summaryText(msg['content']);
+        } else if (r['isMeta'] === true) {
+          flags |= META;
+        } else {
+          const parts = anthropicParts(msg['content']);
+          const timestamp = time(r['timestamp']);
+          if (type === 'assistant') {
+            flags |= ASSISTANT;
+            apiId = str(msg['id']);
+            const usage = anthropicUsage(msg['usage']);
+            let model = msg['model'];
+            if (typeof model === 'string' && model !== '') {
+              if (model !== lastModel) lastModel = model;
+              model = lastModel;
+            } else {
+              model = undefined;
+            }
+            data = assistantMessage(uuid, parts, timestamp, usage, model as string | undefined, l.line, keepRaw ? l.raw : undefined);
+          } else {
+            flags |= USER;
+            data = userMessage(uuid, parts, timestamp, l.line, keepRaw ? l.raw : undefined);
+          }
+        }
+      }
+      if (r['isSidechain'] === true) flags |= SIDECHAIN;
+      if (r['subtype'] === 'compact_boundary') flags |= COMPACT_BOUNDARY;
+      const p = r['parentUuid'];
+      // The parent is usually read already, most often just before: its index (its uuid is the
+      // same text, so nothing is lost) and the parentUuid string can go.
+      let parent: number | string | null = null;
+      if (typeof p === 'string') {
+        if (previous !== -1 && p === all.uuid[previous]) parent = previous;
+        else {
+          const at = byUuid.get(p);
+          parent = at !== -1 ? at : p;
+        }
+      }
+      const i = all.add(uuid, parent, flags, l.line, data, apiId);
+      const lp = r['logicalParentUuid'];
+      if (typeof lp === 'string') all.logicalParent.set(i, lp);
+      const agentId = r['agentId'];
+      if (typeof agentId === 'string') all.agentId.set(i, agentId);
+      if (byUuid.add(uuid, i, true) !== -1) duplicateUuids++;
+      previous = i;
+      if ((flags & SIDECHAIN) === 0) lastMain = uuid;
+      if (all.count % 5000 === 0) ctx.progress(all.count, 0);
     }
-    const type = str(r['type']) ?? '';
-    if (type === 'last-prompt' && typeof r['leafUuid'] === 'string') leaf = r['leafUuid'];
-    if ((type === 'custom-title' || type === 'ai-title') && typeof r['title'] === 'string') title = r['title'];
-    if (type === 'summary' && typeof r['summary'] === 'string') title ??= r['summary'];
-    if (type !== 'user' && type !== 'assistant' && !KNOWN_NON_CONTEXT.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
-    const uuid = str(r['uuid']);
-    if (!uuid) continue;
-    sessionId ??= str(r['sessionId']);
-    cwd ??= str(r['cwd']);
-    startedAt ??= time(r['timestamp']);
-    // Keep only what the window needs: the envelope and `toolUseResult` (structured output the
-    // model never saw, often the biggest part of a line) are dropped here, not held to the end.
-    const record: Json = { type: r['type'], isSidechain: r['isSidechain'], message: r['message'] };
-    if (r['subtype'] !== undefined) record['subtype'] = r['subtype'];
-    if (r['isMeta'] !== undefined) record['isMeta'] = r['isMeta'];
-    if (r['isCompactSummary'] !== undefined) record['isCompactSummary'] = r['isCompactSummary'];
-    if (r['compactMetadata'] !== undefined) record['compactMetadata'] = r['compactMetadata'];
-    if (r['agentId'] !== undefined) record['agentId'] = r['agentId'];
-    if (r['timestamp'] !== undefined) record['timestamp'] = r['timestamp'];
-    const node: Node = { uuid, parent: str(r['parentUuid']) ?? null, logicalParent: str(r['logicalParentUuid']) ?? null, record, line: l.line, raw: ctx.keepRaw ? l.raw : '' };
-    if (nodes.has(uuid)) duplicateUuids++;
-    nodes.set(uuid, node);
-    order.push(node);
-    if (r['isSidechain'] !== true) lastMain = uuid;
-    if (order.length % 5000 === 0) ctx.progress(order.length, 0);
   }
-  if (lines === 0 || order.length === 0) throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
+  if (lines === 0 || all.count === 0) throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
   for (const [t, n] of unknownTypes) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
 
   // Walk the main chain from the leaf back to the root — unless uuids repeat (trimmed or
   // hand-edited files), where the tree cannot be trusted and file order is the best guess.
-  const start = leaf !== undefined && nodes.has(leaf) && nodes.get(leaf)!.record['isSidechain'] !== true ? leaf : lastMain;
-  const chain: Node[] = [];
-  const seen = new Set<string>();
-  for (let cur = start !== undefined ? nodes.get(start) : undefined; cur && !seen.has(cur.uuid); ) {
-    seen.add(cur.uuid);
+  const { flags, parent } = all;
+  const leafAt = leaf !== undefined ? byUuid.get(leaf) : -1;
+  const start = leafAt !== -1 && (flags[leafAt]! & SIDECHAIN) === 0 ? leaf : lastMain;
+  const chain: number[] = [];
+  for (let cur = start !== undefined ? byUuid.get(start) : -1; cur !== -1 && (flags[cur]! & ON_CHAIN) === 0; ) {
+    flags[cur] = flags[cur]! | ON_CHAIN;
     chain.push(cur);
-    const next = cur.parent ?? (cur.record['subtype'] === 'compact_boundary' ? cur.logicalParent : null);
-    if (next !== null && !nodes.has(next)) ctx.warn(`chain broken: parent ${next} is not in the file`, cur.line);
-    cur = next !== null ? nodes.get(next) : undefined;
+    const p = parent[cur]!;
+    // The index is the line its uuid names, unless a uuid repeats: then the last line with that
+    // uuid wins, as a lookup by uuid gives.
+    if (typeof p === 'number' && duplicateUuids === 0) {
+      cur = p;
+      continue;
+    }
+    const next = all.parentUuid(cur) ?? ((flags[cur]! & COMPACT_BOUNDARY) !== 0 ? (all.logicalParent.get(cur) ?? null) : null);
+    if (next === null) break;
+    cur = byUuid.get(next);
+    if (cur === -1) ctx.warn(`chain broken: parent ${next} is not in the file`, all.line[chain[chain.length - 1]!]);
   }
   chain.reverse();
   if (duplicateUuids > 0) {
     ctx.warn(`${duplicateUuids} line(s) reuse a uuid: the parentUuid chain is ambiguous, so the main chain follows file order`);
     chain.length = 0;
-    seen.clear();
-    for (const n of order) {
-      if (n.record['isSidechain'] === true) continue;
-      chain.push(n);
-      seen.add(n.uuid);
+    for (let i = 0; i < all.count; i++) {
+      if ((flags[i]! & SIDECHAIN) !== 0) continue;
+      chain.push(i);
+      flags[i] = flags[i]! | ON_CHAIN;
     }
   }
-  const offChain = order.filter((n) => n.record['isSidechain'] !== true && !seen.has(n.uuid) && (n.record['type'] === 'user' || n.record['type'] === 'assistant')).length;
+  // (Marks stand for uuids: without repeats a uuid is one line; with them every main line is on.)
+  let offChain = 0;
+  for (let i = 0; i < all.count; i++) if ((flags[i]! & (SIDECHAIN | MESSAGE_TYPE | ON_CHAIN)) === MESSAGE_TYPE) offChain++;
   if (offChain > 0) ctx.warn(`${offChain} message line(s) are off the main chain (rewinds or forks) and were left out`);
 
   const compactions: SourceCompaction[] = [];
-  const main = toMessages(chain, ctx, compactions);
+  const main = toMessages(all, chain, ctx, compactions);
 
   // Sidechains: every sidechain root starts one subagent session.
   const subagents: Session[] = [];
-  const side = order.filter((n) => n.record['isSidechain'] === true);
+  const side: number[] = [];
+  for (let i = 0; i < all.count; i++) if ((flags[i]! & SIDECHAIN) !== 0) side.push(i);
   if (side.length > 0) {
-    const groups = new Map<string, Node[]>();
+    const groups = new Map<string, number[]>();
     const rootOf = new Map<string, string>();
-    for (const n of side) {
-      const parentRoot = n.parent !== null ? rootOf.get(n.parent) : undefined;
-      const root = parentRoot ?? str(n.record['agentId']) ?? n.uuid;
-      rootOf.set(n.uuid, root);
+    for (const i of side) {
+      const parentUuid = all.parentUuid(i);
+      const parentRoot = parentUuid !== null ? rootOf.get(parentUuid) : undefined;
+      const root = parentRoot ?? all.agentId.get(i) ?? all.uuid[i]!;
+      rootOf.set(all.uuid[i]!, root);
       let g = groups.get(root);
       if (!g) groups.set(root, (g = []));
-      g.push(n);
+      g.push(i);
     }
     let k = 0;
     for (const [root, group] of groups) {
-      const sub = toMessages(group, ctx);
+      const sub = toMessages(all, group, ctx);
       if (sub.messages.length === 0) continue;
       const model = mostUsed(sub.models);
       subagents.push({

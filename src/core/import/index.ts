@@ -4,7 +4,7 @@
  * importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';
-import { decodeLines, parseJsonOrThrow, readAll } from './read';
+import { decodeLineBlocks, parseJsonOrThrow, readAll, type BlockedJsonLines } from './read';
 import { IMPORTERS } from './registry';
 import { sniffSource } from './sniff';
 import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
@@ -114,10 +114,23 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   let input: ImportInput;
   if (sniff.shape === 'jsonl' && importer.id !== 'aider') {
     const tolerant = options.tolerant ?? false;
-    async function* lines(): AsyncGenerator<JsonLine> {
-      for await (const l of decodeLines(source, options.signal, onBytes)) {
-        const t = l.text;
-        if (t.length === 0) continue;
+    const name = source.name;
+    // Lines are cut out of whole-line blocks in place (no carry to concatenate) and parsed one at
+    // a time as the importer asks for them; an importer that reads blocks (see lineBlocks) waits
+    // on one promise per block, not one per line.
+    function* parsedLines(block: string, firstLine: number): Generator<JsonLine> {
+      let line = firstLine - 1;
+      const n = block.length;
+      for (let start = 0; start < n; ) {
+        let nl = block.indexOf('\n', start);
+        const unterminated = nl < 0;
+        if (unterminated) nl = n;
+        line++;
+        const end = nl > start && block.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+        const from = start;
+        start = nl + 1;
+        if (end === from) continue;
+        const t = block.slice(from, end);
         let value: unknown;
         try {
           // JSON.parse accepts surrounding whitespace: no trim (and no copy) on the hot path.
@@ -126,16 +139,33 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
           if (/^\s*$/.test(t)) continue;
           if (tolerant) {
             skippedLines++;
-            if (skipped.length < 5) skipped.push(`line ${l.line}: ${e instanceof Error ? e.message : String(e)}`);
+            if (skipped.length < 5) skipped.push(`line ${line}: ${e instanceof Error ? e.message : String(e)}`);
             continue;
           }
-          if (l.unterminated) throw new ImportError(source.name, 'a complete last line: the file ends mid-record (truncated, or still being written; --tolerant skips it)', l.line);
-          value = parseJsonOrThrow(source.name, t, l.line - 1);
+          if (unterminated) throw new ImportError(name, 'a complete last line: the file ends mid-record (truncated, or still being written; --tolerant skips it)', line);
+          value = parseJsonOrThrow(name, t, line - 1);
         }
-        yield { line: l.line, value, raw: t };
+        yield { line, value, raw: t };
       }
     }
-    input = { kind: 'jsonl', lines: lines() };
+    async function* blocks(): AsyncGenerator<Iterable<JsonLine>> {
+      let lines = 0;
+      for await (const block of decodeLineBlocks(source, options.signal, onBytes)) {
+        const first = lines + 1;
+        // Counted up front, so a block's line numbers do not depend on when it is iterated.
+        for (let nl = block.indexOf('\n'); nl >= 0; nl = block.indexOf('\n', nl + 1)) lines++;
+        if (block.charCodeAt(block.length - 1) !== 10) lines++;
+        yield parsedLines(block, first);
+      }
+    }
+    const stream = blocks();
+    const jsonl: BlockedJsonLines = {
+      blocks: () => stream,
+      async *[Symbol.asyncIterator]() {
+        for await (const block of stream) yield* block;
+      },
+    };
+    input = { kind: 'jsonl', lines: jsonl };
   } else if (sniff.shape === 'text' || importer.id === 'aider') {
     input = { kind: 'text', text: await readAll(source, options.signal, onBytes) };
   } else {

@@ -19,9 +19,52 @@ export function rec(v: unknown): Json {
   return isRecord(v) ? v : {};
 }
 
+/** The value of the digit at `i`; NaN (which fails every range check) when it is not a digit. */
+function digit(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : NaN;
+}
+
+/** The day isoUtc saw last (yyyymmdd) and its start in epoch ms. */
+let lastDate = -1;
+let lastDayStart = 0;
+
+/**
+ * `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.sssZ` (what agents log, a line at a time),
+ * read without Date.parse's general parser; the same result as Date.parse. Anything else, or a
+ * date it would have to check against the calendar, is undefined and goes to Date.parse.
+ */
+function isoUtc(s: string): number | undefined {
+  const n = s.length;
+  if (n !== 20 && n !== 24) return undefined;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(n - 1) !== 90) return undefined;
+  let ms = 0;
+  if (n === 24) {
+    if (s.charCodeAt(19) !== 46) return undefined;
+    ms = digit(s, 20) * 100 + digit(s, 21) * 10 + digit(s, 22);
+  }
+  const year = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3);
+  const month = digit(s, 5) * 10 + digit(s, 6);
+  const day = digit(s, 8) * 10 + digit(s, 9);
+  const hour = digit(s, 11) * 10 + digit(s, 12);
+  const minute = digit(s, 14) * 10 + digit(s, 15);
+  const second = digit(s, 17) * 10 + digit(s, 18);
+  // Written so that NaN fails: a non-digit anywhere sends the string to Date.parse.
+  if (!(ms >= 0 && year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59)) return undefined;
+  // Lines in a row share their day: its start is computed once (Date.UTC is the slow part).
+  const date = (year * 100 + month) * 100 + day;
+  if (date !== lastDate) {
+    lastDate = date;
+    lastDayStart = Date.UTC(year, month - 1, day);
+  }
+  return lastDayStart + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+}
+
 /** Milliseconds since the epoch from an ISO string or a number (s or ms); undefined if absent. */
 export function time(v: unknown): number | undefined {
   if (typeof v === 'string') {
+    const fast = isoUtc(v);
+    if (fast !== undefined) return fast;
     const t = Date.parse(v);
     return Number.isNaN(t) ? undefined : t;
   }
@@ -90,44 +133,58 @@ export function openaiUsage(u: unknown): ReportedUsage | undefined {
   };
 }
 
-/** Anthropic content blocks → parts (text, thinking, images, tool_use, tool_result). */
+/** One Anthropic content block → a part (undefined for a block that carries none). */
+function anthropicPart(b: unknown): Part | undefined {
+  if (!isRecord(b)) return undefined;
+  switch (b['type']) {
+    case 'text':
+      return { kind: 'text', text: str(b['text']) ?? '' };
+    case 'thinking':
+      return { kind: 'reasoning', text: str(b['thinking']) ?? '' };
+    case 'redacted_thinking':
+      return { kind: 'reasoning', text: str(b['data']) ?? '', redacted: true };
+    case 'image':
+    case 'document': {
+      const src = rec(b['source']);
+      const data = str(src['data']);
+      return {
+        kind: 'media',
+        mediaType: str(src['media_type']) ?? (b['type'] === 'image' ? 'image' : 'application/pdf'),
+        ...(str(src['url']) ? { source: str(src['url']) } : {}),
+        ...(data ? { bytes: Math.floor((data.length * 3) / 4) } : {}),
+      };
+    }
+    case 'tool_use':
+    case 'server_tool_use':
+      return { kind: 'tool_call', id: str(b['id']) ?? '', name: str(b['name']) ?? '', args: argsText(b['input']) };
+    case 'tool_result':
+      return { kind: 'tool_result', callId: str(b['tool_use_id']) ?? '', isError: b['is_error'] === true, text: contentText(b['content']) };
+    default:
+      return typeof b['text'] === 'string' ? { kind: 'text', text: b['text'] } : undefined;
+  }
+}
+
+/**
+ * Anthropic content blocks → parts (text, thinking, images, tool_use, tool_result). The array is
+ * exactly as long as it needs to be: an importer keeps one per message, and an array grown by
+ * push holds room for 17.
+ */
 export function anthropicParts(content: unknown): Part[] {
   if (typeof content === 'string') return content ? [{ kind: 'text', text: content }] : [];
-  const parts: Part[] = [];
-  for (const b of arr(content)) {
-    if (!isRecord(b)) continue;
-    switch (b['type']) {
-      case 'text':
-        parts.push({ kind: 'text', text: str(b['text']) ?? '' });
-        break;
-      case 'thinking':
-        parts.push({ kind: 'reasoning', text: str(b['thinking']) ?? '' });
-        break;
-      case 'redacted_thinking':
-        parts.push({ kind: 'reasoning', text: str(b['data']) ?? '', redacted: true });
-        break;
-      case 'image':
-      case 'document': {
-        const src = rec(b['source']);
-        const data = str(src['data']);
-        parts.push({
-          kind: 'media',
-          mediaType: str(src['media_type']) ?? (b['type'] === 'image' ? 'image' : 'application/pdf'),
-          ...(str(src['url']) ? { source: str(src['url']) } : {}),
-          ...(data ? { bytes: Math.floor((data.length * 3) / 4) } : {}),
-        });
-        break;
-      }
-      case 'tool_use':
-      case 'server_tool_use':
-        parts.push({ kind: 'tool_call', id: str(b['id']) ?? '', name: str(b['name']) ?? '', args: argsText(b['input']) });
-        break;
-      case 'tool_result':
-        parts.push({ kind: 'tool_result', callId: str(b['tool_use_id']) ?? '', isError: b['is_error'] === true, text: contentText(b['content']) });
-        break;
-      default:
-        if (typeof b['text'] === 'string') parts.push({ kind: 'text', text: b['text'] });
-    }
+  if (!Array.isArray(content)) return [];
+  if (content.length === 1) {
+    const part = anthropicPart(content[0]);
+    return part ? [part] : [];
   }
-  return parts;
+  if (content.length === 2) {
+    const a = anthropicPart(content[0]);
+    const b = anthropicPart(content[1]);
+    return a ? (b ? [a, b] : [a]) : b ? [b] : [];
+  }
+  const parts: Part[] = [];
+  for (const b of content) {
+    const part = anthropicPart(b);
+    if (part) parts.push(part);
+  }
+  return parts.length > 0 ? parts.slice() : parts;
 }

@@ -120,11 +120,12 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
 
     async deletePolicy(id) {
       try {
-        await api.deletePolicy({ id });
-        await get().refreshPolicies();
+        // Move off the policy before it goes, so nothing asks the host for it once deleted.
         const { policies, policyId, comparePolicyId } = get();
         if (comparePolicyId === id) set({ comparePolicyId: null, comparison: null });
-        if (policyId === id) await get().setPolicy(policies[0]?.id ?? '');
+        if (policyId === id) await get().setPolicy(policies.find((p) => p.id !== id)?.id ?? '');
+        await api.deletePolicy({ id });
+        await get().refreshPolicies();
       } catch (e) {
         set({ error: describe(e) });
       }

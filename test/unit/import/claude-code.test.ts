@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importSource, stringSource } from '../../../src/core/import/index';
+import { importSource, stringSource, type ByteSource } from '../../../src/core/import/index';
 import { fileSource } from '../../../src/main/io/file-source';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
@@ -67,6 +67,68 @@ describe('Claude Code importer', () => {
     const out = await importSource(stringSource('new.jsonl', text));
     expect(out.sessions[0]!.messages).toHaveLength(2);
     expect(out.warnings.join()).toMatch(/skipped 2 line\(s\) of unknown type "brand-new-thing"/);
+  });
+
+  it('reads the same whatever the chunking: CRLF, characters split between chunks, a line longer than a chunk', async () => {
+    const long = 'é日😀'.repeat(30_000); // ~270 KB of multi-byte text on one line
+    const text = [u('u1', null, 'héllo 😀'), a('a1', 'u1', 'm1', { type: 'text', text: long }), u('u2', 'a1', [{ type: 'tool_result', tool_use_id: 't', content: 'ü'.repeat(100) }]), a('a2', 'u2', 'm2', { type: 'text', text: 'done' })].join('\r\n');
+    const bytes = new TextEncoder().encode(text);
+    const chunked = (step: number): ByteSource => ({
+      name: 'chunks.jsonl',
+      async *chunks() {
+        for (let i = 0; i < bytes.length; i += step) yield bytes.slice(i, i + step);
+      },
+    });
+    const whole = await importSource(chunked(bytes.length));
+    expect(whole.sessions[0]!.messages.map((m) => m.parts[0]?.kind === 'text' ? m.parts[0].text.length : 0)).toEqual([8, long.length, 0, 4]);
+    for (const step of [1, 3, 7, 1000, 1 << 16]) {
+      const out = await importSource(chunked(step));
+      expect(out.sessions).toEqual(whole.sessions);
+    }
+  });
+
+  it('follows parents by uuid across many lines and forks, and merges a response whose lines are far apart', async () => {
+    const lines: string[] = [u('u0', null, 'start')];
+    let prev = 'u0';
+    for (let i = 1; i <= 300; i++) {
+      const id = `a${i}`;
+      // Every tenth line forks off the line before last (a rewind): that parent is found by
+      // uuid, not as the line just read, and the line skipped is off the chain.
+      lines.push(a(id, i % 10 === 0 ? `a${i - 2}` : prev, `msg_${i}`, { type: 'text', text: `step ${i}` }));
+      prev = id;
+    }
+    // A last line of the response `msg_291`, long after it: merged into that message.
+    lines.push(a('late', prev, 'msg_291', { type: 'tool_use', id: 't', name: 'Read', input: {} }));
+    const s = (await importSource(stringSource('forks.jsonl', lines.join('\n')))).sessions[0]!;
+    const kept = Array.from({ length: 300 }, (_, k) => k + 1).filter((i) => i % 10 !== 9);
+    expect(s.messages.map((m) => m.id)).toEqual(['u0', ...kept.map((i) => `a${i}`)]);
+    const merged = s.messages.find((m) => m.id === 'a291')!;
+    expect(merged.parts.map((p) => p.kind)).toEqual(['text', 'tool_call']);
+  });
+
+  it('falls back to file order when uuids repeat, and keeps a line in two sessions as two messages', async () => {
+    const text = [
+      u('u1', null, 'q1'),
+      a('a1', 'u1', 'm1', { type: 'text', text: 'x' }),
+      u('u1', 'a1', 'q1 again'),
+      L({ type: 'user', uuid: 's1', parentUuid: 'a1', isSidechain: true, message: { role: 'user', content: 'side' } }),
+    ].join('\n');
+    const out = await importSource(stringSource('dup.jsonl', text));
+    expect(out.warnings.join()).toMatch(/1 line\(s\) reuse a uuid/);
+    expect(out.sessions[0]!.messages.map((m) => (m.parts[0]?.kind === 'text' ? m.parts[0].text : ''))).toEqual(['q1', 'x', 'q1 again']);
+    expect(out.sessions[0]!.subagents).toHaveLength(1);
+
+    // The leaf's parent is a sidechain line: it is in the main chain and in the subagent.
+    const shared = [
+      u('u1', null, 'q'),
+      L({ type: 'user', uuid: 's1', parentUuid: 'u1', isSidechain: true, message: { role: 'user', content: 'side' } }),
+      a('a1', 's1', 'm1', { type: 'text', text: 'x' }),
+    ].join('\n');
+    const s = (await importSource(stringSource('shared.jsonl', shared))).sessions[0]!;
+    const inMain = s.messages.find((m) => m.id === 's1');
+    const inSub = s.subagents[0]!.messages.find((m) => m.id === 's1');
+    expect(inMain).toEqual(inSub);
+    expect(inMain).not.toBe(inSub);
   });
 
   it('gives the same sessions with the format named as when detected', async () => {
