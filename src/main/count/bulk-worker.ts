@@ -1,16 +1,36 @@
-/** Counts a batch of texts with gpt-tokenizer (special-token text counted as text). */
-import { parentPort } from 'node:worker_threads';
-import { countTokens as countO200k, setMergeCacheSize as cacheO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { countTokens as countCl100k, setMergeCacheSize as cacheCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+/**
+ * Counts a batch of texts with gpt-tokenizer (special-token text counted as text). Each encoding
+ * is loaded on its first job (its rank table takes a while to parse), not at start.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThreadPriority } from './priority';
 
-// The default 100k-entry merge cache collapses throughput once full; size it for big sessions.
-cacheO200k(1_000_000);
-cacheCl100k(1_000_000);
+type Encoding = 'o200k_base' | 'cl100k_base';
+type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+
+// Background counting (the host's exact counts) yields the CPU to the host's main thread.
+if ((workerData as { background?: boolean } | undefined)?.background) lowerThisThreadPriority();
+
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+const loaded = new Map<Encoding, Promise<CountTokens>>();
 
-parentPort?.on('message', (job: { id: number; encoding: 'o200k_base' | 'cl100k_base'; texts: string[] }) => {
-  const count = job.encoding === 'o200k_base' ? countO200k : countCl100k;
-  const out = new Uint32Array(job.texts.length);
-  for (let i = 0; i < job.texts.length; i++) out[i] = job.texts[i] ? count(job.texts[i]!, NO_SPECIAL) : 0;
-  parentPort?.postMessage({ id: job.id, counts: out }, [out.buffer]);
+function encoder(encoding: Encoding): Promise<CountTokens> {
+  let p = loaded.get(encoding);
+  if (!p) {
+    p = (encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => {
+      // The default 100k-entry merge cache collapses throughput once full; size it for big sessions.
+      m.setMergeCacheSize(1_000_000);
+      return m.countTokens as CountTokens;
+    });
+    loaded.set(encoding, p);
+  }
+  return p;
+}
+
+parentPort?.on('message', (job: { id: number; encoding: Encoding; texts: string[] }) => {
+  void encoder(job.encoding).then((count) => {
+    const out = new Uint32Array(job.texts.length);
+    for (let i = 0; i < job.texts.length; i++) out[i] = job.texts[i] ? count(job.texts[i]!, NO_SPECIAL) : 0;
+    parentPort?.postMessage({ id: job.id, counts: out }, [out.buffer]);
+  });
 });

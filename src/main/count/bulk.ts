@@ -12,13 +12,15 @@ export type BpeEncoding = 'o200k_base' | 'cl100k_base';
 
 export interface BulkCounter {
   count(texts: readonly string[], encoding: BpeEncoding): Promise<Uint32Array>;
+  /** Loads an encoding on every thread ahead of the first real job (overlaps the startup). */
+  warm(encoding: BpeEncoding): Promise<void>;
   close(): Promise<void>;
 }
 
-
-export function createBulkCounter(threads = Math.max(1, availableParallelism())): BulkCounter {
+/** `background`: the threads run at a lower priority (work the user is not waiting on). */
+export function createBulkCounter(threads = Math.max(1, availableParallelism()), options: { background?: boolean } = {}): BulkCounter {
   const here = dirname(fileURLToPath(import.meta.url));
-  const workers = Array.from({ length: threads }, () => startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts')));
+  const workers = Array.from({ length: threads }, () => startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), { workerData: { background: options.background ?? false } }));
   let nextId = 0;
   const pending = new Map<number, (c: Uint32Array) => void>();
   for (const w of workers) w.on('message', (m: { id: number; counts: Uint32Array }) => pending.get(m.id)?.(m.counts));
@@ -44,6 +46,21 @@ export function createBulkCounter(threads = Math.max(1, availableParallelism()))
       }
       await Promise.all(jobs);
       return out;
+    },
+    async warm(encoding) {
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              const id = nextId++;
+              pending.set(id, () => {
+                pending.delete(id);
+                resolve();
+              });
+              w.postMessage({ id, encoding, texts: ['warm'] });
+            }),
+        ),
+      );
     },
     async close() {
       await Promise.all(workers.map((w) => w.terminate()));

@@ -1,26 +1,48 @@
 /**
  * Worker thread that counts a stored session exactly under one tokenizer and stores the counts,
  * so the host's event loop never tokenises: the UI shows the import's chars/4 estimates at once
- * and swaps in exact counts when this worker is done.
+ * and swaps in exact counts when this worker is done. BPE tokenizers count on the bulk pool
+ * (gpt-tokenizer on every core, the same numbers as js-tiktoken); the rest count here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { countWith, mediaTokensFor } from '../../core/tokens/index';
+import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
+import { createBulkCounter } from '../count/bulk';
+import { bpeEncodingOf, countExact } from '../count/exact';
+import { lowerThisThreadPriority } from '../count/priority';
 import { openStore } from '../store/index';
 
-interface CountRequest {
+export interface CountRequest {
   readonly dbPath: string;
   readonly nativeBinding?: string;
   readonly sessionId: string;
   readonly tokenizer: string;
+  /** Threads of the bulk pool (default: every core). */
+  readonly threads?: number;
 }
 
-function run(r: CountRequest): { ok: true } | { ok: false; error: string } {
+export type CountReply = { ok: true } | { ok: false; error: string };
+
+async function run(r: CountRequest): Promise<CountReply> {
   const store = openStore(r.dbPath, r.nativeBinding ? { nativeBinding: r.nativeBinding } : {});
   try {
-    const session = store.loadSession(r.sessionId);
-    if (!session) return { ok: false, error: `no session ${r.sessionId}` };
-    store.saveCounts(r.sessionId, countWith(session, r.tokenizer, { mediaTokens: mediaTokensFor(session.provider) }));
-    return { ok: true };
+    const encoding = bpeEncodingOf(r.tokenizer);
+    // The pool's threads load their encoding while this one loads the session.
+    const bulk = encoding ? createBulkCounter(r.threads, { background: true }) : undefined;
+    try {
+      const warm = encoding ? bulk?.warm(encoding) : undefined;
+      const session = store.loadSession(r.sessionId);
+      if (!session) return { ok: false, error: `no session ${r.sessionId}` };
+      const options = { mediaTokens: mediaTokensFor(session.provider) };
+      let counts: SessionCounts;
+      if (bulk) {
+        await warm;
+        counts = await countExact(session, r.tokenizer, options, bulk);
+      } else counts = countWith(session, r.tokenizer, options);
+      store.saveCounts(r.sessionId, counts);
+      return { ok: true };
+    } finally {
+      await bulk?.close();
+    }
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   } finally {
@@ -28,4 +50,8 @@ function run(r: CountRequest): { ok: true } | { ok: false; error: string } {
   }
 }
 
-if (parentPort) parentPort.postMessage(run(workerData as CountRequest));
+if (parentPort) {
+  // Background work: the host's main thread keeps the CPU when it needs it.
+  lowerThisThreadPriority();
+  void run(workerData as CountRequest).then((reply) => parentPort?.postMessage(reply));
+}

@@ -60,7 +60,7 @@ type Report = (p: { bytes: number; messages: number; sessions: number }) => void
 
 function inProcess(options: ImportRunOptions, report: Report): ImportRun {
   const controller = new AbortController();
-  const done = importFileToStore(options.store, options.path, { ...(options.format ? { format: options.format } : {}), signal: controller.signal, onProgress: report }).catch((error: unknown) => {
+  const done = importFileToStore(options.store, options.path, { ...(options.format ? { format: options.format } : {}), ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}), signal: controller.signal, onProgress: report }).catch((error: unknown) => {
     if (controller.signal.aborted) throw new ApiError('cancelled', `${options.path}: import cancelled`);
     if (error instanceof ImportError) throw new ApiError('bad_input', error.message);
     throw error;
@@ -77,8 +77,12 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     worker.on('message', (reply: ImportWorkerReply) => {
       if (reply.type === 'progress') return report(reply);
       settled = true;
-      if (reply.type === 'done') resolve(reply.result);
-      else reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
+      if (reply.type === 'done') {
+        // The worker exits by itself once its writer has checkpointed the WAL into the database.
+        resolve(reply.result);
+        return;
+      }
+      reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
       void worker.terminate();
     });
     worker.on('error', (error) => reject(new ApiError('internal', `import worker failed: ${error.message}`)));
@@ -89,6 +93,8 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
   return {
     done,
     cancel: () => {
+      // Once done, the import is stored: nothing to cancel (the worker is finishing its checkpoint).
+      if (settled) return;
       cancelled = true;
       void worker.terminate();
     },

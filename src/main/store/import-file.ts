@@ -1,15 +1,23 @@
 /**
- * One file into the store: hash it, reuse a stored copy with the same hash, append only what is
- * new when the file grew since its last import, else parse it (streamed) and store every
- * session in one transaction. Runs in the import worker (or in-process in tests).
+ * One file into the store: parse it (streamed, hashed as it is read), reuse a stored copy with
+ * the same hash, append only what is new when the file grew since its last import, else store
+ * every session with its chars/4 estimates in one transaction. Runs in the import worker (or
+ * in-process in tests).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { importSource } from '../../core/import/index';
-import { countWith } from '../../core/tokens/index';
-import type { FormatId } from '../../core/model';
+// chars/4 straight from its modules: the tokens index would load the BPE rank tables too.
+import { countSession } from '../../core/tokens/count';
+import { createCounter } from '../../core/tokens/cost';
+import { chars4 } from '../../core/tokens/heuristics';
+import type { ByteSource } from '../../core/import/types';
+import type { FormatId, Session } from '../../core/model';
+import type { SessionCounts } from '../../core/tokens/types';
 import { fileSource } from '../io/file-source';
-import type { SessionStore } from './sessions';
+import { messageRows, packText, sessionRow, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
+import { WriterClient, type WriterBatch } from './writer';
 
 export interface StoredImport {
   readonly sessionIds: string[];
@@ -24,6 +32,10 @@ export interface ImportFileOptions {
   readonly tolerant?: boolean;
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: { bytes: number; sessions: number; messages: number }) => void;
+  /** Write through a writer thread (default: for files of 4 MB and more, on more than one core). */
+  readonly pipeline?: boolean;
+  /** better-sqlite3's native binding for the writer thread (Electron). */
+  readonly nativeBinding?: string;
 }
 
 /** sha256 of the first `limit` bytes (the whole file by default). */
@@ -35,26 +47,146 @@ export async function hashFile(path: string, limit?: number): Promise<string> {
   return h.digest('hex');
 }
 
+/**
+ * The file as the parser streams it, hashed on the way: the full pass (not the format sniff's
+ * head read) yields the digest of exactly the bytes that were parsed, without a second read.
+ */
+function hashingSource(path: string): { source: ByteSource; digest: () => string | undefined } {
+  const inner = fileSource(path);
+  let digest: string | undefined;
+  const source: ByteSource = {
+    name: inner.name,
+    size: inner.size,
+    async *chunks() {
+      const h = createHash('sha256');
+      for await (const chunk of inner.chunks()) {
+        h.update(chunk);
+        yield chunk;
+      }
+      digest = h.digest('hex');
+    },
+  };
+  return { source, digest: () => digest };
+}
+
+function reusedImport(store: SessionStore, ids: string[]): StoredImport {
+  const row = store.getRow(ids[0]!);
+  return { sessionIds: ids, reused: true, format: row?.format ?? 'jsonl', warnings: [], messages: 0 };
+}
+
 export async function importFileToStore(store: SessionStore, path: string, options: ImportFileOptions = {}): Promise<StoredImport> {
   const size = statSync(path).size;
-  const hash = await hashFile(path);
-  const existing = store.findByHash(hash);
-  if (existing && existing.length > 0) {
-    const row = store.getRow(existing[0]!);
-    return { sessionIds: existing, reused: true, format: row?.format ?? 'jsonl', warnings: [], messages: 0 };
+  // A stored source of the same size is likely this very file: hash it first and skip the
+  // parse. Otherwise the file is hashed as the parser reads it (one read, not two).
+  let hash: string | undefined;
+  if (store.hasSourceOfSize(size)) {
+    hash = await hashFile(path);
+    const existing = store.findByHash(hash);
+    if (existing && existing.length > 0) return reusedImport(store, existing);
   }
   const prev = store.latestByPath(path);
   const grownFrom = prev && size > prev.size && (await hashFile(path, prev.size)) === prev.hash ? prev.sourceId : undefined;
-  const outcome = await importSource(fileSource(path), {
-    ...(options.format ? { format: options.format } : {}),
-    keepRaw: true,
-    tolerant: options.tolerant ?? false,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
-  if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
-  const sessionIds = store.saveImport({ path, size, hash, format: outcome.format }, outcome.sessions, grownFrom !== undefined ? { grownFrom } : {});
-  // Estimates at once: chars/4 counts are stored with the import; exact counts follow on demand.
-  outcome.sessions.forEach((s, i) => store.saveCounts(sessionIds[i]!, countWith(s, 'chars4')));
-  return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
+  // Big files get a writer thread, started now so that it is up when the parse is done.
+  const dbPath = store.db.name;
+  const usePipeline = options.pipeline ?? (size >= PIPELINE_MIN_BYTES && availableParallelism() > 1);
+  const writer = usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== '' ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }) : undefined;
+  try {
+    const hashing = hashingSource(path);
+    const outcome = await importSource(hashing.source, {
+      ...(options.format ? { format: options.format } : {}),
+      keepRaw: true,
+      tolerant: options.tolerant ?? false,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
+    hash ??= hashing.digest() ?? (await hashFile(path));
+    const existing = store.findByHash(hash);
+    if (existing && existing.length > 0) return reusedImport(store, existing);
+    const source = { path, size, hash, format: outcome.format };
+    // Estimates at once: chars/4 counts are stored with the import, in its transaction; exact
+    // counts follow in the background.
+    // Many short sessions gain nothing from the second thread (per-session rows dominate).
+    const viaWriter = writer && (options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
+    const sessionIds = viaWriter
+      ? await saveThroughWriter(writer, source, outcome.sessions, options.signal)
+      : store.saveImport(source, outcome.sessions, { ...(grownFrom !== undefined ? { grownFrom } : {}), counts: estimate });
+    return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
+  } finally {
+    // Committed by now (then it checkpoints and exits by itself), or dropped with its transaction.
+    if (writer) {
+      await writer.abort();
+      finishing.add(writer.finished);
+      void writer.finished.then(() => finishing.delete(writer.finished));
+    }
+  }
+}
+
+const finishing = new Set<Promise<void>>();
+
+/**
+ * Resolves when every writer thread has exited: after a commit, a writer still copies the WAL
+ * into the database (a checkpoint). A worker that imports waits for this before it exits, so
+ * that the checkpoint is not cut short and left to the host's next write.
+ */
+export async function writersFinished(): Promise<void> {
+  await Promise.all([...finishing]);
+}
+
+/** The chars/4 estimates stored with an import (what `countWith(s, 'chars4')` gives). */
+const estimate = (s: Session): SessionCounts => countSession(s, createCounter(chars4));
+
+/** Files from this size on are written by a writer thread while this one prepares the rows. */
+const PIPELINE_MIN_BYTES = 4 << 20;
+/** …and hold at most this many sessions. */
+const PIPELINE_MAX_SESSIONS = 256;
+/** A batch for the writer: up to this many messages, sessions, or characters of text. */
+const BATCH_MESSAGES = 2048;
+const BATCH_SESSIONS = 1024;
+const BATCH_CHARS = 1 << 20;
+
+/** `saveImport` on two threads: rows are prepared here and inserted by the writer meanwhile. */
+async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessions: readonly Session[], signal?: AbortSignal): Promise<string[]> {
+  const now = Date.now();
+  writer.post({ type: 'begin', source, now });
+  let rows: MessageRows[] = [];
+  let batch = { sessions: [] as WriterBatch['sessions'], segments: [] as WriterBatch['segments'], counts: [] as WriterBatch['counts'] };
+  let messages = 0;
+  let chars = 0;
+  const flush = async (): Promise<void> => {
+    if (signal?.aborted) throw new Error(`${source.path}: import cancelled`);
+    if (batch.sessions.length + batch.segments.length + batch.counts.length === 0) return;
+    await writer.postBatch({ ...batch, packed: packText(rows) });
+    batch = { sessions: [], segments: [], counts: [] };
+    rows = [];
+    messages = 0;
+    chars = 0;
+  };
+  const ids: string[] = [];
+  for (let position = 0; position < sessions.length; position++) {
+    const s = sessions[position]!;
+    const id = randomUUID();
+    const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now);
+    batch.sessions.push(row);
+    const n = s.messages.length;
+    for (let from = 0; from < n; ) {
+      let to = from;
+      while (to < n && messages < BATCH_MESSAGES && chars < BATCH_CHARS) {
+        const m = s.messages[to++]!;
+        chars += m.raw?.length ?? 256;
+        messages++;
+      }
+      const r = messageRows(s.messages, from, to);
+      rows.push(r);
+      batch.segments.push({ sessionId: id, from, ids: r.ids, roles: r.roles, usage: r.usage });
+      from = to;
+      if (messages >= BATCH_MESSAGES || chars >= BATCH_CHARS) await flush();
+    }
+    batch.counts.push({ sessionId: id, counts: estimate(s) });
+    ids.push(id);
+    if (batch.sessions.length >= BATCH_SESSIONS) await flush();
+  }
+  await flush();
+  await writer.commit();
+  return ids;
 }

@@ -5,11 +5,14 @@
  * and read back as numbers only.
  */
 import { randomUUID } from 'node:crypto';
-import type { FormatId, Message, Session } from '../../core/model';
+import type { FormatId, Message, ReportedUsage, Session } from '../../core/model';
 import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { turnStarts } from '../../core/turns';
+import type Database from 'better-sqlite3';
 import type { Db } from './db';
+
+type Statement = Database.Statement;
 
 export interface SourceInfo {
   readonly path: string;
@@ -63,110 +66,276 @@ const toRow = (r: SessionRowRaw): StoredSessionRow => ({
 /** Session metadata kept as JSON (everything but the messages). */
 type SessionMeta = Omit<Session, 'messages'>;
 
+/** A session's row, ready to insert (plain data: it can cross to a writer thread). */
+export interface SessionRowInput {
+  readonly id: string;
+  readonly sourceId: number;
+  readonly position: number;
+  readonly sourceSessionId: string;
+  readonly format: FormatId;
+  readonly title: string | null;
+  readonly model: string | null;
+  readonly meta: string;
+  readonly messageCount: number;
+  readonly steps: number;
+  readonly turns: number;
+  readonly hasUsage: number;
+  readonly startedAt: number | null;
+  readonly importedAt: number;
+}
+
+export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number): SessionRowInput {
+  const { messages, ...meta } = s;
+  return {
+    id,
+    sourceId,
+    position,
+    sourceSessionId: s.id,
+    format: s.format,
+    title: s.title ?? null,
+    model: s.model ?? null,
+    meta: JSON.stringify(meta satisfies SessionMeta),
+    messageCount: messages.length,
+    steps: stepIndices(messages).length,
+    turns: turnStarts(messages).length,
+    hasUsage: messages.some((m) => m.usage) ? 1 : 0,
+    startedAt: s.startedAt ?? null,
+    importedAt: now,
+  };
+}
+
+/** Messages [from, to) of a session as column arrays (plain data: they can cross to a writer thread). */
+export interface MessageRows {
+  readonly from: number;
+  readonly ids: string[];
+  readonly roles: string[];
+  /** The message as JSON, without its raw record. */
+  readonly bodies: string[];
+  readonly raws: (string | null)[];
+  readonly usage: (ReportedUsage | null)[];
+}
+
+/**
+ * Bodies and raw records of messages, for a writer thread: UTF-8 back to back in one buffer
+ * that is transferred, not copied (the writer binds slices of it as text, never decoding it).
+ */
+export interface PackedText {
+  readonly text: Uint8Array;
+  /** Per message: the body's byte length, then the raw record's (-1: none). */
+  readonly lengths: Int32Array;
+}
+
+export function packText(parts: readonly MessageRows[]): PackedText {
+  let n = 0;
+  for (const p of parts) n += p.ids.length;
+  const lengths = new Int32Array(2 * n);
+  let total = 0;
+  let k = 0;
+  for (const p of parts) {
+    for (let j = 0; j < p.ids.length; j++, k++) {
+      const b = Buffer.byteLength(p.bodies[j]!);
+      const raw = p.raws[j];
+      const r = raw === null || raw === undefined ? -1 : Buffer.byteLength(raw);
+      lengths[2 * k] = b;
+      lengths[2 * k + 1] = r;
+      total += b + Math.max(0, r);
+    }
+  }
+  // Not from Node's shared pool: this buffer is transferred to the writer.
+  const text = Buffer.allocUnsafeSlow(total);
+  let at = 0;
+  for (const p of parts) {
+    for (let j = 0; j < p.ids.length; j++) {
+      at += text.write(p.bodies[j]!, at);
+      const raw = p.raws[j];
+      if (raw !== null && raw !== undefined) at += text.write(raw, at);
+    }
+  }
+  return { text, lengths };
+}
+
+/** Messages [from, from + ids.length) of a session whose bodies and raw records are in a PackedText. */
+export interface PackedSegment {
+  readonly sessionId: string;
+  readonly from: number;
+  readonly ids: string[];
+  readonly roles: string[];
+  readonly usage: (ReportedUsage | null)[];
+}
+
+export function messageRows(messages: readonly Message[], from: number, to: number): MessageRows {
+  const n = Math.max(0, to - from);
+  const rows: MessageRows = { from, ids: new Array<string>(n), roles: new Array<string>(n), bodies: new Array<string>(n), raws: new Array<string | null>(n), usage: new Array<ReportedUsage | null>(n) };
+  for (let k = 0; k < n; k++) {
+    const m = messages[from + k]!;
+    rows.ids[k] = m.id;
+    rows.roles[k] = m.role;
+    if (m.raw === undefined) {
+      rows.bodies[k] = JSON.stringify(m);
+      rows.raws[k] = null;
+    } else {
+      const { raw, ...rest } = m;
+      rows.bodies[k] = JSON.stringify(rest);
+      rows.raws[k] = raw;
+    }
+    rows.usage[k] = m.usage ?? null;
+  }
+  return rows;
+}
+
 export class SessionStore {
+  private readonly statements = new Map<string, Statement>();
+
   constructor(readonly db: Db) {}
+
+  /** A prepared statement, prepared once per connection and reused. */
+  private stmt(sql: string): Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
 
   /** Ids of the sessions already stored from a file with this content hash, or undefined. */
   findByHash(hash: string): string[] | undefined {
-    const src = this.db.prepare('SELECT id FROM sources WHERE hash = ?').get(hash) as { id: number } | undefined;
+    const src = this.stmt('SELECT id FROM sources WHERE hash = ?').get(hash) as { id: number } | undefined;
     if (!src) return undefined;
-    return (this.db.prepare('SELECT id FROM sessions WHERE source_id = ? ORDER BY position').all(src.id) as { id: string }[]).map((r) => r.id);
+    return (this.stmt('SELECT id FROM sessions WHERE source_id = ? ORDER BY position').all(src.id) as { id: string }[]).map((r) => r.id);
+  }
+
+  /** Whether any stored source has exactly this size (a cheap hint that a file is stored already). */
+  hasSourceOfSize(size: number): boolean {
+    return this.stmt('SELECT 1 FROM sources WHERE size = ? LIMIT 1').get(size) !== undefined;
   }
 
   /** The latest stored import of this path (to detect a grown file). */
   latestByPath(path: string): { sourceId: number; size: number; hash: string } | undefined {
-    return this.db.prepare('SELECT id AS sourceId, size, hash FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1').get(path) as { sourceId: number; size: number; hash: string } | undefined;
+    return this.stmt('SELECT id AS sourceId, size, hash FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1').get(path) as { sourceId: number; size: number; hash: string } | undefined;
   }
 
   /**
    * Stores an import in ONE transaction. When `grownFrom` names an earlier import of the same
    * path whose content is a prefix of this one, sessions with the same source id get only their
-   * new messages appended instead of a second copy.
+   * new messages appended instead of a second copy. `counts` (the chars/4 estimates) are
+   * stored in the same transaction.
    */
-  saveImport(source: SourceInfo, sessions: readonly Session[], options: { grownFrom?: number } = {}): string[] {
+  saveImport(source: SourceInfo, sessions: readonly Session[], options: { grownFrom?: number; counts?: (session: Session) => SessionCounts } = {}): string[] {
     const now = Date.now();
-    const insertSource = this.db.prepare('INSERT INTO sources (path, size, hash, format, imported_at) VALUES (?, ?, ?, ?, ?)');
-    const insertSession = this.db.prepare(
-      'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const insertMessage = this.db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertUsage = this.db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const updateSession = this.db.prepare('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?');
-
-    const writeMessages = (sessionId: string, messages: readonly Message[], from: number): void => {
-      for (let i = from; i < messages.length; i++) {
-        const m = messages[i]!;
-        const { raw, ...body } = m;
-        insertMessage.run(sessionId, i, m.id, m.role, JSON.stringify(body), raw ?? null);
-        const u = m.usage;
-        if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
-      }
-    };
-    const stats = (s: Session) => ({ steps: stepIndices(s.messages).length, turns: turnStarts(s.messages).length, usage: s.messages.some((m) => m.usage) ? 1 : 0 });
-    const metaOf = (s: Session): string => {
-      const { messages: _messages, ...meta } = s;
-      return JSON.stringify(meta satisfies SessionMeta);
-    };
-
+    const updateSession = this.stmt('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?');
+    const counts = options.counts;
     return this.db.transaction(() => {
-      const sourceId = Number(insertSource.run(source.path, source.size, source.hash, source.format, now).lastInsertRowid);
+      const sourceId = this.insertSource(source, now);
       const ids: string[] = [];
       sessions.forEach((s, position) => {
-        const st = stats(s);
         if (options.grownFrom !== undefined) {
-          const prev = this.db.prepare('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(options.grownFrom, s.id) as { id: string; message_count: number } | undefined;
+          const prev = this.stmt('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(options.grownFrom, s.id) as { id: string; message_count: number } | undefined;
           if (prev && prev.message_count <= s.messages.length) {
-            writeMessages(prev.id, s.messages, prev.message_count);
+            this.insertMessages(prev.id, messageRows(s.messages, prev.message_count, s.messages.length));
             // Counts cover the old messages only: drop them so they are recomputed.
-            this.db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
-            updateSession.run(sourceId, metaOf(s), s.messages.length, st.steps, st.turns, st.usage, s.title ?? null, s.model ?? null, prev.id);
+            this.stmt('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
+            const r = sessionRow(s, prev.id, sourceId, position, now);
+            updateSession.run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, prev.id);
+            if (counts) this.saveCounts(prev.id, counts(s));
             ids.push(prev.id);
             return;
           }
         }
         const id = randomUUID();
-        insertSession.run(id, sourceId, position, s.id, s.format, s.title ?? null, s.model ?? null, metaOf(s), s.messages.length, st.steps, st.turns, st.usage, s.startedAt ?? null, now);
-        writeMessages(id, s.messages, 0);
+        this.insertSession(sessionRow(s, id, sourceId, position, now));
+        this.insertMessages(id, messageRows(s.messages, 0, s.messages.length));
+        if (counts) this.saveCounts(id, counts(s));
         ids.push(id);
       });
-      if (options.grownFrom !== undefined) this.db.prepare('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(options.grownFrom, options.grownFrom);
+      if (options.grownFrom !== undefined) this.stmt('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(options.grownFrom, options.grownFrom);
       return ids;
     })();
   }
 
+  /** The pieces of `saveImport`, for a writer that runs the transaction itself (store/writer.ts). */
+  insertSource(source: SourceInfo, now: number): number {
+    return Number(this.stmt('INSERT INTO sources (path, size, hash, format, imported_at) VALUES (?, ?, ?, ?, ?)').run(source.path, source.size, source.hash, source.format, now).lastInsertRowid);
+  }
+
+  insertSession(r: SessionRowInput): void {
+    this.stmt(
+      'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt);
+  }
+
+  /** Inserts segments whose text is packed, in order, in `packed`. */
+  insertPackedMessages(segments: readonly PackedSegment[], packed: PackedText): void {
+    // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are.
+    const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))');
+    const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
+    const lengths = packed.lengths;
+    let at = 0;
+    let k = 0;
+    for (const seg of segments) {
+      const { sessionId, ids, roles, usage } = seg;
+      for (let j = 0; j < ids.length; j++, k++) {
+        const i = seg.from + j;
+        const b = lengths[2 * k]!;
+        const r = lengths[2 * k + 1]!;
+        const body = text.subarray(at, at + b);
+        at += b;
+        let raw: Buffer | null = null;
+        if (r >= 0) {
+          raw = text.subarray(at, at + r);
+          at += r;
+        }
+        insertMessage.run(sessionId, i, ids[j], roles[j], body, raw);
+        const u = usage[j];
+        if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+      }
+    }
+  }
+
+  insertMessages(sessionId: string, rows: MessageRows): void {
+    const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const { ids, roles, bodies, raws, usage } = rows;
+    for (let k = 0; k < ids.length; k++) {
+      const i = rows.from + k;
+      insertMessage.run(sessionId, i, ids[k], roles[k], bodies[k], raws[k]);
+      const u = usage[k];
+      if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+    }
+  }
+
   listSessions(): StoredSessionRow[] {
-    return (this.db.prepare('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id ORDER BY s.imported_at, s.position').all() as SessionRowRaw[]).map(toRow);
+    return (this.stmt('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id ORDER BY s.imported_at, s.position').all() as SessionRowRaw[]).map(toRow);
   }
 
   getRow(id: string): StoredSessionRow | undefined {
-    const r = this.db.prepare('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(id) as SessionRowRaw | undefined;
+    const r = this.stmt('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(id) as SessionRowRaw | undefined;
     return r ? toRow(r) : undefined;
   }
 
   /** The whole session, messages in order (without raw records). */
   loadSession(id: string): Session | undefined {
-    const r = this.db.prepare('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
+    const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
     if (!r) return undefined;
     const meta = JSON.parse(r.meta) as SessionMeta;
-    const messages = (this.db.prepare('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').raw().all(id) as [string][]).map(([b]) => JSON.parse(b) as Message);
+    const messages = (this.stmt('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').raw().all(id) as [string][]).map(([b]) => JSON.parse(b) as Message);
     return { ...meta, messages };
   }
 
   rawOf(sessionId: string, idx: number): string | null {
-    const r = this.db.prepare('SELECT raw FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as { raw: string | null } | undefined;
+    const r = this.stmt('SELECT raw FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as { raw: string | null } | undefined;
     return r?.raw ?? null;
   }
 
   saveCounts(sessionId: string, counts: SessionCounts): void {
     const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
-    this.db
-      .prepare('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(sessionId, counts.tokenizer, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
+    this.stmt('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)').run(sessionId, counts.tokenizer, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
   }
 
   /** Counts from the database — one row of numbers through the primary key, never the text. */
   loadCounts(sessionId: string, tokenizer: string): SessionCounts | undefined {
-    const r = this.db.prepare('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, tokenizer) as
+    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, tokenizer) as
       | { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number }
       | undefined;
     if (!r) return undefined;
@@ -179,32 +348,32 @@ export class SessionStore {
   }
 
   setPinned(sessionId: string, messageId: string, pinned: boolean): void {
-    if (pinned) this.db.prepare('INSERT OR IGNORE INTO pins (session_id, message_id) VALUES (?, ?)').run(sessionId, messageId);
-    else this.db.prepare('DELETE FROM pins WHERE session_id = ? AND message_id = ?').run(sessionId, messageId);
+    if (pinned) this.stmt('INSERT OR IGNORE INTO pins (session_id, message_id) VALUES (?, ?)').run(sessionId, messageId);
+    else this.stmt('DELETE FROM pins WHERE session_id = ? AND message_id = ?').run(sessionId, messageId);
   }
 
   pins(sessionId: string): Set<string> {
-    return new Set((this.db.prepare('SELECT message_id FROM pins WHERE session_id = ?').raw().all(sessionId) as [string][]).map(([m]) => m));
+    return new Set((this.stmt('SELECT message_id FROM pins WHERE session_id = ?').raw().all(sessionId) as [string][]).map(([m]) => m));
   }
 
   summaryGet(key: string): string | undefined {
-    return (this.db.prepare('SELECT summary FROM summaries WHERE key = ?').get(key) as { summary: string } | undefined)?.summary;
+    return (this.stmt('SELECT summary FROM summaries WHERE key = ?').get(key) as { summary: string } | undefined)?.summary;
   }
 
   summarySet(key: string, summary: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO summaries (key, summary, created_at) VALUES (?, ?, ?)').run(key, summary, Date.now());
+    this.stmt('INSERT OR REPLACE INTO summaries (key, summary, created_at) VALUES (?, ?, ?)').run(key, summary, Date.now());
   }
 
   recordReplay(sessionId: string, policy: string, configHash: string, totals: unknown): void {
-    this.db.prepare('INSERT INTO replay_runs (session_id, policy, config_hash, totals, created_at) VALUES (?, ?, ?, ?, ?)').run(sessionId, policy, configHash, JSON.stringify(totals), Date.now());
+    this.stmt('INSERT INTO replay_runs (session_id, policy, config_hash, totals, created_at) VALUES (?, ?, ?, ?, ?)').run(sessionId, policy, configHash, JSON.stringify(totals), Date.now());
   }
 
   savePolicy(id: string, label: string, config: unknown): void {
-    this.db.prepare('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)').run(id, label, JSON.stringify(config), Date.now());
+    this.stmt('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)').run(id, label, JSON.stringify(config), Date.now());
   }
 
   savedPolicies(): { id: string; label: string; config: unknown }[] {
-    return (this.db.prepare('SELECT id, label, config FROM policies ORDER BY id').all() as { id: string; label: string; config: string }[]).map((r) => ({ ...r, config: JSON.parse(r.config) as unknown }));
+    return (this.stmt('SELECT id, label, config FROM policies ORDER BY id').all() as { id: string; label: string; config: string }[]).map((r) => ({ ...r, config: JSON.parse(r.config) as unknown }));
   }
 
   close(): void {

@@ -8,6 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countWith } from '../../../src/core/tokens/index';
 import { importFileToStore, openDatabase, openStore, schemaVersion, SCHEMA_VERSION } from '../../../src/main/store/index';
 import { MIGRATIONS } from '../../../src/main/store/migrations/index';
+import { writersFinished } from '../../../src/main/store/import-file';
+import { WriterClient } from '../../../src/main/store/writer';
+import { packText } from '../../../src/main/store/sessions';
 
 const root = join(__dirname, '..', '..', '..');
 const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
@@ -111,8 +114,125 @@ describe('store', () => {
       expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins']));
       db.close();
     }
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4]);
   });
+
+  it('keeps stored sessions through the migration to v4 (messages in a rowid table)', async () => {
+    const path = join(dir, 'v3.db');
+    const old = openDatabase(path, { upTo: 3 });
+    const { SessionStore } = await import('../../../src/main/store/sessions');
+    const v3 = new SessionStore(old);
+    const { sessionIds } = await importFileToStore(v3, sample);
+    const before = v3.loadSession(sessionIds[0]!)!;
+    const raw0 = v3.rawOf(sessionIds[0]!, 0);
+    v3.close();
+    const store = openStore(path);
+    expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
+    expect(store.loadSession(sessionIds[0]!)).toEqual(before);
+    expect(store.rawOf(sessionIds[0]!, 0)).toBe(raw0);
+    expect(store.loadCounts(sessionIds[0]!, 'chars4')).toBeDefined();
+    const sql = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages'").get() as { sql: string }).sql;
+    expect(sql).not.toMatch(/WITHOUT ROWID/);
+    expect(store.db.pragma('foreign_key_check')).toEqual([]);
+    store.close();
+  });
+
+  it('new databases get 16 KB pages; existing ones keep theirs', () => {
+    const db = openDatabase(join(dir, 'p.db'));
+    expect(db.pragma('page_size', { simple: true })).toBe(16384);
+    db.close();
+    const raw = new Database(join(dir, 'q.db'));
+    raw.exec('CREATE TABLE t (x)');
+    raw.close();
+    const q = openDatabase(join(dir, 'q.db'));
+    expect(q.pragma('page_size', { simple: true })).toBe(4096);
+    q.close();
+  });
+
+  it('reuses a stored copy of the same content under another path (hashed while parsed)', async () => {
+    const store = openStore(join(dir, 'a.db'));
+    const first = await importFileToStore(store, sample);
+    const copy = join(dir, 'copy.jsonl');
+    copyFileSync(sample, copy);
+    // Same size: hashed first, the parse is skipped.
+    expect(await importFileToStore(store, copy)).toMatchObject({ reused: true, sessionIds: first.sessionIds });
+    // A different file of another size is parsed and hashed on the way, and stored once.
+    const other = join(dir, 'other.jsonl');
+    writeFileSync(other, [0, 1, 2].map(chatLine).join('\n') + '\n');
+    const a = await importFileToStore(store, other);
+    expect(a.reused).toBe(false);
+    const hash = (store.db.prepare('SELECT hash FROM sources WHERE path = ?').get(other) as { hash: string }).hash;
+    const { hashFile } = await import('../../../src/main/store/import-file');
+    expect(hash).toBe(await hashFile(other));
+    expect(store.listSessions()).toHaveLength(2);
+    store.close();
+  });
+
+  it('the writer thread stores exactly what the in-thread path stores', async () => {
+    const a = openStore(join(dir, 'a.db'));
+    const b = openStore(join(dir, 'b.db'));
+    const viaThread = await importFileToStore(a, sample, { pipeline: false });
+    const viaWriter = await importFileToStore(b, sample, { pipeline: true });
+    // Text beyond ASCII: CJK, emoji, a lone surrogate escape.
+    const intl = join(dir, 'intl.jsonl');
+    const texts = ['日本語のテキスト', 'emoji 😀👩‍💻', 'lone \\ud800 surrogate', 'Ünïcödé'];
+    writeFileSync(intl, texts.map((t, i) => `{"role":"${i % 2 ? 'assistant' : 'user'}","content":"${t}"}`).join('\n') + '\n');
+    const ta = (await importFileToStore(a, intl, { pipeline: false })).sessionIds[0]!;
+    const tb = (await importFileToStore(b, intl, { pipeline: true })).sessionIds[0]!;
+    expect(b.loadSession(tb)).toEqual(a.loadSession(ta));
+    for (let i = 0; i < texts.length; i++) expect(b.rawOf(tb, i)).toBe(a.rawOf(ta, i));
+    await writersFinished();
+    const [ia, ib] = [viaThread.sessionIds[0]!, viaWriter.sessionIds[0]!];
+    expect(b.loadSession(ib)).toEqual(a.loadSession(ia));
+    const n = a.getRow(ia)!.messageCount;
+    expect(b.getRow(ib)).toMatchObject({ ...a.getRow(ia), id: ib, importedAt: expect.any(Number) });
+    for (let i = 0; i < n; i++) expect(b.rawOf(ib, i)).toBe(a.rawOf(ia, i));
+    expect(Array.from(b.loadCounts(ib, 'chars4')!.perMessage)).toEqual(Array.from(a.loadCounts(ia, 'chars4')!.perMessage));
+    const usage = (s: typeof a, id: string) => s.db.prepare('SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? ORDER BY idx').all(id);
+    expect(usage(b, ib)).toEqual(usage(a, ia));
+    // The writer checkpointed the WAL into the database and let go of it.
+    expect(b.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    b.setPinned(ib, 'x', true);
+    a.close();
+    b.close();
+  });
+
+  it('a writer dropped mid-transaction leaves nothing and releases the database', async () => {
+    const path = join(dir, 'w.db');
+    const store = openStore(path);
+    const writer = WriterClient.start({ dbPath: path });
+    writer.post({ type: 'begin', source: { path: 'p', size: 1, hash: 'h', format: 'jsonl' }, now: 1 });
+    const session = { id: 's', position: 0, sourceSessionId: 's', format: 'jsonl' as const, title: null, model: null, meta: '{}', messageCount: 2, steps: 0, turns: 0, hasUsage: 0, startedAt: null, importedAt: 1 };
+    const m0 = { from: 0, ids: ['m'], roles: ['user'], bodies: ['{}'], raws: [null], usage: [null] };
+    const m1 = { from: 1, ids: ['n'], roles: ['user'], bodies: ['{}'], raws: ['{"x":1}'], usage: [null] };
+    await writer.postBatch({ sessions: [session], segments: [{ sessionId: 's', ...m0 }], packed: packText([m0]), counts: [] });
+    await writer.postBatch({ sessions: [], segments: [{ sessionId: 's', ...m1 }], packed: packText([m1]), counts: [] });
+    await writer.abort();
+    expect(store.listSessions()).toHaveLength(0);
+    // The write lock went with it: this connection can write at once.
+    store.db.pragma('busy_timeout = 0');
+    store.summarySet('k', 'v');
+    expect(store.summaryGet('k')).toBe('v');
+    store.close();
+  }, 30_000);
+
+  it('a failed or cancelled import through the writer thread leaves nothing behind', async () => {
+    const store = openStore(join(dir, 'a.db'));
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, [chatLine(0), chatLine(1), '{"role": "user", "content": nope}', chatLine(3)].join('\n'));
+    await expect(importFileToStore(store, bad, { pipeline: true })).rejects.toThrow(/valid JSON/);
+    const big = join(dir, 'big.jsonl');
+    writeFileSync(big, Array.from({ length: 40_000 }, (_, i) => chatLine(i)).join('\n'));
+    const controller = new AbortController();
+    await expect(importFileToStore(store, big, { pipeline: true, signal: controller.signal, onProgress: () => controller.abort() })).rejects.toThrow(/cancelled/);
+    expect(store.listSessions()).toHaveLength(0);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 0 });
+    // Then a real import goes through.
+    expect((await importFileToStore(store, big, { pipeline: true })).sessionIds).toHaveLength(1);
+    await writersFinished();
+    expect(store.loadSession(store.listSessions()[0]!.id)!.messages).toHaveLength(40_000);
+    store.close();
+  }, 60_000);
 
   it('refuses a database from a newer version without touching it', () => {
     const path = join(dir, 'new.db');

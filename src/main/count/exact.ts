@@ -1,0 +1,56 @@
+/**
+ * A session's exact counts through the bulk pool: one pass of the engine's cost model collects
+ * every text it would tokenise, the pool counts the distinct texts on every core (gpt-tokenizer,
+ * which matches js-tiktoken), and a second pass of the same cost model reads the numbers back.
+ * The result is what `countWith` returns for the same tokenizer id, only faster; tokenizers that
+ * are not OpenAI BPE based (chars/4, runes, shannon) are left to `countWith`.
+ */
+import type { Session } from '../../core/model';
+import { CALIBRATION_BASE, countCalibrated, countSession, countWith, createCounter, getTokenizer, type CostModelOptions, type SessionCounts, type Tokenizer } from '../../core/tokens/index';
+import type { BpeEncoding, BulkCounter } from './bulk';
+
+/** The BPE encoding a tokenizer id counts with, or undefined when it is not BPE based. */
+export function bpeEncodingOf(tokenizerId: string): BpeEncoding | undefined {
+  const base = tokenizerId === 'calibrated' ? CALIBRATION_BASE : tokenizerId.startsWith('max:') ? tokenizerId.slice(4) : tokenizerId;
+  if (base === 'tiktoken:o200k_base') return 'o200k_base';
+  if (base === 'tiktoken:cl100k_base') return 'cl100k_base';
+  return undefined;
+}
+
+export async function countExact(session: Session, tokenizerId: string, options: CostModelOptions, bulk: BulkCounter): Promise<SessionCounts> {
+  const encoding = bpeEncodingOf(tokenizerId);
+  if (!encoding) return countWith(session, tokenizerId, options);
+  const reference = getTokenizer(`tiktoken:${encoding}`);
+
+  // Pass 1: every text the cost model counts (message parts, system prompt, tool definitions).
+  const seen = new Map<string, number>();
+  const recorder: Tokenizer = {
+    ...reference,
+    countText(text) {
+      if (text.length > 0) seen.set(text, 0);
+      return 0;
+    },
+  };
+  countSession(session, createCounter(recorder, options));
+
+  // The pool counts the distinct texts.
+  const texts = [...seen.keys()];
+  const numbers = await bulk.count(texts, encoding);
+  for (let i = 0; i < texts.length; i++) seen.set(texts[i]!, numbers[i]!);
+
+  // Pass 2: the same cost model over the counted numbers (js-tiktoken for anything unseen).
+  const exact: Tokenizer = {
+    ...reference,
+    countText(text) {
+      if (text.length === 0) return 0;
+      return seen.get(text) ?? reference.countText(text);
+    },
+  };
+  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(exact, options));
+  if (tokenizerId.startsWith('max:')) {
+    const chars4 = getTokenizer('chars4');
+    const max: Tokenizer = { ...getTokenizer(tokenizerId), countText: (s) => Math.max(exact.countText(s), chars4.countText(s)) };
+    return countSession(session, createCounter(max, options));
+  }
+  return countSession(session, createCounter(exact, options));
+}
