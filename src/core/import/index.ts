@@ -75,6 +75,10 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   const importer = options.format ? importerFor(options.format) : detectImporter(sniff);
   if (!importer) {
     if (options.format) throw new ImportError(source.name, `a known format, got "${options.format}" (known: ${IMPORTERS.map((i) => i.id).join(', ')})`);
+    // A whole file that starts like JSON but does not parse is broken JSON, not an unknown
+    // format: say where it breaks (line and column) rather than "unknown shape".
+    const t = sniff.head.trimStart();
+    if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('['))) parseJsonOrThrow(source.name, sniff.head);
     const shape = sniff.shape === 'text' ? 'text' : sniff.shape === 'jsonl' ? 'JSON lines' : 'JSON';
     throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`);
   }

@@ -17,11 +17,28 @@ export interface DecodedLine {
   readonly unterminated?: boolean;
 }
 
+/**
+ * UTF-16 without a byte-order mark: NUL at (nearly) every odd byte (little-endian) or every even
+ * byte (big-endian) while the other half is ASCII — text, just not UTF-8, so not "binary".
+ */
+function looksLikeUtf16(b: Uint8Array, probe: number): boolean {
+  const pairs = probe >> 1;
+  if (pairs < 2) return false;
+  let le = 0;
+  let be = 0;
+  for (let i = 0; i + 1 < probe; i += 2) {
+    if (b[i + 1] === 0 && b[i] !== 0 && b[i]! < 0x80) le++;
+    if (b[i] === 0 && b[i + 1] !== 0 && b[i + 1]! < 0x80) be++;
+  }
+  return le >= pairs * 0.9 || be >= pairs * 0.9;
+}
+
 function checkEncoding(name: string, first: Uint8Array): number {
   if (first.length >= 2 && ((first[0] === 0xff && first[1] === 0xfe) || (first[0] === 0xfe && first[1] === 0xff))) {
     throw new ImportError(name, 'UTF-8 text, found UTF-16 (re-save the file as UTF-8)', 1, 1);
   }
   const probe = Math.min(first.length, 8192);
+  if (looksLikeUtf16(first, probe)) throw new ImportError(name, 'UTF-8 text, found UTF-16 (re-save the file as UTF-8)', 1, 1);
   for (let i = 0; i < probe; i++) {
     if (first[i] === 0) throw new ImportError(name, 'a text transcript, found binary data (a NUL byte)', undefined, undefined);
   }

@@ -120,17 +120,15 @@ describe('bad input gets one clear error naming file, line and what was expected
     await expect(importSource(bytesSource('doc.json', latin1('{"system":"x","max_tokens":5,"messages":[{"role":"user","content":"caf', '"}]}')))).rejects.toThrow(/^doc\.json: valid UTF-8 text/);
   });
 
-  it.fails('a truncated JSON document names the line and column (index.ts: detection fails first with "unknown shape")', async () => {
-    // Proposed fix in importSource: when no importer matches and `sniff.shape === 'json' && sniff.complete &&
-    // sniff.value === undefined`, throw `parseJsonOrThrow(source.name, sniff.head)` (the document is not JSON at all)
-    // before the "unknown shape" error.
+  it('a truncated JSON document names the line and column, not "unknown shape"', async () => {
     await expect(importSource(stringSource('cut.json', '{\n  "messages": [\n    {"role": "user", "content": "x"}'))).rejects.toThrow(/^cut\.json:3:\d+: valid JSON/);
   });
 
-  it.fails('UTF-16 without a BOM is named as UTF-16, not as binary data (read.ts: checkEncoding)', async () => {
-    // Proposed fix in checkEncoding: before the NUL scan, if the probe has NULs at (almost) every odd index (LE) or
-    // every even index (BE) and printable ASCII in the others, throw the same "UTF-8 text, found UTF-16" error.
+  it('UTF-16 without a BOM is named as UTF-16, not as binary data', async () => {
     await expect(importSource(bytesSource('le.json', new Uint8Array([0x7b, 0, 0x7d, 0, 0x0a, 0])))).rejects.toThrow(/^le\.json:1:1: UTF-8 text, found UTF-16/);
+    await expect(importSource(bytesSource('be.json', new Uint8Array([0, 0x7b, 0, 0x7d, 0, 0x0a])))).rejects.toThrow(/^be\.json:1:1: UTF-8 text, found UTF-16/);
+    // Real binary (NULs with no such pattern) is still binary.
+    await expect(importSource(bytesSource('b.bin', new Uint8Array([0x7b, 0, 0, 0, 0x91, 0x22, 0, 7])))).rejects.toThrow(/binary data/);
   });
 
   it('a forced format that does not exist', async () => {
