@@ -43,7 +43,11 @@ export function sniffText(name: string, head: string, complete: boolean): Sniff 
     if (v !== undefined && typeof v === 'object' && v !== null) lines.push(v);
     if (lines.length >= HEAD_LINES || nonBlank >= HEAD_LINES * 2) break;
   }
-  if (lines.length > 0 && trimmed.startsWith('{')) return { ...base, shape: 'jsonl', lines };
+  // A first line that is a lone brace or bracket opens a pretty-printed JSON document (perhaps a
+  // broken one), even when a record inside it happens to sit on one line.
+  const firstLine = rawLines.find((l) => l.trim() !== '')?.trim();
+  const prettyDocument = firstLine === '{' || firstLine === '[';
+  if (lines.length > 0 && trimmed.startsWith('{') && !prettyDocument) return { ...base, shape: 'jsonl', lines };
   if (trimmed.startsWith('{') && candidates.filter((l) => l.trim()).length === 0) {
     // One line longer than the head: JSONL when its keys say so, else one big JSON document.
     if (LONG_LINE_JSONL.some((re) => re.test(trimmed))) return { ...base, shape: 'jsonl', lines: [] };
