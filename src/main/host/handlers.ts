@@ -82,6 +82,39 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
   const counting = new Set<string>();
   /**
+   * One session is counted at a time: each count worker already spreads its work over a pool of
+   * threads (one per core), so two at once would only fight over the same cores.
+   */
+  const countQueue: { id: string; tokenizer: string }[] = [];
+  let countRunning = false;
+  const startNextCount = (): void => {
+    if (countRunning || !options.countWorkerFile) return;
+    const next = countQueue.shift();
+    if (!next) return;
+    countRunning = true;
+    const { id, tokenizer } = next;
+    let finished = false;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      counting.delete(id);
+      countRunning = false;
+      startNextCount();
+    };
+    const w = new Worker(options.countWorkerFile, { workerData: { dbPath: options.dbPath, sessionId: id, tokenizer, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) } });
+    w.once('message', (r: { ok: boolean; error?: string }) => {
+      void w.terminate();
+      finish();
+      if (!r.ok) return;
+      counts.delete(id);
+      replays.forget(id);
+      options.emit('countsReady', { sessionId: id, tokenizer });
+    });
+    w.once('error', finish);
+    // A worker that dies without answering must not hold the queue.
+    w.once('exit', finish);
+  };
+  /**
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
    * counts exactly and stores them, then `countsReady` tells the renderer to reload.
    */
@@ -102,16 +135,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
     if (!counting.has(id)) {
       counting.add(id);
-      const w = new Worker(options.countWorkerFile, { workerData: { dbPath: options.dbPath, sessionId: id, tokenizer, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) } });
-      w.once('message', (r: { ok: boolean; error?: string }) => {
-        counting.delete(id);
-        void w.terminate();
-        if (!r.ok) return;
-        counts.delete(id);
-        replays.forget(id);
-        options.emit('countsReady', { sessionId: id, tokenizer });
-      });
-      w.once('error', () => counting.delete(id));
+      countQueue.push({ id, tokenizer });
+      startNextCount();
     }
     const estimate = store.loadCounts(id, 'chars4') ?? countForHost(session, 'chars4');
     return estimate;

@@ -97,6 +97,16 @@ describe('exact counts in the background', () => {
       const after = await h.handlers.getSession({ id });
       expect(after.tokenizer).toBe('calibrated');
       expect(after.counts.unlogged).toBeGreaterThan(10_000);
+      // Two more sessions opened at once are counted one after the other, and both get there.
+      const extra = [join(d, 'a.jsonl'), join(d, 'b.jsonl')];
+      extra.forEach((f, i) => writeFileSync(f, `{"role":"user","content":"question ${i} ${'word '.repeat(50)}"}\n{"role":"assistant","content":"answer ${i}"}\n`));
+      const job = await h.handlers.importFiles({ paths: extra });
+      await expect.poll(() => seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId), { timeout: 30_000 }).toBeTruthy();
+      const ids = (seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId)!.payload as { sessionIds: string[] }).sessionIds;
+      await Promise.all(ids.map((sid) => h.handlers.getSession({ id: sid })));
+      await expect.poll(() => ids.every((sid) => seen.some((e) => e.event === 'countsReady' && (e.payload as { sessionId: string }).sessionId === sid)), { timeout: 30_000 }).toBe(true);
+      const order = seen.filter((e) => e.event === 'countsReady').map((e) => (e.payload as { sessionId: string }).sessionId);
+      expect(order.slice(-2).sort()).toEqual([...ids].sort());
     } finally {
       await h.close();
       rmSync(d, { recursive: true, force: true });
