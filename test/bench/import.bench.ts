@@ -69,7 +69,7 @@ export const suite: BenchSuite = {
     const dir = mkdtempSync(join(tmpdir(), 'ctxscope-bench-import-'));
     try {
       const file = join(dir, 'big.jsonl');
-      await writeClaudeCodeJsonl(file, FULL ? 100 : 50);
+      await writeClaudeCodeJsonl(file, 100); // the size, always
       const mb = statSync(file).size / 1e6;
       await barePass(file);
       const bareMs = await timeMs(() => barePass(file));

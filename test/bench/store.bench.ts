@@ -66,7 +66,7 @@ export const suite: BenchSuite = {
     const dir = mkdtempSync(join(tmpdir(), 'ctxscope-bench-store-'));
     try {
       const file = join(dir, 'big.jsonl');
-      await writeClaudeCodeJsonl(file, FULL ? 100 : 30);
+      await writeClaudeCodeJsonl(file, 100); // the size, always
       const mb = statSync(file).size / 1e6;
 
       // The host's path, first (so no garbage of the in-process runs below is collected on this
