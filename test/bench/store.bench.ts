@@ -20,7 +20,6 @@ import { defaultTokenizerFor } from '../../src/core/tokens/index';
 import { bestOfMs, timeMs, type BenchRow, type BenchSuite } from './harness';
 import { writeClaudeCodeJsonl } from './corpus';
 
-const FULL = process.env['CTXSCOPE_BENCH_FULL'] === '1';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The floor: read, parse, pull the text out, insert it with a chars/4 estimate, one transaction. */
