@@ -9,14 +9,6 @@ import { ImportError, type ByteSource, type JsonLine } from './types';
 /** How much of the head detection looks at. */
 export const SNIFF_BYTES = 64 * 1024;
 
-export interface DecodedLine {
-  /** 1-based line number. */
-  readonly line: number;
-  readonly text: string;
-  /** The file's last line had no newline: it may have been cut off mid-write. */
-  readonly unterminated?: boolean;
-}
-
 /**
  * UTF-16 without a byte-order mark: NUL at (nearly) every odd byte (little-endian) or every even
  * byte (big-endian) while the other half is ASCII — text, just not UTF-8, so not "binary".
@@ -203,23 +195,6 @@ export function decodeText(source: ByteSource, signal?: AbortSignal, onBytes?: (
  */
 export function decodeLineBlocks(source: ByteSource, signal?: AbortSignal, onBytes?: (bytes: number) => void): AsyncGenerator<string> {
   return decodeBlocks(source, LINES, signal, onBytes);
-}
-
-/** Splits the decoded stream into lines (\n or \r\n), keeping the file's line numbers. */
-export async function* decodeLines(source: ByteSource, signal?: AbortSignal, onBytes?: (bytes: number) => void): AsyncGenerator<DecodedLine> {
-  let line = 0;
-  for await (const block of decodeLineBlocks(source, signal, onBytes)) {
-    const n = block.length;
-    for (let start = 0; start < n; ) {
-      let nl = block.indexOf('\n', start);
-      const unterminated = nl < 0;
-      if (unterminated) nl = n;
-      line++;
-      const end = nl > start && block.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      yield unterminated ? { line, text: block.slice(start, end), unterminated } : { line, text: block.slice(start, end) };
-      start = nl + 1;
-    }
-  }
 }
 
 /**

@@ -234,7 +234,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (let i = offset; i < end; i++) messages.push(toMessageView(s.messages[i]!, i, c.perMessage[i] ?? 0, pins.has(s.messages[i]!.id)));
       return { total, messages };
     },
-    listPolicies: async () => policyInfos(saved.list().policies),
+    listPolicies: async () => policyInfos(saved.list()),
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
 
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),

@@ -13,7 +13,7 @@ import { replay, resolveTokenizer } from '../../core/replay/index';
 import { toView } from '../../core/replay/serialize';
 import type { ReplayResult } from '../../core/replay/types';
 import type { Session } from '../../core/model';
-import type { SummaryStore } from '../../core/summarize/index';
+import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type CompareView, type PolicyInfo, type ReplayView } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
@@ -52,6 +52,11 @@ export interface ReplayServiceDeps {
 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
+  /**
+   * Summarizers by (kind, model, URL): a replay follows every slider move, and a remote one's
+   * key lookup (environment, then the OS keychain) should happen once, not per replay.
+   */
+  private readonly summarizers = new Map<string, Promise<Summarizer | undefined>>();
 
   constructor(private readonly deps: ReplayServiceDeps = {}) {}
 
@@ -81,17 +86,28 @@ export class ReplayService {
     // S0's emergency path measures the "true" size with a reference tokenizer when the transcript reports none.
     const needsReference = config.paths.emergency && !session.messages.some((m) => m.usage);
     const referenceCounts = needsReference ? this.counted(key, session, config.referenceTokenizer, config, false) : undefined;
-    let summarizer;
-    try {
-      summarizer = await summarizerFor(config, this.deps.summaries);
-    } catch (e) {
-      if (e instanceof SummarizerSetupError) throw new ApiError('bad_input', e.message);
-      throw e;
-    }
+    const summarizer = await this.summarizerOf(config);
     try {
       return await replay(session, config, { counts, needles, pinned, ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}) });
     } catch (e) {
       if (e instanceof Error && /^needle /.test(e.message)) throw new ApiError('bad_input', e.message);
+      throw e;
+    }
+  }
+
+  private async summarizerOf(config: ReplayConfig): Promise<Summarizer | undefined> {
+    const key = `${config.summarizer}\u0000${config.summarizerModel ?? ''}\u0000${config.summarizerUrl ?? ''}`;
+    let made = this.summarizers.get(key);
+    if (!made) {
+      made = summarizerFor(config, this.deps.summaries);
+      this.summarizers.set(key, made);
+      // A refusal (no key yet) is not remembered: the user may set one and try again.
+      made.catch(() => this.summarizers.delete(key));
+    }
+    try {
+      return await made;
+    } catch (e) {
+      if (e instanceof SummarizerSetupError) throw new ApiError('bad_input', e.message);
       throw e;
     }
   }

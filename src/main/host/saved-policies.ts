@@ -2,7 +2,8 @@
  * The user's policies, kept in SQLite (`policies` table; its `config` column holds the whole
  * policy document as written by `policyToJSON`, so label, source and description travel with it).
  * Every document is validated on the way in and again on the way out: a row edited by hand
- * into something invalid is reported and skipped, never passed to a replay. Saved policies
+ * into something invalid is left out of the list (the row stays, untouched), never passed to a
+ * replay; asking for it by id says what is wrong with it. Saved policies
  * cannot take a built-in policy's id, so a built-in always means what the README says.
  */
 import { parsePolicyJSON, policyToJSON } from '../../core/policies/io';
@@ -14,27 +15,25 @@ import type { Db } from '../store/db';
 export class SavedPolicies {
   constructor(private readonly db: Db) {}
 
-  list(): { policies: Policy[]; warnings: string[] } {
+  list(): Policy[] {
     const rows = this.db.prepare('SELECT id, config FROM policies ORDER BY id').all() as { id: string; config: string }[];
-    const policies: Policy[] = [];
-    const warnings: string[] = [];
-    for (const r of rows) {
+    return rows.flatMap((r) => {
       try {
-        policies.push(parsePolicyJSON(r.config, `saved policy "${r.id}"`));
-      } catch (e) {
-        warnings.push(e instanceof Error ? e.message : String(e));
+        return [parsePolicyJSON(r.config, `saved policy "${r.id}"`)];
+      } catch {
+        return [];
       }
-    }
-    return { policies, warnings };
+    });
   }
 
+  /** The saved policy with this id; a stored document that no longer validates is a bad_input naming its field. */
   get(id: string): Policy | undefined {
     const row = this.db.prepare('SELECT config FROM policies WHERE id = ?').get(id) as { config: string } | undefined;
     if (!row) return undefined;
     try {
       return parsePolicyJSON(row.config, `saved policy "${id}"`);
-    } catch {
-      return undefined;
+    } catch (e) {
+      throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
     }
   }
 

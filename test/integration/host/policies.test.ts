@@ -51,6 +51,18 @@ describe('saved policies', () => {
     expect((await host.handlers.listPolicies({})).some((p) => p.saved)).toBe(false);
     await host.close();
   });
+
+  it('a stored policy edited by hand into something invalid is left out of the list and named when asked for', async () => {
+    const host = await open();
+    await host.handlers.savePolicy({ json: '{"id":"hand-edited","label":"x","config":{"trigger":0.5}}' });
+    host.store.db.prepare('UPDATE policies SET config = ? WHERE id = ?').run('{"id":"hand-edited","label":"x","config":{"trigger":"half"}}', 'hand-edited');
+    expect((await host.handlers.listPolicies({})).map((p) => p.id)).not.toContain('hand-edited');
+    await expect(host.handlers.runReplay({ sessionId: host.initialSessionId!, policy: 'hand-edited', overrides: {}, needles: [] })).rejects.toThrow(/saved policy "hand-edited": config\.trigger/);
+    // The row itself is untouched: nothing the user wrote is lost.
+    expect((host.store.db.prepare('SELECT config FROM policies WHERE id = ?').get('hand-edited') as { config: string }).config).toContain('"half"');
+    await host.handlers.deletePolicy({ id: 'hand-edited' });
+    await host.close();
+  });
 });
 
 describe('replay views', () => {
