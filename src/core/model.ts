@@ -108,6 +108,12 @@ export interface Message {
   readonly sourceLine?: number;
   /** The raw source record (JSON text), kept when the importer is asked to keep it. */
   readonly raw?: string;
+  /**
+   * Source lines merged into this message after `sourceLine` (one API response written over
+   * several lines). Where the caller keeps the source lines itself (`keepRaw: 'lines'`), the
+   * message's raw record is `sourceLine` and these, joined with newlines.
+   */
+  readonly mergedLines?: readonly number[];
 }
 
 export interface ToolDef {

@@ -241,6 +241,7 @@ function toMessages(lines: Lines, indices: readonly number[], ctx: ParseContext,
           parts: [...prev.parts, ...m.parts],
           ...(m.usage ? { usage: m.usage } : {}),
           ...(ctx.keepRaw ? { raw: `${prev.raw ?? ''}\n${m.raw}` } : {}),
+          ...(m.sourceLine !== undefined ? { mergedLines: [...(prev.mergedLines ?? []), m.sourceLine] } : {}),
         };
         continue;
       }
@@ -475,4 +476,4 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   ];
 }
 
-export const importer: Importer = { id: 'claude-code', label: 'Claude Code session (JSONL)', detect, parse };
+export const importer: Importer = { id: 'claude-code', label: 'Claude Code session (JSONL)', detect, parse, lineRecords: true };

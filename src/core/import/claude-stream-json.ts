@@ -49,4 +49,4 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   return [{ id: id ?? ctx.name, format: 'claude-stream-json', ...(model ? { model } : {}), provider: 'anthropic', systemPrompt: null, tools: tools.map((name) => ({ name, description: '', parameters: {} })), messages, sourceCompactions: [], subagents: [], warnings: [] }];
 }
 
-export const importer: Importer = { id: 'claude-stream-json', label: 'claude -p stream-json', detect, parse };
+export const importer: Importer = { id: 'claude-stream-json', label: 'claude -p stream-json', detect, parse, lineRecords: true };

@@ -16,8 +16,13 @@ export type { ByteSource, Importer } from './types';
 export interface ImportOptions {
   /** Skip detection and read the file as this format. */
   readonly format?: FormatId;
-  /** Keep each message's raw source record (for export and display). */
-  readonly keepRaw?: boolean;
+  /**
+   * Keep each message's raw source record (for export and display). `'lines'`: the caller keeps
+   * the file's lines itself (the store does); where the importer's records are whole lines
+   * (`ImportOutcome.lineRecords`), a message's record is named by `sourceLine` and `mergedLines`
+   * instead of being copied into `raw`; elsewhere `raw` is kept as with `true`.
+   */
+  readonly keepRaw?: boolean | 'lines';
   /** JSONL: skip lines that are not valid JSON instead of failing (reported in the outcome). */
   readonly tolerant?: boolean;
   readonly onProgress?: (p: { bytes: number; sessions: number; messages: number }) => void;
@@ -31,6 +36,8 @@ export interface ImportOutcome {
   readonly warnings: string[];
   /** Lines skipped in tolerant mode. */
   readonly skippedLines: number;
+  /** With `keepRaw: 'lines'`: the records are the file's lines (`sourceLine`, `mergedLines`), not `raw`. */
+  readonly lineRecords: boolean;
 }
 
 const MAX_WARNINGS = 200;
@@ -53,6 +60,21 @@ export function detectImporter(sniff: Sniff): Importer | undefined {
 
 export async function detectFormat(source: ByteSource): Promise<FormatId | undefined> {
   return detectImporter(await sniffSource(source))?.id;
+}
+
+/**
+ * The format of this source when an import with `keepRaw: 'lines'` will name its records by
+ * line (`ImportOutcome.lineRecords`): line-delimited input read by an importer with
+ * `lineRecords`. Undefined otherwise, or when the head cannot be read (the import says why).
+ */
+export async function lineRecordsFormat(source: ByteSource, format?: FormatId): Promise<FormatId | undefined> {
+  try {
+    const sniff = await sniffSource(source);
+    const importer = format ? importerFor(format) : detectImporter(sniff);
+    return importer?.lineRecords === true && sniff.shape === 'jsonl' ? importer.id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A ByteSource over a string (tests, pasted text, the browser). */
@@ -95,9 +117,12 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     lastReport = bytes;
     options.onProgress({ bytes, sessions, messages });
   };
+  // Records by line number only where every record is one line of a line-delimited file.
+  const lineRecords = options.keepRaw === 'lines' && importer.lineRecords === true && sniff.shape === 'jsonl';
   const ctx: ParseContext = {
     name: source.name,
-    keepRaw: options.keepRaw ?? false,
+    keepRaw: options.keepRaw === true || (options.keepRaw === 'lines' && !lineRecords),
+    lineRecords,
     warn(message, line) {
       warningCount++;
       if (warnings.length < MAX_WARNINGS) warnings.push(line !== undefined ? `${source.name}:${line}: ${message}` : message);
@@ -184,5 +209,5 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   sessions = result.length;
   messages = result.reduce((n, s) => n + s.messages.length, 0);
   report(true);
-  return { format: importer.id, sessions: result, warnings, skippedLines };
+  return { format: importer.id, sessions: result, warnings, skippedLines, lineRecords };
 }

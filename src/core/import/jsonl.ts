@@ -36,4 +36,4 @@ function build(list: unknown[], lines: number[], raws: string[], ctx: ParseConte
   return [{ id: ctx.name, format: 'jsonl', systemPrompt: conv.systemPrompt, tools: [], messages: conv.messages, sourceCompactions: [], subagents: [], warnings: [] }];
 }
 
-export const importer: Importer = { id: 'jsonl', label: 'JSONL of {role, content} messages', detect, parse };
+export const importer: Importer = { id: 'jsonl', label: 'JSONL of {role, content} messages', detect, parse, lineRecords: true };

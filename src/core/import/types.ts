@@ -44,6 +44,12 @@ export interface ParseContext {
   readonly name: string;
   /** Keep each message's raw source record in `Message.raw`. */
   readonly keepRaw: boolean;
+  /**
+   * The caller keeps the file's lines itself (an importer with `lineRecords`, JSONL input): a
+   * message's record is its `sourceLine`, so `raw` stays unset; a message merged from several
+   * lines lists the others in `mergedLines`.
+   */
+  readonly lineRecords: boolean;
   /** Report a non-fatal finding (unknown line type, orphan, ...). Counted and listed, never fatal. */
   warn(message: string, line?: number): void;
   /** Progress callback: messages normalised so far. */
@@ -61,6 +67,11 @@ export interface Importer {
    * expected) when the input is of this format but broken. Unknown line types are `ctx.warn`ed.
    */
   parse(input: ImportInput, ctx: ParseContext): Promise<Session[]>;
+  /**
+   * On JSONL input, every message's raw record is its own `sourceLine` (plus `mergedLines`):
+   * with `lineRecords` set, the importer leaves `raw` to the caller's copy of the lines.
+   */
+  readonly lineRecords?: true;
 }
 
 /** A clear, user-facing import error: file, line (column where it applies), what was expected. */

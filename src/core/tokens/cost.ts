@@ -18,6 +18,12 @@ export interface CostModelOptions {
   readonly scale?: number;
   /** S1's tool-schema scale (×2.09); 1 = count the schema as text. */
   readonly schemaScale?: number;
+  /**
+   * Remember each message's breakdown (default). Off for a single pass over a session that is
+   * never counted again (the import's estimates): a WeakMap entry per message costs more than
+   * counting it.
+   */
+  readonly memo?: boolean;
 }
 
 /** Per-tokenizer defaults: what each seed adds on top of the text. */
@@ -39,14 +45,14 @@ export function createCounter(tokenizer: Tokenizer, options: CostModelOptions = 
   const scale = options.scale ?? defaults.scale;
   const mediaTokens = options.mediaTokens ?? MEDIA_TOKENS['default']!;
   const schemaScale = options.schemaScale ?? 1;
-  const cache = new WeakMap<Message, MessageBreakdown>();
+  const cache = options.memo === false ? undefined : new WeakMap<Message, MessageBreakdown>();
   const count = (s: string): number => tokenizer.countText(s);
 
   return {
     tokenizer,
     text: count,
     message(m) {
-      const hit = cache.get(m);
+      const hit = cache?.get(m);
       if (hit) return hit;
       let content = 0;
       let reasoning = 0;
@@ -74,7 +80,7 @@ export function createCounter(tokenizer: Tokenizer, options: CostModelOptions = 
       }
       const scaled = Math.floor((content + reasoning + toolCalls + toolResults + overhead) * scale);
       const b: MessageBreakdown = { content, reasoning, toolCalls, toolResults, media, overhead: scaled - (content + reasoning + toolCalls + toolResults), total: scaled + media };
-      cache.set(m, b);
+      cache?.set(m, b);
       return b;
     },
     tools(defs: readonly ToolDef[]) {

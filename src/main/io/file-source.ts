@@ -7,13 +7,18 @@ import type { ByteSource } from '../../core/import/types';
 
 const CHUNK_BYTES = 1 << 20;
 
-export function fileSource(path: string): ByteSource {
-  const size = statSync(path).size;
+/**
+ * `limit`: read only the first `limit` bytes (an import reads the size it stat'ed, so a file an
+ * agent is still appending to is parsed, hashed and stored as the same bytes).
+ */
+export function fileSource(path: string, limit?: number): ByteSource {
+  const size = limit ?? statSync(path).size;
   return {
     name: path,
     size,
     async *chunks() {
-      const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+      if (limit === 0) return;
+      const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES, ...(limit !== undefined ? { end: limit - 1 } : {}) });
       for await (const chunk of stream) yield chunk as Buffer;
     },
   };

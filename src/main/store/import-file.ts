@@ -2,12 +2,13 @@
  * One file into the store: parse it (streamed, hashed as it is read), reuse a stored copy with
  * the same hash, append only what is new when the file grew since its last import, else store
  * every session with its chars/4 estimates in one transaction. Runs in the import worker (or
- * in-process in tests).
+ * in-process in tests). A big JSONL file goes through a writer thread that stores its lines while
+ * it is parsed; its message rows then name their raw record by line (see store/writer.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { importSource } from '../../core/import/index';
+import { importSource, lineRecordsFormat } from '../../core/import/index';
 // chars/4 straight from its modules: the tokens index would load the BPE rank tables too.
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
@@ -51,8 +52,8 @@ export async function hashFile(path: string, limit?: number): Promise<string> {
  * The file as the parser streams it, hashed on the way: the full pass (not the format sniff's
  * head read) yields the digest of exactly the bytes that were parsed, without a second read.
  */
-function hashingSource(path: string): { source: ByteSource; digest: () => string | undefined } {
-  const inner = fileSource(path);
+function hashingSource(path: string, size: number): { source: ByteSource; digest: () => string | undefined } {
+  const inner = fileSource(path, size);
   let digest: string | undefined;
   const source: ByteSource = {
     name: inner.name,
@@ -77,7 +78,8 @@ function reusedImport(store: SessionStore, ids: string[]): StoredImport {
 export async function importFileToStore(store: SessionStore, path: string, options: ImportFileOptions = {}): Promise<StoredImport> {
   const size = statSync(path).size;
   // A stored source of the same size is likely this very file: hash it first and skip the
-  // parse. Otherwise the file is hashed as the parser reads it (one read, not two).
+  // parse. Otherwise the file is hashed as it is read (by the parser, or by the writer thread
+  // that stores its lines meanwhile): one read, not two.
   let hash: string | undefined;
   if (store.hasSourceOfSize(size)) {
     hash = await hashFile(path);
@@ -86,30 +88,37 @@ export async function importFileToStore(store: SessionStore, path: string, optio
   }
   const prev = store.latestByPath(path);
   const grownFrom = prev && size > prev.size && (await hashFile(path, prev.size)) === prev.hash ? prev.sourceId : undefined;
-  // Big files get a writer thread, started now so that it is up when the parse is done.
+  // Big files get a writer thread, started now: it stores a JSONL file's lines during the parse,
+  // or is at least up when the parse is done.
   const dbPath = store.db.name;
   const usePipeline = options.pipeline ?? (size >= PIPELINE_MIN_BYTES && availableParallelism() > 1);
   const writer = usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== '' ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }) : undefined;
   try {
-    const hashing = hashingSource(path);
-    const outcome = await importSource(hashing.source, {
+    // A JSONL file whose records are its lines: the writer stores (and hashes) the lines while
+    // this thread parses, and message rows name their line instead of copying it.
+    const linesFormat = writer ? await lineRecordsFormat(fileSource(path, size), options.format) : undefined;
+    const now = Date.now();
+    if (writer && linesFormat) writer.post({ type: 'begin', source: { path, size, hash: `pending:${randomUUID()}`, format: linesFormat }, now, lines: true });
+    const hashing = linesFormat ? undefined : hashingSource(path, size);
+    const outcome = await importSource(hashing?.source ?? fileSource(path, size), {
       ...(options.format ? { format: options.format } : {}),
-      keepRaw: true,
+      keepRaw: linesFormat ? 'lines' : true,
       tolerant: options.tolerant ?? false,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
-    hash ??= hashing.digest() ?? (await hashFile(path));
+    hash ??= writer && linesFormat ? await writer.hashed() : (hashing?.digest() ?? (await hashFile(path, size)));
     const existing = store.findByHash(hash);
     if (existing && existing.length > 0) return reusedImport(store, existing);
     const source = { path, size, hash, format: outcome.format };
     // Estimates at once: chars/4 counts are stored with the import, in its transaction; exact
     // counts follow in the background.
-    // Many short sessions gain nothing from the second thread (per-session rows dominate).
-    const viaWriter = writer && (options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
+    // Many short sessions gain nothing from the second thread (per-session rows dominate), but
+    // a writer that holds the lines already holds the transaction too.
+    const viaWriter = writer && (linesFormat !== undefined || options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
     const sessionIds = viaWriter
-      ? await saveThroughWriter(writer, source, outcome.sessions, options.signal)
+      ? await saveThroughWriter(writer, source, outcome.sessions, { begun: linesFormat !== undefined, lineRecords: outcome.lineRecords, now }, options.signal)
       : store.saveImport(source, outcome.sessions, { ...(grownFrom !== undefined ? { grownFrom } : {}), counts: estimate });
     return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
   } finally {
@@ -134,7 +143,7 @@ export async function writersFinished(): Promise<void> {
 }
 
 /** The chars/4 estimates stored with an import (what `countWith(s, 'chars4')` gives). */
-const estimate = (s: Session): SessionCounts => countSession(s, createCounter(chars4));
+const estimate = (s: Session): SessionCounts => countSession(s, createCounter(chars4, { memo: false }));
 
 /** Files from this size on are written by a writer thread while this one prepares the rows. */
 const PIPELINE_MIN_BYTES = 4 << 20;
@@ -145,10 +154,14 @@ const BATCH_MESSAGES = 2048;
 const BATCH_SESSIONS = 1024;
 const BATCH_CHARS = 1 << 20;
 
-/** `saveImport` on two threads: rows are prepared here and inserted by the writer meanwhile. */
-async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessions: readonly Session[], signal?: AbortSignal): Promise<string[]> {
-  const now = Date.now();
-  writer.post({ type: 'begin', source, now });
+/**
+ * `saveImport` on two threads: rows are prepared here and inserted by the writer meanwhile.
+ * `begun`: the writer began the transaction (and stored the lines) already; `lineRecords`: the
+ * messages' records are those lines.
+ */
+async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessions: readonly Session[], how: { begun: boolean; lineRecords: boolean; now: number }, signal?: AbortSignal): Promise<string[]> {
+  const now = how.now;
+  if (!how.begun) writer.post({ type: 'begin', source, now });
   let rows: MessageRows[] = [];
   let batch = { sessions: [] as WriterBatch['sessions'], segments: [] as WriterBatch['segments'], counts: [] as WriterBatch['counts'] };
   let messages = 0;
@@ -176,9 +189,9 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
         chars += m.raw?.length ?? 256;
         messages++;
       }
-      const r = messageRows(s.messages, from, to);
+      const r = messageRows(s.messages, from, to, how.lineRecords);
       rows.push(r);
-      batch.segments.push({ sessionId: id, from, ids: r.ids, roles: r.roles, usage: r.usage });
+      batch.segments.push({ sessionId: id, from, ids: r.ids, roles: r.roles, rawLines: r.rawLines, usage: r.usage });
       from = to;
       if (messages >= BATCH_MESSAGES || chars >= BATCH_CHARS) await flush();
     }
@@ -187,6 +200,6 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
     if (batch.sessions.length >= BATCH_SESSIONS) await flush();
   }
   await flush();
-  await writer.commit();
+  await writer.commit(how.begun ? { hash: source.hash, format: source.format } : undefined);
   return ids;
 }

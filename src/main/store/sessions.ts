@@ -84,8 +84,15 @@ export interface SessionRowInput {
   readonly importedAt: number;
 }
 
+/**
+ * A subagent session as kept in its parent's metadata: without raw records, which are reached
+ * through the store (`rawOf`) and never through the loaded session, whichever way it was stored.
+ */
+const withoutRaw = (s: Session): Session => ({ ...s, messages: s.messages.map((m) => (m.raw === undefined ? m : (({ raw: _raw, ...rest }) => rest)(m))), subagents: s.subagents.map(withoutRaw) });
+
 export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number): SessionRowInput {
-  const { messages, ...meta } = s;
+  const { messages, ...rest } = s;
+  const meta = rest.subagents.length > 0 ? { ...rest, subagents: rest.subagents.map(withoutRaw) } : rest;
   return {
     id,
     sourceId,
@@ -112,8 +119,13 @@ export interface MessageRows {
   /** The message as JSON, without its raw record. */
   readonly bodies: string[];
   readonly raws: (string | null)[];
+  /** Per message: the source line that is its raw record (0: none; `raws` then holds it, or nothing). */
+  readonly rawLines: Int32Array;
   readonly usage: (ReportedUsage | null)[];
 }
+
+/** `source_lines` key of line `line` (1-based) of source `sourceId`: one rowid range per source. */
+export const sourceLineId = (sourceId: number, line: number): number => sourceId * 2 ** 32 + line;
 
 /**
  * Bodies and raw records of messages, for a writer thread: UTF-8 back to back in one buffer
@@ -160,12 +172,17 @@ export interface PackedSegment {
   readonly from: number;
   readonly ids: string[];
   readonly roles: string[];
+  readonly rawLines: Int32Array;
   readonly usage: (ReportedUsage | null)[];
 }
 
-export function messageRows(messages: readonly Message[], from: number, to: number): MessageRows {
+/**
+ * Rows of messages [from, to). `lineRecords`: the import's records are source lines
+ * (`ImportOutcome.lineRecords`), so a message without `raw` names its line instead.
+ */
+export function messageRows(messages: readonly Message[], from: number, to: number, lineRecords = false): MessageRows {
   const n = Math.max(0, to - from);
-  const rows: MessageRows = { from, ids: new Array<string>(n), roles: new Array<string>(n), bodies: new Array<string>(n), raws: new Array<string | null>(n), usage: new Array<ReportedUsage | null>(n) };
+  const rows: MessageRows = { from, ids: new Array<string>(n), roles: new Array<string>(n), bodies: new Array<string>(n), raws: new Array<string | null>(n), rawLines: new Int32Array(n), usage: new Array<ReportedUsage | null>(n) };
   for (let k = 0; k < n; k++) {
     const m = messages[from + k]!;
     rows.ids[k] = m.id;
@@ -173,6 +190,7 @@ export function messageRows(messages: readonly Message[], from: number, to: numb
     if (m.raw === undefined) {
       rows.bodies[k] = JSON.stringify(m);
       rows.raws[k] = null;
+      if (lineRecords && m.sourceLine !== undefined) rows.rawLines[k] = m.sourceLine;
     } else {
       const { raw, ...rest } = m;
       rows.bodies[k] = JSON.stringify(rest);
@@ -264,17 +282,30 @@ export class SessionStore {
     ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt);
   }
 
-  /** Inserts segments whose text is packed, in order, in `packed`. */
-  insertPackedMessages(segments: readonly PackedSegment[], packed: PackedText): void {
+  /** Stores line `line` of source `sourceId` (UTF-8 bytes, stored as text as they are). */
+  insertSourceLine(sourceId: number, line: number, text: Uint8Array): void {
+    this.stmt('INSERT INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))').run(sourceLineId(sourceId, line), text);
+  }
+
+  /** Sets the hash and format of a source inserted before they were known (see store/writer.ts). */
+  finishSource(sourceId: number, hash: string, format: FormatId): void {
+    this.stmt('UPDATE sources SET hash = ?, format = ? WHERE id = ?').run(hash, format, sourceId);
+  }
+
+  /**
+   * Inserts segments whose text is packed, in order, in `packed`. A message whose segment names a
+   * raw line points at that line of source `sourceId`.
+   */
+  insertPackedMessages(segments: readonly PackedSegment[], packed: PackedText, sourceId = 0): void {
     // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are.
-    const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))');
+    const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)');
     const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
     const lengths = packed.lengths;
     let at = 0;
     let k = 0;
     for (const seg of segments) {
-      const { sessionId, ids, roles, usage } = seg;
+      const { sessionId, ids, roles, usage, rawLines } = seg;
       for (let j = 0; j < ids.length; j++, k++) {
         const i = seg.from + j;
         const b = lengths[2 * k]!;
@@ -286,7 +317,8 @@ export class SessionStore {
           raw = text.subarray(at, at + r);
           at += r;
         }
-        insertMessage.run(sessionId, i, ids[j], roles[j], body, raw);
+        const line = rawLines[j]!;
+        insertMessage.run(sessionId, i, ids[j], roles[j], body, raw, line > 0 ? sourceLineId(sourceId, line) : null);
         const u = usage[j];
         if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
       }
@@ -323,9 +355,23 @@ export class SessionStore {
     return { ...meta, messages };
   }
 
+  /**
+   * The raw source record of a message: kept in the row, or the source line(s) it names (a
+   * response written over several lines is those lines, joined with newlines, as the importer
+   * would have kept it).
+   */
   rawOf(sessionId: string, idx: number): string | null {
-    const r = this.stmt('SELECT raw FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as { raw: string | null } | undefined;
-    return r?.raw ?? null;
+    const r = this.stmt('SELECT raw, raw_line AS rawLine, body FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as { raw: string | null; rawLine: number | null; body: string } | undefined;
+    if (!r) return null;
+    if (r.raw !== null || r.rawLine === null) return r.raw;
+    const lineText = this.stmt('SELECT text FROM source_lines WHERE id = ?').pluck();
+    const first = lineText.get(r.rawLine) as string | undefined;
+    if (first === undefined) return null;
+    // Only a merged response lists more lines; the body is read for nothing else.
+    if (!r.body.includes('"mergedLines"')) return first;
+    const m = JSON.parse(r.body) as Message;
+    const base = r.rawLine - (m.sourceLine ?? 0);
+    return [first, ...(m.mergedLines ?? []).map((l) => (lineText.get(base + l) as string | undefined) ?? '')].join('\n');
   }
 
   saveCounts(sessionId: string, counts: SessionCounts): void {

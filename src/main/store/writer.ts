@@ -4,13 +4,20 @@
  * batches. The writer inserts a batch while the next one is being prepared, and commits at the
  * end; an error, a cancel or a killed thread leaves nothing (SQLite rolls the transaction back).
  * The writer runs in the import worker's script (`role: 'writer'`), which every build has.
+ *
+ * For a JSONL file (`begin` with `lines`), the writer starts with the parse: it reads the file
+ * itself, hashes it and stores every line (`source_lines`) while the parser is still reading, so
+ * the message rows that follow name their raw record by line instead of carrying it.
  */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { SessionCounts } from '../../core/tokens/types';
 import { startWorker } from '../workers';
 import { openDatabase } from './db';
+import type { FormatId } from '../../core/model';
 import { SessionStore, type PackedSegment, type PackedText, type SessionRowInput, type SourceInfo } from './sessions';
 
 export interface WriterData {
@@ -31,11 +38,69 @@ export interface WriterBatch {
 }
 
 export type WriterRequest =
-  | { readonly type: 'begin'; readonly source: SourceInfo; readonly now: number }
+  /**
+   * `lines`: store the first `source.size` bytes of the file at `source.path` line by line and
+   * hash them (answered with `hashed`); `source.hash` is then a placeholder until `commit`.
+   */
+  | { readonly type: 'begin'; readonly source: SourceInfo; readonly now: number; readonly lines?: boolean }
   | { readonly type: 'batch'; readonly batch: WriterBatch }
-  | { readonly type: 'commit' };
+  | { readonly type: 'commit'; readonly finish?: { readonly hash: string; readonly format: FormatId } };
 
-export type WriterReply = { readonly type: 'ack' } | { readonly type: 'committed' } | { readonly type: 'error'; readonly message: string };
+export type WriterReply =
+  | { readonly type: 'ack' }
+  | { readonly type: 'hashed'; readonly hash: string; readonly lines: number }
+  | { readonly type: 'committed' }
+  | { readonly type: 'error'; readonly message: string };
+
+const NEWLINE = 10;
+const CR = 13;
+const READ_BYTES = 1 << 20;
+
+/**
+ * Stores the first `size` bytes of a UTF-8 file line by line, numbered as the importer numbers
+ * them (every newline ends a line; a trailing CR and a leading byte-order mark are not part of
+ * the text; empty lines are counted, not stored), and returns their sha256 and line count.
+ */
+export function storeSourceLines(store: SessionStore, sourceId: number, path: string, size: number): { hash: string; lines: number } {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  let line = 0;
+  // Bytes of the current line read so far, when it spans reads.
+  let pending: Buffer[] = [];
+  const emit = (bytes: Buffer): void => {
+    line++;
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === CR) end--;
+    let start = 0;
+    if (line === 1 && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    if (end > start) store.insertSourceLine(sourceId, line, bytes.subarray(start, end));
+  };
+  try {
+    for (let at = 0; at < size; ) {
+      // A fresh buffer per read: the previous one may still hold the start of a pending line.
+      const buf = Buffer.allocUnsafe(Math.min(READ_BYTES, size - at));
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) break;
+      at += n;
+      const chunk = buf.subarray(0, n);
+      hash.update(chunk);
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
+        if (pending.length > 0) {
+          pending.push(chunk.subarray(start, nl));
+          emit(Buffer.concat(pending));
+          pending = [];
+        } else emit(chunk.subarray(start, nl));
+        start = nl + 1;
+      }
+      if (start < n) pending.push(chunk.subarray(start));
+    }
+    if (pending.length > 0) emit(Buffer.concat(pending));
+  } finally {
+    closeSync(fd);
+  }
+  return { hash: hash.digest('hex'), lines: line };
+}
 
 interface Port {
   on(event: 'message', listener: (m: WriterRequest) => void): unknown;
@@ -62,6 +127,9 @@ export function runWriter(port: Port, data: WriterData): void {
     // The commit does not copy the WAL into the database on the way (SQLite's automatic
     // checkpoint): this thread does it right after telling the importer, off its path.
     store.db.pragma('wal_autocheckpoint = 0');
+    // Every row this connection inserts has its parent inserted first, by this thread, in the
+    // same transaction: a foreign-key lookup per message and usage row would check nothing.
+    store.db.pragma('foreign_keys = OFF');
   } catch (e) {
     fail(e);
   }
@@ -72,16 +140,21 @@ export function runWriter(port: Port, data: WriterData): void {
         case 'begin':
           store.db.exec('BEGIN IMMEDIATE');
           sourceId = store.insertSource(m.source, m.now);
+          if (m.lines) {
+            const { hash, lines } = storeSourceLines(store, sourceId, m.source.path, m.source.size);
+            port.postMessage({ type: 'hashed', hash, lines });
+          }
           break;
         case 'batch': {
           const b = m.batch;
           for (const row of b.sessions) store.insertSession({ ...row, sourceId });
-          store.insertPackedMessages(b.segments, b.packed);
+          store.insertPackedMessages(b.segments, b.packed, sourceId);
           for (const c of b.counts) store.saveCounts(c.sessionId, c.counts);
           port.postMessage({ type: 'ack' });
           break;
         }
         case 'commit': {
+          if (m.finish) store.finishSource(sourceId, m.finish.hash, m.finish.format);
           store.db.exec('COMMIT');
           port.postMessage({ type: 'committed' });
           const s = store;
@@ -115,6 +188,8 @@ export class WriterClient {
   private wake: (() => void) | undefined;
   private failure: Error | undefined;
   private committed: (() => void) | undefined;
+  private onHashed: ((hash: string) => void) | undefined;
+  private hashedValue: string | undefined;
   private readonly failed: Promise<never>;
   private rejectFailed!: (e: Error) => void;
 
@@ -125,6 +200,9 @@ export class WriterClient {
       if (r.type === 'ack') {
         this.inFlightBytes -= this.inFlight.shift() ?? 0;
         this.wake?.();
+      } else if (r.type === 'hashed') {
+        this.hashedValue = r.hash;
+        this.onHashed?.(r.hash);
       } else if (r.type === 'committed') this.committed?.();
       else this.fail(new Error(r.message));
     });
@@ -158,6 +236,13 @@ export class WriterClient {
     this.worker.postMessage(request);
   }
 
+  /** After a `begin` with `lines`: resolves with the sha256 of the bytes the writer stored. */
+  async hashed(): Promise<string> {
+    if (this.hashedValue !== undefined) return this.hashedValue;
+    const hash = new Promise<string>((resolve) => (this.onHashed = resolve));
+    return Promise.race([hash, this.failed]);
+  }
+
   /** Posts a batch once less than WINDOW_BYTES of text waits at the writer. */
   async postBatch(batch: WriterBatch): Promise<void> {
     while (this.inFlight.length > 0 && this.inFlightBytes >= WINDOW_BYTES && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
@@ -173,9 +258,9 @@ export class WriterClient {
    * Commits; resolves once the data is committed. The writer then checkpoints the WAL into the
    * database and exits by itself (`finished`).
    */
-  async commit(): Promise<void> {
+  async commit(finish?: { hash: string; format: FormatId }): Promise<void> {
     const done = new Promise<void>((resolve) => (this.committed = resolve));
-    this.post({ type: 'commit' });
+    this.post(finish ? { type: 'commit', finish } : { type: 'commit' });
     await Promise.race([done, this.failed]);
     this.committed = undefined;
     this.isCommitted = true;

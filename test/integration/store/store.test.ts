@@ -60,6 +60,21 @@ describe('store', () => {
     store.close();
   });
 
+  it('a file stored line by line that grew keeps every raw record', async () => {
+    const file = join(dir, 'live-lines.jsonl');
+    writeFileSync(file, [0, 1, 2, 3].map(chatLine).join('\n') + '\n');
+    const store = openStore(join(dir, 'a.db'));
+    const first = await importFileToStore(store, file, { pipeline: true });
+    await writersFinished();
+    appendFileSync(file, [4, 5].map(chatLine).join('\n') + '\n');
+    const second = await importFileToStore(store, file, { pipeline: true });
+    expect(second.sessionIds).toEqual(first.sessionIds);
+    // The old rows still name the first import's lines (its source row is gone); the new ones carry theirs.
+    for (let i = 0; i < 6; i++) expect(store.rawOf(first.sessionIds[0]!, i)).toBe(chatLine(i));
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 1 });
+    store.close();
+  });
+
   it('a failed import leaves nothing behind', async () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, [chatLine(0), chatLine(1), '{"role": "user", "content": nope}', chatLine(3)].join('\n'));
@@ -111,10 +126,10 @@ describe('store', () => {
       const db = openDatabase(path);
       expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins']));
+      expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins', 'source_lines']));
       db.close();
     }
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('keeps stored sessions through the migration to v4 (messages in a rowid table)', async () => {
@@ -124,7 +139,9 @@ describe('store', () => {
     const v3 = new SessionStore(old);
     const { sessionIds } = await importFileToStore(v3, sample);
     const before = v3.loadSession(sessionIds[0]!)!;
-    const raw0 = v3.rawOf(sessionIds[0]!, 0);
+    // Read as v3 stored it (this code's rawOf knows v5's line references too).
+    const raw0 = (old.prepare('SELECT raw FROM messages WHERE session_id = ? AND idx = 0').get(sessionIds[0]!) as { raw: string }).raw;
+    expect(raw0).toMatch(/^\{/);
     v3.close();
     const store = openStore(path);
     expect(schemaVersion(store.db)).toBe(SCHEMA_VERSION);
@@ -203,8 +220,8 @@ describe('store', () => {
     const writer = WriterClient.start({ dbPath: path });
     writer.post({ type: 'begin', source: { path: 'p', size: 1, hash: 'h', format: 'jsonl' }, now: 1 });
     const session = { id: 's', position: 0, sourceSessionId: 's', format: 'jsonl' as const, title: null, model: null, meta: '{}', messageCount: 2, steps: 0, turns: 0, hasUsage: 0, startedAt: null, importedAt: 1 };
-    const m0 = { from: 0, ids: ['m'], roles: ['user'], bodies: ['{}'], raws: [null], usage: [null] };
-    const m1 = { from: 1, ids: ['n'], roles: ['user'], bodies: ['{}'], raws: ['{"x":1}'], usage: [null] };
+    const m0 = { from: 0, ids: ['m'], roles: ['user'], bodies: ['{}'], raws: [null], rawLines: new Int32Array(1), usage: [null] };
+    const m1 = { from: 1, ids: ['n'], roles: ['user'], bodies: ['{}'], raws: ['{"x":1}'], rawLines: new Int32Array(1), usage: [null] };
     await writer.postBatch({ sessions: [session], segments: [{ sessionId: 's', ...m0 }], packed: packText([m0]), counts: [] });
     await writer.postBatch({ sessions: [], segments: [{ sessionId: 's', ...m1 }], packed: packText([m1]), counts: [] });
     await writer.abort();
@@ -215,6 +232,43 @@ describe('store', () => {
     expect(store.summaryGet('k')).toBe('v');
     store.close();
   }, 30_000);
+
+  it('a JSONL import through the writer stores the lines once and names them from the message rows', async () => {
+    const a = openStore(join(dir, 'a.db'));
+    const b = openStore(join(dir, 'b.db'));
+    // CRLF, a byte-order mark, blank lines, text beyond ASCII, and a line longer than one read.
+    const odd = join(dir, 'odd.jsonl');
+    const long = 'x'.repeat(1_500_000);
+    const text = ['\uFEFF{"role":"user","content":"héllo 日本"}', '', '{"role":"assistant","content":"' + long + '"}', '   ', '{"role":"user","content":"last"}'].join('\r\n');
+    writeFileSync(odd, text);
+    for (const file of [odd, join(root, 'test/fixtures/import/claude-code-session.jsonl'), sample]) {
+      const ia = (await importFileToStore(a, file, { pipeline: false })).sessionIds[0]!;
+      const ib = (await importFileToStore(b, file, { pipeline: true })).sessionIds[0]!;
+      await writersFinished();
+      expect(b.loadSession(ib)).toEqual(a.loadSession(ia));
+      const n = a.getRow(ia)!.messageCount;
+      for (let i = 0; i < n; i++) expect(b.rawOf(ib, i)).toBe(a.rawOf(ia, i));
+      // The writer's rows carry no copy: each names its line; the in-thread rows keep the text.
+      const copies = (s: typeof a, id: string) => s.db.prepare('SELECT COUNT(raw) AS raw, COUNT(raw_line) AS line FROM messages WHERE session_id = ?').get(id);
+      expect(copies(b, ib)).toEqual({ raw: 0, line: n });
+      expect(copies(a, ia)).toEqual({ raw: n, line: 0 });
+    }
+    // The writer skips the foreign-key lookups; what it wrote still satisfies every key.
+    expect(b.db.pragma('foreign_key_check')).toEqual([]);
+    // Every non-empty line of the file is kept, with its hash on the source.
+    const src = b.db.prepare('SELECT id, hash FROM sources WHERE path = ?').get(odd) as { id: number; hash: string };
+    const { hashFile } = await import('../../../src/main/store/import-file');
+    expect(src.hash).toBe(await hashFile(odd));
+    const stored = b.db.prepare('SELECT id - ? AS line, text FROM source_lines WHERE id BETWEEN ? AND ? ORDER BY id').all(src.id * 2 ** 32, src.id * 2 ** 32, (src.id + 1) * 2 ** 32 - 1);
+    expect(stored).toEqual([
+      { line: 1, text: '{"role":"user","content":"héllo 日本"}' },
+      { line: 3, text: '{"role":"assistant","content":"' + long + '"}' },
+      { line: 4, text: '   ' },
+      { line: 5, text: '{"role":"user","content":"last"}' },
+    ]);
+    a.close();
+    b.close();
+  }, 60_000);
 
   it('a failed or cancelled import through the writer thread leaves nothing behind', async () => {
     const store = openStore(join(dir, 'a.db'));
@@ -227,6 +281,7 @@ describe('store', () => {
     await expect(importFileToStore(store, big, { pipeline: true, signal: controller.signal, onProgress: () => controller.abort() })).rejects.toThrow(/cancelled/);
     expect(store.listSessions()).toHaveLength(0);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 0 });
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM source_lines').get()).toEqual({ n: 0 });
     // Then a real import goes through.
     expect((await importFileToStore(store, big, { pipeline: true })).sessionIds).toHaveLength(1);
     await writersFinished();
@@ -271,6 +326,7 @@ describe('store', () => {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(db.prepare('SELECT COUNT(*) AS n FROM sessions').get()).toEqual({ n: 0 });
     expect(db.prepare('SELECT COUNT(*) AS n FROM messages').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM source_lines').get()).toEqual({ n: 0 });
     db.close();
   }, 60_000);
 

@@ -148,7 +148,7 @@ describe('detection', () => {
   });
 
   it('format-shaped garbage: detect answers, parse returns sessions or throws an ImportError, never anything else (property)', async () => {
-    const ctx: ParseContext = { name: 'garbage', keepRaw: true, warn() {}, progress() {} };
+    const ctx: ParseContext = { name: 'garbage', keepRaw: true, lineRecords: false, warn() {}, progress() {} };
     const KEYS = ['type', 'payload', 'role', 'content', 'message', 'messages', 'uuid', 'parentUuid', 'logicalParentUuid', 'sessionId', 'isSidechain', 'isCompactSummary', 'compactMetadata', 'subtype', 'projectHash', 'toolCalls', 'tool_calls', 'tool_call_id', 'id', 'source', 'action', 'observation', 'args', 'cause', 'tool_call_metadata', 'model_response', 'history', 'trajectory', 'info', 'instance_id', 'conversations', 'data', 'resourceSpans', 'input', 'output', 'usage', 'choices', 'parts', 'replacement_history', '$set', '$rewindTo', 'trajectory_format', 'extra', 'system', 'tools', 'function', 'text', 'summary', 'forgotten_event_ids', 'forgotten_events_start_id', 'forgotten_events_end_id'];
     const WORDS = ['user', 'assistant', 'system', 'gemini', 'model', 'tool', 'message', 'function_call', 'function_call_output', 'reasoning', 'session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'token_count', 'condensation', 'compact_boundary', 'tool_use', 'tool_result', 'thinking', 'image', 'text', 'chat.completion', 'mini-swe-agent-1.1'];
     const shaped = fc.letrec((tie) => ({
