@@ -57,6 +57,8 @@ export const methods = {
     })
     .strict(),
   setPinned: z.object({ sessionId: id, messageId: id, pinned: z.boolean() }).strict(),
+  /** The raw source record of message `index`, as the file had it (shown as text, never as HTML). */
+  getRawRecord: z.object({ sessionId: id, index: z.number().int().min(0) }).strict(),
   /** Saves (or replaces) a user policy from its JSON text: `{ id, label, source?, description?, config }`. */
   savePolicy: z.object({ json: z.string().min(2).max(65_536) }).strict(),
   deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
@@ -192,6 +194,8 @@ export interface MethodOutputs {
   cancelImport: { cancelled: boolean };
   exportSession: ExportResult;
   setPinned: { pinned: boolean };
+  /** `record` null: the format keeps no per-message record (a JSON document read whole). */
+  getRawRecord: { record: string | null; line: number | null };
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;

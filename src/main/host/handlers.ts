@@ -256,6 +256,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
       store.setPinned(sessionId, messageId, pinned);
       return { pinned };
     },
+    getRawRecord: async ({ sessionId, index }) => {
+      const s = sessionOf(sessionId);
+      if (index >= s.messages.length) throw new ApiError('not_found', `no message #${index} in session "${sessionId}" (it has ${s.messages.length})`);
+      return { record: store.rawOf(sessionId, index), line: s.messages[index]!.sourceLine ?? null };
+    },
     savePolicy: async ({ json }) => policyInfo(saved.save(json), true),
     deletePolicy: async ({ id }) => ({ deleted: saved.delete(id) }),
     exportPolicy: async ({ id }) => {

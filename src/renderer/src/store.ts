@@ -19,6 +19,8 @@ export interface AppState {
   messages: Map<number, MessageView>;
   loadingPages: Set<number>;
   selectedMessage: number | null;
+  /** The raw source record of a message, once asked for. */
+  rawRecord: { index: number; record: string | null; line: number | null } | null;
   error: string | null;
   policies: PolicyInfo[];
   policyId: string | null;
@@ -41,6 +43,7 @@ export interface AppState {
   openSession(id: string): Promise<void>;
   ensureMessages(from: number, to: number): Promise<void>;
   selectMessage(index: number | null): void;
+  loadRawRecord(index: number): Promise<void>;
   refreshSessions(): Promise<void>;
   /** Exact counts arrived: refetch what shows them, keeping what is on screen until then. */
   refreshCounts(): Promise<void>;
@@ -69,6 +72,7 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
     messages: new Map(),
     loadingPages: new Set(),
     selectedMessage: null,
+    rawRecord: null,
     error: null,
     policies: [],
     policyId: null,
@@ -259,6 +263,17 @@ export function createAppStore(api: ApiClient): StoreApi<AppState> {
 
     selectMessage(index) {
       set({ selectedMessage: index });
+    },
+
+    async loadRawRecord(index) {
+      const { currentId } = get();
+      if (!currentId) return;
+      try {
+        const r = await api.getRawRecord({ sessionId: currentId, index });
+        if (get().currentId === currentId) set({ rawRecord: { index, ...r } });
+      } catch (e) {
+        set({ error: describe(e) });
+      }
     },
 
     async setPolicy(id) {

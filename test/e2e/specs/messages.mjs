@@ -9,6 +9,14 @@ export async function testClickShowsMessageInFull({ page, assert, consoleErrors 
   const text = await detail.innerText();
   assert.match(text, /#1/, 'the detail names the message');
   assert.match(text, /tokens/, 'the detail shows its token count');
+  // The raw record the file had for it, on request, as text.
+  await detail.getByText('Source record').click();
+  const raw = page.getByTestId('raw-record');
+  await raw.waitFor();
+  const record = await raw.innerText();
+  // One JSON line, or several for a response the agent wrote over several lines.
+  for (const line of record.split('\n')) assert.doesNotThrow(() => JSON.parse(line), 'the record is JSON lines of the file');
+  assert.match(await detail.locator('summary').innerText(), /line \d+/, 'the summary names its line');
   assert.deepEqual(consoleErrors, []);
 }
 

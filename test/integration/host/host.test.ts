@@ -1,5 +1,5 @@
 /** The host's handler table end to end (in-process), on a real database in a temp folder. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,15 @@ describe('host', () => {
     const page = await host.handlers.getMessages({ sessionId: id, offset: 0, limit: 5 });
     expect(page.total).toBe(summary!.messages);
     expect(page.messages.map((m) => m.index)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("gives a message's raw record as the file had it, and names an index that does not exist", async () => {
+    const lines = readFileSync(sample, 'utf8').split('\n');
+    const first = await host.handlers.getRawRecord({ sessionId: id, index: 0 });
+    expect(first.line).toBeGreaterThan(0);
+    expect(first.record).toBe(lines[first.line! - 1]);
+    const { total } = await host.handlers.getMessages({ sessionId: id, offset: 0, limit: 1 });
+    await expect(host.handlers.getRawRecord({ sessionId: id, index: total })).rejects.toThrow(/no message #\d+ in session/);
   });
 
   it('replays under a policy, compares two, and names a bad override', async () => {

@@ -36,6 +36,7 @@ const handlers: Handlers = {
   cancelImport: async () => ({ cancelled: false }),
   exportSession: unsupported,
   setPinned: unsupported,
+  getRawRecord: unsupported,
   savePolicy: unsupported,
   deletePolicy: unsupported,
   exportPolicy: unsupported,

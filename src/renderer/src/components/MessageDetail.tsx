@@ -1,6 +1,20 @@
-/** The selected message in full: every part as text, tool calls with their arguments, usage. */
+/**
+ * The selected message in full: every part as text, tool calls with their arguments, usage, and
+ * on request the raw record the file had for it (text, never HTML).
+ */
 import { useAppStore } from '../context';
 import { fmtInt } from '../format';
+
+function RawRecord({ index }: { index: number }) {
+  const raw = useAppStore((s) => (s.rawRecord?.index === index ? s.rawRecord : null));
+  const load = useAppStore((s) => s.loadRawRecord);
+  return (
+    <details className="raw-record" onToggle={(e) => (e.currentTarget.open && !raw ? void load(index) : undefined)}>
+      <summary>Source record{raw?.line ? ` (line ${raw.line})` : ''}</summary>
+      {raw ? raw.record !== null ? <pre data-testid="raw-record">{raw.record}</pre> : <p className="note">This format keeps no record per message (the file is one JSON document).</p> : <p className="note">Loading…</p>}
+    </details>
+  );
+}
 
 export function MessageDetail() {
   const index = useAppStore((s) => s.selectedMessage);
@@ -38,6 +52,7 @@ export function MessageDetail() {
         </section>
       ))}
       {m.truncated ? <p className="note">Long parts are shortened here; the full text is kept.</p> : null}
+      <RawRecord key={m.index} index={m.index} />
     </aside>
   );
 }
