@@ -1,5 +1,8 @@
 /** Generated inputs for the benchmarks: deterministic, in memory or in os.tmpdir(). */
+import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { Message, Session } from '../../src/core/model';
 
@@ -60,4 +63,19 @@ export async function writeClaudeCodeJsonl(path: string, megabytes: number): Pro
   out.end();
   await once(out, 'finish');
   return n;
+}
+
+/**
+ * `writeClaudeCodeJsonl` in a child process: generating 100 MB of lines leaves garbage that the
+ * bench's own thread would otherwise collect in the middle of the stalls it measures.
+ */
+export function writeClaudeCodeJsonlApart(path: string, megabytes: number): void {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'corpus.ts'), path, String(megabytes)], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`generating ${path} failed (exit ${r.status})`);
+}
+
+// `node --import tsx corpus.ts FILE MB` writes the corpus (see writeClaudeCodeJsonlApart).
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.length === 4) {
+  await writeClaudeCodeJsonl(process.argv[2]!, Number(process.argv[3]));
 }

@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { importFileToStore, openStore } from '../../src/main/store/index';
 import { defaultTokenizerFor } from '../../src/core/tokens/index';
 import { bestOfMs, timeMs, type BenchRow, type BenchSuite } from './harness';
-import { writeClaudeCodeJsonl } from './corpus';
+import { writeClaudeCodeJsonlApart } from './corpus';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -65,7 +65,7 @@ export const suite: BenchSuite = {
     const dir = mkdtempSync(join(tmpdir(), 'ctxscope-bench-store-'));
     try {
       const file = join(dir, 'big.jsonl');
-      await writeClaudeCodeJsonl(file, 100); // the size, always
+      writeClaudeCodeJsonlApart(file, 100); // the size, always
       const mb = statSync(file).size / 1e6;
 
       // The host's path, first (so no garbage of the in-process runs below is collected on this

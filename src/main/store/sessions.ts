@@ -201,6 +201,10 @@ export function messageRows(messages: readonly Message[], from: number, to: numb
   return rows;
 }
 
+/** Message rows per INSERT in the writer's bulk path, and the columns of one. */
+const ROWS_PER_INSERT = 32;
+const MESSAGE_COLUMNS = 7;
+
 export class SessionStore {
   private readonly statements = new Map<string, Statement>();
 
@@ -297,8 +301,13 @@ export class SessionStore {
    * raw line points at that line of source `sourceId`.
    */
   insertPackedMessages(segments: readonly PackedSegment[], packed: PackedText, sourceId = 0): void {
-    // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are.
-    const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)');
+    // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are. Rows go in ROWS_PER_INSERT at
+    // a time: one statement call per row cost the writer about a tenth of its time.
+    const row = '(?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)';
+    const insert = 'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ';
+    const insertMessage = this.stmt(insert + row);
+    const insertMany = this.stmt(insert + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
+    const params: unknown[] = [];
     const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
     const lengths = packed.lengths;
@@ -318,11 +327,16 @@ export class SessionStore {
           at += r;
         }
         const line = rawLines[j]!;
-        insertMessage.run(sessionId, i, ids[j], roles[j], body, raw, line > 0 ? sourceLineId(sourceId, line) : null);
+        params.push(sessionId, i, ids[j], roles[j], body, raw, line > 0 ? sourceLineId(sourceId, line) : null);
+        if (params.length === ROWS_PER_INSERT * MESSAGE_COLUMNS) {
+          insertMany.run(params);
+          params.length = 0;
+        }
         const u = usage[j];
         if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
       }
     }
+    for (let p = 0; p < params.length; p += MESSAGE_COLUMNS) insertMessage.run(params.slice(p, p + MESSAGE_COLUMNS));
   }
 
   insertMessages(sessionId: string, rows: MessageRows): void {
