@@ -181,12 +181,15 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
     const id = randomUUID();
     const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now);
     batch.sessions.push(row);
+    // The estimates size the batches too: ~4 characters a token is the body's text, plus the raw
+    // record when it travels in the row (a line-named record does not).
+    const counts = estimate(s);
     const n = s.messages.length;
     for (let from = 0; from < n; ) {
       let to = from;
       while (to < n && messages < BATCH_MESSAGES && chars < BATCH_CHARS) {
-        const m = s.messages[to++]!;
-        chars += m.raw?.length ?? 256;
+        chars += 4 * counts.perMessage[to]! + (s.messages[to]!.raw?.length ?? 0);
+        to++;
         messages++;
       }
       const r = messageRows(s.messages, from, to, how.lineRecords);
@@ -195,7 +198,7 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
       from = to;
       if (messages >= BATCH_MESSAGES || chars >= BATCH_CHARS) await flush();
     }
-    batch.counts.push({ sessionId: id, counts: estimate(s) });
+    batch.counts.push({ sessionId: id, counts });
     ids.push(id);
     if (batch.sessions.length >= BATCH_SESSIONS) await flush();
   }

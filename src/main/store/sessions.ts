@@ -88,7 +88,14 @@ export interface SessionRowInput {
  * A subagent session as kept in its parent's metadata: without raw records, which are reached
  * through the store (`rawOf`) and never through the loaded session, whichever way it was stored.
  */
-const withoutRaw = (s: Session): Session => ({ ...s, messages: s.messages.map((m) => (m.raw === undefined ? m : (({ raw: _raw, ...rest }) => rest)(m))), subagents: s.subagents.map(withoutRaw) });
+function withoutRaw(s: Session): Session {
+  const messages = s.messages.map((m) => {
+    if (m.raw === undefined) return m;
+    const { raw: _raw, ...rest } = m;
+    return rest;
+  });
+  return { ...s, messages, subagents: s.subagents.map(withoutRaw) };
+}
 
 export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number): SessionRowInput {
   const { messages, ...rest } = s;

@@ -48,7 +48,7 @@ export type WriterRequest =
 
 export type WriterReply =
   | { readonly type: 'ack' }
-  | { readonly type: 'hashed'; readonly hash: string; readonly lines: number }
+  | { readonly type: 'hashed'; readonly hash: string }
   | { readonly type: 'committed' }
   | { readonly type: 'error'; readonly message: string };
 
@@ -59,9 +59,9 @@ const READ_BYTES = 1 << 20;
 /**
  * Stores the first `size` bytes of a UTF-8 file line by line, numbered as the importer numbers
  * them (every newline ends a line; a trailing CR and a leading byte-order mark are not part of
- * the text; empty lines are counted, not stored), and returns their sha256 and line count.
+ * the text; empty lines are counted, not stored), and returns their sha256.
  */
-export function storeSourceLines(store: SessionStore, sourceId: number, path: string, size: number): { hash: string; lines: number } {
+function storeSourceLines(store: SessionStore, sourceId: number, path: string, size: number): string {
   const hash = createHash('sha256');
   const fd = openSync(path, 'r');
   let line = 0;
@@ -99,7 +99,7 @@ export function storeSourceLines(store: SessionStore, sourceId: number, path: st
   } finally {
     closeSync(fd);
   }
-  return { hash: hash.digest('hex'), lines: line };
+  return hash.digest('hex');
 }
 
 interface Port {
@@ -141,8 +141,7 @@ export function runWriter(port: Port, data: WriterData): void {
           store.db.exec('BEGIN IMMEDIATE');
           sourceId = store.insertSource(m.source, m.now);
           if (m.lines) {
-            const { hash, lines } = storeSourceLines(store, sourceId, m.source.path, m.source.size);
-            port.postMessage({ type: 'hashed', hash, lines });
+            port.postMessage({ type: 'hashed', hash: storeSourceLines(store, sourceId, m.source.path, m.source.size) });
           }
           break;
         case 'batch': {

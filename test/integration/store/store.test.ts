@@ -4,7 +4,7 @@ import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { countWith } from '../../../src/core/tokens/index';
 import { importFileToStore, openDatabase, openStore, schemaVersion, SCHEMA_VERSION } from '../../../src/main/store/index';
 import { MIGRATIONS } from '../../../src/main/store/migrations/index';
@@ -268,6 +268,28 @@ describe('store', () => {
     ]);
     a.close();
     b.close();
+  }, 60_000);
+
+  it('batches for the writer stay near 1 MB of text when records are named by line', async () => {
+    // 600 messages of 20 KB: without raw text to go by, the batches are sized by the bodies.
+    const file = join(dir, 'wide.jsonl');
+    writeFileSync(file, Array.from({ length: 600 }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `${i} ${'y'.repeat(20_000)}` })).join('\n') + '\n');
+    const sizes: number[] = [];
+    const original = WriterClient.prototype.postBatch;
+    const spy = vi.spyOn(WriterClient.prototype, 'postBatch').mockImplementation(function (this: WriterClient, batch) {
+      sizes.push(batch.packed.text.byteLength);
+      return original.call(this, batch);
+    });
+    const store = openStore(join(dir, 'a.db'));
+    try {
+      const { sessionIds } = await importFileToStore(store, file, { pipeline: true });
+      expect(store.rawOf(sessionIds[0]!, 599)).toContain('"599 y');
+    } finally {
+      spy.mockRestore();
+      store.close();
+    }
+    expect(sizes.length).toBeGreaterThan(5);
+    expect(Math.max(...sizes)).toBeLessThan(2_000_000);
   }, 60_000);
 
   it('a failed or cancelled import through the writer thread leaves nothing behind', async () => {
