@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
-import type { NeedleTrack, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
+import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
 const overrides = z.record(z.string().max(64), z.union([z.string().max(4096), z.number(), z.boolean()]));
@@ -20,6 +20,11 @@ const replayRequest = z
     needles: z.array(z.string().min(1).max(512)).max(100).default([]),
   })
   .strict();
+/**
+ * A replay the debugger asks about, plus the channel it belongs to: a newer request on the same
+ * channel supersedes (cancels) an older one still running, which then answers `cancelled`.
+ */
+const debugRequest = replayRequest.extend({ channel: z.string().min(1).max(64).optional() });
 export const EXPORT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown', 'report-json', 'report-csv'] as const;
 export type ExportTarget = (typeof EXPORT_TARGETS)[number];
 
@@ -32,11 +37,25 @@ export const methods = {
     .strict(),
   listPolicies: z.object({}).strict(),
   runReplay: replayRequest,
+  /**
+   * The replay reduced for a chart `buckets` pixel columns wide: per bucket the min / max of each
+   * series and the regions of its fullest call; every marker (compression, source compaction, a
+   * guard status other than ok) kept exactly. Runs off the request thread; cached by its key.
+   */
+  getChartView: debugRequest.extend({ buckets: z.number().int().min(16).max(8192) }),
+  /** Everything about one call of a replay (the debugger's selected call): see StepDetail. */
+  getStepDetail: debugRequest.extend({ step: z.number().int().min(0) }),
+  /** The config panel of a policy: one field per setting, derived from the config schema. */
+  getConfigFields: z.object({ policy: z.string().min(1).max(128), overrides: overrides.default({}) }).strict(),
+  /** Per call: the active tokenizer's estimate against the provider's reported prompt, and the calibrated fit. */
+  getAccuracy: z.object({ sessionId: id, tokenizer: z.string().min(1).max(128).optional() }).strict(),
   compare: z
     .object({
       sessionId: id,
       a: z.object({ policy: z.string().min(1).max(128), overrides: overrides.default({}) }).strict(),
       b: z.object({ policy: z.string().min(1).max(128), overrides: overrides.default({}) }).strict(),
+      /** A call counts as different when its status changed or its request moved by more than this many tokens. */
+      minDelta: z.number().int().min(0).max(10_000_000).default(0),
     })
     .strict(),
   importFiles: z
@@ -115,6 +134,8 @@ export interface SessionDetail {
   readonly subagents: number;
   readonly warnings: readonly string[];
   readonly modelInfo: { readonly window: number; readonly maxOutput: number; readonly known: boolean; readonly warning?: string };
+  /** The policy of the agent that wrote the session (Claude Code → claude-code, Codex → codex, …); the app opens on it. */
+  readonly defaultPolicy: string;
 }
 
 export interface MessageView {
@@ -160,6 +181,8 @@ export interface ReplayView {
     };
     readonly total: readonly number[];
     readonly limit: readonly number[];
+    /** The policy's trigger in tokens; null where it has none. */
+    readonly trigger: readonly (number | null)[];
     /** null where the source has no reported usage for the call. */
     readonly reported: readonly (number | null)[];
     readonly status: readonly StepStatus[];
@@ -169,6 +192,153 @@ export interface ReplayView {
   readonly events: readonly ReplayEvent[];
   readonly totals: ReplayTotals;
   readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
+}
+
+/** Min and max of one series over each bucket of calls; null where no call of the bucket has a value. */
+export interface BucketSeries {
+  readonly min: readonly (number | null)[];
+  readonly max: readonly (number | null)[];
+}
+
+/** A guard status other than ok, a compression (by path) or a source compaction, at one call. Never downsampled. */
+export interface ChartMarker {
+  readonly step: number;
+  readonly kind: 'compression' | 'source-compaction' | 'warn' | 'skip' | 'final' | 'abort';
+  readonly path?: CompressionPath;
+  /** One line for the hover card: what happened, with its numbers. */
+  readonly label: string;
+}
+
+/**
+ * A replay reduced to what a chart `buckets` wide draws (Perfetto's tracks). Bucket b covers calls
+ * [bucketStart[b], bucketStart[b + 1]) (the last one ends at `stepCount`); with fewer calls than
+ * buckets each bucket is one call and every figure is exact.
+ */
+export interface ChartView {
+  /** Identifies the replay on the host; detail requests with the same inputs reuse it. */
+  readonly key: string;
+  readonly policy: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly stepCount: number;
+  readonly bucketStart: readonly number[];
+  /** The call with the largest request in each bucket: its regions are the stack drawn for the bucket. */
+  readonly peakStep: readonly number[];
+  readonly regions: Readonly<Record<Region, readonly number[]>>;
+  readonly total: BucketSeries;
+  readonly limit: BucketSeries;
+  readonly trigger: BucketSeries;
+  readonly reported: BucketSeries;
+  readonly window: BucketSeries;
+  /** The worst status in each bucket (abort > final > skip > compress > warn > ok). */
+  readonly status: readonly StepStatus[];
+  /** Calls at which a turn begins (a user message arrived before them). */
+  readonly turnStarts: readonly number[];
+  readonly markers: readonly ChartMarker[];
+  readonly totals: ReplayTotals;
+  readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
+  /** Fallbacks and notes the user must see (unknown model, calibration rejected, summarizer missing, clamped trigger). */
+  readonly warnings: readonly string[];
+}
+
+/** One number and where it came from (request, model catalog, provider, transcript, default, policy). */
+export interface SourcedValue {
+  readonly value: number;
+  readonly source: string;
+}
+
+/** What a message is at the selected call. */
+export type MessageState = 'window' | 'summarised' | 'masked' | 'dropped' | 'future';
+
+/** Everything the debugger shows about one call. */
+export interface StepDetail {
+  readonly key: string;
+  readonly step: number;
+  readonly stepCount: number;
+  readonly messageIndex: number;
+  /** 0-based turn, the same numbering the chart and the CLI's JSON use. */
+  readonly turn: number;
+  readonly status: StepStatus;
+  readonly reason: string;
+  readonly request: number;
+  readonly reported: number | null;
+  readonly regions: Readonly<Record<Region, number>>;
+  readonly window: SourcedValue;
+  /** The limit the policy enforces, how it is derived (e.g. "window − buffer − maxOutput") and its parts. */
+  readonly limit: { readonly value: number; readonly formula: string; readonly parts: readonly ({ readonly name: string } & SourcedValue)[] };
+  /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
+  readonly trigger: { readonly value: number; readonly basis: string } | null;
+  /** Every budget dimension in force at this call. */
+  readonly budgets: readonly { readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
+  /** The compression that ran before this call, if one did. */
+  readonly compression: {
+    readonly path: CompressionPath;
+    readonly strategy: string;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+    readonly dropped: readonly MessageRange[];
+    readonly masked: readonly MessageRange[];
+    /** Messages folded into the summary by it. */
+    readonly summarised: readonly MessageRange[];
+    readonly summary: string | null;
+    /** The summary before this compression (the before side of the before/after view). */
+    readonly summaryBefore: string | null;
+    /** History messages in the request before the compression. */
+    readonly before: readonly MessageRange[];
+    readonly note: string;
+  } | null;
+  /** Exactly what the model receives at this call, region by region. */
+  readonly context: {
+    readonly system: { readonly tokens: number; readonly text: string | null };
+    /** The calibrated overhead the transcript does not log: inferred, not read. */
+    readonly unlogged: { readonly tokens: number; readonly inferred: true };
+    readonly summary: { readonly tokens: number; readonly text: string | null };
+    /** History messages in the request, as index ranges (fetch them with getMessages). */
+    readonly history: { readonly tokens: number; readonly messages: number; readonly ranges: readonly MessageRange[]; readonly masked: readonly MessageRange[] };
+    readonly tools: { readonly tokens: number; readonly names: readonly string[] };
+  };
+  /** Run-length state of every message up to this call: [from, to] inclusive and its state. */
+  readonly messageStates: readonly (readonly [number, number, MessageState])[];
+  /** The events recorded at this call. */
+  readonly events: readonly ReplayEvent[];
+}
+
+/** One setting of the config panel, derived from the config schema and the policy. */
+export interface ConfigField {
+  readonly key: string;
+  readonly label: string;
+  readonly group: string;
+  readonly kind: 'number' | 'ratio' | 'integer' | 'select' | 'toggle' | 'text' | 'list';
+  readonly unit: string | null;
+  readonly min: number | null;
+  readonly max: number | null;
+  readonly step: number | null;
+  readonly options: readonly string[] | null;
+  /** The value in force: the override if set, else the policy's, else the default. */
+  readonly value: string | number | boolean | readonly string[] | null;
+  readonly policyValue: string | number | boolean | readonly string[] | null;
+  readonly overridden: boolean;
+  /** False for a setting the policy ignores; `why` says so. */
+  readonly applies: boolean;
+  readonly why: string | null;
+  readonly description: string;
+}
+
+/** Estimate against provider-reported prompt size, per call, and the calibrated fit. */
+export interface AccuracyView {
+  readonly tokenizer: string;
+  readonly calls: readonly { readonly step: number; readonly messageIndex: number; readonly estimate: number; readonly reported: number; readonly errorPct: number }[];
+  readonly calibration: {
+    readonly ratio: number;
+    readonly overhead: number;
+    /** Median absolute error % on the calls it was fitted on. */
+    readonly inSampleError: number;
+    /** Fitted on the first half of the calls, median absolute error % on the second half; null with too few calls. */
+    readonly outOfSampleError: number | null;
+    readonly calls: number;
+  } | null;
+  /** Why the calibrated tokenizer fell back (no usable usage, rejected fit), when it did. */
+  readonly fallback: string | null;
+  readonly warnings: readonly string[];
 }
 
 /** Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare). */
@@ -188,6 +358,10 @@ export interface MethodOutputs {
   getMessages: { total: number; messages: MessageView[] };
   listPolicies: PolicyInfo[];
   runReplay: ReplayView;
+  getChartView: ChartView;
+  getStepDetail: StepDetail;
+  getConfigFields: ConfigField[];
+  getAccuracy: AccuracyView;
   compare: CompareView;
   importFiles: { jobId: string };
   pickAndImport: { jobId: string | null };

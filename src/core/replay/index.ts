@@ -123,6 +123,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(S)])) as Record<(typeof REGIONS)[number], Float64Array>;
   const total = new Float64Array(S);
   const limitArr = new Float64Array(S).fill(limits.limit);
+  const triggerArr = new Float64Array(S).fill(config.triggerMessages !== undefined ? NaN : triggerAt);
   const reported = new Float64Array(S).fill(NaN);
   const status = new Uint8Array(S);
   const reasonIndex = new Uint16Array(S);
@@ -517,7 +518,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   return {
     policy: config.policy,
     config: { ...config, resolved: { tokenizer: tokenizerId, window, maxOutput: limits.maxOutput, buffer: limits.buffer, limit: limits.limit, windowSource: limits.windowSource, model: limits.model?.id ?? null, warnings: limits.warnings } },
-    steps: { count: S, messageIndex: Uint32Array.from(stepMsg), turn: Uint32Array.from(stepMsg.map((i) => turnOfMsg[i]!)), regions, total, limit: limitArr, reported, status, reasonIndex, reasons, keptFrom },
+    steps: { count: S, messageIndex: Uint32Array.from(stepMsg), turn: Uint32Array.from(stepMsg.map((i) => turnOfMsg[i]!)), regions, total, limit: limitArr, trigger: triggerArr, reported, status, reasonIndex, reasons, keptFrom },
     events,
     totals: { billedInputTokens: billed, cachedInputTokens: cachedIn, outputTokens, cost, compressions, tokensRemoved, peak, forcedFinals, aborts },
     retention: retention.result(),

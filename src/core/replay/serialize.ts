@@ -18,6 +18,7 @@ export function toView(r: ReplayResult): ReplayView {
       regions,
       total: Array.from(s.total),
       limit: Array.from(s.limit),
+      trigger: Array.from(s.trigger, (v) => (Number.isNaN(v) ? null : v)),
       reported: Array.from(s.reported, (v) => (Number.isNaN(v) ? null : v)),
       status: Array.from(s.status, (c) => STEP_STATUSES[c]!),
       reason: Array.from(s.reasonIndex, (i) => s.reasons[i] ?? ''),

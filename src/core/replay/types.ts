@@ -21,8 +21,14 @@ export interface ReplaySteps {
   readonly regions: Readonly<Record<Region, Float64Array>>;
   /** Estimated request size (system + unlogged + summary + history + tools). */
   readonly total: Float64Array;
-  /** The guard's limit at that step (S1: window - buffer - maxOutput). */
+  /**
+   * The limit the step's policy enforces on the request (docs/policies.md): S1 window − buffer −
+   * maxOutput; S2 ratio × window; S3 its trigger basis; S4 its token budget; presets their
+   * auto-compact threshold. A step whose request is above it is never `ok`.
+   */
   readonly limit: Float64Array;
+  /** The policy's compression trigger in tokens at that step; NaN where it has none (a message-count trigger). */
+  readonly trigger: Float64Array;
   /** Provider-reported prompt tokens of the original call; NaN where the source has none. */
   readonly reported: Float64Array;
   /** Index into STEP_STATUSES. */

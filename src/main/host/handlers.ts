@@ -222,6 +222,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         subagents: s.subagents.length,
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
+        defaultPolicy: 's0',
       };
     },
     getMessages: async ({ sessionId, offset, limit }) => {
@@ -237,6 +238,19 @@ export async function createHost(options: HostOptions): Promise<Host> {
     listPolicies: async () => policyInfos(saved.list()),
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
 
+    // The debugger's methods; implemented by the replay worker service.
+    getChartView: async () => {
+      throw new ApiError('unsupported', 'getChartView is not implemented yet');
+    },
+    getStepDetail: async () => {
+      throw new ApiError('unsupported', 'getStepDetail is not implemented yet');
+    },
+    getConfigFields: async () => {
+      throw new ApiError('unsupported', 'getConfigFields is not implemented yet');
+    },
+    getAccuracy: async () => {
+      throw new ApiError('unsupported', 'getAccuracy is not implemented yet');
+    },
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {

@@ -49,7 +49,7 @@ describe('host', () => {
     const r = await host.handlers.runReplay({ sessionId: id, policy: 'claude-code', overrides: {}, needles: ['ORD-1187'] });
     expect(r.steps.status).toContain('compress');
     expect(r.events.some((e) => e.kind === 'source-compaction')).toBe(true);
-    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 's3', overrides: {} } });
+    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 's3', overrides: {} }, minDelta: 0 });
     expect(c.totalDelta).toHaveLength(r.steps.total.length);
     await expect(host.handlers.runReplay({ sessionId: id, policy: 's3', overrides: { trigger: 'lots' }, needles: [] })).rejects.toThrow(/trigger: expected a number/);
     await expect(host.handlers.runReplay({ sessionId: id, policy: 'nope', overrides: {}, needles: [] })).rejects.toThrow(/unknown policy "nope"/);

@@ -69,7 +69,7 @@ describe('replay views', () => {
   it('compares through core: totals side by side, steps that differ, compression steps', async () => {
     const host = await open();
     const id = host.initialSessionId!;
-    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 'claude-code', overrides: {} } });
+    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 'claude-code', overrides: {} }, minDelta: 0 });
     expect(c.policies).toEqual(['s2', 'claude-code']);
     expect(c.totals.compressions).toMatchObject({ a: 0, b: 1, delta: 1 });
     expect(c.compressions.b).toHaveLength(1);

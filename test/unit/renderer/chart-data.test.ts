@@ -14,6 +14,7 @@ function view(totals: number[]): ReplayView {
       regions: { system: zeros(), unlogged: zeros(), summary: zeros(), history: [...totals], tools: zeros(), output: zeros(), buffer: zeros(), free: totals.map((t) => 1000 - t) },
       total: [...totals],
       limit: new Array<number>(n).fill(900),
+      trigger: new Array<number | null>(n).fill(null),
       reported: totals.map((t, i) => (i % 2 ? null : t + 1)),
       status: totals.map(() => 'ok' as const),
       reason: totals.map(() => ''),
