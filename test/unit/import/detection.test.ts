@@ -12,7 +12,7 @@ import { SNIFF_BYTES } from '../../../src/core/import/read';
 
 const dir = join(__dirname, '../../fixtures/import');
 const JSON_FIXTURES = ['anthropic-request.json', 'anthropic-response.json', 'chat-request.json', 'gemini-session.json', 'langchain.json', 'mini-swe-agent.traj.json', 'openai-chat-response.json', 'openhands-events.json', 'otel.json', 'sharegpt.json', 'swe-agent.traj'];
-const JSONL_FIXTURES = ['claude-code-session.jsonl', 'codex-rollout.jsonl', 'gemini-session.jsonl', 'messages.jsonl', 'openhands-output.jsonl', 'responses.jsonl', 'stream.jsonl'];
+const JSONL_FIXTURES = ['claude-code-session.jsonl', 'codex-rollout.jsonl', 'gemini-session.jsonl', 'messages.jsonl', 'openhands-output.jsonl', 'openhands-eval.jsonl', 'responses.jsonl', 'stream.jsonl'];
 
 /** The object with its own keys in the order `order` picks (a permutation drawn by fast-check). */
 function reorder(v: unknown, order: readonly number[]): unknown {

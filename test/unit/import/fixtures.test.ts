@@ -26,6 +26,7 @@ const expected: Record<string, string> = {
   'openai-chat-response.json': 'openai-chat',
   'openhands-events.json': 'openhands',
   'openhands-output.jsonl': 'openhands',
+  'openhands-eval.jsonl': 'openhands',
   'otel.json': 'otel',
   'responses.jsonl': 'openai-responses',
   'sharegpt.json': 'sharegpt',
