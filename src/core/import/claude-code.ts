@@ -8,7 +8,10 @@
  *   message, usage taken once (the last copy).
  * - `compact_boundary` + the `isCompactSummary` user line that follows are recorded as a source
  *   compaction; the summary is a region, never a history message (S0).
- * - `isMeta` lines are UI-only; unknown line types are skipped and counted.
+ * - `isMeta` lines are hidden in Claude Code's UI. Those the model was sent are history: a slash
+ *   command's expanded body (the meta line under the `<command-name>` line) and tool results;
+ *   the rest (notes about local-command output for the user) are not. Unknown line types are
+ *   skipped and counted.
  */
 import type { Message, Part, ReportedUsage, Session, SourceCompaction } from '../model';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
@@ -26,7 +29,7 @@ const KNOWN_NON_CONTEXT = new Set([
 const NONE = 0; // carries nothing: an unknown or non-context type, a system line that is no boundary
 const BOUNDARY = 1; // `system` + `compact_boundary`
 const SUMMARY = 2; // the `isCompactSummary` line after a boundary: the summary region
-const META = 3; // `isMeta`: UI-only
+const META = 3; // `isMeta` the model was not sent (see sentMeta)
 const USER = 4;
 const ASSISTANT = 5;
 const KIND = 7;
@@ -172,6 +175,18 @@ export function looksLikeClaudeCode(v: unknown): boolean {
   return typeof v['sessionId'] === 'string' && typeof v['uuid'] === 'string' && 'parentUuid' in v && (t === 'user' || t === 'assistant' || t === 'system');
 }
 
+/** A user line that runs a slash command: Claude Code logs `<command-name>/x</command-name>`, then the command's body as an `isMeta` line under it. */
+function invokesSlashCommand(content: unknown): boolean {
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => str(rec(b)['text']) ?? '').join('') : '';
+  return text.includes('<command-name>');
+}
+
+/** An `isMeta` line the model was sent: the body of the slash command it hangs under, or a tool result. */
+function sentMeta(line: Record<string, unknown>, msg: Record<string, unknown>, slashCommand: string | undefined): boolean {
+  if (slashCommand !== undefined && line['parentUuid'] === slashCommand) return true;
+  return Array.isArray(msg['content']) && msg['content'].some((b) => rec(b)['type'] === 'tool_result');
+}
+
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'jsonl') return false;
   return sniff.lines.some(looksLikeClaudeCode);
@@ -285,6 +300,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   const keepRaw = ctx.keepRaw;
   // Every line repeats the model name: one string for all its messages, not one per line.
   let lastModel: string | undefined;
+  /** The uuid of the last user line that ran a slash command (its body follows as an isMeta line). */
+  let slashCommand: string | undefined;
   let previous = -1;
 
   // A block of lines at a time: no promise per line.
@@ -327,10 +344,11 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
         if (r['isCompactSummary'] === true) {
           flags |= SUMMARY;
           data = summaryText(msg['content']);
-        } else if (r['isMeta'] === true) {
+        } else if (r['isMeta'] === true && !sentMeta(r, msg, slashCommand)) {
           flags |= META;
         } else {
           const parts = anthropicParts(msg['content']);
+          if (type === 'user' && invokesSlashCommand(msg['content'])) slashCommand = uuid;
           const timestamp = time(r['timestamp']);
           if (type === 'assistant') {
             flags |= ASSISTANT;

@@ -31,6 +31,20 @@ describe('Claude Code importer', () => {
     expect(s.systemPrompt).toBeNull();
   });
 
+  it("sends a slash command's body (an isMeta line under the command) and an isMeta tool result; drops other isMeta notes", async () => {
+    const text = [
+      u('u1', null, '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/app.ts</command-args>'),
+      u('m1', 'u1', [{ type: 'text', text: 'Review the file below for bugs. List each with its line.' }], { isMeta: true }),
+      a('a1', 'm1', 'msg_1', { type: 'tool_use', id: 't1', name: 'Read', input: { path: 'src/app.ts' } }),
+      u('r1', 'a1', [{ type: 'tool_result', tool_use_id: 't1', content: 'body' }], { isMeta: true }),
+      u('n1', 'r1', '<system-reminder>Local command output below is for the user only.</system-reminder>', { isMeta: true }),
+      a('a2', 'n1', 'msg_2', { type: 'text', text: 'No bugs found.' }),
+    ].join('\n');
+    const s = (await importSource(stringSource('slash.jsonl', text))).sessions[0]!;
+    expect(s.messages.map((m) => m.id)).toEqual(['u1', 'm1', 'a1', 'r1', 'a2']);
+    expect(s.messages[1]!.parts[0]).toMatchObject({ kind: 'text', text: 'Review the file below for bugs. List each with its line.' });
+  });
+
   it('merges one API response split over lines and keeps the usage once', async () => {
     const usage = { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 7 };
     const text = [
