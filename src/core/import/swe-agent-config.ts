@@ -32,10 +32,10 @@ export function lastNObservations(agent: Json): LastNObservations | undefined {
   return undefined;
 }
 
-/** Lines as Python's `str.splitlines` counts them (no trailing empty line). */
+/** Lines as Python's `str.splitlines` counts them (no trailing empty line; the rare ASCII separators 0x1c-0x1e aside). */
 function lineCount(text: string): number {
   if (text === '') return 0;
-  const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  const lines = text.split(/\r\n|[\n\r\v\f\x85\u2028\u2029]/);
   return lines.at(-1) === '' ? lines.length - 1 : lines.length;
 }
 
