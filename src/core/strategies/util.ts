@@ -1,5 +1,7 @@
 /** Turn arithmetic shared by the strategies. */
+import type { Message } from '../model';
 import type { MessageRange } from '../replay/types';
+import { isTurnBoundary } from '../turns';
 import type { HistoryView, StrategyContext } from './types';
 
 /** Start of the turn that contains message `i` (the current turn when i = end - 1). */
@@ -84,4 +86,102 @@ export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, f
 export function isToolResultMessage(ctx: StrategyContext, i: number): boolean {
   const m = ctx.messages[i];
   return m !== undefined && m.parts.some((p) => p.kind === 'tool_result');
+}
+
+/** callId → message index of its call, built once per message list (a session's messages never change). */
+const callIndexCache = new WeakMap<readonly Message[], Map<string, number>>();
+function callIndex(messages: readonly Message[]): Map<string, number> {
+  let map = callIndexCache.get(messages);
+  if (!map) {
+    map = new Map();
+    for (let i = 0; i < messages.length; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call' && !map.has(p.id)) map.set(p.id, i);
+    callIndexCache.set(messages, map);
+  }
+  return map;
+}
+
+/** Message indices of the real turn starts (user prompts), once per message list. */
+const promptStartsCache = new WeakMap<readonly Message[], number[]>();
+
+/**
+ * The user prompt the call before `end` answers: the last message before `end` that starts a turn
+ * (docs/policies.md §S3: the current prompt is never dropped). -1 when there is none.
+ */
+export function currentPrompt(messages: readonly Message[], end: number): number {
+  let starts = promptStartsCache.get(messages);
+  if (!starts) {
+    starts = [];
+    for (let i = 0; i < messages.length; i++) if (isTurnBoundary(messages[i]!)) starts.push(i);
+    promptStartsCache.set(messages, starts);
+  }
+  let lo = 0;
+  let hi = starts.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! < end) {
+      best = starts[mid]!;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
+/** Where a message-count cut landed: the cut, and how far it moved so no tool call lost its result. */
+export interface PairSafeCut {
+  readonly cut: number;
+  /** cut − target: negative = moved earlier (kept more), positive = later (kept fewer). */
+  readonly moved: number;
+}
+
+/**
+ * The cut nearest to `target` (keep [cut, end)) that orphans no tool call or result
+ * (docs/policies.md §S2, §S3). A cut at x is safe when no tool result in [x, end) has its call
+ * before x. `prefer: 'nearest'` moves by the fewest messages, earlier on a tie (never fewer than
+ * asked); `'later'` only moves later (a strategy that must drop at least what it asked for).
+ * Cost: O(end − target + distance moved) — the kept tail and the move, never the session.
+ */
+export function pairSafeCut(ctx: StrategyContext, target: number, end: number, bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' }): PairSafeCut {
+  const calls = callIndex(ctx.messages);
+  /** Smallest call index among the results of message x (Infinity when none, or the call is unknown). */
+  const earliestCallOf = (x: number): number => {
+    let m = Infinity;
+    for (const p of ctx.messages[x]!.parts) {
+      if (p.kind !== 'tool_result') continue;
+      const c = calls.get(p.callId);
+      if (c !== undefined && c < m) m = c;
+    }
+    return m;
+  };
+  // minCall[x − target] = smallest call index of the results in [x, end).
+  const len = Math.max(0, end - target) + 1;
+  const minCall = new Float64Array(len).fill(Infinity);
+  for (let x = end - 1; x >= target; x--) minCall[x - target] = Math.min(minCall[x - target + 1]!, earliestCallOf(x));
+  if (minCall[0]! >= target) return { cut: target, moved: 0 };
+  let later: number | undefined;
+  for (let x = target + 1; x <= Math.min(bounds.hi, end); x++)
+    if (minCall[x - target]! >= x) {
+      later = x;
+      break;
+    }
+  if (bounds.prefer === 'later') return { cut: later ?? bounds.hi, moved: (later ?? bounds.hi) - target };
+  let earlier: number | undefined;
+  let m = minCall[0]!;
+  const limit = later === undefined ? bounds.lo : Math.max(bounds.lo, target - (later - target));
+  for (let x = target - 1; x >= limit; x--) {
+    m = Math.min(m, earliestCallOf(x));
+    if (m >= x) {
+      earlier = x;
+      break;
+    }
+  }
+  const cut = earlier ?? later ?? bounds.lo;
+  return { cut, moved: cut - target };
+}
+
+/** A note for a cut that had to move ("" when it did not). */
+export function movedNote(moved: number): string {
+  if (moved === 0) return '';
+  const n = Math.abs(moved);
+  return ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
 }
