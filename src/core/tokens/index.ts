@@ -1,16 +1,16 @@
 /**
  * Tokenizers by stable id, the message cost model, and per-session counts.
- * Ids: `chars4` `runes2.5` `shannon` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
+ * Ids: `chars4` `runes2.5` `shannon` `s4` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
  * `calibrated`.
  */
 import type { Session } from '../model';
 import { cl100kBase, o200kBase } from './bpe';
 import { countCalibrated, countSession } from './count';
 import { createCounter, MEDIA_TOKENS as MEDIA_TOKENS_BY_PROVIDER, type CostModelOptions } from './cost';
-import { chars4, runes25, shannon } from './heuristics';
+import { chars4, runes25, s4, shannon } from './heuristics';
 import type { SessionCounts, Tokenizer, TokenizerId } from './types';
 
-export { createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, type CostModelOptions } from './cost';
+export { COST_RULES, costRulesFor, createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, scaleFloor, type CostModelOptions, type CostRules } from './cost';
 export { countSession, countCalibrated } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
 export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';
@@ -19,6 +19,7 @@ const BASE: Readonly<Record<string, Tokenizer>> = {
   chars4,
   'runes2.5': runes25,
   shannon,
+  s4,
   'tiktoken:o200k_base': o200kBase,
   'tiktoken:cl100k_base': cl100kBase,
 };
