@@ -40,7 +40,9 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   let from = recentsCut.cut;
   let promptNote = '';
   const keepBefore = primerSet.filter((i) => i < from);
-  const prompt = currentPrompt(ctx.messages, end);
+  // S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
+  // keeps exactly its first and most recent events, so its counts stay its own.
+  const prompt = ctx.config.triggerMessages === undefined ? currentPrompt(ctx.messages, end) : -1;
   if (prompt >= primerEnd && prompt < from && inView(prompt)) {
     if (ctx.messages[prompt]!.parts.some((p) => p.kind === 'tool_result')) {
       // A prompt that also carries tool results keeps their calls: the recents reach back to it.

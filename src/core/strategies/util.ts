@@ -63,11 +63,12 @@ export function viewTokens(h: HistoryView, ctx: StrategyContext): number {
   return t;
 }
 
-/** Smallest boundary b ≥ from with tokens of [b, end) + fixed ≤ budget, not past `latest`. */
+/** Smallest boundary b ≥ earliest with tokens of [b, end) + fixed ≤ budget, not past `latest`. */
 export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, fixed: number, earliest: number): number {
   const latest = latestCut(h, ctx);
   const starts = ctx.turnStarts;
-  // Binary search for the first boundary ≥ earliest; then walk forward (tokens only shrink).
+  // The first boundary ≥ earliest, then the first one from there that fits: tokens of [b, end)
+  // only shrink as b grows, so both are binary searches (O(log turns) per compression).
   let lo = 0;
   let hi = starts.length;
   while (lo < hi) {
@@ -75,12 +76,14 @@ export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, f
     if (starts[mid]! < earliest) lo = mid + 1;
     else hi = mid;
   }
-  for (let k = lo; k < starts.length; k++) {
-    const s = starts[k]!;
-    if (s > latest) return latest;
-    if (ctx.rangeTokens(s, h.end) + fixed <= budget) return s;
+  hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const s = starts[mid]!;
+    if (s > latest || ctx.rangeTokens(s, h.end) + fixed <= budget) hi = mid;
+    else lo = mid + 1;
   }
-  return latest;
+  return lo < starts.length ? Math.min(starts[lo]!, latest) : latest;
 }
 
 export function isToolResultMessage(ctx: StrategyContext, i: number): boolean {
