@@ -1,6 +1,6 @@
 /**
- * A pipeline composes strategies in order (S4: prune tool results first, then summarize the
- * middle): each one sees the window the previous one left, and the pipeline stops as soon as the
+ * A pipeline composes strategies in order (docs/policies.md §S4: prune tool results first, then
+ * summarize the middle): each one sees the window the previous one left, and the pipeline stops as soon as the
  * history fits the budget. The result is itself a Strategy, so pipelines nest and a user's own
  * strategy (loaded by the CLI) slots in like any other.
  */

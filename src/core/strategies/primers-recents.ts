@@ -9,7 +9,7 @@
 import type { Strategy, StrategyContext } from './types';
 import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
-/** S3's compress_context default: "Keep the summary under {target_tokens} tokens", target_tokens = 400. */
+/** docs/policies.md §S3, compress_context's default: "Keep the summary under {target_tokens} tokens", target_tokens = 400. */
 export const S3_SUMMARY_TOKENS = 400;
 
 /** First `n` messages, extended so no tool call in them loses its result (none when that never closes before `limit`). */
@@ -40,7 +40,7 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   let from = recentsCut.cut;
   let promptNote = '';
   const keepBefore = primerSet.filter((i) => i < from);
-  // S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
+  // docs/policies.md §S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
   // keeps exactly its first and most recent events, so its counts stay its own.
   const prompt = ctx.config.triggerMessages === undefined ? currentPrompt(ctx.messages, end) : -1;
   if (prompt >= primerEnd && prompt < from && inView(prompt)) {

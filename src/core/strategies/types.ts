@@ -42,7 +42,7 @@ export interface StrategyResult {
   readonly summaryRequest?: { readonly ranges: readonly MessageRange[]; readonly targetTokens: number };
   readonly note: string;
   /**
-   * Set when what the strategy must keep (S3's primers + summary + recents) exceeds the budget it
+   * Set when what the strategy must keep (primers + summary + recents, docs/policies.md §S3) exceeds the budget it
    * was given: it kept them anyway (docs/policies.md §S3). Tokens are what it kept, budget what it had.
    */
   readonly targetUnmet?: { readonly tokens: number; readonly budget: number };

@@ -8,7 +8,7 @@
  * the window already had. The previous summary is re-summarized into a share of the budget — what
  * it covered, against what is folded now, but never more than half — so the newest material always
  * has room and older material fades by halves instead of crowding it out. Files touched and facts
- * carry over from the previous summary (S4's file tracking) as long as their share holds them.
+ * carry over from the previous summary (file tracking, docs/policies.md §S4) as long as their share holds them.
  * Work per call is proportional to what is folded plus the previous summary, never the session.
  */
 import type { Message } from '../model';
@@ -19,7 +19,7 @@ const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|p
 // No leading \b on error/exception: "TypeError", "ValueError", "NullPointerException" count.
 const ERROR = /(error|exception)s?\b|\b(failed|failure|traceback|panic|assert)/i;
 
-/** Characters per token the budget assumes: S1 / S2's chars/4. */
+/** Characters per token the budget assumes: chars4's (docs/policies.md §Tokenizers and estimates). */
 const CHARS_PER_TOKEN = 4;
 const MIN_CHARS = 200;
 /** Longest item kept verbatim; longer ones are cut with an ellipsis. */

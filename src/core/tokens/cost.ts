@@ -7,8 +7,8 @@
  * per counter and the breakdown reused (WeakMap on the message object).
  *
  * Each seed's estimator counts a little differently (docs/policies.md §Tokenizers and estimates):
- * S3 (`shannon`) adds 5 per message, counts the system prompt as one more message and takes
- * ×1.1 on the total, floored once; S4 (`s4`) counts message content and tool-call arguments
+ * `shannon` (§S3) adds 5 per message, counts the system prompt as one more message and takes
+ * ×1.1 on the total, floored once; `s4` (§S4) counts message content and tool-call arguments
  * only. `COST_RULES` holds those differences; everything else shares the code below.
  */
 import type { Message, ToolDef } from '../model';

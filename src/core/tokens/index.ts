@@ -1,5 +1,6 @@
 /**
- * Tokenizers by stable id, the message cost model, and per-session counts.
+ * Tokenizers by stable id, the message cost model, and per-session counts
+ * (docs/policies.md §Tokenizers and estimates).
  * Ids: `chars4` `runes2.5` `shannon` `s4` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
  * `calibrated`.
  */
@@ -50,7 +51,7 @@ export function getTokenizer(id: TokenizerId): Tokenizer {
   throw new Error(`unknown tokenizer "${id}" (known: ${TOKENIZER_IDS.join(', ')}, or max:<id>)`);
 }
 
-/** The model family's sensible default (issue: OpenAI → its BPE; Claude, Gemini → calibrated with usage). */
+/** The model family's sensible default: OpenAI → its BPE; Claude, Gemini → calibrated when usage is reported. */
 export function defaultTokenizerFor(model: string | undefined, hasUsage: boolean): TokenizerId {
   const m = (model ?? '').toLowerCase();
   if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt|codex|gpt-oss)/.test(m)) return 'tiktoken:o200k_base';

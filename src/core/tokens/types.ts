@@ -1,7 +1,7 @@
 import type { Message, ToolDef } from '../model';
 
 /**
- * Stable tokenizer ids (used in config, the CLI, the store's count cache and the UI):
+ * Stable tokenizer ids (docs/policies.md §Tokenizers and estimates; used in config, the CLI, the store's count cache and the UI):
  * `chars4` (S1, S2), `runes2.5` (S0), `shannon` (S3), `s4` (S4), `tiktoken:o200k_base`, `tiktoken:cl100k_base`,
  * `max:<id>` (S1: max(tokenizer, chars/4)), `calibrated` (fit to reported usage).
  */
