@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig, type ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
 import { STRATEGIES, keepPinned, pipeline, type HistoryView, type StrategyContext, type StrategyResult } from '../../../src/core/strategies/index';
+import { primerIndices } from '../../../src/core/strategies/primers-recents';
 import { PLACEHOLDER_TOKENS } from '../../../src/core/strategies/tool-pruning';
 import { exchangeStarts, pairToolCalls, turnStarts } from '../../../src/core/turns';
 import { assistant, call, toolResult, user } from '../../helpers/session';
@@ -244,6 +245,37 @@ describe('pinned / sticky messages', () => {
     const msgs = pinned.messages.map((m, i) => (i === 6 ? { ...m, pinned: true } : m));
     const r = keepPinned(STRATEGIES['observation-masking'])(view, 0, contextFor(msgs, pinned.tokens, { keepToolResults: 1 }));
     expect(r.masked).toEqual([2, 10, 14]);
+  });
+});
+
+describe('S3 recents are messages, never trimmed (property, docs/policies.md §S3)', () => {
+  it('keeps at least min(recents, what is after the primers) recent messages and the current prompt, whatever the budget', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 5_000 }),
+        (turnCalls, primers, recents, budget) => {
+          const msgs: Message[] = [];
+          let c = 0;
+          for (const calls of turnCalls) {
+            msgs.push(user('u'));
+            for (let k = 0; k < calls; k++, c++) msgs.push(assistant([call(`p${c}`)]), toolResult(`p${c}`));
+            msgs.push(assistant('a'));
+          }
+          const end = msgs.length - 1;
+          const ctx = contextFor(msgs, msgs.map(() => 100), { primers, recents });
+          const r = STRATEGIES['primers-recents']({ from: 0, keepBefore: [], end }, budget, ctx);
+          const primerEnd = primerIndices(ctx, primers, end).length;
+          // One call per assistant message, its result right after: a cut at a result moves one earlier (a tie), never later.
+          expect(end - r.kept.from).toBeGreaterThanOrEqual(Math.min(recents, end - Math.min(primerEnd, end)));
+          const prompt = msgs.slice(0, end).map((m, i) => (m.role === 'user' && m.parts[0]!.kind === 'text' ? i : -1)).filter((i) => i >= 0).pop()!;
+          expect(prompt >= r.kept.from || r.kept.keepBefore.includes(prompt)).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
