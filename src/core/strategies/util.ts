@@ -91,16 +91,28 @@ export function isToolResultMessage(ctx: StrategyContext, i: number): boolean {
   return m !== undefined && m.parts.some((p) => p.kind === 'tool_result');
 }
 
-/** callId → message index of its call, built once per message list (a session's messages never change). */
-const callIndexCache = new WeakMap<readonly Message[], Map<string, number>>();
-function callIndex(messages: readonly Message[]): Map<string, number> {
-  let map = callIndexCache.get(messages);
-  if (!map) {
-    map = new Map();
-    for (let i = 0; i < messages.length; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call' && !map.has(p.id)) map.set(p.id, i);
-    callIndexCache.set(messages, map);
+/**
+ * For each message, the smallest message index among the calls of its tool results (Infinity when
+ * it holds none, or none whose call is known). Built once per message list — a session's messages
+ * never change — so a cut check reads a typed array.
+ */
+const resultCallsCache = new WeakMap<readonly Message[], Float64Array>();
+function earliestCallOfResults(messages: readonly Message[]): Float64Array {
+  let out = resultCallsCache.get(messages);
+  if (!out) {
+    const calls = new Map<string, number>();
+    out = new Float64Array(messages.length).fill(Infinity);
+    for (let i = 0; i < messages.length; i++)
+      for (const p of messages[i]!.parts) {
+        if (p.kind === 'tool_call' && !calls.has(p.id)) calls.set(p.id, i);
+        else if (p.kind === 'tool_result') {
+          const c = calls.get(p.callId);
+          if (c !== undefined && c < out[i]!) out[i] = c;
+        }
+      }
+    resultCallsCache.set(messages, out);
   }
-  return map;
+  return out;
 }
 
 /** Message indices of the real turn starts (user prompts), once per message list. */
@@ -145,17 +157,9 @@ export interface PairSafeCut {
  * Cost: O(end − target + distance moved) — the kept tail and the move, never the session.
  */
 export function pairSafeCut(ctx: StrategyContext, target: number, end: number, bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' }): PairSafeCut {
-  const calls = callIndex(ctx.messages);
-  /** Smallest call index among the results of message x (Infinity when none, or the call is unknown). */
-  const earliestCallOf = (x: number): number => {
-    let m = Infinity;
-    for (const p of ctx.messages[x]!.parts) {
-      if (p.kind !== 'tool_result') continue;
-      const c = calls.get(p.callId);
-      if (c !== undefined && c < m) m = c;
-    }
-    return m;
-  };
+  const callOf = earliestCallOfResults(ctx.messages);
+  /** Smallest call index among the results of message x. */
+  const earliestCallOf = (x: number): number => callOf[x]!;
   // minCall[x − target] = smallest call index of the results in [x, end).
   const len = Math.max(0, end - target) + 1;
   const minCall = new Float64Array(len).fill(Infinity);
