@@ -39,7 +39,7 @@ function messageDigest(m: Message): Uint8Array {
 
 /** Digests of recent previous summaries: a replay hands each summary back as the next one's input. */
 const textDigests = new Map<string, Uint8Array>();
-const TEXT_DIGESTS_KEPT = 256;
+const TEXT_DIGESTS_KEPT = 4_096;
 function textDigest(text: string): Uint8Array {
   let d = textDigests.get(text);
   if (!d) {
