@@ -1,7 +1,8 @@
 /**
  * docs/policies.md §S3: primers (the first N messages, default 3) + a summary of the middle +
- * recents (the last M messages, default 20) + the user prompt the current call answers. Counts
- * are messages, not turns. A cut never separates a tool call from its result: the primers grow
+ * recents (the last M messages, default 20) + the user prompt the current call answers (under a
+ * token trigger; the OpenHands presets count events and keep exactly theirs). Counts are
+ * messages, not turns. A cut never separates a tool call from its result: the primers grow
  * to take their calls' results, and the recents' start moves by the fewest messages, said in the
  * note. When primers + summary + recents still exceed the target the strategy keeps them all and
  * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
