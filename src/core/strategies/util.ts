@@ -160,11 +160,14 @@ export function pairSafeCut(ctx: StrategyContext, target: number, end: number, b
   const callOf = earliestCallOfResults(ctx.messages);
   /** Smallest call index among the results of message x. */
   const earliestCallOf = (x: number): number => callOf[x]!;
+  // The common case (the cut orphans nothing) needs one pass and no allocation.
+  let safe = true;
+  for (let x = target; x < end && safe; x++) if (earliestCallOf(x) < target) safe = false;
+  if (safe) return { cut: target, moved: 0 };
   // minCall[x − target] = smallest call index of the results in [x, end).
   const len = Math.max(0, end - target) + 1;
   const minCall = new Float64Array(len).fill(Infinity);
   for (let x = end - 1; x >= target; x--) minCall[x - target] = Math.min(minCall[x - target + 1]!, earliestCallOf(x));
-  if (minCall[0]! >= target) return { cut: target, moved: 0 };
   let later: number | undefined;
   for (let x = target + 1; x <= Math.min(bounds.hi, end); x++)
     if (minCall[x - target]! >= x) {
