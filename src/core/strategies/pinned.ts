@@ -1,5 +1,5 @@
 /**
- * Pinned / sticky messages (S3's "important message" marking, S4's sticky sections) never leave
+ * Pinned / sticky messages (the "important message" marking of docs/policies.md §S3, the sticky sections of §S4) never leave
  * the window. `keepPinned` wraps any strategy: the whole turn of a pinned message that the
  * strategy dropped is kept (a turn is never split, so its tool calls keep their results), and a
  * pinned tool result is never masked.

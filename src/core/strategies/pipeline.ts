@@ -1,6 +1,6 @@
 /**
- * A pipeline composes strategies in order (S4: prune tool results first, then summarize the
- * middle): each one sees the window the previous one left, and the pipeline stops as soon as the
+ * A pipeline composes strategies in order (docs/policies.md §S4: prune tool results first, then
+ * summarize the middle): each one sees the window the previous one left, and the pipeline stops as soon as the
  * history fits the budget. The result is itself a Strategy, so pipelines nest and a user's own
  * strategy (loaded by the CLI) slots in like any other.
  */
@@ -33,6 +33,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
     let targetTokens = 0;
     const notes: string[] = [];
     let stageCtx = ctx;
+    let targetUnmet: StrategyResult['targetUnmet'];
     for (const stage of stages) {
       if (notes.length > 0 && viewTokens(view, stageCtx) <= budget) break;
       const r: StrategyResult = stage(view, budget, stageCtx);
@@ -43,6 +44,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
         targetTokens = Math.max(targetTokens, r.summaryRequest.targetTokens);
       }
       notes.push(r.note);
+      if (r.targetUnmet) targetUnmet = r.targetUnmet;
       view = { from: Math.max(view.from, r.kept.from), keepBefore: r.kept.keepBefore, end: view.end };
       stageCtx = withMasked(ctx, masked);
     }
@@ -54,6 +56,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
       dropped: droppedRanges,
       masked: maskedKept,
       ...(fold.size > 0 ? { summaryRequest: { ranges: toRanges([...fold].filter((i) => dropped.has(i))), targetTokens } } : {}),
+      ...(targetUnmet ? { targetUnmet } : {}),
       note: `${name}: ${notes.join('; ')}`,
     };
   };

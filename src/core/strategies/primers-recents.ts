@@ -1,11 +1,19 @@
 /**
- * S3: primers (the first N messages, default 3) + an LLM summary of the middle + recents (the last
- * M messages, default 20). Primers are extended just enough to keep their tool calls' results.
+ * docs/policies.md §S3: primers (the first N messages, default 3) + a summary of the middle +
+ * recents (the last M messages, default 20) + the user prompt the current call answers (under a
+ * token trigger; the OpenHands presets count events and keep exactly theirs). Counts are
+ * messages, not turns. A cut never separates a tool call from its result: the primers grow
+ * to take their calls' results, and the recents' start moves by the fewest messages, said in the
+ * note. When primers + summary + recents still exceed the target the strategy keeps them all and
+ * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
  */
 import type { Strategy, StrategyContext } from './types';
-import { boundaryAtOrAfter, cutToFit, droppedRanges, latestCut, range, toRanges } from './util';
+import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
-/** First `n` messages, extended so no tool call in them loses its result. */
+/** docs/policies.md §S3, compress_context's default: "Keep the summary under {target_tokens} tokens", target_tokens = 400. */
+export const S3_SUMMARY_TOKENS = 400;
+
+/** First `n` messages, extended so no tool call in them loses its result (none when that never closes before `limit`). */
 export function primerIndices(ctx: StrategyContext, n: number, limit: number): number[] {
   if (n <= 0) return [];
   let k = Math.min(n, limit);
@@ -23,32 +31,49 @@ export function primerIndices(ctx: StrategyContext, n: number, limit: number): n
 
 export const primersRecents: Strategy = (h, budget, ctx) => {
   const { primers, recents } = ctx.config;
-  const latest = latestCut(h, ctx);
-  const primerSet = primerIndices(ctx, primers, latest);
-  const primerEnd = primerSet.length;
-  let from = Math.max(primerEnd, h.from, Math.min(boundaryAtOrAfter(ctx.turnStarts, h.end - recents, h.end), latest));
+  const end = h.end;
+  const inView = (i: number): boolean => (i >= h.from && i < end) || h.keepBefore.includes(i);
+  const primerSet = primerIndices(ctx, primers, end).filter(inView);
+  const primerEnd = primerSet.length > 0 ? primerSet[primerSet.length - 1]! + 1 : 0;
+  const lo = Math.max(h.from, primerEnd);
+  const target = Math.max(lo, end - recents);
+  const recentsCut = target === lo ? { cut: lo, moved: 0 } : pairSafeCut(ctx, target, end, { lo, hi: end, prefer: 'nearest' });
+  let from = recentsCut.cut;
+  let promptNote = '';
   const keepBefore = primerSet.filter((i) => i < from);
-  // A token-triggered policy (S3) aims at a token target: when the last `recents` messages alone
-  // overflow it (S3's "pitfall 1"), whole turns of recents go too, so the request lands under the
-  // target. An event-count condenser (OpenHands, `triggerMessages`) aims at a count and keeps them.
-  let shrunk = '';
-  // The summary takes a tenth of the budget; the kept messages get the rest.
-  const summaryTarget = Math.max(64, Math.floor(budget * 0.1));
-  if (ctx.config.triggerMessages === undefined) {
-    const primerTokens = keepBefore.reduce((t, i) => t + ctx.tokensOf(i), 0);
-    const fitted = cutToFit({ from, keepBefore: [], end: h.end }, ctx, budget - summaryTarget - primerTokens, 0, from);
-    if (fitted > from) {
-      shrunk = ` (recents shrunk from ${h.end - from} to ${h.end - fitted} messages to meet the target)`;
-      from = fitted;
+  // docs/policies.md §S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
+  // keeps exactly its first and most recent events, so its counts stay its own.
+  const prompt = ctx.config.triggerMessages === undefined ? currentPrompt(ctx.messages, end) : -1;
+  if (prompt >= primerEnd && prompt < from && inView(prompt)) {
+    if (ctx.messages[prompt]!.parts.some((p) => p.kind === 'tool_result')) {
+      // A prompt that also carries tool results keeps their calls: the recents reach back to it.
+      from = pairSafeCut(ctx, prompt, end, { lo, hi: prompt, prefer: 'nearest' }).cut;
+      promptNote = `, recents extended back to the current prompt (message ${prompt})`;
+      keepBefore.splice(0, keepBefore.length, ...primerSet.filter((i) => i < from));
+    } else {
+      keepBefore.push(prompt);
+      promptNote = ` + current prompt (message ${prompt})`;
     }
   }
   const dropped = droppedRanges(h, from, keepBefore);
-  const middle = dropped.length ? toRanges(dropped.flatMap(([a, b]) => range(a, b + 1))) : [];
+  const folded = dropped.reduce((n, [a, b]) => n + b - a + 1, 0);
+  const summaryTarget = S3_SUMMARY_TOKENS;
+  let note = `primers ${primerSet.filter((i) => i < from).length} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
+  let targetUnmet: { tokens: number; budget: number } | undefined;
+  if (ctx.config.triggerMessages === undefined) {
+    const kept = ctx.rangeTokens(from, end) + keepBefore.reduce((t, i) => t + ctx.tokensOf(i), 0) + (dropped.length ? summaryTarget : 0);
+    if (kept > budget) {
+      targetUnmet = { tokens: kept, budget };
+      note += `; target not met: primers + summary + recents need ${kept.toLocaleString('en-US')} tokens, the target leaves ${Math.max(0, Math.floor(budget)).toLocaleString('en-US')} — all kept (docs/policies.md §S3)`;
+    }
+  }
   return {
     kept: { from, keepBefore },
     dropped,
     masked: [],
-    ...(middle.length ? { summaryRequest: { ranges: middle, targetTokens: summaryTarget } } : {}),
-    note: `primers ${keepBefore.length} + summary of ${middle.reduce((n, [a, b]) => n + b - a + 1, 0)} + recents ${h.end - from}${shrunk}`,
+    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: summaryTarget } } : {}),
+    ...(targetUnmet ? { targetUnmet } : {}),
+    note,
   };
 };

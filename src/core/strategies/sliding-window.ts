@@ -1,9 +1,15 @@
-/** S2 SlidingWindow(N): keep the last N messages (snapped forward to a turn boundary). */
+/**
+ * docs/policies.md §S2 SlidingWindow(N): keep the N most recent messages — messages, not turns.
+ * Where the cut would separate a tool call from its result it moves by the fewest messages
+ * (earlier on a tie, so never fewer than N are kept), and the note says so. The system prompt is a
+ * region and always stays.
+ */
 import type { Strategy } from './types';
-import { boundaryAtOrAfter, droppedRanges, latestCut } from './util';
+import { droppedRanges, movedNote, pairSafeCut } from './util';
 
 export const slidingWindow: Strategy = (h, _budget, ctx) => {
   const n = ctx.config.slidingWindow;
-  const from = Math.max(h.from, Math.min(boundaryAtOrAfter(ctx.turnStarts, h.end - n, h.end), latestCut(h, ctx)));
-  return { kept: { from, keepBefore: [] }, dropped: droppedRanges(h, from, []), masked: [], note: `sliding window: kept the last ${h.end - from} messages (N = ${n})` };
+  const target = Math.max(h.from, h.end - n);
+  const { cut: from, moved } = target === h.from ? { cut: h.from, moved: 0 } : pairSafeCut(ctx, target, h.end, { lo: h.from, hi: h.end, prefer: 'nearest' });
+  return { kept: { from, keepBefore: [] }, dropped: droppedRanges(h, from, []), masked: [], note: `sliding window: kept the last ${h.end - from} messages (N = ${n})${movedNote(moved)}` };
 };

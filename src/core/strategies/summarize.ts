@@ -1,4 +1,4 @@
-/** S2 Summarize(model) / S3 summarize: fold the oldest turns into the summary until the rest fits. */
+/** Summarize (docs/policies.md §S2 Summarize(model), and the presets' summarizers): fold the oldest turns into the summary until the rest fits. */
 import type { Strategy } from './types';
 import { cutToFit, droppedRanges } from './util';
 

@@ -1,25 +1,31 @@
 /**
- * S4: tool results are the first thing pruned — the primary source of bloat. Older tool results
- * (outside the protected tail) are replaced by a placeholder, oldest first, until the history fits.
+ * docs/policies.md §S4: tool results are the first thing pruned — the primary source of bloat.
+ * Tool results between the protected head and the protected tail are replaced by a placeholder,
+ * oldest first, until the history fits. The head and tail are protected from pruning as they are
+ * from the summary (head-tail.ts).
  */
+import { headEnd, tailStart } from './head-tail';
 import type { Strategy } from './types';
-import { isToolResultMessage, turnStartOf, viewTokens } from './util';
+import { isToolResultMessage, viewTokens } from './util';
 
 export const toolPruning: Strategy = (h, budget, ctx) => {
-  const tailTurns = Math.max(1, ctx.config.protectTail);
-  const tailIdx = Math.max(0, ctx.turnStarts.findIndex((s) => s === turnStartOf(ctx.turnStarts, h.end - 1)) - (tailTurns - 1));
-  const tailStart = ctx.turnStarts[tailIdx] ?? 0;
+  const head = headEnd(h, ctx);
+  const tail = tailStart(h, ctx);
   let tokens = viewTokens(h, ctx);
   const masked: number[] = [];
-  const candidates = [...h.keepBefore, ...Array.from({ length: Math.max(0, tailStart - h.from) }, (_, k) => h.from + k)];
-  for (const i of candidates) {
-    if (tokens <= budget) break;
+  const prune = (i: number): boolean => {
+    if (tokens <= budget) return false;
     // A result already no bigger than the placeholder gains nothing from pruning.
-    if (!isToolResultMessage(ctx, i) || ctx.isMasked(i) || ctx.tokensOf(i) <= PLACEHOLDER_TOKENS) continue;
-    tokens -= Math.max(0, ctx.tokensOf(i) - PLACEHOLDER_TOKENS);
-    masked.push(i);
-  }
-  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: [], masked, note: `pruned ${masked.length} tool results` };
+    if (isToolResultMessage(ctx, i) && !ctx.isMasked(i) && ctx.tokensOf(i) > PLACEHOLDER_TOKENS) {
+      tokens -= ctx.tokensOf(i) - PLACEHOLDER_TOKENS;
+      masked.push(i);
+    }
+    return true;
+  };
+  let going = true;
+  for (const i of h.keepBefore) if (going && i >= head && i < tail) going = prune(i);
+  for (let i = Math.max(h.from, head); going && i < tail; i++) going = prune(i);
+  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: [], masked, note: `pruned ${masked.length} tool results${tokens > budget ? ' (still over the target: the rest is in the protected head and tail)' : ''}` };
 };
 
 /** What a pruned or masked tool result still costs: the placeholder and the call id. */

@@ -41,6 +41,11 @@ export interface StrategyResult {
   /** Ranges to fold into the summary, and the size the summary should aim at. */
   readonly summaryRequest?: { readonly ranges: readonly MessageRange[]; readonly targetTokens: number };
   readonly note: string;
+  /**
+   * Set when what the strategy must keep (primers + summary + recents, docs/policies.md §S3) exceeds the budget it
+   * was given: it kept them anyway (docs/policies.md §S3). Tokens are what it kept, budget what it had.
+   */
+  readonly targetUnmet?: { readonly tokens: number; readonly budget: number };
 }
 
 export type Strategy = (history: HistoryView, budget: number, ctx: StrategyContext) => StrategyResult;

@@ -1,5 +1,7 @@
 /** Turn arithmetic shared by the strategies. */
+import type { Message } from '../model';
 import type { MessageRange } from '../replay/types';
+import { isTurnBoundary } from '../turns';
 import type { HistoryView, StrategyContext } from './types';
 
 /** Start of the turn that contains message `i` (the current turn when i = end - 1). */
@@ -61,11 +63,12 @@ export function viewTokens(h: HistoryView, ctx: StrategyContext): number {
   return t;
 }
 
-/** Smallest boundary b ≥ from with tokens of [b, end) + fixed ≤ budget, not past `latest`. */
+/** Smallest boundary b ≥ earliest with tokens of [b, end) + fixed ≤ budget, not past `latest`. */
 export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, fixed: number, earliest: number): number {
   const latest = latestCut(h, ctx);
   const starts = ctx.turnStarts;
-  // Binary search for the first boundary ≥ earliest; then walk forward (tokens only shrink).
+  // The first boundary ≥ earliest, then the first one from there that fits: tokens of [b, end)
+  // only shrink as b grows, so both are binary searches (O(log turns) per compression).
   let lo = 0;
   let hi = starts.length;
   while (lo < hi) {
@@ -73,15 +76,122 @@ export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, f
     if (starts[mid]! < earliest) lo = mid + 1;
     else hi = mid;
   }
-  for (let k = lo; k < starts.length; k++) {
-    const s = starts[k]!;
-    if (s > latest) return latest;
-    if (ctx.rangeTokens(s, h.end) + fixed <= budget) return s;
+  hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const s = starts[mid]!;
+    if (s > latest || ctx.rangeTokens(s, h.end) + fixed <= budget) hi = mid;
+    else lo = mid + 1;
   }
-  return latest;
+  return lo < starts.length ? Math.min(starts[lo]!, latest) : latest;
 }
 
 export function isToolResultMessage(ctx: StrategyContext, i: number): boolean {
   const m = ctx.messages[i];
   return m !== undefined && m.parts.some((p) => p.kind === 'tool_result');
+}
+
+/**
+ * For each message, the smallest message index among the calls of its tool results (Infinity when
+ * it holds none, or none whose call is known). Built once per message list — a session's messages
+ * never change — so a cut check reads a typed array.
+ */
+const resultCallsCache = new WeakMap<readonly Message[], Float64Array>();
+function earliestCallOfResults(messages: readonly Message[]): Float64Array {
+  let out = resultCallsCache.get(messages);
+  if (!out) {
+    const calls = new Map<string, number>();
+    out = new Float64Array(messages.length).fill(Infinity);
+    for (let i = 0; i < messages.length; i++)
+      for (const p of messages[i]!.parts) {
+        if (p.kind === 'tool_call' && !calls.has(p.id)) calls.set(p.id, i);
+        else if (p.kind === 'tool_result') {
+          const c = calls.get(p.callId);
+          if (c !== undefined && c < out[i]!) out[i] = c;
+        }
+      }
+    resultCallsCache.set(messages, out);
+  }
+  return out;
+}
+
+/** Message indices of the real turn starts (user prompts), once per message list. */
+const promptStartsCache = new WeakMap<readonly Message[], number[]>();
+
+/**
+ * The user prompt the call before `end` answers: the last message before `end` that starts a turn
+ * (docs/policies.md §S3: the current prompt is never dropped). -1 when there is none.
+ */
+export function currentPrompt(messages: readonly Message[], end: number): number {
+  let starts = promptStartsCache.get(messages);
+  if (!starts) {
+    starts = [];
+    for (let i = 0; i < messages.length; i++) if (isTurnBoundary(messages[i]!)) starts.push(i);
+    promptStartsCache.set(messages, starts);
+  }
+  let lo = 0;
+  let hi = starts.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! < end) {
+      best = starts[mid]!;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
+/** Where a message-count cut landed: the cut, and how far it moved so no tool call lost its result. */
+export interface PairSafeCut {
+  readonly cut: number;
+  /** cut − target: negative = moved earlier (kept more), positive = later (kept fewer). */
+  readonly moved: number;
+}
+
+/**
+ * The cut nearest to `target` (keep [cut, end)) that orphans no tool call or result
+ * (docs/policies.md §S2, §S3). A cut at x is safe when no tool result in [x, end) has its call
+ * before x. `prefer: 'nearest'` moves by the fewest messages, earlier on a tie (never fewer than
+ * asked); `'later'` only moves later (a strategy that must drop at least what it asked for).
+ * Cost: O(end − target + distance moved) — the kept tail and the move, never the session.
+ */
+export function pairSafeCut(ctx: StrategyContext, target: number, end: number, bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' }): PairSafeCut {
+  const callOf = earliestCallOfResults(ctx.messages);
+  /** Smallest call index among the results of message x. */
+  const earliestCallOf = (x: number): number => callOf[x]!;
+  // The common case (the cut orphans nothing) needs one pass and no allocation.
+  let safe = true;
+  for (let x = target; x < end && safe; x++) if (earliestCallOf(x) < target) safe = false;
+  if (safe) return { cut: target, moved: 0 };
+  // minCall[x − target] = smallest call index of the results in [x, end).
+  const len = Math.max(0, end - target) + 1;
+  const minCall = new Float64Array(len).fill(Infinity);
+  for (let x = end - 1; x >= target; x--) minCall[x - target] = Math.min(minCall[x - target + 1]!, earliestCallOf(x));
+  let later: number | undefined;
+  for (let x = target + 1; x <= Math.min(bounds.hi, end); x++)
+    if (minCall[x - target]! >= x) {
+      later = x;
+      break;
+    }
+  if (bounds.prefer === 'later') return { cut: later ?? bounds.hi, moved: (later ?? bounds.hi) - target };
+  let earlier: number | undefined;
+  let m = minCall[0]!;
+  const limit = later === undefined ? bounds.lo : Math.max(bounds.lo, target - (later - target));
+  for (let x = target - 1; x >= limit; x--) {
+    m = Math.min(m, earliestCallOf(x));
+    if (m >= x) {
+      earlier = x;
+      break;
+    }
+  }
+  const cut = earlier ?? later ?? bounds.lo;
+  return { cut, moved: cut - target };
+}
+
+/** A note for a cut that had to move ("" when it did not). */
+export function movedNote(moved: number): string {
+  if (moved === 0) return '';
+  const n = Math.abs(moved);
+  return ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
 }

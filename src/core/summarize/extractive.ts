@@ -1,7 +1,15 @@
 /**
  * The default summarizer: extractive, deterministic and offline, so replays are reproducible.
- * Structured like S4's summary — goal, decisions and findings, errors, files touched, facts to
- * keep — built from the folded messages' own sentences, within the target size.
+ * Structured like S4's summary (docs/policies.md §S4) — goal, decisions and findings, errors,
+ * files touched, facts to keep — built from the folded messages' own sentences, within the
+ * target size.
+ *
+ * It is a rolling summary: each compression hands it only the messages it folds and the summary
+ * the window already had. The previous summary is re-summarized into a share of the budget — what
+ * it covered, against what is folded now, but never more than half — so the newest material always
+ * has room and older material fades by halves instead of crowding it out. Files touched and facts
+ * carry over from the previous summary (file tracking, docs/policies.md §S4) as long as their share holds them.
+ * Work per call is proportional to what is folded plus the previous summary, never the session.
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
@@ -11,6 +19,21 @@ const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|p
 // No leading \b on error/exception: "TypeError", "ValueError", "NullPointerException" count.
 const ERROR = /(error|exception)s?\b|\b(failed|failure|traceback|panic|assert)/i;
 
+/** Characters per token the budget assumes: chars4's (docs/policies.md §Tokenizers and estimates). */
+const CHARS_PER_TOKEN = 4;
+const MIN_CHARS = 200;
+/** Longest item kept verbatim; longer ones are cut with an ellipsis. */
+const ITEM_CHARS = 200;
+const HEADER = /^Summary of (\d+) earlier messages:$/;
+
+/** Sections in the order they are shown; the goal is the task as first given and stays first. */
+const SECTIONS = ['Earlier summary', 'Goal', 'Decisions and findings', 'Errors seen', 'Files', 'Facts to keep'] as const;
+type Section = (typeof SECTIONS)[number];
+/** Facts are short keys shown on one line; every other section shows one item per line. */
+const INLINE: ReadonlySet<Section> = new Set(['Facts to keep']);
+
+type Sections = Map<Section, string[]>;
+
 function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|\n+/)
@@ -18,67 +41,190 @@ function sentences(text: string): string[] {
     .filter((s) => s.length > 12 && s.length < 400);
 }
 
-function filesOf(messages: readonly Message[]): string[] {
-  const files = new Set<string>();
-  for (const m of messages)
-    for (const p of m.parts) {
-      if (p.kind !== 'tool_call') continue;
-      const path = /"(?:file_path|path|filename|file)"\s*:\s*"([^"]+)"/.exec(p.args)?.[1];
-      if (path) files.add(`${path} (${p.name})`);
-    }
-  return [...files];
+function clip(s: string, n = ITEM_CHARS): string {
+  return s.length <= n ? s : s.slice(0, n - 1) + '…';
 }
 
-export function extractiveSummary(req: SummaryRequest): string {
-  const budgetChars = Math.max(200, req.targetTokens * 4);
-  const goal = req.messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
+/** What the folded messages say, section by section, newest first (a share that runs out drops the oldest); the goal is the first request. */
+function extract(messages: readonly Message[]): Sections {
+  const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   const goalText = goal?.parts.find((p) => p.kind === 'text');
   const decisions: string[] = [];
   const errors: string[] = [];
-  const facts = new Map<string, string>();
-  for (const m of req.messages) {
+  const files: string[] = [];
+  const facts: string[] = [];
+  for (const m of messages) {
     for (const p of m.parts) {
+      if (p.kind === 'tool_call') {
+        const path = /"(?:file_path|path|filename|file)"\s*:\s*"([^"]+)"/.exec(p.args)?.[1];
+        if (path) files.push(`${path} (${p.name})`);
+        continue;
+      }
       const text = p.kind === 'text' ? p.text : p.kind === 'tool_result' ? p.text : '';
       if (!text) continue;
-      if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(s);
+      if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(clip(s));
       if ((p.kind === 'tool_result' && p.isError) || ERROR.test(text)) {
         // A result the tool flagged as an error leads with its first line when no line names it.
         const line = text.split('\n').find((l) => ERROR.test(l)) ?? (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
-        if (line) errors.push(line.trim().slice(0, 200));
+        if (line) errors.push(clip(line.trim()));
       }
     }
     // What the user or the agent said or did (not raw tool output): facts shared with retention, cached per message.
-    if (!m.parts.every((p) => p.kind === 'tool_result')) for (const f of factsOfMessage(m)) if (!facts.has(f.key)) facts.set(f.key, f.kind);
+    if (!m.parts.every((p) => p.kind === 'tool_result')) for (const f of factsOfMessage(m)) facts.push(f.key);
   }
-  const sections: [string, string[]][] = [
-    ['Earlier summary', req.previousSummary ? [req.previousSummary] : []],
-    ['Goal', goalText && goalText.kind === 'text' ? [goalText.text.slice(0, 400)] : []],
-    ['Decisions and findings', unique(decisions)],
-    ['Errors seen', unique(errors)],
-    ['Files', filesOf(req.messages)],
-    ['Facts to keep', [[...facts.keys()].join(', ')].filter(Boolean)],
-  ];
-  let out = `Summary of ${req.messages.length} earlier messages:`;
-  for (const [title, items] of sections) {
-    if (items.length === 0) continue;
-    const block = `\n## ${title}\n` + items.map((i) => `- ${i}`).join('\n');
-    if (out.length + block.length > budgetChars) {
-      const room = budgetChars - out.length - title.length - 8;
-      if (room > 40) out += `\n## ${title}\n- ${items.join('; ').slice(0, room)}…`;
-      break;
+  return new Map<Section, string[]>([
+    ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
+    ['Decisions and findings', newestFirst(decisions)],
+    ['Errors seen', newestFirst(errors)],
+    ['Files', newestFirst(files)],
+    ['Facts to keep', newestFirst(facts)],
+  ]);
+}
+
+/**
+ * Reads a summary this summarizer wrote back into its sections. Anything else (a remote model's
+ * summary, the emergency path's overflow note) becomes lines of 'Earlier summary'.
+ */
+export function parseSummary(text: string): { messages: number; sections: Sections } {
+  const sections: Sections = new Map();
+  let messages = 0;
+  let current: Section = 'Earlier summary';
+  const add = (s: Section, item: string): void => {
+    if (item) (sections.get(s) ?? sections.set(s, []).get(s)!).push(item);
+  };
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const header = HEADER.exec(line);
+    if (header) {
+      messages += Number(header[1]);
+      continue;
     }
-    out += block;
+    if (line.startsWith('## ')) {
+      const title = line.slice(3) as Section;
+      current = SECTIONS.includes(title) ? title : 'Earlier summary';
+      continue;
+    }
+    // Only "- " lines are items of the section above them; any other line (an overflow note
+    // appended by the emergency path, a remote summary's prose) is earlier text.
+    if (!line.startsWith('- ')) add('Earlier summary', clip(line, 2 * ITEM_CHARS));
+    else if (INLINE.has(current)) for (const k of line.slice(2).replace(/…$/, '').split(', ')) add(current, k);
+    else add(current, line.slice(2));
+  }
+  return { messages, sections };
+}
+
+/**
+ * Picks items to fill `budget` characters fairly: every section first gets its top item, then
+ * each section with items left gets an equal share of the characters left, takes its items in priority order while they fit its share, and
+ * what a section does not use is shared again. A section of long items (decisions) cannot starve
+ * one of short items (facts), nor the reverse.
+ */
+function fill(sections: Sections, budget: number): Sections {
+  const out: Sections = new Map();
+  const queues = SECTIONS.map((s) => ({ s, items: sections.get(s) ?? [], next: 0 }));
+  // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
+  const cost = (q: (typeof queues)[number]): number => q.items[q.next]!.length + 3 + (out.has(q.s) ? 0 : q.s.length + 5);
+  const take = (q: (typeof queues)[number]): number => {
+    const c = cost(q);
+    (out.get(q.s) ?? out.set(q.s, []).get(q.s)!).push(q.items[q.next++]!);
+    return c;
+  };
+  let left = budget;
+  // Every section first shows its top item (the newest), where it fits at all.
+  for (const q of queues) {
+    while (q.next < q.items.length && cost(q) > left) q.next++;
+    if (q.next < q.items.length) left -= take(q);
+  }
+  for (;;) {
+    // An item that cannot fit in what is left never will: skip it.
+    for (const q of queues) while (q.next < q.items.length && cost(q) > left) q.next++;
+    const active = queues.filter((q) => q.next < q.items.length);
+    if (active.length === 0) break;
+    const share = Math.floor(left / active.length);
+    let took = false;
+    for (const q of active) {
+      let spent = 0;
+      while (q.next < q.items.length && spent + cost(q) <= share) {
+        const c = take(q);
+        spent += c;
+        left -= c;
+        took = true;
+      }
+    }
+    if (!took) {
+      // Every next item is over its share: the cheapest one still goes in.
+      const q = active.reduce((a, b) => (cost(b) < cost(a) ? b : a));
+      left -= take(q);
+    }
   }
   return out;
+}
+
+export function extractiveSummary(req: SummaryRequest): string {
+  const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
+  const fresh = extract(req.messages);
+  const previous = req.previousSummary ? parseSummary(req.previousSummary) : undefined;
+  const covered = (previous?.messages ?? 0) + req.messages.length;
+  const header = `Summary of ${covered} earlier messages:`;
+  const room = budgetChars - header.length;
+  // The goal is the task as first given: the previous summary's when it had one. It always stays.
+  const goal = clip(previous?.sections.get('Goal')?.[0] ?? fresh.get('Goal')?.[0] ?? '', Math.max(80, Math.floor(room / 4)));
+  fresh.delete('Goal');
+  const goalSections: Sections = new Map(goal ? [['Goal', [goal]]] : []);
+  const rest = room - size(goalSections);
+  let merged: Sections;
+  if (!previous || previous.sections.size === 0) merged = fill(fresh, rest);
+  else {
+    // The previous summary's share: what it covered against what is folded now, at most half.
+    const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
+    // The carried sections are newest first already, so a share that runs out drops the oldest.
+    const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
+    const oldFirst = fill(carried, Math.floor(rest * oldShare));
+    const freshFit = fill(fresh, rest - size(oldFirst));
+    // What the fresh material left unused goes back to the older material.
+    const old = fill(carried, rest - size(freshFit));
+    merged = new Map();
+    for (const s of SECTIONS) {
+      const items = unique([...(freshFit.get(s) ?? []), ...(old.get(s) ?? [])]);
+      if (items.length) merged.set(s, items);
+    }
+  }
+  if (goal) merged.set('Goal', [goal]);
+  let out = header + render(merged);
+  // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
+  if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
+  return out;
+}
+
+function render(sections: Sections): string {
+  let out = '';
+  for (const s of SECTIONS) {
+    const items = sections.get(s);
+    if (!items || items.length === 0) continue;
+    out += `\n## ${s}\n` + (INLINE.has(s) ? `- ${items.join(', ')}` : items.map((i) => `- ${i}`).join('\n'));
+  }
+  return out;
+}
+
+/** Characters `render` will use for these sections. */
+function size(sections: Sections): number {
+  return render(sections).length;
 }
 
 function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
+/** Distinct items, the latest mention first. */
+function newestFirst(xs: string[]): string[] {
+  return unique(xs.reverse());
+}
+
 export const extractiveSummarizer: Summarizer = {
   id: 'extractive',
-  model: 'extractive-v1',
+  // v2: the rolling merge (the previous summary re-summarized into a share) changes every output.
+  model: 'extractive-v2',
   prompt: '',
   summarize: async (req) => extractiveSummary(req),
 };

@@ -1,6 +1,6 @@
 /**
  * Summarizers behind an HTTP endpoint: any OpenAI-compatible chat-completions server (OpenAI,
- * Ollama, llama.cpp server, vLLM) and Anthropic's Messages API. Both send S3's prompt, time out,
+ * Ollama, llama.cpp server, vLLM) and Anthropic's Messages API. Both send the prompt of docs/policies.md §S3, time out,
  * and retry with exponential backoff on network errors, 429 and 5xx. The key is handed in by the
  * host (environment or OS keychain); core never reads either.
  */

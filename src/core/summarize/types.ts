@@ -18,7 +18,7 @@ export interface Summarizer {
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<string>;
 }
 
-/** S3's compression prompt: target budget, and the conversation's own language. */
+/** The compression prompt of docs/policies.md §S3: target budget, and the conversation's own language. */
 export function s3Prompt(conversation: string, targetTokens: number): string {
   return `Compress this conversation into a factual summary.
 Focus on:

@@ -5,6 +5,7 @@
  */
 import type { Session } from '../model';
 import { fitCalibration } from './calibrate';
+import { scaleFloor } from './cost';
 import type { Counter, SessionCounts } from './types';
 
 export interface CountOptions {
@@ -19,12 +20,28 @@ export function countSession(session: Session, counter: Counter, options: CountO
   const perMessage = new Uint32Array(n);
   const prefix = new Float64Array(n + 1);
   const ratio = options.ratio ?? 1;
+  const scale = counter.scale;
+  // S3 floors the total, not each message (docs/policies.md §Tokenizers and estimates): the
+  // request of system + messages [0, k) is floor(1.1 × (system units + Σ units)). Each message
+  // holds the step that total takes when the message joins, so prefix sums stay additive and a
+  // request that starts at message 0 is exactly the seed's figure; a window that starts later
+  // (after a cut) is within one token of it. With a scale of 1 this is each message's own total.
+  let units = session.systemPrompt ? counter.system(session.systemPrompt) : 0;
+  let floored = scaleFloor(units, scale);
+  const system = Math.round(floored * ratio);
   for (let i = 0; i < n; i++) {
-    const t = counter.message(session.messages[i]!).total;
+    const b = counter.message(session.messages[i]!);
+    let t: number;
+    if (scale === 1) t = b.total;
+    else {
+      units += b.units;
+      const next = scaleFloor(units, scale);
+      t = next - floored + (b.total - scaleFloor(b.units, scale));
+      floored = next;
+    }
     perMessage[i] = ratio === 1 ? t : Math.round(t * ratio);
     prefix[i + 1] = prefix[i]! + perMessage[i]!;
   }
-  const system = session.systemPrompt ? Math.round(counter.text(session.systemPrompt) * ratio) : 0;
   const tools = Math.round(counter.tools(session.tools) * ratio);
   return { tokenizer: counter.tokenizer.id, perMessage, prefix, system, tools, unlogged: options.unlogged ?? 0, approximate: counter.tokenizer.approximate };
 }

@@ -1,16 +1,17 @@
 /**
- * Tokenizers by stable id, the message cost model, and per-session counts.
- * Ids: `chars4` `runes2.5` `shannon` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
+ * Tokenizers by stable id, the message cost model, and per-session counts
+ * (docs/policies.md §Tokenizers and estimates).
+ * Ids: `chars4` `runes2.5` `shannon` `s4` `tiktoken:o200k_base` `tiktoken:cl100k_base` `max:<id>`
  * `calibrated`.
  */
 import type { Session } from '../model';
 import { cl100kBase, o200kBase } from './bpe';
 import { countCalibrated, countSession } from './count';
 import { createCounter, MEDIA_TOKENS as MEDIA_TOKENS_BY_PROVIDER, type CostModelOptions } from './cost';
-import { chars4, runes25, shannon } from './heuristics';
+import { chars4, runes25, s4, shannon } from './heuristics';
 import type { SessionCounts, Tokenizer, TokenizerId } from './types';
 
-export { createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, type CostModelOptions } from './cost';
+export { COST_RULES, costRulesFor, createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, scaleFloor, type CostModelOptions, type CostRules } from './cost';
 export { countSession, countCalibrated } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
 export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';
@@ -19,6 +20,7 @@ const BASE: Readonly<Record<string, Tokenizer>> = {
   chars4,
   'runes2.5': runes25,
   shannon,
+  s4,
   'tiktoken:o200k_base': o200kBase,
   'tiktoken:cl100k_base': cl100kBase,
 };
@@ -49,7 +51,7 @@ export function getTokenizer(id: TokenizerId): Tokenizer {
   throw new Error(`unknown tokenizer "${id}" (known: ${TOKENIZER_IDS.join(', ')}, or max:<id>)`);
 }
 
-/** The model family's sensible default (issue: OpenAI → its BPE; Claude, Gemini → calibrated with usage). */
+/** The model family's sensible default: OpenAI → its BPE; Claude, Gemini → calibrated when usage is reported. */
 export function defaultTokenizerFor(model: string | undefined, hasUsage: boolean): TokenizerId {
   const m = (model ?? '').toLowerCase();
   if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt|codex|gpt-oss)/.test(m)) return 'tiktoken:o200k_base';

@@ -3,7 +3,8 @@
  * own estimator where the numbers can be checked by hand:
  * - chars4 (S2, S4): 400 characters = 100 tokens, no per-message overhead;
  * - runes2.5 (S0): floor(400 × 2 / 5) + 4 overhead = 164 tokens per 400-character message;
- * - shannon (S3): floor((400 / 4 + 5) × 1.1) = 115 tokens per 400-character prose message.
+ * - shannon (S3): 400 / 4 + 5 = 105 units per 400-character prose message, ×1.1 floored on the
+ *   total: a request of k such messages is floor(115.5 k).
  */
 import { describe, expect, it } from 'vitest';
 import type { ReplayConfigInput } from '../../../src/core/config';
@@ -116,23 +117,39 @@ describe('S2: 4 chars/token, act at 85%, SlidingWindow(20)', () => {
     const r = await replay(s, policy('s2', { window: 40_000, summarizer: 'none' }));
     // 200 + k × 1,000 > 34,000 first at message 35 (odd k is a call): 35,200 tokens, step 17.
     const [first] = compressions(r);
-    expect(first).toMatchObject({ step: 17, tokensBefore: 35_200, tokensAfter: 19_200 });
+    // SlidingWindow(20) keeps 20 messages (docs/policies.md §S2): 35 − 20 = 15, no tool call to keep whole → 15..34,
+    // 200 + 20 × 1,000 = 20,200 tokens after.
+    expect(first).toMatchObject({ step: 17, tokensBefore: 35_200, tokensAfter: 20_200 });
     expect(reasonAt(r, 17)).toBe('context window at 88% capacity (35,200/40,000 tokens), compaction applied');
-    // 35 − 20 = 15 → boundary 16: messages 16..34 stay.
-    expect(first!.kept).toEqual([[16, 34]]);
+    expect(first!.kept).toEqual([[15, 34]]);
   });
 });
 
 describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents 20', () => {
-  it('fires when the estimate passes 75% of the window and lands at or under 37.5%', async () => {
-    const r = await replay(session(chat(40)), policy('s3', { window: 4_000, budget: {} }));
+  it('fires when the estimate passes 75% of the window and keeps primers 3 + recents 20, lands under 37.5% when they fit', async () => {
+    const r = await replay(session(chat(40)), policy('s3', { window: 10_000, budget: {} }));
+    // A 400-character prose message is 400 / 4 + 5 = 105 units; the request of messages [0, k) is floor(1.1 × 105k).
     expect(r.steps.regions.history[0]).toBe(115);
     const [first] = compressions(r);
-    // k × 115 > 3,000 first at k = 27 (3,105): step 13.
-    expect(first).toMatchObject({ step: 13, tokensBefore: 3_105 });
-    expect(first!.tokensAfter).toBeLessThanOrEqual(1_500);
-    expect(first!.kept[0]).toEqual([0, 2]);
+    // floor(115.5 k) > 7,500 first at k = 65 (7,507; k = 63 is 7,276): the call at message 65 is step 32.
+    expect(first).toMatchObject({ step: 32, tokensBefore: 7_507 });
+    // Primers 0..2, recents 65 − 20 = 45..64 (the current prompt, 64, among them), 3..44 summarized.
+    expect(first!.kept).toEqual([[0, 2], [45, 64]]);
+    expect(first!.dropped).toEqual([[3, 44]]);
+    // Kept history: 0..2 = floor(346.5) = 346, 45..64 = floor(115.5 × 65) − floor(115.5 × 45) = 7,507 − 5,197 = 2,310.
+    expect(r.steps.regions.history[32]).toBe(346 + 2_310);
+    // With the summary (at most S3's 400-token target): ≤ 37.5% × 10,000 = 3,750.
+    expect(first!.tokensAfter).toBeLessThanOrEqual(3_750);
     expect(first!.summary).toMatch(/^Summary of \d+ earlier messages/);
+  });
+
+  it('keeps primers and recents and says so when they alone exceed 37.5%', async () => {
+    const r = await replay(session(chat(40)), policy('s3', { window: 4_000, budget: {} }));
+    const [first] = compressions(r);
+    // floor(115.5 k) > 3,000 first at k = 27 (3,118): step 13. 23 messages ≈ 2,656 > 37.5% × 4,000 = 1,500.
+    expect(first).toMatchObject({ step: 13, tokensBefore: 3_118 });
+    expect(first!.kept).toEqual([[0, 2], [7, 26]]);
+    expect(first!.note).toContain('target not met');
   });
 
   it('warns at 80% of the task budget (soft mode) and emits backpressure delays', async () => {

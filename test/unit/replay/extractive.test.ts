@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../../src/core/summarize/facts';
 import { extractiveSummary } from '../../../src/core/summarize/extractive';
 import { s3Prompt } from '../../../src/core/summarize/types';
-import { assistant, call, msg, result, user } from '../../helpers/session';
+import type { Message } from '../../../src/core/model';
+import { getPolicy } from '../../../src/core/policies/index';
+import { replay } from '../../../src/core/replay/index';
+import type { ReplayEvent } from '../../../src/core/replay/types';
+import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
 const folded = [
   user('The build of src/server/app.ts fails with exit code 137; fix handleRequest please.'),
@@ -38,6 +42,50 @@ describe('extractive summary', () => {
     const small = extractiveSummary({ messages: folded, previousSummary: null, targetTokens: 50 });
     expect(small.length).toBeLessThanOrEqual(200 + 1);
     expect(small).toMatch(/^Summary of 5 earlier messages:/);
+  });
+});
+
+describe('rolling summary (docs/policies.md §S3, §S4)', () => {
+  // Range k of a long session: a request, a finding, a failed read, a fix — each naming its own k.
+  const range = (k: number) => [
+    user(`Range ${k}: please fix parseModule${k} in src/mod${k}/index.ts, limit ${1000 + k}.`),
+    assistant([{ kind: 'text', text: `I found the root cause of bug ${k} in loadStep${k} because the cache was stale.` }, call(`c${k}`, 'Read', `{"file_path":"src/mod${k}/index.ts"}`)]),
+    msg('user', [result(`c${k}`, `TypeError: step${k} failed at line ${k * 10}`, true)]),
+    assistant(`Fixed it: loadStep${k} now resets the cache, tests pass.`),
+  ];
+
+  it('after K compressions still holds the latest folded range, the first goal, and stays within its target', () => {
+    let summary: string | null = null;
+    for (let k = 1; k <= 8; k++) summary = extractiveSummary({ messages: range(k), previousSummary: summary, targetTokens: 150 });
+    const s = summary!;
+    // 150 tokens × 4 characters.
+    expect(s.length).toBeLessThanOrEqual(600);
+    expect(s.split('\n')[0]).toBe('Summary of 32 earlier messages:');
+    // The task as first given stays; the newest range is there in every section, the one before it too.
+    expect(s).toContain('- Range 1: please fix parseModule1');
+    for (const latest of ['loadStep8 now resets the cache', 'TypeError: step8 failed', 'src/mod8/index.ts (Read)', 'parseModule8']) expect(s).toContain(latest);
+    expect(s).toContain('loadStep7');
+  });
+
+  it('carries files and facts of earlier summaries while their share holds them (S4 file tracking)', () => {
+    let summary: string | null = null;
+    for (let k = 1; k <= 3; k++) summary = extractiveSummary({ messages: range(k), previousSummary: summary, targetTokens: 400 });
+    for (const f of ['src/mod1/index.ts (Read)', 'src/mod2/index.ts (Read)', 'src/mod3/index.ts (Read)']) expect(summary).toContain(f);
+  });
+
+  it('in a replay, each compression\'s summary names its latest folded range and fits S3\'s 400 tokens', async () => {
+    const msgs: Message[] = [];
+    for (let t = 0; t < 80; t++) msgs.push(user(`Turn ${t}: look at src/turn${t}/main.ts, value ${1000 + t}. ` + 'context '.repeat(40)), assistant(`Checked it, turn ${t} is fine. ` + 'words '.repeat(40)));
+    const r = await replay(session(msgs), { ...getPolicy('s3')!.config, window: 6_000, budget: {} });
+    const comps = r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+    expect(comps.length).toBeGreaterThanOrEqual(5);
+    for (const c of comps) {
+      const lastFolded = Math.max(...c.dropped.map(([, b]) => b));
+      // The user message at or before the last folded index (users are even).
+      const t = Math.floor(lastFolded / 2);
+      expect(c.summary).toContain(`src/turn${t}/main.ts`);
+      expect(r.steps.regions.summary[c.step]!).toBeLessThanOrEqual(400);
+    }
   });
 });
 

@@ -24,8 +24,9 @@ describe('retention', () => {
   it('reports each fact needed after its only mention left the window, with when it left and when it was needed', async () => {
     const r = await replay(session(task()), base, { needles: ['loader.ts', '/budget \\d+/'] });
     const first = r.events.find((e) => e.kind === 'compression');
-    // 80% of 2,000: the request at message 19 (15 + 1,700 tokens) is the first over; turns before 12 go.
-    expect(first).toMatchObject({ step: 9, dropped: [[0, 11]] });
+    // 80% of 2,000: the request at message 19 (15 + 1 + 1,700 tokens) is the first over; drop-oldest cuts
+    // messages (docs/policies.md §S2) until 40% = 800 is left: 8 × 100 = 800 → 11..18 stay, 0..10 go.
+    expect(first).toMatchObject({ step: 9, dropped: [[0, 10]] });
     // Message 26 arrives before the call at message 27, step 13.
     expect(r.retention.lost).toEqual([
       { key: 'parseConfig', kind: 'identifier', lostAt: 9, neededAt: 13 },

@@ -2,16 +2,17 @@
  * Each strategy on a hand-built window whose token counts are given directly, so every cut can be
  * checked by hand. The session: 5 turns of [user 100, assistant+call 50, tool result 400,
  * answer 100] = 650 tokens per turn; turn starts 0, 4, 8, 12, 16. The call under test is the
- * last answer (message 19): the history before it is messages 0..18 = 3,150 tokens, and the
- * current turn (16..18) must always stay.
+ * last answer (message 19): the history before it is messages 0..18 = 3,150 tokens. S2 and S3
+ * count messages (docs/policies.md §S2, §S3); S0-style and S4 strategies cut whole turns.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
 import { STRATEGIES, keepPinned, pipeline, type HistoryView, type StrategyContext, type StrategyResult } from '../../../src/core/strategies/index';
+import { primerIndices } from '../../../src/core/strategies/primers-recents';
 import { PLACEHOLDER_TOKENS } from '../../../src/core/strategies/tool-pruning';
-import { pairToolCalls, turnStarts } from '../../../src/core/turns';
+import { exchangeStarts, pairToolCalls, turnStarts } from '../../../src/core/turns';
 import { assistant, call, toolResult, user } from '../../helpers/session';
 
 function turnsSession(n: number, pinned: readonly number[] = []): { messages: Message[]; tokens: number[] } {
@@ -47,29 +48,51 @@ const keptTokens = (r: StrategyResult, ctx: StrategyContext, end = 19): number =
   return idx.reduce((s, i) => s + (masked.has(i) ? Math.min(PLACEHOLDER_TOKENS, ctx.tokensOf(i)) : ctx.tokensOf(i)), 0);
 };
 
-describe('sliding window (S2 SlidingWindow(N))', () => {
-  it('keeps the last N messages, snapped forward to a turn boundary', () => {
+describe('sliding window (S2 SlidingWindow(N), docs/policies.md §S2)', () => {
+  it('keeps the last N messages, not whole turns', () => {
     const ctx = contextFor(messages, tokens, { slidingWindow: 10 });
     const r = STRATEGIES['sliding-window'](view, 0, ctx);
-    // 19 − 10 = 9 → next boundary 12.
-    expect(r.kept).toEqual({ from: 12, keepBefore: [] });
-    expect(r.dropped).toEqual([[0, 11]]);
+    // 19 − 10 = 9: message 9 is turn 2's call, whose result (10) is kept with it → cut at 9, 10 messages kept.
+    expect(r.kept).toEqual({ from: 9, keepBefore: [] });
+    expect(r.dropped).toEqual([[0, 8]]);
     expect(r.summaryRequest).toBeUndefined();
+    expect(r.note).toBe('sliding window: kept the last 10 messages (N = 10)');
   });
-  it('never drops the current turn even when N is smaller than it', () => {
-    const r = STRATEGIES['sliding-window'](view, 0, contextFor(messages, tokens, { slidingWindow: 1 }));
-    expect(r.kept.from).toBe(16);
+  it('moves a cut that would orphan a result by the fewest messages, earlier on a tie', () => {
+    const r = STRATEGIES['sliding-window'](view, 0, contextFor(messages, tokens, { slidingWindow: 5 }));
+    // 19 − 5 = 14 is the result of call 13: 13 (one earlier) and 15 (one later) are both safe → the earlier, 6 kept.
+    expect(r.kept.from).toBe(13);
+    expect(r.note).toContain('cut moved 1 message earlier');
+    const one = STRATEGIES['sliding-window'](view, 0, contextFor(messages, tokens, { slidingWindow: 1 }));
+    // 19 − 1 = 18 is the result of call 17: 17 and 19 are one away → 17; the current turn's prompt goes (S2 keeps messages, not turns).
+    expect(one.kept.from).toBe(17);
+  });
+  it('moves later when that is fewer messages (parallel calls)', () => {
+    // 0 user, 1 assistant [call a, call b], 2 result a, 3 result b, 4 answer, 5 user; the call is message 6.
+    const msgs = [user('go'), assistant([call('a'), call('b')]), toolResult('a'), toolResult('b'), assistant('done'), user('next'), assistant('ok')];
+    const r = STRATEGIES['sliding-window']({ from: 0, keepBefore: [], end: 6 }, 0, contextFor(msgs, [1, 1, 1, 1, 1, 1, 1], { slidingWindow: 3 }));
+    // 6 − 3 = 3 (result b, call at 1): later 4 is 1 away; earlier 2 is unsafe too (results a, b), 1 is 2 away → 4.
+    expect(r.kept.from).toBe(4);
+    expect(r.note).toContain('cut moved 1 message later');
   });
 });
 
-describe('drop oldest (S2 DropOldest)', () => {
-  it('drops whole turns, oldest first, until the history fits', () => {
+describe('drop oldest (S2 DropOldest, docs/policies.md §S2)', () => {
+  it('drops the oldest messages until the history fits', () => {
     const ctx = contextFor(messages, tokens);
     const r = STRATEGIES['drop-oldest'](view, 1_300, ctx);
-    // From 0: 3,150; from 4: 2,500; from 8: 1,850; from 12: 1,200 ≤ 1,300.
-    expect(r.kept.from).toBe(12);
-    expect(r.dropped).toEqual([[0, 11]]);
-    expect(keptTokens(r, ctx)).toBe(1_200);
+    // Tokens from 12: 1,200; from 11: 100 + 1,200 = 1,300 ≤ 1,300; from 10: 1,700 → cut at 11 (an answer, no call open).
+    expect(r.kept.from).toBe(11);
+    expect(r.dropped).toEqual([[0, 10]]);
+    expect(keptTokens(r, ctx)).toBe(1_300);
+  });
+  it('moves later past a result whose call it dropped', () => {
+    const ctx = contextFor(messages, tokens);
+    const r = STRATEGIES['drop-oldest'](view, 1_060, ctx);
+    // From 14: 400 + 100 + 550 = 1,050 ≤ 1,060, but 14 is the result of call 13 → 15 (650 tokens).
+    expect(r.kept.from).toBe(15);
+    expect(keptTokens(r, ctx)).toBe(650);
+    expect(r.note).toContain('cut moved 1 message later');
   });
   it('stops at the current turn when nothing smaller fits', () => {
     const ctx = contextFor(messages, tokens);
@@ -89,33 +112,64 @@ describe('summarize (S2 Summarize, S3)', () => {
   });
 });
 
-describe('primers + summary + recents (S3: 3 / 20)', () => {
-  it('keeps the first 3 messages, summarizes the middle, keeps the recents from a boundary', () => {
+describe('primers + summary + recents (S3: 3 / 20, docs/policies.md §S3)', () => {
+  it('keeps the first 3 messages, summarizes the middle, keeps the last M messages', () => {
+    const ctx = contextFor(messages, tokens, { primers: 3, recents: 6 });
+    const r = STRATEGIES['primers-recents'](view, 3_000, ctx);
+    // Primers 0, 1, 2 (call 1's result is 2). Recents: 19 − 6 = 13 (a call, its result 14 follows) → 13..18.
+    expect(r.kept).toEqual({ from: 13, keepBefore: [0, 1, 2] });
+    expect(r.dropped).toEqual([[3, 12]]);
+    // S3's compress_context: target_tokens = 400.
+    expect(r.summaryRequest).toEqual({ ranges: [[3, 12]], targetTokens: 400 });
+    // Primers 550 + recents 50 + 400 + 100 + 100 + 50 + 400 = 1,100 → 1,650.
+    expect(keptTokens(r, ctx)).toBe(1_650);
+    expect(r.targetUnmet).toBeUndefined();
+  });
+  it('keeps all the recents and says so when the target cannot be met', () => {
     const ctx = contextFor(messages, tokens, { primers: 3, recents: 6 });
     const r = STRATEGIES['primers-recents'](view, 1_200, ctx);
-    expect(r.kept).toEqual({ from: 16, keepBefore: [0, 1, 2] });
-    expect(r.dropped).toEqual([[3, 15]]);
-    expect(r.summaryRequest?.ranges).toEqual([[3, 15]]);
-    expect(keptTokens(r, ctx)).toBe(550 + 550);
+    expect(r.kept).toEqual({ from: 13, keepBefore: [0, 1, 2] });
+    // 1,650 kept + 400 for the summary = 2,050 > 1,200.
+    expect(r.targetUnmet).toEqual({ tokens: 2_050, budget: 1_200 });
+    expect(r.note).toContain('target not met');
   });
   it('extends the primers so a primer tool call keeps its result', () => {
     const r = STRATEGIES['primers-recents'](view, 1_200, contextFor(messages, tokens, { primers: 2, recents: 6 }));
     expect(r.kept.keepBefore).toEqual([0, 1, 2]);
   });
+  it('never drops the current prompt, and never trims the recents, inside one long turn', () => {
+    // 0 user, 1 answer, 2 user, 3 answer, 4 user (the current prompt), then 10 exchanges: call 5 + 2k, result 6 + 2k;
+    // the call under test is message 25. Each message costs 10.
+    const msgs: Message[] = [user('setup'), assistant('ok'), user('second'), assistant('ok'), user('current prompt')];
+    for (let k = 0; k < 10; k++) msgs.push(assistant([call(`x${k}`)]), toolResult(`x${k}`));
+    msgs.push(assistant('answer'));
+    const base = contextFor(msgs, msgs.map(() => 10), { primers: 3, recents: 6 });
+    // As the replay passes it with cutWithinTurn: the turn in progress may be cut at its exchanges.
+    const ctx = { ...base, turnStarts: [...turnStarts(msgs), ...exchangeStarts(msgs, 4, 25)] };
+    const h: HistoryView = { from: 0, keepBefore: [], end: 25 };
+    const r = STRATEGIES['primers-recents'](h, 50, ctx);
+    // Primers 0..2; recents 25 − 6 = 19 (call x7) → 19..24; the prompt (4) is kept besides.
+    expect(r.kept).toEqual({ from: 19, keepBefore: [0, 1, 2, 4] });
+    expect(r.dropped).toEqual([[3, 3], [5, 18]]);
+    // 3 + 1 + 6 messages × 10 = 100, + 400 for the summary = 500 > 50: all kept, the note says so.
+    expect(r.targetUnmet).toEqual({ tokens: 500, budget: 50 });
+  });
 });
 
-describe('tool-result pruning first (S4)', () => {
-  it('replaces the oldest tool results outside the protected tail until the history fits', () => {
-    const ctx = contextFor(messages, tokens, { protectTail: 2 });
+describe('tool-result pruning first (S4, docs/policies.md §S4)', () => {
+  it('replaces the oldest tool results between the protected head and tail until the history fits', () => {
+    const ctx = contextFor(messages, tokens, { protectHead: 1, protectTail: 2 });
     const r = STRATEGIES['tool-pruning'](view, 2_500, ctx);
-    // Each pruned result saves 400 − 12 = 388: 3,150 → 2,762 → 2,374 ≤ 2,500.
-    expect(r.masked).toEqual([2, 6]);
+    // Head = turn 0 (0..3), tail = turns 3, 4 (12..18). Each pruned result saves 400 − 12 = 388: 3,150 → 2,762 → 2,374 ≤ 2,500.
+    expect(r.masked).toEqual([6, 10]);
     expect(r.dropped).toEqual([]);
     expect(keptTokens(r, ctx)).toBe(2_374);
   });
-  it('never prunes inside the last protectTail turns', () => {
-    const r = STRATEGIES['tool-pruning'](view, 0, contextFor(messages, tokens, { protectTail: 2 }));
-    expect(r.masked).toEqual([2, 6, 10]);
+  it('never prunes inside the protected head or the last protectTail turns', () => {
+    const r = STRATEGIES['tool-pruning'](view, 0, contextFor(messages, tokens, { protectHead: 1, protectTail: 2 }));
+    expect(r.masked).toEqual([6, 10]);
+    const noHead = STRATEGIES['tool-pruning'](view, 0, contextFor(messages, tokens, { protectHead: 0, protectTail: 2 }));
+    expect(noHead.masked).toEqual([2, 6, 10]);
   });
 });
 
@@ -158,18 +212,19 @@ describe('pipeline', () => {
   const s4 = pipeline([STRATEGIES['tool-pruning'], STRATEGIES['head-tail']], 's4');
   it('stops after the first stage when that is enough', () => {
     const r = s4(view, 2_500, ctxS4());
-    expect(r.masked).toEqual([2, 6]);
+    expect(r.masked).toEqual([6, 10]);
     expect(r.dropped).toEqual([]);
     expect(r.summaryRequest).toBeUndefined();
   });
   it('runs the next stage on what the first left; a dropped message is no longer masked', () => {
     const ctx = ctxS4();
     const r = s4(view, 1_000, ctx);
+    // Pruning 6 and 10 leaves 3,150 − 776 = 2,374 > 1,000, so head-tail drops the middle 4..11 (with both).
     expect(r.dropped).toEqual([[4, 11]]);
-    expect(r.masked).toEqual([2]);
+    expect(r.masked).toEqual([]);
     expect(r.summaryRequest?.ranges).toEqual([[4, 11]]);
-    // Head 0..3 with 2 masked (100+50+12+100) + tail 12..18 (650 + 550).
-    expect(keptTokens(r, ctx)).toBe(262 + 1_200);
+    // Head 0..3 (650) + tail 12..18 (650 + 550).
+    expect(keptTokens(r, ctx)).toBe(650 + 1_200);
   });
 });
 
@@ -178,10 +233,11 @@ describe('pinned / sticky messages', () => {
     const pinned = turnsSession(5, [5]);
     const ctx = contextFor(pinned.messages, pinned.tokens);
     const r = keepPinned(STRATEGIES['drop-oldest'])(view, 1_300, ctx);
+    // drop-oldest cuts at 11 (see above); message 5's turn 4..7 comes back.
     expect(r.kept.keepBefore).toEqual([4, 5, 6, 7]);
     expect(r.dropped).toEqual([
       [0, 3],
-      [8, 11],
+      [8, 10],
     ]);
   });
   it('never masks a pinned tool result', () => {
@@ -189,6 +245,37 @@ describe('pinned / sticky messages', () => {
     const msgs = pinned.messages.map((m, i) => (i === 6 ? { ...m, pinned: true } : m));
     const r = keepPinned(STRATEGIES['observation-masking'])(view, 0, contextFor(msgs, pinned.tokens, { keepToolResults: 1 }));
     expect(r.masked).toEqual([2, 10, 14]);
+  });
+});
+
+describe('S3 recents are messages, never trimmed (property, docs/policies.md §S3)', () => {
+  it('keeps at least min(recents, what is after the primers) recent messages and the current prompt, whatever the budget', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 5_000 }),
+        (turnCalls, primers, recents, budget) => {
+          const msgs: Message[] = [];
+          let c = 0;
+          for (const calls of turnCalls) {
+            msgs.push(user('u'));
+            for (let k = 0; k < calls; k++, c++) msgs.push(assistant([call(`p${c}`)]), toolResult(`p${c}`));
+            msgs.push(assistant('a'));
+          }
+          const end = msgs.length - 1;
+          const ctx = contextFor(msgs, msgs.map(() => 100), { primers, recents });
+          const r = STRATEGIES['primers-recents']({ from: 0, keepBefore: [], end }, budget, ctx);
+          const primerEnd = primerIndices(ctx, primers, end).length;
+          // One call per assistant message, its result right after: a cut at a result moves one earlier (a tie), never later.
+          expect(end - r.kept.from).toBeGreaterThanOrEqual(Math.min(recents, end - Math.min(primerEnd, end)));
+          const prompt = msgs.slice(0, end).map((m, i) => (m.role === 'user' && m.parts[0]!.kind === 'text' ? i : -1)).filter((i) => i >= 0).pop()!;
+          expect(prompt >= r.kept.from || r.kept.keepBefore.includes(prompt)).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
