@@ -220,6 +220,8 @@ async function main(): Promise<void> {
         allowRunningInsecureContent: false,
         experimentalFeatures: false,
         spellcheck: false,
+        // Middle-click must not open links in a new window behind the window-open handler's back.
+        disableBlinkFeatures: 'Auxclick',
       },
     });
     mainWindow = win;

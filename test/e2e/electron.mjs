@@ -20,7 +20,7 @@ export async function runElectronE2E() {
     console.log('  - electron e2e skipped: Electron binary not installed (run `npm start` once where it can be downloaded)');
     return { passed: 0, failed: 0 };
   }
-  const native = ensureElectronNative(root, electron.version);
+  const native = await ensureElectronNative(root, electron.version);
   if (!native.ok) {
     console.log(`  ✗ electron e2e: ${native.reason}`);
     return { passed: 0, failed: 1 };
