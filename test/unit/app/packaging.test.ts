@@ -53,6 +53,13 @@ function shippedInAsar(packagedPath: string): boolean {
 }
 
 describe('electron-builder config', () => {
+  it("passes electron-builder's own schema", async () => {
+    const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as { validateConfiguration: (c: unknown, log: unknown) => Promise<void> };
+    const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+    await expect(validateConfiguration({ ...config, linux: { ...config.linux, bogus: 1 } }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration object/);
+  });
+
   it('targets AppImage and deb, dmg, NSIS', () => {
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.mac.target).toEqual(['dmg']);
