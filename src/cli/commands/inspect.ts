@@ -8,19 +8,19 @@
  * chars/4 estimates unless `--exact`; files are read on worker threads when there is enough to
  * share (see `inspectFiles`).
  */
+import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { callCost, lookupModel } from '../../core/catalog';
-import { detectFormat, importSource } from '../../core/import/index';
+import { detectFormat, importSource, type ByteSource } from '../../core/import/index';
 import type { Session } from '../../core/model';
 import { stepIndices, uncachedInputTokens } from '../../core/model';
 import { countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
 import { countExact } from '../../main/count/exact';
 import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
-import { fileSource } from '../../main/io/file-source';
 import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
 import { expandInputs, isBatch } from '../inputs';
@@ -262,20 +262,47 @@ function usageOf(s: Session, into: ReportedTotals): { calls: number; cost: numbe
 }
 
 /**
+ * A file as a ByteSource that keeps its first chunk: detection reads the head, then the import
+ * reads the whole file, and the head is not read from disk twice (a small file is read once).
+ */
+function headCachingSource(path: string): ByteSource {
+  const CHUNK = 1 << 20;
+  const size = statSync(path).size;
+  let head: Uint8Array | undefined;
+  return {
+    name: path,
+    size,
+    async *chunks() {
+      if (size === 0) return;
+      if (head) {
+        yield head;
+        if (head.length >= size) return;
+      }
+      const start = head ? head.length : 0;
+      for await (const chunk of createReadStream(path, { highWaterMark: CHUNK, start, end: size - 1 })) {
+        head ??= chunk as Buffer;
+        yield chunk as Buffer;
+      }
+    },
+  };
+}
+
+/**
  * Reads and inspects one file. Not a transcript (empty, or no importer recognises its head) →
  * `skipped`; a transcript that does not parse → `failed` with the importer's FILE:LINE message.
  */
 export async function inspectTranscript(job: InspectJob): Promise<FileInspection & { unpriced?: number }> {
   const { file } = job;
   let format: string | undefined;
+  const source = headCachingSource(file);
   try {
-    format = job.format ?? (await detectFormat(fileSource(file)));
+    format = job.format ?? (await detectFormat(source));
   } catch (e) {
     return { kind: 'skipped', file, reason: e instanceof Error ? e.message : String(e) };
   }
   if (!format) return { kind: 'skipped', file, reason: 'not a transcript (no known format recognises it)' };
   try {
-    const outcome = await importSource(fileSource(file), { format: format as Session['format'], keepRaw: false });
+    const outcome = await importSource(source, { format: format as Session['format'], keepRaw: false });
     const sessions: InspectSession[] = [];
     const reported: ReportedTotals = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
     let calls = 0;
@@ -308,13 +335,14 @@ export async function inspectTranscript(job: InspectJob): Promise<FileInspection
 const POOL_MIN_BYTES = 4_000_000;
 
 /**
- * Inspects every file: in this thread for a few small files, else on worker threads (one per
- * core), biggest files first so the threads finish together. Results come back in input order.
+ * Inspects every file: in this thread for a few small files, else on this thread and worker
+ * threads (one per core in all), biggest files first so they finish together. Results come back
+ * in input order.
  */
-export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism()): Promise<(FileInspection & { unpriced?: number })[]> {
+export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism(), poolMinBytes = POOL_MIN_BYTES): Promise<(FileInspection & { unpriced?: number })[]> {
   const total = sizes.reduce((a, b) => a + b, 0);
   const n = Math.max(1, Math.min(threads, jobs.length));
-  if (n === 1 || total < POOL_MIN_BYTES) {
+  if (n === 1 || total < poolMinBytes) {
     const out = [];
     for (const job of jobs) out.push(await inspectTranscript(job));
     return out;
@@ -323,7 +351,11 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
   const results: (FileInspection & { unpriced?: number })[] = new Array(jobs.length);
   const here = dirname(fileURLToPath(import.meta.url));
   let next = 0;
-  const workers = Array.from({ length: n }, () => startWorker([join(here, 'inspect-worker.js'), join(here, '..', 'inspect-worker.js')], join(here, '..', 'inspect-worker.ts')));
+  // This thread takes files from the same queue while the workers start: n parsers in all.
+  const inThisThread = async (): Promise<void> => {
+    for (let k = next++; k < order.length; k = next++) results[order[k]!] = await inspectTranscript(jobs[order[k]!]!);
+  };
+  const workers = Array.from({ length: n - 1 }, () => startWorker([join(here, 'inspect-worker.js'), join(here, '..', 'inspect-worker.js')], join(here, '..', 'inspect-worker.ts')));
   const drive = (w: (typeof workers)[number]): Promise<void> =>
     new Promise((resolve, reject) => {
       const send = (): void => {
@@ -341,7 +373,7 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
       send();
     });
   try {
-    await Promise.all(workers.map(drive));
+    await Promise.all([...workers.map(drive), inThisThread()]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -399,7 +431,6 @@ async function inspectFolder(inputs: readonly string[], opts: InspectCliOptions)
   }
   const files = await expandInputs(inputs);
   if (files.length === 0) throw new CliError(`${inputs.join(' ')}: no files found`, EXIT.usage);
-  const { statSync } = await import('node:fs');
   const sizes = files.map((f) => statSync(f).size);
   const jobs = files.map((file): InspectJob => ({ file, exact: opts.exact === true, ...(opts.format ? { format: opts.format } : {}), ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}) }));
   const report = summarise(await inspectFiles(jobs, sizes));

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FolderReport } from '../../../src/cli/commands/inspect';
+import { inspectFiles, type FolderReport, type InspectJob } from '../../../src/cli/commands/inspect';
 
 const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
@@ -128,5 +128,16 @@ describe('ctxscope inspect DIR', () => {
     const r = run('inspect', join(dir, 'none'));
     expect(r.status).toBe(3);
     expect(r.stderr).toMatch(/no transcripts among 1 file/);
+  });
+
+  it('worker threads give the same answers, in input order, as this thread alone', async () => {
+    const files = ['mixed/-home-dev-weather/session.jsonl', 'mixed/package.json', 'mixed/codex/rollout.jsonl', 'priced/a.jsonl', 'broken/bad.jsonl'].map((f) => join(dir, f));
+    const jobs: InspectJob[] = files.map((file) => ({ file, exact: false }));
+    const sizes = files.map(() => 1);
+    const alone = await inspectFiles(jobs, sizes, 1);
+    // Three threads (this one and two workers), the pool forced on however small the input.
+    const pooled = await inspectFiles(jobs, sizes, 3, 0);
+    expect(pooled).toEqual(alone);
+    expect(pooled.map((r) => r.kind)).toEqual(['read', 'skipped', 'read', 'read', 'failed']);
   });
 });
