@@ -24,3 +24,12 @@ export function withCsp(
   out['Content-Security-Policy'] = [csp];
   return out;
 }
+
+/**
+ * `npm run dev` only: the page's own CSP <meta> (src/renderer/index.html, kept in the build) is
+ * removed from the page Vite's dev server sends, because that page needs an inline React-refresh
+ * preamble and an HMR websocket. Used by electron.vite.config.ts as a serve-only plugin.
+ */
+export function withoutCspMeta(html: string): string {
+  return html.replace(/<meta\s+http-equiv=["']Content-Security-Policy["'][^>]*>\s*/gi, '');
+}

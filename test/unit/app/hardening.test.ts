@@ -1,7 +1,7 @@
 /** The window's guards and the CSP decision, with fake web contents and sessions. */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { cspHeaderFor, withCsp } from '../../../src/main/app/csp';
+import { cspHeaderFor, withCsp, withoutCspMeta } from '../../../src/main/app/csp';
 import { denyAllPermissions, guardContents } from '../../../src/main/app/hardening';
 import { DOCUMENTATION_URLS, isDocumentationLink, README_URL } from '../../../src/main/app/links';
 
@@ -87,5 +87,24 @@ describe('denyAllPermissions', () => {
     request!({}, 'notifications', (ok) => answers.push(ok));
     expect(answers).toEqual([false, false]);
     expect(check!({}, 'clipboard-read', 'file://', {})).toBe(false);
+  });
+});
+
+describe('withoutCspMeta (npm run dev)', () => {
+  it("drops the renderer page's CSP meta and nothing else", async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const html = readFileSync(join(__dirname, '..', '..', '..', 'src', 'renderer', 'index.html'), 'utf8');
+    expect(html).toMatch(/Content-Security-Policy/);
+    const dev = withoutCspMeta(html);
+    expect(dev).not.toMatch(/Content-Security-Policy/);
+    expect(dev.replace(/\s+/g, '')).toBe(html.replace(/<meta\s+http-equiv="Content-Security-Policy"[^>]*>/, '').replace(/\s+/g, ''));
+    expect(dev).toMatch(/<meta name="referrer" content="no-referrer" \/>/);
+  });
+
+  it('is a serve-only plugin: the build keeps the meta', async () => {
+    const config = (await import('../../../electron.vite.config')).default as unknown as { renderer: { plugins: unknown[] } };
+    const plugin = config.renderer.plugins.flat().find((p) => (p as { name?: string }).name === 'ctxscope-dev-csp') as { apply: string };
+    expect(plugin.apply).toBe('serve');
   });
 });
