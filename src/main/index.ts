@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({ appName: 'Context Scope', platform: process.platform, recent: prefs.get().recent, theme: prefs.get().theme }, actions)));
   }
   buildMenu();
+  if (files.length > 0) remember(files);
 
   async function createWindow(): Promise<void> {
     const bounds = initialBounds(prefs.get().window, screen.getAllDisplays().map((d) => d.workArea));
