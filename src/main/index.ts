@@ -10,13 +10,14 @@
  * sender checked and payload validated. Fuses are set on the packaged binary (scripts/after-pack.cjs).
  */
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, screen, session, shell, type WebContents } from 'electron';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EventName, EventPayload } from '../shared/api';
 import { parseLaunchArgs } from './app/args';
 import { withCsp } from './app/csp';
+import { lockDatabase, processIsAlive } from './app/db-lock';
 import { followCurrentView } from './app/current-view';
 import { EXPORT_FILTERS, exportCurrentView } from './app/export-menu';
 import { denyAllPermissions, guardContents } from './app/hardening';
@@ -105,8 +106,21 @@ async function main(): Promise<void> {
   const importWorkerFile = workerFile('import-worker');
   const countWorkerFile = workerFile('count-worker');
   const nativeBinding = electronNativeBinding(layout);
+  const db = dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath());
+  mkdirSync(dirname(db), { recursive: true });
+  const dbLock = lockDatabase(db, process.pid, processIsAlive, {
+    createExclusive: (path, text) => writeFileSync(path, text, { flag: 'wx' }),
+    read: (path) => readFileSync(path, 'utf8'),
+    remove: (path) => rmSync(path, { force: true }),
+  });
+  if (!dbLock.ok) {
+    dialog.showErrorBox('Context Scope is already open on this database', `${db} is in use by another Context Scope window${Number.isNaN(dbLock.heldBy) ? '' : ` (process ${dbLock.heldBy})`}. Use that window, or start with --db to open another database.`);
+    app.exit(1);
+    return;
+  }
+  app.on('quit', () => dbLock.release());
   const host = await createHost({
-    dbPath: dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath()),
+    dbPath: db,
     hostKind: 'electron',
     version: app.getVersion(),
     initialFiles: files.length > 0 ? files : [runtimeResource('sample', layout)],
