@@ -107,8 +107,8 @@ async function main(): Promise<void> {
   const countWorkerFile = workerFile('count-worker');
   const nativeBinding = electronNativeBinding(layout);
   const db = dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath());
-  mkdirSync(dirname(db), { recursive: true });
-  const dbLock = lockDatabase(db, process.pid, processIsAlive, {
+  if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true });
+  const dbLock = db === ':memory:' ? { ok: true as const, release: () => {} } : lockDatabase(db, process.pid, processIsAlive, {
     createExclusive: (path, text) => writeFileSync(path, text, { flag: 'wx' }),
     read: (path) => readFileSync(path, 'utf8'),
     remove: (path) => rmSync(path, { force: true }),
