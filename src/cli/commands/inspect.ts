@@ -210,7 +210,11 @@ function inThreadCounter(): BulkCounter {
   const encoder = (e: BpeEncoding): Promise<Count> => {
     let p = loaded.get(e);
     if (!p) {
-      p = (e === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => m.countTokens as Count);
+      p = (e === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => {
+        // As in the pool's workers (src/main/count/bulk-worker.ts): the default merge cache fills on big folders.
+        m.setMergeCacheSize(1_000_000);
+        return m.countTokens as Count;
+      });
       loaded.set(e, p);
     }
     return p;
