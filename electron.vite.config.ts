@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import { withoutCspMeta } from './src/main/app/csp';
 
 const root = dirname(fileURLToPath(import.meta.url));
 
@@ -34,7 +35,8 @@ export default defineConfig({
   },
   renderer: {
     root: 'src/renderer',
-    plugins: [react()],
+    // The dev server's page drops the CSP <meta> (src/main/app/csp.ts); the built page keeps it.
+    plugins: [react(), { name: 'ctxscope-dev-csp', apply: 'serve', transformIndexHtml: withoutCspMeta }],
     build: {
       outDir: 'out/renderer',
       rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },

@@ -20,6 +20,7 @@ export default defineConfig({
         index: resolve(root, 'src/cli/index.ts'),
         'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
         'batch-worker': resolve(root, 'src/cli/batch-worker.ts'),
+        'inspect-worker': resolve(root, 'src/cli/inspect-worker.ts'),
         'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
         'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
       },

@@ -24,7 +24,7 @@ if (!electron.path) {
   process.exit(1);
 }
 
-const native = ensureElectronNative(root, electron.version);
+const native = await ensureElectronNative(root, electron.version);
 if (!native.ok) {
   console.error(`Context Scope cannot open its database in Electron: ${native.reason} — \`npm run serve\` gives the same UI in your browser.`);
   process.exit(1);

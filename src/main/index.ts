@@ -1,41 +1,50 @@
 /**
  * Electron main process: one hardened window, the host handler table over IPC, the SQLite store
  * in the user-data folder. Everything that is not Electron-specific lives in ./host (shared with
- * `ctxscope serve`).
+ * `ctxscope serve`); each desktop concern (single instance, menu, preferences, window bounds,
+ * hardening, CSP) is a small module under ./app, tested without Electron.
  *
  * Hardening (Electron's security checklist): context isolation, sandbox, no Node in the renderer,
- * a strict CSP on every response, no remote content, navigation and new windows denied,
- * permission requests denied, every IPC call's sender checked and payload validated.
+ * a strict CSP on the built page, no remote content, navigation and new windows denied (only the
+ * project's documentation links open, in the OS browser), permissions denied, every IPC call's
+ * sender checked and payload validated. Fuses are set on the packaged binary (scripts/after-pack.cjs).
  */
-import { app, BrowserWindow, dialog, ipcMain, session, shell, type WebContents } from 'electron';
-import { existsSync } from 'node:fs';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, screen, session, shell, type WebContents } from 'electron';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { EventName, EventPayload } from '../shared/api';
+import { parseLaunchArgs } from './app/args';
+import { withCsp } from './app/csp';
+import { lockDatabase, processIsAlive } from './app/db-lock';
+import { followCurrentView } from './app/current-view';
+import { EXPORT_FILTERS, exportCurrentView } from './app/export-menu';
+import { denyAllPermissions, guardContents } from './app/hardening';
+import { PROJECT_URL, README_URL } from './app/links';
+import { menuTemplate, type MenuActions } from './app/menu';
+import { addRecent, PrefsStore, type Theme } from './app/prefs';
+import { claimSingleInstance } from './app/single-instance';
+import { boundsToSave, initialBounds, MIN_SIZE } from './app/window-state';
 import { createHost } from './host/handlers';
-import { defaultDbPath } from './paths';
+import { electronNativeBinding } from './native';
+import { DB_FILE_NAME, defaultDbPath, userDataDir } from './paths';
+import { runtimeResource, type Layout, type WorkerName } from './resources';
 import { CONTENT_SECURITY_POLICY } from './transport/http';
 import { registerIpcHandlers, sendEvent } from './transport/ipc';
-import { electronNativeBinding } from './native';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const appRoot = app.getAppPath();
-const rendererIndex = join(here, '../renderer/index.html');
+const layout: Layout = app.isPackaged ? { kind: 'packaged', appPath: app.getAppPath(), resourcesPath: process.resourcesPath } : { kind: 'checkout', root: app.getAppPath() };
+const rendererIndex = join(runtimeResource('renderer', layout), 'index.html');
+const rendererDirUrl = pathToFileURL(runtimeResource('renderer', layout)).href;
 const rendererUrl = process.env['ELECTRON_RENDERER_URL'];
-const sampleFile = join(appRoot, 'resources', 'sample', 'sample-session.jsonl');
-
-/** `--db PATH` and transcript paths given on the command line after `--`. */
-function parseArgs(argv: readonly string[]): { dbPath: string | undefined; files: string[] } {
-  const files: string[] = [];
-  let dbPath: string | undefined;
-  const args = argv.slice(app.isPackaged ? 1 : 2);
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--db') dbPath = args[++i];
-    else if (a.startsWith('--db=')) dbPath = a.slice(5);
-    else if (!a.startsWith('-') && a !== '.' && existsSync(a)) files.push(a);
+const isFile = (p: string): boolean => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
   }
-  return { dbPath, files };
-}
+};
 
 function isOwnPage(url: string | undefined): boolean {
   if (!url) return false;
@@ -43,89 +52,235 @@ function isOwnPage(url: string | undefined): boolean {
   return url === pathToFileURL(rendererIndex).href || url.startsWith(pathToFileURL(rendererIndex).href + '#');
 }
 
+/** The built worker script, when the build made it (else the host runs that work in-process). */
+function workerFile(name: WorkerName): string | undefined {
+  const file = runtimeResource(`worker:${name}`, layout);
+  return existsSync(file) ? file : existsSync(join(here, `${name}.js`)) ? join(here, `${name}.js`) : undefined;
+}
+
+// The user-data folder is the one the CLI and `serve` use (src/main/paths.ts), unless a launch
+// names its own with --user-data-dir (tests, a second profile). The single-instance lock is per
+// folder, and the database lives in it: two instances never share a database.
+const ownUserData = app.commandLine.hasSwitch('user-data-dir');
+if (!ownUserData) app.setPath('userData', userDataDir());
+
+let mainWindow: BrowserWindow | null = null;
+const instance = claimSingleInstance(app, {
+  isFile,
+  focus: () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  },
+});
+
 async function main(): Promise<void> {
   app.enableSandbox();
   await app.whenReady();
 
-  // Deny every permission (camera, notifications, ...): the app needs none.
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  denyAllPermissions(session.defaultSession);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+    const responseHeaders = withCsp(details.responseHeaders, details.url, rendererDirUrl, CONTENT_SECURITY_POLICY);
+    callback(responseHeaders ? { responseHeaders } : {});
   });
 
-  const { dbPath, files } = parseArgs(process.argv);
-  const windows = new Set<WebContents>();
-  const host = await createHost({
-    dbPath: dbPath ?? defaultDbPath(),
-    hostKind: 'electron',
-    version: app.getVersion(),
-    initialFiles: files.length > 0 ? files : [sampleFile],
-    nativeBinding: electronNativeBinding(appRoot),
-    ...(existsSync(join(here, 'import-worker.js')) ? { importWorkerFile: join(here, 'import-worker.js') } : {}),
-    ...(existsSync(join(here, 'count-worker.js')) ? { countWorkerFile: join(here, 'count-worker.js') } : {}),
-    emit: (event, payload) => {
-      for (const wc of windows) sendEvent(wc, event, payload);
-    },
-    pickFiles: async () => {
-      const result = await dialog.showOpenDialog({ properties: ['openFile', 'multiSelections'] });
-      return result.canceled ? [] : result.filePaths;
+  const prefsFile = join(app.getPath('userData'), 'prefs.json');
+  const prefs = new PrefsStore({
+    read: () => (existsSync(prefsFile) ? readFileSync(prefsFile, 'utf8') : undefined),
+    write: (text) => {
+      mkdirSync(dirname(prefsFile), { recursive: true });
+      writeFileSync(prefsFile, text);
     },
   });
+  nativeTheme.themeSource = prefs.get().theme;
+
+  const { dbPath, files } = parseLaunchArgs(process.argv, { packaged: app.isPackaged, cwd: process.cwd(), isFile });
+  const windows = new Set<WebContents>();
+  /** Imports started by the main process (menu, second launch, Finder), not by the page. */
+  const ownJobs = new Set<string>();
+  const onOwnImportDone = (payload: EventPayload<'importDone'>): void => {
+    ownJobs.delete(payload.jobId);
+    // The page lists sessions when it loads: reload it so the new ones are there to pick.
+    mainWindow?.webContents.reload();
+  };
+  const importWorkerFile = workerFile('import-worker');
+  const countWorkerFile = workerFile('count-worker');
+  const nativeBinding = electronNativeBinding(layout);
+  const db = dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath());
+  if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true });
+  const dbLock = db === ':memory:' ? { ok: true as const, release: () => {} } : lockDatabase(db, process.pid, processIsAlive, {
+    createExclusive: (path, text) => writeFileSync(path, text, { flag: 'wx' }),
+    read: (path) => readFileSync(path, 'utf8'),
+    remove: (path) => rmSync(path, { force: true }),
+  });
+  if (!dbLock.ok) {
+    dialog.showErrorBox('Context Scope is already open on this database', `${db} is in use by another Context Scope window${Number.isNaN(dbLock.heldBy) ? '' : ` (process ${dbLock.heldBy})`}. Use that window, or start with --db to open another database.`);
+    app.exit(1);
+    return;
+  }
+  app.on('quit', () => dbLock.release());
+  const host = await createHost({
+    dbPath: db,
+    hostKind: 'electron',
+    version: app.getVersion(),
+    initialFiles: files.length > 0 ? files : [runtimeResource('sample', layout)],
+    ...(nativeBinding ? { nativeBinding } : {}),
+    ...(importWorkerFile ? { importWorkerFile } : {}),
+    ...(countWorkerFile ? { countWorkerFile } : {}),
+    emit: <E extends EventName>(event: E, payload: EventPayload<E>) => {
+      for (const wc of windows) sendEvent(wc, event, payload);
+      if ((event === 'importDone' || event === 'importFailed') && ownJobs.has((payload as { jobId: string }).jobId)) {
+        if (event === 'importDone') onOwnImportDone(payload as EventPayload<'importDone'>);
+        else {
+          ownJobs.delete((payload as { jobId: string }).jobId);
+          void dialog.showMessageBox({ type: 'error', message: 'Could not open the file', detail: (payload as EventPayload<'importFailed'>).error });
+        }
+      }
+    },
+    pickFiles: () => pickFiles(),
+  });
+  const view = followCurrentView(host.handlers);
 
   registerIpcHandlers({
     ipcMain,
-    handlers: host.handlers,
+    handlers: view.handlers,
     isTrustedSender: (sender, frameUrl) => windows.has(sender) && isOwnPage(frameUrl),
     log: (m) => console.error(m),
   });
 
-  const win = new BrowserWindow({
-    width: 1440,
-    height: 900,
-    minWidth: 960,
-    minHeight: 600,
-    show: false,
-    title: 'Context Scope',
-    webPreferences: {
-      preload: join(here, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      experimentalFeatures: false,
-      spellcheck: false,
+  async function pickFiles(): Promise<string[]> {
+    const options = { properties: ['openFile', 'multiSelections'] as ('openFile' | 'multiSelections')[] };
+    const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+    if (!result.canceled) remember(result.filePaths);
+    return result.canceled ? [] : result.filePaths;
+  }
+
+  function remember(paths: readonly string[]): void {
+    let recent = prefs.get().recent;
+    for (const p of paths) {
+      recent = addRecent(recent, p);
+      app.addRecentDocument(p);
+    }
+    prefs.update({ recent });
+    buildMenu();
+  }
+
+  function openPaths(paths: string[]): void {
+    const existing = paths.filter(isFile);
+    if (existing.length === 0) return;
+    remember(existing);
+    void host.handlers.importFiles({ paths: existing }).then(({ jobId }) => ownJobs.add(jobId));
+  }
+
+  const actions: MenuActions = {
+    open: () => void pickFiles().then((paths) => paths.length > 0 && openPaths(paths)),
+    importLogs: () => void pickFiles().then((paths) => paths.length > 0 && openPaths(paths)),
+    openRecent: (path) => {
+      if (isFile(path)) return openPaths([path]);
+      prefs.update({ recent: prefs.get().recent.filter((p) => p !== path) });
+      buildMenu();
+      void dialog.showMessageBox({ type: 'warning', message: 'The file is no longer there', detail: path });
     },
+    clearRecent: () => {
+      prefs.update({ recent: [] });
+      app.clearRecentDocuments();
+      buildMenu();
+    },
+    exportCurrent: () =>
+      void exportCurrentView({
+        handlers: host.handlers,
+        current: view.current,
+        askPath: async (defaultPath) => {
+          const filters = EXPORT_FILTERS.map((f) => ({ name: f.name, extensions: f.extensions }));
+          const r = mainWindow ? await dialog.showSaveDialog(mainWindow, { defaultPath, filters }) : await dialog.showSaveDialog({ defaultPath, filters });
+          return r.canceled ? undefined : r.filePath;
+        },
+        writeFile: (path, text) => writeFile(path, text, 'utf8'),
+        showError: (message) => void dialog.showMessageBox({ type: 'info', message }),
+      }),
+    setTheme: (theme: Theme) => {
+      nativeTheme.themeSource = theme;
+      prefs.update({ theme });
+      buildMenu();
+    },
+    openReadme: () => void shell.openExternal(README_URL),
+    openProjectPage: () => void shell.openExternal(PROJECT_URL),
+  };
+
+  function buildMenu(): void {
+    Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({ appName: 'Context Scope', platform: process.platform, recent: prefs.get().recent, theme: prefs.get().theme }, actions)));
+  }
+  buildMenu();
+  if (files.length > 0) remember(files);
+
+  async function createWindow(): Promise<void> {
+    const bounds = initialBounds(prefs.get().window, screen.getAllDisplays().map((d) => d.workArea));
+    const win = new BrowserWindow({
+      width: bounds.width,
+      height: bounds.height,
+      ...(bounds.x !== undefined && bounds.y !== undefined ? { x: bounds.x, y: bounds.y } : {}),
+      minWidth: MIN_SIZE.width,
+      minHeight: MIN_SIZE.height,
+      show: false,
+      title: 'Context Scope',
+      backgroundColor: nativeTheme.shouldUseDarkColors ? '#101318' : '#ffffff',
+      ...(app.isPackaged || !existsSync(runtimeResource('icon', layout)) ? {} : { icon: runtimeResource('icon', layout) }),
+      webPreferences: {
+        preload: join(here, '../preload/index.cjs'),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
+        spellcheck: false,
+        // Middle-click must not open links in a new window behind the window-open handler's back.
+        disableBlinkFeatures: 'Auxclick',
+      },
+    });
+    mainWindow = win;
+    const contents = win.webContents;
+    windows.add(contents);
+    if (bounds.maximized) win.maximize();
+    win.on('close', () => prefs.update({ window: boundsToSave(win.getNormalBounds(), win.isMaximized()) }));
+    win.on('closed', () => {
+      windows.delete(contents);
+      if (mainWindow === win) mainWindow = null;
+    });
+    win.once('ready-to-show', () => win.show());
+    if (rendererUrl) await win.loadURL(rendererUrl);
+    else await win.loadFile(rendererIndex);
+  }
+
+  await createWindow();
+  instance.ready(openPaths);
+
+  // macOS: clicking the dock icon with no window open brings one back.
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) void createWindow();
   });
-  windows.add(win.webContents);
-  win.on('closed', () => windows.delete(win.webContents));
-  win.once('ready-to-show', () => win.show());
-
-  if (rendererUrl) await win.loadURL(rendererUrl);
-  else await win.loadFile(rendererIndex);
-
+  // macOS apps stay in the dock when their last window closes; elsewhere closing it quits.
   app.on('window-all-closed', () => {
-    void host.close().finally(() => app.quit());
+    if (process.platform !== 'darwin') app.quit();
+  });
+  let closed = false;
+  app.on('will-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    void host.close().finally(() => {
+      closed = true;
+      app.quit();
+    });
   });
 }
 
-// No navigation away from the app, no new windows, no <webview>: links open in the OS browser.
-app.on('web-contents-created', (_event, contents) => {
-  contents.on('will-navigate', (event, url) => {
-    if (!isOwnPage(url)) event.preventDefault();
-  });
-  contents.on('will-redirect', (event, url) => {
-    if (!isOwnPage(url)) event.preventDefault();
-  });
-  contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    if (/^https:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-});
+// No navigation away from the app, no new windows, no <webview>: documentation links open in the OS browser.
+app.on('web-contents-created', (_event, contents) => guardContents(contents, isOwnPage, (url) => void shell.openExternal(url)));
 
-main().catch((err: unknown) => {
-  console.error(`Context Scope failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  app.exit(1);
-});
+if (instance.primary) {
+  main().catch((err: unknown) => {
+    console.error(`Context Scope failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    app.exit(1);
+  });
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { _electron } from 'playwright-core';
 import { ensureElectron } from '../../scripts/electron-check.mjs';
 import { ensureElectronNative } from '../../scripts/electron-native.mjs';
@@ -20,7 +20,7 @@ export async function runElectronE2E() {
     console.log('  - electron e2e skipped: Electron binary not installed (run `npm start` once where it can be downloaded)');
     return { passed: 0, failed: 0 };
   }
-  const native = ensureElectronNative(root, electron.version);
+  const native = await ensureElectronNative(root, electron.version);
   if (!native.ok) {
     console.log(`  ✗ electron e2e: ${native.reason}`);
     return { passed: 0, failed: 1 };
@@ -44,7 +44,17 @@ export async function runElectronE2E() {
       return { contextIsolation: p.contextIsolation, sandbox: p.sandbox, nodeIntegration: p.nodeIntegration };
     });
     assert.deepEqual(prefs, { contextIsolation: true, sandbox: true, nodeIntegration: false });
-    console.log('  ✓ electron: window opens the sample, hardened');
+
+    // No traffic leaves the machine: reload with a recorder on; the page loads only its own files.
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.reload();
+    await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
+    const own = pathToFileURL(join(root, 'out', 'renderer')).href + '/';
+    const offMachine = requests.filter((u) => !u.startsWith(own) && !/^(data|blob|devtools):/.test(u));
+    assert.ok(requests.length > 0, 'the recorder saw the page load');
+    assert.deepEqual(offMachine, [], 'the window requests only its own files');
+    console.log('  ✓ electron: window opens the sample, hardened, no requests off the machine');
     return { passed: 1, failed: 0 };
   } catch (err) {
     console.log(`  ✗ electron: ${err?.message ?? err}`);

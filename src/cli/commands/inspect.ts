@@ -2,15 +2,30 @@
  * `ctxscope inspect FILE`: what a transcript holds — detected format, and per session the
  * messages by role, turns, LLM calls, tool calls, orphans, token counts by region, whether
  * the provider's usage is there, and the compactions the original agent did.
+ *
+ * `ctxscope inspect DIR|GLOB|FILE...` (folder scale): every transcript found, one row per file
+ * and a total row; files that are not transcripts are skipped with a note on stderr. Counts are
+ * chars/4 estimates unless `--exact`; files are read on worker threads when there is enough to
+ * share (see `inspectFiles`).
  */
+import { createReadStream, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { callCost, lookupModel } from '../../core/catalog';
+import { detectFormat, importSource, type ByteSource } from '../../core/import/index';
 import type { Session } from '../../core/model';
-import { stepIndices } from '../../core/model';
+import { stepIndices, uncachedInputTokens } from '../../core/model';
 import { calibrationReport, type CalibrationReport } from '../../core/tokens/calibrate';
-import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer } from '../../core/tokens/index';
+import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
+import { countExact } from '../../main/count/exact';
+import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
+import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
-import { loadFile } from '../load';
+import { expandInputs, isBatch } from '../inputs';
+import { checkFormat, loadFile } from '../load';
 import { table } from '../table';
 
 export interface InspectSession {
@@ -37,7 +52,12 @@ export interface InspectReport {
   warnings: string[];
 }
 
-export function inspectSession(s: Session, tokenizerId: string | undefined): InspectSession {
+/**
+ * `counts`: already counted (folder mode's `--exact` counts on the BPE pool); else counted here.
+ * `calibrate`: score the calibrated fit (it needs the base tokenizer's exact counts, so folder
+ * mode, which is about speed, leaves it to single-file inspect).
+ */
+export function inspectSession(s: Session, tokenizerId: string | undefined, given?: SessionCounts, calibrate = true): InspectSession {
   const roles = { system: 0, user: 0, assistant: 0, tool: 0 };
   let toolCalls = 0;
   for (const m of s.messages) {
@@ -53,9 +73,11 @@ export function inspectSession(s: Session, tokenizerId: string | undefined): Ins
   } catch (e) {
     throw new CliError(`--tokenizer: ${e instanceof Error ? e.message : String(e)}`, EXIT.usage);
   }
-  const counts = countWith(s, id);
+  const counts = given ?? countWith(s, id);
   // Calibration is judged against the base tokenizer's own counts, never the fitted ones.
-  const calibration = calibrationReport(s, id === CALIBRATION_BASE ? counts : countWith(s, CALIBRATION_BASE));
+  const calibration = calibrate
+    ? calibrationReport(s, id === CALIBRATION_BASE ? counts : countWith(s, CALIBRATION_BASE))
+    : { fallback: 'not scored when inspecting many files: inspect the one file for it' };
   const pairs = pairToolCalls(s.messages);
   return {
     id: s.id,
@@ -94,11 +116,14 @@ export function registerInspect(program: Command): void {
   program
     .command('inspect')
     .description('show what a transcript holds: format, messages, turns, LLM calls, tool calls, tokens per region')
-    .argument('<file>', 'transcript file')
+    .argument('<inputs...>', 'transcript file, or several files, directories or globs (folder mode)')
     .option('--format <id>', 'skip detection and read the file as this format')
-    .option('--tokenizer <id>', 'tokenizer for the counts (default: the best one for the model)')
+    .option('--tokenizer <id>', 'tokenizer for the counts (default: the best one for the model; chars/4 in folder mode)')
+    .option('--exact', 'folder mode: exact counts with the best tokenizer for each model (slower)')
     .option('--json', 'print JSON')
-    .action(async (file: string, opts: { format?: string; tokenizer?: string; json?: boolean }) => {
+    .action(async (inputs: string[], opts: InspectCliOptions) => {
+      if (isBatch(inputs)) return inspectFolder(inputs, opts);
+      const file = inputs[0]!;
       const outcome = await loadFile(file, opts.format);
       const report: InspectReport = {
         file,
@@ -136,4 +161,329 @@ export function registerInspect(program: Command): void {
       for (const s of report.sessions) process.stdout.write(`calibration${report.sessions.length > 1 ? ` (${s.title ?? s.id})` : ''}: ${calibrationLine(s.calibration)}\n`);
       if (report.warnings.length) process.stdout.write(`${report.warnings.length} warning(s); first: ${report.warnings.slice(0, 3).join(' | ')}\n`);
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folder scale
+
+export interface InspectCliOptions {
+  format?: string;
+  tokenizer?: string;
+  exact?: boolean;
+  json?: boolean;
+}
+
+/** One file's job, as the in-process path and the worker threads (src/cli/inspect-worker.ts) take it. */
+export interface InspectJob {
+  readonly file: string;
+  readonly format?: string;
+  readonly tokenizer?: string;
+  readonly exact: boolean;
+}
+
+/** Provider-reported usage summed over a file's calls (subagents included: they were billed too). */
+export interface ReportedTotals {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
+export type FileInspection =
+  | { readonly kind: 'read'; readonly file: string; readonly format: string; readonly sessions: InspectSession[]; readonly calls: number; readonly subagentCalls: number; readonly reported: ReportedTotals; readonly cost: number | null; readonly warnings: number }
+  | { readonly kind: 'skipped'; readonly file: string; readonly reason: string }
+  | { readonly kind: 'failed'; readonly file: string; readonly error: string };
+
+export interface FolderSummary {
+  files: number;
+  transcripts: number;
+  skipped: number;
+  failed: number;
+  sessions: number;
+  /** LLM calls of the sessions (as single-file inspect counts them); their subagents' calls apart. */
+  calls: number;
+  subagentCalls: number;
+  turns: number;
+  toolCalls: number;
+  /** Tokens of the last call's window (system + tools + history) summed over sessions. */
+  tokens: number;
+  /** True when any count is an estimate (chars/4 by default). */
+  approximate: boolean;
+  reported: ReportedTotals;
+  /** USD at catalog prices (resources/models.json) or as the source reported; null when no call had a known price. */
+  cost: number | null;
+  /** Calls whose model has no price in the catalog and no cost in the source: left out of `cost`. */
+  unpricedCalls: number;
+  sourceCompactions: number;
+}
+
+export interface FolderReport {
+  files: Extract<FileInspection, { kind: 'read' }>[];
+  skipped: { file: string; reason: string }[];
+  failed: { file: string; error: string }[];
+  summary: FolderSummary;
+}
+
+/** gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker. */
+function inThreadCounter(): BulkCounter {
+  type Count = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+  const loaded = new Map<BpeEncoding, Promise<Count>>();
+  const noSpecial = { disallowedSpecial: new Set<string>() };
+  const encoder = (e: BpeEncoding): Promise<Count> => {
+    let p = loaded.get(e);
+    if (!p) {
+      p = (e === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => {
+        // As in the pool's workers (src/main/count/bulk-worker.ts): the default merge cache fills on big folders.
+        m.setMergeCacheSize(1_000_000);
+        return m.countTokens as Count;
+      });
+      loaded.set(e, p);
+    }
+    return p;
+  };
+  return {
+    async count(texts, e) {
+      const count = await encoder(e);
+      return Uint32Array.from(texts, (t) => (t ? count(t, noSpecial) : 0));
+    },
+    async warm(e) {
+      await encoder(e);
+    },
+    async close() {},
+  };
+}
+
+let sharedCounter: BulkCounter | undefined;
+
+/** Sums what a session and its subagents were billed into `into`; `calls`: the subagents' LLM calls. */
+function usageOf(s: Session, into: ReportedTotals): { calls: number; cost: number; priced: number; unpriced: number } {
+  const model = lookupModel(s.model);
+  let calls = 0;
+  let cost = 0;
+  let priced = 0;
+  let unpriced = 0;
+  for (const m of s.messages) {
+    const u = m.usage;
+    if (!u) continue;
+    into.input += u.input;
+    into.cacheRead += u.cacheRead;
+    into.cacheWrite += u.cacheWrite;
+    into.output += u.output;
+    // The catalog has no cache-write price: writes are billed at the input price (uncachedInputTokens).
+    if (u.costUsd === undefined && !model) {
+      unpriced++;
+      continue;
+    }
+    cost += u.costUsd ?? callCost(model!, uncachedInputTokens(u), u.cacheRead, u.output);
+    priced++;
+  }
+  for (const sub of s.subagents) {
+    const r = usageOf(sub, into);
+    calls += stepIndices(sub.messages).length + r.calls;
+    cost += r.cost;
+    priced += r.priced;
+    unpriced += r.unpriced;
+  }
+  return { calls, cost, priced, unpriced };
+}
+
+/**
+ * A file as a ByteSource that keeps its first chunk: detection reads the head, then the import
+ * reads the whole file, and the head is not read from disk twice (a small file is read once).
+ */
+function headCachingSource(path: string): ByteSource {
+  const CHUNK = 1 << 20;
+  const size = statSync(path).size;
+  let head: Uint8Array | undefined;
+  return {
+    name: path,
+    size,
+    async *chunks() {
+      if (size === 0) return;
+      if (head) {
+        yield head;
+        if (head.length >= size) return;
+      }
+      const start = head ? head.length : 0;
+      for await (const chunk of createReadStream(path, { highWaterMark: CHUNK, start, end: size - 1 })) {
+        head ??= chunk as Buffer;
+        yield chunk as Buffer;
+      }
+    },
+  };
+}
+
+/**
+ * Reads and inspects one file. Not a transcript (empty, or no importer recognises its head) →
+ * `skipped`; a transcript that does not parse → `failed` with the importer's FILE:LINE message.
+ */
+export async function inspectTranscript(job: InspectJob): Promise<FileInspection & { unpriced?: number }> {
+  const { file } = job;
+  let format: string | undefined;
+  const source = headCachingSource(file);
+  try {
+    format = job.format ?? (await detectFormat(source));
+  } catch (e) {
+    return { kind: 'skipped', file, reason: e instanceof Error ? e.message : String(e) };
+  }
+  if (!format) return { kind: 'skipped', file, reason: 'not a transcript (no known format recognises it)' };
+  try {
+    const outcome = await importSource(source, { format: format as Session['format'], keepRaw: false });
+    const sessions: InspectSession[] = [];
+    const reported: ReportedTotals = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
+    let calls = 0;
+    let subagentCalls = 0;
+    let cost = 0;
+    let priced = 0;
+    let unpriced = 0;
+    for (const s of outcome.sessions) {
+      const hasUsage = s.messages.some((m) => m.usage !== undefined);
+      const id = job.tokenizer ?? (job.exact ? defaultTokenizerFor(s.model, hasUsage) : 'chars4');
+      getTokenizer(id);
+      const counts = job.exact ? await countExact(s, id, {}, (sharedCounter ??= inThreadCounter())) : undefined;
+      const inspected = inspectSession(s, id, counts, false);
+      sessions.push(inspected);
+      calls += inspected.steps;
+      const u = usageOf(s, reported);
+      subagentCalls += u.calls;
+      cost += u.cost;
+      priced += u.priced;
+      unpriced += u.unpriced;
+    }
+    return { kind: 'read', file, format: outcome.format, sessions, calls, subagentCalls, reported, cost: priced > 0 ? cost : null, warnings: outcome.warnings.length, unpriced };
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    return { kind: 'failed', file, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Below this much input the worker threads' start-up costs more than they save. */
+const POOL_MIN_BYTES = 4_000_000;
+
+/**
+ * Inspects every file: in this thread for a few small files, else on this thread and worker
+ * threads (one per core in all), biggest files first so they finish together. Results come back
+ * in input order.
+ */
+export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism(), poolMinBytes = POOL_MIN_BYTES): Promise<(FileInspection & { unpriced?: number })[]> {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const n = Math.max(1, Math.min(threads, jobs.length));
+  if (n === 1 || total < poolMinBytes) {
+    const out = [];
+    for (const job of jobs) out.push(await inspectTranscript(job));
+    return out;
+  }
+  const order = jobs.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
+  const results: (FileInspection & { unpriced?: number })[] = new Array(jobs.length);
+  const here = dirname(fileURLToPath(import.meta.url));
+  let next = 0;
+  // This thread takes files from the same queue while the workers start: n parsers in all.
+  const inThisThread = async (): Promise<void> => {
+    for (let k = next++; k < order.length; k = next++) results[order[k]!] = await inspectTranscript(jobs[order[k]!]!);
+  };
+  const workers = Array.from({ length: n - 1 }, () => startWorker([join(here, 'inspect-worker.js'), join(here, '..', 'inspect-worker.js')], join(here, '..', 'inspect-worker.ts')));
+  const drive = (w: (typeof workers)[number]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const send = (): void => {
+        const k = next++;
+        if (k >= order.length) return resolve();
+        const i = order[k]!;
+        w.once('message', (r: FileInspection & { unpriced?: number; usageError?: string }) => {
+          if (r.usageError !== undefined) return reject(new CliError(r.usageError, EXIT.usage));
+          results[i] = r;
+          send();
+        });
+        w.postMessage(jobs[i]);
+      };
+      w.once('error', reject);
+      send();
+    });
+  try {
+    await Promise.all([...workers.map(drive), inThisThread()]);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return results;
+}
+
+export function summarise(results: readonly (FileInspection & { unpriced?: number })[]): FolderReport {
+  const report: FolderReport = { files: [], skipped: [], failed: [], summary: { files: results.length, transcripts: 0, skipped: 0, failed: 0, sessions: 0, calls: 0, subagentCalls: 0, turns: 0, toolCalls: 0, tokens: 0, approximate: false, reported: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, cost: null, unpricedCalls: 0, sourceCompactions: 0 } };
+  const t = report.summary;
+  for (const r of results) {
+    if (r.kind === 'skipped') report.skipped.push({ file: r.file, reason: r.reason });
+    else if (r.kind === 'failed') report.failed.push({ file: r.file, error: r.error });
+    else {
+      const { unpriced, ...row } = r;
+      report.files.push(row);
+      t.calls += r.calls;
+      t.subagentCalls += r.subagentCalls;
+      t.unpricedCalls += unpriced ?? 0;
+      for (const k of ['input', 'cacheRead', 'cacheWrite', 'output'] as const) t.reported[k] += r.reported[k];
+      if (r.cost !== null) t.cost = (t.cost ?? 0) + r.cost;
+      for (const s of r.sessions) {
+        t.sessions++;
+        t.turns += s.turns;
+        t.toolCalls += s.toolCalls;
+        t.tokens += s.tokens.system + s.tokens.tools + s.tokens.history + s.tokens.unlogged;
+        t.approximate ||= s.tokens.approximate;
+        t.sourceCompactions += s.sourceCompactions;
+      }
+    }
+  }
+  t.transcripts = report.files.length;
+  t.skipped = report.skipped.length;
+  t.failed = report.failed.length;
+  return report;
+}
+
+/** Control characters of a file name would drive the terminal: show them as `?`. */
+function printable(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    out += c < 0x20 || (c >= 0x7f && c <= 0x9f) ? '?' : ch;
+  }
+  return out;
+}
+
+async function inspectFolder(inputs: readonly string[], opts: InspectCliOptions): Promise<void> {
+  checkFormat(opts.format);
+  if (opts.tokenizer !== undefined) {
+    try {
+      getTokenizer(opts.tokenizer);
+    } catch (e) {
+      throw new CliError(`--tokenizer: ${e instanceof Error ? e.message : String(e)}`, EXIT.usage);
+    }
+  }
+  const files = await expandInputs(inputs);
+  if (files.length === 0) throw new CliError(`${inputs.join(' ')}: no files found`, EXIT.usage);
+  const sizes = files.map((f) => statSync(f).size);
+  const jobs = files.map((file): InspectJob => ({ file, exact: opts.exact === true, ...(opts.format ? { format: opts.format } : {}), ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}) }));
+  const report = summarise(await inspectFiles(jobs, sizes));
+  for (const s of report.skipped) process.stderr.write(`ctxscope: skipped ${printable(s.file)}: ${printable(s.reason)}\n`);
+  for (const f of report.failed) process.stderr.write(`ctxscope: ${printable(f.error)}\n`);
+  const t = report.summary;
+  if (opts.json) process.stdout.write(JSON.stringify(report) + '\n');
+  else {
+    const usd = (c: number | null): string => (c === null ? '-' : `$${c.toFixed(2)}`);
+    const rows = report.files.map((r) => {
+      let tokens = 0;
+      let compactions = 0;
+      for (const s of r.sessions) {
+        tokens += s.tokens.system + s.tokens.tools + s.tokens.history + s.tokens.unlogged;
+        compactions += s.sourceCompactions;
+      }
+      return [printable(r.file), r.format, r.sessions.length, r.calls, tokens, r.reported.input + r.reported.cacheRead + r.reported.cacheWrite, r.reported.output, usd(r.cost), compactions];
+    });
+    rows.push(['total', `${t.transcripts} file(s)`, t.sessions, t.calls, t.tokens, t.reported.input + t.reported.cacheRead + t.reported.cacheWrite, t.reported.output, usd(t.cost), t.sourceCompactions]);
+    process.stdout.write(table(['file', 'format', 'sessions', 'calls', t.approximate ? 'tokens ~' : 'tokens', 'reported in', 'reported out', 'cost', 'compactions'], rows));
+    process.stdout.write(
+      `${t.transcripts} transcript(s), ${t.skipped} skipped, ${t.failed} failed · ${t.turns.toLocaleString('en-US')} turns · ${t.toolCalls.toLocaleString('en-US')} tool calls · ${t.subagentCalls.toLocaleString('en-US')} subagent calls` +
+        (t.approximate ? ' · tokens ~ are chars/4 estimates (--exact to count)' : '') +
+        (t.unpricedCalls > 0 ? ` · ${t.unpricedCalls.toLocaleString('en-US')} call(s) of models without a price left out of the cost` : '') +
+        '\n',
+    );
+  }
+  if (report.failed.length > 0) throw new CliError(`${report.failed.length} of ${t.transcripts + t.failed} transcript(s) failed to read`, EXIT.badInput);
+  if (t.transcripts === 0) throw new CliError(`no transcripts among ${files.length} file(s)`, EXIT.badInput);
 }

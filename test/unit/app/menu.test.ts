@@ -1,0 +1,121 @@
+/** The application menu template and File › Export…, without Electron. */
+import type { MenuItemConstructorOptions } from 'electron';
+import { describe, expect, it } from 'vitest';
+import { followCurrentView } from '../../../src/main/app/current-view';
+import { exportCurrentView, targetForFile } from '../../../src/main/app/export-menu';
+import { menuTemplate, type MenuActions } from '../../../src/main/app/menu';
+import type { Handlers } from '../../../src/shared/api';
+
+function recorder(): { actions: MenuActions; calls: string[] } {
+  const calls: string[] = [];
+  const actions: MenuActions = {
+    open: () => calls.push('open'),
+    openRecent: (p) => calls.push(`recent:${p}`),
+    clearRecent: () => calls.push('clear'),
+    importLogs: () => calls.push('import'),
+    exportCurrent: () => calls.push('export'),
+    setTheme: (t) => calls.push(`theme:${t}`),
+    openReadme: () => calls.push('readme'),
+    openProjectPage: () => calls.push('project'),
+  };
+  return { actions, calls };
+}
+
+const sub = (items: MenuItemConstructorOptions[], label: string): MenuItemConstructorOptions[] => {
+  const item = items.find((i) => i.label === label || i.role === label);
+  if (!item) throw new Error(`no menu ${label}`);
+  return item.submenu as MenuItemConstructorOptions[];
+};
+const click = (item: MenuItemConstructorOptions | undefined): void => (item!.click as () => void)();
+
+describe('menuTemplate', () => {
+  it('File: Open, Open Recent with the recent files, Import agent logs, Export', () => {
+    const { actions, calls } = recorder();
+    const t = menuTemplate({ appName: 'Context Scope', platform: 'linux', recent: ['/p/a.jsonl', '/p/b.jsonl'], theme: 'system' }, actions);
+    const file = sub(t, '&File');
+    click(file.find((i) => i.label === 'Open…'));
+    click(file.find((i) => i.label === 'Import Agent Logs…'));
+    click(file.find((i) => i.label === 'Export…'));
+    const recent = sub(file, 'Open Recent');
+    expect(recent.slice(0, 2).map((i) => i.label)).toEqual(['a.jsonl', 'b.jsonl']);
+    click(recent[1]);
+    click(recent.find((i) => i.label === 'Clear Recent'));
+    expect(calls).toEqual(['open', 'import', 'export', 'recent:/p/b.jsonl', 'clear']);
+    expect(file.some((i) => i.role === 'quit')).toBe(true);
+    expect(t[0]!.label).toBe('&File');
+  });
+
+  it('an empty Open Recent says so, disabled', () => {
+    const t = menuTemplate({ appName: 'Context Scope', platform: 'win32', recent: [], theme: 'system' }, recorder().actions);
+    expect(sub(sub(t, '&File'), 'Open Recent')).toEqual([{ label: 'No Recent Files', enabled: false }]);
+  });
+
+  it('View: zoom roles and the theme as radio items with the current one checked', () => {
+    const { actions, calls } = recorder();
+    const view = sub(menuTemplate({ appName: 'Context Scope', platform: 'linux', recent: [], theme: 'dark' }, actions), '&View');
+    expect(view.filter((i) => i.role).map((i) => i.role)).toEqual(expect.arrayContaining(['resetZoom', 'zoomIn', 'zoomOut']));
+    const theme = sub(view, 'Theme');
+    expect(theme.map((i) => [i.label, i.type, i.checked])).toEqual([
+      ['Follow System', 'radio', false],
+      ['Light', 'radio', false],
+      ['Dark', 'radio', true],
+    ]);
+    click(theme[1]);
+    expect(calls).toEqual(['theme:light']);
+  });
+
+  it('Help opens the README; macOS gets the app menu first', () => {
+    const { actions, calls } = recorder();
+    const t = menuTemplate({ appName: 'Context Scope', platform: 'darwin', recent: [], theme: 'system' }, actions);
+    expect(t[0]!.label).toBe('Context Scope');
+    click(sub(t, 'help').find((i) => i.label === 'Read Me'));
+    expect(calls).toEqual(['readme']);
+  });
+});
+
+describe('File › Export…', () => {
+  const fakeHandlers = () => {
+    const exported: unknown[] = [];
+    const handlers = {
+      getSession: async () => ({}),
+      runReplay: async () => ({}),
+      exportSession: async (args: unknown) => {
+        exported.push(args);
+        return { fileName: 'x', mime: 'application/json', text: 'EXPORTED', redactions: 0 };
+      },
+    } as unknown as Handlers;
+    return { handlers, exported };
+  };
+
+  it('picks the target from the file name', () => {
+    expect(targetForFile('/t/a.md')).toBe('markdown');
+    expect(targetForFile('/t/a.jsonl')).toBe('jsonl');
+    expect(targetForFile('/t/a.CSV')).toBe('report-csv');
+    expect(targetForFile('/t/a.json')).toBe('openai');
+  });
+
+  it('exports the session and policy the window last asked for, at the end of the replay', async () => {
+    const { handlers, exported } = fakeHandlers();
+    const view = followCurrentView(handlers);
+    await view.handlers.getSession({ id: 's1' });
+    await view.handlers.runReplay({ sessionId: 's1', policy: 's3', overrides: { window: 60000 }, needles: [] });
+    const written: [string, string][] = [];
+    const path = await exportCurrentView({ handlers: view.handlers, current: view.current, askPath: async () => '/out/h.md', writeFile: async (p, t) => void written.push([p, t]), showError: () => {} });
+    expect(path).toBe('/out/h.md');
+    expect(exported).toEqual([{ sessionId: 's1', policy: 's3', overrides: { window: 60000 }, at: 'end', to: 'markdown', redact: false, redactPatterns: [] }]);
+    expect(written).toEqual([['/out/h.md', 'EXPORTED']]);
+    // Another session opened: its policy is not carried over.
+    await view.handlers.getSession({ id: 's2' });
+    expect(view.current()).toEqual({ sessionId: 's2', policy: null, overrides: {} });
+  });
+
+  it('with nothing open it says so and asks for no path', async () => {
+    const { handlers } = fakeHandlers();
+    const errors: string[] = [];
+    let asked = false;
+    const r = await exportCurrentView({ handlers, current: () => ({ sessionId: null, policy: null, overrides: {} }), askPath: async () => ((asked = true), '/x'), writeFile: async () => {}, showError: (m) => errors.push(m) });
+    expect(r).toBeUndefined();
+    expect(asked).toBe(false);
+    expect(errors[0]).toMatch(/Open a session first/);
+  });
+});
