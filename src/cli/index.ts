@@ -12,6 +12,7 @@ import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { registerStore } from './commands/store';
 import { CliError, EXIT } from './errors';
+import { installOutputGuard } from './terminal';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  installOutputGuard();
   const program = buildProgram();
   try {
     await program.parseAsync([...argv], { from: 'user' });

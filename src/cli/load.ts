@@ -8,6 +8,17 @@ import type { FormatId, Session } from '../core/model';
 import { fileSource } from '../main/io/file-source';
 import { CliError, EXIT } from './errors';
 
+/**
+ * A transcript must be a regular file: reading a FIFO, a device or a socket would block forever
+ * (or never end). Exit 3 (bad input) with what the path is instead.
+ */
+export function checkRegularFile(path: string): void {
+  const st = statSync(path);
+  if (st.isFile()) return;
+  const what = st.isFIFO() ? 'a FIFO (named pipe)' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a directory' : 'not a regular file';
+  throw new CliError(`${path}: is ${what}; expected a regular transcript file`, EXIT.badInput);
+}
+
 export function checkFormat(format: string | undefined): FormatId | undefined {
   if (format === undefined) return undefined;
   const known = IMPORTERS.map((i) => i.id);
@@ -18,6 +29,7 @@ export function checkFormat(format: string | undefined): FormatId | undefined {
 export async function loadFile(path: string, format?: string, onProgress?: (bytes: number) => void, tolerant = false): Promise<ImportOutcome> {
   if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
   if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
+  checkRegularFile(path);
   return importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
 }
 

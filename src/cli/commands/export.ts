@@ -10,6 +10,7 @@ import { replay } from '../../core/replay/index';
 import { EXPORT_TARGETS } from '../../shared/api';
 import { secretlintScanner } from '../../main/secret-scan';
 import { CliError, EXIT } from '../errors';
+import { writeRaw } from '../terminal';
 import { loadFile, pickSession } from '../load';
 import { cliConfig, type ReplayCliOptions } from './replay';
 
@@ -68,7 +69,9 @@ export function registerExport(program: Command): void {
         throw e;
       }
       if (opts.out) writeFileSync(opts.out, text);
-      else process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      // The export is data: written as is when stdout is a file or a pipe, made safe for a terminal.
+      else if (process.stdout.isTTY) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      else writeRaw(process.stdout, text.endsWith('\n') ? text : text + '\n');
       if (opts.redact) process.stderr.write(`redacted ${redactions} match(es)\n`);
     });
 }

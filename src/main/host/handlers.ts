@@ -15,6 +15,7 @@ import { turnStarts } from '../../core/turns';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
 import { openStore, type SessionStore } from '../store/index';
 import { countForHost, defaultTokenizerOf } from './counts';
+import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
 import { policyInfo, policyInfos, ReplayService } from './replays';
@@ -38,6 +39,8 @@ export interface HostOptions {
   readonly emit: EventSink;
   /** The host's native file picker (Electron only). */
   readonly pickFiles?: () => Promise<string[]>;
+  /** When given, importFiles reads only what it allows (`ctxscope serve`: src/main/host/import-allow.ts). */
+  readonly importAllow?: ImportAllowList;
 }
 
 export interface Host {
@@ -252,7 +255,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       throw new ApiError('unsupported', 'getAccuracy is not implemented yet');
     },
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
-    importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
+    importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
       const paths = await options.pickFiles();
