@@ -121,6 +121,7 @@ describe('terminal output', () => {
   const evil = 'Title\x1b]0;pwned\x07\x1b[2J\x1b]8;;https://evil.example\x07click\x1b]8;;\x07\u009b31m\u202eevil';
   const file = join(dir, 'evil.jsonl');
   writeFileSync(file, claudeCode(2, evil));
+  // eslint-disable-next-line no-control-regex -- the test looks for raw control characters
   const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
   it('inspect escapes control and bidi characters in titles', () => {
