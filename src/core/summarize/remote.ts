@@ -79,12 +79,15 @@ function mappedV4(g: number[]): number[] | undefined {
   return undefined;
 }
 
-/** True for 127.0.0.0/8, ::1 and `localhost` (also `*.localhost`, which resolves to loopback). */
+/**
+ * True for 127.0.0.0/8, ::1 and `localhost`. Not `*.localhost`: not every resolver keeps those on
+ * this machine, and a name that reaches DNS could point anywhere.
+ */
 export function isLoopbackUrl(url: string): boolean {
   const u = parseUrl(url);
   if (!u) return false;
   const host = u.hostname.toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === 'localhost') return true;
   const v6 = ipv6(host);
   const v4 = ipv4(host) ?? (v6 ? mappedV4(v6) : undefined);
   if (v4) return v4[0] === 127;

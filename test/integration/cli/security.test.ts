@@ -89,6 +89,12 @@ describe('a shared policy cannot take the summarizer key', () => {
     expect(allowed.stderr).not.toMatch(/allow-summarizer-url/);
   }, 60_000);
 
+  it('key set --url refuses an endpoint a key may never go to (exit 2)', () => {
+    const r = spawnSync(process.execPath, [bin, 'key', 'set', 'openai', '--url', 'http://169.254.169.254/v1'], { cwd: root, encoding: 'utf8', timeout: 30_000, env: cleanEnv, input: 'sk-test\n' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--url "http:\/\/169\.254\.169\.254\/v1": 169\.254\.169\.254 is a link-local/);
+  });
+
   it('policies --check reports the remote endpoint and refuses file: and link-local URLs (exit 3)', () => {
     const ok = run(['policies', '--check', policyFile('shared', 'http://anyone.example/v1')]);
     expect(ok.status).toBe(0);

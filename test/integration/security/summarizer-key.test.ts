@@ -104,6 +104,12 @@ describe('which endpoints a policy may name', () => {
     }
   });
 
+  it('only literal loopback counts as loopback (a *.localhost name may reach DNS)', async () => {
+    await expect(summarizerFor(cfg('openai', 'http://evil.localhost:8080/v1'), undefined, {}, { keychain: noKeychain })).rejects.toThrow(/--allow-summarizer-url/);
+    await expect(summarizerFor(cfg('openai', 'http://[::1]:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
+    await expect(summarizerFor(cfg('openai', 'http://127.8.9.10:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
+  });
+
   it('policies --check describes the endpoint', () => {
     expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://anyone.example/v1' })).toMatch(/REMOTE host anyone\.example.*--allow-summarizer-url/);
     expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://localhost:11434/v1' })).toMatch(/loopback/);
