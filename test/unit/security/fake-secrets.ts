@@ -1,6 +1,6 @@
 /**
  * Obviously fake credentials in the exact formats real ones have (prefixes, lengths, alphabets,
- * checksum-free), one per kind the red team's transcript held. Built from a fixed filler so that
+ * checksum-free), one per kind an agent transcript commonly leaks. Built from a fixed filler so that
  * no real key can be among them; the letters spell FAKE where the format leaves room.
  */
 const fill = (n: number, alphabet = 'FAKEfake0123456789QWERTYqwerty'): string => {
