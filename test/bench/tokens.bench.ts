@@ -65,7 +65,11 @@ export const suite: BenchSuite = {
     // The bound: one 1 MB word of random lowercase letters (a single piece of the split pattern).
     seed = 11;
     const word = randomWord(1_000_000, 1_000_000);
-    const wordMs = await timeMs(() => ref.countText(word));
+    // CPU time, not wall time: on a shared machine the wall clock measures the neighbours.
+    const cpu0 = process.cpuUsage();
+    ref.countText(word);
+    const cpu = process.cpuUsage(cpu0);
+    const wordMs = (cpu.user + cpu.system) / 1000;
 
     // Cost model over the bare tokenizer, on messages of the same texts.
     const session = syntheticSession(FULL ? 20_000 : 4_000);
@@ -92,7 +96,7 @@ export const suite: BenchSuite = {
       { name: `core o200k, 1 thread, ${n} varied messages (prose, code, JSON, CJK, base64, long words)`, value: mb / (refMs / 1000), unit: 'MB/s', note: `${((refMs * 1000) / n).toFixed(0)} µs/message` },
       { name: 'bulk exact counting (gpt-tokenizer, worker threads)', value: mb / (bulkMs / 1000), unit: 'MB/s' },
       { name: 'bulk vs single-thread core', value: speedup, unit: '×', target: '≥ 4×', pass: speedup >= 4 },
-      { name: 'one 1 MB single word (o200k, core)', value: wordMs, unit: 'ms', target: '≤ 1000 ms', pass: wordMs <= 1000 },
+      { name: 'one 1 MB single word (o200k, core, CPU time)', value: wordMs, unit: 'ms', target: '≤ 1000 ms', pass: wordMs <= 1000 },
       { name: 'cost model overhead over the bare tokenizer (o200k)', value: (modelled / bare - 1) * 100, unit: '%', target: '≤ 30%', pass: modelled / bare - 1 <= 0.3 },
       { name: 'recount of a counted session (cached)', value: first / cached, unit: '× faster', target: '≥ 50×', pass: first / cached >= 50 },
       { name: 'chars-based estimate for every message', value: bytes / (estMs / 1000) / 1e9, unit: 'GB/s' },

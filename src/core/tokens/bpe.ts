@@ -118,25 +118,25 @@ class PairHeap {
 
 const OFFSET = 2 ** 32;
 const NO_RANK = -1;
-/** Ranks stay below 2^18 (o200k has about 200,000), so a pair of ranks packs into one number. */
-const PAIR = 2 ** 18;
-/** Bound on the memo of pair merges (a cache, cleared when full). */
-const PAIR_MEMO_MAX = 1 << 20;
+/** Slots of the pair cache (a power of two; 3 × 1 MB of typed arrays). */
+const PAIR_SLOTS = 1 << 18;
 
 /**
  * Merges adjacent tokens: the rank of the token that `left` + `right` concatenate to (or
- * NO_RANK), memoised by the pair of ranks since the same pairs recur throughout a text.
+ * NO_RANK). The same pairs recur throughout a text, so answers sit in a direct-mapped cache of
+ * typed arrays (a slot keeps the last pair hashed to it), which costs no allocation per lookup.
  */
 function pairMerger(table: RankTable): (left: number, right: number) => number {
-  const memo = new Map<number, number>();
+  const lefts = new Int32Array(PAIR_SLOTS).fill(-1);
+  const rights = new Int32Array(PAIR_SLOTS);
+  const merged = new Int32Array(PAIR_SLOTS);
   return (left, right) => {
-    const key = left * PAIR + right;
-    let rank = memo.get(key);
-    if (rank === undefined) {
-      rank = table.rankOf.get(table.bytesOf[left]! + table.bytesOf[right]!) ?? NO_RANK;
-      if (memo.size >= PAIR_MEMO_MAX) memo.clear();
-      memo.set(key, rank);
-    }
+    const slot = (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) >>> 14;
+    if (lefts[slot] === left && rights[slot] === right) return merged[slot]!;
+    const rank = table.rankOf.get(table.bytesOf[left]! + table.bytesOf[right]!) ?? NO_RANK;
+    lefts[slot] = left;
+    rights[slot] = right;
+    merged[slot] = rank;
     return rank;
   };
 }
