@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS, importSource, type ImportOutcome } from '../core/import/index';
 import type { FormatId, Session } from '../core/model';
 import { fileSource } from '../main/io/file-source';
+import { compilePattern, PatternError } from '../core/pattern';
 import { CliError, EXIT } from './errors';
 
 /**
@@ -42,4 +43,16 @@ export function pickSession(sessions: readonly Session[], which: string | undefi
   const n = Number(which);
   if (Number.isInteger(n) && n >= 1 && n <= sessions.length) return sessions[n - 1]!;
   throw new CliError(`--session: expected a session id or a number 1-${sessions.length}, got "${which}"`, EXIT.usage);
+}
+
+/** `--needle` syntax, checked before the replay runs (linear-time RE2 patterns, src/core/pattern.ts). */
+export function checkNeedles(specs: readonly string[]): void {
+  for (const spec of specs) {
+    try {
+      compilePattern(spec, 'needle');
+    } catch (e) {
+      if (e instanceof PatternError) throw new CliError(`--needle: ${e.message}`, EXIT.usage);
+      throw e;
+    }
+  }
 }

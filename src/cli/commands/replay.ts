@@ -13,7 +13,6 @@ import { replay, type ReplayOptions } from '../../core/replay/index';
 import type { Strategy } from '../../core/strategies/types';
 import { deleteApiKey, isKeyProvider, storeApiKey } from '../../main/secrets';
 import { describeSummarizerUrl, summarizerFor, SummarizerSetupError } from '../../main/summarizer';
-import { compilePattern, PatternError } from '../../core/pattern';
 import { loadStrategyModules } from '../strategy-module';
 import { toCliJSON } from '../../core/replay/serialize';
 import type { ReplayResult } from '../../core/replay/types';
@@ -22,7 +21,7 @@ import { compare, comparisonToJSON, TOTAL_KEYS } from '../../core/replay/compare
 import { CliError, EXIT } from '../errors';
 import { runBatch, type BatchRow } from '../batch';
 import { expandInputs, isBatch } from '../inputs';
-import { loadFile, pickSession } from '../load';
+import { checkNeedles, loadFile, pickSession } from '../load';
 import { table } from '../table';
 
 export interface ReplayCliOptions {
@@ -120,16 +119,6 @@ async function runReplay(session: Parameters<typeof replay>[0], config: ReplayCo
   }
 }
 
-/** `--needle` syntax, checked before the replay runs (linear-time RE2 patterns, src/core/pattern.ts). */
-function checkNeedle(spec: string): void {
-  try {
-    compilePattern(spec, 'needle');
-  } catch (e) {
-    if (e instanceof PatternError) throw new CliError(`--needle: ${e.message}`, EXIT.usage);
-    throw e;
-  }
-}
-
 function checkFailOn(failOn: string | undefined): void {
   if (failOn !== undefined && !['compress', 'final', 'abort', 'warn', 'skip'].includes(failOn)) {
     throw new CliError(`--fail-on: expected compress, final or abort, got "${failOn}"`, EXIT.usage);
@@ -181,7 +170,7 @@ export function registerReplay(program: Command): void {
       if (isBatch([file])) return batch(file, config, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
-      for (const n of opts.needle ?? []) checkNeedle(n);
+      checkNeedles(opts.needle ?? []);
       const result = await runReplay(session, config, { ...options, needles: opts.needle ?? [] });
       if (opts.json) process.stdout.write(JSON.stringify(toCliJSON(result)) + '\n');
       else printSummary(result);
