@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ImportError } from '../core/import/types';
+import { ALLOW_ENV, allowSummarizerUrl, SummarizerSetupError } from '../main/summarizer';
 import { packageVersion } from '../main/resources';
 import { registerExport } from './commands/export';
 import { registerInspect } from './commands/inspect';
@@ -11,6 +12,7 @@ import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { registerStore } from './commands/store';
 import { CliError, EXIT } from './errors';
+import { installOutputGuard } from './terminal';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -19,7 +21,20 @@ export function buildProgram(): Command {
     .description('Context Scope: see how an LLM agent\'s context window filled, and replay it under other policies')
     .version(packageVersion())
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .option('--allow-summarizer-url <url>', 'let a policy or config file send transcripts to this summarizer endpoint (repeatable; no key goes there unless one is bound to it)', (v: string, prev: string[] = []) => [...prev, v])
+    .hook('preAction', (command) => {
+      const urls = (command.opts() as { allowSummarizerUrl?: string[] }).allowSummarizerUrl ?? [];
+      for (const url of urls) {
+        try {
+          allowSummarizerUrl(url);
+        } catch (e) {
+          throw new CliError(`--allow-summarizer-url: ${e instanceof SummarizerSetupError ? e.message : String(e)}`, EXIT.usage);
+        }
+      }
+      // Batch replays build their summarizers on worker threads, which inherit the environment.
+      if (urls.length > 0) process.env[ALLOW_ENV] = [process.env[ALLOW_ENV] ?? '', ...urls].join(' ').trim();
+    });
   registerInspect(program);
   registerReplay(program);
   registerExport(program);
@@ -29,6 +44,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  installOutputGuard();
   const program = buildProgram();
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -51,7 +67,7 @@ function reportError(error: unknown): number {
     process.stderr.write(`ctxscope: ${error.message}\n`);
     return EXIT.usage;
   }
-  if (error instanceof ImportError) {
+  if (error instanceof ImportError || error instanceof SummarizerSetupError) {
     process.stderr.write(`ctxscope: ${error.message}\n`);
     return EXIT.badInput;
   }

@@ -5,6 +5,17 @@
 import { existsSync, statSync } from 'node:fs';
 import { glob } from 'tinyglobby';
 import { CliError, EXIT } from './errors';
+import { checkRegularFile } from './load';
+
+/** Regular files only: a FIFO or device inside a folder or a glob would block the import. */
+const regularFiles = (paths: readonly string[]): string[] =>
+  paths.filter((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
 
 const TRANSCRIPT_GLOB = '**/*.{jsonl,json,traj,md,ndjson,log}';
 
@@ -12,12 +23,15 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
   const out: string[] = [];
   for (const input of inputs) {
     if (existsSync(input)) {
-      if (statSync(input).isDirectory()) out.push(...(await glob(TRANSCRIPT_GLOB, { cwd: input, absolute: true, dot: false })).sort());
-      else out.push(input);
+      if (statSync(input).isDirectory()) out.push(...regularFiles(await glob(TRANSCRIPT_GLOB, { cwd: input, absolute: true, dot: false })).sort());
+      else {
+        checkRegularFile(input);
+        out.push(input);
+      }
       continue;
     }
     if (/[*?[\]{}]/.test(input)) {
-      const matches = (await glob(input, { absolute: true })).sort();
+      const matches = regularFiles(await glob(input, { absolute: true })).sort();
       if (matches.length === 0) throw new CliError(`${input}: no files match`, EXIT.usage);
       out.push(...matches);
       continue;

@@ -6,7 +6,19 @@ import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS, importSource, type ImportOutcome } from '../core/import/index';
 import type { FormatId, Session } from '../core/model';
 import { fileSource } from '../main/io/file-source';
+import { compilePattern, PatternError } from '../core/pattern';
 import { CliError, EXIT } from './errors';
+
+/**
+ * A transcript must be a regular file: reading a FIFO, a device or a socket would block forever
+ * (or never end). Exit 3 (bad input) with what the path is instead.
+ */
+export function checkRegularFile(path: string): void {
+  const st = statSync(path);
+  if (st.isFile()) return;
+  const what = st.isFIFO() ? 'a FIFO (named pipe)' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a directory' : 'not a regular file';
+  throw new CliError(`${path}: is ${what}; expected a regular transcript file`, EXIT.badInput);
+}
 
 export function checkFormat(format: string | undefined): FormatId | undefined {
   if (format === undefined) return undefined;
@@ -18,6 +30,7 @@ export function checkFormat(format: string | undefined): FormatId | undefined {
 export async function loadFile(path: string, format?: string, onProgress?: (bytes: number) => void, tolerant = false): Promise<ImportOutcome> {
   if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
   if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
+  checkRegularFile(path);
   return importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
 }
 
@@ -30,4 +43,16 @@ export function pickSession(sessions: readonly Session[], which: string | undefi
   const n = Number(which);
   if (Number.isInteger(n) && n >= 1 && n <= sessions.length) return sessions[n - 1]!;
   throw new CliError(`--session: expected a session id or a number 1-${sessions.length}, got "${which}"`, EXIT.usage);
+}
+
+/** `--needle` syntax, checked before the replay runs (linear-time RE2 patterns, src/core/pattern.ts). */
+export function checkNeedles(specs: readonly string[]): void {
+  for (const spec of specs) {
+    try {
+      compilePattern(spec, 'needle');
+    } catch (e) {
+      if (e instanceof PatternError) throw new CliError(`--needle: ${e.message}`, EXIT.usage);
+      throw e;
+    }
+  }
 }

@@ -4,14 +4,22 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { exportMessages, exportReport, sessionInput, windowAt } from '../../core/export/index';
+import { exportMessages, exportRedacted, exportReport, sessionInput, windowAt, type ExportInput, type Exported, type TranscriptTarget } from '../../core/export/index';
+import { PatternError } from '../../core/pattern';
 import { replay } from '../../core/replay/index';
 import { EXPORT_TARGETS } from '../../shared/api';
+import { secretlintScanner } from '../../main/secret-scan';
 import { CliError, EXIT } from '../errors';
+import { writeRaw } from '../terminal';
 import { loadFile, pickSession } from '../load';
 import { cliConfig, type ReplayCliOptions } from './replay';
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+/** The export, redacted (secretlint's rule set, built-ins, the user's patterns) when asked. */
+function writeExport(input: ExportInput, to: TranscriptTarget, redact: boolean, patterns: readonly string[], title: string): Promise<Exported> | Exported {
+  return redact ? exportRedacted(input, to, { patterns, title, scanner: secretlintScanner }) : exportMessages(input, to, { title });
+}
 
 export function registerExport(program: Command): void {
   program
@@ -42,7 +50,7 @@ export function registerExport(program: Command): void {
       let redactions = 0;
       try {
         if (!config) {
-          const e = exportMessages(sessionInput(session), to as 'openai', { redact: opts.redact ?? false, patterns: opts.redactPattern ?? [], title: file });
+          const e = await writeExport(sessionInput(session), to as TranscriptTarget, opts.redact ?? false, opts.redactPattern ?? [], file);
           text = e.text;
           redactions = e.redactions;
         } else {
@@ -50,17 +58,20 @@ export function registerExport(program: Command): void {
           if (isReport) text = exportReport(result, to as 'report-json').text;
           else {
             const w = windowAt(result, session.messages, at);
-            const e = exportMessages(sessionInput(session, w.messages, w.summary), to as 'openai', { redact: opts.redact ?? false, patterns: opts.redactPattern ?? [], title: `${file} under ${opts.policy} at step ${opts.at}` });
+            const e = await writeExport(sessionInput(session, w.messages, w.summary), to as TranscriptTarget, opts.redact ?? false, opts.redactPattern ?? [], `${file} under ${opts.policy} at step ${opts.at}`);
             text = e.text;
             redactions = e.redactions;
           }
         }
       } catch (e) {
-        if (e instanceof RangeError || (e instanceof Error && /^redaction pattern/.test(e.message))) throw new CliError(`--at/--redact-pattern: ${e.message}`, EXIT.usage);
+        if (e instanceof PatternError) throw new CliError(`--redact-pattern: ${e.message}`, EXIT.usage);
+        if (e instanceof RangeError) throw new CliError(`--at: ${e.message}`, EXIT.usage);
         throw e;
       }
       if (opts.out) writeFileSync(opts.out, text);
-      else process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      // The export is data: written as is when stdout is a file or a pipe, made safe for a terminal.
+      else if (process.stdout.isTTY) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      else writeRaw(process.stdout, text.endsWith('\n') ? text : text + '\n');
       if (opts.redact) process.stderr.write(`redacted ${redactions} match(es)\n`);
     });
 }

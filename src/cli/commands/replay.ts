@@ -12,7 +12,7 @@ import { parsePolicyJSON, policyToJSON } from '../../core/policies/io';
 import { replay, type ReplayOptions } from '../../core/replay/index';
 import type { Strategy } from '../../core/strategies/types';
 import { deleteApiKey, isKeyProvider, storeApiKey } from '../../main/secrets';
-import { summarizerFor, SummarizerSetupError } from '../../main/summarizer';
+import { describeSummarizerUrl, summarizerFor, SummarizerSetupError } from '../../main/summarizer';
 import { loadStrategyModules } from '../strategy-module';
 import { toCliJSON } from '../../core/replay/serialize';
 import type { ReplayResult } from '../../core/replay/types';
@@ -21,7 +21,7 @@ import { compare, comparisonToJSON, TOTAL_KEYS } from '../../core/replay/compare
 import { CliError, EXIT } from '../errors';
 import { runBatch, type BatchRow } from '../batch';
 import { expandInputs, isBatch } from '../inputs';
-import { loadFile, pickSession } from '../load';
+import { checkNeedles, loadFile, pickSession } from '../load';
 import { table } from '../table';
 
 export interface ReplayCliOptions {
@@ -170,6 +170,7 @@ export function registerReplay(program: Command): void {
       if (isBatch([file])) return batch(file, config, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
+      checkNeedles(opts.needle ?? []);
       const result = await runReplay(session, config, { ...options, needles: opts.needle ?? [] });
       if (opts.json) process.stdout.write(JSON.stringify(toCliJSON(result)) + '\n');
       else printSummary(result);
@@ -225,7 +226,7 @@ export function registerReplay(program: Command): void {
       }
       if (opts.check !== undefined) {
         const p = policyFrom(opts.check);
-        process.stdout.write(`${opts.check}: policy "${p.id}" is valid\n`);
+        process.stdout.write(`${opts.check}: policy "${p.id}" is valid\n${describeSummarizerUrl(p.config)}`);
         return;
       }
       if (opts.json) {
@@ -241,7 +242,8 @@ export function registerReplay(program: Command): void {
     .description('store or delete a summarizer API key in the OS keychain (the key is read from stdin)')
     .argument('<action>', 'set or delete')
     .argument('<provider>', 'openai or anthropic')
-    .action(async (action: string, provider: string) => {
+    .option('--url <url>', "the endpoint this key is for (default: the provider's own); it is sent nowhere else")
+    .action(async (action: string, provider: string, keyOpts: { url?: string }) => {
       if (!isKeyProvider(provider)) throw new CliError(`<provider>: expected openai or anthropic, got "${provider}"`, EXIT.usage);
       if (action === 'delete') {
         const gone = await deleteApiKey(provider).catch((e: unknown) => {
@@ -255,10 +257,10 @@ export function registerReplay(program: Command): void {
       for await (const c of process.stdin) chunks.push(c as Buffer);
       const key = Buffer.concat(chunks).toString('utf8').trim();
       if (!key) throw new CliError('expected the key on stdin (e.g. `ctxscope key set openai < key.txt`)', EXIT.usage);
-      await storeApiKey(provider, key).catch((e: unknown) => {
-        throw new CliError(e instanceof Error ? e.message : String(e), EXIT.other);
+      await storeApiKey(provider, key, keyOpts.url).catch((e: unknown) => {
+        throw new CliError(e instanceof Error ? e.message : String(e), /^--url/.test(String(e instanceof Error ? e.message : e)) ? EXIT.usage : EXIT.other);
       });
-      process.stdout.write(`stored the ${provider} key in the keychain\n`);
+      process.stdout.write(`stored the ${provider} key in the keychain, for ${keyOpts.url ?? 'its official endpoint'} only\n`);
     });
 }
 

@@ -7,9 +7,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHost } from '../../main/host/handlers';
+import { agentLogRoots, ImportAllowList } from '../../main/host/import-allow';
+import { CliError, EXIT } from '../errors';
+import { checkRegularFile } from '../load';
 import { defaultDbPath } from '../../main/paths';
 import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
+import { ApiError } from '../../shared/api';
 
 export interface ServeOptions {
   readonly port?: string;
@@ -22,7 +26,14 @@ export class ServeUsageError extends Error {}
 export async function serve(files: readonly string[], options: ServeOptions): Promise<HttpHost> {
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ServeUsageError(`--port: expected a port number 0-65535, got "${options.port}"`);
-  for (const f of files) if (!existsSync(f)) throw new ServeUsageError(`${f}: no such file`);
+  for (const f of files) {
+    if (!existsSync(f)) throw new ServeUsageError(`${f}: no such file`);
+    checkRegularFile(f);
+  }
+  // importFiles over HTTP reads only these files, uploads and the agent-log roots.
+  const importAllow = new ImportAllowList();
+  for (const f of files) importAllow.allowFile(f);
+  for (const root of agentLogRoots()) importAllow.allowRoot(root);
   const staticDir = rendererDir();
   if (!existsSync(join(staticDir, 'index.html'))) {
     throw new ServeUsageError(`the UI is not built (${staticDir} is missing): run \`npm run build\` first, or \`npm run serve\``);
@@ -30,15 +41,23 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
 
   // The host emits events through the HTTP server, which is created after the host.
   const sink: { http?: HttpHost } = {};
-  const host = await createHost({
-    dbPath: options.db ?? defaultDbPath(),
-    hostKind: 'serve',
-    version: packageVersion(),
-    initialFiles: files.length > 0 ? [...files] : [sampleFile()],
-    importWorkerFile: builtWorkerFile('import-worker', 'cli'),
-    countWorkerFile: builtWorkerFile('count-worker', 'cli'),
-    emit: (event, payload) => sink.http?.emit(event, payload),
-  });
+  let host: Awaited<ReturnType<typeof createHost>>;
+  try {
+    host = await createHost({
+      dbPath: options.db ?? defaultDbPath(),
+      hostKind: 'serve',
+      version: packageVersion(),
+      initialFiles: files.length > 0 ? [...files] : [sampleFile()],
+      importWorkerFile: builtWorkerFile('import-worker', 'cli'),
+      countWorkerFile: builtWorkerFile('count-worker', 'cli'),
+      emit: (event, payload) => sink.http?.emit(event, payload),
+      importAllow,
+    });
+  } catch (e) {
+    // A file given on the command line that does not import is bad input (exit 3), like everywhere else.
+    if (e instanceof ApiError && e.code === 'bad_input') throw new CliError(e.message, EXIT.badInput);
+    throw e;
+  }
   const http = await startHttpHost({ handlers: host.handlers, staticDir, port, log: (m) => process.stderr.write(m + '\n') });
   sink.http = http;
   const stop = (): void => {

@@ -1,4 +1,4 @@
 /** Export: transcripts back to the formats people use, and replay reports. */
-export { exportMessages, exportReport, sessionInput, REPORT_TARGETS, TRANSCRIPT_TARGETS, type Exported, type ExportInput, type ReportTarget, type TranscriptTarget } from './writers';
+export { exportMessages, exportRedacted, exportReport, sessionInput, REPORT_TARGETS, TRANSCRIPT_TARGETS, type Exported, type ExportInput, type ReportTarget, type TranscriptTarget } from './writers';
 export { windowAt, type WindowAt } from './window-at';
-export { createRedactor, type Redactor } from './redact';
+export { createRedactor, type Redactor, type SecretFinding, type SecretScanner } from './redact';

@@ -1,40 +1,117 @@
 /**
- * Redaction on export (S3's PII redaction): API keys and tokens, e-mail addresses, and whatever
- * the user's own regexes match, each replaced by a marker; the count says how many.
+ * Redaction on export (S3's PII redaction). Three sources of findings, each replaced by
+ * `[REDACTED:<kind>]` and counted:
+ * - a secret scanner handed in by the host: secretlint's maintained recommended rule set
+ *   (src/main/secret-scan.ts), which knows the exact formats of OpenAI, Anthropic, AWS, GitHub,
+ *   GitLab, Slack, npm, private keys and many more; core cannot load it (it needs node:path);
+ * - a few patterns that set lacks (generic `sk-` keys, Stripe keys, JWTs, Google API keys,
+ *   bearer tokens, e-mail addresses);
+ * - the user's own patterns.
+ * Every pattern runs on RE2 (src/core/pattern.ts), so redaction is linear in the text.
  */
-const BUILTIN: readonly [string, RegExp][] = [
-  ['api-key', /\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})\b/g],
-  ['token', /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/g],
-  ['email', /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g],
+import { compilePattern, type Pattern } from '../pattern';
+
+export interface SecretFinding {
+  /** [start, end) in UTF-16 units of the scanned text. */
+  readonly start: number;
+  readonly end: number;
+  /** Short name for the marker, e.g. `github`, `aws`, `privatekey`. */
+  readonly kind: string;
+}
+
+/** Finds credentials in a text (the host's: secretlint). */
+export type SecretScanner = (text: string) => Promise<readonly SecretFinding[]>;
+
+const BUILTIN: readonly (readonly [kind: string, spec: string])[] = [
+  ['api-key', '/\\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/'],
+  ['stripe', '/\\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/'],
+  ['jwt', '/\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}/'],
+  ['api-key', '/\\bAIza[0-9A-Za-z_-]{35}/'],
+  ['api-key', '/\\bgh[pousr]_[A-Za-z0-9]{30,}/'],
+  ['api-key', '/\\bxox[abposr]-[A-Za-z0-9-]{10,}/'],
+  ['aws', '/\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b/'],
+  ['token', '/\\bBearer\\s+[A-Za-z0-9._~+/=-]{16,}/'],
+  ['email', '/\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}\\b/'],
 ];
 
+const compiledBuiltins = (): Array<readonly [string, Pattern]> => BUILTIN.map(([kind, spec]) => [kind, compilePattern(spec, 'built-in pattern')] as const);
+
 export interface Redactor {
-  redact(text: string): string;
+  /** The texts with every finding replaced; one scanner call for all of them. */
+  redact(texts: readonly string[]): Promise<string[]>;
+  /** Replacements made so far. */
   readonly count: number;
 }
 
-/** Compiles user patterns (`/re/flags` or plain text); a bad regex is a clear error. */
-export function createRedactor(userPatterns: readonly string[] = []): Redactor {
-  const user: [string, RegExp][] = userPatterns.map((p) => {
-    const m = /^\/(.+)\/([imsuy]*)$/.exec(p);
-    try {
-      return ['custom', m ? new RegExp(m[1]!, m[2]! + 'g') : new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')];
-    } catch (e) {
-      throw new Error(`redaction pattern ${p}: not a valid regular expression (${e instanceof Error ? e.message : String(e)})`);
-    }
-  });
+interface Span {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+/** The separator between texts handed to the scanner in one call (a boundary no secret spans usefully). */
+const SEPARATOR = '\n\n';
+
+/**
+ * Compiles user patterns (`/re/flags` or plain text; errors start with "redaction pattern") and
+ * returns a redactor. Without a scanner only the built-in and user patterns apply.
+ */
+export function createRedactor(userPatterns: readonly string[] = [], scanner?: SecretScanner): Redactor {
+  const patterns: Array<readonly [string, Pattern]> = [...compiledBuiltins(), ...userPatterns.map((p) => ['custom', compilePattern(p, 'redaction pattern')] as const)];
   let count = 0;
-  const all = [...BUILTIN, ...user];
   return {
-    redact(text) {
-      let out = text;
-      for (const [label, re] of all) {
-        out = out.replace(re, (match: string, prefix?: unknown) => {
-          count++;
-          return label === 'token' && typeof prefix === 'string' ? `${prefix}[REDACTED:${label}]` : `[REDACTED:${label}]`;
-        });
+    async redact(texts) {
+      const spans: Span[][] = texts.map(() => []);
+      if (scanner && texts.length > 0) {
+        const starts: number[] = [];
+        let at = 0;
+        for (const t of texts) {
+          starts.push(at);
+          at += t.length + SEPARATOR.length;
+        }
+        const findings = await scanner(texts.join(SEPARATOR));
+        for (const f of findings) {
+          // Map back to each text the finding touches, clipped to it.
+          for (let i = 0; i < texts.length; i++) {
+            const s = starts[i]!;
+            const e = s + texts[i]!.length;
+            if (f.end <= s || f.start >= e) continue;
+            spans[i]!.push({ start: Math.max(f.start, s) - s, end: Math.min(f.end, e) - s, kind: f.kind });
+          }
+        }
       }
-      return out;
+      return texts.map((text, i) => {
+        const found = spans[i]!;
+        for (const [kind, p] of patterns) {
+          for (const [s, e] of p.ranges(text)) {
+            // A bearer token keeps its "Bearer " so the reader sees what was there.
+            const skip = kind === 'token' ? (/^Bearer\s+/.exec(text.slice(s, e))?.[0].length ?? 0) : 0;
+            found.push({ start: s + skip, end: e, kind });
+          }
+        }
+        if (found.length === 0) return text;
+        found.sort((a, b) => a.start - b.start || b.end - a.end);
+        let out = '';
+        let pos = 0;
+        let current: Span | undefined;
+        const flush = (): void => {
+          if (!current) return;
+          out += text.slice(pos, current.start) + `[REDACTED:${current.kind}]`;
+          pos = current.end;
+          count++;
+        };
+        for (const span of found) {
+          if (current && span.start < current.end) {
+            // Overlapping findings become one replacement covering both.
+            current.end = Math.max(current.end, span.end);
+            continue;
+          }
+          flush();
+          current = { ...span };
+        }
+        flush();
+        return out + text.slice(pos);
+      });
     },
     get count() {
       return count;

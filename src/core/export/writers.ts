@@ -7,7 +7,7 @@
 import type { Message, Part, Session, ToolDef } from '../model';
 import { toCliJSON } from '../replay/serialize';
 import { REGIONS, STEP_STATUSES, type ReplayResult } from '../replay/types';
-import { createRedactor } from './redact';
+import { createRedactor, type SecretScanner } from './redact';
 
 export const TRANSCRIPT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
 export const REPORT_TARGETS = ['report-json', 'report-csv'] as const;
@@ -132,7 +132,7 @@ function toMarkdown(input: ExportInput, title: string): string {
   return out.join('\n');
 }
 
-export function exportMessages(input: ExportInput, target: TranscriptTarget, options: { redact?: boolean; patterns?: readonly string[]; title?: string } = {}): Exported {
+export function exportMessages(input: ExportInput, target: TranscriptTarget, options: { title?: string } = {}): Exported {
   let text: string;
   switch (target) {
     case 'openai':
@@ -149,11 +149,63 @@ export function exportMessages(input: ExportInput, target: TranscriptTarget, opt
       break;
   }
   const meta = { openai: ['application/json', 'json'], anthropic: ['application/json', 'json'], jsonl: ['application/x-ndjson', 'jsonl'], markdown: ['text/markdown', 'md'] }[target];
-  if (!options.redact) return { text, mime: meta[0]!, extension: meta[1]!, redactions: 0 };
-  const r = createRedactor(options.patterns ?? []);
-  // Redact inside JSON strings without breaking the document: JSON escapes stay intact.
-  const redacted = r.redact(text);
-  return { text: redacted, mime: meta[0]!, extension: meta[1]!, redactions: r.count };
+  return { text, mime: meta[0]!, extension: meta[1]!, redactions: 0 };
+}
+
+/**
+ * Every string of a value, in a fixed order, through `visit`. Tool-call arguments that are JSON
+ * are walked as JSON (and written back compactly only when something changed), so a secret in
+ * them is found whole and a replacement never breaks an escape sequence. Raw source records are
+ * not exported and are skipped.
+ */
+function mapStrings(value: unknown, visit: (s: string) => string, key?: string): unknown {
+  if (typeof value === 'string') {
+    if (key === 'args') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        return visit(value);
+      }
+      let changed = false;
+      const mapped = mapStrings(parsed, (s) => {
+        const r = visit(s);
+        if (r !== s) changed = true;
+        return r;
+      });
+      return changed ? JSON.stringify(mapped) : value;
+    }
+    return visit(value);
+  }
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, visit));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = k === 'raw' ? v : mapStrings(v, visit, k);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The same export with credentials, e-mail addresses and the user's patterns replaced
+ * (src/core/export/redact.ts) in every string it holds — messages, reasoning, tool names and
+ * arguments, results, tool definitions, system prompt, summary — and in the title, before it is
+ * written, so every format gets the same redactions.
+ */
+export async function exportRedacted(input: ExportInput, target: TranscriptTarget, options: { patterns?: readonly string[]; title?: string; scanner?: SecretScanner } = {}): Promise<Exported & { title: string }> {
+  const redactor = createRedactor(options.patterns ?? [], options.scanner);
+  const texts: string[] = [];
+  mapStrings(input, (s) => {
+    texts.push(s);
+    return s;
+  });
+  const title = options.title ?? 'Transcript';
+  texts.push(title);
+  const redacted = await redactor.redact(texts);
+  let i = 0;
+  const clean = mapStrings(input, () => redacted[i++]!) as ExportInput;
+  const cleanTitle = redacted[i]!;
+  return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, title: cleanTitle };
 }
 
 export function exportReport(result: ReplayResult, target: ReportTarget): Exported {

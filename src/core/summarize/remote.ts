@@ -3,6 +3,11 @@
  * Ollama, llama.cpp server, vLLM) and Anthropic's Messages API. Both send the prompt of docs/policies.md §S3, time out,
  * and retry with exponential backoff on network errors, 429 and 5xx. The key is handed in by the
  * host (environment or OS keychain); core never reads either.
+ *
+ * Endpoints: only http(s), never a link-local host (169.254.0.0/16, fe80::/10: where cloud
+ * metadata services answer) — a policy file is shared data and must not point the summarizer at
+ * the machine's own credentials. Which key may go to which endpoint is the host's rule
+ * (src/main/summarizer.ts), on the normalised form `endpointKey` gives.
  */
 import { formatMessages, s3Prompt, type Summarizer, type SummaryRequest } from './types';
 
@@ -22,6 +27,107 @@ export class SummarizerError extends Error {
     super(message);
     this.name = 'SummarizerError';
   }
+}
+
+/** The hosts of cloud metadata services that are names, not link-local addresses. */
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'metadata.azure.internal', 'instance-data']);
+
+interface ParsedUrl {
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly pathname: string;
+}
+
+// `URL` exists in every runtime core runs in; platform.d.ts does not declare it, so it is reached
+// through globalThis with the few fields used here.
+const URLClass = (globalThis as unknown as { URL: new (u: string) => ParsedUrl }).URL;
+
+function parseUrl(url: string): ParsedUrl | undefined {
+  try {
+    return new URLClass(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** IPv4 dotted quad to its four numbers (the URL parser has already normalised 0x/decimal forms). */
+const ipv4 = (host: string): number[] | undefined => {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+  return m ? m.slice(1).map(Number) : undefined;
+};
+
+/** An IPv6 host (brackets stripped) as eight 16-bit groups; IPv4-mapped tails are folded in. */
+function ipv6(host: string): number[] | undefined {
+  if (!host.startsWith('[') || !host.endsWith(']')) return undefined;
+  let h = host.slice(1, -1).toLowerCase();
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+  if (v4) {
+    const q = ipv4(v4[1]!)!;
+    h = h.slice(0, -v4[1]!.length) + `${((q[0]! << 8) | q[1]!).toString(16)}:${((q[2]! << 8) | q[3]!).toString(16)}`;
+  }
+  const [head, tail] = h.split('::') as [string, string | undefined];
+  const a = head ? head.split(':') : [];
+  const b = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const groups = tail === undefined ? a : [...a, ...Array<string>(8 - a.length - b.length).fill('0'), ...b];
+  return groups.length === 8 ? groups.map((g) => parseInt(g, 16)) : undefined;
+}
+
+/** The IPv4 address an IPv6 one maps (::ffff:a.b.c.d), if it does. */
+function mappedV4(g: number[]): number[] | undefined {
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255];
+  return undefined;
+}
+
+/**
+ * True for 127.0.0.0/8, ::1 and `localhost`. Not `*.localhost`: not every resolver keeps those on
+ * this machine, and a name that reaches DNS could point anywhere.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  const u = parseUrl(url);
+  if (!u) return false;
+  const host = u.hostname.toLowerCase();
+  if (host === 'localhost') return true;
+  const v6 = ipv6(host);
+  const v4 = ipv4(host) ?? (v6 ? mappedV4(v6) : undefined);
+  if (v4) return v4[0] === 127;
+  return v6 !== undefined && v6.slice(0, 7).every((x) => x === 0) && v6[7] === 1;
+}
+
+/** Why a summarizer endpoint is refused, or undefined when it may be used. */
+export function summarizerUrlProblem(url: string): string | undefined {
+  const u = parseUrl(url);
+  if (!u) return `summarizerUrl "${url}" is not a valid URL`;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `summarizerUrl "${url}": only http and https endpoints are allowed, not ${u.protocol}`;
+  const host = u.hostname.toLowerCase();
+  const v6 = ipv6(host);
+  const v4 = ipv4(host) ?? (v6 ? mappedV4(v6) : undefined);
+  const linkLocal = (v4 !== undefined && v4[0] === 169 && v4[1] === 254) || (v6 !== undefined && !v4 && (v6[0]! & 0xffc0) === 0xfe80);
+  if (linkLocal || METADATA_HOSTS.has(host)) return `summarizerUrl "${url}": ${host} is a link-local or cloud-metadata host, never a summarizer`;
+  if (host === '' || (v4 !== undefined && v4.every((x) => x === 0)) || (v6 !== undefined && v6.every((x) => x === 0))) return `summarizerUrl "${url}": ${host || 'an empty host'} is not a host to send to`;
+  return undefined;
+}
+
+/**
+ * The normalised endpoint a key is bound to: scheme, host, port (default ports dropped) and path
+ * without trailing slashes, e.g. `https://api.openai.com/v1`. Undefined for an invalid URL.
+ */
+export function endpointKey(url: string): string | undefined {
+  const u = parseUrl(url);
+  if (!u) return undefined;
+  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
+  return `${u.protocol}//${u.hostname.toLowerCase()}${port}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The host (and port) of an endpoint, for messages. */
+export const endpointHost = (url: string): string => {
+  const u = parseUrl(url);
+  return u ? `${u.hostname}${u.port ? `:${u.port}` : ''}` : url;
+};
+
+function checkedBaseUrl(o: RemoteOptions): void {
+  const problem = summarizerUrlProblem(o.baseUrl);
+  if (problem) throw new SummarizerError(problem);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -67,6 +173,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
 const trimSlash = (u: string): string => u.replace(/\/+$/, '');
 
 export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
+  checkedBaseUrl(o);
   return {
     id: 'openai',
     model: o.model,
@@ -89,6 +196,7 @@ export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
 }
 
 export function anthropicSummarizer(o: RemoteOptions): Summarizer {
+  checkedBaseUrl(o);
   return {
     id: 'anthropic',
     model: o.model,

@@ -16,6 +16,7 @@ import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDeta
 import { openStore, type SessionStore } from '../store/index';
 import { accuracyOf } from './accuracy';
 import { countForHost, defaultTokenizerOf } from './counts';
+import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
 import { policyInfo, policyInfos, ReplayService } from './replays';
@@ -39,6 +40,8 @@ export interface HostOptions {
   readonly emit: EventSink;
   /** The host's native file picker (Electron only). */
   readonly pickFiles?: () => Promise<string[]>;
+  /** When given, importFiles reads only what it allows (`ctxscope serve`: src/main/host/import-allow.ts). */
+  readonly importAllow?: ImportAllowList;
 }
 
 export interface Host {
@@ -251,7 +254,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     getAccuracy: async ({ sessionId, tokenizer }) => accuracyOf(sessionOf(sessionId), tokenizer),
     compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
-    importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
+    importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
       const paths = await options.pickFiles();

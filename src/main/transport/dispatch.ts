@@ -27,6 +27,8 @@ function describeZodError(error: z.ZodError): string {
 
 export type Logger = (message: string) => void;
 
+const BAD_INPUT_ERRORS = new Set(['ImportError', 'ConfigError', 'PatternError', 'SummarizerSetupError']);
+
 export async function dispatch(
   handlers: Handlers,
   name: string,
@@ -44,8 +46,11 @@ export async function dispatch(
   } catch (err) {
     if (err instanceof ApiError) return fail(err.code, err.message);
     const message = err instanceof Error ? err.message : String(err);
-    // Bad-input errors from the engine (ImportError) carry a user-facing message already.
-    if (err instanceof Error && err.name === 'ImportError') return fail('bad_input', message);
+    // Bad-input errors from the engine carry a user-facing message already: an unreadable
+    // transcript, a config or pattern the engine refuses, a summarizer endpoint that is not
+    // allowed, a pipeline naming a strategy this host does not have (`custom:…`; the app never
+    // loads user code), a needle it cannot compile.
+    if (err instanceof Error && (BAD_INPUT_ERRORS.has(err.name) || /^(pipeline: |needle )/.test(err.message))) return fail('bad_input', message);
     log(`${name} failed: ${err instanceof Error && err.stack ? err.stack : message}`);
     return fail('internal', `${name} failed: ${message}`);
   }

@@ -128,7 +128,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         sendJson(res, 405, { ok: false, error: { code: 'bad_input', message: 'API calls are POST' } });
         return;
       }
-      const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+      const method = decodeOrNull(url.pathname.slice('/api/'.length));
+      if (method === null) {
+        sendJson(res, 400, { ok: false, error: { code: 'bad_input', message: 'malformed %-escape in the URL' } });
+        return;
+      }
       let payload: unknown;
       try {
         payload = JSON.parse((await readBody(req)) || '{}');
@@ -157,7 +161,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   }
 
   async function serveStatic(pathname: string, res: ServerResponse): Promise<void> {
-    const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    const decoded = decodeOrNull(pathname);
+    if (decoded === null) {
+      sendText(res, 400, 'Bad request: malformed %-escape in the URL');
+      return;
+    }
+    const relative = pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
     const file = normalize(join(staticRoot, relative));
     if (file !== staticRoot && !file.startsWith(staticRoot + sep)) {
       sendText(res, 404, 'Not found');
@@ -208,6 +217,15 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
 }
 
 class BodyTooLarge extends Error {}
+
+/** decodeURIComponent, or null for a malformed escape such as `%E0%A4%A` (a client error, not a 500). */
+function decodeOrNull(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolveBody, reject) => {

@@ -130,8 +130,8 @@ describe('remote summarizer from the CLI', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  it('summarizes through the server with the key from OPENAI_API_KEY', async () => {
-    const r = await run(['replay', sample, '--policy', 's3', '--set', 'summarizer=openai', '--set', 'summarizerModel=tiny-local', '--set', `summarizerUrl=${url}`, '--set', 'trigger=0.2', '--json'], { OPENAI_API_KEY: 'sk-test-123' });
+  it('summarizes through the server with the key from OPENAI_API_KEY (bound to it by CTXSCOPE_SUMMARIZER_URL)', async () => {
+    const r = await run(['replay', sample, '--policy', 's3', '--set', 'summarizer=openai', '--set', 'summarizerModel=tiny-local', '--set', `summarizerUrl=${url}`, '--set', 'trigger=0.2', '--json'], { OPENAI_API_KEY: 'sk-test-123', CTXSCOPE_SUMMARIZER_URL: url });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as Json;

@@ -1,0 +1,120 @@
+/**
+ * A summarizer key goes only to the endpoint it is bound to. Real HTTP servers on 127.0.0.1
+ * record the headers they receive: a policy that names another URL gets the transcript only when
+ * that URL is loopback or allowed, and never an Authorization / x-api-key header.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../../src/core/config';
+import { allowSummarizerUrl, describeSummarizerUrl, summarizerFor, SummarizerSetupError } from '../../../src/main/summarizer';
+import { user } from '../../helpers/session';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
+});
+
+/** A chat-completions and messages server that records every request's headers. */
+async function recordingServer(): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { content: 'ok summary' } }], content: [{ type: 'text', text: 'ok summary' }] }));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen };
+}
+
+const request = { messages: [user('the deploy key is in vault')], previousSummary: null, targetTokens: 50 };
+const noKeychain = async (): Promise<undefined> => undefined;
+const cfg = (summarizer: 'openai' | 'anthropic', summarizerUrl?: string) => resolveConfig('letta', { summarizer, summarizerModel: 'm', ...(summarizerUrl ? { summarizerUrl } : {}) });
+
+describe('the summarizer key is bound to its endpoint', () => {
+  it('a policy URL (loopback) gets the transcript but not the OPENAI_API_KEY of the environment', async () => {
+    const { url, seen } = await recordingServer();
+    const s = await summarizerFor(cfg('openai', url), undefined, { OPENAI_API_KEY: 'sk-user-secret-key-000000' }, { keychain: noKeychain });
+    expect(await s!.summarize(request)).toBe('ok summary');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.authorization).toBeUndefined();
+  });
+
+  it('nor the Anthropic key (x-api-key)', async () => {
+    const { url, seen } = await recordingServer();
+    const s = await summarizerFor(cfg('anthropic', url), undefined, { ANTHROPIC_API_KEY: 'sk-ant-user-secret' }, { keychain: noKeychain });
+    await s!.summarize(request);
+    expect(seen[0]!['x-api-key']).toBeUndefined();
+  });
+
+  it('an environment key goes to CTXSCOPE_SUMMARIZER_URL when that is set beside it', async () => {
+    const { url, seen } = await recordingServer();
+    const env = { OPENAI_API_KEY: 'sk-bound-here', CTXSCOPE_SUMMARIZER_URL: url + '/' };
+    const s = await summarizerFor(cfg('openai', url), undefined, env, { keychain: noKeychain });
+    await s!.summarize(request);
+    expect(seen[0]!.authorization).toBe('Bearer sk-bound-here');
+  });
+
+  it('a keychain key goes to the URL it was stored for, and not to another server', async () => {
+    const a = await recordingServer();
+    const b = await recordingServer();
+    const keychain = async (): Promise<string> => JSON.stringify({ key: 'sk-stored-for-a', url: a.url });
+    await (await summarizerFor(cfg('openai', a.url), undefined, {}, { keychain }))!.summarize(request);
+    await (await summarizerFor(cfg('openai', b.url), undefined, {}, { keychain }))!.summarize(request);
+    expect(a.seen[0]!.authorization).toBe('Bearer sk-stored-for-a');
+    expect(b.seen[0]!.authorization).toBeUndefined();
+  });
+
+  it('a key stored before binding (a bare string) is bound to the official endpoint only', async () => {
+    const { url, seen } = await recordingServer();
+    await (await summarizerFor(cfg('openai', url), undefined, {}, { keychain: async () => 'sk-legacy-bare' }))!.summarize(request);
+    expect(seen[0]!.authorization).toBeUndefined();
+  });
+});
+
+describe('which endpoints a policy may name', () => {
+  it('refuses a non-loopback URL from a file, naming the host and how to allow it', async () => {
+    const run = summarizerFor(cfg('openai', 'http://collector.example.net:8080/v1'), undefined, { OPENAI_API_KEY: 'sk-x' }, { keychain: noKeychain });
+    await expect(run).rejects.toThrow(SummarizerSetupError);
+    await expect(run).rejects.toThrow(/collector\.example\.net:8080.*--allow-summarizer-url http:\/\/collector\.example\.net:8080\/v1/);
+  });
+
+  it('accepts it once allowed (CLI flag or the app host), still without the key', async () => {
+    let sent: Record<string, string> | undefined;
+    const fakeFetch = (async (_url: string, init: { headers: Record<string, string> }) => {
+      sent = init.headers;
+      return new Response(JSON.stringify({ choices: [{ message: { content: 'fine' } }] }), { status: 200 });
+    }) as unknown as typeof fetch;
+    allowSummarizerUrl('http://allowed.example.net/v1/');
+    const s = await summarizerFor(cfg('openai', 'http://allowed.example.net/v1'), undefined, { OPENAI_API_KEY: 'sk-env' }, { keychain: noKeychain, fetch: fakeFetch });
+    expect(await s!.summarize(request)).toBe('fine');
+    expect(sent?.['authorization']).toBeUndefined();
+    const viaEnv = summarizerFor(cfg('openai', 'http://workers.example.net/v1'), undefined, { CTXSCOPE_ALLOW_SUMMARIZER_URL: 'http://workers.example.net/v1' }, { keychain: noKeychain });
+    await expect(viaEnv).resolves.toBeDefined();
+  });
+
+  it('refuses non-http(s) schemes and link-local / metadata hosts, whatever is allowed', async () => {
+    for (const url of ['file:///etc/passwd', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/v1', 'http://[fe80::1]/v1', 'http://2852039166/v1', 'http://metadata.google.internal/v1', 'ftp://127.0.0.1/v1']) {
+      await expect(summarizerFor(cfg('openai', url), undefined, {}, { keychain: noKeychain }), url).rejects.toThrow(SummarizerSetupError);
+      expect(() => allowSummarizerUrl(url), url).toThrow();
+    }
+  });
+
+  it('only literal loopback counts as loopback (a *.localhost name may reach DNS)', async () => {
+    await expect(summarizerFor(cfg('openai', 'http://evil.localhost:8080/v1'), undefined, {}, { keychain: noKeychain })).rejects.toThrow(/--allow-summarizer-url/);
+    await expect(summarizerFor(cfg('openai', 'http://[::1]:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
+    await expect(summarizerFor(cfg('openai', 'http://127.8.9.10:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
+  });
+
+  it('policies --check describes the endpoint', () => {
+    expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://anyone.example/v1' })).toMatch(/REMOTE host anyone\.example.*--allow-summarizer-url/);
+    expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://localhost:11434/v1' })).toMatch(/loopback/);
+    expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'https://api.openai.com/v1/' })).toMatch(/openai's own endpoint/);
+    expect(() => describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://169.254.169.254/' })).toThrow(/link-local/);
+    expect(describeSummarizerUrl({ summarizer: 'extractive' })).toBe('');
+  });
+});
