@@ -26,6 +26,8 @@ module.exports = {
     { from: 'resources/sample', to: 'sample' },
     { from: 'resources/models.json', to: 'models.json' },
     { from: 'resources/icons', to: 'icons' },
+    { from: 'README.md', to: 'docs/README.md' },
+    { from: 'docs/policies.md', to: 'docs/policies.md' },
   ],
   afterPack: './scripts/after-pack.cjs',
   fileAssociations: [{ ext: ['jsonl', 'traj'], name: 'Agent transcript', role: 'Viewer' }],

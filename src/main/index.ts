@@ -21,7 +21,6 @@ import { lockDatabase, processIsAlive } from './app/db-lock';
 import { followCurrentView } from './app/current-view';
 import { EXPORT_FILTERS, exportCurrentView } from './app/export-menu';
 import { denyAllPermissions, guardContents } from './app/hardening';
-import { PROJECT_URL, README_URL } from './app/links';
 import { menuTemplate, type MenuActions } from './app/menu';
 import { addRecent, PrefsStore, type Theme } from './app/prefs';
 import { claimSingleInstance } from './app/single-instance';
@@ -203,8 +202,9 @@ async function main(): Promise<void> {
       prefs.update({ theme });
       buildMenu();
     },
-    openReadme: () => void shell.openExternal(README_URL),
-    openProjectPage: () => void shell.openExternal(PROJECT_URL),
+    // Local files shipped with the app: the project has no published address (see app/links.ts).
+    openReadme: () => void shell.openPath(runtimeResource('readme', layout)),
+    openPoliciesDoc: () => void shell.openPath(runtimeResource('policies-doc', layout)),
   };
 
   function buildMenu(): void {

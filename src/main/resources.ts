@@ -41,7 +41,7 @@ export function packageVersion(): string {
 export type WorkerName = 'import-worker' | 'count-worker' | 'bulk-worker';
 export const WORKER_NAMES: readonly WorkerName[] = ['import-worker', 'count-worker', 'bulk-worker'];
 
-export type RuntimeResource = 'sample' | 'models' | 'icon' | 'renderer' | 'native-sqlite' | `worker:${WorkerName}`;
+export type RuntimeResource = 'sample' | 'models' | 'icon' | 'readme' | 'policies-doc' | 'renderer' | 'native-sqlite' | `worker:${WorkerName}`;
 
 export type Layout =
   | { readonly kind: 'checkout'; readonly root: string }
@@ -68,6 +68,10 @@ export function runtimeResource(name: RuntimeResource, layout: Layout = checkout
       return join(res, 'models.json');
     case 'icon':
       return join(res, 'icons', '512x512.png');
+    case 'readme':
+      return packaged ? join(res, 'docs', 'README.md') : join(layout.root, 'README.md');
+    case 'policies-doc':
+      return packaged ? join(res, 'docs', 'policies.md') : join(layout.root, 'docs', 'policies.md');
     case 'renderer':
       return join(code, 'out', 'renderer');
     case 'native-sqlite':

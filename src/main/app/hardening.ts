@@ -4,11 +4,11 @@
  * browser instead), and no permission is ever granted or reported as granted.
  */
 import type { Session, WebContents } from 'electron';
-import { isDocumentationLink } from './links';
+import { DOCUMENTATION_URLS, isDocumentationLink } from './links';
 
 type Contents = Pick<WebContents, 'on' | 'setWindowOpenHandler'>;
 
-export function guardContents(contents: Contents, isOwnPage: (url: string) => boolean, openExternal: (url: string) => void): void {
+export function guardContents(contents: Contents, isOwnPage: (url: string) => boolean, openExternal: (url: string) => void, allowed: readonly string[] = DOCUMENTATION_URLS): void {
   contents.on('will-navigate', (event, url) => {
     if (!isOwnPage(url)) event.preventDefault();
   });
@@ -17,7 +17,7 @@ export function guardContents(contents: Contents, isOwnPage: (url: string) => bo
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    if (isDocumentationLink(url)) openExternal(url);
+    if (isDocumentationLink(url, allowed)) openExternal(url);
     return { action: 'deny' };
   });
 }

@@ -16,7 +16,7 @@ export interface MenuActions {
   exportCurrent(): void;
   setTheme(theme: Theme): void;
   openReadme(): void;
-  openProjectPage(): void;
+  openPoliciesDoc(): void;
 }
 
 export interface MenuState {
@@ -70,7 +70,7 @@ export function menuTemplate(state: MenuState, actions: MenuActions): MenuItemCo
       role: 'help',
       submenu: [
         { label: 'Read Me', click: () => actions.openReadme() },
-        { label: 'Project Page', click: () => actions.openProjectPage() },
+        { label: 'Policies', click: () => actions.openPoliciesDoc() },
       ],
     },
   );

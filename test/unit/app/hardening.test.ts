@@ -3,7 +3,11 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { cspHeaderFor, withCsp, withoutCspMeta } from '../../../src/main/app/csp';
 import { denyAllPermissions, guardContents } from '../../../src/main/app/hardening';
-import { DOCUMENTATION_URLS, isDocumentationLink, README_URL } from '../../../src/main/app/links';
+import { DOCUMENTATION_URLS, isDocumentationLink } from '../../../src/main/app/links';
+
+/** A documentation list as a published project would have it (the shipped list is empty: no address yet). */
+const DOCS = ['https://docs.example.org/context-scope/', 'https://docs.example.org/context-scope/policies'];
+const README_URL = DOCS[0]!;
 
 const POLICY = "default-src 'none'";
 const RENDERER = 'file:///opt/app/resources/app.asar/out/renderer';
@@ -31,11 +35,14 @@ describe('cspHeaderFor', () => {
 
 describe('links that may leave the app', () => {
   it('only the fixed documentation list', () => {
-    expect(isDocumentationLink(README_URL)).toBe(true);
-    for (const u of DOCUMENTATION_URLS) expect(isDocumentationLink(u)).toBe(true);
-    for (const u of ['https://example.com/', 'http://github.com/context-scope/context-scope', `${README_URL}x`, 'https://github.com/context-scope/context-scope@evil.example/', 'https://user@github.com/context-scope/context-scope', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) {
-      expect(isDocumentationLink(u), u).toBe(false);
+    expect(isDocumentationLink(README_URL, DOCS)).toBe(true);
+    for (const u of DOCS) expect(isDocumentationLink(u, DOCS)).toBe(true);
+    for (const u of ['https://example.com/', 'http://docs.example.org/context-scope/', `${README_URL}x`, 'https://docs.example.org/context-scope/@evil.example/', 'https://user@docs.example.org/context-scope/', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) {
+      expect(isDocumentationLink(u, DOCS), u).toBe(false);
     }
+    // No published address yet: the shipped list opens nothing.
+    expect(DOCUMENTATION_URLS).toEqual([]);
+    expect(isDocumentationLink(README_URL)).toBe(false);
   });
 });
 
@@ -57,7 +64,7 @@ describe('guardContents', () => {
   const setup = () => {
     const contents = new FakeContents();
     const opened: string[] = [];
-    guardContents(contents as never, (u) => u === own, (u) => opened.push(u));
+    guardContents(contents as never, (u) => u === own, (u) => opened.push(u), DOCS);
     return { contents, opened };
   };
 

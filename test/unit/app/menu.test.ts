@@ -16,7 +16,7 @@ function recorder(): { actions: MenuActions; calls: string[] } {
     exportCurrent: () => calls.push('export'),
     setTheme: (t) => calls.push(`theme:${t}`),
     openReadme: () => calls.push('readme'),
-    openProjectPage: () => calls.push('project'),
+    openPoliciesDoc: () => calls.push('policies'),
   };
   return { actions, calls };
 }

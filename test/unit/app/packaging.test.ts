@@ -66,7 +66,7 @@ describe('electron-builder config', () => {
     expect(config.win.target).toEqual(['nsis']);
   });
 
-  it.each(['sample', 'models', 'icon'] as RuntimeResource[])('copies %s beside the asar, where the packaged app looks for it', (name) => {
+  it.each(['sample', 'models', 'icon', 'readme', 'policies-doc'] as RuntimeResource[])('copies %s beside the asar, where the packaged app looks for it', (name) => {
     const source = extraResourceSource(runtimeResource(name, packaged));
     expect(source, `no extraResources entry lands on ${runtimeResource(name, packaged)}`).toBeDefined();
     expect(existsSync(source!), source).toBe(true);
