@@ -12,7 +12,6 @@ import type { ConfigField } from '../shared/api';
 import { ReplayConfig, resolveConfig, type Overrides, type ReplayConfigInput } from './config';
 
 type FieldValue = ConfigField['value'];
-type Kind = ConfigField['kind'];
 
 interface Meta {
   readonly label: string;
