@@ -40,10 +40,11 @@ function start(data: ReplayWorkerData): void {
     load: (id, tokenizer) => store.loadCounts(id, tokenizer),
     save: (id, c) => store.saveCounts(id, c),
     summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+    ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
   });
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
-      sessions.delete(m.sessionId);
+      if (m.what === 'session') sessions.delete(m.sessionId);
       service.forget(m.sessionId);
       return;
     }

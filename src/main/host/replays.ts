@@ -113,7 +113,16 @@ export interface ReplayServiceDeps {
   readonly summaries?: SummaryStore;
   /** How many results to keep (each a few MB at 30,000 calls). */
   readonly cacheSize?: number;
+  /**
+   * Set when the host counts exactly in the background (a count worker): BPE counts that are not
+   * stored yet are asked for here, and the replay runs on the import's chars/4 estimates meanwhile
+   * (shown as a warning); the host forgets the session when the counts are stored.
+   */
+  readonly requestCount?: (sessionId: string, tokenizer: string) => void;
 }
+
+/** Tokenizers whose exact count of a long session takes seconds (BPE): counted in the background. */
+const isBpe = (tokenizer: string): boolean => tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
 
 interface Cached {
   readonly result: ReplayResult;
@@ -144,6 +153,14 @@ export class ReplayService {
     if (!c && plain) {
       const stored = this.deps.load?.(sessionId, tokenizer);
       if (stored && stored.perMessage.length === session.messages.length) c = stored;
+    }
+    if (!c && plain && this.deps.requestCount && isBpe(tokenizer)) {
+      const estimate = this.deps.load?.(sessionId, 'chars4');
+      if (estimate && estimate.perMessage.length === session.messages.length) {
+        this.deps.requestCount(sessionId, tokenizer);
+        this.counts.set(cacheKey, estimate);
+        return estimate;
+      }
     }
     if (!c) {
       try {
@@ -233,7 +250,9 @@ export class ReplayService {
 
   async chart(inputs: ReplayInputs, buckets: number): Promise<ChartView> {
     const c = await this.cached(inputs);
-    const warnings = c.counts.approximate ? [`token counts are ${c.counts.tokenizer} estimates`] : [];
+    const resolved = c.result.config['resolved'];
+    const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
+    const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
     return chartView(c.result, { key: c.key, buckets, warnings });
   }
 
