@@ -72,7 +72,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const countsInBackground = options.countWorkerFile !== undefined && options.dbPath !== ':memory:';
   const replays = new ReplayClient(
     useWorker
-      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }, (id, tokenizer) => requestCount(id, tokenizer))
+      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }, (note) => {
+          if (note.type === 'count') requestCount(note.sessionId, note.tokenizer);
+          else store.summarySet(note.key, note.value);
+        })
       : inThreadExecutor(
           new ReplayService({
             session: (id) => sessionOf(id),

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
 import { startWorker } from '../workers';
-import { dispatch, type ForgetWhat, type FromReplayWorker, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { dispatch, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import type { ReplayService } from './replays';
 
 /** Requests waiting beyond the running one. A dragged slider supersedes its own; this bounds the rest. */
@@ -52,7 +52,7 @@ export function inThreadExecutor(service: ReplayService): ReplayExecutor {
  * The engine in a worker thread started from `file` (a built `.js`, or a `.ts` source run through
  * tsx). Started on first use; restarted after it dies.
  */
-export function workerExecutor(file: string, data: ReplayWorkerData, onCountRequest?: (sessionId: string, tokenizer: string) => void): ReplayExecutor {
+export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (note: WorkerNote) => void): ReplayExecutor {
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
@@ -65,7 +65,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onCountRequ
     const w = file.endsWith('.ts') ? startWorker([], file, { workerData: data }) : new Worker(file, { workerData: data });
     w.on('message', (m: FromReplayWorker) => {
       if ('type' in m) {
-        onCountRequest?.(m.sessionId, m.tokenizer);
+        onNote?.(m);
         return;
       }
       const p = pending.get(m.id);
