@@ -272,8 +272,11 @@ export interface StepDetail {
   readonly limit: { readonly value: number; readonly formula: string; readonly parts: readonly ({ readonly name: string } & SourcedValue)[] };
   /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
   readonly trigger: { readonly value: number; readonly basis: string } | null;
-  /** Every budget dimension in force at this call. */
-  readonly budgets: readonly { readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
+  /**
+   * Every budget dimension in force at this call, per layer (S3: session = `budget`, task, agent):
+   * what the calls before it used (turns = LLM calls made), against the layer's limit.
+   */
+  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
   /** The compression that ran before this call, if one did. */
   readonly compression: {
     readonly path: CompressionPath;

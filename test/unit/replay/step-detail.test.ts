@@ -97,12 +97,13 @@ describe('stepDetail', () => {
   it('counts every budget in force up to the call', async () => {
     const s = session(chat(5));
     const r = await replay(s, { ...base, trigger: 1, budget: { turns: 10, tokens: 10_000, mode: 'soft' } });
-    // Call 2 (message 5): users at 0, 2, 4 have arrived → 3 turns. Requests of calls 0..2 are 100,
-    // 300, 500 tokens = 900 billed; outputs (no reported usage: the message's count) 3 × 100 = 300.
-    const d = stepDetail(r, s, 2, { key: 'k', perMessage: new Float64Array(10).fill(100) });
+    // Budgets are checked before a call with what the calls before it used. Before call 3 (message 7):
+    // calls 0..2 made (turns count LLM calls); their requests 100 + 300 + 500 = 900 billed, outputs
+    // (no reported usage: the message's count) 3 × 100 = 300 → 1,200 tokens.
+    const d = stepDetail(r, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) });
     expect(d.budgets).toEqual([
-      { dimension: 'turns', used: 3, limit: 10, pct: 30 },
-      { dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
+      { layer: 'session', dimension: 'turns', used: 3, limit: 10, pct: 30 },
+      { layer: 'session', dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
     ]);
   });
 
