@@ -135,7 +135,9 @@ export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
-  private readonly running = new Map<string, Promise<Cached>>();
+  private readonly running = new Map<string, { readonly done: Promise<Cached>; readonly sessionId: string }>();
+  /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
+  private readonly generation = new Map<string, number>();
   /**
    * Summarizers by (kind, model, URL): a replay follows every slider move, and a remote one's
    * key lookup (environment, then the OS keychain) should happen once, not per replay.
@@ -191,17 +193,21 @@ export class ReplayService {
       return { key, ...hit };
     }
     let run = this.running.get(key);
+    const generation = this.generation.get(inputs.sessionId) ?? 0;
     if (!run) {
-      run = this.execute(inputs);
+      run = { done: this.execute(inputs), sessionId: inputs.sessionId };
       this.running.set(key, run);
     }
     try {
-      const done = await run;
-      this.results.set(key, done);
-      while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
+      const done = await run.done;
+      // Counts (or the session) changed while it ran: answer it, but never serve it again.
+      if ((this.generation.get(inputs.sessionId) ?? 0) === generation) {
+        this.results.set(key, done);
+        while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
+      }
       return { key, ...done };
     } finally {
-      this.running.delete(key);
+      if (this.running.get(key) === run) this.running.delete(key);
     }
   }
 
@@ -286,7 +292,9 @@ export class ReplayService {
 
   /** Drops what is known about a session (re-imported, or counted exactly since). */
   forget(sessionId: string): void {
+    this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
     for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
+    for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }
 }
