@@ -102,13 +102,21 @@ function sourceCompactionLabel(e: Extract<ReplayEvent, { kind: 'source-compactio
 const MARKED: Partial<Record<StepStatus, ChartMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
 
 /**
- * Status markers, one per run of consecutive calls with the same status and reason (`until` = the
- * run's last call), so a soft budget that warns on every remaining call is one exact marker, not
- * 30,000. A run that ended (final / abort) is one marker from the call that ended it.
+ * Status markers, one per run of consecutive calls with the same status and the same reason up to
+ * its numbers (`until` = the run's last call), so a soft budget that warns on every remaining call
+ * — its reason naming the tokens used so far — is one exact marker, not 30,000. A run that ended
+ * (final / abort) is one marker from the call that ended it. The label is the first call's reason.
  */
 function statusMarkers(r: ReplayResult): ChartMarker[] {
   const s = r.steps;
   const out: ChartMarker[] = [];
+  // A reason's wording without its numbers, once per distinct reason.
+  const templates = new Map<number, string>();
+  const templateOf = (index: number): string => {
+    let t = templates.get(index);
+    if (t === undefined) templates.set(index, (t = (s.reasons[index] ?? '').replace(/\d[\d,.]*/g, '#')));
+    return t;
+  };
   let i = 0;
   while (i < s.count) {
     const code = s.status[i]!;
@@ -118,10 +126,11 @@ function statusMarkers(r: ReplayResult): ChartMarker[] {
       continue;
     }
     const reason = s.reasonIndex[i]!;
+    const template = templateOf(reason);
     let j = i + 1;
     // After a final / abort every call keeps that status (with its own reason): one run.
     const ended = kind === 'final' || kind === 'abort';
-    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason)) j++;
+    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason || templateOf(s.reasonIndex[j]!) === template)) j++;
     const text = s.reasons[reason] || kind;
     const later = j - 1 - i;
     const label = ended && later > 0 ? `${text} (the ${fmt(later)} later calls would not have happened)` : later > 0 ? `${text} (calls ${i}–${j - 1})` : text;

@@ -112,6 +112,14 @@ describe('chartView', () => {
     ]);
   });
 
+  it('makes one marker of a run whose reasons differ only in their numbers', () => {
+    const v = chartView(synthetic(10, (i) => (i >= 2 ? 'warn' : 'ok'), (i) => (i >= 2 && i < 6 ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)` : i >= 6 ? 'request 1,200 > limit 1,000 (trigger)' : '')), { key: 'k', buckets: 800 });
+    expect(v.markers).toEqual([
+      { step: 2, kind: 'warn', until: 5, label: 'session tokens budget exceeded (302,000 of 300,000; soft mode) (calls 2–5)' },
+      { step: 6, kind: 'warn', until: 9, label: 'request 1,200 > limit 1,000 (trigger) (calls 6–9)' },
+    ]);
+  });
+
   it('makes one marker of compressions of one path and strategy on consecutive calls', () => {
     const masked = (step: number, before: number): ReplayEvent => ({ kind: 'compression', step, path: 'proactive', strategy: 'observation-masking', tokensBefore: before, tokensAfter: before - 100, dropped: [], kept: [[0, step]] });
     const events = [masked(3, 1_000), masked(4, 1_050), masked(5, 1_100), masked(8, 1_200), compression(9)];
