@@ -274,9 +274,11 @@ export interface StepDetail {
   readonly trigger: { readonly value: number; readonly basis: string } | null;
   /**
    * Every budget dimension in force at this call, per layer (S3: session = `budget`, task, agent):
-   * what the calls before it used (turns = LLM calls made), against the layer's limit.
+   * what the calls before it used (turns = LLM calls made), against the layer's limit. `pending`:
+   * the tokens of this call a layer that projects (S3's CheckBudget, includeRequest) adds to them;
+   * `pct` is of used + pending.
    */
-  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
+  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly pending?: number; readonly limit: number; readonly pct: number }[];
   /** The compression that ran before this call, if one did. */
   readonly compression: {
     readonly path: CompressionPath;

@@ -240,7 +240,9 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
     for (const d of DIMENSIONS) {
       const limit = layer.limits[d];
       if (typeof limit !== 'number') continue;
-      out.push({ layer: layer.name, dimension: d, used: used[d], limit, pct: Math.round((used[d] / limit) * 1000) / 10 });
+      // A layer that projects counts the tokens this call would send (docs/policies.md §Common, budgets).
+      const pending = d === 'tokens' && layer.limits['includeRequest'] === true ? s.total[step]! : 0;
+      out.push({ layer: layer.name, dimension: d, used: used[d], ...(pending > 0 ? { pending } : {}), limit, pct: Math.round(((used[d] + pending) / limit) * 1000) / 10 });
     }
   }
   return out;

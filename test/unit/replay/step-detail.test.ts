@@ -105,6 +105,10 @@ describe('stepDetail', () => {
       { layer: 'session', dimension: 'turns', used: 3, limit: 10, pct: 30 },
       { layer: 'session', dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
     ]);
+    // A layer that projects (S3's CheckBudget) adds this call's request: call 3 holds 7 messages = 700
+    // tokens, so 1,200 + 700 = 1,900 of 10,000 = 19%.
+    const projecting = { ...r, config: { ...r.config, budget: { ...(r.config['budget'] as object), includeRequest: true } } };
+    expect(stepDetail(projecting, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) }).budgets[1]).toEqual({ layer: 'session', dimension: 'tokens', used: 1_200, pending: 700, limit: 10_000, pct: 19 });
   });
 
   it('names the range when asked for a call past the end', async () => {
