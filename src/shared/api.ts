@@ -302,8 +302,17 @@ export interface StepDetail {
     /** The calibrated overhead the transcript does not log: inferred, not read. */
     readonly unlogged: { readonly tokens: number; readonly inferred: true };
     readonly summary: { readonly tokens: number; readonly text: string | null };
-    /** History messages in the request, as index ranges (fetch them with getMessages). */
-    readonly history: { readonly tokens: number; readonly messages: number; readonly ranges: readonly MessageRange[]; readonly masked: readonly MessageRange[] };
+    /**
+     * History messages in the request, as index ranges (fetch them with getMessages); `reduced`: tool
+     * results in it that S1's tool preflight cut or stored aside, as the model receives them.
+     */
+    readonly history: {
+      readonly tokens: number;
+      readonly messages: number;
+      readonly ranges: readonly MessageRange[];
+      readonly masked: readonly MessageRange[];
+      readonly reduced: readonly { readonly messageIndex: number; readonly action: string; readonly bytesBefore: number; readonly bytesAfter: number }[];
+    };
     readonly tools: { readonly tokens: number; readonly names: readonly string[] };
   };
   /** Run-length state of every message up to this call: [from, to] inclusive and its state. */

@@ -302,9 +302,11 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   let summary: string | null = null;
   let compression: StepDetail['compression'] = null;
   let lastKept: readonly MessageRange[] | null = null;
+  const preflight: Extract<ReplayEvent, { kind: 'tool-preflight' }>[] = [];
   for (const e of r.events) {
     if (e.step > step) continue;
     if (e.step === step) stepEvents.push(e);
+    if (e.kind === 'tool-preflight' && e.messageIndex < k) preflight.push(e);
     if (e.kind === 'guard' && e.decision === 'skip' && e.fallback) fallbackAt.set(e.step, e.fallback);
     if (e.kind !== 'compression') continue;
     compressedAt.add(e.step);
@@ -353,6 +355,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const maskedRanges = k > 0 ? runsOf(state, 0, k - 1, (x) => x === MASKED) : [];
   let historyMessages = 0;
   for (const [a, z] of historyRanges) historyMessages += z - a + 1;
+  const reduced = preflight.filter((e) => inRequest(state[e.messageIndex]!)).map((e) => ({ messageIndex: e.messageIndex, action: e.action, bytesBefore: e.bytesBefore, bytesAfter: e.bytesAfter }));
 
   const regions = {} as Record<Region, number>;
   for (const key of REGIONS) regions[key] = s.regions[key][step]!;
@@ -379,7 +382,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
       system: { tokens: regions.system, text: session.systemPrompt },
       unlogged: { tokens: regions.unlogged, inferred: true },
       summary: { tokens: regions.summary, text: summary },
-      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges },
+      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced },
       tools: { tokens: regions.tools, names: session.tools.map((t) => t.name) },
     },
     messageStates,

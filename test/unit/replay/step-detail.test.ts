@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
 import { replay } from '../../../src/core/replay/index';
 import { stepDetail, StepDetailError } from '../../../src/core/replay/step-detail';
-import { assistant, session, user } from '../../helpers/session';
+import { assistant, call, session, toolResult, user } from '../../helpers/session';
 
 const words = (tag: string): string => `${tag} `.repeat(200).slice(0, 400);
 function chat(turns: number): Message[] {
@@ -26,7 +26,7 @@ describe('stepDetail', () => {
     const d = stepDetail(r, s, 10, { key: 'k' });
     expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 1_900 });
     expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 1_900, dropped: [[0, 1]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
-    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [] });
+    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [], reduced: [] });
     expect(d.context.unlogged.inferred).toBe(true);
     // Messages 21.. (the call's own answer and later) are not sent yet.
     expect(d.messageStates).toEqual([
@@ -59,7 +59,7 @@ describe('stepDetail', () => {
       [0, 18, 'window'],
       [19, 29, 'future'],
     ]);
-    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [] });
+    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [], reduced: [] });
   });
 
   it('marks what a summarizing strategy folded as summarised, with the summary before and after', async () => {
@@ -109,6 +109,17 @@ describe('stepDetail', () => {
     // tokens, so 1,200 + 700 = 1,900 of 10,000 = 19%.
     const projecting = { ...r, config: { ...r.config, budget: { ...(r.config['budget'] as object), includeRequest: true } } };
     expect(stepDetail(projecting, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) }).budgets[1]).toEqual({ layer: 'session', dimension: 'tokens', used: 1_200, pending: 700, limit: 10_000, pct: 19 });
+  });
+
+  it('lists the tool results S1 stored aside that are in the request, as the model receives them', async () => {
+    // A 2,000-byte result over toolOutputMaxBytes 1,000 is offloaded (S1): 64 bytes, a handle.
+    const messages: Message[] = [user('go'), assistant([call('c1')]), toolResult('c1', 'x'.repeat(2_000)), assistant('done')];
+    const s = session(messages);
+    const r = await replay(s, { ...base, trigger: 1, toolOutputMaxBytes: 1_000, toolOutputMode: 'offload' });
+    const d = stepDetail(r, s, 1, { key: 'k' });
+    expect(d.context.history.reduced).toEqual([{ messageIndex: 2, action: 'offload', bytesBefore: 2_000, bytesAfter: 64 }]);
+    // The call before the result arrived has nothing reduced.
+    expect(stepDetail(r, s, 0, { key: 'k' }).context.history.reduced).toEqual([]);
   });
 
   it('names the range when asked for a call past the end', async () => {
