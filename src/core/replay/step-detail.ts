@@ -286,7 +286,7 @@ function runsOf(state: Uint8Array, from: number, to: number, pick: (s: number) =
 export function stepDetail(r: ReplayResult, session: Session, step: number, options: StepDetailOptions): StepDetail {
   const s = r.steps;
   if (!Number.isInteger(step) || step < 0 || step >= s.count) {
-    throw new StepDetailError(`step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${Math.max(0, s.count - 1)})`);
+    throw new StepDetailError(s.count === 0 ? `step ${step} does not exist: this replay has no calls (the session has no assistant message)` : `step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${s.count - 1})`);
   }
   const config = r.config as unknown as RanConfig;
   const messages = session.messages;

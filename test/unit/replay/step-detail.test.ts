@@ -127,5 +127,8 @@ describe('stepDetail', () => {
     const r = await replay(s, base);
     expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow(StepDetailError);
     expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow('step 3 does not exist: this replay has 3 calls (0–2)');
+    const none = session([user('hello')]);
+    const empty = await replay(none, base);
+    expect(() => stepDetail(empty, none, 0, { key: 'k' })).toThrow('step 0 does not exist: this replay has no calls (the session has no assistant message)');
   });
 });
