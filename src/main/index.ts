@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   };
   const importWorkerFile = workerFile('import-worker');
   const countWorkerFile = workerFile('count-worker');
+  const replayWorkerFile = workerFile('replay-worker');
   const nativeBinding = electronNativeBinding(layout);
   const db = dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath());
   if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true });
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
     ...(nativeBinding ? { nativeBinding } : {}),
     ...(importWorkerFile ? { importWorkerFile } : {}),
     ...(countWorkerFile ? { countWorkerFile } : {}),
+    ...(replayWorkerFile ? { replayWorkerFile } : {}),
     emit: <E extends EventName>(event: E, payload: EventPayload<E>) => {
       for (const wc of windows) sendEvent(wc, event, payload);
       if ((event === 'importDone' || event === 'importFailed') && ownJobs.has((payload as { jobId: string }).jobId)) {

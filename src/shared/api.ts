@@ -207,6 +207,11 @@ export interface ChartMarker {
   readonly path?: CompressionPath;
   /** One line for the hover card: what happened, with its numbers. */
   readonly label: string;
+  /**
+   * Last call of a run of consecutive calls with the same status and reason (a soft budget that
+   * warns on every later call, the calls after a final / abort): the run is one marker.
+   */
+  readonly until?: number;
 }
 
 /**
@@ -267,8 +272,13 @@ export interface StepDetail {
   readonly limit: { readonly value: number; readonly formula: string; readonly parts: readonly ({ readonly name: string } & SourcedValue)[] };
   /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
   readonly trigger: { readonly value: number; readonly basis: string } | null;
-  /** Every budget dimension in force at this call. */
-  readonly budgets: readonly { readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
+  /**
+   * Every budget dimension in force at this call, per layer (S3: session = `budget`, task, agent):
+   * what the calls before it used (turns = LLM calls made), against the layer's limit. `pending`:
+   * the tokens of this call a layer that projects (S3's CheckBudget, includeRequest) adds to them;
+   * `pct` is of used + pending.
+   */
+  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly pending?: number; readonly limit: number; readonly pct: number }[];
   /** The compression that ran before this call, if one did. */
   readonly compression: {
     readonly path: CompressionPath;
@@ -292,8 +302,17 @@ export interface StepDetail {
     /** The calibrated overhead the transcript does not log: inferred, not read. */
     readonly unlogged: { readonly tokens: number; readonly inferred: true };
     readonly summary: { readonly tokens: number; readonly text: string | null };
-    /** History messages in the request, as index ranges (fetch them with getMessages). */
-    readonly history: { readonly tokens: number; readonly messages: number; readonly ranges: readonly MessageRange[]; readonly masked: readonly MessageRange[] };
+    /**
+     * History messages in the request, as index ranges (fetch them with getMessages); `reduced`: tool
+     * results in it that S1's tool preflight cut or stored aside, as the model receives them.
+     */
+    readonly history: {
+      readonly tokens: number;
+      readonly messages: number;
+      readonly ranges: readonly MessageRange[];
+      readonly masked: readonly MessageRange[];
+      readonly reduced: readonly { readonly messageIndex: number; readonly action: string; readonly bytesBefore: number; readonly bytesAfter: number }[];
+    };
     readonly tools: { readonly tokens: number; readonly names: readonly string[] };
   };
   /** Run-length state of every message up to this call: [from, to] inclusive and its state. */
@@ -341,8 +360,18 @@ export interface AccuracyView {
   readonly warnings: readonly string[];
 }
 
-/** Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare). */
-export type CompareView = ReturnType<typeof comparisonToJSON> & { readonly a: ReplayView; readonly b: ReplayView };
+/**
+ * Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare)
+ * — only calls whose status changed or whose request moved by more than `minDelta` — the settings
+ * that differ between A and B, and B's compressions (to draw on A's chart).
+ */
+export type CompareView = ReturnType<typeof comparisonToJSON> & {
+  readonly a: ReplayView;
+  readonly b: ReplayView;
+  /** Dotted config keys whose resolved values differ (policy name aside). */
+  readonly configDifferences: readonly { readonly key: string; readonly a: unknown; readonly b: unknown }[];
+  readonly bCompressions: readonly Extract<ReplayEvent, { kind: 'compression' }>[];
+};
 
 export interface ExportResult {
   readonly fileName: string;

@@ -11,6 +11,7 @@ import { agentLogRoots, ImportAllowList } from '../../main/host/import-allow';
 import { CliError, EXIT } from '../errors';
 import { checkRegularFile } from '../load';
 import { defaultDbPath } from '../../main/paths';
+import { replayWorkerSource } from '../../main/host/replay-client';
 import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
 import { ApiError } from '../../shared/api';
@@ -50,6 +51,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
       initialFiles: files.length > 0 ? [...files] : [sampleFile()],
       importWorkerFile: builtWorkerFile('import-worker', 'cli'),
       countWorkerFile: builtWorkerFile('count-worker', 'cli'),
+      replayWorkerFile: builtWorkerFile('replay-worker', 'cli') ?? replayWorkerSource(),
       emit: (event, payload) => sink.http?.emit(event, payload),
       importAllow,
     });

@@ -4,12 +4,13 @@ import { PatternError } from '../../core/pattern';
 import { secretlintScanner } from '../secret-scan';
 import type { Session } from '../../core/model';
 import { ApiError, type ExportResult, type MethodArgs } from '../../shared/api';
-import type { ReplayService } from './replays';
+import type { ReplayResult } from '../../core/replay/types';
 
 const write = (input: ExportInput, to: TranscriptTarget, args: MethodArgs<'exportSession'>, title: string): Promise<Exported> | Exported =>
   args.redact ? exportRedacted(input, to, { patterns: args.redactPatterns, title, scanner: secretlintScanner }) : exportMessages(input, to, { title });
 
-export async function exportFor(key: string, session: Session, sourcePath: string, args: MethodArgs<'exportSession'>, replays: ReplayService, pinned: ReadonlySet<string>): Promise<ExportResult> {
+/** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
+export async function exportFor(session: Session, sourcePath: string, args: MethodArgs<'exportSession'>, replayOf: (policy: string) => Promise<ReplayResult>): Promise<ExportResult> {
   const name = (sourcePath.split(/[\\/]/).pop() ?? 'session').replace(/\.[^.]+$/, '');
   const isReport = args.to === 'report-json' || args.to === 'report-csv';
   if (isReport && !args.policy) throw new ApiError('bad_input', `${args.to}: a policy is required (a report describes a replay)`);
@@ -20,7 +21,7 @@ export async function exportFor(key: string, session: Session, sourcePath: strin
       const e = await write(sessionInput(session), args.to as TranscriptTarget, args, base);
       return { fileName: `${base}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: e.redactions };
     }
-    const result = await replays.run(key, session, args.policy, args.overrides, [], pinned);
+    const result = await replayOf(args.policy);
     if (isReport) {
       const e = exportReport(result, args.to as 'report-json');
       return { fileName: `${base}.${args.policy}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: 0 };

@@ -19,7 +19,11 @@ import { countForHost, defaultTokenizerOf } from './counts';
 import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
-import { policyInfo, policyInfos, ReplayService } from './replays';
+import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
+import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
+import { defaultPolicyOf } from './default-policy';
+import { configFields } from '../../core/config-fields';
+import { ConfigError, envOverrides } from '../../core/config';
 import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
@@ -37,6 +41,11 @@ export interface HostOptions {
   readonly importWorkerFile?: string;
   /** Built count worker script; without it exact counts are computed in this thread. */
   readonly countWorkerFile?: string;
+  /**
+   * Replay worker script (built `.js`, or the `.ts` source run through tsx); without it, or with
+   * an in-memory database a worker cannot open, replays run in this thread (tests from source).
+   */
+  readonly replayWorkerFile?: string;
   readonly emit: EventSink;
   /** The host's native file picker (Electron only). */
   readonly pickFiles?: () => Promise<string[]>;
@@ -60,12 +69,37 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
   const saved = new SavedPolicies(store.db);
-  const replays = new ReplayService({
-    load: (id, tokenizer) => store.loadCounts(id, tokenizer),
-    save: (id, c) => store.saveCounts(id, c),
-    lookup: (id) => saved.get(id) ?? getPolicy(id),
-    summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
-  });
+  const lookup = (id: string) => saved.get(id) ?? getPolicy(id);
+  const useWorker = options.replayWorkerFile !== undefined && options.dbPath !== ':memory:';
+  // With a count worker, a replay that needs BPE counts not stored yet runs on the import's
+  // estimates at once and asks for exact counts (countsReady, then the renderer asks again).
+  const countsInBackground = options.countWorkerFile !== undefined && options.dbPath !== ':memory:';
+  const replays = new ReplayClient(
+    useWorker
+      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }, (note) => {
+          if (note.type === 'count') requestCount(note.sessionId, note.tokenizer);
+          else store.summarySet(note.key, note.value);
+        })
+      : inThreadExecutor(
+          new ReplayService({
+            session: (id) => sessionOf(id),
+            load: (id, tokenizer) => store.loadCounts(id, tokenizer),
+            save: (id, c) => store.saveCounts(id, c),
+            summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+            ...(countsInBackground ? { requestCount: (id: string, tokenizer: string) => requestCount(id, tokenizer) } : {}),
+          }),
+        ),
+  );
+  /**
+   * A replay's inputs, checked here before anything is queued: an unknown policy or a bad override
+   * answers bad_input at once and leaves the cache (and the last good result) alone.
+   */
+  const inputsOf = (sessionId: string, policyId: string, overrides: Readonly<Record<string, string | number | boolean>>, needles: readonly string[] = []): ReplayInputs => {
+    row(sessionId);
+    const policy = policyOf(policyId, lookup);
+    configOf(policy, overrides);
+    return { sessionId, policy: { id: policy.id, config: policy.config }, overrides, needles, pins: [...store.pins(sessionId)] };
+  };
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
@@ -80,7 +114,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     while (loaded.size > SESSION_CACHE) {
       const oldest = loaded.keys().next().value as string;
       loaded.delete(oldest);
-      replays.forget(oldest);
+      // In this thread the replay cache holds the session too; a worker keeps its own sessions.
+      if (!useWorker) replays.forget(oldest, 'session');
     }
     return s;
   };
@@ -101,7 +136,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const finish = (): void => {
       if (finished) return;
       finished = true;
-      counting.delete(id);
+      counting.delete(`${id}\u0000${tokenizer}`);
       countRunning = false;
       startNextCount();
     };
@@ -111,12 +146,21 @@ export async function createHost(options: HostOptions): Promise<Host> {
       finish();
       if (!r.ok) return;
       counts.delete(id);
-      replays.forget(id);
+      // The session is unchanged: keep it (and what was extracted from it), drop counts and results.
+      replays.forget(id, 'counts');
       options.emit('countsReady', { sessionId: id, tokenizer });
     });
     w.once('error', finish);
     // A worker that dies without answering must not hold the queue.
     w.once('exit', finish);
+  };
+  /** Queues an exact count of a session under a tokenizer (once); `countsReady` says when it is stored. */
+  const requestCount = (id: string, tokenizer: string): void => {
+    const key = `${id}\u0000${tokenizer}`;
+    if (counting.has(key)) return;
+    counting.add(key);
+    countQueue.push({ id, tokenizer });
+    startNextCount();
   };
   /**
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
@@ -137,11 +181,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       counts.set(id, c);
       return c;
     }
-    if (!counting.has(id)) {
-      counting.add(id);
-      countQueue.push({ id, tokenizer });
-      startNextCount();
-    }
+    requestCount(id, tokenizer);
     const estimate = store.loadCounts(id, 'chars4') ?? countForHost(session, 'chars4');
     return estimate;
   };
@@ -163,7 +203,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (const id of r.sessionIds) {
         loaded.delete(id);
         counts.delete(id);
-        replays.forget(id);
+        replays.forget(id, 'session');
       }
       return { ids: r.sessionIds, reused: r.reused };
     } finally {
@@ -226,7 +266,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         subagents: s.subagents.length,
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
-        defaultPolicy: 's0',
+        defaultPolicy: defaultPolicyOf(s),
       };
     },
     getMessages: async ({ sessionId, offset, limit }) => {
@@ -240,20 +280,19 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { total, messages };
     },
     listPolicies: async () => policyInfos(saved.list()),
-    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
-
-    // The debugger's methods; implemented by the replay worker service.
-    getChartView: async () => {
-      throw new ApiError('unsupported', 'getChartView is not implemented yet');
-    },
-    getStepDetail: async () => {
-      throw new ApiError('unsupported', 'getStepDetail is not implemented yet');
-    },
-    getConfigFields: async () => {
-      throw new ApiError('unsupported', 'getConfigFields is not implemented yet');
+    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.submit({ op: 'view', inputs: inputsOf(sessionId, policy, overrides, needles) }),
+    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
+    getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) => replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
+    getConfigFields: async ({ policy, overrides }) => {
+      try {
+        return configFields(policyOf(policy, lookup).config, overrides, { env: envOverrides(process.env) });
+      } catch (e) {
+        if (e instanceof ConfigError) throw new ApiError('bad_input', e.message);
+        throw e;
+      }
     },
     getAccuracy: async ({ sessionId, tokenizer }) => accuracyOf(sessionOf(sessionId), tokenizer),
-    compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
+    compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
@@ -265,7 +304,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exportFor(args.sessionId, sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, replays, store.pins(args.sessionId)),
+    exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       const s = sessionOf(sessionId);
       if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -292,6 +331,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      await replays.close();
       store.close();
     },
   };

@@ -1,0 +1,69 @@
+/**
+ * What the host asks the replay engine (replays.ts), in the worker thread or in its own thread:
+ * plain data both ways (typed arrays survive postMessage's structured clone), errors as the
+ * contract's codes so a worker's `bad_input` reaches the renderer as `bad_input`.
+ */
+import type { ReplayResult } from '../../core/replay/types';
+import { ApiError, type ApiErrorCode, type ChartView, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
+import type { ReplayInputs, ReplayService } from './replays';
+
+export type ReplayOp =
+  | { readonly op: 'chart'; readonly inputs: ReplayInputs; readonly buckets: number }
+  | { readonly op: 'detail'; readonly inputs: ReplayInputs; readonly step: number }
+  | { readonly op: 'view'; readonly inputs: ReplayInputs }
+  | { readonly op: 'result'; readonly inputs: ReplayInputs }
+  | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number };
+
+export interface ReplayOpResults {
+  chart: ChartView;
+  detail: StepDetail;
+  view: ReplayView;
+  result: ReplayResult;
+  compare: CompareView;
+}
+export type ReplayOpName = ReplayOp['op'];
+export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
+
+/** Host → worker. */
+/** What to forget of a session: its counts and results (exact counts stored since), or everything (re-imported). */
+export type ForgetWhat = 'counts' | 'session';
+export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat };
+/**
+ * What the worker asks of the host, which holds the one writing connection: count a session
+ * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).
+ */
+export type WorkerNote = { readonly type: 'count'; readonly sessionId: string; readonly tokenizer: string } | { readonly type: 'summary'; readonly key: string; readonly value: string };
+/** Worker → host: an answer, or a note. */
+export type FromReplayWorker =
+  | { readonly id: number; readonly ok: true; readonly value: ReplayOpResults[ReplayOpName] }
+  | { readonly id: number; readonly ok: false; readonly code: ApiErrorCode; readonly message: string }
+  | WorkerNote;
+
+/** Whatever the worker was given when it started. */
+export interface ReplayWorkerData {
+  readonly dbPath: string;
+  readonly nativeBinding?: string;
+  /** The host counts exactly in the background: replay on estimates and ask for counts (see ReplayServiceDeps.requestCount). */
+  readonly countsInBackground?: boolean;
+}
+
+export async function dispatch(service: ReplayService, op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]> {
+  switch (op.op) {
+    case 'chart':
+      return service.chart(op.inputs, op.buckets);
+    case 'detail':
+      return service.detail(op.inputs, op.step);
+    case 'view':
+      return service.view(op.inputs);
+    case 'result':
+      return service.result(op.inputs);
+    case 'compare':
+      return service.compare(op.a, op.b, { minDelta: op.minDelta });
+  }
+}
+
+/** An error as it crosses the thread: the contract's code, or `internal` with the message. */
+export function errorReply(id: number, e: unknown): FromReplayWorker {
+  if (e instanceof ApiError) return { id, ok: false, code: e.code, message: e.message };
+  return { id, ok: false, code: 'internal', message: e instanceof Error ? e.message : String(e) };
+}
