@@ -14,7 +14,7 @@ export interface Enforcement {
   readonly limit: number;
   /** How `limit` is derived, in words (e.g. "window − buffer − maxOutput"). */
   readonly limitBasis: string;
-  /** The proactive trigger in tokens; NaN when the policy triggers on a message count. */
+  /** The proactive trigger in tokens; NaN when the policy triggers on a message count or has no proactive check. */
   readonly trigger: number;
   /** What the trigger is a ratio of, named for reasons ("window", "limit", "token budget"). */
   readonly basisName: string;
@@ -38,7 +38,8 @@ export function enforcementOf(config: ReplayConfig, limits: ResolvedLimits): Enf
 
   let trigger: number;
   let clampWarning: string | undefined;
-  if (config.triggerMessages !== undefined) trigger = NaN;
+  // No proactive check (S1), or a message-count trigger: no token trigger.
+  if (config.triggerMessages !== undefined || !config.paths.proactive) trigger = NaN;
   else if (config.triggerTokens !== undefined) trigger = config.triggerTokens;
   else if (config.autoCompact) {
     const { reserve, pct, cap } = config.autoCompact;
