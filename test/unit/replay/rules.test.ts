@@ -188,7 +188,7 @@ describe('pinning from the config (docs/policies.md §Common)', () => {
 
 describe('summary counts', () => {
   it('segment-memoized BPE counts equal counting the whole text', () => {
-    const text = 'Summary of 40 messages:\n- read src/a.ts\n\n- fixed   the bug\n  in worker.go\n\n\nDone.  \n<|endoftext|> tail';
+    const text = 'Summary of 40 messages:\n## Earlier summary\n- Summary of 3:\n## Goal\n- read src/a.ts\n\n## Files …\n#x  \n## Facts\n- fixed   the bug\n  in worker.go\n\n\n#Done.  \n<|endoftext|> tail\n#';
     for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base']) expect(summaryCounter(id)(text)).toBe(getTokenizer(id).countText(text));
     expect(summaryCounter('max:tiktoken:o200k_base')(text)).toBe(getTokenizer('max:tiktoken:o200k_base').countText(text));
   });
