@@ -10,9 +10,33 @@ import type { StrategyId } from '../config';
 import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
 import { checkedResult } from '../strategies/check';
 import { toRanges } from '../strategies/util';
+import type { Summarizer } from '../summarize/types';
 import { exchangeStarts } from '../turns';
 import { requestAt, type ReplayState } from './state';
 import type { CompressionPath, MessageRange } from './types';
+
+/**
+ * Summaries by what was folded (ranges of this message list, the earlier summary, the target),
+ * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
+ * the summarizer's own cache means formatting and hashing every folded message first.
+ */
+const foldMemo = new WeakMap<Summarizer, WeakMap<readonly Message[], Map<string, string>>>();
+const FOLD_MEMO_LIMIT = 20_000;
+
+async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<string> {
+  let bySession = foldMemo.get(summarizer);
+  if (!bySession) foldMemo.set(summarizer, (bySession = new WeakMap()));
+  let memo = bySession.get(s.messages);
+  if (!memo) bySession.set(s.messages, (memo = new Map()));
+  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}\u0000${s.summary ?? '\u0001'}`;
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit;
+  const folded: Message[] = fold.flatMap(([a, z]) => s.messages.slice(a, z + 1));
+  const out = await summarizer.summarize({ messages: folded, previousSummary: s.summary, targetTokens });
+  if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
+  memo.set(key, out);
+  return out;
+}
 
 export interface CompressionOutcome {
   readonly before: number;
@@ -229,9 +253,8 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
     const r = runPipeline(s, end, historyBudget);
     removal = r;
     if (r.fold.length > 0 && s.summarizer) {
-      const folded: Message[] = r.fold.flatMap(([a, z]) => s.messages.slice(a, z + 1));
       try {
-        s.summary = await s.summarizer.summarize({ messages: folded, previousSummary: s.summary, targetTokens: r.targetTokens });
+        s.summary = await summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
       } catch (e) {
         s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
       }

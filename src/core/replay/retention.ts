@@ -114,6 +114,10 @@ export class RetentionTracker {
   /** Per needle: the step it is currently lost since, −1 while in the window. */
   private readonly needleLostAt: number[];
   private readonly needleLeft: number[][];
+  /** The summary last looked in, its version, and per fact the version it was found in (−1: none). */
+  private seenSummary: string | null = null;
+  private summaryVersion = 0;
+  private readonly foundIn: Int32Array;
 
   constructor(
     private readonly messages: readonly Message[],
@@ -124,6 +128,7 @@ export class RetentionTracker {
     this.fx = factIndex(messages);
     this.lastMention = new Int32Array(this.fx.keys.length).fill(-1);
     this.reported = new Uint8Array(this.fx.keys.length);
+    this.foundIn = new Int32Array(this.fx.keys.length).fill(-1);
     this.leftAt = new Int32Array(messages.length).fill(-1);
     this.needles = needleSpecs.map(parseNeedle);
     this.needleMentions = this.needles.map(() => []);
@@ -147,7 +152,7 @@ export class RetentionTracker {
     for (let q = fx.offsets[i]!, qEnd = fx.offsets[i + 1]!; q < qEnd; q++) {
       const id = fx.ids[q]!;
       const prev = this.lastMention[id]!;
-      if (prev >= 0 && speaksNow && this.reported[id] === 0 && !this.inWindow(prev, i) && !this.summary()?.includes(fx.keys[id]!)) {
+      if (prev >= 0 && speaksNow && this.reported[id] === 0 && !this.inWindow(prev, i) && !this.inSummary(id)) {
         this.lost.push({ key: fx.keys[id]!, kind: fx.kinds[id]!, lostAt: Math.max(0, this.leftAt[prev]!), neededAt: step });
         this.reported[id] = 1;
       }
@@ -162,6 +167,20 @@ export class RetentionTracker {
         this.needleLostAt[q] = -1;
       }
     }
+  }
+
+  /** Whether fact `id` is in the summary; a summary is searched once per fact (it changes only at compressions). */
+  private inSummary(id: number): boolean {
+    const summary = this.summary();
+    if (summary === null) return false;
+    if (summary !== this.seenSummary) {
+      this.seenSummary = summary;
+      this.summaryVersion++;
+    }
+    if (this.foundIn[id] === this.summaryVersion) return true;
+    if (!summary.includes(this.fx.keys[id]!)) return false;
+    this.foundIn[id] = this.summaryVersion;
+    return true;
   }
 
   /** After a compression: which needles have no mention left in the window (history or summary). */
