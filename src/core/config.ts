@@ -1,5 +1,5 @@
 /**
- * The one replay config: a zod schema with defaults, and the override order of S3 —
+ * The one replay config (docs/policies.md §Common): a zod schema with defaults, and the override order of S3 —
  * request (`--set`, the UI) > preset (a policy) > environment > file defaults. A policy is
  * this config plus a strategy pipeline; nothing else changes between policies.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 5's targets, on cached counts (prefix sums): a 10,000-step replay ≤ 50 ms, one step ≤ 1 ms,
+ * The replay's speed targets, on cached counts (prefix sums): a 10,000-step replay ≤ 50 ms, one step ≤ 1 ms,
  * a 1,000-step re-run after a threshold change ≤ 5 ms, a 100-policy sweep over 10,000 steps ≤ 2 s,
  * the first run with the extractive summarizer ≤ 300 ms.
  */

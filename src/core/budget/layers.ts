@@ -1,5 +1,5 @@
 /**
- * Budgets over a run, as S3 and S4 describe them.
+ * Budgets over a run, as S3 and S4 describe them (docs/policies.md §Common budgets, §S4).
  * - S4: hard limits per session — 200 turns, 1,000,000 tokens, 200 tool calls, $2.00, 30 minutes;
  *   the run aborts when any is exceeded (the compression check at 80% runs before the abort check).
  * - S3: three layers (session, task, agent), each with a mode — hard (reject), soft (warn and go

@@ -1,5 +1,5 @@
 /**
- * Policies are data: a config and a strategy pipeline. Each reproduces one source system with
+ * Policies are data: a config and a strategy pipeline (docs/policies.md states each one's rules). Each reproduces one source system with
  * its own estimator and defaults (S0..S4), or an agent people run today, from its public docs.
  */
 import type { ReplayConfigInput } from '../config';
@@ -137,7 +137,7 @@ export const POLICIES: readonly Policy[] = [
 
 /**
  * S3's other scenario presets (its "long-running" one is `s3`). Reachable by id through
- * `getPolicy`, kept out of the main list, which is the issue's twelve.
+ * `getPolicy`, kept out of the main list of twelve (docs/policies.md §Presets).
  */
 export const SCENARIO_POLICIES: readonly Policy[] = [
   {

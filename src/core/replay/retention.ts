@@ -1,5 +1,5 @@
 /**
- * Retention: which facts (identifiers, paths, numbers, names, and the user's own needles) a later
+ * Retention (docs/policies.md §Common): which facts (identifiers, paths, numbers, names, and the user's own needles) a later
  * message refers to while their earlier mentions were no longer in the window — neither in the
  * history nor in the summary. Facts are extracted once per session and cached.
  */

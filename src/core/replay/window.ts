@@ -1,5 +1,5 @@
 /**
- * What the simulated agent still has in its window, kept as numbers so a step costs O(log n):
+ * What the simulated agent still has in its window (docs/policies.md §Common, regions), kept as numbers so a step costs O(log n):
  * a contiguous live range [from, end) of the history, plus messages kept from before `from`
  * (primers, pinned turns), plus per-message token reductions (tool results truncated by the
  * preflight or masked by a strategy) in a Fenwick tree. History tokens are prefix sums minus
