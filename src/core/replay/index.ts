@@ -14,19 +14,19 @@
  *   steps.ts          regions, limit, trigger, status and reason of the step
  *   retention.ts      facts and needles that left and were needed again
  *
- * compress.ts is the engine the three compression paths share. The transcript's own messages are
+ * setup.ts derives the session's shape, reference counts and pins; compress.ts is the engine the
+ * three compression paths share. The transcript's own messages are
  * replayed as they happened: the agent's outputs are taken as unchanged by a different context.
  * Numbers per step live in typed arrays; history sizes come from prefix sums (window.ts).
  */
 import { resolveLimits } from '../budget/limits';
 import { validateConfig, type ReplayConfig, type ReplayConfigInput } from '../config';
-import type { Message, Session } from '../model';
+import type { Session } from '../model';
 import type { Strategy } from '../strategies/index';
 import { cached, memoryStore } from '../summarize/cache';
 import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
 import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../tokens/index';
-import { turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import { promptTokens } from '../model';
 import { arrive } from './arrival';
 import { BudgetHandler } from './budgets';
@@ -36,8 +36,9 @@ import { enforcementOf } from './enforce';
 import { guardStep, toolBudgetFinal } from './guard';
 import { proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
+import { pinsOf, referenceCountsOf, shapeOf } from './setup';
 import { SourceCompactions } from './source-compactions';
-import { int, pct, requestAt, type Pins, type ReplayState, type SessionShape, type StepDecision } from './state';
+import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
 import { summaryCounter } from './summary-tokens';
 import type { ReplayResult } from './types';
@@ -65,58 +66,6 @@ const defaultSummarizer = cached(extractiveSummarizer, memoryStore());
 
 export function resolveTokenizer(session: Session, config: ReplayConfig): string {
   return config.tokenizer === 'auto' ? defaultTokenizerFor(config.model ?? session.model, session.messages.some((m) => m.usage)) : config.tokenizer;
-}
-
-/** Steps, turn of each message and turn starts: fixed per message list, so cached for sweeps. */
-const shapeCache = new WeakMap<readonly Message[], SessionShape>();
-function shapeOf(messages: readonly Message[]): SessionShape {
-  let shape = shapeCache.get(messages);
-  if (!shape) {
-    const steps: number[] = [];
-    for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') steps.push(i);
-    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages) };
-    shapeCache.set(messages, shape);
-  }
-  return shape;
-}
-
-/**
- * Reference counts computed here (no host cache): once per message list and tokenizer. Counting a
- * long session with a BPE encoding takes seconds; the counts do not depend on the policy.
- */
-const referenceCache = new WeakMap<readonly Message[], Map<string, SessionCounts>>();
-function referenceCountsOf(session: Session, tokenizer: string, mediaTokens: number): SessionCounts {
-  let bySpec = referenceCache.get(session.messages);
-  if (!bySpec) referenceCache.set(session.messages, (bySpec = new Map()));
-  const key = `${tokenizer}\u0000${mediaTokens}`;
-  let c = bySpec.get(key);
-  if (!c) bySpec.set(key, (c = countWith(session, tokenizer, { mediaTokens })));
-  return c;
-}
-
-/** config.pinned and options.pinned → pinned message indices; an unknown id or index is a clear error. */
-function pinsOf(messages: readonly Message[], config: ReplayConfig, extra: ReadonlySet<string> | undefined): Pins {
-  const idx = new Set<number>();
-  let byId: Map<string, number> | undefined;
-  const indexOfId = (id: string): number => {
-    byId ??= new Map(messages.map((m, i) => [m.id, i]));
-    const i = byId.get(id);
-    if (i === undefined) throw new Error(`pinned: no message with id "${id}" in this session`);
-    return i;
-  };
-  for (const p of config.pinned) {
-    if (typeof p === 'number') {
-      if (p >= messages.length) throw new Error(`pinned: message index ${p} is out of range (the session has ${messages.length} messages, 0 to ${messages.length - 1})`);
-      idx.add(p);
-    } else idx.add(indexOfId(p));
-  }
-  // Host-supplied ids may name messages of another session version: those are ignored, not fatal.
-  if (extra && extra.size > 0) messages.forEach((m, i) => extra.has(m.id) && idx.add(i));
-  messages.forEach((m, i) => m.pinned === true && idx.add(i));
-  const sorted = Int32Array.from([...idx].sort((a, b) => a - b));
-  const flag = new Uint8Array(messages.length);
-  for (const i of sorted) flag[i] = 1;
-  return { any: sorted.length > 0, sorted, isPinned: (i) => flag[i] === 1 };
 }
 
 export async function replay(session: Session, configInput: ReplayConfig | ReplayConfigInput, options: ReplayOptions = {}): Promise<ReplayResult> {
