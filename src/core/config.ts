@@ -1,5 +1,5 @@
 /**
- * The one replay config: a zod schema with defaults, and the override order of S3 —
+ * The one replay config (docs/policies.md §Common): a zod schema with defaults, and the override order of S3 —
  * request (`--set`, the UI) > preset (a policy) > environment > file defaults. A policy is
  * this config plus a strategy pipeline; nothing else changes between policies.
  */
@@ -23,6 +23,31 @@ export const CUSTOM_STRATEGY = /^custom:[\w.-]{1,64}$/;
 const ratio = z.number().gt(0).lte(1);
 const positiveInt = z.number().int().positive();
 
+export const TOOL_OUTPUT_MODES = ['auto', 'full-chunked', 'read-grep', 'truncate', 'head-tail', 'offload'] as const;
+export type ToolOutputMode = (typeof TOOL_OUTPUT_MODES)[number];
+
+/**
+ * One budget layer (docs/policies.md §Common, budgets). `turns` counts LLM calls (S4's turns are
+ * agent-loop iterations). `includeRequest`: S3's check, `used + this request > max`; without it,
+ * S4's check at the start of a call, `used ≥ max`.
+ */
+const BudgetLayerConfig = z
+  .object({
+    turns: z.number().positive().optional(),
+    tokens: z.number().positive().optional(),
+    toolCalls: z.number().positive().optional(),
+    cost: z.number().positive().optional(),
+    minutes: z.number().positive().optional(),
+    mode: z.enum(['hard', 'soft', 'approval']).default('hard'),
+    warningThreshold: ratio.default(0.8),
+    includeRequest: z.boolean().default(false),
+    /** S3 backpressure delays as events. */
+    backpressure: z.boolean().default(false),
+  })
+  .strict();
+const BUDGET_DEFAULT = { mode: 'hard', warningThreshold: 0.8, includeRequest: false, backpressure: false } as const;
+export type BudgetLayerConfig = z.output<typeof BudgetLayerConfig>;
+
 export const ReplayConfig = z
   .object({
     /** Policy id or label the config came from. */
@@ -38,11 +63,32 @@ export const ReplayConfig = z
     trigger: ratio.default(0.85),
     /** Compression aims at target × window. */
     target: ratio.default(0.5),
-    /** What `trigger` and `target` are ratios of. `window` for most seeds; `limit` = S1's limit. */
-    triggerBasis: z.enum(['window', 'limit']).default('window'),
+    /**
+     * What `trigger` and `target` are ratios of (docs/policies.md §Common): `window` for most
+     * policies, `limit` = window − buffer − maxOutput (S0, S1), `budget` = `budget.tokens` (S4's
+     * `maxTokens × threshold`).
+     */
+    triggerBasis: z.enum(['window', 'limit', 'budget']).default('window'),
+    /** `above`: fire when the request is over the trigger; `at-or-above`: at it or over (S3's `>= 75%`). */
+    triggerWhen: z.enum(['above', 'at-or-above']).default('above'),
+    /**
+     * The limit each step shows as the one its policy enforces (docs/policies.md §Common):
+     * `guard` = window − buffer − maxOutput (S1), `trigger` = the trigger itself (S0, S2, presets),
+     * `basis` = what the trigger is a ratio of (S3), `budget` = the token budget (S4). Absent: `guard`
+     * when the guard path is on or the proactive path off, else `trigger`.
+     */
+    limitRule: z.enum(['guard', 'trigger', 'basis', 'budget']).optional(),
+    /**
+     * What the proactive path does when it fires: run the strategy `pipeline`, or S0's
+     * `force-compression` (drop the oldest ~50% of turns, note it in the summary; docs/policies.md §S0).
+     */
+    proactiveAction: z.enum(['pipeline', 'force-compression']).default('pipeline'),
     /** Absolute trigger in tokens; overrides `trigger` when set. */
     triggerTokens: z.number().positive().optional(),
-    /** Claude Code's auto-compact threshold: min(floor((window − reserve) × pct), window − cap). */
+    /**
+     * Claude Code's auto-compact threshold: min(floor((window − reserve) × pct), window − cap),
+     * never below half the window (docs/policies.md §Presets: the clamp for windows ≤ cap).
+     */
     autoCompact: z.object({ reserve: z.number().nonnegative(), pct: ratio, cap: z.number().nonnegative() }).strict().optional(),
     /** Event-count condensers (OpenHands): compress when the window holds more than this many messages. */
     triggerMessages: positiveInt.optional(),
@@ -56,8 +102,10 @@ export const ReplayConfig = z
         emergency: z.boolean().default(false),
         /** S1's guard: ok / skip (fallback model) / final (forced final turn). */
         guard: z.boolean().default(false),
+        /** S1's tool_preflight: each tool output's tokens previewed against what is left under the limit. */
+        toolPreflight: z.boolean().default(false),
       })
-      .default({ async: false, proactive: true, emergency: false, guard: false }),
+      .default({ async: false, proactive: true, emergency: false, guard: false, toolPreflight: false }),
     /** S0 async trigger: message count, or history tokens over a ratio of the window. */
     asyncMessages: positiveInt.default(40),
     asyncRatio: ratio.default(0.75),
@@ -84,7 +132,8 @@ export const ReplayConfig = z
     protectTail: z.number().int().nonnegative().default(2),
     /** S1 tool_preflight: results over this many bytes are handled (0 = off). */
     toolOutputMaxBytes: z.number().int().nonnegative().default(0),
-    toolOutputMode: z.enum(['truncate', 'head-tail', 'offload']).default('truncate'),
+    /** S1's ToolOutputExtractor modes (docs/policies.md §S1), plus head-tail and offload. */
+    toolOutputMode: z.enum(TOOL_OUTPUT_MODES).default('truncate'),
     /** S1's tool budget: past this many tool calls the run is forced into its final turn. */
     toolBudget: positiveInt.optional(),
     /** S1: models tried, in order, when the projection passes the limit. */
@@ -101,19 +150,17 @@ export const ReplayConfig = z
     schemaScale: z.number().positive().default(1),
     /** Warn (status `warn`) when the request passes this ratio of the window. */
     warnAt: ratio.optional(),
-    budget: z
-      .object({
-        turns: z.number().positive().optional(),
-        tokens: z.number().positive().optional(),
-        toolCalls: z.number().positive().optional(),
-        cost: z.number().positive().optional(),
-        minutes: z.number().positive().optional(),
-        mode: z.enum(['hard', 'soft', 'approval']).default('hard'),
-        warningThreshold: ratio.default(0.8),
-        /** S3 backpressure delays as events. */
-        backpressure: z.boolean().default(false),
-      })
-      .default({ mode: 'hard', warningThreshold: 0.8, backpressure: false }),
+    /** The session budget (S4's hard limits; S3's session layer). */
+    budget: BudgetLayerConfig.default(BUDGET_DEFAULT),
+    /** S3's task budget (its long-running preset: 300,000 tokens). */
+    taskBudget: BudgetLayerConfig.default(BUDGET_DEFAULT),
+    /** S3's agent budget (its general and debugging presets). */
+    agentBudget: BudgetLayerConfig.default(BUDGET_DEFAULT),
+    /**
+     * Messages that never leave the window (S3's important messages): a message id, or a 0-based
+     * message index. The CLI's `--pin` adds to it.
+     */
+    pinned: z.array(z.union([z.string().min(1), z.number().int().nonnegative()])).default([]),
   })
   .strict();
 
@@ -170,7 +217,23 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   mediaTokens: 'number',
   'budget.warningThreshold': 'number',
   'budget.backpressure': 'bool',
+  'budget.includeRequest': 'bool',
+  ...layerKeys('taskBudget'),
+  ...layerKeys('agentBudget'),
+  'paths.toolPreflight': 'bool',
+  triggerWhen: 'string',
+  limitRule: 'string',
+  proactiveAction: 'string',
 };
+
+function layerKeys(layer: string): Record<string, 'number' | 'mode' | 'bool'> {
+  const out: Record<string, 'number' | 'mode' | 'bool'> = {};
+  for (const d of ['turns', 'tokens', 'toolCalls', 'cost', 'minutes', 'warningThreshold']) out[`${layer}.${d}`] = 'number';
+  out[`${layer}.mode`] = 'mode';
+  out[`${layer}.includeRequest`] = 'bool';
+  out[`${layer}.backpressure`] = 'bool';
+  return out;
+}
 export const SET_KEY_NAMES = Object.keys(SET_KEYS);
 
 export class ConfigError extends Error {

@@ -34,6 +34,8 @@ export interface ReplayCliOptions {
   format?: string;
   failOn?: string;
   strategyModule?: string[];
+  /** Message ids or 0-based indices to pin (repeatable), added to the config's `pinned`. */
+  pin?: string[];
 }
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
@@ -85,7 +87,10 @@ export function cliConfig(policyId: string, opts: ReplayCliOptions): ReplayConfi
       const [k, v] = parseSetOverride(s);
       overrides[k] = Array.isArray(v) ? v.join(',') : v;
     }
-    return resolveConfig(policy.config, overrides, envOverrides(process.env), file);
+    const config = resolveConfig(policy.config, overrides, envOverrides(process.env), file);
+    // `--pin 12 --pin msg_01…`: a number is a message index, anything else a message id (docs/policies.md §Common).
+    const pins = (opts.pin ?? []).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    return pins.length > 0 ? { ...config, pinned: [...config.pinned, ...pins] } : config;
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message, EXIT.usage);
     throw e;
@@ -115,6 +120,7 @@ async function runReplay(session: Parameters<typeof replay>[0], config: ReplayCo
   } catch (e) {
     if (e instanceof Error && /^needle /.test(e.message)) throw new CliError(e.message, EXIT.usage);
     if (e instanceof Error && /^strategy /.test(e.message)) throw new CliError(e.message, EXIT.badInput);
+    if (e instanceof Error && /^pinned: /.test(e.message)) throw new CliError(`--pin / pinned: ${e.message.slice('pinned: '.length)}`, EXIT.usage);
     throw e;
   }
 }
@@ -130,19 +136,26 @@ function reached(r: ReplayResult, status: string): number {
   return r.steps.status.indexOf(code);
 }
 
+/** Money to a hundredth of a cent: the figures that explain a budget abort stay apart ($0.0220 of $0.02). */
+const usd = (n: number): string => `$${n.toFixed(4)}`;
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+
 function printSummary(r: ReplayResult): void {
   const s = r.steps;
   const rows = [];
   for (let i = 0; i < s.count; i++) {
-    rows.push([i, s.messageIndex[i]!, s.turn[i]! + 1, Math.round(s.regions.summary[i]!), Math.round(s.regions.history[i]!), Math.round(s.total[i]!), Math.round(s.limit[i]!), Number.isNaN(s.reported[i]!) ? '-' : Math.round(s.reported[i]!).toLocaleString('en-US'), STEP_STATUSES[s.status[i]!]!, (s.reasons[s.reasonIndex[i]!] ?? '').slice(0, 70)]);
+    const trigger = s.trigger[i]!;
+    rows.push([i, s.messageIndex[i]!, s.turn[i]!, Math.round(s.regions.summary[i]!), Math.round(s.regions.history[i]!), Math.round(s.total[i]!), Math.round(s.limit[i]!), Number.isNaN(trigger) ? '-' : int(trigger), Number.isNaN(s.reported[i]!) ? '-' : int(s.reported[i]!), STEP_STATUSES[s.status[i]!]!, (s.reasons[s.reasonIndex[i]!] ?? '').slice(0, 90)]);
   }
-  process.stdout.write(table(['step', 'msg', 'turn', 'summary', 'history', 'total', 'limit', 'reported', 'status', 'reason'], rows));
+  // Turns are 0-based here as in --json (docs/policies.md §Common): the column says so.
+  process.stdout.write(table(['step', 'msg', 'turn (0-based)', 'summary', 'history', 'total', 'limit', 'trigger', 'reported', 'status', 'reason'], rows));
   const t = r.totals;
-  const cfg = r.config as { resolved?: { tokenizer?: string; window?: number } };
+  const cfg = r.config as { resolved?: { tokenizer?: string; window?: number; windowSource?: string; enforcedLimitBasis?: string } };
+  const res = cfg.resolved;
   process.stdout.write(
-    `\npolicy ${r.policy} · tokenizer ${cfg.resolved?.tokenizer} · window ${cfg.resolved?.window?.toLocaleString('en-US')}\n` +
-      `billed input ${Math.round(t.billedInputTokens).toLocaleString('en-US')} (cached ${Math.round(t.cachedInputTokens).toLocaleString('en-US')}) · output ${Math.round(t.outputTokens).toLocaleString('en-US')} · cost $${t.cost.toFixed(4)}\n` +
-      `compressions ${t.compressions} · tokens removed ${Math.round(t.tokensRemoved).toLocaleString('en-US')} · peak ${Math.round(t.peak).toLocaleString('en-US')} · forced finals ${t.forcedFinals} · aborts ${t.aborts}\n` +
+    `\npolicy ${r.policy} · tokenizer ${res?.tokenizer} · window ${res?.window?.toLocaleString('en-US')} (${res?.windowSource}) · limit = ${res?.enforcedLimitBasis}\n` +
+      `billed input ${int(t.billedInputTokens)} (cached ${int(t.cachedInputTokens)}) · output ${int(t.outputTokens)} · cost ${usd(t.cost)}\n` +
+      `compressions ${t.compressions} · tokens removed ${int(t.tokensRemoved)} · peak ${int(t.peak)} · forced finals ${t.forcedFinals} · aborts ${t.aborts}\n` +
       `no longer remembered: ${r.retention.lost.length}${r.retention.lost.length ? ' — ' + r.retention.lost.slice(0, 8).map((l) => `${l.key} (lost @${l.lostAt}, needed @${l.neededAt})`).join(', ') : ''}\n` +
       `(replays take the agent's own outputs as unchanged by a different context)\n`,
   );
@@ -159,6 +172,7 @@ export function registerReplay(program: Command): void {
     .option('--strategy-module <file.js>', 'load your own strategies (use them as custom:<name> in pipeline; repeatable)', collect)
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--needle <text>', 'a string or /regex/ to track in the window (repeatable)', collect)
+    .option('--pin <message>', 'keep a message in the window: its id or 0-based index (repeatable)', collect)
     .option('--format <id>', 'skip detection and read the file as this format')
     .option('--fail-on <status>', 'exit 4 when a step reaches compress, final or abort')
     .option('--json', 'print the replay as JSON')

@@ -1,5 +1,5 @@
 /**
- * Budgets over a run, as S3 and S4 describe them.
+ * Budgets over a run, as S3 and S4 describe them (docs/policies.md §Common budgets, §S4).
  * - S4: hard limits per session — 200 turns, 1,000,000 tokens, 200 tool calls, $2.00, 30 minutes;
  *   the run aborts when any is exceeded (the compression check at 80% runs before the abort check).
  * - S3: three layers (session, task, agent), each with a mode — hard (reject), soft (warn and go
@@ -27,6 +27,11 @@ export interface BudgetLayer {
   readonly mode: BudgetMode;
   /** Warn when usage passes this fraction of a limit (S3: e.g. 0.8). */
   readonly warningThreshold: number;
+  /**
+   * How a limit is exceeded: `projected` (S3's CheckBudget, the default): used + pending > max;
+   * `used` (S4's check at the start of a turn): used ≥ max, the pending call not counted.
+   */
+  readonly rule?: 'projected' | 'used';
 }
 
 export interface BudgetCheck {
@@ -56,15 +61,16 @@ export function checkBudget(layers: readonly BudgetLayer[], used: BudgetUsage, p
       const max = layer.limits[d];
       if (!Number.isFinite(max) || max <= 0) continue;
       const now = used[d];
-      const next = now + (pending[d] ?? 0);
+      const atStart = layer.rule === 'used';
+      const next = atStart ? now : now + (pending[d] ?? 0);
       usage = Math.max(usage, now / max);
-      if (next > max) {
+      if (atStart ? next >= max : next > max) {
         exceeded ??= { layer: layer.name, dimension: d, used: next, max };
         if (layer.mode === 'hard') canProceed = false;
         else if (layer.mode === 'approval') requireApproval = true;
-        warnings.push(`${layer.name} ${d} budget will be exceeded (${fmt(next, d)}/${fmt(max, d)})`);
+        warnings.push(`${layer.name} ${d} budget ${atStart ? 'used up' : 'will be exceeded'} (${fmt(next, d)} of ${fmtMax(max, d)})`);
       } else if (now / max > layer.warningThreshold) {
-        warnings.push(`${layer.name} ${d} budget at ${Math.round((now / max) * 100)}% (${fmt(now, d)}/${fmt(max, d)})`);
+        warnings.push(`${layer.name} ${d} budget at ${Math.round((now / max) * 100)}% (${fmt(now, d)} of ${fmtMax(max, d)})`);
       }
     }
   }
@@ -86,8 +92,19 @@ export function backpressureDelayMs(usage: number): number {
 }
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
-function fmt(n: number, d: BudgetDimensionName): string {
-  return d === 'cost' ? `$${n.toFixed(2)}` : int(n);
+/**
+ * A used amount: money to a hundredth of a cent, so the figure that tripped a budget can be told
+ * from the budget itself ($0.0220 of $0.02, never 0.02/0.02); minutes to a tenth.
+ */
+export function fmt(n: number, d: BudgetDimensionName): string {
+  if (d === 'cost') return `$${n.toFixed(4)}`;
+  if (d === 'minutes') return `${(Math.round(n * 10) / 10).toLocaleString('en-US')} min`;
+  return int(n);
+}
+/** A budget's own figure, as configured ($2.00, $0.02, 30 min, 1,000,000). */
+export function fmtMax(n: number, d: BudgetDimensionName): string {
+  if (d === 'cost') return Math.round(n * 100) === n * 100 ? `$${n.toFixed(2)}` : `$${n}`;
+  return fmt(n, d);
 }
 
 /**

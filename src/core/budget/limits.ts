@@ -1,7 +1,8 @@
 /**
  * The window arithmetic of S0 and S1, in one place:
  * - S1: `limit = window - buffer - maxOutput`; maxOutput defaults to `floor(window / 4)`;
- *   window resolution order request > model > provider > default 131,072; buffer default 8,192.
+ *   window resolution order request > transcript > model > provider > default 131,072; buffer
+ *   default 8,192 (docs/policies.md §S1, §Common).
  * - S0: `history_budget = window - system - summary - tools - maxOutput`; when only maxOutput is
  *   known, `window = maxOutput × 4`.
  */
@@ -11,14 +12,21 @@ export const DEFAULT_WINDOW = 131_072;
 export const DEFAULT_BUFFER = 8_192;
 
 export interface LimitsInput {
+  /** The window the request (config) asks for. */
   readonly window?: number;
+  /** The window the transcript itself reports (some Codex and Gemini logs); below the request, above the model. */
+  readonly transcriptWindow?: number;
   readonly maxOutput?: number;
   readonly buffer?: number;
   readonly model?: string;
   readonly provider?: string;
 }
 
-export type WindowSource = 'request' | 'model' | 'provider' | 'maxOutput×4' | 'default';
+export type WindowSource = 'request' | 'transcript' | 'model' | 'provider' | 'maxOutput×4' | 'default';
+/** Where maxOutput came from: the request, or S1's default floor(window / 4). */
+export type MaxOutputSource = 'request' | 'window/4';
+/** Where the buffer came from: the request (config, whose default is S1's 8,192), or S1's default. */
+export type BufferSource = 'request' | 'default';
 
 export interface ResolvedLimits {
   readonly window: number;
@@ -27,6 +35,8 @@ export interface ResolvedLimits {
   /** S1: the guard's limit on the request (window - buffer - maxOutput). */
   readonly limit: number;
   readonly windowSource: WindowSource;
+  readonly maxOutputSource: MaxOutputSource;
+  readonly bufferSource: BufferSource;
   readonly model: ModelInfo | undefined;
   readonly warnings: readonly string[];
   /** S0: tokens left for history once the other regions are placed. */
@@ -50,6 +60,7 @@ export function resolveLimits(input: LimitsInput): ResolvedLimits {
   let window: number;
   let windowSource: WindowSource;
   if (input.window !== undefined) [window, windowSource] = [input.window, 'request'];
+  else if (input.transcriptWindow !== undefined) [window, windowSource] = [input.transcriptWindow, 'transcript'];
   else if (model) [window, windowSource] = [model.window, 'model'];
   else if (input.provider && PROVIDER_DEFAULTS[input.provider]) [window, windowSource] = [PROVIDER_DEFAULTS[input.provider]!.window, 'provider'];
   else if (input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
@@ -64,6 +75,8 @@ export function resolveLimits(input: LimitsInput): ResolvedLimits {
     buffer,
     limit,
     windowSource,
+    maxOutputSource: input.maxOutput !== undefined ? 'request' : 'window/4',
+    bufferSource: input.buffer !== undefined ? 'request' : 'default',
     model,
     warnings,
     historyBudget: (system, summary, tools) => historyBudget(window, system, summary, tools, maxOutput),

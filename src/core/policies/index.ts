@@ -1,8 +1,14 @@
 /**
- * Policies are data: a config and a strategy pipeline. Each reproduces one source system with
+ * Policies are data: a config and a strategy pipeline (docs/policies.md states each one's rules). Each reproduces one source system with
  * its own estimator and defaults (S0..S4), or an agent people run today, from its public docs.
  */
 import type { ReplayConfigInput } from '../config';
+
+/**
+ * S4's estimator (system prompt + message content + tool-call arguments, docs/policies.md §S4) is
+ * the tokenizer `s4`; where it is not registered, chars/4 stands in (the same per-text estimate,
+ * but counting every part of a message).
+ */
 
 export interface Policy {
   readonly id: string;
@@ -19,16 +25,17 @@ export const POLICIES: readonly Policy[] = [
     label: 'S0 Go agent loop',
     source: 'S0',
     description:
-      'runes×2/5 estimate; async summarization after a turn (40 messages or 75% of the window); proactive check with the full budget formula (history + tools + MaxTokens > ContextWindow); emergency drop of the oldest ~50% of turns when the real size overflows.',
-    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'], cutWithinTurn: false },
+      'runes×2/5 estimate; async summarization after a turn (40 messages or 75% of the window); proactive check with the full budget formula (messages + tools + MaxTokens > ContextWindow) that force-compresses (drops the oldest ~50% of turns); emergency drop of the oldest ~50% of turns when the real size overflows.',
+    // docs/policies.md §S0: trigger = 1 × (window − 0 buffer − MaxTokens), i.e. messages + tools + MaxTokens > window.
+    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, proactiveAction: 'force-compression', paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'], cutWithinTurn: false },
   },
   {
     id: 's1',
     label: 'S1 context guard',
     source: 'S1',
     description:
-      'max(o200k, chars/4) estimate, tool schemas ×2.09; limit = window − 8,192 buffer − maxOutput; turn_preflight ok / skip (fallback models) / final (tools restricted to final_report); tool outputs over 12,288 bytes stored aside behind a handle. No compression: the guard ends the run instead.',
-    config: { policy: 's1', tokenizer: 'max:tiktoken:o200k_base', schemaScale: 2.09, buffer: 8_192, triggerBasis: 'limit', paths: { async: false, proactive: false, emergency: false, guard: true }, toolOutputMaxBytes: 12_288, toolOutputMode: 'offload', pipeline: ['drop-oldest'] },
+      'max(o200k, chars/4) estimate, tool schemas ×2.09; limit = window − 8,192 buffer − maxOutput; turn_preflight ok / skip (fallback models) / final (tools restricted to final_report); tool_preflight previews each tool output against what is left under the limit (over it: a failure message and the final turn); tool outputs over 12,288 bytes stored aside behind a handle. No compression: the guard ends the run instead.',
+    config: { policy: 's1', tokenizer: 'max:tiktoken:o200k_base', schemaScale: 2.09, buffer: 8_192, triggerBasis: 'limit', limitRule: 'guard', paths: { async: false, proactive: false, emergency: false, guard: true, toolPreflight: true }, toolOutputMaxBytes: 12_288, toolOutputMode: 'offload', pipeline: ['drop-oldest'] },
   },
   {
     id: 's2',
@@ -42,16 +49,18 @@ export const POLICIES: readonly Policy[] = [
     label: 'S3 sliding-window compression (long-running preset)',
     source: 'S3',
     description:
-      'chars/4 (+5 per message, code chars/3, ×1.1); triggers at 75% of the budget and compresses to 37.5%: first 3 messages (primers) + summary of the middle + last 20 (recents); task budget 300,000 tokens in soft mode with warnings at 80% and backpressure at 80/85/90/95%.',
+      'chars/4 (+5 per message, code chars/3, ×1.1); triggers at ≥ 75% of the window and compresses to 37.5%: first 3 messages (primers) + summary of the middle + last 20 (recents); task budget 300,000 tokens (used + request) in soft mode with warnings at 80% and backpressure at 80/85/90/95%.',
     config: {
       policy: 's3',
       tokenizer: 'shannon',
       trigger: 0.75,
+      triggerWhen: 'at-or-above',
+      limitRule: 'basis',
       target: 0.375,
       pipeline: ['primers-recents'],
       primers: 3,
       recents: 20,
-      budget: { tokens: 300_000, mode: 'soft', warningThreshold: 0.8, backpressure: true },
+      taskBudget: { tokens: 300_000, mode: 'soft', warningThreshold: 0.8, includeRequest: true, backpressure: true },
     },
   },
   {
@@ -59,11 +68,13 @@ export const POLICIES: readonly Policy[] = [
     label: 'S4 autonomous agent budget',
     source: 'S4',
     description:
-      'Hard budgets: 200 turns, 1,000,000 tokens, 200 tool calls, $2.00, 30 minutes — abort when any is exceeded; compression at 80% before the abort check: tool results pruned first, then head and tail protected with a structured summary that tracks files.',
+      'Hard budgets: 200 turns (LLM calls), 1,000,000 tokens, 200 tool calls, $2.00, 30 minutes — checked at the start of each call, abort when any is used up; compression when the estimate (system prompt + message content + tool-call arguments) passes 80% of the token budget, before the abort check: tool results pruned first, then head and tail protected with a structured summary that tracks files.',
     config: {
       policy: 's4',
-      tokenizer: 'chars4',
+      tokenizer: 's4',
       trigger: 0.8,
+      triggerBasis: 'budget',
+      limitRule: 'budget',
       target: 0.5,
       pipeline: ['tool-pruning', 'head-tail'],
       protectHead: 1,
@@ -75,7 +86,7 @@ export const POLICIES: readonly Policy[] = [
     id: 'claude-code',
     label: 'Claude Code auto-compact',
     source: 'Claude Code documentation',
-    description: 'Auto-compacts when the prompt passes min(floor((window − 20k) × pct), window − 33k); the conversation so far is replaced by a summary.',
+    description: 'Auto-compacts when the prompt passes min(floor((window − 20k) × pct), window − 33k), never below half the window (small windows); the conversation so far is replaced by a summary.',
     config: { policy: 'claude-code', autoCompact: { reserve: 20_000, pct: 1, cap: 33_000 }, target: 0.15, pipeline: ['summarize'] },
   },
   {
@@ -124,7 +135,7 @@ export const POLICIES: readonly Policy[] = [
 
 /**
  * S3's other scenario presets (its "long-running" one is `s3`). Reachable by id through
- * `getPolicy`, kept out of the main list, which is the issue's twelve.
+ * `getPolicy`, kept out of the main list of twelve (docs/policies.md §Presets).
  */
 export const SCENARIO_POLICIES: readonly Policy[] = [
   {
@@ -132,14 +143,14 @@ export const SCENARIO_POLICIES: readonly Policy[] = [
     label: 'S3 general Q&A preset',
     source: 'S3',
     description: "S3's general Q&A scenario: primers 2 + recents 10, agent budget 25,000 tokens (soft), otherwise as s3 (75% → 37.5%).",
-    config: { policy: 's3-general', tokenizer: 'shannon', trigger: 0.75, target: 0.375, pipeline: ['primers-recents'], primers: 2, recents: 10, budget: { tokens: 25_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } },
+    config: { policy: 's3-general', tokenizer: 'shannon', trigger: 0.75, target: 0.375, pipeline: ['primers-recents'], primers: 2, recents: 10, triggerWhen: 'at-or-above', limitRule: 'basis', agentBudget: { tokens: 25_000, mode: 'soft', warningThreshold: 0.8, includeRequest: true, backpressure: true } },
   },
   {
     id: 's3-debugging',
     label: 'S3 debugging preset',
     source: 'S3',
     description: "S3's debugging scenario: primers 5 + recents 30, agent budget 75,000 tokens (soft), trigger raised to 85% so the agent sees more history.",
-    config: { policy: 's3-debugging', tokenizer: 'shannon', trigger: 0.85, target: 0.375, pipeline: ['primers-recents'], primers: 5, recents: 30, budget: { tokens: 75_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } },
+    config: { policy: 's3-debugging', tokenizer: 'shannon', trigger: 0.85, target: 0.375, pipeline: ['primers-recents'], primers: 5, recents: 30, triggerWhen: 'at-or-above', limitRule: 'basis', agentBudget: { tokens: 75_000, mode: 'soft', warningThreshold: 0.8, includeRequest: true, backpressure: true } },
   },
 ];
 

@@ -1,67 +1,77 @@
 /**
- * The replay's budget handler (S3 session/task budgets with hard / soft / approval modes, warning
- * threshold and backpressure; S4's hard limits: 200 turns, 1M tokens, 200 tool calls, $2, 30 min).
- * Called once per call with what has been used so far; it says whether the call is aborted or
- * warned about, and emits an event when a budget is first exceeded or the backpressure level changes.
+ * The budget handler (docs/policies.md §Common, budgets; §S4): the session, task and agent layers
+ * of S3, each with its mode — hard (the call is not made: the run aborts), soft (warn and go on),
+ * approval (a human must confirm: shown as a warning) — its warning threshold and backpressure;
+ * S4's hard limits are a session layer checked at the start of each call (`used ≥ max`, S4's
+ * turns being LLM calls). Called before each call with what the calls before it used.
  */
-import { backpressureDelayMs, checkBudget, exceededDimension, type BudgetLimits } from '../budget/layers';
-import type { ReplayConfig } from '../config';
-import type { ReplayEvent, StepStatus } from './types';
+import { backpressureDelayMs, BUDGET_DIMENSIONS, checkBudget, fmt, fmtMax, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
+import type { BudgetLayerConfig, ReplayConfig } from '../config';
+import type { ReplayEvent } from './types';
+import type { StepDecision } from './state';
 
-export interface BudgetUsage {
-  readonly turns: number;
-  readonly tokens: number;
-  readonly toolCalls: number;
-  readonly cost: number;
-  readonly minutes: number;
+interface Layer extends BudgetLayer {
+  readonly config: BudgetLayerConfig;
 }
 
-export interface BudgetVerdict {
-  readonly status: StepStatus;
-  readonly reason: string;
+function layerOf(name: BudgetLayerName, b: BudgetLayerConfig): Layer | null {
+  const limits = { turns: b.turns ?? Infinity, tokens: b.tokens ?? Infinity, toolCalls: b.toolCalls ?? Infinity, cost: b.cost ?? Infinity, minutes: b.minutes ?? Infinity };
+  if (!BUDGET_DIMENSIONS.some((d) => Number.isFinite(limits[d]))) return null;
+  return { name, limits, mode: b.mode, warningThreshold: b.warningThreshold, rule: b.includeRequest ? 'projected' : 'used', config: b };
 }
+
+const unit = (d: string): string => (d === 'turns' ? ' calls' : '');
 
 export class BudgetHandler {
-  private readonly limits: BudgetLimits;
+  private readonly layers: readonly Layer[];
   /** False when no budget is set: the replay skips the handler entirely. */
   readonly active: boolean;
   private readonly warned = new Set<string>();
   private lastDelay = 0;
 
-  constructor(private readonly budget: ReplayConfig['budget']) {
-    const b = budget;
-    this.limits = { turns: b.turns ?? Infinity, tokens: b.tokens ?? Infinity, toolCalls: b.toolCalls ?? Infinity, cost: b.cost ?? Infinity, minutes: b.minutes ?? Infinity };
-    this.active = Object.values(this.limits).some(Number.isFinite);
+  constructor(config: ReplayConfig) {
+    this.layers = [layerOf('session', config.budget), layerOf('task', config.taskBudget), layerOf('agent', config.agentBudget)].filter((l): l is Layer => l !== null);
+    this.active = this.layers.length > 0;
   }
 
-  /** The verdict for the call of `step`, given the status and reason the other paths gave it. */
-  check(step: number, used: BudgetUsage, status: StepStatus, reason: string, events: ReplayEvent[]): BudgetVerdict {
-    const b = this.budget;
-    const over = exceededDimension(this.limits, used);
-    const check = checkBudget([{ name: 'session', limits: this.limits, mode: b.mode, warningThreshold: b.warningThreshold }], used);
-    let st = status;
-    let why = reason;
-    if (over && b.mode === 'hard') {
-      st = 'abort';
-      why = `${over} budget exceeded (${Math.round(used[over] * 100) / 100}/${this.limits[over]}): run aborted`;
-      events.push({ kind: 'abort', step, budget: over, used: used[over], max: this.limits[over] });
-    } else if (over) {
-      if (st === 'ok') st = 'warn';
-      const text = `${over} budget exceeded (${b.mode} mode${b.mode === 'approval' ? ': approval required' : ''})`;
-      why ||= text;
-      // One event when a budget is first exceeded; every later call still carries the status.
-      if (!this.warned.has(over)) events.push({ kind: 'warning', step, text });
-      this.warned.add(over);
-    } else if (check.warnings.length > 0 && st === 'ok') {
-      st = 'warn';
-      why = check.warnings[0]!;
+  /** The verdict for the call of `step`: `used` before it, `request` the tokens it would send. */
+  check(step: number, used: BudgetUsage, request: number, d: StepDecision, events: ReplayEvent[]): void {
+    let hard: { layer: Layer; dimension: (typeof BUDGET_DIMENSIONS)[number]; used: number; max: number } | undefined;
+    let warnText: string | undefined;
+    let usage = 0;
+    let pressured = false;
+    for (const layer of this.layers) {
+      const r = checkBudget([layer], used, { tokens: request });
+      if (layer.config.backpressure) {
+        usage = Math.max(usage, r.usage);
+        pressured = true;
+      }
+      const x = r.exceeded;
+      if (x && layer.mode === 'hard') {
+        hard ??= { layer, dimension: x.dimension, used: x.used, max: x.max };
+      } else if (x) {
+        const text = `${layer.name} ${x.dimension} budget exceeded (${fmt(x.used, x.dimension)}${unit(x.dimension)} of ${fmtMax(x.max, x.dimension)}; ${layer.mode} mode${layer.mode === 'approval' ? ': approval required' : ''})`;
+        warnText ??= text;
+        // One event when a budget is first exceeded; every later call still carries the status.
+        const key = `${layer.name}.${x.dimension}`;
+        if (!this.warned.has(key)) events.push({ kind: 'warning', step, text });
+        this.warned.add(key);
+      } else if (r.warnings.length > 0) warnText ??= r.warnings[0]!;
     }
-    if (b.backpressure) {
+    if (hard) {
+      const { layer, dimension, used: u, max } = hard;
+      d.status = 'abort';
+      d.reason = `${layer.name} ${dimension} budget exceeded (${fmt(u, dimension)}${unit(dimension)} of ${fmtMax(max, dimension)}): run aborted`;
+      events.push({ kind: 'abort', step, budget: dimension, used: u, max, layer: layer.name });
+    } else if (warnText && d.status === 'ok') {
+      d.status = 'warn';
+      d.reason = warnText;
+    }
+    if (pressured) {
       // S3 delays every call past 80%; an event marks each change of level (50 → 300 → 750 → 1,500 ms).
-      const delay = backpressureDelayMs(check.usage);
-      if (delay !== this.lastDelay && delay > 0) events.push({ kind: 'backpressure', step, delayMs: delay, usage: check.usage });
+      const delay = backpressureDelayMs(usage);
+      if (delay !== this.lastDelay && delay > 0) events.push({ kind: 'backpressure', step, delayMs: delay, usage });
       this.lastDelay = delay;
     }
-    return { status: st, reason: why };
   }
 }

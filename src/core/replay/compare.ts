@@ -1,5 +1,5 @@
 /**
- * Compare two replays of one session (issue 5, item 7): totals side by side and the per-step
+ * Compare two replays of one session (docs/policies.md §Common): totals side by side and the per-step
  * differences. Works on the typed arrays directly, so comparing two 10,000-step runs allocates
  * one delta array and one entry per step that actually differs.
  */

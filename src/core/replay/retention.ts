@@ -1,11 +1,12 @@
 /**
- * Retention: which facts (identifiers, paths, numbers, names, and the user's own needles) a later
+ * Retention (docs/policies.md §Common): which facts (identifiers, paths, numbers, names, and the user's own needles) a later
  * message refers to while their earlier mentions were no longer in the window — neither in the
  * history nor in the summary. Facts are extracted once per session and cached.
  */
 import type { Message } from '../model';
 import { factsOfMessage, type Fact } from '../summarize/facts';
 import type { MessageRange, NeedleTrack, ReplayResult, RetentionLoss } from './types';
+import { parseNeedle, type Needle } from '../pattern';
 
 const factCache = new WeakMap<readonly Message[], (readonly Fact[])[]>();
 
@@ -60,25 +61,8 @@ export function factIndex(messages: readonly Message[]): FactIndex {
   return fx;
 }
 
-export interface Needle {
-  readonly key: string;
-  test(text: string): boolean;
-}
-
-/** A needle is a plain string, or `/pattern/flags` for a regex. Bad regexes are a clear error. */
-export function parseNeedle(spec: string): Needle {
-  const m = /^\/(.+)\/([gimsuy]*)$/.exec(spec);
-  if (m) {
-    let re: RegExp;
-    try {
-      re = new RegExp(m[1]!, m[2]!.replace('g', ''));
-    } catch (e) {
-      throw new Error(`needle ${spec}: not a valid regular expression (${e instanceof Error ? e.message : String(e)})`);
-    }
-    return { key: spec, test: (t) => re.test(t) };
-  }
-  return { key: spec, test: (t) => t.includes(spec) };
-}
+// Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.
+export { parseNeedle, type Needle };
 
 /** Only what the user or the agent says counts as needing a fact (tool output refreshes it). */
 const speaks = (m: Message): boolean => m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result');
@@ -114,6 +98,10 @@ export class RetentionTracker {
   /** Per needle: the step it is currently lost since, −1 while in the window. */
   private readonly needleLostAt: number[];
   private readonly needleLeft: number[][];
+  /** The summary last looked in, its version, and per fact the version it was found in (−1: none). */
+  private seenSummary: string | null = null;
+  private summaryVersion = 0;
+  private readonly foundIn: Int32Array;
 
   constructor(
     private readonly messages: readonly Message[],
@@ -124,6 +112,7 @@ export class RetentionTracker {
     this.fx = factIndex(messages);
     this.lastMention = new Int32Array(this.fx.keys.length).fill(-1);
     this.reported = new Uint8Array(this.fx.keys.length);
+    this.foundIn = new Int32Array(this.fx.keys.length).fill(-1);
     this.leftAt = new Int32Array(messages.length).fill(-1);
     this.needles = needleSpecs.map(parseNeedle);
     this.needleMentions = this.needles.map(() => []);
@@ -147,7 +136,7 @@ export class RetentionTracker {
     for (let q = fx.offsets[i]!, qEnd = fx.offsets[i + 1]!; q < qEnd; q++) {
       const id = fx.ids[q]!;
       const prev = this.lastMention[id]!;
-      if (prev >= 0 && speaksNow && this.reported[id] === 0 && !this.inWindow(prev, i) && !this.summary()?.includes(fx.keys[id]!)) {
+      if (prev >= 0 && speaksNow && this.reported[id] === 0 && !this.inWindow(prev, i) && !this.inSummary(id)) {
         this.lost.push({ key: fx.keys[id]!, kind: fx.kinds[id]!, lostAt: Math.max(0, this.leftAt[prev]!), neededAt: step });
         this.reported[id] = 1;
       }
@@ -162,6 +151,20 @@ export class RetentionTracker {
         this.needleLostAt[q] = -1;
       }
     }
+  }
+
+  /** Whether fact `id` is in the summary; a summary is searched once per fact (it changes only at compressions). */
+  private inSummary(id: number): boolean {
+    const summary = this.summary();
+    if (summary === null) return false;
+    if (summary !== this.seenSummary) {
+      this.seenSummary = summary;
+      this.summaryVersion++;
+    }
+    if (this.foundIn[id] === this.summaryVersion) return true;
+    if (!summary.includes(this.fx.keys[id]!)) return false;
+    this.foundIn[id] = this.summaryVersion;
+    return true;
   }
 
   /** After a compression: which needles have no mention left in the window (history or summary). */

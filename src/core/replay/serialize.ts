@@ -30,10 +30,11 @@ export function toView(r: ReplayResult): ReplayView {
   };
 }
 
+/** The CLI's JSON: one row per step, `turn` 0-based like the table's "turn (0-based)" column. */
 export interface CliReplayJSON {
   policy: string;
   config: Readonly<Record<string, unknown>>;
-  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; reported: number | null; status: string; reason: string }[];
+  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; trigger: number | null; reported: number | null; status: string; reason: string }[];
   events: ReplayResult['events'];
   totals: ReplayResult['totals'];
   retention: ReplayResult['retention'];
@@ -50,6 +51,7 @@ export function toCliJSON(r: ReplayResult): CliReplayJSON {
       regions: Object.fromEntries(REGIONS.map((k) => [k, s.regions[k][i]!])),
       total: s.total[i]!,
       limit: s.limit[i]!,
+      trigger: Number.isNaN(s.trigger[i]!) ? null : s.trigger[i]!,
       reported: Number.isNaN(s.reported[i]!) ? null : s.reported[i]!,
       status: STEP_STATUSES[s.status[i]!]!,
       reason: s.reasons[s.reasonIndex[i]!] ?? '',

@@ -15,7 +15,7 @@ export interface ReplaySteps {
   readonly count: number;
   /** Index of the step's assistant message in `Session.messages`. */
   readonly messageIndex: Uint32Array;
-  /** 0-based turn of the step. */
+  /** 0-based turn of the step (a user message and what follows it; docs/policies.md §Common). */
   readonly turn: Uint32Array;
   /** One array per region (tokens). `unlogged` = calibrated overhead the transcript does not log. */
   readonly regions: Readonly<Record<Region, Float64Array>>;
@@ -75,11 +75,18 @@ export type ReplayEvent =
       readonly step: number;
       readonly messageIndex: number;
       readonly callId: string;
-      readonly action: 'truncate' | 'head-tail' | 'offload' | 'budget-exceeded';
+      /** The mode that handled an oversized output (docs/policies.md §S1), or the tool budget. */
+      readonly action: 'full-chunked' | 'read-grep' | 'truncate' | 'head-tail' | 'offload' | 'budget-exceeded';
       readonly bytesBefore: number;
       readonly bytesAfter: number;
+      /** full-chunked: the chunk calls the extraction took. */
+      readonly chunks?: number;
+      /** budget-exceeded by tokens: the output's tokens and what was left under the limit. */
+      readonly tokens?: number;
+      readonly remaining?: number;
+      readonly reason?: string;
     }
-  | { readonly kind: 'abort'; readonly step: number; readonly budget: BudgetDimension; readonly used: number; readonly max: number }
+  | { readonly kind: 'abort'; readonly step: number; readonly budget: BudgetDimension; readonly used: number; readonly max: number; readonly layer?: 'session' | 'task' | 'agent' }
   | { readonly kind: 'backpressure'; readonly step: number; readonly delayMs: number; readonly usage: number }
   | { readonly kind: 'summarizer-failure'; readonly step: number; readonly error: string }
   | {

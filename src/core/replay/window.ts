@@ -1,5 +1,5 @@
 /**
- * What the simulated agent still has in its window, kept as numbers so a step costs O(log n):
+ * What the simulated agent still has in its window (docs/policies.md §Common, regions), kept as numbers so a step costs O(log n):
  * a contiguous live range [from, end) of the history, plus messages kept from before `from`
  * (primers, pinned turns), plus per-message token reductions (tool results truncated by the
  * preflight or masked by a strategy) in a Fenwick tree. History tokens are prefix sums minus
@@ -25,8 +25,9 @@ class Fenwick {
 export class WindowState {
   /** First message of the contiguous live range. */
   from = 0;
-  /** Messages kept from before `from`, ascending. */
-  keepBefore: number[] = [];
+  private kept: readonly number[] = [];
+  /** 1 for each message in `keepBefore` (membership in O(1): retention asks per fact). */
+  private readonly keptFlag: Uint8Array;
   private readonly reduction: Fenwick;
   /** Token reduction per message (so a second mask does not double-count). */
   readonly reduced: Float64Array;
@@ -38,8 +39,20 @@ export class WindowState {
     readonly prefix: Float64Array,
   ) {
     this.reduction = new Fenwick(perMessage.length);
+    this.keptFlag = new Uint8Array(perMessage.length);
     this.reduced = new Float64Array(perMessage.length);
     this.masked = new Uint8Array(perMessage.length);
+  }
+
+  /** Messages kept from before `from`, ascending. */
+  get keepBefore(): readonly number[] {
+    return this.kept;
+  }
+
+  set keepBefore(list: readonly number[]) {
+    for (const i of this.kept) this.keptFlag[i] = 0;
+    for (const i of list) this.keptFlag[i] = 1;
+    this.kept = list;
   }
 
   /** Tokens of message i as it stands in the window. */
@@ -79,6 +92,6 @@ export class WindowState {
   }
 
   isInWindow(i: number, end: number): boolean {
-    return (i >= this.from && i < end) || this.keepBefore.includes(i);
+    return (i >= this.from && i < end) || this.keptFlag[i] === 1;
   }
 }

@@ -81,3 +81,17 @@ describe('policies as JSON', () => {
     expect(() => parsePolicyJSON('{"id":"x","label":"X","config":{},"extra":1}', 'd.json')).toThrow(/^d\.json: /);
   });
 });
+
+describe('the keys of the corrected rules (docs/policies.md §Common)', () => {
+  it('--set reaches the task and agent budget layers, the trigger comparison, the tool modes and the tool preflight', () => {
+    const c = resolveConfig('s3', { 'taskBudget.tokens': '1000', 'agentBudget.mode': 'approval', triggerWhen: 'above', toolOutputMode: 'read-grep', 'paths.toolPreflight': 'true' });
+    expect(c.taskBudget).toMatchObject({ tokens: 1_000, mode: 'soft', includeRequest: true });
+    expect(c.agentBudget.mode).toBe('approval');
+    expect(c).toMatchObject({ triggerWhen: 'above', toolOutputMode: 'read-grep', paths: { toolPreflight: true } });
+    expect(() => resolveConfig('s3', { toolOutputMode: 'grep' })).toThrow(/toolOutputMode/);
+  });
+  it('a config file may pin messages by id or index', () => {
+    expect(resolveConfig('s2', {}, {}, { pinned: ['msg-1', 4] }).pinned).toEqual(['msg-1', 4]);
+    expect(() => resolveConfig('s2', {}, {}, { pinned: [-1] })).toThrow(/pinned/);
+  });
+});

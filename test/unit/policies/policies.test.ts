@@ -60,7 +60,8 @@ describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () =
     expect(first).toMatchObject({ path: 'emergency', strategy: 'drop-oldest-50%' });
     // The estimate still fit the limit: only the reference count overflowed the window.
     expect(first!.tokensBefore).toBeLessThanOrEqual(3_000);
-    expect(reasonAt(r, first!.step)).toMatch(/^emergency: true size [\d,]+ > window 4,000 though the estimate fit$/);
+    // The reason names the numbers: the true size, the window, the estimate, turns dropped, before → after.
+    expect(reasonAt(r, first!.step)).toMatch(/^emergency: true size [\d,]+ > window 4,000 though the estimate [\d,]+ fit; dropped the oldest \d+ of \d+ turns \([\d,]+ before → [\d,]+ after\)$/);
     // The same tokenizer as reference sees no gap, so only the proactive check fires.
     const same = await replay(session(msgs), policy('s0', { maxOutput: 1_000, summarizer: 'none', referenceTokenizer: 'runes2.5' }));
     expect(compressions(same).map((e) => e.path)).not.toContain('emergency');
@@ -120,7 +121,7 @@ describe('S2: 4 chars/token, act at 85%, SlidingWindow(20)', () => {
     // SlidingWindow(20) keeps 20 messages (docs/policies.md §S2): 35 − 20 = 15, no tool call to keep whole → 15..34,
     // 200 + 20 × 1,000 = 20,200 tokens after.
     expect(first).toMatchObject({ step: 17, tokensBefore: 35_200, tokensAfter: 20_200 });
-    expect(reasonAt(r, 17)).toBe('context window at 88% capacity (35,200/40,000 tokens), compaction applied');
+    expect(reasonAt(r, 17)).toBe('context window at 88% capacity (35,200/40,000 tokens), compaction applied: 35,200 before → 20,200 after');
     expect(first!.kept).toEqual([[15, 34]]);
   });
 });
@@ -165,32 +166,46 @@ describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents
 });
 
 describe('S3: budget modes', () => {
-  // chars4, 100-token messages: billed input + output after call j (message 2j + 1) is
-  // Σ_{i≤j} (2i + 1) × 100 + (j + 1) × 100 = 100 (j + 1)² + 100 (j + 1); 2,000 is reached at j = 3 exactly
-  // (S4's check is used >= max).
-  const run = (mode: 'hard' | 'soft' | 'approval') => replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, budget: { tokens: 2_000, mode } }));
-  it('hard: the run aborts at the call that exhausts the task budget', async () => {
+  // docs/policies.md §S3: CheckBudget before each request, `used + estimated > budget`, here on
+  // the task layer. chars4, 100-token messages; call j sends message 2j + 1 after 2j + 1 messages:
+  // request_j = (2j + 1) × 100. Used before call j = Σ_{i<j} (2i + 1) × 100 + j × 100 output
+  // = 100 j² + 100 j. j = 3: 1,200 + 700 = 1,900 ≤ 2,000; j = 4: 2,000 + 900 = 2,900 > 2,000.
+  const run = (mode: 'hard' | 'soft' | 'approval') => replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { tokens: 2_000, mode, includeRequest: true } }));
+  it('hard: the request that would exceed the task budget is rejected and the run aborts', async () => {
     const r = await run('hard');
-    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 3, budget: 'tokens', used: 2_000, max: 2_000 });
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 4, budget: 'tokens', used: 2_900, max: 2_000, layer: 'task' });
+    expect(statusAt(r, 3)).not.toBe('abort');
   });
   it('soft: a warning, and the run goes on', async () => {
     const r = await run('soft');
     expect(r.totals.aborts).toBe(0);
-    expect(statusAt(r, 3)).toBe('warn');
-    expect(reasonAt(r, 3)).toBe('tokens budget exceeded (soft mode)');
+    expect(statusAt(r, 3)).toBe('ok');
+    expect(statusAt(r, 4)).toBe('warn');
+    expect(reasonAt(r, 4)).toBe('task tokens budget exceeded (2,900 of 2,000; soft mode)');
   });
   it('approval: the run waits for a person — reported, not aborted', async () => {
     const r = await run('approval');
     expect(r.totals.aborts).toBe(0);
-    expect(reasonAt(r, 3)).toBe('tokens budget exceeded (approval mode: approval required)');
+    expect(reasonAt(r, 4)).toBe('task tokens budget exceeded (2,900 of 2,000; approval mode: approval required)');
+  });
+  it('the session, task and agent layers are checked together: the first hard one aborts', async () => {
+    // Same arithmetic: the agent layer (1,500) is exceeded first, at j = 3 (1,200 + 700 = 1,900 > 1,500), soft;
+    // the session layer (2,000, S4's rule used ≥ max) at j = 4 (used 2,000 ≥ 2,000), hard.
+    const r = await replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: {}, agentBudget: { tokens: 1_500, mode: 'soft', includeRequest: true }, budget: { tokens: 2_000, mode: 'hard' } }));
+    expect(statusAt(r, 3)).toBe('warn');
+    expect(reasonAt(r, 3)).toBe('agent tokens budget exceeded (1,900 of 1,500; soft mode)');
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 4, layer: 'session', used: 2_000, max: 2_000 });
   });
 });
 
 describe('S4: hard budgets, compression at 80%, tool results pruned first', () => {
+  // S4's own trigger is 80% of its token budget (tested below). These two check its pipeline on a
+  // window trigger (0.8 × window), where a small session reaches it before the budget runs out.
+  const onWindow = { triggerBasis: 'window', limitRule: 'trigger' } as const;
   it('prunes old tool results before summarizing anything', async () => {
     const msgs: Message[] = [];
     for (let t = 0; t < 8; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`)]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
-    const r = await replay(session(msgs), policy('s4', { window: 8_000, summarizer: 'none' }));
+    const r = await replay(session(msgs), policy('s4', { ...onWindow, window: 8_000, summarizer: 'none' }));
     const [first] = compressions(r);
     expect(first!.tokensBefore).toBeGreaterThan(6_400);
     expect(first!.masked?.length).toBeGreaterThan(0);
@@ -200,7 +215,7 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
   it('then protects head and tail and summarizes the middle with the files it touched', async () => {
     const msgs: Message[] = [];
     for (let t = 0; t < 12; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`, 'Read', JSON.stringify({ file_path: `src/mod${t}.ts` }))]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
-    const r = await replay(session(msgs), policy('s4', { window: 6_000 }));
+    const r = await replay(session(msgs), policy('s4', { ...onWindow, window: 6_000 }));
     const withSummary = compressions(r).find((e) => e.summary !== undefined);
     expect(withSummary).toBeDefined();
     // The first turn (head) stays; the summary tracks the files read in the folded middle.
@@ -208,14 +223,51 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
     expect(withSummary!.summary).toMatch(/## Files\n- src\/mod\d+\.ts \(Read\)/);
   });
 
-  it('aborts when the 200-turn budget is reached; later calls do not happen', async () => {
-    const r = await replay(session(chat(205, 8)), policy('s4', { window: 1_000_000 }));
+  it('compresses when the estimate passes 80% of the token budget (maxTokens × threshold), not of the window', async () => {
+    // chars4, budget 5,000 tokens → trigger 0.8 × 5,000 = 4,000 (0.8 × the 100,000 window would be 80,000).
+    // The budget is cumulative, so the estimate can pass 80% of it only while little is used: one turn where
+    // a large result arrives — user 100, call 0 (a tool call, a few tokens), result 18,000 chars = 4,500:
+    // call 1 sends about 100 + 4,500 > 4,000, with only call 0's ~100 used before it (no abort yet).
+    const msgs: Message[] = [user(prose(400)), assistant([call('c0')]), toolResult('c0', prose(18_000)), assistant(prose(400))];
+    const r = await replay(session(msgs), policy('s4', { window: 100_000, summarizer: 'none', budget: { tokens: 5_000, mode: 'hard' } }));
+    expect(r.steps.trigger[0]).toBe(4_000);
+    expect(r.steps.limit[0]).toBe(5_000);
+    expect(statusAt(r, 0)).toBe('ok');
+    // The trigger fires at call 1; the whole session is its protected tail, so nothing can go: a warning naming it.
+    expect(statusAt(r, 1)).toBe('warn');
+    expect(reasonAt(r, 1)).toMatch(/^\d+% of token budget \(4,[\d]{3}\/5,000 tokens\): over the trigger 4,000 with nothing left to compress/);
+  });
+
+  it('checks the token budget with the tokens used before the call (a budget of 500 aborts at the call that starts at 600)', async () => {
+    // chars4, 100-token messages: used before call j = Σ_{i<j} (2i + 1) × 100 input + j × 100 output = 100 j² + 100 j.
+    // j = 1: 200 < 500; j = 2: 600 ≥ 500 → abort at step 2 (counting call j's own tokens would abort at step 1).
+    const r = await replay(session(chat(6)), policy('s4', { tokenizer: 'chars4', window: 100_000, summarizer: 'none', budget: { tokens: 500, mode: 'hard' } }));
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 2, budget: 'tokens', used: 600, max: 500 });
+    expect(statusAt(r, 1)).not.toBe('abort');
+    expect(reasonAt(r, 2)).toBe('session tokens budget exceeded (600 of 500): run aborted');
+  });
+
+  it('counts turns as LLM calls: one prompt followed by 205 calls aborts at the 201st call', async () => {
+    // 200 calls made before call index 200 (the 201st): 200 ≥ 200.
+    const msgs: Message[] = [user(prose(8))];
+    for (let i = 0; i < 205; i++) msgs.push(assistant(prose(8, `a${i}`)));
+    const r = await replay(session(msgs), policy('s4', { window: 1_000_000 }));
     const abort = r.events.find((e) => e.kind === 'abort');
-    expect(abort).toMatchObject({ budget: 'turns', used: 200, max: 200 });
-    const at = abort!.step;
-    expect(r.steps.turn[at]).toBe(199);
-    for (let i = at; i < r.steps.count; i++) expect(statusAt(r, i)).toBe('abort');
+    expect(abort).toMatchObject({ step: 200, budget: 'turns', used: 200, max: 200 });
+    expect(r.steps.turn[200]).toBe(0);
+    expect(reasonAt(r, 200)).toBe('session turns budget exceeded (200 calls of 200): run aborted');
+    for (let i = 200; i < r.steps.count; i++) expect(statusAt(r, i)).toBe('abort');
+    expect(statusAt(r, 199)).not.toBe('abort');
     expect(r.totals.aborts).toBe(1);
+  });
+
+  it('aborts on cost with enough precision to see why ($0.0345 of $0.02)', async () => {
+    // gpt-4o: $2.50 / $1.25 cached / $10 output per 1M. chars4, 1,200-token messages (4,800 chars).
+    // Call 0: 1,200 × 2.5 + 1,200 × 10 = 15,000 µ$ → $0.015. Call 1: 3,600 in, 1,200 cached: 2,400 × 2.5 +
+    // 1,200 × 1.25 + 1,200 × 10 = 19,500 µ$ → total $0.0345. At call 2: $0.0345 ≥ $0.02 → abort.
+    const r = await replay(session(chat(5, 4_800)), policy('s4', { tokenizer: 'chars4', model: 'gpt-4o', window: 1_000_000, summarizer: 'none', budget: { tokens: 1_000_000, cost: 0.02, mode: 'hard' } }));
+    expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 2, budget: 'cost', max: 0.02 });
+    expect(reasonAt(r, 2)).toBe('session cost budget exceeded ($0.0345 of $0.02): run aborted');
   });
 
   it('aborts at 30 minutes', async () => {

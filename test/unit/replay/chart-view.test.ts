@@ -139,9 +139,10 @@ describe('chartView', () => {
     const r = await replay(session(messages), { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, trigger: 0.5, target: 0.5, summarizer: 'none', pipeline: ['drop-oldest'] });
     const v = chartView(r, { key: 'k', buckets: 800 });
     expect(v.stepCount).toBe(15);
-    // Drop-oldest to 2,000: from turn start 2, 19 messages = 1,900 tokens. Each later call brings two
-    // messages (2,100 again) and drops the oldest turn: calls 10..14 all compress, one marker.
-    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', until: 14, label: 'proactive compression (drop-oldest) at every call 10–14: 2,100 → 1,900 tokens first, 2,100 → 1,900 last' }]);
+    // Drop-oldest drops messages until 2,000 fits (docs/policies.md §S2): at call 10 message 0 goes
+    // (2,100 → 2,000); each later call brings two messages (2,200) and drops the two oldest (→ 2,000):
+    // calls 10..14 all compress, one marker.
+    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', until: 14, label: 'proactive compression (drop-oldest) at every call 10–14: 2,100 → 2,000 tokens first, 2,200 → 2,000 last' }]);
     expect(v.total.max[9]).toBe(1_900);
     expect(v.status[10]).toBe('compress');
   });

@@ -21,17 +21,18 @@ describe('stepDetail', () => {
   it('shows the compression before a call, what was dropped and what the model receives', async () => {
     const s = session(chat(15), { systemPrompt: null });
     const r = await replay(s, base);
-    // Call 10 (message 21) holds messages 0..20 = 2,100 > 0.5 × 4,000 = 2,000; drop-oldest cuts at the
-    // first turn start that fits 2,000: message 2 (19 messages, 1,900 tokens). Dropped: 0..1.
+    // Call 10 (message 21) holds messages 0..20 = 2,100 ≥ 0.5 × 4,000 = 2,000; drop-oldest drops the
+    // oldest messages until the history fits 2,000 (docs/policies.md §S2): message 0 alone (20 messages,
+    // 2,000 tokens). Dropped: 0..0.
     const d = stepDetail(r, s, 10, { key: 'k' });
-    expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 1_900 });
-    expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 1_900, dropped: [[0, 1]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
-    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [], reduced: [] });
+    expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 2_000 });
+    expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 2_000, dropped: [[0, 0]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
+    expect(d.context.history).toEqual({ tokens: 2_000, messages: 20, ranges: [[1, 20]], masked: [], reduced: [] });
     expect(d.context.unlogged.inferred).toBe(true);
     // Messages 21.. (the call's own answer and later) are not sent yet.
     expect(d.messageStates).toEqual([
-      [0, 1, 'dropped'],
-      [2, 20, 'window'],
+      [0, 0, 'dropped'],
+      [1, 20, 'window'],
       [21, 29, 'future'],
     ]);
     expect(d.trigger).toEqual({ value: 2_000, basis: '50% of the window' });
@@ -43,13 +44,14 @@ describe('stepDetail', () => {
   it('accumulates the compressions before the call: the next call drops two more messages', async () => {
     const s = session(chat(15));
     const r = await replay(s, base);
-    // Call 11 (message 23): window 2..22 = 2,100 again; cut at 4 → dropped 2..3 now, 0..3 in all.
+    // Call 11 (message 23): window 1..22 = 2,200 ≥ 2,000; dropping 1..2 leaves 3..22 = 2,000 → dropped
+    // 1..2 now, 0..2 in all.
     const d = stepDetail(r, s, 11, { key: 'k' });
-    expect(d.compression?.dropped).toEqual([[2, 3]]);
-    expect(d.compression?.before).toEqual([[2, 22]]);
+    expect(d.compression?.dropped).toEqual([[1, 2]]);
+    expect(d.compression?.before).toEqual([[1, 22]]);
     expect(d.messageStates).toEqual([
-      [0, 3, 'dropped'],
-      [4, 22, 'window'],
+      [0, 2, 'dropped'],
+      [3, 22, 'window'],
       [23, 29, 'future'],
     ]);
     // Call 9 (message 19) ran before any compression: 19 messages, all in the window.

@@ -1,0 +1,287 @@
+/**
+ * The compression engine the three paths share (docs/policies.md §Common, compression): run the
+ * strategy pipeline, or S0's forceCompression (drop the oldest ~50% of turns); keep pinned turns;
+ * fold what left into the summary; record one event with the tokens before and after.
+ * Work per compression is proportional to what it removes, never to the whole session: pins are
+ * found by binary search, cut points only when a strategy reads them.
+ */
+import type { Message } from '../model';
+import type { StrategyId } from '../config';
+import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
+import { checkedResult } from '../strategies/check';
+import { toRanges } from '../strategies/util';
+import type { Summarizer } from '../summarize/types';
+import { exchangeStarts } from '../turns';
+import { requestAt, type ReplayState } from './state';
+import type { CompressionPath, MessageRange } from './types';
+
+/**
+ * Summaries by what was folded (ranges of this message list, the earlier summary, the target),
+ * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
+ * the summarizer's own cache means formatting and hashing every folded message first.
+ */
+const foldMemo = new WeakMap<Summarizer, WeakMap<readonly Message[], Map<string, string>>>();
+const FOLD_MEMO_LIMIT = 20_000;
+
+async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<string> {
+  let bySession = foldMemo.get(summarizer);
+  if (!bySession) foldMemo.set(summarizer, (bySession = new WeakMap()));
+  let memo = bySession.get(s.messages);
+  if (!memo) bySession.set(s.messages, (memo = new Map()));
+  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}\u0000${s.summary ?? '\u0001'}`;
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit;
+  const folded: Message[] = fold.flatMap(([a, z]) => s.messages.slice(a, z + 1));
+  const out = await summarizer.summarize({ messages: folded, previousSummary: s.summary, targetTokens });
+  if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
+  memo.set(key, out);
+  return out;
+}
+
+export interface CompressionOutcome {
+  readonly before: number;
+  readonly after: number;
+  /** forceCompression only: turns dropped and turns there were. */
+  readonly turnsDropped?: number;
+  readonly turnsInWindow?: number;
+}
+
+/** First index in `sorted` whose value is ≥ x. */
+function lowerBound(sorted: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The messages kept before the new live start `newFrom`: what the strategy keeps, plus the whole
+ * turn (up to `newFrom`) of every pinned message that was in the window — a turn is never split,
+ * so a pinned call keeps its result.
+ */
+function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep: readonly number[], end: number): readonly number[] {
+  if (!s.pins.any) return keep;
+  const { starts, turnOfMsg } = s.shape;
+  const out = new Set(keep);
+  const rescue = (i: number): void => {
+    const t = turnOfMsg[i]!;
+    const a = starts[t] ?? 0;
+    const z = Math.min(starts[t + 1] ?? end, newFrom);
+    for (let x = a; x < z; x++) out.add(x);
+  };
+  for (const i of s.win.keepBefore) if (i < newFrom && s.pins.isPinned(i)) rescue(i);
+  const p = s.pins.sorted;
+  for (let q = lowerBound(p, oldFrom); q < p.length && p[q]! < Math.min(newFrom, end); q++) rescue(p[q]!);
+  if (out.size === keep.length) return keep;
+  return [...out].sort((x, y) => x - y);
+}
+
+/** The history ranges in the request before `end` (for the event's `kept`). */
+function windowRanges(s: ReplayState, end: number): MessageRange[] {
+  const out = toRanges(s.win.keepBefore.filter((i) => i < s.win.from));
+  if (s.win.from < end) {
+    const last = out[out.length - 1];
+    if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
+    else out.push([s.win.from, end - 1]);
+  }
+  return out;
+}
+
+function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Messages of `ranges` not in `kept` (pinned turns rescued), as ranges. */
+function minusKept(ranges: readonly MessageRange[], kept: ReadonlySet<number>): MessageRange[] {
+  const out: number[] = [];
+  for (const [a, z] of ranges) for (let i = a; i <= z; i++) if (!kept.has(i)) out.push(i);
+  return toRanges(out);
+}
+
+/**
+ * Cut points for a request ending at `end`: the turn starts, plus (cutWithinTurn) the exchange
+ * boundaries of the turn in progress (docs/policies.md §Common, turns).
+ */
+function cutPoints(s: ReplayState, end: number): readonly number[] {
+  const { starts, turnOfMsg } = s.shape;
+  if (!s.config.cutWithinTurn || end <= 0) return starts;
+  const t = turnOfMsg[end - 1]!;
+  const inner = exchangeStarts(s.messages, starts[t] ?? 0, end);
+  return inner.length === 0 ? starts : [...starts.slice(0, t + 1), ...inner, ...starts.slice(t + 1)];
+}
+
+function strategyContext(s: ReplayState, end: number): StrategyContext {
+  let turnStarts: readonly number[] | undefined;
+  const win = s.win;
+  return {
+    messages: s.messages,
+    // Built only if a strategy reads it: masking never does, and it runs at every call.
+    get turnStarts() {
+      return (turnStarts ??= cutPoints(s, end));
+    },
+    config: s.config,
+    rangeTokens: (a, c) => win.rangeTokens(a, c),
+    tokensOf: (i) => win.tokensOf(i),
+    isMasked: (i) => win.masked[i] === 1,
+  };
+}
+
+/**
+ * Cuts the summary so that compression never grows the request: it may take at most what it had
+ * plus what the compression removed. One proportional cut, then 10% steps (rare).
+ */
+function fitSummary(s: ReplayState, allowed: number): void {
+  if (!s.summary || s.summaryTokens <= allowed) return;
+  if (allowed <= 0) {
+    s.summary = null;
+    s.summaryTokens = 0;
+    return;
+  }
+  let text = s.summary.slice(0, Math.floor((s.summary.length * allowed) / s.summaryTokens));
+  let tokens = s.countText(text);
+  while (text && tokens > allowed) {
+    text = text.slice(0, Math.floor(text.length * 0.9));
+    tokens = s.countText(text);
+  }
+  s.summary = text || null;
+  s.summaryTokens = text ? tokens : 0;
+}
+
+interface Removal {
+  readonly dropped: MessageRange[];
+  readonly masked: number[];
+  readonly notes: string[];
+  readonly strategy: string;
+  turnsDropped?: number;
+  turnsInWindow?: number;
+}
+
+/** S0's forceCompression: drop the oldest ~50% of the turns in the window, note it in the summary (docs/policies.md §S0). */
+function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
+  const { starts } = s.shape;
+  const win = s.win;
+  const first = lowerBound(starts, win.from);
+  const last = lowerBound(starts, end); // turns [first, last) start inside the window
+  const inWin = last - first;
+  const current = inWin > 0 ? starts[last - 1]! : win.from;
+  const cut = Math.min(inWin > 0 ? starts[first + Math.floor(inWin / 2)]! : current, current);
+  const dropCount = inWin > 0 ? lowerBound(starts, cut) - first : 0;
+  const oldFrom = win.from;
+  const keep = withPinnedTurns(s, oldFrom, cut, [], end);
+  const keepSet = new Set(keep);
+  const removed: number[] = [];
+  for (const i of win.keepBefore) if (!keepSet.has(i)) removed.push(i);
+  for (let i = oldFrom; i < cut; i++) if (!keepSet.has(i)) removed.push(i);
+  const dropped = toRanges(removed);
+  win.from = Math.max(win.from, cut);
+  win.keepBefore = keep;
+  // S0's third known gap fixed: the note keeps the references of media the dropped turns held,
+  // so the agent can ask for them again.
+  const media: string[] = [];
+  for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
+  const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
+  if (dropped.length > 0) s.summary = `${s.summary ? s.summary + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`;
+  return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
+}
+
+/** The configured strategy pipeline, until the history fits `historyBudget`. */
+function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: MessageRange[]; targetTokens: number } {
+  const win = s.win;
+  const ctx = strategyContext(s, end);
+  const dropped: MessageRange[] = [];
+  const masked: number[] = [];
+  const fold: MessageRange[] = [];
+  const notes: string[] = [];
+  let targetTokens = 256;
+  for (const id of s.config.pipeline) {
+    const view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
+    const custom = s.customStrategies.get(id);
+    const r = custom ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx) : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
+    for (const i of r.masked) {
+      if (s.pins.isPinned(i) || win.masked[i] === 1) continue;
+      win.reduceTo(i, PLACEHOLDER_TOKENS);
+      win.masked[i] = 1;
+      masked.push(i);
+    }
+    const keep = withPinnedTurns(s, win.from, r.kept.from, r.kept.keepBefore, end);
+    if (keep === r.kept.keepBefore) {
+      // Nothing pinned was in the way: the strategy's ranges stand as they are.
+      dropped.push(...r.dropped);
+      if (r.summaryRequest) {
+        fold.push(...r.summaryRequest.ranges);
+        targetTokens = r.summaryRequest.targetTokens;
+      }
+    } else {
+      const kept = new Set(keep);
+      dropped.push(...minusKept(r.dropped, kept));
+      if (r.summaryRequest) {
+        fold.push(...minusKept(r.summaryRequest.ranges, kept));
+        targetTokens = r.summaryRequest.targetTokens;
+      }
+    }
+    win.from = Math.max(win.from, r.kept.from);
+    win.keepBefore = keep;
+    notes.push(r.note);
+    if (win.historyTokens(end) <= historyBudget) break;
+  }
+  return { dropped, masked, notes, strategy: s.config.pipeline.join('+'), fold, targetTokens };
+}
+
+/**
+ * Runs one compression before the call of `step` (the request holds messages before `end`).
+ * `historyBudget` is what the history should fit after it; `force` selects S0's forceCompression.
+ * Returns null when nothing could be removed (then nothing is recorded).
+ */
+export async function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): Promise<CompressionOutcome | null> {
+  const before = requestAt(s, end);
+  const summaryBefore = s.summary;
+  const summaryTokensBefore = s.summaryTokens;
+  let removal: Removal;
+  if (force !== undefined) removal = dropOldestHalf(s, end, force);
+  else {
+    const r = runPipeline(s, end, historyBudget);
+    removal = r;
+    if (r.fold.length > 0 && s.summarizer) {
+      try {
+        s.summary = await summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
+      } catch (e) {
+        s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+  if (removal.dropped.length === 0 && removal.masked.length === 0 && s.summary === summaryBefore) return null;
+  if (s.summary !== summaryBefore) s.summaryTokens = s.summary ? s.countText(s.summary) : 0;
+  const removedHistory = before - s.fixed - summaryTokensBefore - s.win.historyTokens(end);
+  fitSummary(s, summaryTokensBefore + Math.max(0, removedHistory));
+  for (const i of removal.masked) s.retention.markLeft(i, step);
+  s.retention.markDropped(removal.dropped, step);
+  const after = requestAt(s, end);
+  s.totals.compressions++;
+  s.totals.tokensRemoved += Math.max(0, before - after);
+  s.events.push({
+    kind: 'compression',
+    step,
+    path,
+    strategy: removal.strategy,
+    tokensBefore: before,
+    tokensAfter: after,
+    dropped: mergeRanges(removal.dropped),
+    kept: windowRanges(s, end),
+    ...(removal.masked.length ? { masked: toRanges(removal.masked) } : {}),
+    ...(s.summary ? { summary: s.summary } : {}),
+    note: removal.notes.join('; '),
+  });
+  s.retention.afterCompression(end, step);
+  return { before, after, ...(removal.turnsDropped !== undefined ? { turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : {}) };
+}

@@ -1,0 +1,33 @@
+/**
+ * The cost handler (docs/policies.md §Common, cost): each call is billed its request as input —
+ * the prefix unchanged since the previous call as cached input (after a compression only system +
+ * tools are unchanged; the first call has nothing cached) — and the transcript's own output.
+ * A call the budgets abort is not made and not billed.
+ */
+import type { ModelInfo } from '../catalog';
+import { callCost } from '../catalog';
+import type { ReplayState } from './state';
+
+export class CostHandler {
+  private prevRequest = -1;
+  private compressedSincePrev = true;
+
+  /** A compression ran before the coming call: the cache is broken after system + tools. */
+  compressed(): void {
+    this.compressedSincePrev = true;
+  }
+
+  bill(s: ReplayState, k: number, request: number, model: ModelInfo | undefined): void {
+    const cachedPart = this.prevRequest < 0 ? 0 : this.compressedSincePrev ? Math.min(request, s.fixed) : Math.min(this.prevRequest, request);
+    const out = s.messages[k]!.usage?.output ?? s.counts.perMessage[k]!;
+    const t = s.totals;
+    t.billedInputTokens += request;
+    t.cachedInputTokens += cachedPart;
+    t.outputTokens += out;
+    if (model) t.cost += callCost(model, request - cachedPart, cachedPart, out);
+    t.peak = Math.max(t.peak, request);
+    this.prevRequest = request;
+    this.compressedSincePrev = false;
+    s.callsMade++;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What a replay derives from the session before its pass (docs/policies.md §Common): the shape of
+ * the session (steps, turns), reference counts for S0's emergency path, and the pinned messages.
+ * The first two do not depend on the policy and are cached per message list, so a sweep of
+ * policies or a slider move pays for them once.
+ */
+import type { ReplayConfig } from '../config';
+import type { Message, Session } from '../model';
+import { countWith, type SessionCounts } from '../tokens/index';
+import { turnIndex, turnStarts as computeTurnStarts } from '../turns';
+import type { Pins, SessionShape } from './state';
+
+/** Steps, turn of each message and turn starts: fixed per message list, so cached for sweeps. */
+const shapeCache = new WeakMap<readonly Message[], SessionShape>();
+export function shapeOf(messages: readonly Message[]): SessionShape {
+  let shape = shapeCache.get(messages);
+  if (!shape) {
+    const steps: number[] = [];
+    for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') steps.push(i);
+    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages) };
+    shapeCache.set(messages, shape);
+  }
+  return shape;
+}
+
+/**
+ * Reference counts computed here (no host cache): once per message list and tokenizer. Counting a
+ * long session with a BPE encoding takes seconds; the counts do not depend on the policy.
+ */
+const referenceCache = new WeakMap<readonly Message[], Map<string, SessionCounts>>();
+export function referenceCountsOf(session: Session, tokenizer: string, mediaTokens: number): SessionCounts {
+  let bySpec = referenceCache.get(session.messages);
+  if (!bySpec) referenceCache.set(session.messages, (bySpec = new Map()));
+  const key = `${tokenizer}\u0000${mediaTokens}`;
+  let c = bySpec.get(key);
+  if (!c) bySpec.set(key, (c = countWith(session, tokenizer, { mediaTokens })));
+  return c;
+}
+
+/** config.pinned and options.pinned → pinned message indices; an unknown id or index is a clear error. */
+export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra: ReadonlySet<string> | undefined): Pins {
+  const idx = new Set<number>();
+  let byId: Map<string, number> | undefined;
+  const indexOfId = (id: string): number => {
+    byId ??= new Map(messages.map((m, i) => [m.id, i]));
+    const i = byId.get(id);
+    if (i === undefined) throw new Error(`pinned: no message with id "${id}" in this session`);
+    return i;
+  };
+  for (const p of config.pinned) {
+    if (typeof p === 'number') {
+      if (p >= messages.length) throw new Error(`pinned: message index ${p} is out of range (the session has ${messages.length} messages, 0 to ${messages.length - 1})`);
+      idx.add(p);
+    } else idx.add(indexOfId(p));
+  }
+  // Host-supplied ids may name messages of another session version: those are ignored, not fatal.
+  if (extra && extra.size > 0) messages.forEach((m, i) => extra.has(m.id) && idx.add(i));
+  messages.forEach((m, i) => m.pinned === true && idx.add(i));
+  const sorted = Int32Array.from([...idx].sort((a, b) => a - b));
+  const flag = new Uint8Array(messages.length);
+  for (const i of sorted) flag[i] = 1;
+  return { any: sorted.length > 0, sorted, isPinned: (i) => flag[i] === 1 };
+}
+

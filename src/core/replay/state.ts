@@ -1,0 +1,99 @@
+/**
+ * What one replay holds while it runs: the setup every handler reads (config, counts, limits,
+ * shape of the session, pins) and the few things the pass changes (the window, the summary, the
+ * counters). Handlers get this one object; each changes only what its concern owns.
+ */
+import type { ResolvedLimits } from '../budget/limits';
+import type { ModelInfo } from '../catalog';
+import type { ReplayConfig } from '../config';
+import type { Message, Session } from '../model';
+import type { Strategy } from '../strategies/index';
+import type { Summarizer } from '../summarize/types';
+import type { SessionCounts } from '../tokens/index';
+import type { Enforcement } from './enforce';
+import type { RetentionTracker } from './retention';
+import type { ReplayEvent, StepStatus } from './types';
+import type { WindowState } from './window';
+
+/** Steps, turns and turn starts of a message list (fixed per session, cached for sweeps). */
+export interface SessionShape {
+  /** Message index of each step (assistant message). */
+  readonly stepMsg: Uint32Array;
+  readonly turnOfMsg: Uint32Array;
+  /** Message index where each turn starts, ascending. */
+  readonly starts: readonly number[];
+}
+
+/** Pinned messages (docs/policies.md §Common, pinning): never dropped, never masked. */
+export interface Pins {
+  readonly any: boolean;
+  /** Pinned message indices, ascending. */
+  readonly sorted: Int32Array;
+  isPinned(i: number): boolean;
+}
+
+/** The running totals of a replay (ReplayTotals while it is built). */
+export interface RunningTotals {
+  billedInputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  cost: number;
+  compressions: number;
+  tokensRemoved: number;
+  peak: number;
+  forcedFinals: number;
+  aborts: number;
+}
+
+export interface ReplayState {
+  readonly session: Session;
+  readonly messages: readonly Message[];
+  readonly config: ReplayConfig;
+  readonly counts: SessionCounts;
+  /** Counts standing in for the provider's (S0's emergency path without reported usage). */
+  readonly reference: SessionCounts | undefined;
+  readonly limits: ResolvedLimits;
+  readonly enforcement: Enforcement;
+  /** system + unlogged + tool definitions: the regions no compression touches. */
+  readonly fixed: number;
+  readonly shape: SessionShape;
+  readonly pins: Pins;
+  /** Counts a text (a summary, a note) as the config's tokenizer does. */
+  readonly countText: (text: string) => number;
+  readonly summarizer: Summarizer | undefined;
+  readonly customStrategies: ReadonlyMap<string, Strategy>;
+  readonly model: ModelInfo | undefined;
+  readonly win: WindowState;
+  readonly retention: RetentionTracker;
+  readonly events: ReplayEvent[];
+  readonly totals: RunningTotals;
+  summary: string | null;
+  summaryTokens: number;
+  /** Tool calls the agent has made so far (assistant messages before the current call). */
+  toolCalls: number;
+  /** LLM calls made so far (S4's turns). */
+  callsMade: number;
+  /** Step at which S1's tool budget was found exceeded (its final turn), −1 until then. */
+  toolBudgetHitAt: number;
+  /** Why the run ended (an abort, or a forced final turn that was taken); null while it goes on. */
+  ended: 'abort' | 'final' | null;
+}
+
+/** What the handlers decide about one call, in order; the last word wins where they disagree. */
+export interface StepDecision {
+  status: StepStatus;
+  reason: string;
+  /** The limit the policy enforces at this call (a fallback model's on a skipped call). */
+  limit: number;
+  /** The model that takes the call (a fallback after an S1 skip). */
+  model: ModelInfo | undefined;
+}
+
+/** The request as it stands before message `end`: fixed regions + summary + kept history. */
+export function requestAt(s: ReplayState, end: number): number {
+  return s.fixed + s.summaryTokens + s.win.historyTokens(end);
+}
+
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** A share as a whole percentage, truncated like S2's int() (87.9% → 87%). */
+export const pct = (part: number, whole: number): string => `${whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0}%`;

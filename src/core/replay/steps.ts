@@ -1,0 +1,80 @@
+/**
+ * The per-step output (docs/policies.md §Common, regions): typed arrays, one slot per call —
+ * regions bottom to top (output and buffer reserved, free what is left), the request, the limit
+ * the step's policy enforces and its trigger, status and reason. The regions of a compress step
+ * show the request sent after the compression.
+ */
+import { REGIONS, STEP_STATUSES, type ReplaySteps, type StepStatus } from './types';
+import type { ReplayState, StepDecision } from './state';
+
+const STATUS_CODE = Object.fromEntries(STEP_STATUSES.map((s, i) => [s, i])) as Record<StepStatus, number>;
+
+export class StepArrays {
+  readonly regions: Record<(typeof REGIONS)[number], Float64Array>;
+  readonly total: Float64Array;
+  readonly limit: Float64Array;
+  readonly trigger: Float64Array;
+  readonly reported: Float64Array;
+  readonly status: Uint8Array;
+  readonly reasonIndex: Uint16Array;
+  readonly keptFrom: Uint32Array;
+  private readonly reasons: string[] = [''];
+  private readonly reasonIds = new Map<string, number>([['', 0]]);
+
+  constructor(readonly count: number, trigger: number) {
+    this.regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(count)])) as Record<(typeof REGIONS)[number], Float64Array>;
+    this.total = new Float64Array(count);
+    this.limit = new Float64Array(count);
+    this.trigger = new Float64Array(count).fill(trigger);
+    this.reported = new Float64Array(count).fill(NaN);
+    this.status = new Uint8Array(count);
+    this.reasonIndex = new Uint16Array(count);
+    this.keptFrom = new Uint32Array(count);
+  }
+
+  private reasonOf(text: string): number {
+    let id = this.reasonIds.get(text);
+    if (id === undefined) {
+      id = this.reasons.length;
+      if (id >= 65535) return 0;
+      this.reasons.push(text);
+      this.reasonIds.set(text, id);
+    }
+    return id;
+  }
+
+  /** The call of step j, as the handlers decided it, with the window as it is now. */
+  record(s: ReplayState, j: number, k: number, request: number, d: StepDecision): void {
+    const c = s.counts;
+    const history = s.win.historyTokens(k);
+    const r = this.regions;
+    r.system[j] = c.system;
+    r.unlogged[j] = c.unlogged;
+    r.summary[j] = s.summaryTokens;
+    r.history[j] = history;
+    r.tools[j] = c.tools;
+    const room = Math.max(0, s.limits.window - request);
+    r.output[j] = Math.min(s.limits.maxOutput, room);
+    r.buffer[j] = Math.min(s.limits.buffer, room - r.output[j]!);
+    r.free[j] = room - r.output[j]! - r.buffer[j]!;
+    this.total[j] = request;
+    this.limit[j] = d.limit;
+    this.status[j] = STATUS_CODE[d.status];
+    this.reasonIndex[j] = this.reasonOf(d.reason);
+    this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
+  }
+
+  /** A call after the run ended (abort, or the forced final turn taken): it would not have happened. */
+  recordEnded(s: ReplayState, j: number, ended: 'abort' | 'final'): void {
+    for (const r of REGIONS) this.regions[r][j] = this.regions[r][j - 1] ?? 0;
+    this.total[j] = this.total[j - 1] ?? 0;
+    this.limit[j] = this.limit[j - 1] ?? s.enforcement.limit;
+    this.status[j] = STATUS_CODE[ended];
+    this.reasonIndex[j] = this.reasonOf(ended === 'abort' ? 'after the abort: this call would not have happened' : 'after the forced final turn: this call would not have happened');
+    this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
+  }
+
+  result(messageIndex: Uint32Array, turn: Uint32Array): ReplaySteps {
+    return { count: this.count, messageIndex, turn, regions: this.regions, total: this.total, limit: this.limit, trigger: this.trigger, reported: this.reported, status: this.status, reasonIndex: this.reasonIndex, reasons: this.reasons, keptFrom: this.keptFrom };
+  }
+}
