@@ -6,6 +6,7 @@ import type { Session } from '../model';
 import { chatMessages, isChatMessage } from './chat-messages';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
+import { jsonText } from './util';
 
 function detect(sniff: Sniff): boolean {
   // A file of one message is one JSON value: sniffed as `json`, but it is a JSONL of one line.
@@ -15,7 +16,7 @@ function detect(sniff: Sniff): boolean {
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind !== 'jsonl') {
-    if (input.kind === 'json' && isChatMessage(input.value)) return build([input.value], [1], [JSON.stringify(input.value)], ctx);
+    if (input.kind === 'json' && isChatMessage(input.value)) return build([input.value], [1], [jsonText(input.value)], ctx);
     throw new ImportError(ctx.name, 'JSON lines of {role, content} messages');
   }
   const list: unknown[] = [];
