@@ -100,8 +100,9 @@ export function openDatabaseChecked(path: string, options: OpenOptions = {}): Op
     }
   }
   const exists = existsSync(path);
-  // A WAL that outlived its writer: the last connection did not close (killed or crashed).
-  const leftoverWal = exists && existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
+  // A WAL that outlived its writer: the last connection did not close (killed or crashed). Only
+  // the first opener asks: for a worker, the WAL is its opener's, in use.
+  const leftoverWal = options.check === true && exists && existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
   let readonly = options.readonly ?? false;
   if (!readonly) {
     const why = notWritable(path);
@@ -153,6 +154,8 @@ function corrupt(path: string, db: Db | undefined, detail: string, options: Open
 /** Pragmas and migrations of an open database (none of them write when read-only). */
 function configure(db: Db, path: string, readonly: boolean, options: OpenOptions): Db {
   try {
+    // First: the pragmas below may have to wait for another connection's lock.
+    db.pragma('busy_timeout = 5000');
     if (!readonly) {
       // A new database gets 16 KB pages (set before anything is written): message rows are ~1 KB
       // and bigger, and a bulk import writes (and checkpoints) fewer, fuller pages.
@@ -161,7 +164,6 @@ function configure(db: Db, path: string, readonly: boolean, options: OpenOptions
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
   } catch (e) {
     db.close();
     throw e;
