@@ -116,7 +116,11 @@ async function decodeError(source: ByteSource, segments: readonly Segment[], atE
   };
   if (!fails(bytes.length)) {
     if (atEnd) return new ImportError(source.name, `valid UTF-8 text, the file ends inside a multi-byte character (at byte ${start + bytes.length})`);
-    return new ImportError(source.name, `valid UTF-8 text, found an invalid byte sequence near byte ${start}`);
+    // The bytes end inside a character that the next byte (a new character) cuts short: the
+    // invalid sequence is that unfinished character.
+    let lead = bytes.length - 1;
+    while (lead > 0 && lead > bytes.length - 4 && isContinuation(bytes[lead]!)) lead--;
+    return invalidAt(source, start + lead, bytes[lead] ?? 0);
   }
   let lo = 0;
   let hi = bytes.length;
@@ -134,9 +138,12 @@ async function decodeError(source: ByteSource, segments: readonly Segment[], atE
     const need = bytes[lead]! >= 0xf0 ? 4 : bytes[lead]! >= 0xe0 ? 3 : 2;
     if (bad - lead < need) bad = lead;
   }
-  const offset = start + bad;
+  return invalidAt(source, start + bad, bytes[bad]!);
+}
+
+async function invalidAt(source: ByteSource, offset: number, byte: number): Promise<ImportError> {
   const at = await lineAtByte(source, offset);
-  return new ImportError(source.name, `valid UTF-8 text, found an invalid byte sequence at byte ${offset} (0x${bytes[bad]!.toString(16).padStart(2, '0')})`, at.line, at.column);
+  return new ImportError(source.name, `valid UTF-8 text, found an invalid byte sequence at byte ${offset} (0x${byte.toString(16).padStart(2, '0')})`, at.line, at.column);
 }
 
 /** The 1-based line and byte column of a file offset, counted from the source's bytes. */
