@@ -145,3 +145,21 @@ describe('deep nesting', () => {
     expect(e.message).toBe(`deep.json:1:${column}: JSON nested at most 1,000 levels deep (arrays and objects), found deeper`);
   });
 });
+
+describe('JSONL of messages converted a few hundred lines at a time', () => {
+  it('reads as one list: leading system messages form the prompt, ids count every line', async () => {
+    // 300 leading system lines (more than one conversion batch of 256), then 300 messages with a
+    // system message at line 451 (which stays in the history).
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) lines.push(JSON.stringify({ role: 'system', content: `rule ${i}` }));
+    for (let i = 300; i < 600; i++) lines.push(JSON.stringify({ role: i === 450 ? 'system' : i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+    const out = await importSource(stringSource('many.jsonl', lines.join('\n')));
+    const s = out.sessions[0]!;
+    expect(s.systemPrompt).toBe(Array.from({ length: 300 }, (_, i) => `rule ${i}`).join('\n\n'));
+    expect(s.messages).toHaveLength(300);
+    // The id names the message's index among all lines (0-based), its sourceLine the file line.
+    expect(s.messages[0]).toMatchObject({ id: 'many.jsonl#300', sourceLine: 301, role: 'user' });
+    expect(s.messages[150]).toMatchObject({ id: 'many.jsonl#450', sourceLine: 451, role: 'system' });
+    expect(s.messages[299]).toMatchObject({ id: 'many.jsonl#599', sourceLine: 600 });
+  });
+});
