@@ -5,7 +5,7 @@ import type { FormatId } from '../core/model';
 import { replay } from '../core/replay/index';
 import { STEP_STATUSES } from '../core/replay/types';
 import { fileSource } from '../main/io/file-source';
-import type { BatchJob, BatchRow } from './batch';
+import type { BatchJob, BatchReply, BatchRequest, BatchRow } from './batch';
 import { replayOptions } from './commands/replay';
 import { loadStrategyModules } from './strategy-module';
 
@@ -33,6 +33,6 @@ async function handle(job: BatchJob): Promise<BatchRow> {
   }
 }
 
-parentPort?.on('message', (job: BatchJob) => {
-  void handle(job).then((row) => parentPort?.postMessage(row));
+parentPort?.on('message', (job: BatchRequest) => {
+  void handle(job).then((row) => parentPort?.postMessage({ id: job.id, row } satisfies BatchReply));
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../main/workers';
+import { WorkerPool } from '../main/count/pool';
 import type { ReplayConfig } from '../core/config';
 
 export interface BatchRow {
@@ -34,26 +35,35 @@ export interface BatchJob {
 }
 
 
-export async function runBatch(jobs: readonly BatchJob[], onRow: (row: BatchRow) => void, threads = Math.max(1, Math.min(availableParallelism(), jobs.length))): Promise<BatchRow[]> {
+/** What a batch worker is sent (`id` comes back with the row) and what it answers. */
+export type BatchRequest = BatchJob & { readonly id: number };
+export interface BatchReply {
+  readonly id: number;
+  readonly row: BatchRow;
+}
+
+/**
+ * A worker that dies on a file (out of memory, a crash in native code) is replaced and the file
+ * tried once more; then that file's row says what happened and the batch goes on. Workers that
+ * keep dying fail the remaining files the same way, at once (see src/main/count/pool.ts).
+ * `spawn`: tests start a worker that crashes.
+ */
+export async function runBatch(jobs: readonly BatchJob[], onRow: (row: BatchRow) => void, threads = Math.max(1, Math.min(availableParallelism(), jobs.length)), spawn?: () => Worker): Promise<BatchRow[]> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const rows: BatchRow[] = new Array(jobs.length);
-  let next = 0;
-  const runOne = (worker: Worker): Promise<void> =>
-    new Promise((resolve) => {
-      const i = next++;
-      if (i >= jobs.length) return resolve();
-      worker.once('message', (row: BatchRow) => {
-        rows[i] = row;
-        onRow(row);
-        void runOne(worker).then(resolve);
-      });
-      worker.postMessage(jobs[i]);
-    });
-  const workers = Array.from({ length: threads }, () => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
+  const start = spawn ?? (() => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
+  const pool = new WorkerPool<BatchJob, BatchReply>({ name: 'batch', size: threads, spawn: start });
   try {
-    await Promise.all(workers.map(runOne));
+    return await Promise.all(
+      jobs.map(async (job) => {
+        const row = await pool.run(job).then(
+          (r) => r.row,
+          (e: unknown): BatchRow => ({ file: job.file, error: e instanceof Error ? e.message : String(e) }),
+        );
+        onRow(row);
+        return row;
+      }),
+    );
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
-  return rows;
 }

@@ -97,6 +97,8 @@ export interface AppInfo {
   readonly dbPath: string;
   /** Session opened at start-up (the bundled sample, or the files given to `serve`). */
   readonly initialSessionId: string | null;
+  /** What the user should be told about the database (moved aside as corrupt, opened read-only). */
+  readonly notices?: string[];
 }
 
 export interface SessionSummary {

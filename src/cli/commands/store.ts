@@ -25,7 +25,7 @@ export function registerStore(program: Command): void {
     .action(async (inputs: string[], opts: { db?: string; format?: string; tolerant?: boolean; json?: boolean }) => {
       const format = checkFormat(opts.format);
       const files = await expandInputs(inputs);
-      const store = openStore(opts.db ?? defaultDbPath());
+      const store = openStore(opts.db ?? defaultDbPath(), { check: true });
       const results = [];
       let failures = 0;
       try {
@@ -64,7 +64,7 @@ export function registerStore(program: Command): void {
     .action((opts: { db?: string; json?: boolean }) => {
       const path = opts.db ?? defaultDbPath();
       if (!existsSync(path)) throw new CliError(`${path}: no session database yet (import something first: ctxscope import FILE)`, EXIT.usage);
-      const store = openStore(path);
+      const store = openStore(path, { check: true });
       try {
         const rows = store.listSessions();
         if (opts.json) {

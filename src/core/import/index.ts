@@ -5,7 +5,7 @@
  * that importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';
-import { decodeLineBlocks, parseJsonOrThrow, readAll, type BlockedJsonLines } from './read';
+import { decodeLineBlocks, isStackOverflow, nestsDeeperThan, parseJsonOrThrow, readAll, tooDeepError, type BlockedJsonLines } from './read';
 import { IMPORTERS } from './registry';
 import { confirmSniff, sniffSource } from './sniff';
 import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
@@ -210,7 +210,16 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     input = { kind: 'json', value: sniff.value !== undefined ? sniff.value : parseJsonOrThrow(source.name, text) };
   }
 
-  const result = await importer.parse(input, ctx);
+  let result: Session[];
+  try {
+    result = await importer.parse(input, ctx);
+  } catch (e) {
+    // Recursion through input nested thousands deep: refused at the documented depth, with its line.
+    if (isStackOverflow(e)) throw await tooDeepError(source, sniff.shape === 'jsonl');
+    throw e;
+  }
+  // Tool schemas are kept as values and written out again later (store, token counts).
+  if (result.some((s) => s.tools.some((t) => nestsDeeperThan(t.parameters)))) throw await tooDeepError(source, sniff.shape === 'jsonl');
   if (options.signal?.aborted) throw new ImportError(source.name, 'import cancelled');
   if (skippedLines > 0) warnings.unshift(`${source.name}: skipped ${skippedLines} line(s) that are not valid JSON; first: ${skipped.join('; ')}`);
   if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warning(s)`);

@@ -38,11 +38,11 @@ function checkEncoding(name: string, first: Uint8Array): number {
   return first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf ? 3 : 0;
 }
 
-/** A piece of the source not decoded yet, with the offset of the chunk it came from (for errors). */
+/** A piece of the source not decoded yet, with where it lies in the file (for errors). */
 interface Segment {
   readonly bytes: Uint8Array;
-  /** File offset of the start of the chunk the bytes came from. */
-  readonly chunkStart: number;
+  /** File offset of `bytes[0]`. */
+  readonly offset: number;
 }
 
 /**
@@ -96,27 +96,71 @@ function concat(segments: readonly Segment[], last: Uint8Array): Uint8Array {
 }
 
 /**
- * The error a streaming decoder fed the file chunk by chunk reports for these segments (which
- * start on a character boundary): the offset of the chunk it fails in, or the file ending inside
- * a character. Only runs once a block has failed to decode.
+ * The error for segments (contiguous, starting on a character boundary) that failed to decode:
+ * the exact file offset of the first byte that is not valid UTF-8, and its line, or the file
+ * ending inside a character. Runs only once a block has failed, so it may be slow: the offset is
+ * found by bisecting with the platform's decoder, the line by reading the source again up to it.
  */
-function decodeError(name: string, segments: readonly Segment[], atEnd: boolean): ImportError {
-  const streaming = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  for (const s of segments) {
+async function decodeError(source: ByteSource, segments: readonly Segment[], atEnd: boolean): Promise<ImportError> {
+  const bytes = segments.length === 1 ? segments[0]!.bytes : concat(segments.slice(0, -1), segments[segments.length - 1]!.bytes);
+  const start = segments[0]?.offset ?? 0;
+  // A prefix that decodes (an unfinished last character allowed) holds no invalid byte; the
+  // shortest prefix that fails ends with the first one.
+  const fails = (n: number): boolean => {
     try {
-      streaming.decode(s.bytes, { stream: true });
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, n), { stream: true });
+      return false;
     } catch {
-      return new ImportError(name, `valid UTF-8 text, found an invalid byte sequence near byte ${s.chunkStart}`);
+      return true;
     }
+  };
+  if (!fails(bytes.length)) {
+    if (atEnd) return new ImportError(source.name, `valid UTF-8 text, the file ends inside a multi-byte character (at byte ${start + bytes.length})`);
+    // The bytes end inside a character that the next byte (a new character) cuts short: the
+    // invalid sequence is that unfinished character.
+    let lead = bytes.length - 1;
+    while (lead > 0 && lead > bytes.length - 4 && isContinuation(bytes[lead]!)) lead--;
+    return invalidAt(source, start + lead, bytes[lead] ?? 0);
   }
-  if (atEnd) {
-    try {
-      streaming.decode();
-    } catch {
-      return new ImportError(name, 'valid UTF-8 text, the file ends inside a multi-byte character');
+  let lo = 0;
+  let hi = bytes.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (fails(mid)) hi = mid;
+    else lo = mid;
+  }
+  // The byte that made the prefix fail; when it cuts short a character begun just before it
+  // (Latin-1 "é" followed by a quote), the sequence starts at that character's lead byte.
+  let bad = hi - 1;
+  let lead = bad - 1;
+  while (lead >= 0 && lead >= bad - 3 && isContinuation(bytes[lead]!)) lead--;
+  if (!isContinuation(bytes[bad]!) && lead >= 0 && lead < bad && bytes[lead]! >= 0xc0) {
+    const need = bytes[lead]! >= 0xf0 ? 4 : bytes[lead]! >= 0xe0 ? 3 : 2;
+    if (bad - lead < need) bad = lead;
+  }
+  return invalidAt(source, start + bad, bytes[bad]!);
+}
+
+async function invalidAt(source: ByteSource, offset: number, byte: number): Promise<ImportError> {
+  const at = await lineAtByte(source, offset);
+  return new ImportError(source.name, `valid UTF-8 text, found an invalid byte sequence at byte ${offset} (0x${byte.toString(16).padStart(2, '0')})`, at.line, at.column);
+}
+
+/** The 1-based line and byte column of a file offset, counted from the source's bytes. */
+async function lineAtByte(source: ByteSource, offset: number): Promise<{ line: number; column: number }> {
+  let line = 1;
+  let lineStart = 0;
+  let pos = 0;
+  for await (const chunk of source.chunks()) {
+    const end = Math.min(chunk.length, offset - pos);
+    for (let i = chunk.indexOf(10); i >= 0 && i < end; i = chunk.indexOf(10, i + 1)) {
+      line++;
+      lineStart = pos + i + 1;
     }
+    pos += chunk.length;
+    if (pos >= offset) break;
   }
-  return new ImportError(name, `valid UTF-8 text, found an invalid byte sequence near byte ${segments[segments.length - 1]?.chunkStart ?? 0}`);
+  return { line, column: offset - lineStart + 1 };
 }
 
 /**
@@ -129,11 +173,12 @@ function decodeError(name: string, segments: readonly Segment[], atEnd: boolean)
 async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSignal, onBytes?: (bytes: number) => void): AsyncGenerator<string> {
   // ignoreBOM: BOMs are handled here, once, not at the start of every block.
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const decode = (block: Uint8Array, segments: readonly Segment[], atEnd: boolean): string => {
+  // Undefined when the block is not valid UTF-8 (the caller then awaits the precise error).
+  const decode = (block: Uint8Array): string | undefined => {
     try {
       return decoder.decode(block);
     } catch {
-      throw decodeError(source.name, segments, atEnd);
+      return undefined;
     }
   };
   let bytes = 0;
@@ -149,13 +194,14 @@ async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSigna
       // A streaming decoder would also drop a second BOM at the very start of the text.
       if (skip && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
     }
-    const chunkStart = bytes;
+    // File offset of data[0] (after any BOM).
+    const dataStart = bytes + chunk.length - data.length;
     bytes += chunk.length;
     const end = cuts.last(data);
     if (end === 0) {
       // Nothing whole in this chunk (a long line): keep a copy (the source may reuse its buffer,
       // and a view would pin all of it; Node's Buffer#slice is a view, hence `new Uint8Array`).
-      if (data.length > 0) pending.push({ bytes: new Uint8Array(data), chunkStart });
+      if (data.length > 0) pending.push({ bytes: new Uint8Array(data), offset: dataStart });
       onBytes?.(bytes);
       continue;
     }
@@ -166,19 +212,26 @@ async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSigna
       // its own, so the rest of the chunk is decoded where it lies, without a copy.
       start = cuts.first(data);
       const head = data.subarray(0, start);
-      const segments = [...pending, { bytes: head, chunkStart }];
-      firstText = decode(concat(pending, head), segments, false);
+      const decoded = decode(concat(pending, head));
+      if (decoded === undefined) throw await decodeError(source, [...pending, { bytes: head, offset: dataStart }], false);
+      firstText = decoded;
     }
     const body = start === 0 && end === data.length ? data : data.subarray(start, end);
-    const text = start < end ? decode(body, [{ bytes: body, chunkStart }], false) : '';
-    pending = end < data.length ? [{ bytes: new Uint8Array(data.subarray(end)), chunkStart }] : [];
+    let text = '';
+    if (start < end) {
+      const decoded = decode(body);
+      if (decoded === undefined) throw await decodeError(source, [{ bytes: body, offset: dataStart + start }], false);
+      text = decoded;
+    }
+    pending = end < data.length ? [{ bytes: new Uint8Array(data.subarray(end)), offset: dataStart + end }] : [];
     onBytes?.(bytes);
     if (firstText) yield firstText;
     if (text) yield text;
   }
   if (pending.length > 0) {
     const last = pending[pending.length - 1]!.bytes;
-    const text = decode(pending.length === 1 ? last : concat(pending.slice(0, -1), last), pending, true);
+    const text = decode(pending.length === 1 ? last : concat(pending.slice(0, -1), last));
+    if (text === undefined) throw await decodeError(source, pending, true);
     if (text) yield text;
   }
 }
@@ -223,14 +276,28 @@ export async function readAll(source: ByteSource, signal?: AbortSignal, onBytes?
   return parts.join('');
 }
 
-/** The decoded head (~64 KB) and whether it is the whole file. */
+/**
+ * The longest first line the head grows to hold: a JSONL file whose first record is longer than
+ * the usual head (a big tool result on line 1) is still read, and detected, line by line.
+ */
+export const LONG_HEAD_BYTES = 16 << 20;
+
+/**
+ * The decoded head and whether it is the whole file: `limit` bytes (~64 KB), or, when those hold
+ * no line break, up to the end of the first line (at most LONG_HEAD_BYTES), so that detection sees
+ * at least one whole line.
+ */
 export async function readHead(source: ByteSource, limit = SNIFF_BYTES): Promise<{ head: string; complete: boolean }> {
   const parts: string[] = [];
   let length = 0;
   let complete = true;
+  let sawNewline = false;
+  let stopped: { rest: number } | undefined;
   const decoder = new TextDecoder('utf-8');
   let first = true;
-  for await (const chunk of source.chunks()) {
+  const chunks = source.chunks()[Symbol.asyncIterator]();
+  for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
+    const chunk = r.value;
     let data = chunk;
     if (first) {
       first = false;
@@ -238,15 +305,38 @@ export async function readHead(source: ByteSource, limit = SNIFF_BYTES): Promise
       if (skip) data = chunk.subarray(skip);
     }
     if (length + data.length > limit) {
-      parts.push(decoder.decode(data.subarray(0, limit - length), { stream: true }));
-      complete = false;
+      let take = Math.max(0, limit - length);
+      if (!sawNewline && data.subarray(0, take).indexOf(10) < 0) {
+        // No line break in the usual head yet: read on to the end of the first line.
+        const nl = data.indexOf(10);
+        take = nl >= 0 ? nl + 1 : data.length;
+        take = Math.min(take, Math.max(0, LONG_HEAD_BYTES - length));
+        if (nl < 0 && length + take < LONG_HEAD_BYTES) {
+          parts.push(decoder.decode(data, { stream: true }));
+          length += data.length;
+          continue;
+        }
+      }
+      parts.push(decoder.decode(data.subarray(0, take), { stream: true }));
+      // Whole only when nothing follows: the rest of this chunk is empty and so is the source.
+      stopped = { rest: data.length - take };
       break;
     }
+    if (!sawNewline && data.indexOf(10) >= 0) sawNewline = true;
     parts.push(decoder.decode(data, { stream: true }));
     length += data.length;
   }
+  if (stopped) {
+    complete = stopped.rest === 0 && (await nextNonEmpty(chunks)) === undefined;
+    await chunks.return?.();
+  }
   parts.push(decoder.decode());
   return { head: parts.join(''), complete };
+}
+
+async function nextNonEmpty(chunks: AsyncIterator<Uint8Array>): Promise<Uint8Array | undefined> {
+  for (let r = await chunks.next(); !r.done; r = await chunks.next()) if (r.value.length > 0) return r.value;
+  return undefined;
 }
 
 /** Line and column (1-based) of a character offset in a text, for JSON errors. */
@@ -309,4 +399,72 @@ export function parseJsonOrThrow(name: string, text: string, lineOffset = 0): un
     const what = message.replace(/^JSON\.parse: /, '').replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
     throw new ImportError(name, `valid JSON (${what})`, line, column);
   }
+}
+
+/**
+ * How deep a transcript's JSON may nest where a value is kept as it is (a tool's parameter
+ * schema) or walked by an importer. JSON.parse reads any depth, but JSON.stringify and every
+ * recursive walk after it overflow the stack a few thousand levels down; real schemas nest a
+ * dozen levels. Deeper input is refused with its file and line (README "Reliability").
+ */
+export const MAX_NESTING = 1000;
+
+/** Whether a parsed value nests deeper than `limit` arrays/objects (iterative: any depth). */
+export function nestsDeeperThan(value: unknown, limit = MAX_NESTING): boolean {
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/** A RangeError from recursion that ran out of stack. */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+/**
+ * The error for input nested deeper than `limit`: the source is read again (this runs only once
+ * an import has failed) to find the first bracket past the limit, outside strings, and name its
+ * line and column.
+ */
+export async function tooDeepError(source: ByteSource, perLine: boolean, limit = MAX_NESTING): Promise<ImportError> {
+  const expected = `JSON nested at most ${limit.toLocaleString('en-US')} levels deep (arrays and objects), found deeper`;
+  let depth = 0;
+  let line = 1;
+  let column = 0;
+  let inString = false;
+  let escaped = false;
+  try {
+    for await (const piece of decodeText(source)) {
+      for (let i = 0; i < piece.length; i++) {
+        const c = piece.charCodeAt(i);
+        column++;
+        if (c === 10) {
+          line++;
+          column = 0;
+          if (perLine) {
+            // JSONL: each line starts at depth 0 (a broken line does not carry its depth on).
+            depth = 0;
+            inString = false;
+            escaped = false;
+          }
+        } else if (inString) {
+          if (escaped) escaped = false;
+          else if (c === 92) escaped = true;
+          else if (c === 34) inString = false;
+        } else if (c === 34) inString = true;
+        else if (c === 123 || c === 91) {
+          if (++depth > limit) return new ImportError(source.name, expected, line, column);
+        } else if (c === 125 || c === 93) depth = Math.max(0, depth - 1);
+      }
+    }
+  } catch (e) {
+    if (e instanceof ImportError) return e;
+    throw e;
+  }
+  return new ImportError(source.name, expected);
 }

@@ -5,7 +5,7 @@
 import type { Message, Part, Session } from '../model';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
-import { arr, isRecord, rec, str, type Json } from './util';
+import { arr, isRecord, jsonText, rec, str, type Json } from './util';
 
 const isConv = (v: unknown): v is Json => isRecord(v) && Array.isArray(v['conversations']) && (v['conversations'] as unknown[]).every((c) => isRecord(c) && 'from' in c && 'value' in c);
 
@@ -28,7 +28,7 @@ function toSession(id: string, c: Json, line?: number, raw?: string): Session {
       try {
         const call = JSON.parse(value) as unknown;
         const calls = Array.isArray(call) ? call : [call];
-        parts = calls.map((x, i) => ({ kind: 'tool_call', id: `call_${k}_${i}`, name: str(rec(x)['name']) ?? '', args: JSON.stringify(rec(x)['arguments'] ?? {}) }));
+        parts = calls.map((x, i) => ({ kind: 'tool_call', id: `call_${k}_${i}`, name: str(rec(x)['name']) ?? '', args: jsonText(rec(x)['arguments'] ?? {}) }));
       } catch {
         // Not JSON: keep it as text.
       }

@@ -72,11 +72,68 @@ export function time(v: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * A parsed JSON value as JSON text, at any depth. JSON.parse reads values nested far deeper than
+ * JSON.stringify can write back (it recurses, and a few thousand levels exhaust the stack), so a
+ * value it cannot write is written here with a stack of its own — the same text, key order kept.
+ */
+export function jsonText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return deepJsonText(v);
+  }
+}
+
+/** What is left to write of one array or object: its entries and the next one to write. */
+interface Open {
+  readonly keys: readonly string[] | undefined;
+  readonly values: readonly unknown[];
+  next: number;
+}
+
+function deepJsonText(root: unknown): string {
+  const out: string[] = [];
+  const stack: Open[] = [];
+  // Writes a scalar, or opens a container (pushed on the stack).
+  const write = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ keys: undefined, values: v, next: 0 });
+    } else if (typeof v === 'object' && v !== null) {
+      const keys = Object.keys(v).filter((k) => {
+        const x = (v as Json)[k];
+        return x !== undefined && typeof x !== 'function';
+      });
+      out.push('{');
+      stack.push({ keys, values: keys.map((k) => (v as Json)[k]), next: 0 });
+    } else {
+      // Scalars never recurse; undefined in an array is written as null, as JSON.stringify does.
+      out.push(JSON.stringify(v) ?? 'null');
+    }
+  };
+  write(root);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next >= top.values.length) {
+      out.push(top.keys ? '}' : ']');
+      stack.pop();
+      continue;
+    }
+    const i = top.next++;
+    if (i > 0) out.push(',');
+    if (top.keys) out.push(JSON.stringify(top.keys[i]), ':');
+    write(top.values[i]);
+  }
+  return out.join('');
+}
+
 /** Tool arguments as JSON text, whatever the source gave (object or string). */
 export function argsText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined) return '{}';
-  return JSON.stringify(v);
+  return jsonText(v);
 }
 
 /** Tool-result content as text: strings as they are, block lists flattened, objects as JSON. */
@@ -89,14 +146,20 @@ export function contentText(v: unknown): string {
         if (isRecord(b)) {
           if (typeof b['text'] === 'string') return b['text'];
           if (b['type'] === 'image' || b['type'] === 'image_url' || b['type'] === 'input_image') return '[image]';
-          return JSON.stringify(b);
+          return jsonText(b);
         }
-        return String(b);
+        try {
+          return String(b);
+        } catch (e) {
+          // An array nested too deep for String() to join: written as JSON instead.
+          if (e instanceof RangeError) return jsonText(b);
+          throw e;
+        }
       })
       .join('\n');
   }
   if (v === undefined || v === null) return '';
-  return JSON.stringify(v);
+  return jsonText(v);
 }
 
 /** Anthropic usage: input excludes cache reads and writes. */

@@ -6,7 +6,9 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers';
+import { WorkerPool } from './pool';
 
 export type BpeEncoding = 'o200k_base' | 'cl100k_base';
 
@@ -17,53 +19,34 @@ export interface BulkCounter {
   close(): Promise<void>;
 }
 
-/** `background`: the threads run at a lower priority (work the user is not waiting on). */
-export function createBulkCounter(threads = Math.max(1, availableParallelism()), options: { background?: boolean } = {}): BulkCounter {
+export interface BulkCounterOptions {
+  /** The threads run at a lower priority (work the user is not waiting on). */
+  readonly background?: boolean;
+  /** Starts a worker (tests start one that crashes); default: bulk-worker. */
+  readonly spawn?: () => Worker;
+}
+
+/**
+ * A worker that dies (out of memory, killed) is replaced and its chunk counted again; when they
+ * keep dying the call rejects with what happened, never waits forever (see ./pool.ts).
+ */
+export function createBulkCounter(threads = Math.max(1, availableParallelism()), options: BulkCounterOptions = {}): BulkCounter {
   const here = dirname(fileURLToPath(import.meta.url));
-  const workers = Array.from({ length: threads }, () => startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), { workerData: { background: options.background ?? false } }));
-  let nextId = 0;
-  const pending = new Map<number, (c: Uint32Array) => void>();
-  for (const w of workers) w.on('message', (m: { id: number; counts: Uint32Array }) => pending.get(m.id)?.(m.counts));
+  const spawn = options.spawn ?? (() => startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), { workerData: { background: options.background ?? false } }));
+  const pool = new WorkerPool<{ encoding: BpeEncoding; texts: string[] }, { id: number; counts: Uint32Array }>({ name: 'token counting', size: threads, spawn });
   return {
     async count(texts, encoding) {
       const out = new Uint32Array(texts.length);
       const chunk = Math.max(256, Math.ceil(texts.length / (threads * 8)));
       const jobs: Promise<void>[] = [];
-      for (let start = 0, k = 0; start < texts.length; start += chunk, k++) {
-        const id = nextId++;
-        const slice = texts.slice(start, start + chunk) as string[];
+      for (let start = 0; start < texts.length; start += chunk) {
         const at = start;
-        jobs.push(
-          new Promise<void>((resolve) => {
-            pending.set(id, (counts) => {
-              out.set(counts, at);
-              pending.delete(id);
-              resolve();
-            });
-            workers[k % threads]!.postMessage({ id, encoding, texts: slice });
-          }),
-        );
+        jobs.push(pool.run({ encoding, texts: texts.slice(start, start + chunk) as string[] }).then((r) => out.set(r.counts, at)));
       }
       await Promise.all(jobs);
       return out;
     },
-    async warm(encoding) {
-      await Promise.all(
-        workers.map(
-          (w) =>
-            new Promise<void>((resolve) => {
-              const id = nextId++;
-              pending.set(id, () => {
-                pending.delete(id);
-                resolve();
-              });
-              w.postMessage({ id, encoding, texts: ['warm'] });
-            }),
-        ),
-      );
-    },
-    async close() {
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
+    warm: (encoding) => pool.each({ encoding, texts: ['warm'] }),
+    close: () => pool.close(),
   };
 }

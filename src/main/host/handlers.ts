@@ -13,7 +13,7 @@ import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/index';
 import { turnStarts } from '../../core/turns';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
-import { openStore, type SessionStore } from '../store/index';
+import { openStoreChecked, type SessionStore } from '../store/index';
 import { accuracyOf } from './accuracy';
 import { countForHost, defaultTokenizerOf } from './counts';
 import type { ImportAllowList } from './import-allow';
@@ -64,7 +64,8 @@ export interface Host {
 const SESSION_CACHE = 4;
 
 export async function createHost(options: HostOptions): Promise<Host> {
-  const store = openStore(options.dbPath, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  // Checked on open; a corrupt file is moved aside and a fresh one started, with a notice.
+  const { store, notices } = openStoreChecked(options.dbPath, { check: true, recover: true, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   const loaded = new Map<string, Session>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
@@ -244,7 +245,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const handlers: Handlers = {
-    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId }),
+    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId, ...(notices.length > 0 ? { notices } : {}) }),
     listSessions: async () => store.listSessions().map(toSummary),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { ImportError } from '../../core/import/types';
 import type { FormatId } from '../../core/model';
 import { ApiError } from '../../shared/api';
-import { importFileToStore, type StoredImport } from '../store/import-file';
+import { importFileToStore, type StoredImport } from '../store/index';
 import type { SessionStore } from '../store/sessions';
 import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 

@@ -111,13 +111,15 @@ describe('bad input gets one clear error naming file, line and what was expected
     await expect(importSource(stringSource('u.jsonl', '{"a":1}\n{"b":2}\n'))).rejects.toThrow(/^u\.jsonl: a known transcript format, found JSON lines of an unknown shape/);
   });
 
-  // Bugs in read.ts / index.ts (being optimised by another engineer; fixes proposed in the report).
   it('invalid UTF-8 (a Latin-1 file) in JSONL or a JSON document: one clear encoding error', async () => {
     const enc = (t: string) => new TextEncoder().encode(t);
     const latin1 = (before: string, after: string) => new Uint8Array([...enc(before), 0xe9, ...enc(after)]);
-    await expect(importSource(bytesSource('one.jsonl', latin1('{"role":"user","content":"caf', '"}\n')))).rejects.toThrow(/^one\.jsonl: valid UTF-8 text, found an invalid byte sequence/);
-    await expect(importSource(bytesSource('two.jsonl', latin1(chatLines[0] + '\n{"role":"assistant","content":"caf', '"}\n' + chatLines[2] + '\n')))).rejects.toThrow(/^two\.jsonl: valid UTF-8 text, found an invalid byte sequence near byte \d+/);
-    await expect(importSource(bytesSource('doc.json', latin1('{"system":"x","max_tokens":5,"messages":[{"role":"user","content":"caf', '"}]}')))).rejects.toThrow(/^doc\.json: valid UTF-8 text/);
+    // The é (0xe9) follows the 29 bytes of `{"role":"user","content":"caf`: byte 29, line 1, column 30.
+    await expect(importSource(bytesSource('one.jsonl', latin1('{"role":"user","content":"caf', '"}\n')))).rejects.toThrow(/^one\.jsonl:1:30: valid UTF-8 text, found an invalid byte sequence at byte 29 \(0xe9\)/);
+    // Line 2 starts after line 1 and its newline; `{"role":"assistant","content":"caf` is 34 bytes.
+    const second = enc(chatLines[0]!).length + 1 + 34;
+    await expect(importSource(bytesSource('two.jsonl', latin1(chatLines[0] + '\n{"role":"assistant","content":"caf', '"}\n' + chatLines[2] + '\n')))).rejects.toThrow(new RegExp(`^two\\.jsonl:2:35: valid UTF-8 text, found an invalid byte sequence at byte ${second} `));
+    await expect(importSource(bytesSource('doc.json', latin1('{"system":"x","max_tokens":5,"messages":[{"role":"user","content":"caf', '"}]}')))).rejects.toThrow(/^doc\.json:1:71: valid UTF-8 text, found an invalid byte sequence at byte 70 \(0xe9\)/); // 70 bytes before the é
   });
 
   it('a truncated JSON document names the line and column, not "unknown shape"', async () => {
