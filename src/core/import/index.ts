@@ -120,7 +120,9 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     // A whole file that starts like JSON but does not parse is broken JSON, not an unknown
     // format: say where it breaks (line and column) rather than "unknown shape".
     const t = sniff.head.trimStart();
-    if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('['))) parseJsonOrThrow(source.name, sniff.head);
+    // Read through the strict decoder, so an invalid byte is named as such (with its offset)
+    // before the JSON parser stumbles on its replacement character.
+    if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('['))) parseJsonOrThrow(source.name, await readAll(source, options.signal));
     const shape = sniff.shape === 'text' ? 'text' : sniff.shape === 'jsonl' ? 'JSON lines' : 'JSON';
     throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`);
   }

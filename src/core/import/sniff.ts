@@ -62,7 +62,9 @@ export function sniffText(name: string, head: string, complete: boolean): Sniff 
 
 /** The head alone cannot say what the file holds: a JSON document cut short, or JSONL whose first line is longer than the head. */
 export function inconclusive(sniff: Sniff): boolean {
-  return (sniff.shape === 'json' && sniff.value === undefined && !sniff.complete) || (sniff.shape === 'jsonl' && sniff.lines.length === 0);
+  // One parsed line of a longer file (the head grew to the end of a long first line) is too little
+  // to tell JSONL formats apart: read on to the next records.
+  return (sniff.shape === 'json' && sniff.value === undefined && !sniff.complete) || (sniff.shape === 'jsonl' && (sniff.lines.length === 0 || (sniff.lines.length < 2 && !sniff.complete)));
 }
 
 const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null;
