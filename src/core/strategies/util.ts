@@ -21,8 +21,15 @@ export function turnStartOf(turnStarts: readonly number[], i: number): number {
 
 /** First turn boundary ≥ i (or `limit` when none is before it). */
 export function boundaryAtOrAfter(turnStarts: readonly number[], i: number, limit: number): number {
-  for (const s of turnStarts) if (s >= i) return Math.min(s, limit);
-  return limit;
+  // Binary search: an event-count condenser asks on every call of a long session.
+  let lo = 0;
+  let hi = turnStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (turnStarts[mid]! < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < turnStarts.length ? Math.min(turnStarts[lo]!, limit) : limit;
 }
 
 /** The latest start a cut may use: the current turn (the one the call belongs to) always stays. */
