@@ -6,6 +6,7 @@
  * not know still appears, with a label made from its name. Each field says whether the policy
  * uses it and, when not, why (a trigger the auto-compact formula replaces, a sliding-window size
  * with no sliding window in the pipeline, …).
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import { z } from 'zod';
 import type { ConfigField } from '../shared/api';

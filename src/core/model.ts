@@ -8,6 +8,7 @@
  *   importer, so one API response = one assistant message).
  * - A turn starts at a user message that carries something other than tool results
  *   (an Anthropic-shaped user message holding only `tool_result` blocks is not a boundary).
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';

@@ -3,6 +3,7 @@
  * atomic unit of compression. A user-role message that only carries tool results (the
  * Anthropic shape) continues the turn, it does not start one. A cut must land on a turn
  * boundary, so no context ever holds a tool call without its result or the reverse.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { Message } from './model';
 

@@ -4,6 +4,7 @@
  * before the handler runs; outputs are plain JSON (typed arrays become number arrays).
  * The preload, the IPC handler table, the HTTP router and the renderer clients are all
  * generated from `methods` and `events` below, so they cannot drift.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';

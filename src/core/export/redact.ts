@@ -8,6 +8,7 @@
  *   bearer tokens, e-mail addresses);
  * - the user's own patterns.
  * Every pattern runs on RE2 (src/core/pattern.ts), so redaction is linear in the text.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import { compilePattern, type Pattern } from '../pattern';
 

@@ -3,6 +3,7 @@
  * as OpenAI Chat Completions JSON (with tools), Anthropic Messages JSON (system top-level),
  * JSONL of messages, or Markdown for reading; and a replay report as JSON or CSV of per-step
  * regions. Each transcript format imports back into the same messages.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { Message, Part, Session, ToolDef } from '../model';
 import { toCliJSON } from '../replay/serialize';

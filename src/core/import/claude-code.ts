@@ -12,6 +12,7 @@
  *   command's expanded body (the meta line under the `<command-name>` line) and tool results;
  *   the rest (notes about local-command output for the user) are not. Unknown line types are
  *   skipped and counted.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { Message, Part, ReportedUsage, Session, SourceCompaction } from '../model';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';

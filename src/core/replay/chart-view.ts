@@ -6,6 +6,7 @@
  * whose status is not ok / compress — are never downsampled: each is kept with its exact call.
  *
  * One pass over the typed arrays; no object per call.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { BucketSeries, ChartMarker, ChartView } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';

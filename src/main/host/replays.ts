@@ -10,6 +10,7 @@
  *
  * The same engine runs in the replay worker (replay-worker.ts) and, without a built worker, in
  * the host's own thread (tests from source); replay-client.ts schedules requests to it.
+ * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, envOverrides, resolveConfig, type Overrides, type ReplayConfig } from '../../core/config';
