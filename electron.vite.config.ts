@@ -16,6 +16,7 @@ export default defineConfig({
           'import-worker': resolve(root, 'src/main/host/import-worker.ts'),
           'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
           'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
+          'replay-worker': resolve(root, 'src/main/host/replay-worker.ts'),
         },
         output: { format: 'es', entryFileNames: '[name].js' },
       },

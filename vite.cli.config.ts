@@ -22,6 +22,7 @@ export default defineConfig({
         'batch-worker': resolve(root, 'src/cli/batch-worker.ts'),
         'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
         'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
+        'replay-worker': resolve(root, 'src/main/host/replay-worker.ts'),
       },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
     },

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     nativeBinding: electronNativeBinding(appRoot),
     ...(existsSync(join(here, 'import-worker.js')) ? { importWorkerFile: join(here, 'import-worker.js') } : {}),
     ...(existsSync(join(here, 'count-worker.js')) ? { countWorkerFile: join(here, 'count-worker.js') } : {}),
+    ...(existsSync(join(here, 'replay-worker.js')) ? { replayWorkerFile: join(here, 'replay-worker.js') } : {}),
     emit: (event, payload) => {
       for (const wc of windows) sendEvent(wc, event, payload);
     },

@@ -207,6 +207,11 @@ export interface ChartMarker {
   readonly path?: CompressionPath;
   /** One line for the hover card: what happened, with its numbers. */
   readonly label: string;
+  /**
+   * Last call of a run of consecutive calls with the same status and reason (a soft budget that
+   * warns on every later call, the calls after a final / abort): the run is one marker.
+   */
+  readonly until?: number;
 }
 
 /**
@@ -341,8 +346,18 @@ export interface AccuracyView {
   readonly warnings: readonly string[];
 }
 
-/** Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare). */
-export type CompareView = ReturnType<typeof comparisonToJSON> & { readonly a: ReplayView; readonly b: ReplayView };
+/**
+ * Two replays of one session: both views, totals side by side, per-step differences (core/replay/compare)
+ * — only calls whose status changed or whose request moved by more than `minDelta` — the settings
+ * that differ between A and B, and B's compressions (to draw on A's chart).
+ */
+export type CompareView = ReturnType<typeof comparisonToJSON> & {
+  readonly a: ReplayView;
+  readonly b: ReplayView;
+  /** Dotted config keys whose resolved values differ (policy name aside). */
+  readonly configDifferences: readonly { readonly key: string; readonly a: unknown; readonly b: unknown }[];
+  readonly bCompressions: readonly Extract<ReplayEvent, { kind: 'compression' }>[];
+};
 
 export interface ExportResult {
   readonly fileName: string;

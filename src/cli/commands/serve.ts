@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHost } from '../../main/host/handlers';
 import { defaultDbPath } from '../../main/paths';
+import { replayWorkerSource } from '../../main/host/replay-client';
 import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
 
@@ -37,6 +38,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
     initialFiles: files.length > 0 ? [...files] : [sampleFile()],
     importWorkerFile: builtWorkerFile('import-worker', 'cli'),
     countWorkerFile: builtWorkerFile('count-worker', 'cli'),
+    replayWorkerFile: builtWorkerFile('replay-worker', 'cli') ?? replayWorkerSource(),
     emit: (event, payload) => sink.http?.emit(event, payload),
   });
   const http = await startHttpHost({ handlers: host.handlers, staticDir, port, log: (m) => process.stderr.write(m + '\n') });

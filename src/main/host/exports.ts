@@ -2,9 +2,10 @@
 import { exportMessages, exportReport, sessionInput, windowAt } from '../../core/export/index';
 import type { Session } from '../../core/model';
 import { ApiError, type ExportResult, type MethodArgs } from '../../shared/api';
-import type { ReplayService } from './replays';
+import type { ReplayResult } from '../../core/replay/types';
 
-export async function exportFor(key: string, session: Session, sourcePath: string, args: MethodArgs<'exportSession'>, replays: ReplayService, pinned: ReadonlySet<string>): Promise<ExportResult> {
+/** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
+export async function exportFor(session: Session, sourcePath: string, args: MethodArgs<'exportSession'>, replayOf: (policy: string) => Promise<ReplayResult>): Promise<ExportResult> {
   const base = (sourcePath.split(/[\\/]/).pop() ?? 'session').replace(/\.[^.]+$/, '');
   const isReport = args.to === 'report-json' || args.to === 'report-csv';
   if (isReport && !args.policy) throw new ApiError('bad_input', `${args.to}: a policy is required (a report describes a replay)`);
@@ -13,7 +14,7 @@ export async function exportFor(key: string, session: Session, sourcePath: strin
       const e = exportMessages(sessionInput(session), args.to as 'openai', { redact: args.redact, patterns: args.redactPatterns, title: base });
       return { fileName: `${base}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: e.redactions };
     }
-    const result = await replays.run(key, session, args.policy, args.overrides, [], pinned);
+    const result = await replayOf(args.policy);
     if (isReport) {
       const e = exportReport(result, args.to as 'report-json');
       return { fileName: `${base}.${args.policy}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: 0 };

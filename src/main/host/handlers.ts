@@ -17,7 +17,9 @@ import { openStore, type SessionStore } from '../store/index';
 import { countForHost, defaultTokenizerOf } from './counts';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
-import { policyInfo, policyInfos, ReplayService } from './replays';
+import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
+import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
+import { defaultPolicyOf } from './default-policy';
 import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
@@ -35,6 +37,11 @@ export interface HostOptions {
   readonly importWorkerFile?: string;
   /** Built count worker script; without it exact counts are computed in this thread. */
   readonly countWorkerFile?: string;
+  /**
+   * Replay worker script (built `.js`, or the `.ts` source run through tsx); without it, or with
+   * an in-memory database a worker cannot open, replays run in this thread (tests from source).
+   */
+  readonly replayWorkerFile?: string;
   readonly emit: EventSink;
   /** The host's native file picker (Electron only). */
   readonly pickFiles?: () => Promise<string[]>;
@@ -56,12 +63,30 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
   const saved = new SavedPolicies(store.db);
-  const replays = new ReplayService({
-    load: (id, tokenizer) => store.loadCounts(id, tokenizer),
-    save: (id, c) => store.saveCounts(id, c),
-    lookup: (id) => saved.get(id) ?? getPolicy(id),
-    summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
-  });
+  const lookup = (id: string) => saved.get(id) ?? getPolicy(id);
+  const useWorker = options.replayWorkerFile !== undefined && options.dbPath !== ':memory:';
+  const replays = new ReplayClient(
+    useWorker
+      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) })
+      : inThreadExecutor(
+          new ReplayService({
+            session: (id) => sessionOf(id),
+            load: (id, tokenizer) => store.loadCounts(id, tokenizer),
+            save: (id, c) => store.saveCounts(id, c),
+            summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+          }),
+        ),
+  );
+  /**
+   * A replay's inputs, checked here before anything is queued: an unknown policy or a bad override
+   * answers bad_input at once and leaves the cache (and the last good result) alone.
+   */
+  const inputsOf = (sessionId: string, policyId: string, overrides: Readonly<Record<string, string | number | boolean>>, needles: readonly string[] = []): ReplayInputs => {
+    row(sessionId);
+    const policy = policyOf(policyId, lookup);
+    configOf(policy, overrides);
+    return { sessionId, policy: { id: policy.id, config: policy.config }, overrides, needles, pins: [...store.pins(sessionId)] };
+  };
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
@@ -76,7 +101,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     while (loaded.size > SESSION_CACHE) {
       const oldest = loaded.keys().next().value as string;
       loaded.delete(oldest);
-      replays.forget(oldest);
+      // In this thread the replay cache holds the session too; a worker keeps its own sessions.
+      if (!useWorker) replays.forget(oldest);
     }
     return s;
   };
@@ -222,7 +248,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         subagents: s.subagents.length,
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
-        defaultPolicy: 's0',
+        defaultPolicy: defaultPolicyOf(s),
       };
     },
     getMessages: async ({ sessionId, offset, limit }) => {
@@ -236,22 +262,16 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { total, messages };
     },
     listPolicies: async () => policyInfos(saved.list()),
-    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.view(sessionId, sessionOf(sessionId), policy, overrides, needles, store.pins(sessionId)),
-
-    // The debugger's methods; implemented by the replay worker service.
-    getChartView: async () => {
-      throw new ApiError('unsupported', 'getChartView is not implemented yet');
-    },
-    getStepDetail: async () => {
-      throw new ApiError('unsupported', 'getStepDetail is not implemented yet');
-    },
+    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.submit({ op: 'view', inputs: inputsOf(sessionId, policy, overrides, needles) }),
+    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
+    getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) => replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
     getConfigFields: async () => {
       throw new ApiError('unsupported', 'getConfigFields is not implemented yet');
     },
     getAccuracy: async () => {
       throw new ApiError('unsupported', 'getAccuracy is not implemented yet');
     },
-    compare: async ({ sessionId, a, b }) => replays.compare(sessionId, sessionOf(sessionId), a, b, store.pins(sessionId)),
+    compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
@@ -263,7 +283,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exportFor(args.sessionId, sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, replays, store.pins(args.sessionId)),
+    exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       const s = sessionOf(sessionId);
       if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -290,6 +310,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      await replays.close();
       store.close();
     },
   };

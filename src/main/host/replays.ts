@@ -3,19 +3,27 @@
  * config (S3's order: request > preset > environment > file defaults), reuses counts per
  * (session, tokenizer) — including the reference tokenizer S0's emergency path needs when the
  * transcript has no reported usage — builds the summarizer the config names (key from the
- * environment or the keychain, summaries cached in SQLite), and turns results into the
- * contract's views. Config errors are the caller's: `bad_input`.
+ * environment or the keychain, summaries cached in SQLite), keeps the last few results by their
+ * inputs (session, policy and its config, overrides, needles, pins) and answers the debugger's
+ * questions from them: the chart view, one call's detail, the full view, a comparison. Config
+ * errors are the caller's: `bad_input`.
+ *
+ * The same engine runs in the replay worker (replay-worker.ts) and, without a built worker, in
+ * the host's own thread (tests from source); replay-client.ts schedules requests to it.
  */
+import { createHash } from 'node:crypto';
 import { ConfigError, envOverrides, resolveConfig, type Overrides, type ReplayConfig } from '../../core/config';
+import type { Session } from '../../core/model';
 import { getPolicy, POLICIES, type Policy } from '../../core/policies/index';
+import { chartView } from '../../core/replay/chart-view';
 import { compare, comparisonToJSON } from '../../core/replay/compare';
 import { replay, resolveTokenizer } from '../../core/replay/index';
 import { toView } from '../../core/replay/serialize';
-import type { ReplayResult } from '../../core/replay/types';
-import type { Session } from '../../core/model';
+import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
+import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
-import { ApiError, type CompareView, type PolicyInfo, type ReplayView } from '../../shared/api';
+import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
 
 export function policyInfo(p: Policy, saved: boolean): PolicyInfo {
@@ -30,9 +38,13 @@ export function policyInfos(saved: readonly Policy[] = []): PolicyInfo[] {
 export type PolicyLookup = (id: string) => Policy | undefined;
 const builtInOnly: PolicyLookup = (id) => getPolicy(id);
 
-export function configFor(policyId: string, overrides: Overrides, lookup: PolicyLookup = builtInOnly): ReplayConfig {
+export function policyOf(policyId: string, lookup: PolicyLookup = builtInOnly): Policy {
   const policy = lookup(policyId);
   if (!policy) throw new ApiError('bad_input', `unknown policy "${policyId}" (known: ${POLICIES.map((p) => p.id).join(', ')}, or a saved policy)`);
+  return policy;
+}
+
+export function configOf(policy: Pick<Policy, 'config'>, overrides: Overrides): ReplayConfig {
   try {
     return resolveConfig(policy.config, overrides, envOverrides(process.env));
   } catch (e) {
@@ -41,31 +53,96 @@ export function configFor(policyId: string, overrides: Overrides, lookup: Policy
   }
 }
 
+export function configFor(policyId: string, overrides: Overrides, lookup: PolicyLookup = builtInOnly): ReplayConfig {
+  return configOf(policyOf(policyId, lookup), overrides);
+}
+
+/**
+ * One replay's inputs, as plain data (it crosses to the worker): the policy travels with its
+ * config, so a saved policy edited since is a different replay.
+ */
+export interface ReplayInputs {
+  readonly sessionId: string;
+  readonly policy: Pick<Policy, 'id' | 'config'>;
+  readonly overrides: Overrides;
+  readonly needles: readonly string[];
+  /** Ids of the messages the user pinned. */
+  readonly pins: readonly string[];
+}
+
+/** The cache key of a replay: every input that changes its result, canonically ordered. */
+export function replayKey(r: ReplayInputs): string {
+  const overrides = Object.keys(r.overrides)
+    .sort()
+    .map((k) => [k, r.overrides[k]]);
+  const text = JSON.stringify([r.sessionId, r.policy.id, r.policy.config, overrides, r.needles, [...r.pins].sort()]);
+  return createHash('sha1').update(text).digest('hex').slice(0, 20);
+}
+
+/** A comparison at the debugger's resolution: which settings differ, and B's compressions to draw. */
+export interface CompareOptions {
+  /** A call counts as different when its status changed or its request moved by more than this. */
+  readonly minDelta: number;
+}
+
+/** Dotted keys whose values differ between two resolved configs (the policy's name and resolution aside). */
+export function configDifferences(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): { key: string; a: unknown; b: unknown }[] {
+  const out: { key: string; a: unknown; b: unknown }[] = [];
+  const walk = (x: Readonly<Record<string, unknown>>, y: Readonly<Record<string, unknown>>, prefix: string): void => {
+    const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
+    for (const k of keys) {
+      if (!prefix && (k === 'policy' || k === 'resolved')) continue;
+      const u = x[k];
+      const v = y[k];
+      const isObj = (o: unknown): o is Record<string, unknown> => typeof o === 'object' && o !== null && !Array.isArray(o);
+      if (isObj(u) && isObj(v)) walk(u, v, `${prefix}${k}.`);
+      else if (JSON.stringify(u) !== JSON.stringify(v)) out.push({ key: prefix + k, a: u ?? null, b: v ?? null });
+    }
+  };
+  walk(a, b, '');
+  return out;
+}
+
 export interface ReplayServiceDeps {
+  /** The session to replay (the store, through a small cache); throws ApiError not_found. */
+  readonly session: (id: string) => Session;
   /** The store's count cache, so a tokenizer is counted once per session, ever. */
-  readonly load?: (key: string, tokenizer: string) => SessionCounts | undefined;
-  readonly save?: (key: string, counts: SessionCounts) => void;
-  readonly lookup?: PolicyLookup;
+  readonly load?: (sessionId: string, tokenizer: string) => SessionCounts | undefined;
+  readonly save?: (sessionId: string, counts: SessionCounts) => void;
   /** Where summaries persist (SQLite in the app); a Map when absent. */
   readonly summaries?: SummaryStore;
+  /** How many results to keep (each a few MB at 30,000 calls). */
+  readonly cacheSize?: number;
+}
+
+interface Cached {
+  readonly result: ReplayResult;
+  readonly session: Session;
+  readonly counts: SessionCounts;
+  readonly inputs: ReplayInputs;
 }
 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
+  private readonly results = new Map<string, Cached>();
+  /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
+  private readonly running = new Map<string, Promise<Cached>>();
   /**
    * Summarizers by (kind, model, URL): a replay follows every slider move, and a remote one's
    * key lookup (environment, then the OS keychain) should happen once, not per replay.
    */
   private readonly summarizers = new Map<string, Promise<Summarizer | undefined>>();
+  /** Replays actually run (not answered from the cache), for tests and the bench. */
+  runs = 0;
 
-  constructor(private readonly deps: ReplayServiceDeps = {}) {}
+  constructor(private readonly deps: ReplayServiceDeps) {}
 
-  private counted(key: string, session: Session, tokenizer: string, config: ReplayConfig, scaled: boolean): SessionCounts {
-    const cacheKey = `${key}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${scaled ? config.schemaScale : 1}`;
+  private counted(sessionId: string, session: Session, tokenizer: string, config: ReplayConfig, scaled: boolean): SessionCounts {
+    const cacheKey = `${sessionId}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${scaled ? config.schemaScale : 1}`;
     let c = this.counts.get(cacheKey);
     const plain = config.mediaTokens === undefined && (!scaled || config.schemaScale === 1);
     if (!c && plain) {
-      const stored = this.deps.load?.(key, tokenizer);
+      const stored = this.deps.load?.(sessionId, tokenizer);
       if (stored && stored.perMessage.length === session.messages.length) c = stored;
     }
     if (!c) {
@@ -74,21 +151,55 @@ export class ReplayService {
       } catch (e) {
         throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
       }
-      if (plain) this.deps.save?.(key, c);
+      if (plain) {
+        try {
+          this.deps.save?.(sessionId, c);
+        } catch {
+          // Another connection holds the write lock: the counts are kept here and counted again next start.
+        }
+      }
     }
     this.counts.set(cacheKey, c);
     return c;
   }
 
-  async run(key: string, session: Session, policyId: string, overrides: Overrides, needles: readonly string[], pinned: ReadonlySet<string>): Promise<ReplayResult> {
-    const config = configFor(policyId, overrides, this.deps.lookup);
-    const counts = this.counted(key, session, resolveTokenizer(session, config), config, true);
+  /** The replay of `inputs`, from the cache when it ran before. */
+  async cached(inputs: ReplayInputs): Promise<{ key: string } & Cached> {
+    const key = replayKey(inputs);
+    const hit = this.results.get(key);
+    if (hit) {
+      // Most recently used last.
+      this.results.delete(key);
+      this.results.set(key, hit);
+      return { key, ...hit };
+    }
+    let run = this.running.get(key);
+    if (!run) {
+      run = this.execute(inputs);
+      this.running.set(key, run);
+    }
+    try {
+      const done = await run;
+      this.results.set(key, done);
+      while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
+      return { key, ...done };
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  private async execute(inputs: ReplayInputs): Promise<Cached> {
+    const config = configOf(inputs.policy, inputs.overrides);
+    const session = this.deps.session(inputs.sessionId);
+    const counts = this.counted(inputs.sessionId, session, resolveTokenizer(session, config), config, true);
     // S0's emergency path measures the "true" size with a reference tokenizer when the transcript reports none.
     const needsReference = config.paths.emergency && !session.messages.some((m) => m.usage);
-    const referenceCounts = needsReference ? this.counted(key, session, config.referenceTokenizer, config, false) : undefined;
+    const referenceCounts = needsReference ? this.counted(inputs.sessionId, session, config.referenceTokenizer, config, false) : undefined;
     const summarizer = await this.summarizerOf(config);
+    this.runs++;
     try {
-      return await replay(session, config, { counts, needles, pinned, ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}) });
+      const result = await replay(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}) });
+      return { result, session, counts, inputs };
     } catch (e) {
       if (e instanceof Error && /^needle /.test(e.message)) throw new ApiError('bad_input', e.message);
       throw e;
@@ -112,17 +223,51 @@ export class ReplayService {
     }
   }
 
-  async view(key: string, session: Session, policyId: string, overrides: Overrides, needles: readonly string[], pinned: ReadonlySet<string>): Promise<ReplayView> {
-    return toView(await this.run(key, session, policyId, overrides, needles, pinned));
+  async result(inputs: ReplayInputs): Promise<ReplayResult> {
+    return (await this.cached(inputs)).result;
   }
 
-  async compare(key: string, session: Session, a: { policy: string; overrides: Overrides }, b: { policy: string; overrides: Overrides }, pinned: ReadonlySet<string>): Promise<CompareView> {
-    const ra = await this.run(key, session, a.policy, a.overrides, [], pinned);
-    const rb = await this.run(key, session, b.policy, b.overrides, [], pinned);
-    return { ...comparisonToJSON(compare(ra, rb)), a: toView(ra), b: toView(rb) };
+  async view(inputs: ReplayInputs): Promise<ReplayView> {
+    return toView(await this.result(inputs));
   }
 
-  forget(key: string): void {
-    for (const k of this.counts.keys()) if (k.startsWith(key + '\u0000')) this.counts.delete(k);
+  async chart(inputs: ReplayInputs, buckets: number): Promise<ChartView> {
+    const c = await this.cached(inputs);
+    const warnings = c.counts.approximate ? [`token counts are ${c.counts.tokenizer} estimates`] : [];
+    return chartView(c.result, { key: c.key, buckets, warnings });
+  }
+
+  async detail(inputs: ReplayInputs, step: number): Promise<StepDetail> {
+    const c = await this.cached(inputs);
+    try {
+      return stepDetail(c.result, c.session, step, { key: c.key, perMessage: c.counts.perMessage, overridden: new Set(Object.keys(inputs.overrides)), policyConfig: inputs.policy.config as Readonly<Record<string, unknown>> });
+    } catch (e) {
+      if (e instanceof StepDetailError) throw new ApiError('not_found', e.message);
+      throw e;
+    }
+  }
+
+  async compare(a: ReplayInputs, b: ReplayInputs, options: CompareOptions): Promise<CompareView> {
+    const ra = await this.result(a);
+    const rb = await this.result(b);
+    const c = comparisonToJSON(compare(ra, rb));
+    // A call differs when its status changed or its request moved by more than minDelta tokens.
+    const differences = c.differences.filter((d) => d.a.status !== d.b.status || Math.abs(d.b.total - d.a.total) > options.minDelta);
+    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+    return {
+      ...c,
+      differences,
+      firstDifference: differences[0]?.step ?? -1,
+      configDifferences: configDifferences(ra.config, rb.config),
+      bCompressions,
+      a: toView(ra),
+      b: toView(rb),
+    };
+  }
+
+  /** Drops what is known about a session (re-imported, or counted exactly since). */
+  forget(sessionId: string): void {
+    for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
+    for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
   }
 }

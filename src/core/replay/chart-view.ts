@@ -1,0 +1,171 @@
+/**
+ * A replay reduced to the resolution of the screen (DESIGN.md, "The host answers at the
+ * resolution the screen needs"): `buckets` pixel columns, each the min / max of every series over
+ * its calls and the region stack of its fullest call, so a 30,000-call replay ships a few hundred
+ * numbers per series instead of 30,000. Markers — compressions, source compactions, every call
+ * whose status is not ok / compress — are never downsampled: each is kept with its exact call.
+ *
+ * One pass over the typed arrays; no object per call.
+ */
+import type { BucketSeries, ChartMarker, ChartView } from '../../shared/api';
+import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
+interface ResolvedLimits {
+  readonly window?: number;
+  readonly warnings?: readonly string[];
+}
+
+export function resolvedOf(config: Readonly<Record<string, unknown>>): ResolvedLimits {
+  const r = config['resolved'];
+  return r && typeof r === 'object' ? (r as ResolvedLimits) : {};
+}
+
+/** Bucket b covers calls [start[b], start[b + 1]); with fewer calls than buckets, one call each. */
+export function bucketStarts(stepCount: number, buckets: number): number[] {
+  const b = Math.min(Math.max(1, Math.floor(buckets)), stepCount);
+  const out = new Array<number>(b);
+  for (let i = 0; i < b; i++) out[i] = Math.floor((i * stepCount) / b);
+  return out;
+}
+
+/** Min / max of `values` over each bucket; NaN (no value) is skipped, a bucket with none is null. */
+function reduceSeries(values: ArrayLike<number>, starts: readonly number[], end: number): BucketSeries {
+  const min: (number | null)[] = new Array(starts.length);
+  const max: (number | null)[] = new Array(starts.length);
+  for (let b = 0; b < starts.length; b++) {
+    const to = starts[b + 1] ?? end;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = starts[b]!; i < to; i++) {
+      const v = values[i]!;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    // NaN never wins a comparison, so a bucket of NaN only keeps the sentinels.
+    min[b] = lo === Infinity ? null : lo;
+    max[b] = hi === -Infinity ? null : hi;
+  }
+  return { min, max };
+}
+
+/** The hover-card line of a compression: path, strategy and before → after. */
+export function compressionLabel(e: Extract<ReplayEvent, { kind: 'compression' }>): string {
+  return `${e.path} compression (${e.strategy}): ${fmt(e.tokensBefore)} → ${fmt(e.tokensAfter)} tokens`;
+}
+
+function sourceCompactionLabel(e: Extract<ReplayEvent, { kind: 'source-compaction' }>): string {
+  const numbers = e.tokensBefore !== undefined ? `: ${fmt(e.tokensBefore)}${e.tokensAfter !== undefined ? ` → ${fmt(e.tokensAfter)}` : ''} tokens` : '';
+  return `the original agent compacted (${e.trigger})${numbers}`;
+}
+
+/** Statuses that are markers; `compress` calls are marked by their compression events instead. */
+const MARKED: Partial<Record<StepStatus, ChartMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
+
+/**
+ * Status markers, one per run of consecutive calls with the same status and reason (`until` = the
+ * run's last call), so a soft budget that warns on every remaining call is one exact marker, not
+ * 30,000. A run that ended (final / abort) is one marker from the call that ended it.
+ */
+function statusMarkers(r: ReplayResult): ChartMarker[] {
+  const s = r.steps;
+  const out: ChartMarker[] = [];
+  let i = 0;
+  while (i < s.count) {
+    const code = s.status[i]!;
+    const kind = MARKED[STEP_STATUSES[code]!];
+    if (!kind) {
+      i++;
+      continue;
+    }
+    const reason = s.reasonIndex[i]!;
+    let j = i + 1;
+    // After a final / abort every call keeps that status (with its own reason): one run.
+    const ended = kind === 'final' || kind === 'abort';
+    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason)) j++;
+    const text = s.reasons[reason] || kind;
+    const later = j - 1 - i;
+    const label = ended && later > 0 ? `${text} (the ${fmt(later)} later calls would not have happened)` : later > 0 ? `${text} (calls ${i}–${j - 1})` : text;
+    out.push({ step: i, kind, label, ...(j - 1 > i ? { until: j - 1 } : {}) });
+    i = j;
+  }
+  return out;
+}
+
+export interface ChartViewOptions {
+  /** The host's key for this replay (detail requests reuse it). */
+  readonly key: string;
+  readonly buckets: number;
+  /** Notes from outside the replay (counts still estimates, …), shown before the replay's own. */
+  readonly warnings?: readonly string[];
+}
+
+export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView {
+  const s = r.steps;
+  const n = s.count;
+  const starts = bucketStarts(n, options.buckets);
+  const B = starts.length;
+
+  const peakStep = new Array<number>(B);
+  const status = new Array<StepStatus>(B);
+  for (let b = 0; b < B; b++) {
+    const to = starts[b + 1] ?? n;
+    let peak = starts[b]!;
+    let worst = 0;
+    for (let i = starts[b]!; i < to; i++) {
+      if (s.total[i]! > s.total[peak]!) peak = i;
+      // STEP_STATUSES is ordered by severity: the worst status has the largest code.
+      if (s.status[i]! > worst) worst = s.status[i]!;
+    }
+    peakStep[b] = peak;
+    status[b] = STEP_STATUSES[worst]!;
+  }
+  const regions = {} as Record<Region, number[]>;
+  for (const k of REGIONS) {
+    const src = s.regions[k];
+    regions[k] = peakStep.map((p) => src[p]!);
+  }
+
+  // The window the calls are drawn against: the one the replay resolved (window sources in
+  // core/budget/limits.ts). A fallback model's window after an S1 skip is not recorded per call.
+  const resolvedWindow = resolvedOf(r.config).window;
+  const windowPerCall = new Float64Array(n).fill(resolvedWindow ?? NaN);
+
+  const turnStarts: number[] = [];
+  for (let i = 0; i < n; i++) if (i === 0 || s.turn[i] !== s.turn[i - 1]) turnStarts.push(i);
+
+  const markers: ChartMarker[] = [];
+  const warnings: string[] = [...(options.warnings ?? []), ...(resolvedOf(r.config).warnings ?? [])];
+  for (const e of r.events) {
+    if (e.kind === 'compression') markers.push({ step: e.step, kind: 'compression', path: e.path, label: compressionLabel(e) });
+    else if (e.kind === 'source-compaction') markers.push({ step: e.step, kind: 'source-compaction', label: sourceCompactionLabel(e) });
+    else if (e.kind === 'summarizer-failure') warnings.push(`summarizer failed at call ${e.step}: ${e.error}`);
+    // Warnings at call 0 are the replay's notes about its inputs (summarizer missing, counts made with another tokenizer).
+    else if (e.kind === 'warning' && e.step === 0) warnings.push(e.text);
+  }
+  markers.push(...statusMarkers(r));
+  markers.sort((a, b) => a.step - b.step);
+
+  return {
+    key: options.key,
+    policy: r.policy,
+    config: r.config,
+    stepCount: n,
+    bucketStart: starts,
+    peakStep,
+    regions,
+    total: reduceSeries(s.total, starts, n),
+    limit: reduceSeries(s.limit, starts, n),
+    trigger: reduceSeries(s.trigger, starts, n),
+    reported: reduceSeries(s.reported, starts, n),
+    window: reduceSeries(windowPerCall, starts, n),
+    status,
+    turnStarts,
+    markers,
+    totals: r.totals,
+    retention: r.retention,
+    warnings: [...new Set(warnings)],
+  };
+}

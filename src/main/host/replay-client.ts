@@ -1,0 +1,180 @@
+/**
+ * Schedules the host's replay requests to the replay engine — a worker thread when one is built
+ * (Electron and `serve` alike), else the host's own thread (tests from source) — one at a time,
+ * in order, with the debugger's rules (DESIGN.md, "Heavy work … can be cancelled when superseded,
+ * and an older answer never overwrites a newer one"):
+ * - a request may name a `channel`; a newer request on the same channel supersedes the older,
+ *   which answers `cancelled` at once (dropped from the queue, or its result discarded when it
+ *   was already running — the result still lands in the engine's cache);
+ * - the queue is bounded: past MAX_QUEUE waiting requests a new one answers `cancelled`;
+ * - a worker that dies fails the requests it held with a clear error and is started again for
+ *   the next one, so no request ever waits for an answer that will not come.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ApiError } from '../../shared/api';
+import { startWorker } from '../workers';
+import { dispatch, type FromReplayWorker, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import type { ReplayService } from './replays';
+
+/** Requests waiting beyond the running one. A dragged slider supersedes its own; this bounds the rest. */
+export const MAX_QUEUE = 32;
+
+/**
+ * The replay worker's TypeScript source when running from a checkout (`tsx`), so `serve` replays
+ * off its request thread there too; undefined inside a bundle (which has the built worker).
+ */
+export function replayWorkerSource(): string | undefined {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.ts')) return undefined;
+  const file = here.replace(/replay-client\.ts$/, 'replay-worker.ts');
+  return existsSync(file) ? file : undefined;
+}
+
+/** Runs one request at a time, somewhere. */
+export interface ReplayExecutor {
+  run(op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]>;
+  forget(sessionId: string): void;
+  close(): Promise<void>;
+}
+
+/** The engine in this thread (no worker file: tests from source). */
+export function inThreadExecutor(service: ReplayService): ReplayExecutor {
+  return {
+    run: (op) => dispatch(service, op),
+    forget: (id) => service.forget(id),
+    close: async () => {},
+  };
+}
+
+/**
+ * The engine in a worker thread started from `file` (a built `.js`, or a `.ts` source run through
+ * tsx). Started on first use; restarted after it dies.
+ */
+export function workerExecutor(file: string, data: ReplayWorkerData): ReplayExecutor {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
+  const failAll = (why: string): void => {
+    for (const p of pending.values()) p.reject(new ApiError('internal', `the replay worker stopped (${why}); the request failed — ask again`));
+    pending.clear();
+  };
+  const ensure = (): Worker => {
+    if (worker) return worker;
+    const w = file.endsWith('.ts') ? startWorker([], file, { workerData: data }) : new Worker(file, { workerData: data });
+    w.on('message', (m: FromReplayWorker) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve(m.value);
+      else p.reject(new ApiError(m.code, m.message));
+    });
+    w.on('error', (e) => {
+      if (worker === w) worker = undefined;
+      failAll(e.message);
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      failAll(`exit code ${code}`);
+    });
+    worker = w;
+    return w;
+  };
+  return {
+    run: (op) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
+      }),
+    forget: (sessionId) => worker?.postMessage({ type: 'forget', sessionId } satisfies ToReplayWorker),
+    close: async () => {
+      const w = worker;
+      worker = undefined;
+      failAll('the host closed');
+      await w?.terminate();
+    },
+  };
+}
+
+interface Job {
+  readonly op: ReplayOp;
+  readonly channel: string | undefined;
+  readonly resolve: (v: ReplayOpResults[ReplayOpName]) => void;
+  readonly reject: (e: Error) => void;
+  settled: boolean;
+}
+
+export class ReplayClient {
+  private readonly queue: Job[] = [];
+  private running: Job | null = null;
+  private readonly channels = new Map<string, Job>();
+
+  constructor(private readonly executor: ReplayExecutor) {}
+
+  /** Queues `op`; superseding the request still pending on `channel`, if any. */
+  submit<K extends ReplayOpName>(op: ReplayOpOf<K>, channel?: string): Promise<ReplayOpResults[K]> {
+    return new Promise<ReplayOpResults[K]>((resolve, reject) => {
+      const job: Job = { op, channel, resolve: resolve as (v: ReplayOpResults[ReplayOpName]) => void, reject, settled: false };
+      if (channel !== undefined) {
+        const older = this.channels.get(channel);
+        if (older) this.cancel(older, `superseded by a newer request on channel "${channel}"`);
+        this.channels.set(channel, job);
+      }
+      if (this.queue.length >= MAX_QUEUE) {
+        this.cancel(job, `the replay queue is full (${MAX_QUEUE} waiting); ask again`);
+        return;
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  private cancel(job: Job, why: string): void {
+    if (job.settled) return;
+    job.settled = true;
+    const i = this.queue.indexOf(job);
+    if (i >= 0) this.queue.splice(i, 1);
+    if (job.channel !== undefined && this.channels.get(job.channel) === job) this.channels.delete(job.channel);
+    job.reject(new ApiError('cancelled', why));
+  }
+
+  private pump(): void {
+    if (this.running) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    this.running = job;
+    const done = (): void => {
+      if (job.channel !== undefined && this.channels.get(job.channel) === job) this.channels.delete(job.channel);
+      this.running = null;
+      this.pump();
+    };
+    this.executor.run(job.op).then(
+      (value) => {
+        // A superseded request's answer is never delivered.
+        if (!job.settled) {
+          job.settled = true;
+          job.resolve(value);
+        }
+        done();
+      },
+      (e: unknown) => {
+        if (!job.settled) {
+          job.settled = true;
+          job.reject(e instanceof Error ? e : new Error(String(e)));
+        }
+        done();
+      },
+    );
+  }
+
+  forget(sessionId: string): void {
+    this.executor.forget(sessionId);
+  }
+
+  async close(): Promise<void> {
+    for (const job of [...this.queue]) this.cancel(job, 'the host closed');
+    await this.executor.close();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The replay worker thread: loads sessions and counts from SQLite through its own connection,
+ * runs replays and answers chart-view, step-detail, view and compare requests from its cache of
+ * recent results (replays.ts), so the thread that answers the renderer never replays. One request
+ * at a time; replay-client.ts queues, cancels and restarts.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Session } from '../../core/model';
+import { ApiError } from '../../shared/api';
+import { openStore } from '../store/index';
+import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { ReplayService } from './replays';
+
+/** Parsed sessions kept in this thread (the rest stay in SQLite). */
+const SESSION_CACHE = 4;
+
+function start(data: ReplayWorkerData): void {
+  const port = parentPort!;
+  const store = openStore(data.dbPath, data.nativeBinding ? { nativeBinding: data.nativeBinding } : {});
+  const sessions = new Map<string, Session>();
+  const sessionOf = (id: string): Session => {
+    let s = sessions.get(id);
+    if (s) {
+      sessions.delete(id);
+      sessions.set(id, s);
+      return s;
+    }
+    s = store.loadSession(id);
+    if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
+    sessions.set(id, s);
+    while (sessions.size > SESSION_CACHE) {
+      const oldest = sessions.keys().next().value as string;
+      sessions.delete(oldest);
+      service.forget(oldest);
+    }
+    return s;
+  };
+  const service = new ReplayService({
+    session: sessionOf,
+    load: (id, tokenizer) => store.loadCounts(id, tokenizer),
+    save: (id, c) => store.saveCounts(id, c),
+    summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+  });
+  port.on('message', (m: ToReplayWorker) => {
+    if (m.type === 'forget') {
+      sessions.delete(m.sessionId);
+      service.forget(m.sessionId);
+      return;
+    }
+    dispatch(service, m.op).then(
+      (value) => port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker),
+      (e: unknown) => port.postMessage(errorReply(m.id, e)),
+    );
+  });
+  port.once('close', () => store.close());
+}
+
+if (parentPort) start(workerData as ReplayWorkerData);
