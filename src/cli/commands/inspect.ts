@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import type { Session } from '../../core/model';
 import { stepIndices } from '../../core/model';
-import { countWith, defaultTokenizerFor, getTokenizer } from '../../core/tokens/index';
+import { calibrationReport, type CalibrationReport } from '../../core/tokens/calibrate';
+import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
 import { CliError, EXIT } from '../errors';
 import { loadFile } from '../load';
@@ -23,6 +24,8 @@ export interface InspectSession {
   orphans: { calls: number; results: number };
   tokens: { tokenizer: string; approximate: boolean; system: number; tools: number; history: number; unlogged: number };
   reportedUsage: boolean;
+  /** How well the calibrated tokenizer explains the reported prompts, scored in and out of sample (core/tokens/calibrate.ts), or why it fell back. */
+  calibration: CalibrationReport | { fallback: string };
   sourceCompactions: number;
   subagents: number;
 }
@@ -51,6 +54,8 @@ export function inspectSession(s: Session, tokenizerId: string | undefined): Ins
     throw new CliError(`--tokenizer: ${e instanceof Error ? e.message : String(e)}`, EXIT.usage);
   }
   const counts = countWith(s, id);
+  // Calibration is judged against the base tokenizer's own counts, never the fitted ones.
+  const calibration = calibrationReport(s, id === CALIBRATION_BASE ? counts : countWith(s, CALIBRATION_BASE));
   const pairs = pairToolCalls(s.messages);
   return {
     id: s.id,
@@ -70,9 +75,19 @@ export function inspectSession(s: Session, tokenizerId: string | undefined): Ins
       unlogged: counts.unlogged,
     },
     reportedUsage: hasUsage,
+    calibration,
     sourceCompactions: s.sourceCompactions.length,
     subagents: s.subagents.length,
   };
+}
+
+const pct = (v: number): string => `${v.toFixed(1)}%`;
+
+/** One line: the fit, its in-sample and out-of-sample median errors, or why it fell back. */
+export function calibrationLine(c: InspectSession['calibration']): string {
+  if ('fallback' in c) return `fallback — ${c.fallback}`;
+  const out = c.outOfSampleError === null ? 'n/a (too few calls)' : pct(c.outOfSampleError);
+  return `ratio ${c.ratio.toFixed(3)}, overhead ${c.overhead} tokens over ${c.calls} call(s); median error ${pct(c.inSampleError)} in sample, ${out} out of sample (fit on the first half, scored on the second)`;
 }
 
 export function registerInspect(program: Command): void {
@@ -118,6 +133,7 @@ export function registerInspect(program: Command): void {
           ]),
         ),
       );
+      for (const s of report.sessions) process.stdout.write(`calibration${report.sessions.length > 1 ? ` (${s.title ?? s.id})` : ''}: ${calibrationLine(s.calibration)}\n`);
       if (report.warnings.length) process.stdout.write(`${report.warnings.length} warning(s); first: ${report.warnings.slice(0, 3).join(' | ')}\n`);
     });
 }

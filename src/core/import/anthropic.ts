@@ -8,7 +8,12 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { anthropicParts, anthropicUsage, arr, contentText, isRecord, rec, str, type Json } from './util';
 
-const BLOCK_TYPES = /"type"\s*:\s*"(tool_use|tool_result|thinking|redacted_thinking)"/;
+/**
+ * Content blocks only the Chat Completions shape has (FORMATS.md §1): a `{messages}` body holding
+ * one is OpenAI's, whatever else it shares with Anthropic's (both have `text` blocks).
+ */
+const OPENAI_ONLY_BLOCKS = new Set(['image_url', 'input_audio', 'file', 'refusal']);
+const hasOpenAIOnlyBlock = (m: unknown): boolean => isRecord(m) && Array.isArray(m['content']) && (m['content'] as unknown[]).some((b) => isRecord(b) && OPENAI_ONLY_BLOCKS.has(b['type'] as string));
 
 function isResponse(v: unknown): v is Json {
   return isRecord(v) && v['type'] === 'message' && isRecord(v['usage']) && 'input_tokens' in (v['usage'] as Json);
@@ -18,13 +23,12 @@ function isRequest(v: unknown): v is Json {
   const msgs = v['messages'] as unknown[];
   const blocks = msgs.some((m) => isRecord(m) && Array.isArray(m['content']) && (m['content'] as unknown[]).some((b) => isRecord(b) && typeof b['type'] === 'string' && /^(tool_use|tool_result|thinking|redacted_thinking|image|text)$/.test(b['type'] as string)));
   const onlyUserAssistant = msgs.every((m) => isRecord(m) && (m['role'] === 'user' || m['role'] === 'assistant'));
-  return onlyUserAssistant && ('system' in v || blocks || 'max_tokens' in v) && !msgs.some((m) => isRecord(m) && 'tool_calls' in m);
+  return onlyUserAssistant && ('system' in v || blocks || 'max_tokens' in v) && !msgs.some((m) => isRecord(m) && ('tool_calls' in m || hasOpenAIOnlyBlock(m)));
 }
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape === 'json') {
     const v = sniff.value;
-    if (v === undefined) return BLOCK_TYPES.test(sniff.head) && /"messages"\s*:/.test(sniff.head) && !/"tool_calls"/.test(sniff.head);
     if (isRequest(v) || isResponse(v)) return true;
     return Array.isArray(v) && v.length > 0 && v.every((x) => isRequest(x) || isResponse(x));
   }

@@ -174,7 +174,6 @@ export function looksLikeClaudeCode(v: unknown): boolean {
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'jsonl') return false;
-  if (sniff.lines.length === 0) return /"sessionId":"[^"]*".*"uuid":/.test(sniff.head.slice(0, 4096)) && /"parentUuid"/.test(sniff.head.slice(0, 4096));
   return sniff.lines.some(looksLikeClaudeCode);
 }
 

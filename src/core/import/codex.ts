@@ -62,7 +62,6 @@ const TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_conte
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'jsonl') return false;
-  if (sniff.lines.length === 0) return /^\{"timestamp":"[^"]*","type":"(session_meta|response_item|event_msg|turn_context|compacted)"/.test(sniff.head);
   return sniff.lines.some((l) => isRecord(l) && typeof l['type'] === 'string' && TYPES.has(l['type']) && isRecord(l['payload']));
 }
 

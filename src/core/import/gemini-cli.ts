@@ -18,7 +18,7 @@ function isCheckpoint(v: unknown): boolean {
 }
 
 function detect(sniff: Sniff): boolean {
-  if (sniff.shape === 'json') return sniff.value !== undefined ? isDoc(sniff.value) || isCheckpoint(sniff.value) : /"projectHash"\s*:/.test(sniff.head) && /"sessionId"\s*:/.test(sniff.head);
+  if (sniff.shape === 'json') return sniff.value !== undefined && (isDoc(sniff.value) || isCheckpoint(sniff.value));
   if (sniff.shape === 'jsonl') return sniff.lines.some((l) => isRecord(l) && typeof l['projectHash'] === 'string');
   return false;
 }

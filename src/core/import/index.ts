@@ -1,12 +1,13 @@
 /**
- * The import framework: sniff the head, pick the format (the first importer in FORMATS.md's
- * order whose cheap `detect` says yes, or the one the user named), stream the file into that
- * importer, and return every session — or one clear ImportError and nothing at all.
+ * The import framework: sniff the head (and, when the head cannot settle it, read on until the
+ * structure is parsed: sniff.ts `confirmSniff`), pick the format (the first importer in
+ * FORMATS.md's order whose `detect` says yes, or the one the user named), stream the file into
+ * that importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';
 import { decodeLineBlocks, parseJsonOrThrow, readAll, type BlockedJsonLines } from './read';
 import { IMPORTERS } from './registry';
-import { sniffSource } from './sniff';
+import { confirmSniff, sniffSource } from './sniff';
 import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
 
 export { IMPORTERS } from './registry';
@@ -59,7 +60,7 @@ export function detectImporter(sniff: Sniff): Importer | undefined {
 }
 
 export async function detectFormat(source: ByteSource): Promise<FormatId | undefined> {
-  return detectImporter(await sniffSource(source))?.id;
+  return detectImporter(await confirmSniff(source, await sniffSource(source)))?.id;
 }
 
 /**
@@ -69,7 +70,10 @@ export async function detectFormat(source: ByteSource): Promise<FormatId | undef
  */
 export async function lineRecordsFormat(source: ByteSource, format?: FormatId): Promise<FormatId | undefined> {
   try {
-    const sniff = await sniffSource(source);
+    const head = await sniffSource(source);
+    // A JSON document is never line records: settle only what could be JSON lines (a first
+    // line longer than the head), which reads no further than its second line.
+    const sniff = head.shape === 'jsonl' ? await confirmSniff(source, head) : head;
     const importer = format ? importerFor(format) : detectImporter(sniff);
     return importer?.lineRecords === true && sniff.shape === 'jsonl' ? importer.id : undefined;
   } catch {
@@ -92,8 +96,24 @@ export function stringSource(name: string, text: string): ByteSource {
 }
 
 export async function importSource(source: ByteSource, options: ImportOptions = {}): Promise<ImportOutcome> {
-  const sniff = await sniffSource(source);
-  if (sniff.head.trim() === '') throw new ImportError(source.name, 'a transcript, found an empty file');
+  const head = await sniffSource(source);
+  if (head.head.trim() === '') throw new ImportError(source.name, 'a transcript, found an empty file');
+  let bytes = 0;
+  let lastReport = 0;
+  let messages = 0;
+  let sessions = 0;
+  const report = (force = false): void => {
+    if (!options.onProgress) return;
+    if (!force && bytes - lastReport < 1 << 20) return;
+    lastReport = bytes;
+    options.onProgress({ bytes, sessions, messages });
+  };
+  const onBytes = (b: number): void => {
+    bytes = b;
+    report();
+  };
+  // A document is read (and parsed) here once when its head was not enough to detect it.
+  const sniff = options.format === 'aider' ? head : await confirmSniff(source, head, options.signal, onBytes);
   const importer = options.format ? importerFor(options.format) : detectImporter(sniff);
   if (!importer) {
     if (options.format) throw new ImportError(source.name, `a known format, got "${options.format}" (known: ${IMPORTERS.map((i) => i.id).join(', ')})`);
@@ -107,16 +127,6 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
 
   const warnings: string[] = [];
   let warningCount = 0;
-  let bytes = 0;
-  let messages = 0;
-  let sessions = 0;
-  let lastReport = 0;
-  const report = (force = false): void => {
-    if (!options.onProgress) return;
-    if (!force && bytes - lastReport < 1 << 20) return;
-    lastReport = bytes;
-    options.onProgress({ bytes, sessions, messages });
-  };
   // Records by line number only where every record is one line of a line-delimited file.
   const lineRecords = options.keepRaw === 'lines' && importer.lineRecords === true && sniff.shape === 'jsonl';
   const ctx: ParseContext = {
@@ -133,11 +143,6 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     },
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  const onBytes = (b: number): void => {
-    bytes = b;
-    report();
-  };
-
   let skippedLines = 0;
   const skipped: string[] = [];
   let input: ImportInput;
@@ -198,8 +203,11 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   } else if (sniff.shape === 'text' || importer.id === 'aider') {
     input = { kind: 'text', text: await readAll(source, options.signal, onBytes) };
   } else {
-    const text = await readAll(source, options.signal, onBytes);
-    input = { kind: 'json', value: sniff.complete && sniff.value !== undefined ? sniff.value : parseJsonOrThrow(source.name, text) };
+    // A value parsed by confirmSniff was read through the checked decoder; the head's was not
+    // (it replaces invalid bytes), so the file is still read once to check its encoding.
+    const confirmed = sniff !== head && sniff.value !== undefined;
+    const text = confirmed ? '' : await readAll(source, options.signal, onBytes);
+    input = { kind: 'json', value: sniff.value !== undefined ? sniff.value : parseJsonOrThrow(source.name, text) };
   }
 
   const result = await importer.parse(input, ctx);

@@ -13,7 +13,7 @@ const isMini = (v: unknown): v is Json => isRecord(v) && typeof v['trajectory_fo
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'json') return false;
-  return sniff.value !== undefined ? isMini(sniff.value) : /"trajectory_format"\s*:\s*"mini-swe-agent/.test(sniff.head);
+  return sniff.value !== undefined && isMini(sniff.value);
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {

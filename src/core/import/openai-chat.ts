@@ -23,7 +23,6 @@ function hasChatSignals(v: unknown): boolean {
 function detect(sniff: Sniff): boolean {
   if (sniff.shape === 'json') {
     const v = sniff.value;
-    if (v === undefined) return /"role"\s*:/.test(sniff.head) && /"(tool_calls|tool_call_id|chat\.completion)"/.test(sniff.head);
     if (isResponse(v) || isRequest(v)) return true;
     if (Array.isArray(v)) return v.length > 0 && (v.every(isChatMessage) || v.every((x) => isRequest(x) || isResponse(x)));
     return false;

@@ -16,7 +16,6 @@ function detect(sniff: Sniff): boolean {
   const ok = (v: unknown): boolean => isResponse(v) || isRequest(v);
   if (sniff.shape === 'json') {
     const v = sniff.value;
-    if (v === undefined) return /"object"\s*:\s*"response"/.test(sniff.head) || (/"input"\s*:\s*\[/.test(sniff.head) && /"type"\s*:\s*"(function_call|function_call_output|reasoning)"/.test(sniff.head));
     return ok(v) || (Array.isArray(v) && v.length > 0 && (v.every(ok) || (v.every(isResponsesItem) && v.some((x) => isRecord(x) && x['type'] !== 'message'))));
   }
   if (sniff.shape === 'jsonl') return sniff.lines.length > 0 && (sniff.lines.every(ok) || (sniff.lines.every(isResponsesItem) && sniff.lines.some((x) => isRecord(x) && x['type'] !== 'message')));

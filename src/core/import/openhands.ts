@@ -15,10 +15,9 @@ const isInstance = (v: unknown): v is Json => isRecord(v) && typeof v['instance_
 function detect(sniff: Sniff): boolean {
   if (sniff.shape === 'json') {
     const v = sniff.value;
-    if (v === undefined) return /^\s*\[\s*\{\s*"id"\s*:/.test(sniff.head) && /"source"\s*:\s*"(user|agent|environment)"/.test(sniff.head) && /"(action|observation)"\s*:/.test(sniff.head);
     return (Array.isArray(v) && v.length > 0 && v.some(isEvent) && v.every((e) => isRecord(e))) || isInstance(v);
   }
-  if (sniff.shape === 'jsonl') return sniff.lines.some(isInstance) || (sniff.lines.length === 0 && /^\{"instance_id":/.test(sniff.head));
+  if (sniff.shape === 'jsonl') return sniff.lines.some(isInstance);
   return false;
 }
 

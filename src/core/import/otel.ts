@@ -10,7 +10,7 @@ import { ImportError } from './types';
 import { argsText, arr, contentText, isRecord, num, rec, str, type Json } from './util';
 
 function detect(sniff: Sniff): boolean {
-  if (sniff.shape === 'json') return sniff.value !== undefined ? isRecord(sniff.value) && Array.isArray(sniff.value['resourceSpans']) : /"resourceSpans"\s*:/.test(sniff.head);
+  if (sniff.shape === 'json') return isRecord(sniff.value) && Array.isArray(sniff.value['resourceSpans']);
   if (sniff.shape === 'jsonl') return sniff.lines.some((l) => isRecord(l) && Array.isArray(l['resourceSpans']));
   return false;
 }

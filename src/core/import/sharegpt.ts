@@ -10,7 +10,7 @@ import { arr, isRecord, rec, str, type Json } from './util';
 const isConv = (v: unknown): v is Json => isRecord(v) && Array.isArray(v['conversations']) && (v['conversations'] as unknown[]).every((c) => isRecord(c) && 'from' in c && 'value' in c);
 
 function detect(sniff: Sniff): boolean {
-  if (sniff.shape === 'json') return sniff.value !== undefined ? (Array.isArray(sniff.value) && sniff.value.length > 0 && sniff.value.every(isConv)) || isConv(sniff.value) : /"conversations"\s*:\s*\[\s*\{\s*"from"/.test(sniff.head);
+  if (sniff.shape === 'json') return sniff.value !== undefined && ((Array.isArray(sniff.value) && sniff.value.length > 0 && sniff.value.every(isConv)) || isConv(sniff.value));
   if (sniff.shape === 'jsonl') return sniff.lines.length > 0 && sniff.lines.every(isConv);
   return false;
 }

@@ -13,8 +13,7 @@ const isTraj = (v: unknown): v is Json => isRecord(v) && Array.isArray(v['trajec
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'json') return false;
-  if (sniff.value !== undefined) return isTraj(sniff.value);
-  return /"trajectory"\s*:\s*\[/.test(sniff.head) && /"history"\s*:/.test(sniff.head) && !/"trajectory_format"/.test(sniff.head);
+  return isTraj(sniff.value);
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {

@@ -5,6 +5,9 @@
  * say); the overhead is what the transcript does not log at all — Claude Code omits the system
  * prompt and tool definitions, often 15–25k tokens — and becomes its own region, "unlogged
  * system & tools", so the bars add up to what the provider really counted.
+ *
+ * A fit scored on the calls it was fitted on flatters itself, so `calibrationReport` also fits on
+ * the first half of the calls and scores the second half (README "Replay: what it assumes").
  */
 import type { Session } from '../model';
 import { promptTokens } from '../model';
@@ -17,11 +20,35 @@ export interface CalibrationFit {
   readonly points: number;
   /** Mean absolute error of the fit over those calls, in tokens. */
   readonly meanAbsError: number;
+  /** Set when the least-squares line was not used (no usage, or a line that is not physical), and why. */
+  readonly fallback?: string;
 }
 
-/** (x, y) per call with reported usage: estimated request size (since the last source compaction) vs reported prompt. */
-export function calibrationPoints(session: Session, counts: SessionCounts): { x: number; y: number }[] {
-  const points: { x: number; y: number }[] = [];
+export interface CalibrationReport {
+  readonly ratio: number;
+  readonly overhead: number;
+  /** Median absolute error, in % of the reported prompt, over the calls the fit was made on. */
+  readonly inSampleError: number;
+  /** Fitted on the first half of the calls, median absolute % error on the second half; null with too few calls. */
+  readonly outOfSampleError: number | null;
+  /** Calls with reported usage. */
+  readonly calls: number;
+}
+
+/** Each half needs this many calls for an out-of-sample score: a line through one point says nothing. */
+const MIN_HALF = 2;
+
+interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
+/**
+ * (x, y) per call with reported usage: estimated request size (since the last source compaction,
+ * without the fitted `unlogged` region) vs reported prompt; `index` is the call's message.
+ */
+export function calibrationPoints(session: Session, counts: SessionCounts): { index: number; x: number; y: number }[] {
+  const points: { index: number; x: number; y: number }[] = [];
   const compactionStarts = session.sourceCompactions.map((c) => c.atMessage).sort((a, b) => a - b);
   let c = 0;
   let windowStart = 0;
@@ -31,18 +58,15 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { x:
     if (m.role !== 'assistant' || !m.usage) continue;
     // The request of call i holds everything before message i in the current window.
     const x = counts.prefix[i]! - counts.prefix[windowStart]! + counts.system + counts.tools;
-    points.push({ x, y: promptTokens(m.usage) });
+    points.push({ index: i, x, y: promptTokens(m.usage) });
   }
   return points;
 }
 
-export function fitCalibration(session: Session, counts: SessionCounts): CalibrationFit {
-  const pts = calibrationPoints(session, counts).filter((p) => p.y > 0);
-  if (pts.length === 0) return { ratio: 1, overhead: 0, points: 0, meanAbsError: 0 };
-  if (pts.length === 1) {
-    const p = pts[0]!;
-    return { ratio: 1, overhead: Math.max(0, p.y - p.x), points: 1, meanAbsError: 0 };
-  }
+/** The line through the points, or a pure offset (with the reason) when a line cannot be trusted. */
+function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fallback?: string } {
+  if (pts.length === 0) return { ratio: 1, overhead: 0, fallback: 'no call reports a prompt size: counts are the base tokenizer’s, uncorrected' };
+  if (pts.length === 1) return { ratio: 1, overhead: Math.max(0, Math.round(pts[0]!.y - pts[0]!.x)), fallback: 'one call reports usage: a fixed offset only, no ratio' };
   const n = pts.length;
   let sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const p of pts) {
@@ -52,15 +76,53 @@ export function fitCalibration(session: Session, counts: SessionCounts): Calibra
     sxy += p.x * p.y;
   }
   const denom = n * sxx - sx * sx;
-  let ratio = denom > 0 ? (n * sxy - sx * sy) / denom : 1;
-  let overhead = (sy - ratio * sx) / n;
+  const ratio = denom > 0 ? (n * sxy - sx * sy) / denom : Number.NaN;
+  const overhead = (sy - ratio * sx) / n;
   // A negative overhead or a nonsensical ratio means the line is not physical: fall back to a
   // pure offset (ratio 1), which is what an unlogged system prompt looks like.
   if (!(ratio > 0.2 && ratio < 5) || overhead < 0) {
-    ratio = 1;
-    overhead = Math.max(0, (sy - sx) / n);
+    const why = Number.isNaN(ratio) ? 'every call has the same estimate' : `the fitted line (ratio ${ratio.toFixed(2)}, overhead ${Math.round(overhead)}) is not physical`;
+    return { ratio: 1, overhead: Math.round(Math.max(0, (sy - sx) / n)), fallback: `${why}: a fixed offset only, ratio 1` };
   }
+  return { ratio, overhead: Math.round(overhead) };
+}
+
+const usable = (session: Session, counts: SessionCounts): Point[] => calibrationPoints(session, counts).filter((p) => p.y > 0);
+
+export function fitCalibration(session: Session, counts: SessionCounts): CalibrationFit {
+  const pts = usable(session, counts);
+  const fit = fitPoints(pts);
   let err = 0;
-  for (const p of pts) err += Math.abs(ratio * p.x + overhead - p.y);
-  return { ratio, overhead: Math.round(overhead), points: n, meanAbsError: err / n };
+  for (const p of pts) err += Math.abs(fit.ratio * p.x + fit.overhead - p.y);
+  return { ...fit, points: pts.length, meanAbsError: pts.length ? err / pts.length : 0 };
+}
+
+function median(values: number[]): number {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/** Median absolute error in % of the reported prompt. */
+function medianAbsPct(fit: { ratio: number; overhead: number }, pts: readonly Point[]): number {
+  return median(pts.map((p) => (Math.abs(fit.ratio * p.x + fit.overhead - p.y) / p.y) * 100));
+}
+
+/**
+ * How well the calibration explains the reported prompts, honestly: `counts` are the BASE
+ * tokenizer's (uncalibrated) counts; the in-sample error scores the fit on the calls it was
+ * fitted on, the out-of-sample error fits on the first half of the calls (in order) and scores
+ * the second half. `{ fallback }` says why there is no fitted line to report.
+ */
+export function calibrationReport(session: Session, counts: SessionCounts): CalibrationReport | { fallback: string } {
+  const pts = usable(session, counts);
+  const fit = fitPoints(pts);
+  if (fit.fallback !== undefined) return { fallback: fit.fallback };
+  const half = pts.length >> 1;
+  let outOfSampleError: number | null = null;
+  if (half >= MIN_HALF && pts.length - half >= MIN_HALF) {
+    const early = fitPoints(pts.slice(0, half));
+    outOfSampleError = medianAbsPct(early, pts.slice(half));
+  }
+  return { ratio: fit.ratio, overhead: fit.overhead, inSampleError: medianAbsPct(fit, pts), outOfSampleError, calls: pts.length };
 }

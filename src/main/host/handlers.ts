@@ -14,6 +14,7 @@ import type { SessionCounts } from '../../core/tokens/index';
 import { turnStarts } from '../../core/turns';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
 import { openStore, type SessionStore } from '../store/index';
+import { accuracyOf } from './accuracy';
 import { countForHost, defaultTokenizerOf } from './counts';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
@@ -268,9 +269,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     getConfigFields: async () => {
       throw new ApiError('unsupported', 'getConfigFields is not implemented yet');
     },
-    getAccuracy: async () => {
-      throw new ApiError('unsupported', 'getAccuracy is not implemented yet');
-    },
+    getAccuracy: async ({ sessionId, tokenizer }) => accuracyOf(sessionOf(sessionId), tokenizer),
     compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
