@@ -6,13 +6,14 @@ import type { AppStore } from './store';
 
 /** A field where the keys belong to the user's typing (or the control's own arrows). */
 function isField(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  const tag = target.tagName;
+  const el = target as Partial<HTMLElement> | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  if (el.isContentEditable) return true;
+  const tag = el.tagName;
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
 }
 
-export function handleDebuggerKey(store: AppStore, e: KeyboardEvent): boolean {
+export function handleDebuggerKey(store: AppStore, e: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return false;
   const s = store.getState();
   switch (e.key) {

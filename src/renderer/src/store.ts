@@ -392,7 +392,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           if (seq !== chartSeq) return; // superseded: a newer request is on its way
           const step = get().selectedStep;
           const selectedStep = chart.stepCount === 0 ? null : clampStep(step ?? 0, chart.stepCount);
-          set({ chart, chartFor: req, chartError: null, chartLoading: false, invalid: null, selectedStep, inspectedMessage: selectedStep === step ? get().inspectedMessage : null });
+          const inspectedMessage = selectedStep === step && get().inspectedMessage !== null ? get().inspectedMessage : selectedStep === null ? null : (get().detail?.steps[selectedStep] ?? null);
+          set({ chart, chartFor: req, chartError: null, chartLoading: false, invalid: null, selectedStep, inspectedMessage });
           await Promise.all([requestStepDetail(), get().comparePolicyId ? get().runCompare() : undefined]);
         } catch (e) {
           if (seq !== chartSeq) return;

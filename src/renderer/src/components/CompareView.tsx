@@ -5,11 +5,10 @@
  * on the chart (RegionChart).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { useRef } from 'react';
 import type { CompareView as Comparison } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
-import { configDifferences } from '../model/config';
 
 const ROWS: { key: keyof Comparison['totals']; label: string; money?: boolean }[] = [
   { key: 'billedInputTokens', label: 'billed input' },
@@ -55,7 +54,7 @@ export function CompareView() {
   const minDelta = useAppStore((s) => s.minDelta);
   const setMinDelta = useAppStore((s) => s.setMinDelta);
   const overrideCount = useAppStore((s) => Object.keys(s.overrides).length);
-  const diffs = useMemo(() => (c ? configDifferences(c.a.config, c.b.config) : []), [c]);
+  const diffs = c?.configDifferences ?? [];
   const show = (v: number, money?: boolean): string => (money ? `$${v.toFixed(4)}` : fmtTokens(v));
   return (
     <section className="compare-view" data-testid="compare-view" aria-label="Comparison">
@@ -101,7 +100,7 @@ export function CompareView() {
             <table className="config-diff" data-testid="compare-config-diff">
               <tbody>
                 {diffs.slice(0, 60).map((d) => (
-                  <tr key={d.key}><td>{d.key}</td><td>{d.a ?? '—'}</td><td>{d.b ?? '—'}</td></tr>
+                  <tr key={d.key}><td>{d.key}</td><td>{JSON.stringify(d.a) ?? '—'}</td><td>{JSON.stringify(d.b) ?? '—'}</td></tr>
                 ))}
               </tbody>
             </table>

@@ -26,7 +26,7 @@ const ROWS: { key: string; label: string; match: (m: ChartMarker) => boolean }[]
   { key: 'source', label: 'agent', match: (m) => m.kind === 'source-compaction' },
   { key: 'guard', label: 'guard', match: (m) => m.kind === 'warn' || m.kind === 'skip' || m.kind === 'final' || m.kind === 'abort' },
 ];
-const ROW_H = 7;
+const ROW_H = 8;
 const LABEL_W = 62;
 
 export function ReplayTimeline() {
@@ -48,9 +48,11 @@ export function ReplayTimeline() {
       const byColor = new Map<string, string>();
       for (const m of markers) {
         if (!row.match(m)) continue;
-        const x = ((m.step + 0.5) / stepCount) * 1000;
+        // A run of calls with one status (until) is one band from its first call to its last.
+        const x = (m.step / stepCount) * 1000;
+        const w = Math.max(0.6, (((m.until ?? m.step) + 1 - m.step) / stepCount) * 1000);
         const color = KIND_COLOR[m.kind];
-        byColor.set(color, `${byColor.get(color) ?? ''}M${x.toFixed(2)} ${r * ROW_H + 1}v${ROW_H - 2}`);
+        byColor.set(color, `${byColor.get(color) ?? ''}M${x.toFixed(2)} ${r * ROW_H + 1}h${w.toFixed(2)}v${ROW_H - 2}h${(-w).toFixed(2)}z`);
       }
       for (const [color, d] of byColor) out.push({ d, color, key: `${row.key}-${color}` });
     });
@@ -68,15 +70,15 @@ export function ReplayTimeline() {
   return (
     <section className="replay-timeline" data-testid="replay-timeline" aria-label="Replay timeline">
       <div className="timeline-controls">
-        <button title="First call (Home)" onClick={() => a.stepToEnd('first')}>⏮</button>
+        <button title="First call (Home)" onClick={() => a.stepToEnd('first')}>|◂</button>
         <button title="Previous compression (P)" data-testid="prev-compression" onClick={() => a.jumpCompression(-1)}>P◂</button>
         <button title="Back ten calls (Shift+←)" onClick={() => a.stepBy(-10)}>«</button>
         <button title="Previous call (←)" data-testid="step-back" onClick={() => a.stepBy(-1)}>‹</button>
-        <button title="Play / pause (Space)" data-testid="play" aria-pressed={playing} onClick={a.togglePlay}>{playing ? '⏸' : '▶'}</button>
+        <button title="Play / pause (Space)" data-testid="play" aria-pressed={playing} onClick={a.togglePlay}>{playing ? '❚❚' : '▶'}</button>
         <button title="Next call (→)" data-testid="step-forward" onClick={() => a.stepBy(1)}>›</button>
         <button title="Forward ten calls (Shift+→)" onClick={() => a.stepBy(10)}>»</button>
         <button title="Next compression (N)" data-testid="next-compression" onClick={() => a.jumpCompression(1)}>▸N</button>
-        <button title="Last call (End)" onClick={() => a.stepToEnd('last')}>⏭</button>
+        <button title="Last call (End)" onClick={() => a.stepToEnd('last')}>▸|</button>
         <label className="speed" title="Calls per second while playing">
           <select data-testid="play-speed" value={speed} onChange={(e) => a.setSpeed(Number(e.target.value))}>
             {[1, 2, 5, 10, 25, 50, 100, 200].map((v) => (
@@ -115,7 +117,7 @@ export function ReplayTimeline() {
         >
           <svg viewBox={`0 0 1000 ${ROWS.length * ROW_H}`} preserveAspectRatio="none" data-testid="timeline-markers" data-markers={markers?.length ?? 0}>
             {paths.map((p) => (
-              <path key={p.key} d={p.d} stroke={p.color} strokeWidth={2} vectorEffect="non-scaling-stroke" />
+              <path key={p.key} d={p.d} fill={p.color} stroke={p.color} strokeWidth={1} vectorEffect="non-scaling-stroke" />
             ))}
           </svg>
           {cursor !== null ? <div className="timeline-cursor" style={{ left: `${cursor}%` }} /> : null}

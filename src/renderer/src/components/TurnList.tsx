@@ -126,7 +126,7 @@ export function TurnList() {
                     void setPinned(m.index, !m.pinned);
                   }}
                 >
-                  {m.pinned ? '📌' : '📍'}
+                  {m.pinned ? 'pinned' : 'pin'}
                 </button>
               ) : null}
             </div>

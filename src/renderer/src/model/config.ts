@@ -41,21 +41,3 @@ export function withOverrides(config: Readonly<Record<string, unknown>>, overrid
   return out;
 }
 
-/** A nested config as dotted keys → JSON text of the leaf (arrays are leaves). */
-export function flattenConfig(config: Readonly<Record<string, unknown>>, prefix = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(config)) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (v && typeof v === 'object' && !Array.isArray(v)) for (const [kk, vv] of flattenConfig(v as Record<string, unknown>, key)) out.set(kk, vv);
-    else out.set(key, JSON.stringify(v) ?? 'undefined');
-  }
-  return out;
-}
-
-/** The settings whose values differ between two resolved configs, sorted by key. */
-export function configDifferences(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): { key: string; a: string | null; b: string | null }[] {
-  const fa = flattenConfig(a);
-  const fb = flattenConfig(b);
-  const keys = [...new Set([...fa.keys(), ...fb.keys()])].sort();
-  return keys.filter((k) => fa.get(k) !== fb.get(k)).map((k) => ({ key: k, a: fa.get(k) ?? null, b: fb.get(k) ?? null }));
-}
