@@ -70,7 +70,8 @@ function hasKey(config: Readonly<Record<string, unknown>> | undefined, dotted: s
 /** Where a setting's value came from: the request's override, the policy, or the schema's default. */
 function originOf(key: string, options: StepDetailOptions): string {
   if (options.overridden?.has(key)) return 'override';
-  if (hasKey(options.policyConfig, key)) return 'policy';
+  // Without the policy's own config, a value the replay's config holds is the policy's.
+  if (!options.policyConfig || hasKey(options.policyConfig, key)) return 'policy';
   return 'default';
 }
 

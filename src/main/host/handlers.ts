@@ -21,6 +21,8 @@ import { exportFor } from './exports';
 import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
 import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
 import { defaultPolicyOf } from './default-policy';
+import { configFields } from '../../core/config-fields';
+import { ConfigError, envOverrides } from '../../core/config';
 import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
@@ -266,8 +268,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.submit({ op: 'view', inputs: inputsOf(sessionId, policy, overrides, needles) }),
     getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
     getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) => replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
-    getConfigFields: async () => {
-      throw new ApiError('unsupported', 'getConfigFields is not implemented yet');
+    getConfigFields: async ({ policy, overrides }) => {
+      try {
+        return configFields(policyOf(policy, lookup).config, overrides, { env: envOverrides(process.env) });
+      } catch (e) {
+        if (e instanceof ConfigError) throw new ApiError('bad_input', e.message);
+        throw e;
+      }
     },
     getAccuracy: async ({ sessionId, tokenizer }) => accuracyOf(sessionOf(sessionId), tokenizer),
     compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),

@@ -1,0 +1,169 @@
+/**
+ * The replay scheduler and engine: channels supersede, the queue is bounded, a dying worker fails
+ * its requests and is restarted, and the engine answers repeated questions from its cache.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/core/model';
+import { getPolicy } from '../../../src/core/policies/index';
+import { MAX_QUEUE, ReplayClient, workerExecutor, type ReplayExecutor } from '../../../src/main/host/replay-client';
+import type { ReplayOp } from '../../../src/main/host/replay-protocol';
+import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
+import { ApiError } from '../../../src/shared/api';
+import { assistant, session, user } from '../../helpers/session';
+
+/** An executor whose requests finish when the test says so. */
+function manual(): ReplayExecutor & { started: ReplayOp[]; finish(i: number, value?: unknown): void } {
+  const waiting: ((v: unknown) => void)[] = [];
+  const started: ReplayOp[] = [];
+  return {
+    started,
+    run: (op) =>
+      new Promise((resolve) => {
+        started.push(op);
+        waiting.push(resolve as (v: unknown) => void);
+      }),
+    finish: (i, value = { done: i }) => waiting[i]!(value),
+    forget: () => {},
+    close: async () => {},
+  };
+}
+const inputs = (sessionId = 's', overrides: Record<string, number> = {}): ReplayInputs => ({ sessionId, policy: { id: 's2', config: getPolicy('s2')!.config }, overrides, needles: [], pins: [] });
+const chart = (n: number): ReplayOp & { op: 'chart' } => ({ op: 'chart', inputs: inputs(), buckets: 16 + n });
+const codeOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: unknown) => (e instanceof ApiError ? e.code : `not an ApiError: ${String(e)}`));
+
+describe('ReplayClient', () => {
+  it('cancels the older request on a channel, queued or running, and never delivers its answer', async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const running = client.submit(chart(1), 'sel');
+    const queued = client.submit(chart(2)); // another channel-less request, behind it
+    const newer = client.submit(chart(3), 'sel');
+    expect(await codeOf(running)).toBe('cancelled');
+    // The running one still finishes in the executor; its answer goes nowhere.
+    ex.finish(0);
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(1);
+    expect(await queued).toEqual({ done: 1 });
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(2);
+    expect(await newer).toEqual({ done: 2 });
+    expect(ex.started.map((o) => (o.op === 'chart' ? o.buckets : 0))).toEqual([17, 18, 19]);
+  });
+
+  it('drops a superseded request from the queue before it runs', async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const first = client.submit(chart(1));
+    const a = client.submit(chart(2), 'drag');
+    const b = client.submit(chart(3), 'drag');
+    expect(await codeOf(a)).toBe('cancelled');
+    ex.finish(0);
+    await first;
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(1);
+    await b;
+    // The superseded request never reached the executor.
+    expect(ex.started.map((o) => (o.op === 'chart' ? o.buckets : 0))).toEqual([17, 19]);
+  });
+
+  it(`bounds the queue at ${MAX_QUEUE} waiting requests`, async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const all = Array.from({ length: MAX_QUEUE + 2 }, (_, i) => client.submit(chart(i)));
+    const outcomes = all.map(codeOf);
+    // One runs, MAX_QUEUE wait, the last is refused.
+    expect(await codeOf(all[MAX_QUEUE + 1]!)).toBe('cancelled');
+    await expect(all[MAX_QUEUE + 1]!).rejects.toThrow(/queue is full/);
+    await client.close();
+    // Closing cancels the waiting ones; the running one is the executor's to end.
+    expect(await outcomes[1]).toBe('cancelled');
+    expect(await outcomes[MAX_QUEUE]).toBe('cancelled');
+  });
+});
+
+describe('workerExecutor', () => {
+  it('fails the requests of a worker that dies, clearly, and starts a new one for the next', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rw-'));
+    const file = join(dir, 'fake-worker.mjs');
+    // Answers 'chart' requests; dies on 'view'.
+    writeFileSync(
+      file,
+      `import { parentPort, threadId } from 'node:worker_threads';
+       parentPort.on('message', (m) => {
+         if (m.type !== 'run') return;
+         if (m.op.op === 'view') process.exit(3);
+         parentPort.postMessage({ id: m.id, ok: true, value: threadId });
+       });`,
+    );
+    const ex = workerExecutor(file, { dbPath: ':memory:' });
+    const first = (await ex.run(chart(1))) as unknown as number;
+    const dying = ex.run({ op: 'view', inputs: inputs() });
+    await expect(dying).rejects.toThrow(/the replay worker stopped \(exit code 3\); the request failed/);
+    expect(await codeOf(dying)).toBe('internal');
+    const after = (await ex.run(chart(2))) as unknown as number;
+    expect(after).not.toBe(first);
+    await ex.close();
+  });
+});
+
+describe('ReplayService', () => {
+  const words = (tag: string): string => `${tag} `.repeat(200).slice(0, 400);
+  const messages: Message[] = [];
+  for (let t = 0; t < 30; t++) messages.push(user(words(`u${t}`)), assistant(words(`a${t}`)));
+  const s = session(messages, { id: 's' });
+  const make = (): ReplayService =>
+    new ReplayService({
+      session: (id) => {
+        if (id !== 's') throw new ApiError('not_found', `no session with id "${id}"`);
+        return s;
+      },
+    });
+
+  it('answers the chart, the detail and the view of one replay from one run', async () => {
+    const svc = make();
+    const v = await svc.chart(inputs(), 800);
+    const d = await svc.detail(inputs(), 3);
+    await svc.view(inputs());
+    expect(svc.runs).toBe(1);
+    expect(d.key).toBe(v.key);
+    // Overrides in another order are the same replay.
+    await svc.chart({ ...inputs(), overrides: { window: 4000, trigger: 0.5 } }, 800);
+    await svc.chart({ ...inputs(), overrides: { trigger: 0.5, window: 4000 } }, 800);
+    expect(svc.runs).toBe(2);
+  });
+
+  it('keeps the last good result when an override is refused', async () => {
+    const svc = make();
+    const good = await svc.chart(inputs('s', { window: 4000 }), 800);
+    await expect(svc.chart(inputs('s', { trigger: 7 }), 800)).rejects.toMatchObject({ code: 'bad_input' });
+    const again = await svc.chart(inputs('s', { window: 4000 }), 800);
+    expect(again.key).toBe(good.key);
+    expect(svc.runs).toBe(1);
+  });
+
+  it('compares from cached replays, with minDelta, the differing settings and B’s compressions', async () => {
+    const svc = make();
+    const a = inputs('s', { window: 4000, tokenizer: 'chars4' } as unknown as Record<string, number>);
+    const b = { ...inputs('s', { window: 4000, trigger: 0.6 }), overrides: { window: 4000, tokenizer: 'chars4', trigger: 0.6 } };
+    await svc.chart(a, 800);
+    await svc.chart(b, 800);
+    const c = await svc.compare(a, b, { minDelta: 0 });
+    expect(svc.runs).toBe(2);
+    expect(c.configDifferences).toEqual([{ key: 'trigger', a: 0.85, b: 0.6 }]);
+    expect(c.bCompressions.map((e) => e.step)).toEqual(c.compressions.b);
+    expect(c.bCompressions.length).toBeGreaterThan(0);
+    // With a huge minDelta only status changes remain.
+    const coarse = await svc.compare(a, b, { minDelta: 1_000_000 });
+    expect(coarse.differences.every((d) => d.a.status !== d.b.status)).toBe(true);
+    expect(coarse.differences.length).toBeLessThan(c.differences.length);
+    expect(svc.runs).toBe(2);
+  });
+
+  it('names a call past the end', async () => {
+    const svc = make();
+    await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({ code: 'not_found', message: 'step 30 does not exist: this replay has 30 calls (0–29)' });
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * stepDetail on small hand-built sessions. chars4 counts 400 characters as 100 tokens with no
+ * per-message overhead, so every message below is 100 tokens and a call's history is 100 × the
+ * messages it holds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/core/model';
+import { replay } from '../../../src/core/replay/index';
+import { stepDetail, StepDetailError } from '../../../src/core/replay/step-detail';
+import { assistant, session, user } from '../../helpers/session';
+
+const words = (tag: string): string => `${tag} `.repeat(200).slice(0, 400);
+function chat(turns: number): Message[] {
+  const out: Message[] = [];
+  for (let t = 0; t < turns; t++) out.push(user(words(`u${t}`)), assistant(words(`a${t}`)));
+  return out;
+}
+const base = { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, trigger: 0.5, target: 0.5, summarizer: 'none' as const, pipeline: ['drop-oldest' as const] };
+
+describe('stepDetail', () => {
+  it('shows the compression before a call, what was dropped and what the model receives', async () => {
+    const s = session(chat(15), { systemPrompt: null });
+    const r = await replay(s, base);
+    // Call 10 (message 21) holds messages 0..20 = 2,100 > 0.5 × 4,000 = 2,000; drop-oldest cuts at the
+    // first turn start that fits 2,000: message 2 (19 messages, 1,900 tokens). Dropped: 0..1.
+    const d = stepDetail(r, s, 10, { key: 'k' });
+    expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 1_900 });
+    expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 1_900, dropped: [[0, 1]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
+    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [] });
+    expect(d.context.unlogged.inferred).toBe(true);
+    // Messages 21.. (the call's own answer and later) are not sent yet.
+    expect(d.messageStates).toEqual([
+      [0, 1, 'dropped'],
+      [2, 20, 'window'],
+      [21, 29, 'future'],
+    ]);
+    expect(d.trigger).toEqual({ value: 2_000, basis: '50% of the window' });
+    expect(d.window).toEqual({ value: 4_000, source: 'policy' });
+    expect(d.limit.value).toBe(r.steps.limit[10]);
+    expect(d.events.map((e) => e.kind)).toEqual(['compression']);
+  });
+
+  it('accumulates the compressions before the call: the next call drops two more messages', async () => {
+    const s = session(chat(15));
+    const r = await replay(s, base);
+    // Call 11 (message 23): window 2..22 = 2,100 again; cut at 4 → dropped 2..3 now, 0..3 in all.
+    const d = stepDetail(r, s, 11, { key: 'k' });
+    expect(d.compression?.dropped).toEqual([[2, 3]]);
+    expect(d.compression?.before).toEqual([[2, 22]]);
+    expect(d.messageStates).toEqual([
+      [0, 3, 'dropped'],
+      [4, 22, 'window'],
+      [23, 29, 'future'],
+    ]);
+    // Call 9 (message 19) ran before any compression: 19 messages, all in the window.
+    const early = stepDetail(r, s, 9, { key: 'k' });
+    expect(early.compression).toBeNull();
+    expect(early.messageStates).toEqual([
+      [0, 18, 'window'],
+      [19, 29, 'future'],
+    ]);
+    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [] });
+  });
+
+  it('marks what a summarizing strategy folded as summarised, with the summary before and after', async () => {
+    const s = session(chat(15));
+    const r = await replay(s, { ...base, pipeline: ['summarize'], summarizer: 'extractive' });
+    // Summarize aims the kept history at 80% of the 2,000 budget = 1,600: the first turn start with
+    // [s, 21) ≤ 1,600 is message 6 (15 messages, 1,500 tokens); 0..5 are folded into the summary.
+    const d = stepDetail(r, s, 10, { key: 'k' });
+    expect(d.compression).toMatchObject({ summarised: [[0, 5]], dropped: [], summaryBefore: null });
+    expect(d.compression!.summary).toEqual(expect.any(String));
+    expect(d.context.summary.text).toBe(d.compression!.summary);
+    expect(d.context.summary.tokens).toBe(r.steps.regions.summary[10]);
+    expect(d.messageStates[0]).toEqual([0, 5, 'summarised']);
+    // The next compression's "summary before" is this one's summary.
+    const next = r.events.find((e) => e.kind === 'compression' && e.step > 10);
+    if (next) expect(stepDetail(r, s, next.step, { key: 'k' }).compression!.summaryBefore).toBe(d.compression!.summary);
+  });
+
+  it("derives the guard's limit as window − buffer − maxOutput, naming where each part came from", async () => {
+    const s = session(chat(3));
+    const r = await replay(s, { ...base, buffer: 1_000, maxOutput: undefined, paths: { async: false, proactive: false, emergency: false, guard: true } });
+    // maxOutput = floor(4,000 / 4) = 1,000; limit = 4,000 − 1,000 − 1,000 = 2,000.
+    const d = stepDetail(r, s, 0, { key: 'k', overridden: new Set(['window']), policyConfig: { buffer: 1_000 } });
+    expect(d.limit).toEqual({
+      value: 2_000,
+      formula: 'window − buffer − maxOutput',
+      parts: [
+        { name: 'window', value: 4_000, source: 'override' },
+        { name: 'buffer', value: 1_000, source: 'policy' },
+        { name: 'maxOutput', value: 1_000, source: 'default: floor(window / 4)' },
+      ],
+    });
+  });
+
+  it('counts every budget in force up to the call', async () => {
+    const s = session(chat(5));
+    const r = await replay(s, { ...base, trigger: 1, budget: { turns: 10, tokens: 10_000, mode: 'soft' } });
+    // Call 2 (message 5): users at 0, 2, 4 have arrived → 3 turns. Requests of calls 0..2 are 100,
+    // 300, 500 tokens = 900 billed; outputs (no reported usage: the message's count) 3 × 100 = 300.
+    const d = stepDetail(r, s, 2, { key: 'k', perMessage: new Float64Array(10).fill(100) });
+    expect(d.budgets).toEqual([
+      { dimension: 'turns', used: 3, limit: 10, pct: 30 },
+      { dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
+    ]);
+  });
+
+  it('names the range when asked for a call past the end', async () => {
+    const s = session(chat(3));
+    const r = await replay(s, base);
+    expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow(StepDetailError);
+    expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow('step 3 does not exist: this replay has 3 calls (0–2)');
+  });
+});
