@@ -67,6 +67,7 @@ function Field({ f }: { f: ConfigField }) {
           inputMode="decimal"
           className="num"
           data-testid={`field-${f.key}`}
+          placeholder={current === null ? 'unset' : undefined}
           disabled={disabled}
           value={shown}
           onChange={(e) => setDraft(e.target.value)}
@@ -82,6 +83,7 @@ function Field({ f }: { f: ConfigField }) {
       <input
         type="text"
         data-testid={`field-${f.key}`}
+        placeholder={current === null ? 'unset' : undefined}
         disabled={disabled}
         value={draft ?? show(current)}
         onChange={(e) => setDraft(e.target.value)}
@@ -120,8 +122,10 @@ export function ConfigPanel() {
   const saveAs = useAppStore((s) => s.savePolicyAs);
   const [name, setName] = useState('');
   const [saveProblem, setSaveProblem] = useState<string | null>(null);
+  // The settings this policy uses, by group; the ones it ignores folded away below, each saying why.
   const groups = new Map<string, ConfigField[]>();
-  for (const f of fields) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
+  for (const f of fields) if (f.applies) groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
+  const ignored = fields.filter((f) => !f.applies);
   return (
     <section className="config-panel" data-testid="config-panel" aria-label="Settings">
       <div className="config-bar">
@@ -140,6 +144,14 @@ export function ConfigPanel() {
           ))}
         </fieldset>
       ))}
+      {ignored.length > 0 ? (
+        <details className="ignored-fields" data-testid="ignored-fields">
+          <summary>Settings this policy ignores ({ignored.length})</summary>
+          {ignored.map((f) => (
+            <Field key={f.key} f={f} />
+          ))}
+        </details>
+      ) : null}
       <div className="save-as">
         <input data-testid="save-as-name" placeholder="save as… (name)" value={name} onChange={(e) => setName(e.target.value)} />
         <button

@@ -56,7 +56,7 @@ export function GuardStatus() {
           <tr>
             <td>reported</td>
             <td>{d.reported === null ? '—' : fmtInt(d.reported)}</td>
-            <td className="muted">{d.reported === null ? 'the transcript has no usage for this call' : `provider's prompt tokens (estimate ${d.reported > 0 ? `${(((d.request - d.reported) / d.reported) * 100).toFixed(1)}%` : '—'} off)`}</td>
+            <td className="muted">{d.reported === null ? 'the transcript has no usage for this call' : "the provider's prompt tokens for the original agent's call (its own context, not this replay's)"}</td>
           </tr>
         </tbody>
       </table>
