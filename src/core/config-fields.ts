@@ -226,8 +226,26 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
     case 'budget.backpressure':
       return budgetSet ? null : 'no budget is set';
     default:
-      return null;
+      return budgetLayerIgnored(key, c);
   }
+}
+
+const DIMENSION_KEYS = ['turns', 'tokens', 'toolCalls', 'cost', 'minutes'] as const;
+/** Units of a budget dimension, in whichever budget object it sits. */
+const DIMENSION_UNITS: Readonly<Record<string, string>> = { turns: 'turns', tokens: 'tokens', toolCalls: 'tool calls', cost: 'USD', minutes: 'minutes' };
+
+/**
+ * Any budget-shaped object of the schema (S3's session / task / agent layers): its settings other
+ * than the dimensions themselves do nothing until one dimension is set.
+ */
+function budgetLayerIgnored(key: string, c: ReplayConfig): string | null {
+  const dot = key.lastIndexOf('.');
+  if (dot < 0) return null;
+  const layer = (c as Record<string, unknown>)[key.slice(0, dot)];
+  if (!layer || typeof layer !== 'object' || !('mode' in layer)) return null;
+  if ((DIMENSION_KEYS as readonly string[]).includes(key.slice(dot + 1))) return null;
+  const set = DIMENSION_KEYS.some((d) => (layer as Record<string, unknown>)[d] !== undefined);
+  return set ? null : `no ${key.slice(0, dot)} dimension is set`;
 }
 
 export interface ConfigFieldsOptions {
@@ -255,7 +273,7 @@ export function fieldsOf(leaves: readonly Leaf[], inForce: ReplayConfig, policy:
       label: meta?.label ?? labelFrom(key),
       group: meta?.group ?? (key.includes('.') ? labelFrom(key.split('.')[0]!) : 'Other'),
       ...shapeOf(schema),
-      unit: meta?.unit ?? null,
+      unit: meta?.unit ?? DIMENSION_UNITS[key.slice(key.lastIndexOf('.') + 1)] ?? null,
       value: valueAt(inForce, key),
       policyValue: valueAt(policy, key),
       overridden: Object.prototype.hasOwnProperty.call(overrides, key),

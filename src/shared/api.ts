@@ -272,8 +272,13 @@ export interface StepDetail {
   readonly limit: { readonly value: number; readonly formula: string; readonly parts: readonly ({ readonly name: string } & SourcedValue)[] };
   /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
   readonly trigger: { readonly value: number; readonly basis: string } | null;
-  /** Every budget dimension in force at this call. */
-  readonly budgets: readonly { readonly dimension: BudgetDimension; readonly used: number; readonly limit: number; readonly pct: number }[];
+  /**
+   * Every budget dimension in force at this call, per layer (S3: session = `budget`, task, agent):
+   * what the calls before it used (turns = LLM calls made), against the layer's limit. `pending`:
+   * the tokens of this call a layer that projects (S3's CheckBudget, includeRequest) adds to them;
+   * `pct` is of used + pending.
+   */
+  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly pending?: number; readonly limit: number; readonly pct: number }[];
   /** The compression that ran before this call, if one did. */
   readonly compression: {
     readonly path: CompressionPath;
@@ -297,8 +302,17 @@ export interface StepDetail {
     /** The calibrated overhead the transcript does not log: inferred, not read. */
     readonly unlogged: { readonly tokens: number; readonly inferred: true };
     readonly summary: { readonly tokens: number; readonly text: string | null };
-    /** History messages in the request, as index ranges (fetch them with getMessages). */
-    readonly history: { readonly tokens: number; readonly messages: number; readonly ranges: readonly MessageRange[]; readonly masked: readonly MessageRange[] };
+    /**
+     * History messages in the request, as index ranges (fetch them with getMessages); `reduced`: tool
+     * results in it that S1's tool preflight cut or stored aside, as the model receives them.
+     */
+    readonly history: {
+      readonly tokens: number;
+      readonly messages: number;
+      readonly ranges: readonly MessageRange[];
+      readonly masked: readonly MessageRange[];
+      readonly reduced: readonly { readonly messageIndex: number; readonly action: string; readonly bytesBefore: number; readonly bytesAfter: number }[];
+    };
     readonly tools: { readonly tokens: number; readonly names: readonly string[] };
   };
   /** Run-length state of every message up to this call: [from, to] inclusive and its state. */

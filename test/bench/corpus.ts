@@ -34,35 +34,143 @@ export function syntheticSession(steps: number): Session {
   return { id: 'bench', format: 'jsonl', model: 'gpt-4o', systemPrompt: 'You are a coding agent.', tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] };
 }
 
-/** Writes a Claude Code JSONL of about `megabytes` MB; resolves with its line count. */
-export async function writeClaudeCodeJsonl(path: string, megabytes: number): Promise<number> {
-  const out = createWriteStream(path);
+/** What bounds a generated Claude Code session: its size in MB, or its number of LLM calls. */
+export interface ClaudeCodeCorpusOptions {
+  /** Stop after this many LLM calls (assistant responses) instead of at a size. */
+  readonly calls?: number;
+}
+
+/** The model the generated sessions name, and its auto-compact threshold (docs/policies.md, claude-code preset): min(floor((200,000 − 20,000) × 1), 200,000 − 33,000). */
+const CC_MODEL = 'claude-sonnet-4-5-20250929';
+const CC_THRESHOLD = 167_000;
+/** System prompt + tool definitions as the provider counts them: in every prompt, never logged. */
+const CC_BASE = 15_400;
+/** The agent's own tokens per character (the provider's count, not ours). */
+const ccTokens = (chars: number): number => Math.ceil(chars / 3.6);
+const CODE = ['const', 'return', 'await', 'function', 'import', 'export', 'if', 'else', 'for', 'throw', 'new', 'Error', 'value', 'result', 'config', 'session', 'window', 'tokens', 'order', 'total'];
+const codeLines = (n: number, tag: number): string => {
+  let out = '';
+  for (let i = 0; i < n; i++) out += `${String(i + 1).padStart(4)}\t${CODE[(i * 7 + tag) % CODE.length]} ${CODE[(i * 3 + tag) % CODE.length]}_${tag % 97}(${i}) { ${CODE[(i + tag) % CODE.length]} }\n`;
+  return out;
+};
+const ccUuid = (n: number): string => `0c0ffee0-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+const TOOLS = ['Read', 'Grep', 'Bash', 'Edit', 'Glob'] as const;
+
+/**
+ * A Claude Code session log, line by line, shaped like a real one (FORMATS.md §4): an envelope with
+ * uuid / parentUuid chains; one API response split over two lines (text, then tool_use) sharing
+ * `message.id` and repeating its usage; `message.usage` on every assistant line with input,
+ * cache read, cache creation and output growing with the context and reset by a compaction; and a
+ * `compact_boundary` system line (compactMetadata { trigger: 'auto', preTokens }) followed by the
+ * `isCompactSummary` user line whenever the prompt would pass Claude Code's auto-compact threshold.
+ * Deterministic: the same bound gives the same bytes.
+ */
+export function* claudeCodeLines(bound: { readonly megabytes?: number; readonly calls?: number }): Generator<string> {
+  seed = 7;
+  const maxBytes = bound.megabytes !== undefined ? bound.megabytes * 1_000_000 : Infinity;
+  const maxCalls = bound.calls ?? Infinity;
   let bytes = 0;
+  let calls = 0;
   let n = 0;
   let parent: string | null = null;
-  const body = 'x'.repeat(600);
-  while (bytes < megabytes * 1_000_000) {
-    const uuid = `u-${n}`;
-    const user = n % 2 === 0;
-    const line = JSON.stringify({
-      parentUuid: parent,
-      isSidechain: false,
-      sessionId: 'bench',
-      uuid,
-      type: user ? 'user' : 'assistant',
-      timestamp: '2026-01-01T00:00:00Z',
-      message: user
-        ? { role: 'user', content: n % 4 === 0 ? `question ${n} ${body}` : [{ type: 'tool_result', tool_use_id: `t${n - 1}`, content: `result ${n} ${body}` }] }
-        : { id: `m${n}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `answer ${n}` }, { type: 'tool_use', id: `t${n}`, name: 'Read', input: { path: `f${n}.ts` } }], usage: { input_tokens: 3, cache_read_input_tokens: n * 10, cache_creation_input_tokens: 20, output_tokens: 30 } },
-    }) + '\n';
-    parent = uuid;
-    bytes += Buffer.byteLength(line);
+  let time = Date.UTC(2026, 0, 5, 9, 0, 0);
+  /** Tokens of the conversation since the last compaction, as the provider counts them. */
+  let context = 0;
+  /** The previous call's prompt: the cached prefix of the next one (0 after a compaction). */
+  let cached = 0;
+  let compactions = 0;
+  const envelope = (type: string, uuid: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    parentUuid: parent,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/home/dev/orders-service',
+    sessionId: '5e55b1d0-bench-4000-8000-000000000001',
+    version: '2.0.14',
+    gitBranch: 'main',
+    type,
+    ...extra,
+    uuid,
+    timestamp: new Date(time).toISOString(),
+  });
+  const emit = (record: Record<string, unknown>): string => {
+    const line = JSON.stringify(record) + '\n';
+    bytes += line.length;
+    parent = record['uuid'] as string;
+    time += 1_000 + Math.floor(rnd() * 6_000);
+    return line;
+  };
+  const done = (): boolean => bytes >= maxBytes || calls >= maxCalls;
+
+  while (!done()) {
+    // A user turn: a typed prompt.
+    const prompt = `Please look at ${WORDS[n % WORDS.length]} handling in src/orders/module${n % 40}.ts: ${Array.from({ length: 10 + Math.floor(rnd() * 40) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')}`;
+    yield emit(envelope('user', ccUuid(n++), { message: { role: 'user', content: prompt } }));
+    context += ccTokens(prompt.length) + 4;
+    const callsInTurn = 3 + Math.floor(rnd() * 22);
+    for (let c = 0; c < callsInTurn && !done(); c++) {
+      const last = c === callsInTurn - 1;
+      const text = last ? `Done: ${prompt.slice(0, 120)}. The change is in place and the tests pass.` : `Let me check ${WORDS[(n + c) % WORDS.length]} in module${(n + c) % 40}.`;
+      const tool = TOOLS[(n + c) % TOOLS.length]!;
+      const input = tool === 'Bash' ? { command: `npm test -- module${(n + c) % 40}`, description: 'Run the tests' } : { file_path: `/home/dev/orders-service/src/orders/module${(n + c) % 40}.ts` };
+      const outChars = text.length + (last ? 0 : JSON.stringify(input).length + 40);
+      // The prompt of this call, as the provider would report it; compact first when it passes the threshold.
+      if (CC_BASE + context > CC_THRESHOLD) {
+        const preTokens = CC_BASE + context;
+        const boundary = ccUuid(n++);
+        const logical = parent;
+        parent = null;
+        yield emit({ ...envelope('system', boundary, { subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'auto', preTokens } }) });
+        const summary = `This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis:\n${Array.from({ length: 60 }, (_, i) => `- ${WORDS[(i + compactions) % WORDS.length]} of module${(i * 7 + compactions) % 40}.ts was ${i % 3 === 0 ? 'fixed' : 'read'}`).join('\n')}\nPlease continue the conversation from where we left it off without asking the user any further questions.`;
+        yield emit(envelope('user', ccUuid(n++), { isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: summary } }));
+        context = ccTokens(summary.length) + 4;
+        cached = 0;
+        compactions++;
+      }
+      const promptTokens = CC_BASE + context;
+      // What the previous call sent is cached (system + tools stay cached across a compaction).
+      const cacheRead = cached > 0 ? cached : CC_BASE;
+      const fresh = 1 + Math.floor(rnd() * 8);
+      const usage = { input_tokens: fresh, cache_creation_input_tokens: Math.max(0, promptTokens - cacheRead - fresh), cache_read_input_tokens: cacheRead, output_tokens: ccTokens(outChars) + 20, service_tier: 'standard' };
+      const id = `msg_bench${calls.toString(36).padStart(8, '0')}`;
+      const requestId = `req_bench${calls.toString(36).padStart(8, '0')}`;
+      const message = (content: unknown[], out: number, stop: string | null): Record<string, unknown> => ({ id, type: 'message', role: 'assistant', model: CC_MODEL, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: out } });
+      // One response, two lines: its text, then its tool call (usage repeated; the last copy is final).
+      yield emit(envelope('assistant', ccUuid(n++), { requestId, message: message([{ type: 'text', text }], last ? usage.output_tokens : 12, last ? 'end_turn' : null) }));
+      calls++;
+      cached = promptTokens;
+      context += ccTokens(outChars) + 4;
+      if (last) break;
+      const toolId = `toolu_bench${calls.toString(36).padStart(8, '0')}`;
+      yield emit(envelope('assistant', ccUuid(n++), { requestId, message: message([{ type: 'tool_use', id: toolId, name: tool, input }], usage.output_tokens, 'tool_use') }));
+      const big = rnd() < 0.08;
+      const resultText = tool === 'Bash' ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), n)}Tests: ${n % 50} passed` : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), n);
+      yield emit(envelope('user', ccUuid(n++), { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: resultText }] }, toolUseResult: { type: 'text', file: { filePath: (input as { file_path?: string }).file_path ?? 'bash', numLines: resultText.split('\n').length } } }));
+      context += ccTokens(resultText.length) + 8;
+    }
+  }
+}
+
+/**
+ * Writes a Claude Code JSONL of about `megabytes` MB (or of `options.calls` LLM calls, like a real
+ * session: see claudeCodeLines); resolves with its line count.
+ */
+export async function writeClaudeCodeJsonl(path: string, megabytes: number, options: ClaudeCodeCorpusOptions = {}): Promise<number> {
+  const out = createWriteStream(path);
+  let n = 0;
+  for (const line of claudeCodeLines(options.calls !== undefined ? { calls: options.calls } : { megabytes })) {
     n++;
     if (!out.write(line)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
   return n;
+}
+
+/** The same session as one string (for the in-memory benches). */
+export function claudeCodeText(bound: { readonly megabytes?: number; readonly calls?: number }): string {
+  const parts: string[] = [];
+  for (const line of claudeCodeLines(bound)) parts.push(line);
+  return parts.join('');
 }
 
 /**

@@ -10,7 +10,8 @@
 import type { BucketSeries, ChartMarker, ChartView } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** 12,345 — by hand: toLocaleString costs microseconds, and a masking policy has a marker per call. */
+const fmt = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
 interface ResolvedLimits {
@@ -51,9 +52,45 @@ function reduceSeries(values: ArrayLike<number>, starts: readonly number[], end:
   return { min, max };
 }
 
+type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
+
 /** The hover-card line of a compression: path, strategy and before → after. */
-export function compressionLabel(e: Extract<ReplayEvent, { kind: 'compression' }>): string {
+export function compressionLabel(e: Compression): string {
   return `${e.path} compression (${e.strategy}): ${fmt(e.tokensBefore)} → ${fmt(e.tokensAfter)} tokens`;
+}
+
+/**
+ * Compression markers: one per compression, except that compressions of one path and strategy on
+ * consecutive calls (a masking policy masks at every call) are one marker whose `until` is the last
+ * call of the run — every compressed call is still covered, at its exact call.
+ */
+function compressionMarkers(events: readonly ReplayEvent[]): ChartMarker[] {
+  const out: ChartMarker[] = [];
+  let first: Compression | undefined;
+  let last: Compression | undefined;
+  const flush = (): void => {
+    if (!first || !last) return;
+    if (first === last) out.push({ step: first.step, kind: 'compression', path: first.path, label: compressionLabel(first) });
+    else
+      out.push({
+        step: first.step,
+        kind: 'compression',
+        path: first.path,
+        until: last.step,
+        label: `${first.path} compression (${first.strategy}) at every call ${first.step}–${last.step}: ${fmt(first.tokensBefore)} → ${fmt(first.tokensAfter)} tokens first, ${fmt(last.tokensBefore)} → ${fmt(last.tokensAfter)} last`,
+      });
+  };
+  for (const e of events) {
+    if (e.kind !== 'compression') continue;
+    if (last && e.path === last.path && e.strategy === last.strategy && e.step === last.step + 1) {
+      last = e;
+      continue;
+    }
+    flush();
+    first = last = e;
+  }
+  flush();
+  return out;
 }
 
 function sourceCompactionLabel(e: Extract<ReplayEvent, { kind: 'source-compaction' }>): string {
@@ -65,13 +102,21 @@ function sourceCompactionLabel(e: Extract<ReplayEvent, { kind: 'source-compactio
 const MARKED: Partial<Record<StepStatus, ChartMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
 
 /**
- * Status markers, one per run of consecutive calls with the same status and reason (`until` = the
- * run's last call), so a soft budget that warns on every remaining call is one exact marker, not
- * 30,000. A run that ended (final / abort) is one marker from the call that ended it.
+ * Status markers, one per run of consecutive calls with the same status and the same reason up to
+ * its numbers (`until` = the run's last call), so a soft budget that warns on every remaining call
+ * — its reason naming the tokens used so far — is one exact marker, not 30,000. A run that ended
+ * (final / abort) is one marker from the call that ended it. The label is the first call's reason.
  */
 function statusMarkers(r: ReplayResult): ChartMarker[] {
   const s = r.steps;
   const out: ChartMarker[] = [];
+  // A reason's wording without its numbers, once per distinct reason.
+  const templates = new Map<number, string>();
+  const templateOf = (index: number): string => {
+    let t = templates.get(index);
+    if (t === undefined) templates.set(index, (t = (s.reasons[index] ?? '').replace(/\d[\d,.]*/g, '#')));
+    return t;
+  };
   let i = 0;
   while (i < s.count) {
     const code = s.status[i]!;
@@ -81,10 +126,11 @@ function statusMarkers(r: ReplayResult): ChartMarker[] {
       continue;
     }
     const reason = s.reasonIndex[i]!;
+    const template = templateOf(reason);
     let j = i + 1;
     // After a final / abort every call keeps that status (with its own reason): one run.
     const ended = kind === 'final' || kind === 'abort';
-    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason)) j++;
+    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason || templateOf(s.reasonIndex[j]!) === template)) j++;
     const text = s.reasons[reason] || kind;
     const later = j - 1 - i;
     const label = ended && later > 0 ? `${text} (the ${fmt(later)} later calls would not have happened)` : later > 0 ? `${text} (calls ${i}–${j - 1})` : text;
@@ -139,13 +185,12 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
   const markers: ChartMarker[] = [];
   const warnings: string[] = [...(options.warnings ?? []), ...(resolvedOf(r.config).warnings ?? [])];
   for (const e of r.events) {
-    if (e.kind === 'compression') markers.push({ step: e.step, kind: 'compression', path: e.path, label: compressionLabel(e) });
-    else if (e.kind === 'source-compaction') markers.push({ step: e.step, kind: 'source-compaction', label: sourceCompactionLabel(e) });
+    if (e.kind === 'source-compaction') markers.push({ step: e.step, kind: 'source-compaction', label: sourceCompactionLabel(e) });
     else if (e.kind === 'summarizer-failure') warnings.push(`summarizer failed at call ${e.step}: ${e.error}`);
     // Warnings at call 0 are the replay's notes about its inputs (summarizer missing, counts made with another tokenizer).
     else if (e.kind === 'warning' && e.step === 0) warnings.push(e.text);
   }
-  markers.push(...statusMarkers(r));
+  markers.push(...compressionMarkers(r.events), ...statusMarkers(r));
   markers.sort((a, b) => a.step - b.step);
 
   return {

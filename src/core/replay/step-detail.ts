@@ -12,20 +12,30 @@ import { DEFAULT_BUFFER, resolveLimits, type WindowSource } from '../budget/limi
 import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
-import { isTurnBoundary } from '../turns';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
 
 type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 
-/** `config.resolved` as core/replay/index.ts records it. */
+/**
+ * `config.resolved` as core/replay/index.ts records it. The enforced limit, its basis and the
+ * trigger's basis are read when the replay records them (docs/policies.md §Common), and inferred
+ * from the numbers when it does not.
+ */
 interface Resolved {
   readonly tokenizer: string;
   readonly window: number;
   readonly maxOutput: number;
   readonly buffer: number;
   readonly limit: number;
-  readonly windowSource: WindowSource;
+  readonly windowSource: WindowSource | 'transcript';
+  readonly maxOutputSource?: string;
+  readonly bufferSource?: string;
+  readonly enforcedLimit?: number;
+  /** How the enforced limit is derived, in words ("window − buffer − maxOutput", "trigger", "token budget", …). */
+  readonly enforcedLimitBasis?: string;
+  /** What the trigger is a ratio of ("window", "limit", "token budget"). */
+  readonly triggerBasis?: string;
   readonly model: string | null;
   readonly warnings: readonly string[];
 }
@@ -49,7 +59,7 @@ export interface StepDetailOptions {
   readonly policyConfig?: Readonly<Record<string, unknown>>;
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const DIMENSIONS: readonly BudgetDimension[] = ['turns', 'tokens', 'toolCalls', 'cost', 'minutes'];
 const STATE_NAMES: readonly MessageState[] = ['window', 'summarised', 'masked', 'dropped', 'future'];
 const WINDOW = 0;
@@ -57,6 +67,7 @@ const SUMMARISED = 1;
 const MASKED = 2;
 const DROPPED = 3;
 const FUTURE = 4;
+const GUARD_FORMULA = 'window − buffer − maxOutput';
 
 function hasKey(config: Readonly<Record<string, unknown>> | undefined, dotted: string): boolean {
   let o: unknown = config;
@@ -78,9 +89,11 @@ function originOf(key: string, options: StepDetailOptions): string {
 function windowSourceOf(config: RanConfig, options: StepDetailOptions): string {
   const r = config.resolved;
   switch (r.windowSource) {
-    // The replay passes the transcript's reported window as a request when the config sets none.
     case 'request':
+      // An older replay passed the transcript's reported window as a request when the config set none.
       return config.window !== undefined ? originOf('window', options) : 'transcript';
+    case 'transcript':
+      return 'transcript';
     case 'model':
       return `model catalog (${r.model ?? 'model'})`;
     case 'provider':
@@ -92,16 +105,28 @@ function windowSourceOf(config: RanConfig, options: StepDetailOptions): string {
   }
 }
 
+/** window, buffer and maxOutput with where each came from (S1: limit = window − buffer − maxOutput). */
+function guardParts(config: RanConfig, options: StepDetailOptions): ({ name: string } & SourcedValue)[] {
+  const res = config.resolved;
+  const bufferDefault = res.bufferSource !== undefined ? res.bufferSource === 'default' : res.buffer === DEFAULT_BUFFER && !hasKey(options.policyConfig, 'buffer') && !options.overridden?.has('buffer');
+  const maxOutputSet = res.maxOutputSource !== undefined ? res.maxOutputSource === 'request' : config.maxOutput !== undefined;
+  return [
+    { name: 'window', value: res.window, source: windowSourceOf(config, options) },
+    { name: 'buffer', value: res.buffer, source: bufferDefault ? 'default' : originOf('buffer', options) },
+    { name: 'maxOutput', value: res.maxOutput, source: maxOutputSet ? originOf('maxOutput', options) : 'default: floor(window / 4)' },
+  ];
+}
+
 function limitOf(r: ReplayResult, config: RanConfig, step: number, options: StepDetailOptions, stepEvents: readonly ReplayEvent[]): StepDetail['limit'] {
   const value = r.steps.limit[step]!;
   const res = config.resolved;
   const guard = stepEvents.find((e): e is Extract<ReplayEvent, { kind: 'guard' }> => e.kind === 'guard' && e.decision === 'skip');
-  if (guard?.fallback) {
+  if (guard?.fallback && value !== (res.enforcedLimit ?? res.limit)) {
     // S1: the fallback model takes the call, with its own window and the same buffer.
     const fb = resolveLimits({ model: guard.fallback, buffer: config.buffer, ...(config.maxOutput !== undefined ? { maxOutput: config.maxOutput } : {}) });
     return {
       value,
-      formula: `window − buffer − maxOutput of the fallback model ${guard.fallback}`,
+      formula: `${GUARD_FORMULA} of the fallback model ${guard.fallback}`,
       parts: [
         { name: 'window', value: fb.window, source: fb.model ? `model catalog (${fb.model.id})` : 'default' },
         { name: 'buffer', value: fb.buffer, source: originOf('buffer', options) },
@@ -109,89 +134,118 @@ function limitOf(r: ReplayResult, config: RanConfig, step: number, options: Step
       ],
     };
   }
-  const windowPart = { name: 'window', value: res.window, source: windowSourceOf(config, options) };
-  if (value === res.limit) {
-    return {
-      value,
-      formula: 'window − buffer − maxOutput',
-      parts: [
-        windowPart,
-        { name: 'buffer', value: res.buffer, source: res.buffer === DEFAULT_BUFFER && !hasKey(options.policyConfig, 'buffer') && !options.overridden?.has('buffer') ? 'default' : originOf('buffer', options) },
-        { name: 'maxOutput', value: res.maxOutput, source: config.maxOutput !== undefined ? originOf('maxOutput', options) : 'default: floor(window / 4)' },
-      ],
-    };
-  }
   const trigger = r.steps.trigger[step]!;
-  if (value === trigger) {
-    const t = triggerOf(r, config, step)!;
-    return { value, formula: `the compression trigger: ${t.basis}`, parts: [windowPart] };
+  // The basis the replay recorded, else the one the numbers match.
+  const basis =
+    res.enforcedLimitBasis !== undefined && value === res.enforcedLimit
+      ? res.enforcedLimitBasis
+      : value === res.limit
+        ? GUARD_FORMULA
+        : value === trigger
+          ? 'trigger'
+          : config.budget.tokens !== undefined && value === config.budget.tokens
+            ? 'token budget'
+            : value === res.window
+              ? 'window'
+              : `${Math.round((value / res.window) * 1000) / 10}% of the window`;
+  const windowPart = guardParts(config, options)[0]!;
+  switch (basis) {
+    case GUARD_FORMULA:
+      return { value, formula: GUARD_FORMULA, parts: guardParts(config, options) };
+    case 'limit':
+      return { value, formula: `the limit: ${GUARD_FORMULA}`, parts: guardParts(config, options) };
+    case 'trigger': {
+      const t = triggerOf(r, config, step);
+      return { value, formula: t ? `the compression trigger: ${t.basis}` : 'the compression trigger', parts: [windowPart] };
+    }
+    case 'token budget':
+      return { value, formula: 'the token budget (budget.tokens)', parts: [{ name: 'budget.tokens', value, source: originOf('budget.tokens', options) }] };
+    default:
+      return { value, formula: basis, parts: [windowPart] };
   }
-  if (config.budget.tokens !== undefined && value === config.budget.tokens) {
-    return { value, formula: 'the token budget (budget.tokens)', parts: [{ name: 'budget.tokens', value, source: originOf('budget.tokens', options) }] };
-  }
-  const pct = Math.round((value / res.window) * 1000) / 10;
-  return { value, formula: `${pct}% of the window`, parts: [windowPart] };
 }
 
 function triggerOf(r: ReplayResult, config: RanConfig, step: number): StepDetail['trigger'] {
   const value = r.steps.trigger[step]!;
   if (Number.isNaN(value)) return null;
+  const res = config.resolved;
   let basis: string;
   if (config.triggerTokens !== undefined) basis = `triggerTokens ${fmt(config.triggerTokens)} (absolute)`;
   else if (config.autoCompact) {
     const a = config.autoCompact;
-    basis = `auto-compact threshold min(floor((window − ${fmt(a.reserve)}) × ${a.pct}), window − ${fmt(a.cap)})`;
-  } else basis = `${Math.round(config.trigger * 1000) / 10}% of the ${config.triggerBasis === 'limit' ? 'limit (window − buffer − maxOutput)' : 'window'}`;
+    const raw = Math.min(Math.floor((res.window - a.reserve) * a.pct), res.window - a.cap);
+    basis = `auto-compact threshold min(floor((window − ${fmt(a.reserve)}) × ${a.pct}), window − ${fmt(a.cap)})${raw !== value ? ` = ${fmt(raw)}, clamped to ${fmt(value)}` : ''}`;
+  } else {
+    const of = res.triggerBasis ?? (config.triggerBasis === 'limit' ? 'limit' : 'window');
+    basis = `${Math.round(config.trigger * 1000) / 10}% of the ${of === 'limit' ? `limit (${GUARD_FORMULA})` : of}`;
+  }
   return { value, basis };
 }
 
-/** Used-so-far of every budget dimension at the call, as core/replay/budgets.ts is given it. */
+/** S3's budget layers as the config names them: the session's `budget`, and any other `…Budget` object with a mode. */
+function budgetLayers(config: RanConfig): { name: string; limits: Readonly<Record<string, unknown>> }[] {
+  const out: { name: string; limits: Readonly<Record<string, unknown>> }[] = [];
+  for (const [key, value] of Object.entries(config)) {
+    if ((key !== 'budget' && !key.endsWith('Budget')) || !value || typeof value !== 'object' || !('mode' in value)) continue;
+    out.push({ name: key === 'budget' ? 'session' : key.slice(0, -'Budget'.length), limits: value as Readonly<Record<string, unknown>> });
+  }
+  return out;
+}
+
+/**
+ * What every budget in force had used when the call was about to be made (docs/policies.md
+ * §Common, budgets: checked before each call with what the calls before it used): calls made
+ * (S4 counts its turns as LLM calls), billed input + output tokens, tool calls that arrived,
+ * cost, and transcript minutes.
+ */
 function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: number, options: StepDetailOptions, compressedAt: ReadonlySet<number>, fallbackAt: ReadonlyMap<number, string>): StepDetail['budgets'] {
-  const b = config.budget;
-  const inForce = DIMENSIONS.filter((d) => b[d] !== undefined);
-  if (inForce.length === 0) return [];
+  const layers = budgetLayers(config).filter((l) => DIMENSIONS.some((d) => typeof l.limits[d] === 'number'));
+  if (layers.length === 0) return [];
   const s = r.steps;
   const messages = session.messages;
   const model: ModelInfo | undefined = lookupModel(config.resolved.model ?? undefined);
-  let turns = 0;
-  let toolCalls = 0;
-  let entered = 0;
+  let calls = 0;
   let billed = 0;
   let outputTokens = 0;
   let cost = 0;
   let prevTotal = -1;
-  let lastMsg = 0;
-  for (let t = 0; t <= step; t++) {
+  for (let t = 0; t < step; t++) {
+    // An aborted call is not made; after a forced final turn no call is.
+    const code = STEP_STATUSES[s.status[t]!];
+    if (code === 'abort') break;
     const k = s.messageIndex[t]!;
-    for (let i = entered; i < k; i++) {
-      const m = messages[i]!;
-      if (isTurnBoundary(m)) turns++;
-      for (const p of m.parts) if (p.kind === 'tool_call') toolCalls++;
-    }
-    entered = k;
-    lastMsg = k;
-    // The replay bills the unchanged prefix since the previous call as cached (core/replay/index.ts).
+    // The replay bills the unchanged prefix since the previous call as cached (docs/policies.md §Common, cost).
     const request = s.total[t]!;
     const fixed = s.regions.system[t]! + s.regions.unlogged[t]! + s.regions.tools[t]!;
     const cached = prevTotal < 0 ? 0 : compressedAt.has(t) ? Math.min(request, fixed) : Math.min(prevTotal, request);
     const out = messages[k]!.usage?.output ?? options.perMessage?.[k] ?? 0;
+    calls++;
     billed += request;
     outputTokens += out;
     const callModel = fallbackAt.has(t) ? lookupModel(fallbackAt.get(t)) : model;
     if (callModel) cost += callCost(callModel, request - cached, cached, out);
     prevTotal = request;
-    // After a final / abort the later calls never happen: nothing more is used.
-    const code = STEP_STATUSES[s.status[t]!];
-    if (code === 'final' || code === 'abort') break;
+    if (code === 'final') break;
   }
+  // Tool calls are counted as the messages carrying them arrive, up to this call.
+  const k = s.messageIndex[step]!;
+  let toolCalls = 0;
+  for (let i = 0; i < k; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call') toolCalls++;
   const start = messages.find((m) => m.timestamp !== undefined)?.timestamp;
-  const at = messages[lastMsg]?.timestamp;
+  const at = messages[k]?.timestamp;
   const minutes = start !== undefined && at !== undefined ? (at - start) / 60_000 : 0;
-  const used: Record<BudgetDimension, number> = { turns, tokens: billed + outputTokens, toolCalls, cost, minutes };
-  return inForce.map((d) => {
-    const limit = b[d]!;
-    return { dimension: d, used: used[d], limit, pct: Math.round((used[d] / limit) * 1000) / 10 };
-  });
+  const used: Record<BudgetDimension, number> = { turns: calls, tokens: billed + outputTokens, toolCalls, cost, minutes };
+  const out: StepDetail['budgets'][number][] = [];
+  for (const layer of layers) {
+    for (const d of DIMENSIONS) {
+      const limit = layer.limits[d];
+      if (typeof limit !== 'number') continue;
+      // A layer that projects counts the tokens this call would send (docs/policies.md §Common, budgets).
+      const pending = d === 'tokens' && layer.limits['includeRequest'] === true ? s.total[step]! : 0;
+      out.push({ layer: layer.name, dimension: d, used: used[d], ...(pending > 0 ? { pending } : {}), limit, pct: Math.round(((used[d] + pending) / limit) * 1000) / 10 });
+    }
+  }
+  return out;
 }
 
 function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
@@ -232,7 +286,7 @@ function runsOf(state: Uint8Array, from: number, to: number, pick: (s: number) =
 export function stepDetail(r: ReplayResult, session: Session, step: number, options: StepDetailOptions): StepDetail {
   const s = r.steps;
   if (!Number.isInteger(step) || step < 0 || step >= s.count) {
-    throw new StepDetailError(`step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${Math.max(0, s.count - 1)})`);
+    throw new StepDetailError(s.count === 0 ? `step ${step} does not exist: this replay has no calls (the session has no assistant message)` : `step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${s.count - 1})`);
   }
   const config = r.config as unknown as RanConfig;
   const messages = session.messages;
@@ -248,9 +302,11 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   let summary: string | null = null;
   let compression: StepDetail['compression'] = null;
   let lastKept: readonly MessageRange[] | null = null;
+  const preflight: Extract<ReplayEvent, { kind: 'tool-preflight' }>[] = [];
   for (const e of r.events) {
     if (e.step > step) continue;
     if (e.step === step) stepEvents.push(e);
+    if (e.kind === 'tool-preflight' && e.messageIndex < k) preflight.push(e);
     if (e.kind === 'guard' && e.decision === 'skip' && e.fallback) fallbackAt.set(e.step, e.fallback);
     if (e.kind !== 'compression') continue;
     compressedAt.add(e.step);
@@ -299,6 +355,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const maskedRanges = k > 0 ? runsOf(state, 0, k - 1, (x) => x === MASKED) : [];
   let historyMessages = 0;
   for (const [a, z] of historyRanges) historyMessages += z - a + 1;
+  const reduced = preflight.filter((e) => inRequest(state[e.messageIndex]!)).map((e) => ({ messageIndex: e.messageIndex, action: e.action, bytesBefore: e.bytesBefore, bytesAfter: e.bytesAfter }));
 
   const regions = {} as Record<Region, number>;
   for (const key of REGIONS) regions[key] = s.regions[key][step]!;
@@ -325,7 +382,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
       system: { tokens: regions.system, text: session.systemPrompt },
       unlogged: { tokens: regions.unlogged, inferred: true },
       summary: { tokens: regions.summary, text: summary },
-      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges },
+      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced },
       tools: { tokens: regions.tools, names: session.tools.map((t) => t.name) },
     },
     messageStates,

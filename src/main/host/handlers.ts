@@ -68,15 +68,22 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const saved = new SavedPolicies(store.db);
   const lookup = (id: string) => saved.get(id) ?? getPolicy(id);
   const useWorker = options.replayWorkerFile !== undefined && options.dbPath !== ':memory:';
+  // With a count worker, a replay that needs BPE counts not stored yet runs on the import's
+  // estimates at once and asks for exact counts (countsReady, then the renderer asks again).
+  const countsInBackground = options.countWorkerFile !== undefined && options.dbPath !== ':memory:';
   const replays = new ReplayClient(
     useWorker
-      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) })
+      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }, (note) => {
+          if (note.type === 'count') requestCount(note.sessionId, note.tokenizer);
+          else store.summarySet(note.key, note.value);
+        })
       : inThreadExecutor(
           new ReplayService({
             session: (id) => sessionOf(id),
             load: (id, tokenizer) => store.loadCounts(id, tokenizer),
             save: (id, c) => store.saveCounts(id, c),
             summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+            ...(countsInBackground ? { requestCount: (id: string, tokenizer: string) => requestCount(id, tokenizer) } : {}),
           }),
         ),
   );
@@ -105,7 +112,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const oldest = loaded.keys().next().value as string;
       loaded.delete(oldest);
       // In this thread the replay cache holds the session too; a worker keeps its own sessions.
-      if (!useWorker) replays.forget(oldest);
+      if (!useWorker) replays.forget(oldest, 'session');
     }
     return s;
   };
@@ -126,7 +133,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const finish = (): void => {
       if (finished) return;
       finished = true;
-      counting.delete(id);
+      counting.delete(`${id}\u0000${tokenizer}`);
       countRunning = false;
       startNextCount();
     };
@@ -136,12 +143,21 @@ export async function createHost(options: HostOptions): Promise<Host> {
       finish();
       if (!r.ok) return;
       counts.delete(id);
-      replays.forget(id);
+      // The session is unchanged: keep it (and what was extracted from it), drop counts and results.
+      replays.forget(id, 'counts');
       options.emit('countsReady', { sessionId: id, tokenizer });
     });
     w.once('error', finish);
     // A worker that dies without answering must not hold the queue.
     w.once('exit', finish);
+  };
+  /** Queues an exact count of a session under a tokenizer (once); `countsReady` says when it is stored. */
+  const requestCount = (id: string, tokenizer: string): void => {
+    const key = `${id}\u0000${tokenizer}`;
+    if (counting.has(key)) return;
+    counting.add(key);
+    countQueue.push({ id, tokenizer });
+    startNextCount();
   };
   /**
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
@@ -162,11 +178,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       counts.set(id, c);
       return c;
     }
-    if (!counting.has(id)) {
-      counting.add(id);
-      countQueue.push({ id, tokenizer });
-      startNextCount();
-    }
+    requestCount(id, tokenizer);
     const estimate = store.loadCounts(id, 'chars4') ?? countForHost(session, 'chars4');
     return estimate;
   };
@@ -188,7 +200,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (const id of r.sessionIds) {
         loaded.delete(id);
         counts.delete(id);
-        replays.forget(id);
+        replays.forget(id, 'session');
       }
       return { ids: r.sessionIds, reused: r.reused };
     } finally {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
 import { startWorker } from '../workers';
-import { dispatch, type FromReplayWorker, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { dispatch, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import type { ReplayService } from './replays';
 
 /** Requests waiting beyond the running one. A dragged slider supersedes its own; this bounds the rest. */
@@ -35,7 +35,7 @@ export function replayWorkerSource(): string | undefined {
 /** Runs one request at a time, somewhere. */
 export interface ReplayExecutor {
   run(op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]>;
-  forget(sessionId: string): void;
+  forget(sessionId: string, what: ForgetWhat): void;
   close(): Promise<void>;
 }
 
@@ -52,7 +52,7 @@ export function inThreadExecutor(service: ReplayService): ReplayExecutor {
  * The engine in a worker thread started from `file` (a built `.js`, or a `.ts` source run through
  * tsx). Started on first use; restarted after it dies.
  */
-export function workerExecutor(file: string, data: ReplayWorkerData): ReplayExecutor {
+export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (note: WorkerNote) => void): ReplayExecutor {
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
@@ -64,6 +64,10 @@ export function workerExecutor(file: string, data: ReplayWorkerData): ReplayExec
     if (worker) return worker;
     const w = file.endsWith('.ts') ? startWorker([], file, { workerData: data }) : new Worker(file, { workerData: data });
     w.on('message', (m: FromReplayWorker) => {
+      if ('type' in m) {
+        onNote?.(m);
+        return;
+      }
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
@@ -88,7 +92,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData): ReplayExec
         pending.set(id, { resolve, reject });
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
-    forget: (sessionId) => worker?.postMessage({ type: 'forget', sessionId } satisfies ToReplayWorker),
+    forget: (sessionId, what) => worker?.postMessage({ type: 'forget', sessionId, what } satisfies ToReplayWorker),
     close: async () => {
       const w = worker;
       worker = undefined;
@@ -169,8 +173,8 @@ export class ReplayClient {
     );
   }
 
-  forget(sessionId: string): void {
-    this.executor.forget(sessionId);
+  forget(sessionId: string, what: ForgetWhat): void {
+    this.executor.forget(sessionId, what);
   }
 
   async close(): Promise<void> {

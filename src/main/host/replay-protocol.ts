@@ -25,16 +25,26 @@ export type ReplayOpName = ReplayOp['op'];
 export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
 
 /** Host → worker. */
-export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string };
-/** Worker → host. */
+/** What to forget of a session: its counts and results (exact counts stored since), or everything (re-imported). */
+export type ForgetWhat = 'counts' | 'session';
+export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat };
+/**
+ * What the worker asks of the host, which holds the one writing connection: count a session
+ * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).
+ */
+export type WorkerNote = { readonly type: 'count'; readonly sessionId: string; readonly tokenizer: string } | { readonly type: 'summary'; readonly key: string; readonly value: string };
+/** Worker → host: an answer, or a note. */
 export type FromReplayWorker =
   | { readonly id: number; readonly ok: true; readonly value: ReplayOpResults[ReplayOpName] }
-  | { readonly id: number; readonly ok: false; readonly code: ApiErrorCode; readonly message: string };
+  | { readonly id: number; readonly ok: false; readonly code: ApiErrorCode; readonly message: string }
+  | WorkerNote;
 
 /** Whatever the worker was given when it started. */
 export interface ReplayWorkerData {
   readonly dbPath: string;
   readonly nativeBinding?: string;
+  /** The host counts exactly in the background: replay on estimates and ask for counts (see ReplayServiceDeps.requestCount). */
+  readonly countsInBackground?: boolean;
 }
 
 export async function dispatch(service: ReplayService, op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]> {

@@ -1,5 +1,6 @@
 /**
  * The replay worker thread: loads sessions and counts from SQLite through its own connection,
+ * which it only reads (the host keeps the one writer: summaries and count requests go to it),
  * runs replays and answers chart-view, step-detail, view and compare requests from its cache of
  * recent results (replays.ts), so the thread that answers the renderer never replays. One request
  * at a time; replay-client.ts queues, cancels and restarts.
@@ -35,15 +36,25 @@ function start(data: ReplayWorkerData): void {
     }
     return s;
   };
+  // Summaries made here are kept here at once and stored by the host.
+  const made = new Map<string, string>();
   const service = new ReplayService({
     session: sessionOf,
     load: (id, tokenizer) => store.loadCounts(id, tokenizer),
-    save: (id, c) => store.saveCounts(id, c),
-    summaries: { get: (k) => store.summaryGet(k), set: (k, v) => store.summarySet(k, v) },
+    summaries: {
+      get: (k) => made.get(k) ?? store.summaryGet(k),
+      set: (k, v) => {
+        made.set(k, v);
+        // The store has them all; this only bridges until the host has written them.
+        if (made.size > 1000) made.delete(made.keys().next().value as string);
+        port.postMessage({ type: 'summary', key: k, value: v } satisfies FromReplayWorker);
+      },
+    },
+    ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
   });
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
-      sessions.delete(m.sessionId);
+      if (m.what === 'session') sessions.delete(m.sessionId);
       service.forget(m.sessionId);
       return;
     }

@@ -113,7 +113,16 @@ export interface ReplayServiceDeps {
   readonly summaries?: SummaryStore;
   /** How many results to keep (each a few MB at 30,000 calls). */
   readonly cacheSize?: number;
+  /**
+   * Set when the host counts exactly in the background (a count worker): BPE counts that are not
+   * stored yet are asked for here, and the replay runs on the import's chars/4 estimates meanwhile
+   * (shown as a warning); the host forgets the session when the counts are stored.
+   */
+  readonly requestCount?: (sessionId: string, tokenizer: string) => void;
 }
+
+/** Tokenizers whose exact count of a long session takes seconds (BPE): counted in the background. */
+const isBpe = (tokenizer: string): boolean => tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
 
 interface Cached {
   readonly result: ReplayResult;
@@ -126,7 +135,9 @@ export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
-  private readonly running = new Map<string, Promise<Cached>>();
+  private readonly running = new Map<string, { readonly done: Promise<Cached>; readonly sessionId: string }>();
+  /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
+  private readonly generation = new Map<string, number>();
   /**
    * Summarizers by (kind, model, URL): a replay follows every slider move, and a remote one's
    * key lookup (environment, then the OS keychain) should happen once, not per replay.
@@ -144,6 +155,14 @@ export class ReplayService {
     if (!c && plain) {
       const stored = this.deps.load?.(sessionId, tokenizer);
       if (stored && stored.perMessage.length === session.messages.length) c = stored;
+    }
+    if (!c && plain && this.deps.requestCount && isBpe(tokenizer)) {
+      const estimate = this.deps.load?.(sessionId, 'chars4');
+      if (estimate && estimate.perMessage.length === session.messages.length) {
+        this.deps.requestCount(sessionId, tokenizer);
+        this.counts.set(cacheKey, estimate);
+        return estimate;
+      }
     }
     if (!c) {
       try {
@@ -174,17 +193,21 @@ export class ReplayService {
       return { key, ...hit };
     }
     let run = this.running.get(key);
+    const generation = this.generation.get(inputs.sessionId) ?? 0;
     if (!run) {
-      run = this.execute(inputs);
+      run = { done: this.execute(inputs), sessionId: inputs.sessionId };
       this.running.set(key, run);
     }
     try {
-      const done = await run;
-      this.results.set(key, done);
-      while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
+      const done = await run.done;
+      // Counts (or the session) changed while it ran: answer it, but never serve it again.
+      if ((this.generation.get(inputs.sessionId) ?? 0) === generation) {
+        this.results.set(key, done);
+        while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
+      }
       return { key, ...done };
     } finally {
-      this.running.delete(key);
+      if (this.running.get(key) === run) this.running.delete(key);
     }
   }
 
@@ -233,7 +256,9 @@ export class ReplayService {
 
   async chart(inputs: ReplayInputs, buckets: number): Promise<ChartView> {
     const c = await this.cached(inputs);
-    const warnings = c.counts.approximate ? [`token counts are ${c.counts.tokenizer} estimates`] : [];
+    const resolved = c.result.config['resolved'];
+    const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
+    const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
     return chartView(c.result, { key: c.key, buckets, warnings });
   }
 
@@ -267,7 +292,9 @@ export class ReplayService {
 
   /** Drops what is known about a session (re-imported, or counted exactly since). */
   forget(sessionId: string): void {
+    this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
     for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
+    for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }
 }

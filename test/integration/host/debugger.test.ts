@@ -2,7 +2,7 @@
  * The debugger's methods end to end on the bundled sample: through the host's handler table (replays
  * in this thread) and over HTTP with the replay worker (started from its TypeScript source).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
-import { ApiError, type ChartView, type Envelope, type StepDetail } from '../../../src/shared/api';
+import { ApiError, type ChartView, type Envelope, type EventName, type StepDetail } from '../../../src/shared/api';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 let dir: string;
@@ -145,5 +145,32 @@ describe('debugger methods over HTTP, replays in the worker', () => {
     const past = await call<StepDetail>('getStepDetail', { sessionId: sid, ...q, step: 100_000 });
     expect(past.status).toBe(404);
     expect(past.envelope).toMatchObject({ ok: false, error: { code: 'not_found', message: expect.stringMatching(/^step 100000 does not exist: this replay has \d+ calls/) } });
+  });
+});
+
+describe('replays before exact counts exist', () => {
+  it('replays on the import estimates at once, asks for exact counts, and replays on them after countsReady', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'ctxscope-dbgc-'));
+    // The count worker from its TypeScript source (see host.test.ts).
+    const boot = join(d, 'count-boot.mjs');
+    const root = join(__dirname, '../../..');
+    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
+    let ready: (tokenizer: string) => void = () => {};
+    const countsReady = new Promise<string>((r) => (ready = r));
+    const h = await createHost({ dbPath: join(d, 'c.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, replayWorkerFile: replayWorkerSource()!, emit: (event: EventName, payload: unknown) => event === 'countsReady' && ready((payload as { tokenizer: string }).tokenizer) });
+    try {
+      const sid = h.initialSessionId!;
+      // No getSession first: the replay itself asks for the counts it lacks.
+      const early = await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 });
+      expect(early.warnings).toContain("token counts are the import's chars/4 estimates until exact calibrated counts are ready");
+      expect(await countsReady).toBe('calibrated');
+      const exact = await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 });
+      expect(exact.warnings.some((w) => w.includes('estimates'))).toBe(false);
+      expect(exact.key).toBe(early.key);
+      expect(exact.total.max).not.toEqual(early.total.max);
+    } finally {
+      await h.close();
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 });

@@ -162,6 +162,16 @@ describe('ReplayService', () => {
     expect(svc.runs).toBe(2);
   });
 
+  it('answers a replay that was running when its session was forgotten, but does not keep it', async () => {
+    const svc = make();
+    const running = svc.chart(inputs(), 800);
+    // Exact counts were stored meanwhile (the host forgets the session's counts and results).
+    svc.forget('s');
+    await running;
+    await svc.chart(inputs(), 800);
+    expect(svc.runs).toBe(2);
+  });
+
   it('names a call past the end', async () => {
     const svc = make();
     await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({ code: 'not_found', message: 'step 30 does not exist: this replay has 30 calls (0–29)' });

@@ -112,6 +112,25 @@ describe('chartView', () => {
     ]);
   });
 
+  it('makes one marker of a run whose reasons differ only in their numbers', () => {
+    const v = chartView(synthetic(10, (i) => (i >= 2 ? 'warn' : 'ok'), (i) => (i >= 2 && i < 6 ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)` : i >= 6 ? 'request 1,200 > limit 1,000 (trigger)' : '')), { key: 'k', buckets: 800 });
+    expect(v.markers).toEqual([
+      { step: 2, kind: 'warn', until: 5, label: 'session tokens budget exceeded (302,000 of 300,000; soft mode) (calls 2–5)' },
+      { step: 6, kind: 'warn', until: 9, label: 'request 1,200 > limit 1,000 (trigger) (calls 6–9)' },
+    ]);
+  });
+
+  it('makes one marker of compressions of one path and strategy on consecutive calls', () => {
+    const masked = (step: number, before: number): ReplayEvent => ({ kind: 'compression', step, path: 'proactive', strategy: 'observation-masking', tokensBefore: before, tokensAfter: before - 100, dropped: [], kept: [[0, step]] });
+    const events = [masked(3, 1_000), masked(4, 1_050), masked(5, 1_100), masked(8, 1_200), compression(9)];
+    const v = chartView(synthetic(20, () => 'ok', () => '', events), { key: 'k', buckets: 800 });
+    expect(v.markers).toEqual([
+      { step: 3, kind: 'compression', path: 'proactive', until: 5, label: 'proactive compression (observation-masking) at every call 3–5: 1,000 → 900 tokens first, 1,100 → 1,000 last' },
+      { step: 8, kind: 'compression', path: 'proactive', label: 'proactive compression (observation-masking): 1,200 → 1,100 tokens' },
+      { step: 9, kind: 'compression', path: 'proactive', label: 'proactive compression (summarize): 150,000 → 30,000 tokens' },
+    ]);
+  });
+
   it('reduces a real replay: the compression it ran is a marker with its numbers', async () => {
     // chars4: 400 chars = 100 tokens a message, no overhead. Window 4,000, trigger 0.5 → 2,000:
     // call j holds 2j + 1 messages, first over at j = 10 (2,100 tokens).
@@ -120,8 +139,9 @@ describe('chartView', () => {
     const r = await replay(session(messages), { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, trigger: 0.5, target: 0.5, summarizer: 'none', pipeline: ['drop-oldest'] });
     const v = chartView(r, { key: 'k', buckets: 800 });
     expect(v.stepCount).toBe(15);
-    // Drop-oldest to 2,000: from turn start 2, 19 messages = 1,900 tokens.
-    expect(v.markers[0]).toEqual({ step: 10, kind: 'compression', path: 'proactive', label: 'proactive compression (drop-oldest): 2,100 → 1,900 tokens' });
+    // Drop-oldest to 2,000: from turn start 2, 19 messages = 1,900 tokens. Each later call brings two
+    // messages (2,100 again) and drops the oldest turn: calls 10..14 all compress, one marker.
+    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', until: 14, label: 'proactive compression (drop-oldest) at every call 10–14: 2,100 → 1,900 tokens first, 2,100 → 1,900 last' }]);
     expect(v.total.max[9]).toBe(1_900);
     expect(v.status[10]).toBe('compress');
   });

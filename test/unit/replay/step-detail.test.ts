@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
 import { replay } from '../../../src/core/replay/index';
 import { stepDetail, StepDetailError } from '../../../src/core/replay/step-detail';
-import { assistant, session, user } from '../../helpers/session';
+import { assistant, call, session, toolResult, user } from '../../helpers/session';
 
 const words = (tag: string): string => `${tag} `.repeat(200).slice(0, 400);
 function chat(turns: number): Message[] {
@@ -26,7 +26,7 @@ describe('stepDetail', () => {
     const d = stepDetail(r, s, 10, { key: 'k' });
     expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 1_900 });
     expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 1_900, dropped: [[0, 1]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
-    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [] });
+    expect(d.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[2, 20]], masked: [], reduced: [] });
     expect(d.context.unlogged.inferred).toBe(true);
     // Messages 21.. (the call's own answer and later) are not sent yet.
     expect(d.messageStates).toEqual([
@@ -59,7 +59,7 @@ describe('stepDetail', () => {
       [0, 18, 'window'],
       [19, 29, 'future'],
     ]);
-    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [] });
+    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [], reduced: [] });
   });
 
   it('marks what a summarizing strategy folded as summarised, with the summary before and after', async () => {
@@ -97,13 +97,29 @@ describe('stepDetail', () => {
   it('counts every budget in force up to the call', async () => {
     const s = session(chat(5));
     const r = await replay(s, { ...base, trigger: 1, budget: { turns: 10, tokens: 10_000, mode: 'soft' } });
-    // Call 2 (message 5): users at 0, 2, 4 have arrived → 3 turns. Requests of calls 0..2 are 100,
-    // 300, 500 tokens = 900 billed; outputs (no reported usage: the message's count) 3 × 100 = 300.
-    const d = stepDetail(r, s, 2, { key: 'k', perMessage: new Float64Array(10).fill(100) });
+    // Budgets are checked before a call with what the calls before it used. Before call 3 (message 7):
+    // calls 0..2 made (turns count LLM calls); their requests 100 + 300 + 500 = 900 billed, outputs
+    // (no reported usage: the message's count) 3 × 100 = 300 → 1,200 tokens.
+    const d = stepDetail(r, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) });
     expect(d.budgets).toEqual([
-      { dimension: 'turns', used: 3, limit: 10, pct: 30 },
-      { dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
+      { layer: 'session', dimension: 'turns', used: 3, limit: 10, pct: 30 },
+      { layer: 'session', dimension: 'tokens', used: 1_200, limit: 10_000, pct: 12 },
     ]);
+    // A layer that projects (S3's CheckBudget) adds this call's request: call 3 holds 7 messages = 700
+    // tokens, so 1,200 + 700 = 1,900 of 10,000 = 19%.
+    const projecting = { ...r, config: { ...r.config, budget: { ...(r.config['budget'] as object), includeRequest: true } } };
+    expect(stepDetail(projecting, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) }).budgets[1]).toEqual({ layer: 'session', dimension: 'tokens', used: 1_200, pending: 700, limit: 10_000, pct: 19 });
+  });
+
+  it('lists the tool results S1 stored aside that are in the request, as the model receives them', async () => {
+    // A 2,000-byte result over toolOutputMaxBytes 1,000 is offloaded (S1): 64 bytes, a handle.
+    const messages: Message[] = [user('go'), assistant([call('c1')]), toolResult('c1', 'x'.repeat(2_000)), assistant('done')];
+    const s = session(messages);
+    const r = await replay(s, { ...base, trigger: 1, toolOutputMaxBytes: 1_000, toolOutputMode: 'offload' });
+    const d = stepDetail(r, s, 1, { key: 'k' });
+    expect(d.context.history.reduced).toEqual([{ messageIndex: 2, action: 'offload', bytesBefore: 2_000, bytesAfter: 64 }]);
+    // The call before the result arrived has nothing reduced.
+    expect(stepDetail(r, s, 0, { key: 'k' }).context.history.reduced).toEqual([]);
   });
 
   it('names the range when asked for a call past the end', async () => {
@@ -111,5 +127,8 @@ describe('stepDetail', () => {
     const r = await replay(s, base);
     expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow(StepDetailError);
     expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow('step 3 does not exist: this replay has 3 calls (0–2)');
+    const none = session([user('hello')]);
+    const empty = await replay(none, base);
+    expect(() => stepDetail(empty, none, 0, { key: 'k' })).toThrow('step 0 does not exist: this replay has no calls (the session has no assistant message)');
   });
 });
