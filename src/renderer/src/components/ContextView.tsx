@@ -120,6 +120,12 @@ export function ContextView() {
           <span className="ctx-tokens">{fmtInt(cx.history.tokens)} tokens</span>
           <span className="muted"> · {fmtInt(cx.history.messages)} messages: {describeRanges(cx.history.ranges)}</span>
         </div>
+        {cx.history.reduced.length > 0 ? (
+          <p className="muted" data-testid="context-reduced">
+            tool preflight cut {cx.history.reduced.length} result{cx.history.reduced.length === 1 ? '' : 's'}: {cx.history.reduced.slice(0, 6).map((r) => `#${r.messageIndex} ${r.action} ${fmtInt(r.bytesBefore)}→${fmtInt(r.bytesAfter)} B`).join(', ')}
+            {cx.history.reduced.length > 6 ? ', …' : ''}
+          </p>
+        ) : null}
         <KeptHistory d={d} />
       </div>
       <Region name="tool definitions" tokens={cx.tools.tokens} color={REGION_COLOR.tools} note={`${cx.tools.names.length} tools`}>

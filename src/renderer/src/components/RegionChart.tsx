@@ -104,6 +104,7 @@ export function RegionChart() {
     <section
       className="region-chart"
       data-testid="region-bars"
+      data-key={chart.key}
       data-buckets={chart.bucketStart.length}
       data-steps={chart.stepCount}
       aria-label="Context window per LLM call"
