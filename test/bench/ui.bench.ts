@@ -42,12 +42,12 @@ async function api<T>(s: Serve, method: string, body: unknown): Promise<T> {
 const STEP_IN_PAGE = `new Promise((resolve) => {
   const q = (id) => document.querySelector('[data-testid="' + id + '"]');
   const from = Number(q('guard-status')?.getAttribute('data-step'));
-  const cursor = q('chart-cursor')?.getAttribute('d');
   const t0 = performance.now();
   window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
   const check = () => {
-    const done = q('guard-status')?.getAttribute('data-step') === String(from + 1) && q('context-view')?.getAttribute('data-step') === String(from + 1) && q('chart-cursor')?.getAttribute('d') !== cursor;
+    const done = q('guard-status')?.getAttribute('data-step') === String(from + 1) && q('context-view')?.getAttribute('data-step') === String(from + 1) && q('chart-cursor')?.getAttribute('data-step') === String(from + 1);
     if (done) resolve(performance.now() - t0);
+    else if (performance.now() - t0 > 10000) resolve(NaN);
     else requestAnimationFrame(check);
   };
   check();

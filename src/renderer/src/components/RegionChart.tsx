@@ -126,7 +126,7 @@ export function RegionChart() {
           <path d={paths.source} stroke={MARKER_COLOR['source-compaction']} strokeDasharray="3 3" strokeWidth={1} />
           <path d={paths.compression} stroke={MARKER_COLOR.compression} strokeWidth={1.5} />
           {paths.compare ? <path d={paths.compare} stroke={MARKER_COLOR.compareCompression} strokeDasharray="6 3" strokeWidth={1} data-testid="compare-markers" /> : null}
-          {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" /> : null}
+          {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}
       {loading ? <span className="chart-busy">replaying…</span> : null}
