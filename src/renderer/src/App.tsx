@@ -1,15 +1,26 @@
-/** The window: session bar on top, the message list and the selected message side by side. */
-import { useEffect, useMemo } from 'react';
+/**
+ * The debugger's window (fits 1440×900 without page scrolling): session and policy bars, the
+ * region chart and the replay timeline on top; below, the turn list and the message in full | the
+ * context view (or events, compare, estimate accuracy) | guard status and settings.
+ */
+import { useEffect, useMemo, useState } from 'react';
 import { api } from './api';
-import { ComparePanel } from './components/ComparePanel';
+import { CompareView } from './components/CompareView';
+import { ConfigPanel } from './components/ConfigPanel';
+import { ContextView } from './components/ContextView';
+import { EstimateAccuracy } from './components/EstimateAccuracy';
 import { EventList } from './components/EventList';
+import { GuardStatus } from './components/GuardStatus';
 import { MessageDetail } from './components/MessageDetail';
-import { MessageList } from './components/MessageList';
 import { PolicyBar } from './components/PolicyBar';
+import { ChartLegend, RegionChart } from './components/RegionChart';
+import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
-import { WindowChart } from './components/WindowChart';
-import { StoreProvider, useAppStore } from './context';
+import { TurnList } from './components/TurnList';
+import { StoreProvider, useAppStore, useAppStoreApi } from './context';
+import { installDebuggerKeys } from './keys';
 import { createAppStore } from './store';
+import { readUrlState, syncUrl } from './url-sync';
 import './styles.css';
 
 function ErrorBanner() {
@@ -18,31 +29,74 @@ function ErrorBanner() {
   if (!error) return null;
   return (
     <div className="error-banner" role="alert" data-testid="error-banner">
-      {error} <button onClick={clear}>Dismiss</button>
+      <bdi>{error}</bdi> <button onClick={clear}>Dismiss</button>
+    </div>
+  );
+}
+
+const TABS = [
+  { id: 'context', label: 'Context' },
+  { id: 'events', label: 'Events' },
+  { id: 'compare', label: 'Compare' },
+  { id: 'accuracy', label: 'Estimate vs reported' },
+] as const;
+type Tab = (typeof TABS)[number]['id'];
+
+function CentrePanel() {
+  const [tab, setTab] = useState<Tab>('context');
+  return (
+    <div className="centre">
+      <nav className="tabs" role="tablist">
+        {TABS.map((t) => (
+          <button key={t.id} role="tab" data-testid={`tab-${t.id}`} aria-selected={tab === t.id} onClick={() => setTab(t.id)}>
+            {t.label}
+          </button>
+        ))}
+      </nav>
+      <div className="tab-body">
+        {tab === 'context' ? <ContextView /> : null}
+        {tab === 'events' ? <EventList /> : null}
+        {tab === 'compare' ? <CompareView /> : null}
+        {tab === 'accuracy' ? <EstimateAccuracy /> : null}
+      </div>
     </div>
   );
 }
 
 function Shell() {
-  const init = useAppStore((s) => s.init);
+  const store = useAppStoreApi();
   useEffect(() => {
-    void init();
-  }, [init]);
+    const from = readUrlState(window);
+    const unsync = syncUrl(store, window);
+    const unkeys = installDebuggerKeys(store, window);
+    void store.getState().init(from);
+    return () => {
+      unsync();
+      unkeys();
+    };
+  }, [store]);
   return (
     <div className="app">
       <SessionBar />
       <ErrorBanner />
       <PolicyBar />
-      <WindowChart />
-      <ComparePanel />
-      <p className="assumption">
-        Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.
-      </p>
+      <div className="chart-area">
+        <RegionChart />
+        <ChartLegend />
+        <ReplayTimeline />
+      </div>
       <main className="workspace">
-        <MessageList />
-        <MessageDetail />
-        <EventList />
+        <div className="left">
+          <TurnList />
+          <MessageDetail />
+        </div>
+        <CentrePanel />
+        <aside className="right">
+          <GuardStatus />
+          <ConfigPanel />
+        </aside>
       </main>
+      <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
     </div>
   );
 }

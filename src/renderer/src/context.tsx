@@ -9,8 +9,12 @@ export function StoreProvider({ store, children }: { store: AppStore; children: 
   return <StoreContext.Provider value={store}>{children}</StoreContext.Provider>;
 }
 
-export function useAppStore<T>(selector: (s: AppState) => T): T {
+export function useAppStoreApi(): AppStore {
   const store = useContext(StoreContext);
   if (!store) throw new Error('useAppStore outside StoreProvider');
-  return useStore(store, selector);
+  return store;
+}
+
+export function useAppStore<T>(selector: (s: AppState) => T): T {
+  return useStore(useAppStoreApi(), selector);
 }

@@ -4,8 +4,8 @@ export async function testSampleMessagesListed({ page, assert, consoleErrors }) 
   const rows = page.getByTestId('message-row');
   await rows.first().waitFor({ timeout: 30_000 });
   assert.ok((await rows.count()) > 3, 'several messages of the sample are listed');
-  await page.waitForFunction(() => /assistant/.test(document.querySelector('[data-testid="message-list"]')?.textContent ?? ''), null, { timeout: 15_000 });
-  const text = await page.getByTestId('message-list').innerText();
+  await page.waitForFunction(() => /assistant/.test(document.querySelector('[data-testid="turn-list"]')?.textContent ?? ''), null, { timeout: 15_000 });
+  const text = await page.getByTestId('turn-list').innerText();
   assert.match(text, /user|assistant/i, 'rows show roles');
   await page.waitForTimeout(500);
   assert.deepEqual(consoleErrors, [], 'no console errors');

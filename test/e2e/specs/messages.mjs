@@ -21,7 +21,7 @@ export async function testClickShowsMessageInFull({ page, assert, consoleErrors 
 }
 
 export async function testListIsVirtualisedAndScrolls({ page, assert }) {
-  const list = page.getByTestId('message-list');
+  const list = page.getByTestId('turn-list');
   await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
   const rendered = await page.getByTestId('message-row').count();
   await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
@@ -36,6 +36,6 @@ export async function testListIsVirtualisedAndScrolls({ page, assert }) {
 export async function testTranscriptTextIsNeverHtml({ page, assert }) {
   await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
   // No element of the list was produced from transcript markup: scripts and images never appear.
-  const injected = await page.evaluate(() => document.querySelectorAll('.message-list script, .message-list img, .message-detail script').length);
+  const injected = await page.evaluate(() => document.querySelectorAll('.turn-list script, .turn-list img, .message-detail script').length);
   assert.equal(injected, 0);
 }

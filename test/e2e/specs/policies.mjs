@@ -37,18 +37,19 @@ export async function testEditSaveReplayDeletePolicy({ page, assert, consoleErro
 export async function testCompareTwoPolicies({ page, assert, consoleErrors }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('s2');
+  await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-picker').selectOption('claude-code');
-  await page.getByTestId('compare-panel').waitFor({ timeout: 15_000 });
-  const compressions = await page.getByTestId('compare-compressions').innerText();
+  const row = page.getByTestId('compare-compressions');
+  await row.waitFor({ timeout: 15_000 });
   // s2 does not compress the sample; claude-code compacts once, like the original agent did.
-  assert.match(compressions, /compressions\s+0\s+1\s+/);
-  const diffs = page.getByTestId('compare-differences').locator('li');
+  assert.match(await row.innerText(), /compressions\s+0\s+1\s+/);
+  const diffs = page.locator('.diff-row');
   assert.ok((await diffs.count()) > 0, 'the steps that differ are listed');
+  const step = (await diffs.first().locator('.step').innerText()).slice(1);
   await diffs.first().click();
-  await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
-  assert.ok((await page.locator('.recharts-legend-item-text', { hasText: 'total under claude-code' }).count()) === 1, 'the second policy is drawn on the chart');
+  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === s, step, { timeout: 10_000 });
   await page.getByTestId('compare-picker').selectOption('');
-  await page.getByTestId('compare-panel').waitFor({ state: 'detached', timeout: 10_000 });
+  await page.getByTestId('compare-markers').waitFor({ state: 'detached', timeout: 10_000 });
   assert.deepEqual(consoleErrors, []);
 }
 
@@ -57,6 +58,7 @@ export async function testNeedleShowsWhenItLeftTheWindow({ page, assert }) {
   await page.getByTestId('policy-picker').selectOption('claude-code');
   await page.getByTestId('needles').fill('ORD-1187, never-said-xyz');
   await page.getByTestId('needles').press('Enter');
+  await page.getByTestId('tab-events').click();
   await page.getByTestId('needle-list').waitFor({ timeout: 15_000 });
   const text = await page.getByTestId('needle-list').innerText();
   assert.match(text, /ORD-1187 first at message #\d+/);

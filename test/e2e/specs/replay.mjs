@@ -4,22 +4,24 @@ export async function testChangingPolicyReplays({ page, assert, consoleErrors })
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
   await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.getByTestId('tab-events').click();
   const events = await page.getByTestId('event-list').innerText();
   assert.match(events, /proactive compression/);
-  assert.match(events, /the original agent compacted here/);
+  assert.match(events, /source-compaction/);
   await page.getByTestId('policy-picker').selectOption('s2');
   await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('0 compressions'), null, { timeout: 15_000 });
-  assert.ok((await page.locator('.window-chart svg').count()) > 0, 'the window chart is drawn');
+  assert.ok((await page.locator('[data-testid="region-bars"] canvas').count()) > 0, 'the window chart is drawn');
   assert.deepEqual(consoleErrors, []);
 }
 
 export async function testOverrideAndEventJump({ page, assert }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('s2');
-  const window = page.getByTestId('override-window');
+  const window = page.getByTestId('field-window');
   await window.fill('60000');
   await window.press('Enter');
   await page.waitForFunction(() => /[1-9]\d* compressions/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.getByTestId('tab-events').click();
   await page.locator('.event-compression').first().click();
   await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
   assert.match(await page.getByTestId('message-detail').innerText(), /assistant/);
@@ -30,8 +32,10 @@ export async function testExportDownloadsTheCompactedHistory({ page, assert }) {
   await page.getByTestId('policy-picker').selectOption('claude-code');
   await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
   await page.getByTestId('export-target').selectOption('openai');
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  assert.match(download.suggestedFilename(), /claude-code\.end\.openai\.json$/);
+  assert.match(download.suggestedFilename(), /claude-code\.23\.openai\.json$/, 'the export is at the selected call');
   const { readFile } = await import('node:fs/promises');
   const body = JSON.parse(await readFile(await download.path(), 'utf8'));
   assert.equal(body.messages[0].role, 'system', 'the summary travels in the system message');

@@ -1,71 +1,61 @@
 /**
- * The replay's events in step order: compressions (what was dropped, before/after), warnings,
- * guard decisions, tool preflight actions, aborts, and what the original agent really did
- * (source compactions) — plus the facts the agent would no longer remember. Click to jump.
+ * Every marker of the replay in call order — compressions (by path), the agent's own
+ * compactions, guard warn / skip / final / abort — each with its one-line explanation; click one
+ * to select its call. Then the facts the agent would no longer remember and the needles.
  */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useRef } from 'react';
 import { useAppStore } from '../context';
-import { fmtInt } from '../format';
-import type { ReplayEvent } from '../../../core/replay/types';
-
-function describeEvent(e: ReplayEvent): string {
-  switch (e.kind) {
-    case 'compression':
-      return `${e.path} compression (${e.strategy}): ${fmtInt(e.tokensBefore)} → ${fmtInt(e.tokensAfter)} tokens, dropped ${e.dropped.map(([a, b]) => `#${a}–${b}`).join(', ') || 'nothing'}${e.note ? ` — ${e.note}` : ''}`;
-    case 'warning':
-      return e.text;
-    case 'guard':
-      return `guard: ${e.decision} on ${e.model}${e.fallback ? ` → ${e.fallback}` : ''} (${fmtInt(e.projected)}/${fmtInt(e.limit)}) ${e.reason}`;
-    case 'tool-preflight':
-      return `tool result ${e.callId}: ${e.action} (${fmtInt(e.bytesBefore)} → ${fmtInt(e.bytesAfter)} bytes)`;
-    case 'abort':
-      return `abort: ${e.budget} budget ${fmtInt(e.used)}/${fmtInt(e.max)}`;
-    case 'backpressure':
-      return `backpressure: ${e.delayMs} ms at ${(e.usage * 100).toFixed(0)}%`;
-    case 'summarizer-failure':
-      return `summarizer failed: ${e.error}`;
-    case 'source-compaction':
-      return `the original agent compacted here (${e.trigger})${e.tokensBefore !== undefined ? `: ${fmtInt(e.tokensBefore)}` : ''}${e.tokensAfter !== undefined ? ` → ${fmtInt(e.tokensAfter)}` : ''}`;
-  }
-}
 
 export function EventList() {
-  const replay = useAppStore((s) => s.replay);
+  const markers = useAppStore((s) => s.chart?.markers);
+  const retention = useAppStore((s) => s.chart?.retention);
+  const selected = useAppStore((s) => s.selectedStep);
   const selectStep = useAppStore((s) => s.selectStep);
-  if (!replay) return null;
-  const lost = replay.retention.lost;
-  const needles = replay.retention.needles ?? [];
+  const parent = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({ count: markers?.length ?? 0, getScrollElement: () => parent.current, estimateSize: () => 20, overscan: 10 });
+  if (!markers || !retention) return <section className="event-list empty" data-testid="event-list">Replaying…</section>;
+  const needles = retention.needles ?? [];
   return (
     <section className="event-list" data-testid="event-list">
-      <h3>Events ({replay.events.length})</h3>
-      <ol>
-        {replay.events.map((e, i) => (
-          <li key={i} className={`event event-${e.kind}`} onClick={() => selectStep(e.step)}>
-            <span className="step">#{e.step}</span> {describeEvent(e)}
-          </li>
-        ))}
-      </ol>
+      <h3>Events ({markers.length})</h3>
+      <div className="events-scroll" ref={parent}>
+        <div style={{ height: v.getTotalSize(), position: 'relative' }}>
+          {v.getVirtualItems().map((it) => {
+            const m = markers[it.index]!;
+            return (
+              <div
+                key={it.key}
+                className={`event event-${m.kind}${m.path ? ` path-${m.path}` : ''}${selected === m.step ? ' selected' : ''}`}
+                data-testid="event-row"
+                data-step={m.step}
+                style={{ transform: `translateY(${it.start}px)` }}
+                onClick={() => selectStep(m.step)}
+              >
+                <span className="step">#{m.step}</span> <span className="kind">{m.path ? `${m.path} ` : ''}{m.kind}</span> <bdi>{m.label}</bdi>
+              </div>
+            );
+          })}
+        </div>
+      </div>
       {needles.length > 0 ? (
         <>
           <h3>Needles</h3>
           <ol data-testid="needle-list">
             {needles.map((n) => (
               <li key={n.key} onClick={() => (n.leftAt[0] !== undefined ? selectStep(n.leftAt[0]) : undefined)}>
-                <code>{n.key}</code>{' '}
-                {n.firstMessage === null
-                  ? <span className="muted">never mentioned</span>
-                  : n.leftAt.length === 0
-                    ? <span>first at message #{n.firstMessage}, stays in the window</span>
-                    : <span>first at message #{n.firstMessage}, left the window at {n.leftAt.map((s) => `#${s}`).join(', ')}</span>}
+                <code><bdi>{n.key}</bdi></code>{' '}
+                {n.firstMessage === null ? <span className="muted">never mentioned</span> : n.leftAt.length === 0 ? <span>first at message #{n.firstMessage}, stays in the window</span> : <span>first at message #{n.firstMessage}, left the window at {n.leftAt.map((s) => `#${s}`).join(', ')}</span>}
               </li>
             ))}
           </ol>
         </>
       ) : null}
-      <h3>No longer remembered ({lost.length})</h3>
+      <h3>No longer remembered ({retention.lost.length})</h3>
       <ol data-testid="retention-list">
-        {lost.slice(0, 500).map((l, i) => (
+        {retention.lost.slice(0, 200).map((l, i) => (
           <li key={i} onClick={() => selectStep(l.neededAt)}>
-            <code>{l.key}</code> <span className="muted">({l.kind})</span> lost at #{l.lostAt}, needed at #{l.neededAt}
+            <code><bdi>{l.key}</bdi></code> <span className="muted">({l.kind})</span> lost at #{l.lostAt}, needed at #{l.neededAt}
           </li>
         ))}
       </ol>

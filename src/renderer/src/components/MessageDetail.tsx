@@ -4,6 +4,7 @@
  */
 import { useAppStore } from '../context';
 import { fmtInt } from '../format';
+import { useToolLink } from './use-tool-link';
 
 function RawRecord({ index }: { index: number }) {
   const raw = useAppStore((s) => (s.rawRecord?.index === index ? s.rawRecord : null));
@@ -11,14 +12,15 @@ function RawRecord({ index }: { index: number }) {
   return (
     <details className="raw-record" onToggle={(e) => (e.currentTarget.open && !raw ? void load(index) : undefined)}>
       <summary>Source record{raw?.line ? ` (line ${raw.line})` : ''}</summary>
-      {raw ? raw.record !== null ? <pre data-testid="raw-record">{raw.record}</pre> : <p className="note">This format keeps no record per message (the file is one JSON document).</p> : <p className="note">Loading…</p>}
+      {raw ? raw.record !== null ? <pre data-testid="raw-record"><bdi>{raw.record}</bdi></pre> : <p className="note">This format keeps no record per message (the file is one JSON document).</p> : <p className="note">Loading…</p>}
     </details>
   );
 }
 
 export function MessageDetail() {
-  const index = useAppStore((s) => s.selectedMessage);
-  const m = useAppStore((s) => (s.selectedMessage === null ? undefined : s.messages.get(s.selectedMessage)));
+  const index = useAppStore((s) => s.inspectedMessage);
+  const m = useAppStore((s) => (s.inspectedMessage === null ? undefined : s.messages.get(s.inspectedMessage)));
+  const follow = useToolLink();
   if (index === null) return <aside className="message-detail empty">Select a message to see it in full.</aside>;
   if (!m) return <aside className="message-detail empty">Loading…</aside>;
   return (
@@ -34,18 +36,18 @@ export function MessageDetail() {
       ) : null}
       {m.parts.map((p, i) => (
         <section key={i} className={`part part-${p.kind}`}>
-          {p.kind === 'text' ? <pre>{p.text}</pre> : null}
-          {p.kind === 'reasoning' ? <pre className="reasoning">{p.redacted ? '[redacted reasoning]' : p.text}</pre> : null}
+          {p.kind === 'text' ? <pre><bdi>{p.text}</bdi></pre> : null}
+          {p.kind === 'reasoning' ? <pre className="reasoning">{p.redacted ? '[redacted reasoning]' : <bdi>{p.text}</bdi>}</pre> : null}
           {p.kind === 'tool_call' ? (
             <>
-              <h4>tool call {p.name} <code>{p.id}</code></h4>
-              <pre>{p.args}</pre>
+              <h4>tool call <bdi>{p.name}</bdi> <code><bdi>{p.id}</bdi></code> <button className="link" data-testid="detail-link-to-result" onClick={() => void follow(m.index, p.id, 'call')}>→ result</button></h4>
+              <pre><bdi>{p.args}</bdi></pre>
             </>
           ) : null}
           {p.kind === 'tool_result' ? (
             <>
-              <h4>{p.isError ? 'tool error' : 'tool result'} <code>{p.callId}</code></h4>
-              <pre>{p.text}</pre>
+              <h4>{p.isError ? 'tool error' : 'tool result'} <code><bdi>{p.callId}</bdi></code> <button className="link" data-testid="detail-link-to-call" onClick={() => void follow(m.index, p.callId, 'result')}>← call</button></h4>
+              <pre><bdi>{p.text}</bdi></pre>
             </>
           ) : null}
           {p.kind === 'media' ? <p>[{p.mediaType}{p.bytes !== undefined ? `, ${fmtInt(p.bytes)} bytes` : ''}]</p> : null}

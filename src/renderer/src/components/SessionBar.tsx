@@ -14,14 +14,14 @@ export function SessionBar() {
       <select aria-label="Session" data-testid="session-picker" value={currentId ?? ''} onChange={(e) => void openSession(e.target.value)}>
         {sessions.map((s) => (
           <option key={s.id} value={s.id}>
-            {s.title} ({s.format}, {fmtInt(s.messages)} messages)
+            {`\u2068${s.title}\u2069 (${s.format}, ${fmtInt(s.messages)} messages)`}
           </option>
         ))}
       </select>
       <Actions />
       {detail ? (
         <span className="facts" data-testid="session-facts">
-          {detail.summary.format} · {detail.summary.model ?? 'model unknown'} · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
+          {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
           {detail.tokenizer}
           {detail.approximate ? ' (approximation)' : ''}
         </span>

@@ -1,0 +1,203 @@
+/**
+ * The region chart: the host's ChartView drawn on a canvas (one column per pixel), with the
+ * markers — compressions by path, source compactions, the compared policy's compressions — as one
+ * SVG layer (a path per kind, never an element per marker) whose count is on `data-markers`. Hover
+ * shows the bucket's fullest call; click selects a call; the cursor follows the selection.
+ */
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useAppStore } from '../context';
+import { LINE_COLOR, MARKER_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
+import { bucketFlag, bucketOf, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
+import { fmtInt } from '../format';
+import { drawChart, plotWidth, reduceToBuckets, xOfBucket, type Frame } from './chart-draw';
+
+const MARGIN = { left: 44, right: 8, top: 10, bottom: 8 };
+
+function cssVar(el: Element, name: string, fallback: string): string {
+  return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
+}
+
+export function RegionChart() {
+  const chart = useAppStore((s) => s.chart);
+  const chartError = useAppStore((s) => s.chartError);
+  const loading = useAppStore((s) => s.chartLoading);
+  const selectedStep = useAppStore((s) => s.selectedStep);
+  const selectStep = useAppStore((s) => s.selectStep);
+  const setBuckets = useAppStore((s) => s.setBuckets);
+  const comparison = useAppStore((s) => s.comparison);
+  const box = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [size, setSize] = useState({ width: 0, height: 0 });
+  const [hover, setHover] = useState<{ b: number; x: number; y: number } | null>(null);
+
+  // The chart's pixel width is the number of buckets the host reduces the replay to.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => {
+      const r = el.getBoundingClientRect();
+      setSize({ width: Math.floor(r.width), height: Math.floor(r.height) });
+      setBuckets(Math.floor(r.width) - MARGIN.left - MARGIN.right);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [setBuckets]);
+
+  const compareLine = useMemo(() => (chart && comparison && comparison.b.steps.total.length === chart.stepCount ? reduceToBuckets(chart, comparison.b.steps.total) : undefined), [chart, comparison]);
+  const frame: Frame | null = useMemo(() => {
+    if (!chart || size.width === 0) return null;
+    const extra = compareLine ? compareLine.filter((v): v is number => v !== null) : [];
+    return { width: size.width, height: size.height, ...MARGIN, yMax: yMax(chart, extra.length ? [Math.max(...extra)] : []) };
+  }, [chart, size, compareLine]);
+
+  useEffect(() => {
+    const c = canvas.current;
+    if (!c || !chart || !frame) return;
+    const dpr = window.devicePixelRatio || 1;
+    c.width = frame.width * dpr;
+    c.height = frame.height * dpr;
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text: cssVar(c, '--muted', '#8a94a6'), grid: cssVar(c, '--line', '#262c36') });
+  }, [chart, frame, compareLine]);
+
+  const byBucket = useMemo(() => (chart ? markersByBucket(chart) : new Map()), [chart]);
+  const paths = useMemo(() => {
+    if (!chart || !frame) return null;
+    const n = chart.bucketStart.length;
+    const top = frame.top;
+    const bottom = frame.height - frame.bottom;
+    const xAt = (step: number): number => Math.round(xOfBucket(frame, n, bucketOf(chart, step)) + (plotWidth(frame) / n) / 2) + 0.5;
+    let compression = '';
+    let source = '';
+    let count = 0;
+    for (const m of chart.markers) {
+      if (m.kind === 'compression') compression += `M${xAt(m.step)} ${top}V${bottom}`;
+      else if (m.kind === 'source-compaction') source += `M${xAt(m.step)} ${top}V${bottom}`;
+      else continue;
+      count++;
+    }
+    let compare = '';
+    for (const s of comparison?.compressions.b ?? []) if (s < chart.stepCount) compare += `M${xAt(s)} ${top}V${bottom}`;
+    return { compression, source, compare, count, cursor: selectedStep === null ? null : xAt(selectedStep) };
+  }, [chart, frame, comparison, selectedStep]);
+
+  if (!chart) {
+    return (
+      <section className="region-chart empty" data-testid="region-bars" ref={box}>
+        {chartError ? `Replay unavailable: ${chartError}` : 'Replaying…'}
+      </section>
+    );
+  }
+
+  const bucketAt = (clientX: number): number | null => {
+    const el = box.current;
+    if (!el || !frame) return null;
+    const x = clientX - el.getBoundingClientRect().left - frame.left;
+    if (x < 0 || x > plotWidth(frame)) return null;
+    const n = chart.bucketStart.length;
+    return Math.min(n - 1, Math.floor((x / plotWidth(frame)) * n));
+  };
+
+  return (
+    <section
+      className="region-chart"
+      data-testid="region-bars"
+      data-key={chart.key}
+      data-buckets={chart.bucketStart.length}
+      data-steps={chart.stepCount}
+      aria-label="Context window per LLM call"
+      ref={box}
+      onMouseMove={(e) => {
+        const b = bucketAt(e.clientX);
+        const r = box.current?.getBoundingClientRect();
+        setHover(b === null || !r ? null : { b, x: e.clientX - r.left, y: e.clientY - r.top });
+      }}
+      onMouseLeave={() => setHover(null)}
+      onClick={(e) => {
+        const b = bucketAt(e.clientX);
+        if (b !== null) selectStep(stepForBucket(chart, b, byBucket.get(b)));
+      }}
+    >
+      <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
+      {paths && frame ? (
+        <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count}>
+          <path d={paths.source} stroke={MARKER_COLOR['source-compaction']} strokeDasharray="3 3" strokeWidth={1} />
+          <path d={paths.compression} stroke={MARKER_COLOR.compression} strokeWidth={1.5} />
+          {paths.compare ? <path d={paths.compare} stroke={MARKER_COLOR.compareCompression} strokeDasharray="6 3" strokeWidth={1} data-testid="compare-markers" /> : null}
+          {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
+        </svg>
+      ) : null}
+      {loading ? <span className="chart-busy">replaying…</span> : null}
+      {hover ? <HoverCard b={hover.b} x={hover.x} y={hover.y} width={size.width} /> : null}
+    </section>
+  );
+}
+
+function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width: number }) {
+  const chart = useAppStore((s) => s.chart);
+  if (!chart) return null;
+  const [from, to] = bucketRange(chart, b);
+  const peak = chart.peakStep[b] ?? from;
+  const markers = chart.markers.filter((m) => m.step >= from && m.step <= to);
+  const flag = bucketFlag(chart, b);
+  const total = chart.total.max[b];
+  const limit = chart.limit.max[b];
+  const trigger = chart.trigger.max[b];
+  const reported = chart.reported.max[b];
+  const windowSize = chart.window.max[b];
+  return (
+    <div className="hover-card" data-testid="chart-hover" style={{ left: Math.min(x + 12, width - 300), top: Math.max(0, y - 40) }}>
+      <strong>call #{peak}</strong>
+      {from !== to ? <span className="muted"> (fullest of calls {from}–{to})</span> : null}
+      <div>
+        request {total === null || total === undefined ? '—' : fmtInt(total)} · status {chart.status[b]}
+        {flag ? <span className="flag"> · {flag === 'over-window' ? 'ABOVE THE WINDOW' : 'ABOVE THE LIMIT'}</span> : null}
+      </div>
+      <div className="muted">
+        limit {limit === null || limit === undefined ? '—' : fmtInt(limit)} · trigger {trigger === null || trigger === undefined ? 'none' : fmtInt(trigger)} · window {windowSize === null || windowSize === undefined ? '—' : fmtInt(windowSize)}
+        {reported !== null && reported !== undefined ? ` · reported ${fmtInt(reported)}` : ''}
+      </div>
+      <table>
+        <tbody>
+          {PROMPT_REGIONS.map((r) => (
+            <tr key={r}>
+              <td><i className="swatch" style={{ background: REGION_COLOR[r] }} /> {REGION_LABEL[r]}</td>
+              <td>{fmtInt(chart.regions[r][b] ?? 0)}</td>
+            </tr>
+          ))}
+          <tr>
+            <td><i className="swatch hatched" /> output reserve + buffer</td>
+            <td>{fmtInt((chart.regions.output[b] ?? 0) + (chart.regions.buffer[b] ?? 0))}</td>
+          </tr>
+        </tbody>
+      </table>
+      {markers.slice(0, 4).map((m, i) => (
+        <div key={i} className={`marker-line marker-${m.kind}`}>
+          #{m.step} <bdi>{m.label}</bdi>
+        </div>
+      ))}
+      {markers.length > 4 ? <div className="muted">and {markers.length - 4} more</div> : null}
+    </div>
+  );
+}
+
+/** The legend, in stack order (bottom first), then the lines and markers. */
+export function ChartLegend() {
+  return (
+    <div className="chart-legend" data-testid="chart-legend">
+      {PROMPT_REGIONS.map((r) => (
+        <span key={r}><i className="swatch" style={{ background: REGION_COLOR[r] }} />{REGION_LABEL[r]}</span>
+      ))}
+      <span><i className="swatch hatched" />output reserve + buffer</span>
+      <span><i className="line" style={{ borderColor: LINE_COLOR.window }} />window</span>
+      <span><i className="line dashed" style={{ borderColor: LINE_COLOR.limit }} />enforced limit</span>
+      <span><i className="line dotted" style={{ borderColor: LINE_COLOR.trigger }} />trigger</span>
+      <span><i className="dot" style={{ background: LINE_COLOR.reported }} />reported prompt</span>
+      <span><i className="line" style={{ borderColor: MARKER_COLOR.compression }} />compression</span>
+      <span><i className="line dashed" style={{ borderColor: MARKER_COLOR['source-compaction'] }} />agent compacted</span>
+      <span><i className="line" style={{ borderColor: LINE_COLOR.compare }} />compared policy</span>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * Where things fall on the region chart: the bucket a call is drawn in, the call a click means,
+ * the chart's vertical scale, which buckets must be flagged. Pure; unit-tested.
+ */
+import type { ChartMarker, ChartView } from '../../../shared/api';
+import { lowerBound } from './selection';
+
+/** The bucket that draws call `step` (bucket b covers [bucketStart[b], bucketStart[b + 1])). */
+export function bucketOf(view: Pick<ChartView, 'bucketStart'>, step: number): number {
+  return Math.max(0, lowerBound(view.bucketStart, step + 1) - 1);
+}
+
+/** Calls [from, to] inclusive that bucket b covers. */
+export function bucketRange(view: Pick<ChartView, 'bucketStart' | 'stepCount'>, b: number): [number, number] {
+  const from = view.bucketStart[b] ?? 0;
+  const next = view.bucketStart[b + 1] ?? view.stepCount;
+  return [from, Math.max(from, next - 1)];
+}
+
+/** Markers grouped by the bucket that draws them. */
+export function markersByBucket(view: Pick<ChartView, 'bucketStart' | 'markers'>): Map<number, ChartMarker[]> {
+  const out = new Map<number, ChartMarker[]>();
+  for (const m of view.markers) {
+    const b = bucketOf(view, m.step);
+    const list = out.get(b);
+    if (list) list.push(m);
+    else out.set(b, [m]);
+  }
+  return out;
+}
+
+/**
+ * The call a click on bucket b means: the compression (or other marker) drawn there if there is
+ * one — markers are what people aim at — else the bucket's fullest call.
+ */
+export function stepForBucket(view: Pick<ChartView, 'peakStep' | 'bucketStart' | 'stepCount'>, b: number, markers: readonly ChartMarker[] | undefined): number {
+  const compression = markers?.find((m) => m.kind === 'compression') ?? markers?.[0];
+  if (compression) return compression.step;
+  return view.peakStep[b] ?? bucketRange(view, b)[0];
+}
+
+const maxOf = (xs: readonly (number | null)[]): number => {
+  let m = 0;
+  for (const x of xs) if (x !== null && x > m) m = x;
+  return m;
+};
+
+/** Top of the y axis: the largest of window, request, limit, reported (and B's request), with headroom. */
+export function yMax(view: ChartView, extra: readonly number[] = []): number {
+  const m = Math.max(maxOf(view.window.max), maxOf(view.total.max), maxOf(view.limit.max), maxOf(view.reported.max), ...extra, 1);
+  return m * 1.06;
+}
+
+export type BucketFlag = 'over-window' | 'over-limit' | null;
+
+/**
+ * A bucket whose fullest request is above the window, or above the largest limit in force in
+ * the bucket, is flagged: never drawn as a silent ok.
+ */
+export function bucketFlag(view: ChartView, b: number): BucketFlag {
+  const total = view.total.max[b];
+  if (total === null || total === undefined) return null;
+  const window = view.window.min[b];
+  if (window !== null && window !== undefined && total > window) return 'over-window';
+  const limit = view.limit.max[b];
+  if (limit !== null && limit !== undefined && total > limit) return 'over-limit';
+  return null;
+}

@@ -1,0 +1,142 @@
+/**
+ * The debugger in Chromium through `ctxscope serve` on generated Claude Code sessions of 10,000
+ * and about 30,000 calls: data loaded (the chart view's answer arrived) → first chart drawn; one
+ * step (→) until the chart cursor, guard status and context view show the new call; a slider
+ * change until the new replay is on the chart, under every built-in policy (the first ranged
+ * setting that policy uses). Also checks that the chart draws every compression marker.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { writeClaudeCodeJsonlApart } from './corpus';
+import type { BenchRow, BenchSuite } from './harness';
+
+interface Serve {
+  child: { kill(signal?: string): void };
+  url: string;
+  baseUrl: string;
+  token: string;
+}
+interface RunModule {
+  startServe(args: string[], dbDir: string): Promise<Serve>;
+  CHROMIUM_FLAGS: string[];
+}
+
+/** MB of generated JSONL per 1,000 calls (test/bench/corpus.ts writes about 2 lines of 630 bytes per call). */
+const MB_PER_KCALL = 1.26;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function api<T>(s: Serve, method: string, body: unknown): Promise<T> {
+  const res = await fetch(`${s.baseUrl}/api/${method}`, { method: 'POST', body: JSON.stringify(body), headers: { Authorization: `Bearer ${s.token}` } });
+  const env = (await res.json()) as { ok: boolean; value: T; error?: { message: string } };
+  if (!env.ok) throw new Error(`${method}: ${env.error?.message}`);
+  return env.value;
+}
+
+/** One step with the key, timed in the page until cursor, guard status and context view show it. */
+/*
+ * Kept as source text: tsx's transform would wrap a function passed to page.evaluate in helpers
+ * (__name) that do not exist in the page.
+ */
+const STEP_IN_PAGE = `new Promise((resolve) => {
+  const q = (id) => document.querySelector('[data-testid="' + id + '"]');
+  const from = Number(q('guard-status')?.getAttribute('data-step'));
+  const t0 = performance.now();
+  window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+  const check = () => {
+    const done = q('guard-status')?.getAttribute('data-step') === String(from + 1) && q('context-view')?.getAttribute('data-step') === String(from + 1) && q('chart-cursor')?.getAttribute('data-step') === String(from + 1);
+    if (done) resolve(performance.now() - t0);
+    else if (performance.now() - t0 > 10000) resolve(NaN);
+    else requestAnimationFrame(check);
+  };
+  check();
+})`;
+
+async function stepMs(page: Page): Promise<number> {
+  return (await page.evaluate(STEP_IN_PAGE)) as number;
+}
+
+async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const push = (r: BenchRow): void => {
+    rows.push(r);
+    process.stderr.write(`  ${r.name}: ${r.value.toFixed(0)} ${r.unit}\n`);
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'ctxscope-ui-bench-'));
+  const file = join(dir, `cc-${calls}.jsonl`);
+  writeClaudeCodeJsonlApart(file, (calls / 1000) * MB_PER_KCALL);
+  const serve = await run.startServe([file], dir);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });
+  const label = `${Math.round(calls / 1000)}k calls`;
+  try {
+    // Bypass CSP only so the bench's own wait expressions can run in the page (the app is unchanged).
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+    let answered = 0;
+    page.on('response', (r) => {
+      if (r.url().endsWith('/api/getChartView') && answered === 0) answered = performance.now();
+    });
+    await page.goto(serve.url);
+    await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 120_000 });
+    const drawn = performance.now();
+    push({ name: `data loaded → first chart (${label})`, value: drawn - answered, unit: 'ms', target: '≤ 1000 ms', pass: drawn - answered <= 1000 });
+    await page.getByTestId('guard-status-badge').waitFor({ timeout: 120_000 });
+    const steps = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
+
+    // Every compression and source compaction the replay has is drawn on the chart.
+    const info = await api<{ initialSessionId: string }>(serve, 'getInfo', {});
+    const policy = await page.getByTestId('policy-picker').inputValue();
+    const full = await api<{ events: { kind: string }[] }>(serve, 'runReplay', { sessionId: info.initialSessionId, policy, overrides: {}, needles: [] });
+    const expected = full.events.filter((e) => e.kind === 'compression' || e.kind === 'source-compaction').length;
+    const drawnMarkers = Number(await page.getByTestId('chart-markers').getAttribute('data-markers'));
+    push({ name: `markers drawn / in the replay (${label}, ${policy})`, value: drawnMarkers, unit: `of ${expected}`, target: 'all', pass: drawnMarkers === expected });
+
+    const times: number[] = [];
+    for (let i = 0; i < 12; i++) times.push(await stepMs(page));
+    push({ name: `one step → cursor, guard, context (${label}, median of 12)`, value: median(times.slice(2)), unit: 'ms', target: '≤ 50 ms', pass: median(times.slice(2)) <= 50 });
+
+    const limit = calls > 20_000 ? 1000 : 150;
+    const policies = await api<{ id: string; saved: boolean }[]>(serve, 'listPolicies', {});
+    for (const p of policies.filter((x) => !x.saved)) {
+      try {
+      await page.getByTestId('policy-picker').selectOption(p.id);
+      await page.waitForFunction(`location.hash.includes('p=${encodeURIComponent(p.id)}') && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
+      const fields = await api<{ key: string; kind: string; min: number | null; max: number | null; applies: boolean; value: unknown }[]>(serve, 'getConfigFields', { policy: p.id });
+      const f = fields.find((x) => x.applies && x.min !== null && x.max !== null && typeof x.value === 'number');
+      if (!f) {
+        push({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'no ranged setting applies' });
+        continue;
+      }
+      const slider = page.getByTestId(`slider-${f.key}`);
+      await slider.scrollIntoViewIfNeeded();
+      const key = await page.getByTestId('region-bars').getAttribute('data-key');
+      const v = Number(f.value) > ((f.min ?? 0) + (f.max ?? 1)) / 2 ? (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.4 : (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.6;
+      const t0 = performance.now();
+      await slider.fill(String(v));
+      await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(key)}`, null, { timeout: 120_000, polling: 'raf' });
+      const ms = performance.now() - t0;
+      push({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: 'includes the 100 ms debounce' });
+      } catch (e) {
+        push({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', target: `≤ ${limit} ms`, pass: false, note: String(e).split('\n')[0] });
+      }
+    }
+    void steps;
+  } finally {
+    await browser.close();
+    serve.child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export const suite: BenchSuite = {
+  name: 'ui (Chromium via serve)',
+  async run() {
+    const runModule = '../e2e/run.mjs';
+    const run = (await import(runModule)) as RunModule;
+    const rows: BenchRow[] = [];
+    const sizes = (process.env.CTXSCOPE_UI_BENCH_CALLS ?? '10000,30000').split(',').map(Number);
+    for (const calls of sizes) rows.push(...(await runSize(run, calls)));
+    return rows;
+  },
+};

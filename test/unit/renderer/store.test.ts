@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/shared/api';
+import { createAppStore } from '../../../src/renderer/src/store';
+import { handleDebuggerKey } from '../../../src/renderer/src/keys';
+import { chartView, fakeApi, flush, stepDetail } from './fake-client';
+
+function setup() {
+  const fake = fakeApi();
+  const timers: (() => void)[] = [];
+  const store = createAppStore(fake.api, { setTimer: (fn) => timers.push(fn), clearTimer: () => timers.splice(0) });
+  const runTimers = (): void => {
+    for (const t of timers.splice(0)) t();
+  };
+  return { ...fake, store, runTimers };
+}
+
+/** Opens the fake session and answers its first chart and step detail. */
+async function opened(compressions: number[] = []) {
+  const s = setup();
+  void s.store.getState().init();
+  await flush();
+  s.charts[0]!.resolve(chartView('k1', 4, compressions));
+  await flush();
+  s.details[0]?.resolve(stepDetail('k1', s.store.getState().selectedStep ?? 0));
+  await flush();
+  return s;
+}
+
+describe('renderer store: opening', () => {
+  it('opens the session on its default policy and selects the first call', async () => {
+    const { store, charts } = await opened();
+    expect(charts[0]!.input).toMatchObject({ sessionId: 's1', policy: 'p2', channel: 'chart' });
+    expect(store.getState().policyId).toBe('p2');
+    expect(store.getState().selectedStep).toBe(0);
+    expect(store.getState().stepDetail?.step).toBe(0);
+  });
+});
+
+describe('renderer store: races', () => {
+  it('discards an older chart answer that arrives after a newer one', async () => {
+    const { store, charts } = await opened();
+    void store.getState().setOverride('trigger', 0.5);
+    void store.getState().setOverride('trigger', 0.6);
+    await flush();
+    const [older, newer] = [charts[1]!, charts[2]!];
+    expect(older.input.overrides).toEqual({ trigger: 0.5 });
+    expect(newer.input.overrides).toEqual({ trigger: 0.6 });
+    newer.resolve(chartView('new'));
+    await flush();
+    older.resolve(chartView('old'));
+    await flush();
+    expect(store.getState().chart?.key).toBe('new');
+    expect(store.getState().chartFor?.overrides).toEqual({ trigger: 0.6 });
+  });
+
+  it('discards an older step detail that arrives after a newer one', async () => {
+    const { store, details } = await opened();
+    store.getState().selectStep(1);
+    store.getState().selectStep(2);
+    await flush();
+    const [forOne, forTwo] = [details[1]!, details[2]!];
+    expect(forOne.input).toMatchObject({ step: 1, channel: 'step' });
+    forTwo.resolve(stepDetail('k1', 2));
+    await flush();
+    forOne.resolve(stepDetail('k1', 1));
+    await flush();
+    expect(store.getState().selectedStep).toBe(2);
+    expect(store.getState().stepDetail?.step).toBe(2);
+  });
+
+  it('ignores a cancelled chart request and keeps the chart on screen', async () => {
+    const { store, charts } = await opened();
+    void store.getState().setOverride('trigger', 0.5);
+    await flush();
+    charts[1]!.reject(new ApiError('cancelled', 'superseded'));
+    await flush();
+    expect(store.getState().chart?.key).toBe('k1');
+    expect(store.getState().chartError).toBeNull();
+  });
+});
+
+describe('renderer store: one selection', () => {
+  it('a message click selects the call at or after the message, and Export uses that call', async () => {
+    const { store, exports } = await opened();
+    // Steps sit at messages 1, 3, 6, 8: message 4 is first seen by the call at message 6, step 2.
+    store.getState().selectMessage(4);
+    expect(store.getState().selectedStep).toBe(2);
+    expect(store.getState().inspectedMessage).toBe(4);
+    await store.getState().exportCurrent('openai');
+    expect(exports[0]).toMatchObject({ at: 2, policy: 'p2' });
+  });
+
+  it('a message after the last call selects the last call', async () => {
+    const { store } = await opened();
+    store.getState().selectMessage(9);
+    expect(store.getState().selectedStep).toBe(3);
+  });
+
+  it('stepping is clamped to the calls there are', async () => {
+    const { store } = await opened();
+    store.getState().stepBy(10);
+    expect(store.getState().selectedStep).toBe(3);
+    store.getState().stepBy(-10);
+    expect(store.getState().selectedStep).toBe(0);
+  });
+
+  it('the keys move the one selection: arrows, Shift, N / P, and not inside a text field', async () => {
+    const { store } = await opened([2]);
+    const key = (k: string, extra: Partial<KeyboardEvent> = {}) => handleDebuggerKey(store, { key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null, ...extra });
+    expect(key('ArrowRight')).toBe(true);
+    expect(store.getState().selectedStep).toBe(1);
+    key('N');
+    expect(store.getState().selectedStep).toBe(2);
+    key('Home');
+    expect(store.getState().selectedStep).toBe(0);
+    key('ArrowRight', { shiftKey: true });
+    expect(store.getState().selectedStep).toBe(3);
+    key('P');
+    expect(store.getState().selectedStep).toBe(2);
+    const input = { tagName: 'INPUT' } as unknown as EventTarget;
+    expect(key('ArrowLeft', { target: input })).toBe(false);
+    expect(store.getState().selectedStep).toBe(2);
+  });
+});
+
+describe('renderer store: config', () => {
+  it('an out-of-range value marks its field, sends nothing and keeps the chart', async () => {
+    const { store, charts } = await opened();
+    await store.getState().setOverride('trigger', 5);
+    expect(charts).toHaveLength(1);
+    expect(store.getState().invalid).toMatchObject({ key: 'trigger', value: 5 });
+    expect(store.getState().chart?.key).toBe('k1');
+    expect(store.getState().overrides).toEqual({});
+  });
+
+  it('a value the host refuses keeps the last good chart and its overrides', async () => {
+    const { store, charts } = await opened();
+    void store.getState().setOverride('window', 5000);
+    await flush();
+    charts[1]!.reject(new ApiError('bad_input', 'config: window: too small for the system prompt'));
+    await flush();
+    expect(store.getState().chart?.key).toBe('k1');
+    expect(store.getState().invalid).toMatchObject({ key: 'window', value: 5000 });
+    expect(store.getState().overrides).toEqual({});
+    expect(store.getState().chartError).toBeNull();
+  });
+
+  it('a dragged slider replays once, after the debounce, with the last value', async () => {
+    const { store, charts, runTimers } = await opened();
+    for (const v of [0.5, 0.55, 0.6]) void store.getState().setOverride('trigger', v, true);
+    await flush();
+    expect(charts).toHaveLength(1);
+    runTimers();
+    await flush();
+    expect(charts).toHaveLength(2);
+    expect(charts[1]!.input.overrides).toEqual({ trigger: 0.6 });
+  });
+
+  it('switching policy keeps the overrides that still apply and names the dropped ones', async () => {
+    const { store, charts } = await opened();
+    void store.getState().setOverride('trigger', 0.5);
+    void store.getState().setOverride('window', 9000);
+    await flush();
+    void store.getState().setPolicy('p3');
+    await flush();
+    expect(store.getState().overrides).toEqual({ window: 9000 });
+    expect(store.getState().droppedOverrides).toEqual(['trigger']);
+    expect(charts[charts.length - 1]!.input).toMatchObject({ policy: 'p3', overrides: { window: 9000 } });
+  });
+});
