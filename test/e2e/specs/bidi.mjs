@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startServe } from '../run.mjs';
 
 const RLO = '\u202e';
 
@@ -17,8 +18,9 @@ async function call(baseUrl, token, method, body) {
   return env.value;
 }
 
-export async function testOverrideCharactersStayIsolated({ page, baseUrl, token, root, assert }) {
+export async function testOverrideCharactersStayIsolated({ page, root, assert }) {
   const dir = mkdtempSync(join(tmpdir(), 'ctxscope-bidi-'));
+  let own = null;
   try {
     const lines = readFileSync(join(root, 'resources', 'sample', 'sample-session.jsonl'), 'utf8').trim().split('\n');
     const first = JSON.parse(lines[0]);
@@ -33,18 +35,12 @@ export async function testOverrideCharactersStayIsolated({ page, baseUrl, token,
     });
     const file = join(dir, 'bidi.jsonl');
     writeFileSync(file, [JSON.stringify(title), JSON.stringify(first), ...rest].join('\n') + '\n');
-    const before = (await call(baseUrl, token, 'listSessions', {})).length;
-    await call(baseUrl, token, 'importFiles', { paths: [file] });
-    let id = null;
-    for (let i = 0; i < 100 && !id; i++) {
-      const sessions = await call(baseUrl, token, 'listSessions', {});
-      if (sessions.length > before) id = sessions.find((s) => s.title.includes(RLO) || s.sourcePath === file)?.id ?? null;
-      else await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.ok(id, 'the file was imported');
-    // A new hash alone is a same-document navigation: reload so the app opens the URL's session.
-    await page.goto(`${page.url().split('#')[0]}#s=${encodeURIComponent(id)}`);
-    await page.reload();
+    // serve imports only the files named on its command line (an arbitrary path over the API is
+    // refused), so the hostile session gets a server of its own, which opens on it.
+    own = await startServe([file], dir);
+    const sessions = await call(own.baseUrl, own.token, 'listSessions', {});
+    assert.ok(sessions.some((s) => s.title.includes(RLO)), 'the file was imported with its hostile title');
+    await page.goto(own.url);
     await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
     await page.locator('[data-testid="message-row"][data-index="0"]').click();
     await page.getByTestId('message-detail').waitFor();
@@ -86,6 +82,7 @@ export async function testOverrideCharactersStayIsolated({ page, baseUrl, token,
     });
     assert.ok(rendered.idx < rendered.preview, 'the row keeps its column order');
   } finally {
+    own?.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -38,9 +38,10 @@ export async function testKeysStepTheGuardAndTheContext({ page, assert, consoleE
   await page.keyboard.press('End');
   await waitStep(page, 'guard-status', 23);
   await waitStep(page, 'context-view', 23);
-  // The guard explains its limit: the formula and where each part comes from.
+  // The guard explains its limit: the sample opens on claude-code, which enforces its auto-compact
+  // threshold (docs/policies.md §Presets), with the formula and where each part comes from.
   const guard = await page.getByTestId('guard-status').innerText();
-  assert.match(guard, /window − buffer − maxOutput/);
+  assert.match(guard, /auto-compact threshold min\(floor\(\(window − 20,000\)/);
   assert.match(guard, /from model catalog/);
   assert.deepEqual(consoleErrors, []);
 }

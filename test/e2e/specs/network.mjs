@@ -26,7 +26,7 @@ export async function run({ page, url, assert, consoleErrors }) {
   await page.waitForTimeout(500);
 
   assert.ok(requests.length >= 5, `the recorder saw the page's requests (${requests.length})`);
-  assert.ok(requests.some((u) => u.includes('/api/runReplay')), 'the replay went through the local API');
+  assert.ok(requests.some((u) => u.includes('/api/getChartView')), 'the replay went through the local API');
   const offMachine = [...requests, ...sockets].filter((u) => {
     const p = new URL(u);
     if (IN_PAGE.has(p.protocol)) return false;
