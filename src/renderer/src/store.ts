@@ -230,7 +230,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         }
         try {
           const [info, sessions, policies] = await Promise.all([api.getInfo({}), api.listSessions({}), api.listPolicies({})]);
-          set({ info, sessions, policies });
+          // The host's notices (a corrupt database moved aside and a fresh one started) are shown at once.
+          set({ info, sessions, policies, ...(info.notices && info.notices.length > 0 ? { error: info.notices.join(' ') } : {}) });
           const wanted = from?.session && sessions.some((s) => s.id === from.session) ? from.session : null;
           const first = wanted ?? info.initialSessionId ?? sessions[0]?.id ?? null;
           if (first) await get().openSession(first, first === wanted ? from : undefined);

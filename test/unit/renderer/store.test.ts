@@ -36,6 +36,16 @@ describe('renderer store: opening', () => {
   });
 });
 
+describe('renderer store: host notices', () => {
+  it('shows the host\'s notice (a corrupt database moved aside) when the window opens', async () => {
+    const s = setup();
+    Object.assign(s.api, { getInfo: () => Promise.resolve({ version: '0', host: 'serve', dbPath: '/d/ctx.db', initialSessionId: 's1', notices: ['/d/ctx.db was corrupt: moved to /d/ctx.db.corrupt-1; a new database was started'] }) });
+    void s.store.getState().init();
+    await flush();
+    expect(s.store.getState().error).toMatch(/was corrupt: moved to \/d\/ctx\.db\.corrupt-1/);
+  });
+});
+
 describe('renderer store: races', () => {
   it('discards an older chart answer that arrives after a newer one', async () => {
     const { store, charts } = await opened();
