@@ -9,7 +9,7 @@ import type { Message } from '../model';
 import type { StrategyId } from '../config';
 import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
 import { checkedResult } from '../strategies/check';
-import { toRanges } from '../strategies/util';
+import { mergeRanges, toRanges } from '../strategies/util';
 import type { Summarizer } from '../summarize/types';
 import { exchangeStarts } from '../turns';
 import { requestAt, type ReplayState } from './state';
@@ -87,17 +87,6 @@ function windowRanges(s: ReplayState, end: number): MessageRange[] {
     const last = out[out.length - 1];
     if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
     else out.push([s.win.from, end - 1]);
-  }
-  return out;
-}
-
-function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [a, b] of sorted) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
+import { mergeRanges } from '../strategies/util';
 
 type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 
@@ -244,17 +245,6 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
       const pending = d === 'tokens' && layer.limits['includeRequest'] === true ? s.total[step]! : 0;
       out.push({ layer: layer.name, dimension: d, used: used[d], ...(pending > 0 ? { pending } : {}), limit, pct: Math.round(((used[d] + pending) / limit) * 1000) / 10 });
     }
-  }
-  return out;
-}
-
-function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [a, b] of sorted) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
   }
   return out;
 }

@@ -202,3 +202,15 @@ export function movedNote(moved: number): string {
   const n = Math.abs(moved);
   return ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
 }
+
+/** Sorted, merged copy of inclusive ranges (overlapping or touching ranges become one). */
+export function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
