@@ -110,7 +110,11 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
       const slider = page.getByTestId(`slider-${f.key}`);
       await slider.scrollIntoViewIfNeeded();
       const key = await page.getByTestId('region-bars').getAttribute('data-key');
-      const v = Number(f.value) > ((f.min ?? 0) + (f.max ?? 1)) / 2 ? (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.4 : (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.6;
+      // Move away from the value the slider shows now: an override kept from the previous policy
+      // (the panel keeps overrides that still apply) may already sit where the policy's own value
+      // would send it, and an unchanged value rightly replays nothing.
+      const current = Number(await slider.inputValue());
+      const v = current > ((f.min ?? 0) + (f.max ?? 1)) / 2 ? (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.4 : (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.6;
       const t0 = performance.now();
       await slider.fill(String(v));
       await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(key)}`, null, { timeout: 120_000, polling: 'raf' });
