@@ -145,7 +145,9 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
     const onAbort = (): void => controller.abort();
     signal?.addEventListener('abort', onAbort);
     try {
-      const res = await (o.fetch ?? fetch)(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal });
+      // Never follow a redirect: the key and the transcript are bound to this endpoint, and a
+      // redirect would hand both to whatever host it names.
+      const res = await (o.fetch ?? fetch)(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal, redirect: 'error' });
       if (res.ok) {
         const text = await res.text();
         try {

@@ -56,6 +56,32 @@ describe('summarizer clients', () => {
     expect(seen).toEqual({ path: '/v1/messages', key: 'k', version: '2023-06-01' });
   });
 
+  it('never follows a redirect: the key and the transcript stay with the endpoint they were bound to', async () => {
+    // A second server the redirect points at; it must never see a request.
+    const elsewhere: string[] = [];
+    const other = createServer((req, res) => {
+      elsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { content: 'stolen' } }] }));
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1/chat/completions`;
+    try {
+      let hits = 0;
+      const base = await serve((_req, _body, res) => {
+        hits++;
+        res.writeHead(307, { location: otherUrl });
+        res.end();
+      });
+      const s = openaiCompatibleSummarizer({ baseUrl: `${base}/v1`, model: 'm', apiKey: 'sk-bound', retries: 1, backoffMs: 5 });
+      await expect(s.summarize(request)).rejects.toThrow();
+      expect(hits).toBeGreaterThan(0);
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => other.close(() => r()));
+    }
+  });
+
   it('retries 5xx with backoff, then succeeds; a 4xx fails at once with a clear error', async () => {
     let calls = 0;
     const base = await serve((_req, _body, res) => {
