@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { getPolicy, POLICIES } from './policies/index';
+import { summarizerUrlProblem } from './summarize/remote';
 
 export const STRATEGY_IDS = [
   'sliding-window',
@@ -141,7 +142,17 @@ export const ReplayConfig = z
     summarizer: z.enum(['extractive', 'openai', 'anthropic', 'none']).default('extractive'),
     /** Model and endpoint of a remote summarizer (the key comes from the host: environment or keychain). */
     summarizerModel: z.string().optional(),
-    summarizerUrl: z.string().url().optional(),
+    // Checked where the config is read (a saved or imported policy, --set, a config file): only
+    // http(s), never a link-local or cloud-metadata host. Which URL may receive a key is the
+    // host's decision (src/main/summarizer.ts), made again before anything is sent.
+    summarizerUrl: z
+      .string()
+      .url()
+      .superRefine((url, ctx) => {
+        const problem = summarizerUrlProblem(url);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     /** S0's emergency path without reported usage: the tokenizer that stands in for the provider's. */
     referenceTokenizer: z.string().default('tiktoken:o200k_base'),
     /** Tokens per media item (S0). */

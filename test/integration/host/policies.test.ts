@@ -48,6 +48,9 @@ describe('saved policies', () => {
     await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"trigger":"soon"}}' })).rejects.toThrow(/config\.trigger/);
     await expect(host.handlers.savePolicy({ json: '{"id":"x"' })).rejects.toThrow(/not valid JSON/);
     await expect(host.handlers.savePolicy({ json: '{"id":"s3","label":"mine","config":{}}' })).rejects.toThrow(/built-in policy/);
+    // A shared policy cannot point the summarizer at a file or at the cloud metadata service.
+    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"http://169.254.169.254/v1"}}' })).rejects.toThrow(/link-local or cloud-metadata/);
+    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"file:///etc/passwd"}}' })).rejects.toThrow(/only http and https/);
     expect((await host.handlers.listPolicies({})).some((p) => p.saved)).toBe(false);
     await host.close();
   });

@@ -99,7 +99,11 @@ describe('which endpoints a policy may name', () => {
 
   it('refuses non-http(s) schemes and link-local / metadata hosts, whatever is allowed', async () => {
     for (const url of ['file:///etc/passwd', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/v1', 'http://[fe80::1]/v1', 'http://2852039166/v1', 'http://metadata.google.internal/v1', 'ftp://127.0.0.1/v1']) {
-      await expect(summarizerFor(cfg('openai', url), undefined, {}, { keychain: noKeychain }), url).rejects.toThrow(SummarizerSetupError);
+      // Refused where the config is read (a saved or imported policy, --set, a config file)…
+      expect(() => cfg('openai', url), url).toThrow(/summarizerUrl/);
+      // …and again by the host before anything is sent, should a config reach it unvalidated.
+      const raw = { ...cfg('openai'), summarizerUrl: url };
+      await expect(summarizerFor(raw, undefined, {}, { keychain: noKeychain }), url).rejects.toThrow(SummarizerSetupError);
       expect(() => allowSummarizerUrl(url), url).toThrow();
     }
   });
