@@ -7,27 +7,17 @@
  *   total: a request of k such messages is floor(115.5 k).
  */
 import { describe, expect, it } from 'vitest';
-import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
 import { getPolicy, POLICIES, POLICY_IDS, SCENARIO_POLICIES } from '../../../src/core/policies/index';
 import { replay } from '../../../src/core/replay/index';
-import { STEP_STATUSES, type ReplayEvent, type ReplayResult } from '../../../src/core/replay/types';
+import { STEP_STATUSES } from '../../../src/core/replay/types';
 import { countWith } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
+import { chat, compressions, policy, prose, reasonAt, statusAt } from '../../helpers/replay';
 
-const prose = (chars: number, tag = 'w'): string => (tag + ' ').repeat(chars).slice(0, chars);
-function chat(turns: number, chars = 400): Message[] {
-  const out: Message[] = [];
-  for (let t = 0; t < turns; t++) out.push(user(prose(chars, `u${t}`)), assistant(prose(chars, `a${t}`)));
-  return out;
-}
-const policy = (id: string, extra: ReplayConfigInput = {}): ReplayConfigInput => ({ ...getPolicy(id)!.config, ...extra });
-const compressions = (r: ReplayResult) => r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
-const statusAt = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]!]!;
-const reasonAt = (r: ReplayResult, i: number) => r.steps.reasons[r.steps.reasonIndex[i]!]!;
 
 describe('the registry', () => {
-  it('has the twelve ids of the issue (and S3\'s scenario presets), each with a description and a valid config', async () => {
+  it('has the twelve built-in ids (and S3\'s scenario presets), each with a description and a valid config', async () => {
     expect(POLICY_IDS).toEqual(['s0', 's1', 's2', 's3', 's4', 'claude-code', 'codex', 'openhands-recent', 'openhands-masking', 'openhands-summary', 'openhands-amortized', 'letta']);
     // S3's other scenario presets are reachable by id.
     expect(SCENARIO_POLICIES.map((p) => p.id)).toEqual(['s3-general', 's3-debugging']);

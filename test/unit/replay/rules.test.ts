@@ -5,28 +5,17 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
-import { getPolicy, POLICIES } from '../../../src/core/policies/index';
+import { POLICIES } from '../../../src/core/policies/index';
 import { replay, resolveTokenizer } from '../../../src/core/replay/index';
 import { validateConfig } from '../../../src/core/config';
 import { countWith, type SessionCounts } from '../../../src/core/tokens/index';
 import { keptBytes } from '../../../src/core/replay/tool-preflight';
-import { STEP_STATUSES, type ReplayEvent, type ReplayResult } from '../../../src/core/replay/types';
 import { summaryCounter } from '../../../src/core/replay/summary-tokens';
 import { getTokenizer } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
+import { chat, compressions, policy, prose, reasonAt, statusAt } from '../../helpers/replay';
 
-const prose = (chars: number, tag = 'w'): string => (tag + ' ').repeat(chars).slice(0, chars);
-function chat(turns: number, chars = 400): Message[] {
-  const out: Message[] = [];
-  for (let t = 0; t < turns; t++) out.push(user(prose(chars, `u${t}`)), assistant(prose(chars, `a${t}`)));
-  return out;
-}
-const policy = (id: string, extra: ReplayConfigInput = {}): ReplayConfigInput => ({ ...getPolicy(id)!.config, ...extra });
-const compressions = (r: ReplayResult) => r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
-const statusAt = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]!]!;
-const reasonAt = (r: ReplayResult, i: number) => r.steps.reasons[r.steps.reasonIndex[i]!]!;
 
 describe('S0: the proactive path force-compresses (docs/policies.md §S0)', () => {
   it('drops the oldest ~50% of turns with a note in the summary; it does not summarize', async () => {
