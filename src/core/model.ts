@@ -115,6 +115,33 @@ export interface Message {
    * message's raw record is `sourceLine` and these, joined with newlines.
    */
   readonly mergedLines?: readonly number[];
+  /**
+   * How the agent itself rewrote this message in its later requests (a history processor, e.g.
+   * SWE-agent's `last_n_observations`; docs/policies.md §Common, messages as sent): from the call
+   * at message index `fromMessage` on, the model received `text` in place of the message's
+   * content (see `sentForm`). The parts stay as logged; calls before it saw them in full.
+   */
+  readonly sentAs?: SentAs;
+}
+
+/** A message's content as the agent sent it from one call on (`Message.sentAs`). */
+export interface SentAs {
+  /** Message index of the first call (assistant message) that received `text`. */
+  readonly fromMessage: number;
+  readonly text: string;
+}
+
+/**
+ * The message as the model received it once its `sentAs` applies: tool calls and the tool-result
+ * structure (call id, name) stay, the content becomes `text` (a tool result's text, or one text
+ * part), reasoning and media go — SWE-agent's placeholder replaces the whole content.
+ */
+export function sentForm(m: Message, text: string): Message {
+  const result = m.parts.find((p): p is ToolResultPart => p.kind === 'tool_result');
+  const calls = m.parts.filter((p) => p.kind === 'tool_call');
+  const content: Part = result ? { ...result, text } : { kind: 'text', text };
+  const { sentAs: _sentAs, raw: _raw, ...rest } = m;
+  return { ...rest, parts: [content, ...calls] };
 }
 
 export interface ToolDef {

@@ -315,6 +315,12 @@ export interface StepDetail {
       readonly ranges: readonly MessageRange[];
       readonly masked: readonly MessageRange[];
       readonly reduced: readonly { readonly messageIndex: number; readonly action: string; readonly bytesBefore: number; readonly bytesAfter: number }[];
+      /**
+       * Messages in it that the original agent sent rewritten at this call (its history processor, e.g.
+       * SWE-agent's elided observations; `Message.sentAs`), with the text the model received in their
+       * place. They are also in `masked`.
+       */
+      readonly sentAs: readonly { readonly messageIndex: number; readonly text: string }[];
     };
     readonly tools: { readonly tokens: number; readonly names: readonly string[] };
   };

@@ -1,9 +1,10 @@
 /**
  * The compacted history at a step of a replay: what the simulated agent had in its window
  * right before that call (or after the last one, `end`) — the kept messages with masked tool
- * results as placeholders, and the summary.
+ * results as placeholders, messages the agent itself sent rewritten by then as it sent them
+ * (`Message.sentAs`), and the summary.
  */
-import type { Message } from '../model';
+import { sentForm, type Message } from '../model';
 import type { ReplayResult } from '../replay/types';
 import { PLACEHOLDER_TEXT } from '../strategies/index';
 
@@ -38,9 +39,11 @@ export function windowAt(result: ReplayResult, messages: readonly Message[], at:
       }
     for (let i = last + 1; i < end; i++) indices.push(i);
   }
+  // The call the window is taken before: what the agent itself sent rewritten by then goes out as sent.
+  const callAt = at === 'end' ? messages.length : end;
   const out = indices.map((i) => {
     const m = messages[i]!;
-    if (!masked.has(i)) return m;
+    if (!masked.has(i)) return m.sentAs && m.sentAs.fromMessage <= callAt ? sentForm(m, m.sentAs.text) : m;
     return { ...m, parts: m.parts.map((p) => (p.kind === 'tool_result' ? { ...p, text: PLACEHOLDER_TEXT } : p)) };
   });
   return { messages: out, summary };

@@ -51,24 +51,44 @@ function contentStats(content: unknown): { lines: number; images: number } {
   return { lines, images };
 }
 
+/** SWE-agent's placeholder for an elided observation (its line and image counts). */
+function elidedText(content: unknown): string {
+  const { lines, images } = contentStats(content);
+  return `Old environment output: (${lines} lines omitted)${images > 0 ? ` (${images} images omitted)` : ''}`;
+}
+
 /**
- * The history entries as `last_n_observations` left them for the query made after entry
- * `before - 1`: observations (not demonstrations) older than the last n are elided, the first
- * one (the task) never, tagged ones as their tags say.
+ * When `last_n_observations` elides each observation, call by call. The query made for the
+ * assistant entry at history index `a` holds entries [0, a) as the processor leaves them:
+ * observations (not demonstrations) older than the last n — counted in steps of `polling` — are
+ * replaced by a placeholder, the first one (the task) never; an observation tagged to be kept
+ * stays, one tagged to be removed is elided at every query. An observation once elided stays
+ * elided (the count only grows), so one entry per observation says it all: the history index of
+ * the first call that received the placeholder, and the placeholder.
  */
-export function elideObservations(history: readonly Json[], before: number, p: LastNObservations): Json[] {
+export function elisionSchedule(history: readonly Json[], p: LastNObservations): Map<number, { fromEntry: number; text: string }> {
+  const out = new Map<number, { fromEntry: number; text: string }>();
+  const tagged = (entry: Json, set: ReadonlySet<string>): boolean => arr(entry['tags']).some((t) => typeof t === 'string' && set.has(t));
+  const mark = (i: number, a: number): void => {
+    const entry = history[i]!;
+    if (out.has(i) || (tagged(entry, p.keepTags) && !tagged(entry, p.removeTags))) return;
+    out.set(i, { fromEntry: a, text: elidedText(entry['content']) });
+  };
   const observations: number[] = [];
-  for (let i = 0; i < before; i++) if (history[i]!['message_type'] === 'observation' && history[i]!['is_demo'] !== true) observations.push(i);
-  const lastRemoved = Math.max(0, Math.floor(observations.length / p.polling) * p.polling - p.n);
-  const omit = new Set(observations.slice(1, lastRemoved));
-  return history.map((entry, i) => {
-    const tags = new Set(arr(entry['tags']).filter((t): t is string => typeof t === 'string'));
-    const keep = [...tags].some((t) => p.keepTags.has(t));
-    const remove = [...tags].some((t) => p.removeTags.has(t));
-    if (entry['message_type'] !== 'observation' || ((!omit.has(i) || keep) && !remove)) return entry;
-    const { lines, images } = contentStats(entry['content']);
-    return { ...entry, content: `Old environment output: (${lines} lines omitted)${images > 0 ? ` (${images} images omitted)` : ''}` };
-  });
+  const removed: number[] = [];
+  let next = 1;
+  for (let a = 0; a < history.length; a++) {
+    const entry = history[a]!;
+    if (entry['role'] === 'assistant') {
+      const lastRemoved = Math.max(0, Math.floor(observations.length / p.polling) * p.polling - p.n);
+      for (; next < lastRemoved; next++) mark(observations[next]!, a);
+      for (const i of removed.splice(0)) mark(i, a);
+    }
+    if (entry['message_type'] !== 'observation') continue;
+    if (entry['is_demo'] !== true) observations.push(a);
+    if (tagged(entry, p.removeTags)) removed.push(a);
+  }
+  return out;
 }
 
 const S = (description: string) => ({ type: 'string', description });

@@ -6,7 +6,7 @@
  */
 import type { Session } from '../model';
 import { chatMessages, chatTools } from './chat-messages';
-import { bundleTools, elideObservations, lastNObservations } from './swe-agent-config';
+import { bundleTools, elisionSchedule, lastNObservations } from './swe-agent-config';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, isRecord, num, rec, str, type Json } from './util';
@@ -23,26 +23,49 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   const v = input.value;
   const agent = rec(rec(v['replay_config'] ? safeJson(v['replay_config']) : {})['agent']);
   const warnings: string[] = [];
-  let history = arr(v['history']).map((h) => {
+  const history = arr(v['history']).map((h) => {
     const r = rec(h);
     const ids = arr(r['tool_call_ids']);
     return r['role'] === 'tool' && !r['tool_call_id'] && ids.length ? { ...r, tool_call_id: String(ids[0]) } : r;
   });
-  const elide = lastNObservations(agent);
-  if (elide) {
-    // One message list stands for every call: observations as the last call saw them.
-    const lastCall = history.map((h) => h['role']).lastIndexOf('assistant');
-    history = elideObservations(history, lastCall < 0 ? history.length : lastCall, elide);
-    warnings.push(`history processor last_n_observations (n=${elide.n}${elide.polling > 1 ? `, polling ${elide.polling}` : ''}): older observations are elided as the last call saw them; earlier calls saw up to ${elide.n + elide.polling - 1} more in full`);
-  }
   const conv = chatMessages(history, `${ctx.name}#`);
+  const elide = lastNObservations(agent);
+  let messages = conv.messages;
+  if (elide) {
+    // Each call is replayed on the history as the processor left it for that call: an elided
+    // observation keeps its logged text and says from which call on it was sent as a placeholder.
+    const at = messageIndexOfEntries(history);
+    const schedule = elisionSchedule(history, elide);
+    messages = messages.slice();
+    for (const [entry, e] of schedule) {
+      const i = at[entry]!;
+      const from = at[e.fromEntry]!;
+      if (i >= 0 && from >= 0) messages[i] = { ...messages[i]!, sentAs: { fromMessage: from, text: e.text } };
+    }
+    warnings.push(`history processor last_n_observations (n=${elide.n}${elide.polling > 1 ? `, polling ${elide.polling}` : ''}): ${schedule.size} observations are replayed as placeholders from the call that first received them so, in full before it`);
+  }
   const stats = rec(rec(v['info'])['model_stats']);
   if (num(stats['tokens_sent'])) ctx.warn(`SWE-agent logs usage only in aggregate: ${num(stats['tokens_sent'])} tokens sent over ${num(stats['api_calls']) ?? '?'} calls`);
   const model = str(rec(agent['model'])['name']);
   const logged = chatTools(rec(v['info'])['tools']);
   const bundles = logged.length > 0 ? undefined : bundleTools(agent);
   if (bundles && bundles.unknown.length > 0) warnings.push(`tool bundles not known, their tools are not counted: ${bundles.unknown.join(', ')}`);
-  return [{ id: str(rec(v['environment'])['instance_id']) ?? ctx.name, format: 'swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: bundles ? bundles.tools : logged, messages: conv.messages, sourceCompactions: [], subagents: [], warnings }];
+  return [{ id: str(rec(v['environment'])['instance_id']) ?? ctx.name, format: 'swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: bundles ? bundles.tools : logged, messages, sourceCompactions: [], subagents: [], warnings }];
+}
+
+/**
+ * The message index each history entry became (−1: none), as chatMessages converts the list:
+ * leading system entries form the system prompt, anything that is not an object is skipped.
+ */
+function messageIndexOfEntries(history: readonly Json[]): Int32Array {
+  const at = new Int32Array(history.length).fill(-1);
+  let n = 0;
+  history.forEach((h, i) => {
+    if (!isRecord(h)) return;
+    if ((h['role'] === 'system' || h['role'] === 'developer') && n === 0) return;
+    at[i] = n++;
+  });
+  return at;
 }
 
 function safeJson(v: unknown): unknown {

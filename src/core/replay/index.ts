@@ -5,6 +5,7 @@
  *
  *   arrival.ts        messages before the call: turns (→ async-path.ts, S0 path 1), tool calls,
  *                     tool results (→ tool-preflight.ts, S1)
+ *   sent-as.ts        messages the original agent sent rewritten from a call on (history processors)
  *   source-compactions.ts   what the original agent compacted
  *   proactive.ts      the trigger check before the call (S0 path 2, S2, S3, S4, presets)
  *   emergency.ts      S0 path 3: the true size overflows though the estimate fit
@@ -37,6 +38,7 @@ import { guardStep, toolBudgetFinal } from './guard';
 import { proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { pinsOf, referenceCountsOf, shapeOf } from './setup';
+import { SentAsHandler } from './sent-as';
 import { SourceCompactions } from './source-compactions';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
@@ -141,6 +143,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const budgets = new BudgetHandler(config);
   const cost = new CostHandler();
   const sources = new SourceCompactions(s);
+  const sentAs = new SentAsHandler(s);
   const startTime = messages.find((m) => m.timestamp !== undefined)?.timestamp;
   let entered = 0;
 
@@ -155,6 +158,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
 
     await arrive(s, entered, k, j, d);
     entered = k;
+    sentAs.applyUpTo(s, k, j);
     sources.emitUpTo(k, j);
     await proactivePath(s, k, j, d);
     await emergencyPath(s, sources.original, k, j, d);

@@ -333,6 +333,15 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     }
   }
 
+  // Messages the original agent itself sent as placeholders from an earlier call on (docs/policies.md §Common, messages as sent).
+  const sentAs: { messageIndex: number; text: string }[] = [];
+  for (let i = 0; i < k; i++) {
+    const sent = messages[i]!.sentAs;
+    if (!sent || sent.fromMessage > k || (state[i] !== WINDOW && state[i] !== MASKED)) continue;
+    state[i] = MASKED;
+    sentAs.push({ messageIndex: i, text: sent.text });
+  }
+
   const messageStates: [number, number, MessageState][] = [];
   for (let i = 0; i < n; ) {
     let j = i;
@@ -372,7 +381,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
       system: { tokens: regions.system, text: session.systemPrompt },
       unlogged: { tokens: regions.unlogged, inferred: true },
       summary: { tokens: regions.summary, text: summary },
-      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced },
+      history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced, sentAs },
       tools: { tokens: regions.tools, names: session.tools.map((t) => t.name) },
     },
     messageStates,

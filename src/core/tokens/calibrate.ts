@@ -11,6 +11,7 @@
  */
 import type { Session } from '../model';
 import { promptTokens } from '../model';
+import { sentAsTokens } from './sent-as';
 import type { SessionCounts } from './types';
 
 export interface CalibrationFit {
@@ -50,14 +51,22 @@ interface Point {
 export function calibrationPoints(session: Session, counts: SessionCounts): { index: number; x: number; y: number }[] {
   const points: { index: number; x: number; y: number }[] = [];
   const compactionStarts = session.sourceCompactions.map((c) => c.atMessage).sort((a, b) => a - b);
+  // Messages the agent itself sent rewritten (a history processor) cost less from a given call on.
+  const sent = sentAsTokens(session, counts);
+  let e = 0;
+  const applied: { index: number; saved: number }[] = [];
   let c = 0;
   let windowStart = 0;
   for (let i = 0; i < session.messages.length; i++) {
     while (c < compactionStarts.length && compactionStarts[c]! <= i) windowStart = compactionStarts[c++]!;
     const m = session.messages[i]!;
-    if (m.role !== 'assistant' || !m.usage) continue;
-    // The request of call i holds everything before message i in the current window.
-    const x = counts.prefix[i]! - counts.prefix[windowStart]! + counts.system + counts.tools;
+    if (m.role !== 'assistant') continue;
+    for (; e < sent.length && sent[e]!.from <= i; e++) applied.push({ index: sent[e]!.index, saved: counts.perMessage[sent[e]!.index]! - sent[e]!.tokens });
+    if (!m.usage) continue;
+    let saved = 0;
+    for (const a of applied) if (a.index >= windowStart && a.index < i) saved += a.saved;
+    // The request of call i holds everything before message i in the current window, as sent.
+    const x = counts.prefix[i]! - counts.prefix[windowStart]! - saved + counts.system + counts.tools;
     points.push({ index: i, x, y: promptTokens(m.usage) });
   }
   return points;

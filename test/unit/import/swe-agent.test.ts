@@ -16,21 +16,32 @@ const load = async (text: string): Promise<Session> => (await importSource(strin
 const observations = (s: Session): string[] => s.messages.filter((m) => m.role === 'tool').map(messageText);
 
 describe('SWE-agent', () => {
-  it('last_n_observations elides what the last call did not see in full', async () => {
+  it('last_n_observations: each observation says from which call on the agent sent it elided', async () => {
     const s = await load(traj({ history_processors: [{ type: 'last_n_observations', n: 2 }] }));
-    // Before the last call: 7 observations (the task + 6 outputs). Elided: observations[1 : 7 − 2]
-    // = outputs 1..4, but output 2 is tagged keep_output. The task (observation 0) is never elided.
-    expect(observations(s)).toEqual(['Old environment output: (3 lines omitted)', 'out 2\nline two\nline three', 'Old environment output: (3 lines omitted)', 'Old environment output: (3 lines omitted)', 'out 5\nline two\nline three', 'out 6\nline two\nline three']);
+    // History: 0 system, 1 task, then (call i, output i) at 2i, 2i+1 for i = 1..6, 14 the last call;
+    // message index = history index − 1 (the system entry is the system prompt). The query of the
+    // call at history index a elides observations[1 : count − 2] of the observations before a:
+    //   call 4 (h8, 4 obs: task, o1..o3) → [1:2] = o1; call 5 (h10, 5 obs) → [1:3] adds o2, tagged
+    //   keep_output, so not; call 6 (h12) → [1:4] adds o3; the last call (h14) → [1:5] adds o4.
+    // So o1 (m2) from m7, o3 (m6) from m11, o4 (m8) from m13; o2, o5, o6 and the task never.
+    const placeholder = 'Old environment output: (3 lines omitted)';
+    expect(s.messages.flatMap((m, i) => (m.sentAs ? [[i, m.sentAs.fromMessage, m.sentAs.text]] : []))).toEqual([
+      [2, 7, placeholder],
+      [6, 11, placeholder],
+      [8, 13, placeholder],
+    ]);
+    // The logged text stays: the calls before the elision saw it in full.
+    expect(observations(s)).toEqual([1, 2, 3, 4, 5, 6].map((i) => `out ${i}\nline two\nline three`));
     expect(messageText(s.messages[0]!)).toBe('Fix the bug.\nIn parse().');
-    expect(s.warnings.join(' ')).toMatch(/last_n_observations \(n=2\)/);
+    expect(s.warnings.join(' ')).toMatch(/last_n_observations \(n=2\): 3 observations/);
   });
 
   it('the older singular history_processor key counts too; without a processor nothing is elided', async () => {
     const singular = await load(traj({ history_processor: { type: 'last_n_observations', n: 5 } }));
-    // 7 − 5 = 2: only output 1 is elided.
-    expect(observations(singular).filter((t) => t.startsWith('Old environment output'))).toHaveLength(1);
+    // Only the last call (7 observations before it) elides any: [1 : 7 − 5] = output 1 (m2), from m13.
+    expect(singular.messages.flatMap((m, i) => (m.sentAs ? [[i, m.sentAs.fromMessage]] : []))).toEqual([[2, 13]]);
     const none = await load(traj({}));
-    expect(observations(none).some((t) => t.startsWith('Old environment output'))).toBe(false);
+    expect(none.messages.some((m) => m.sentAs)).toBe(false);
   });
 
   it("function calling: the tools are the config's bundles (hidden ones left out) and bash", async () => {

@@ -87,7 +87,7 @@ export function stepDetail(key: string, step: number): StepDetail {
       system: { tokens: 0, text: null },
       unlogged: { tokens: 0, inferred: true },
       summary: { tokens: 0, text: null },
-      history: { tokens: 100, messages: 1, ranges: [[0, 0]], masked: [], reduced: [] },
+      history: { tokens: 100, messages: 1, ranges: [[0, 0]], masked: [], reduced: [], sentAs: [] },
       tools: { tokens: 0, names: [] },
     },
     messageStates: [],

@@ -27,7 +27,7 @@ describe('stepDetail', () => {
     const d = stepDetail(r, s, 10, { key: 'k' });
     expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 2_000 });
     expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 2_000, dropped: [[0, 0]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
-    expect(d.context.history).toEqual({ tokens: 2_000, messages: 20, ranges: [[1, 20]], masked: [], reduced: [] });
+    expect(d.context.history).toEqual({ tokens: 2_000, messages: 20, ranges: [[1, 20]], masked: [], reduced: [], sentAs: [] });
     expect(d.context.unlogged.inferred).toBe(true);
     // Messages 21.. (the call's own answer and later) are not sent yet.
     expect(d.messageStates).toEqual([
@@ -61,7 +61,7 @@ describe('stepDetail', () => {
       [0, 18, 'window'],
       [19, 29, 'future'],
     ]);
-    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [], reduced: [] });
+    expect(early.context.history).toEqual({ tokens: 1_900, messages: 19, ranges: [[0, 18]], masked: [], reduced: [], sentAs: [] });
   });
 
   it('marks what a summarizing strategy folded as summarised, with the summary before and after', async () => {

@@ -30,6 +30,8 @@ function Region({ name, tokens, color, note, children }: { name: string; tokens:
 
 function KeptHistory({ d }: { d: StepDetail }) {
   const list = useMemo(() => rangeList(d.context.history.ranges), [d.context.history.ranges]);
+  // A message the agent sent as a placeholder shows the placeholder: that is what the model read.
+  const sentText = useMemo(() => new Map(d.context.history.sentAs.map((e) => [e.messageIndex, e.text])), [d.context.history.sentAs]);
   const messages = useAppStore((s) => s.messages);
   const ensure = useAppStore((s) => s.ensureMessages);
   const selectMessage = useAppStore((s) => s.selectMessage);
@@ -54,7 +56,7 @@ function KeptHistory({ d }: { d: StepDetail }) {
               <span className="role">{m?.role ?? '…'}</span>
               <span className="tok">{m ? fmtInt(m.tokens) : ''}</span>
               {masked ? <span className="state state-masked">masked</span> : null}
-              <bdi className="preview">{m ? preview(m.parts) : ''}</bdi>
+              <bdi className="preview">{sentText.get(index) ?? (m ? preview(m.parts) : '')}</bdi>
             </div>
           );
         })}
@@ -124,6 +126,12 @@ export function ContextView() {
           <p className="muted" data-testid="context-reduced">
             tool preflight cut {cx.history.reduced.length} result{cx.history.reduced.length === 1 ? '' : 's'}: {cx.history.reduced.slice(0, 6).map((r) => `#${r.messageIndex} ${r.action} ${fmtInt(r.bytesBefore)}→${fmtInt(r.bytesAfter)} B`).join(', ')}
             {cx.history.reduced.length > 6 ? ', …' : ''}
+          </p>
+        ) : null}
+        {cx.history.sentAs.length > 0 ? (
+          <p className="muted" data-testid="context-sent-as">
+            the agent sent {cx.history.sentAs.length} message{cx.history.sentAs.length === 1 ? '' : 's'} as placeholders at this call (its history processor): {cx.history.sentAs.slice(0, 3).map((e) => `#${e.messageIndex}`).join(', ')}
+            {cx.history.sentAs.length > 3 ? ', …' : ''}
           </p>
         ) : null}
         <KeptHistory d={d} />
