@@ -14,6 +14,7 @@ import type { SessionCounts, Tokenizer, TokenizerId } from './types';
 export { COST_RULES, costRulesFor, createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, scaleFloor, type CostModelOptions, type CostRules } from './cost';
 export { countSession, countCalibrated } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
+export { ESTIMATOR_VERSION, countsKey } from './version';
 export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';
 
 const BASE: Readonly<Record<string, Tokenizer>> = {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FormatId, Message, ReportedUsage, Session } from '../../core/model';
 import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
+import { countsKey } from '../../core/tokens/version';
 import { turnStarts } from '../../core/turns';
 import type Database from 'better-sqlite3';
 import type { Db } from './db';
@@ -395,14 +396,24 @@ export class SessionStore {
     return [first, ...(m.mergedLines ?? []).map((l) => (lineText.get(base + l) as string | undefined) ?? '')].join('\n');
   }
 
+  /**
+   * Stores counts under the estimator's version (core/tokens/version.ts) and removes what an older
+   * estimator (or one from before versions, keyed by the bare tokenizer id) stored for the same tokenizer.
+   */
   saveCounts(sessionId: string, counts: SessionCounts): void {
     const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
-    this.stmt('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)').run(sessionId, counts.tokenizer, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
+    const key = countsKey(counts.tokenizer);
+    const stale = `${counts.tokenizer}@v`;
+    this.stmt('DELETE FROM token_counts WHERE session_id = ? AND tokenizer <> ? AND (tokenizer = ? OR substr(tokenizer, 1, ?) = ?)').run(sessionId, key, counts.tokenizer, stale.length, stale);
+    this.stmt('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)').run(sessionId, key, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
   }
 
-  /** Counts from the database — one row of numbers through the primary key, never the text. */
+  /**
+   * Counts from the database — one row of numbers through the primary key, never the text. Only
+   * counts made by the current estimator version are read: older ones are as good as absent.
+   */
   loadCounts(sessionId: string, tokenizer: string): SessionCounts | undefined {
-    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, tokenizer) as
+    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, countsKey(tokenizer)) as
       | { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number }
       | undefined;
     if (!r) return undefined;

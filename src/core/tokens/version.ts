@@ -1,0 +1,15 @@
+/**
+ * The version of what the estimators count (docs/policies.md §Tokenizers and estimates). Stored
+ * counts are kept under (session, tokenizer @ this version): when a tokenizer or the message cost
+ * model changes what it counts — S3's floor moving from each message to the total, a new per-message
+ * overhead, an encoding update — bump it, and every count stored by the older estimator is ignored
+ * and recomputed instead of being replayed as if it were current.
+ *
+ * 1: the first versioned counts (every estimate as docs/policies.md states it).
+ */
+export const ESTIMATOR_VERSION = 1;
+
+/** The key a count of `tokenizer` is stored under by the estimator of `version`. */
+export function countsKey(tokenizer: string, version: number = ESTIMATOR_VERSION): string {
+  return `${tokenizer}@v${version}`;
+}
