@@ -2,7 +2,8 @@
  * The cost handler (docs/policies.md §Common, cost): each call is billed its request as input —
  * the prefix unchanged since the previous call as cached input (after a compression only system +
  * tools are unchanged; the first call has nothing cached) — and the transcript's own output.
- * A call the budgets abort is not made and not billed.
+ * A call the budgets abort is not made and not billed. Calls the agent makes beside its loop (S1's
+ * full-chunked extraction) are billed where they happen (`billSideCalls`).
  */
 import type { ModelInfo } from '../catalog';
 import { callCost } from '../catalog';
@@ -30,4 +31,16 @@ export class CostHandler {
     this.compressedSincePrev = false;
     s.callsMade++;
   }
+}
+
+/**
+ * LLM calls made beside the agent's loop — S1's full-chunked extraction, one call per chunk
+ * (docs/policies.md §S1) — billed with nothing cached at the session model's prices. They count
+ * in the tokens and cost the budgets see, not in the agent's turns (S4's turns are loop iterations).
+ */
+export function billSideCalls(s: ReplayState, input: number, output: number): void {
+  const t = s.totals;
+  t.billedInputTokens += input;
+  t.outputTokens += output;
+  if (s.model) t.cost += callCost(s.model, input, 0, output);
 }

@@ -196,8 +196,8 @@ function budgetLayers(config: RanConfig): { name: string; limits: Readonly<Recor
 /**
  * What every budget in force had used when the call was about to be made (docs/policies.md
  * §Common, budgets: checked before each call with what the calls before it used): calls made
- * (S4 counts its turns as LLM calls), billed input + output tokens, tool calls that arrived,
- * cost, and transcript minutes.
+ * (S4 counts its turns as LLM calls), billed input + output tokens (with S1's full-chunked
+ * extraction calls), tool calls that arrived, cost, and transcript minutes.
  */
 function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: number, options: StepDetailOptions, compressedAt: ReadonlySet<number>, fallbackAt: ReadonlyMap<number, string>): StepDetail['budgets'] {
   const layers = budgetLayers(config).filter((l) => DIMENSIONS.some((d) => typeof l.limits[d] === 'number'));
@@ -227,6 +227,13 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
     if (callModel) cost += callCost(callModel, request - cached, cached, out);
     prevTotal = request;
     if (code === 'final') break;
+  }
+  // S1's full-chunked extraction calls made before this call (as its tool outputs arrived) are billed too.
+  for (const e of r.events) {
+    if (e.step > step || e.kind !== 'tool-preflight' || e.chunkInput === undefined) continue;
+    billed += e.chunkInput;
+    outputTokens += e.chunkOutput ?? 0;
+    if (model) cost += callCost(model, e.chunkInput, 0, e.chunkOutput ?? 0);
   }
   // Tool calls are counted as the messages carrying them arrive, up to this call.
   const k = s.messageIndex[step]!;

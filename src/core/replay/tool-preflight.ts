@@ -2,7 +2,8 @@
  * S1's tool handling as each tool result arrives (docs/policies.md §S1, tool_preflight):
  * 1. an output over `toolOutputMaxBytes` is handled by the configured mode — `truncate`,
  *    `head-tail`, `offload` (a handle), or S1's ToolOutputExtractor modes `full-chunked`,
- *    `read-grep` and `auto` — and enters the window at the size the mode leaves;
+ *    `read-grep` and `auto` — and enters the window at the size the mode leaves; full-chunked's
+ *    chunk calls are LLM calls of their own and are billed;
  * 2. with `paths.toolPreflight`, its tokens are previewed against what is left under the limit
  *    (S1's reserveToolOutput / previewToolOutput): an output that does not fit is replaced by a
  *    failure message, the tool budget is exceeded, later results of the call are skipped, and the
@@ -10,6 +11,7 @@
  * 3. with `toolBudget`, a count of tool calls does the same once it is passed.
  */
 import type { ToolOutputMode } from '../config';
+import { billSideCalls } from './cost';
 import type { ReplayState } from './state';
 import { int } from './state';
 
@@ -59,8 +61,13 @@ export function toolResultArrives(s: ReplayState, i: number, callId: string, tex
   const bytes = c.toolOutputMaxBytes > 0 || c.paths.toolPreflight ? utf8Length(text) : 0;
   if (c.toolOutputMaxBytes > 0 && bytes > c.toolOutputMaxBytes) {
     const h = keptBytes(c.toolOutputMode, bytes, c.toolOutputMaxBytes);
-    win.reduceTo(i, Math.ceil((win.tokensOf(i) * h.kept) / bytes));
-    s.events.push({ kind: 'tool-preflight', step, messageIndex: i, callId, action: h.mode, bytesBefore: bytes, bytesAfter: h.kept, ...(h.chunks !== undefined ? { chunks: h.chunks } : {}) });
+    const tokens = win.tokensOf(i);
+    // full-chunked: the chunk calls read the whole output and write the extraction that stays
+    // (docs/policies.md §S1): the output's tokens are their input, the extraction their output.
+    const chunkCalls = h.chunks !== undefined ? { chunks: h.chunks, chunkInput: tokens, chunkOutput: Math.ceil((tokens * (h.kept - HANDLE_BYTES)) / bytes) } : undefined;
+    if (chunkCalls) billSideCalls(s, chunkCalls.chunkInput, chunkCalls.chunkOutput);
+    win.reduceTo(i, Math.ceil((tokens * h.kept) / bytes));
+    s.events.push({ kind: 'tool-preflight', step, messageIndex: i, callId, action: h.mode, bytesBefore: bytes, bytesAfter: h.kept, ...chunkCalls });
   }
   if (c.toolBudget !== undefined && s.toolCalls > c.toolBudget && s.toolBudgetHitAt < 0) {
     s.toolBudgetHitAt = step;

@@ -81,6 +81,9 @@ export type ReplayEvent =
       readonly bytesAfter: number;
       /** full-chunked: the chunk calls the extraction took. */
       readonly chunks?: number;
+      /** full-chunked: what those calls were billed — the output's tokens as input, the extraction that stays as output. */
+      readonly chunkInput?: number;
+      readonly chunkOutput?: number;
       /** budget-exceeded by tokens: the output's tokens and what was left under the limit. */
       readonly tokens?: number;
       readonly remaining?: number;
