@@ -1,5 +1,5 @@
 /**
- * Issue 4's target: parse and normalise a Claude Code JSONL at ≥ 50% of a bare chunked
+ * Target: parse and normalise a Claude Code JSONL at ≥ 50% of a bare chunked
  * line-split + JSON.parse pass over the same file, side by side; peak RSS under 2× the file.
  */
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 6's targets: importing a transcript into SQLite with chars/4 estimates at ≥ 70% of the raw
+ * Targets: importing a transcript into SQLite with chars/4 estimates at ≥ 70% of the raw
  * pipeline floor (read, parse, extract text, insert in one transaction, chars/4), measured side by
  * side; loading a stored session's counts reads only numbers (~30 ms per 100k messages); the
  * host's import in a worker never stalls the main thread > 50 ms and peaks ≤ 500 MB RSS per

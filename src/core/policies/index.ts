@@ -4,11 +4,7 @@
  */
 import type { ReplayConfigInput } from '../config';
 
-/**
- * S4's estimator (system prompt + message content + tool-call arguments, docs/policies.md §S4) is
- * the tokenizer `s4`; where it is not registered, chars/4 stands in (the same per-text estimate,
- * but counting every part of a message).
- */
+/** S4's estimator (system prompt + message content + tool-call arguments, docs/policies.md §S4) is the tokenizer `s4`. */
 
 export interface Policy {
   readonly id: string;
