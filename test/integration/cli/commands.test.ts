@@ -27,6 +27,11 @@ describe('ctxscope inspect', () => {
     expect(s).toMatchObject({ turns: 6, steps: 24, reportedUsage: true, sourceCompactions: 1 });
     expect(s.tokens.tokenizer).toBe('calibrated');
     expect(s.tokens.history).toBeGreaterThan(100_000);
+    // The calibration, scored on the calls it was fitted on and, fitted on the first half, on the second.
+    const cal = (j.sessions[0] as unknown as { calibration: Record<string, number | null> }).calibration;
+    expect(Object.keys(cal).sort()).toEqual(['calls', 'inSampleError', 'outOfSampleError', 'overhead', 'ratio']);
+    expect(cal['calls']).toBe(24);
+    expect(cal['outOfSampleError']).toEqual(expect.any(Number));
   });
 
   it('exits 3 on bad input with FILE:LINE: what was expected', () => {

@@ -161,6 +161,14 @@ describe('S3: budget modes', () => {
   // request_j = (2j + 1) × 100. Used before call j = Σ_{i<j} (2i + 1) × 100 + j × 100 output
   // = 100 j² + 100 j. j = 3: 1,200 + 700 = 1,900 ≤ 2,000; j = 4: 2,000 + 900 = 2,900 > 2,000.
   const run = (mode: 'hard' | 'soft' | 'approval') => replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { tokens: 2_000, mode, includeRequest: true } }));
+  it("the S3 preset's budget is a task budget (long-running: 300,000 tokens, soft), not a session one", async () => {
+    const s3 = policy('s3');
+    expect(s3.taskBudget).toMatchObject({ tokens: 300_000, mode: 'soft', includeRequest: true });
+    expect(s3.budget).toBeUndefined();
+    // In a replay the task layer is the one checked (its limit scaled down to 2,000; its other settings the preset's).
+    const r = await replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { ...s3.taskBudget, tokens: 2_000 } }));
+    expect(reasonAt(r, 4)).toBe('task tokens budget exceeded (2,900 of 2,000; soft mode)');
+  });
   it('hard: the request that would exceed the task budget is rejected and the run aborts', async () => {
     const r = await run('hard');
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 4, budget: 'tokens', used: 2_900, max: 2_000, layer: 'task' });
