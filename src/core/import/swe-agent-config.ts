@@ -19,10 +19,21 @@ export interface LastNObservations {
   readonly keepTags: ReadonlySet<string>;
 }
 
-/** The run's `last_n_observations` processor, when it has one (`history_processors`, or the older singular key). */
+/** The run's history processors (`history_processors`, or the older singular key). */
+function processorsOf(agent: Json): unknown[] {
+  return [...arr(agent['history_processors']), ...(Array.isArray(agent['history_processor']) ? agent['history_processor'] : isRecord(agent['history_processor']) ? [agent['history_processor']] : [])];
+}
+
+/** Processors that change the prompt and that the importer does not apply (their type names), for a warning. */
+export function unappliedProcessors(agent: Json): string[] {
+  return processorsOf(agent)
+    .map((p) => str(rec(p)['type']) ?? '?')
+    .filter((t) => t !== 'last_n_observations' && t !== 'default' && t !== 'cache_control');
+}
+
+/** The run's `last_n_observations` processor, when it has one. */
 export function lastNObservations(agent: Json): LastNObservations | undefined {
-  const processors = [...arr(agent['history_processors']), ...(Array.isArray(agent['history_processor']) ? agent['history_processor'] : isRecord(agent['history_processor']) ? [agent['history_processor']] : [])];
-  for (const p of processors) {
+  for (const p of processorsOf(agent)) {
     const r = rec(p);
     const n = num(r['n']);
     if (r['type'] !== 'last_n_observations' || n === undefined || n <= 0) continue;

@@ -6,7 +6,7 @@
  */
 import type { Session } from '../model';
 import { chatMessages, chatTools } from './chat-messages';
-import { bundleTools, elisionSchedule, lastNObservations } from './swe-agent-config';
+import { bundleTools, elisionSchedule, lastNObservations, unappliedProcessors } from './swe-agent-config';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, isRecord, num, rec, str, type Json } from './util';
@@ -44,6 +44,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     }
     warnings.push(`history processor last_n_observations (n=${elide.n}${elide.polling > 1 ? `, polling ${elide.polling}` : ''}): ${schedule.size} observations are replayed as placeholders from the call that first received them so, in full before it`);
   }
+  const unapplied = unappliedProcessors(agent);
+  if (unapplied.length > 0) warnings.push(`history processors not applied (the calls are counted on the logged history): ${unapplied.join(', ')}`);
   const stats = rec(rec(v['info'])['model_stats']);
   if (num(stats['tokens_sent'])) ctx.warn(`SWE-agent logs usage only in aggregate: ${num(stats['tokens_sent'])} tokens sent over ${num(stats['api_calls']) ?? '?'} calls`);
   const model = str(rec(agent['model'])['name']);

@@ -42,6 +42,9 @@ describe('SWE-agent', () => {
     expect(singular.messages.flatMap((m, i) => (m.sentAs ? [[i, m.sentAs.fromMessage]] : []))).toEqual([[2, 13]]);
     const none = await load(traj({}));
     expect(none.messages.some((m) => m.sentAs)).toBe(false);
+    // A processor the importer does not apply is named, not silently ignored (cache_control changes no text).
+    const other = await load(traj({ history_processors: [{ type: 'closed_window' }, { type: 'cache_control', last_n_messages: 2 }] }));
+    expect(other.warnings.join(' ')).toMatch(/history processors not applied .*: closed_window$/);
   });
 
   it("function calling: the tools are the config's bundles (hidden ones left out) and bash", async () => {
