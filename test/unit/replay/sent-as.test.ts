@@ -23,7 +23,7 @@ const output = `${'x'.repeat(39)}\n`.repeat(10);
 const PLACEHOLDER = 'Old environment output: (10 lines omitted)';
 
 /** History: 0 system, 1 task, (call ci, output oi) at 2i, 2i+1 for i = 1..4, 10 the last call. */
-function traj(): string {
+function traj(o1 = output, c4args = '{"command":"ls"}'): string {
   const history: unknown[] = [
     { role: 'system', content: 'sys', message_type: 'system_prompt' },
     { role: 'user', content: 'Fix it.', message_type: 'observation' },
@@ -31,13 +31,13 @@ function traj(): string {
   // Reported prompts (made up, only their presence matters to the fit's points).
   const usage = (i: number) => ({ prompt_tokens: 100 * i + 50, completion_tokens: 5 });
   for (let i = 1; i <= 4; i++) {
-    history.push({ role: 'assistant', content: '', message_type: 'action', usage: usage(i), tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] });
-    history.push({ role: 'tool', content: output, message_type: 'observation', tool_call_ids: [`c${i}`] });
+    history.push({ role: 'assistant', content: '', message_type: 'action', usage: usage(i), tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: i === 4 ? c4args : '{"command":"ls"}' } }] });
+    history.push({ role: 'tool', content: i === 1 ? o1 : output, message_type: 'observation', tool_call_ids: [`c${i}`] });
   }
   history.push({ role: 'assistant', content: 'Done.', message_type: 'action', usage: usage(5) });
   return JSON.stringify({ environment: 'main', trajectory: [], history, info: {}, replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, history_processors: [{ type: 'last_n_observations', n: 1 }] } }) });
 }
-const load = async (): Promise<Session> => (await importSource(stringSource('x.traj', traj()))).sessions[0]!;
+const load = async (text = traj()): Promise<Session> => (await importSource(stringSource('x.traj', text))).sessions[0]!;
 
 // Messages (history index − 1): m0 task, m1 c1, m2 o1, m3 c2, m4 o2, m5 c3, m6 o3, m7 c4, m8 o4, m9 last.
 // Calls at m1, m3, m5, m7, m9 see 1, 2, 3, 4, 5 observations; n = 1 elides [1 : count − 1]:
@@ -88,6 +88,15 @@ describe('messages as the agent sent them', () => {
     expect(texts).toHaveLength(7);
     expect([texts[2], texts[4], texts[6]]).toEqual([PLACEHOLDER, PLACEHOLDER, output]);
     expect(windowAt(r, s.messages, 1).messages.map(messageText)[2]).toBe(output);
+  });
+
+  it('what only an elided observation held is lost from the call that got the placeholder', async () => {
+    // o1 (m2) names a path; c4 (m7) names it again. o1 is a placeholder from the call at m5 (step 2) on,
+    // so when c4 enters (before step 4) the path is in no message the model still reads.
+    const o1 = `${'src/app/parser.py '.padEnd(39, 'x')}\n${output.slice(40)}`;
+    const s = await load(traj(o1, '{"command":"cat src/app/parser.py"}'));
+    const r = await replay(s, { policy: 's1', tokenizer: 'chars4', window: 10_000_000 });
+    expect(r.retention.lost).toContainEqual(expect.objectContaining({ key: 'src/app/parser.py', lostAt: 2, neededAt: 4 }));
   });
 
   it('the calibration is fitted on the requests as sent, call by call', async () => {
