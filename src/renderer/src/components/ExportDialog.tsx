@@ -58,6 +58,7 @@ function ExportDialogBody() {
   const choice = useAppStore((s) => s.exportChoice);
   const preview = useAppStore((s) => s.exportPreview);
   const problem = useAppStore((s) => s.exportPreviewError);
+  const pending = useAppStore((s) => s.exportPending);
   const hasReplay = useAppStore((s) => s.chartFor !== null);
   const host = useAppStore((s) => s.info?.host ?? 'serve');
   const setChoice = useAppStore((s) => s.setExportChoice);
@@ -102,6 +103,11 @@ function ExportDialogBody() {
   const onSave = async (): Promise<void> => {
     if (!preview) return;
     setSaving(true);
+    // Patterns still inside their debounce go in first.
+    if (patterns !== choice.patterns) {
+      if (timer.current) clearTimeout(timer.current);
+      await setChoice({ patterns });
+    }
     const r = await save();
     setSaving(false);
     if (!r) return;
@@ -159,11 +165,12 @@ function ExportDialogBody() {
               ))}
             </ul>
           ) : null}
-          <div data-testid="export-redactions" data-count={preview && !isReport && choice.redact ? preview.redactions : 0}>
+          <div data-testid="export-redactions" data-count={preview && !isReport && choice.redact ? preview.redactions : 0} data-pending={pending}>
             {!choice.redact || isReport ? (
               <span className="muted">Nothing will be redacted.</span>
             ) : preview ? (
               <>
+                {pending ? <span className="muted">(counting…) </span> : null}
                 <strong>{fmtInt(preview.redactions)}</strong> {preview.redactions === 1 ? 'replacement' : 'replacements'} will be made
                 {kinds.length > 0 ? ': ' : '.'}
                 {kinds.map(([kind, n], i) => (
@@ -195,7 +202,7 @@ function ExportDialogBody() {
           <button data-testid="export-cancel" onClick={close}>
             Cancel
           </button>
-          <button data-testid="export-save" onClick={() => void onSave()} disabled={!preview || saving || problems.length > 0 || fileName.trim().length === 0}>
+          <button data-testid="export-save" onClick={() => void onSave()} disabled={!preview || pending || saving || problems.length > 0 || fileName.trim().length === 0}>
             {saving ? 'Saving…' : 'Save'}
           </button>
         </div>

@@ -34,6 +34,8 @@ export interface ExportSlice {
   exportChoice: ExportChoice;
   exportPreview: ExportPreview | null;
   exportPreviewError: string | null;
+  /** A preview for newer choices is on its way: Save waits, so the file name always fits the choices. */
+  exportPending: boolean;
   openExport(): void;
   closeExport(): void;
   /** Changes the choices (a format that does not fit the new "what" becomes that kind's first) and previews again. */
@@ -81,6 +83,7 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     exportChoice: DEFAULT_CHOICE,
     exportPreview: null,
     exportPreviewError: null,
+    exportPending: false,
     openExport() {
       // With no replay on screen only the original session can be exported.
       const choice = get().chartFor ? get().exportChoice : { ...get().exportChoice, what: 'original' as const, to: FORMATS_FOR.original.includes(get().exportChoice.to) ? get().exportChoice.to : 'openai' };
@@ -89,7 +92,7 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     },
     closeExport() {
       seq++;
-      setSlice({ exportOpen: false, exportPreview: null, exportPreviewError: null });
+      setSlice({ exportOpen: false, exportPreview: null, exportPreviewError: null, exportPending: false });
     },
     async setExportChoice(patch) {
       const next = { ...get().exportChoice, ...patch };
@@ -100,12 +103,13 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     async previewExport() {
       const req = exportRequest(get(), get().exportChoice);
       const mine = ++seq;
-      if (!req) return setSlice({ exportPreview: null, exportPreviewError: 'Nothing to export: open a session (and wait for its replay) first.' });
+      if (!req) return setSlice({ exportPreview: null, exportPending: false, exportPreviewError: 'Nothing to export: open a session (and wait for its replay) first.' });
+      setSlice({ exportPending: true });
       try {
         const p = await api.previewExport(req);
-        if (mine === seq) setSlice({ exportPreview: p, exportPreviewError: null });
+        if (mine === seq) setSlice({ exportPreview: p, exportPreviewError: null, exportPending: false });
       } catch (e) {
-        if (mine === seq) setSlice({ exportPreviewError: describe(e) });
+        if (mine === seq) setSlice({ exportPreviewError: describe(e), exportPending: false });
       }
     },
     async saveExport() {
