@@ -61,7 +61,7 @@ function legendRows(width: number): { x: number; row: number; item: (typeof LEGE
   return out;
 }
 
-function legendMark(item: (typeof LEGEND)[number], x: number, y: number): string {
+function legendMark(item: (typeof LEGEND)[number], x: number, y: number, outline: string): string {
   const c = attr(item.color);
   switch (item.mark) {
     case 'fill':
@@ -69,7 +69,8 @@ function legendMark(item: (typeof LEGEND)[number], x: number, y: number): string
     case 'hatched':
       return `<rect x="${x}" y="${y - 5}" width="10" height="10" fill="url(#reserve-hatch)" stroke="${c}"/>`;
     case 'dot':
-      return `<rect x="${x + 3}" y="${y - 2}" width="4" height="4" fill="${c}"/>`;
+      // The reported dot is near-white: outlined so it shows on a light background too.
+      return `<rect x="${x + 2.5}" y="${y - 2.5}" width="5" height="5" fill="${c}" stroke="${attr(outline)}" stroke-width="0.75"/>`;
     default:
       return `<path d="M${x} ${y}h14" stroke="${c}" stroke-width="2"${item.mark === 'dashed' ? ' stroke-dasharray="4 2"' : item.mark === 'dotted' ? ' stroke-dasharray="1.5 2"' : ''}/>`;
   }
@@ -130,7 +131,7 @@ export function chartSvg(view: ChartView, o: SvgOptions): string {
   out.push(`<g class="legend" transform="translate(0 ${HEADER + plotH + 4})" fill="${attr(c.muted)}" font-size="11">`);
   for (const l of legend) {
     const y = l.row * LEGEND_ROW + 9;
-    out.push(legendMark(l.item, l.x, y), `<text x="${l.x + 20}" y="${y + 4}">${escapeXml(l.item.label)}</text>`);
+    out.push(legendMark(l.item, l.x, y, c.muted), `<text x="${l.x + 20}" y="${y + 4}">${escapeXml(l.item.label)}</text>`);
   }
   out.push('</g></svg>');
   return out.join('\n') + '\n';
