@@ -67,7 +67,12 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
   await page.getByTestId('export-builtin-email').uncheck();
   await previewed(page);
   assert.equal(Number(await page.getByTestId('export-redactions-custom').getAttribute('data-count')), after - before);
-  if (shots) await dialog.screenshot({ path: join(shots, 'export-dialog.png') });
+  if (shots) {
+    await dialog.screenshot({ path: join(shots, 'export-dialog.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await dialog.screenshot({ path: join(shots, 'export-dialog-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
 
   // A name typed with a path separator and no extension is saved safely, with one.
   await page.getByTestId('export-filename').fill('team/ORD review');
@@ -126,4 +131,5 @@ export async function testChartExportsAsPngAndSvg({ page, assert }) {
   // The chart did not take the click as a call selection.
   assert.equal(await page.getByTestId('guard-status').getAttribute('data-step'), '23');
   await keep(await svg.path(), 'chart.svg');
+  if (shots) await page.screenshot({ path: join(shots, 'window.png') });
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAppStore } from '../../../src/renderer/src/store';
+import { handleDebuggerKey } from '../../../src/renderer/src/keys';
 import type { ExportPreview } from '../../../src/shared/api';
 import { chartView, fakeApi, flush, stepDetail } from './fake-client';
 
@@ -65,6 +66,19 @@ describe('export dialog slice', () => {
     previews[0]!.resolve(preview('old.json', 0));
     await flush();
     expect(store.getState().exportPreview).toMatchObject({ fileName: 'new.json', redactions: 2 });
+  });
+
+  it('while the dialog is open playback stops and the debugger keys do not move the call', async () => {
+    const { store } = await opened();
+    store.getState().togglePlay();
+    expect(store.getState().playing).toBe(true);
+    store.getState().openExport();
+    expect(store.getState().playing).toBe(false);
+    const step = store.getState().selectedStep;
+    expect(handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null })).toBe(false);
+    expect(store.getState().selectedStep).toBe(step);
+    store.getState().closeExport();
+    expect(handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null })).toBe(true);
   });
 
   it('the menu\'s File ▸ Export… opens the dialog', async () => {

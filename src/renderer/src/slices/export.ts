@@ -53,6 +53,8 @@ interface Reads {
   chartFor: { readonly policy: string; readonly overrides: Readonly<Record<string, string | number | boolean>> } | null;
   selectedStep: number | null;
   error: string | null;
+  playing: boolean;
+  togglePlay(): void;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -85,6 +87,8 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     exportPreviewError: null,
     exportPending: false,
     openExport() {
+      // Playback would move the call being exported under the dialog.
+      if (get().playing) get().togglePlay();
       // With no replay on screen only the original session can be exported.
       const choice = get().chartFor ? get().exportChoice : { ...get().exportChoice, what: 'original' as const, to: FORMATS_FOR.original.includes(get().exportChoice.to) ? get().exportChoice.to : 'openai' };
       setSlice({ exportOpen: true, exportChoice: choice });
