@@ -97,14 +97,33 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
   assert.equal(byRole.user + byRole.assistant + byRole.tool, messages, 'the re-imported file holds the messages the dialog announced');
 }
 
+export async function testChartPngIsAtTheDevicePixelRatio({ page, url, assert }) {
+  // A HiDPI screen: a page of its own with twice the pixels per CSS pixel.
+  const context = await page.context().browser().newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 2 });
+  try {
+    const hidpi = await context.newPage();
+    await hidpi.goto(url);
+    await atLastCallUnderClaudeCode(hidpi);
+    const [png] = await Promise.all([hidpi.waitForEvent('download'), hidpi.getByTestId('export-chart-png').click()]);
+    assert.match(png.suggestedFilename(), /\.claude-code\.chart\.png$/);
+    const pngBytes = await readFile(await png.path());
+    assert.ok(pngBytes.length > 1000, `the PNG has content (${pngBytes.length} bytes)`);
+    assert.equal(pngBytes.subarray(1, 4).toString('latin1'), 'PNG');
+    const box = await hidpi.locator('[data-testid="region-bars"] canvas').evaluate((c) => ({ w: c.width, h: c.height, cssW: c.getBoundingClientRect().width }));
+    assert.equal(pngBytes.readUInt32BE(16), box.w, 'the PNG is the canvas pixel for pixel');
+    assert.equal(pngBytes.readUInt32BE(20), box.h);
+    assert.equal(box.w, Math.round(box.cssW) * 2, 'at the device pixel ratio (2)');
+    await keep(await png.path(), 'chart@2x.png');
+  } finally {
+    await context.close();
+  }
+}
+
 export async function testChartExportsAsPngAndSvg({ page, assert }) {
   await atLastCallUnderClaudeCode(page);
   const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-chart-png').click()]);
-  assert.match(png.suggestedFilename(), /\.claude-code\.chart\.png$/);
   const pngBytes = await readFile(await png.path());
   assert.ok(pngBytes.length > 1000, `the PNG has content (${pngBytes.length} bytes)`);
-  assert.equal(pngBytes.subarray(1, 4).toString('latin1'), 'PNG');
-  // At the device pixel ratio: the canvas's own pixel size.
   const canvas = await page.locator('[data-testid="region-bars"] canvas').evaluate((c) => ({ w: c.width, h: c.height }));
   assert.equal(pngBytes.readUInt32BE(16), canvas.w);
   assert.equal(pngBytes.readUInt32BE(20), canvas.h);
