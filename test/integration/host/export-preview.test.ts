@@ -25,7 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const base = { overrides: {}, redact: true, redactPatterns: [] as string[] };
+const base = { overrides: {}, at: 'end' as const, redact: true, redactPatterns: [] as string[] };
 
 describe('previewExport', () => {
   it('promises what the save then holds: name, messages, redactions', async () => {
