@@ -11,15 +11,12 @@
  */
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, screen, session, shell, type WebContents } from 'electron';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EventName, EventPayload } from '../shared/api';
 import { parseLaunchArgs } from './app/args';
 import { withCsp } from './app/csp';
 import { lockDatabase, processIsAlive } from './app/db-lock';
-import { followCurrentView } from './app/current-view';
-import { EXPORT_FILTERS, exportCurrentView } from './app/export-menu';
 import { denyAllPermissions, guardContents } from './app/hardening';
 import { menuTemplate, type MenuActions } from './app/menu';
 import { addRecent, PrefsStore, type Theme } from './app/prefs';
@@ -140,11 +137,10 @@ async function main(): Promise<void> {
     },
     pickFiles: () => pickFiles(),
   });
-  const view = followCurrentView(host.handlers);
 
   registerIpcHandlers({
     ipcMain,
-    handlers: view.handlers,
+    handlers: host.handlers,
     isTrustedSender: (sender, frameUrl) => windows.has(sender) && isOwnPage(frameUrl),
     log: (m) => console.error(m),
   });
@@ -187,18 +183,10 @@ async function main(): Promise<void> {
       app.clearRecentDocuments();
       buildMenu();
     },
-    exportCurrent: () =>
-      void exportCurrentView({
-        handlers: host.handlers,
-        current: view.current,
-        askPath: async (defaultPath) => {
-          const filters = EXPORT_FILTERS.map((f) => ({ name: f.name, extensions: f.extensions }));
-          const r = mainWindow ? await dialog.showSaveDialog(mainWindow, { defaultPath, filters }) : await dialog.showSaveDialog({ defaultPath, filters });
-          return r.canceled ? undefined : r.filePath;
-        },
-        writeFile: (path, text) => writeFile(path, text, 'utf8'),
-        showError: (message) => void dialog.showMessageBox({ type: 'info', message }),
-      }),
+    // The window's own export dialog (what, format, redaction, file name), not a second one here.
+    exportCurrent: () => {
+      for (const wc of windows) sendEvent(wc, 'exportRequested', {});
+    },
     setTheme: (theme: Theme) => {
       nativeTheme.themeSource = theme;
       prefs.update({ theme });

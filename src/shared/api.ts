@@ -29,6 +29,22 @@ const debugRequest = replayRequest.extend({ channel: z.string().min(1).max(64).o
 export const EXPORT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown', 'report-json', 'report-csv'] as const;
 export type ExportTarget = (typeof EXPORT_TARGETS)[number];
 
+/** The built-in redaction sets (src/core/export/redact.ts): credentials, bearer tokens, e-mail addresses. */
+export const REDACTION_BUILTINS = ['keys', 'bearer', 'email'] as const;
+const exportRequest = z
+  .object({
+    sessionId: id,
+    policy: z.string().min(1).max(128).optional(),
+    overrides: overrides.default({}),
+    at: z.union([z.number().int().min(0), z.literal('end')]).default('end'),
+    to: z.enum(EXPORT_TARGETS),
+    redact: z.boolean().default(false),
+    redactPatterns: z.array(z.string().min(1).max(512)).max(50).default([]),
+    /** The built-in sets in force when `redact` is on; all of them when absent. */
+    builtins: z.array(z.enum(REDACTION_BUILTINS)).max(REDACTION_BUILTINS.length).optional(),
+  })
+  .strict();
+
 export const methods = {
   getInfo: z.object({}).strict(),
   listSessions: z.object({}).strict(),
@@ -65,17 +81,7 @@ export const methods = {
   /** Opens the host's file picker (Electron only; `serve` answers `unsupported`). */
   pickAndImport: z.object({}).strict(),
   cancelImport: z.object({ jobId: id }).strict(),
-  exportSession: z
-    .object({
-      sessionId: id,
-      policy: z.string().min(1).max(128).optional(),
-      overrides: overrides.default({}),
-      at: z.union([z.number().int().min(0), z.literal('end')]).default('end'),
-      to: z.enum(EXPORT_TARGETS),
-      redact: z.boolean().default(false),
-      redactPatterns: z.array(z.string().min(1).max(512)).max(50).default([]),
-    })
-    .strict(),
+  exportSession: exportRequest,
   setPinned: z.object({ sessionId: id, messageId: id, pinned: z.boolean() }).strict(),
   /** The raw source record of message `index`, as the file had it (shown as text, never as HTML). */
   getRawRecord: z.object({ sessionId: id, index: z.number().int().min(0) }).strict(),
@@ -84,6 +90,12 @@ export const methods = {
   deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
   /** Any policy (built-in or saved) as a JSON file to edit, share or import elsewhere. */
   exportPolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
+  /**
+   * What `exportSession` with the same input would save, without the text: its file name, how many
+   * messages it holds, and what redaction would replace, by kind. A user pattern that does not
+   * compile is reported on its line (and left out of the counts) instead of failing the preview.
+   */
+  previewExport: exportRequest,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -389,6 +401,20 @@ export interface ExportResult {
   readonly redactions: number;
 }
 
+/** The export dialog's preview of an export (see `previewExport`). */
+export interface ExportPreview {
+  readonly fileName: string;
+  /** Without the dot: `json`, `jsonl`, `md`, `csv`. */
+  readonly extension: string;
+  /** Messages of the history exported (the session's, or the window's at the call); null for a report. */
+  readonly messages: number | null;
+  readonly redactions: number;
+  /** Replacements by kind: `email`, `token` (bearer), `api-key`, `github`, `custom`… */
+  readonly byKind: Readonly<Record<string, number>>;
+  /** One entry per user pattern: null when it compiles, else why it does not. */
+  readonly patternProblems: readonly (string | null)[];
+}
+
 export interface MethodOutputs {
   getInfo: AppInfo;
   listSessions: SessionSummary[];
@@ -411,6 +437,7 @@ export interface MethodOutputs {
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
+  previewExport: ExportPreview;
 }
 
 export const events = {
@@ -427,6 +454,8 @@ export const events = {
   importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
   importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
+  /** The desktop menu's File ▸ Export…: the window opens its export dialog. */
+  exportRequested: z.object({}),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

@@ -23,25 +23,52 @@ export interface SecretFinding {
 /** Finds credentials in a text (the host's: secretlint). */
 export type SecretScanner = (text: string) => Promise<readonly SecretFinding[]>;
 
-const BUILTIN: readonly (readonly [kind: string, spec: string])[] = [
-  ['api-key', '/\\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/'],
-  ['stripe', '/\\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/'],
-  ['jwt', '/\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}/'],
-  ['api-key', '/\\bAIza[0-9A-Za-z_-]{35}/'],
-  ['api-key', '/\\bgh[pousr]_[A-Za-z0-9]{30,}/'],
-  ['api-key', '/\\bxox[abposr]-[A-Za-z0-9-]{10,}/'],
-  ['aws', '/\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b/'],
-  ['token', '/\\bBearer\\s+[A-Za-z0-9._~+/=-]{16,}/'],
-  ['email', '/\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}\\b/'],
+/**
+ * The built-in sets a user can switch off one by one (the export dialog's toggles): credentials
+ * (the host's scanner and the key patterns below), bearer tokens, e-mail addresses.
+ */
+export const BUILTIN_GROUPS = ['keys', 'bearer', 'email'] as const;
+export type BuiltinGroup = (typeof BUILTIN_GROUPS)[number];
+
+/**
+ * kind, set, pattern, and the literals a match must contain (any one of them): a text holding none
+ * of them is skipped without running the regex — most strings of a transcript hold no `@`, no
+ * `Bearer`, no `sk-`, and setting up a match per string was most of a large export's redaction time.
+ */
+const BUILTIN: readonly (readonly [kind: string, group: BuiltinGroup, spec: string, needs: readonly string[]])[] = [
+  ['api-key', 'keys', '/\\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/', ['sk-']],
+  ['stripe', 'keys', '/\\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/', ['_live_', '_test_']],
+  ['jwt', 'keys', '/\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}/', ['eyJ']],
+  ['api-key', 'keys', '/\\bAIza[0-9A-Za-z_-]{35}/', ['AIza']],
+  ['api-key', 'keys', '/\\bgh[pousr]_[A-Za-z0-9]{30,}/', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_']],
+  ['api-key', 'keys', '/\\bxox[abposr]-[A-Za-z0-9-]{10,}/', ['xox']],
+  ['aws', 'keys', '/\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b/', ['AKIA', 'ASIA']],
+  ['token', 'bearer', '/\\bBearer\\s+[A-Za-z0-9._~+/=-]{16,}/', ['Bearer']],
+  ['email', 'email', '/\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}\\b/', ['@']],
 ];
 
-const compiledBuiltins = (): Array<readonly [string, Pattern]> => BUILTIN.map(([kind, spec]) => [kind, compilePattern(spec, 'built-in pattern')] as const);
+interface Rule {
+  readonly kind: string;
+  readonly pattern: Pattern;
+  /** Empty: always run. */
+  readonly needs: readonly string[];
+}
+
+const compiledBuiltins = (groups: ReadonlySet<BuiltinGroup>): Rule[] =>
+  BUILTIN.filter(([, group]) => groups.has(group)).map(([kind, , spec, needs]) => ({ kind, pattern: compilePattern(spec, 'built-in pattern'), needs }));
 
 export interface Redactor {
   /** The texts with every finding replaced; one scanner call for all of them. */
   redact(texts: readonly string[]): Promise<string[]>;
   /** Replacements made so far. */
   readonly count: number;
+  /** Replacements made so far, by kind (`email`, `token`, `github`, `custom`, …). */
+  readonly byKind: Readonly<Record<string, number>>;
+}
+
+export interface RedactorOptions {
+  /** The built-in sets in force; all of them when absent. */
+  readonly builtins?: readonly BuiltinGroup[];
 }
 
 interface Span {
@@ -50,20 +77,38 @@ interface Span {
   kind: string;
 }
 
+/**
+ * Each user pattern checked on its own: null when it compiles, else why not (the dialog marks
+ * every bad line, not only the first).
+ */
+export function patternProblems(userPatterns: readonly string[]): (string | null)[] {
+  return userPatterns.map((p) => {
+    try {
+      compilePattern(p, 'redaction pattern');
+      return null;
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  });
+}
+
 /** The separator between texts handed to the scanner in one call (a boundary no secret spans usefully). */
 const SEPARATOR = '\n\n';
 
 /**
  * Compiles user patterns (`/re/flags` or plain text; errors start with "redaction pattern") and
- * returns a redactor. Without a scanner only the built-in and user patterns apply.
+ * returns a redactor. Without a scanner only the built-in and user patterns apply; the scanner
+ * belongs to the `keys` set and runs only while that set is on.
  */
-export function createRedactor(userPatterns: readonly string[] = [], scanner?: SecretScanner): Redactor {
-  const patterns: Array<readonly [string, Pattern]> = [...compiledBuiltins(), ...userPatterns.map((p) => ['custom', compilePattern(p, 'redaction pattern')] as const)];
+export function createRedactor(userPatterns: readonly string[] = [], scanner?: SecretScanner, options: RedactorOptions = {}): Redactor {
+  const groups = new Set<BuiltinGroup>(options.builtins ?? BUILTIN_GROUPS);
+  const rules: Rule[] = [...compiledBuiltins(groups), ...userPatterns.map((p) => ({ kind: 'custom', pattern: compilePattern(p, 'redaction pattern'), needs: [] }))];
   let count = 0;
+  const byKind: Record<string, number> = {};
   return {
     async redact(texts) {
       const spans: Span[][] = texts.map(() => []);
-      if (scanner && texts.length > 0) {
+      if (scanner && groups.has('keys') && texts.length > 0) {
         const starts: number[] = [];
         let at = 0;
         for (const t of texts) {
@@ -83,8 +128,9 @@ export function createRedactor(userPatterns: readonly string[] = [], scanner?: S
       }
       return texts.map((text, i) => {
         const found = spans[i]!;
-        for (const [kind, p] of patterns) {
-          for (const [s, e] of p.ranges(text)) {
+        for (const { kind, pattern, needs } of rules) {
+          if (needs.length > 0 && !needs.some((n) => text.includes(n))) continue;
+          for (const [s, e] of pattern.ranges(text)) {
             // A bearer token keeps its "Bearer " so the reader sees what was there.
             const skip = kind === 'token' ? (/^Bearer\s+/.exec(text.slice(s, e))?.[0].length ?? 0) : 0;
             found.push({ start: s + skip, end: e, kind });
@@ -100,6 +146,7 @@ export function createRedactor(userPatterns: readonly string[] = [], scanner?: S
           out += text.slice(pos, current.start) + `[REDACTED:${current.kind}]`;
           pos = current.end;
           count++;
+          byKind[current.kind] = (byKind[current.kind] ?? 0) + 1;
         };
         for (const span of found) {
           if (current && span.start < current.end) {
@@ -116,6 +163,9 @@ export function createRedactor(userPatterns: readonly string[] = [], scanner?: S
     },
     get count() {
       return count;
+    },
+    get byKind() {
+      return { ...byKind };
     },
   };
 }

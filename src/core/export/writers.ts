@@ -8,7 +8,7 @@
 import type { Message, Part, Session, ToolDef } from '../model';
 import { toCliJSON } from '../replay/serialize';
 import { REGIONS, STEP_STATUSES, type ReplayResult } from '../replay/types';
-import { createRedactor, type SecretScanner } from './redact';
+import { createRedactor, type BuiltinGroup, type SecretScanner } from './redact';
 
 export const TRANSCRIPT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
 export const REPORT_TARGETS = ['report-json', 'report-csv'] as const;
@@ -193,8 +193,12 @@ function mapStrings(value: unknown, visit: (s: string) => string, key?: string):
  * arguments, results, tool definitions, system prompt, summary — and in the title, before it is
  * written, so every format gets the same redactions.
  */
-export async function exportRedacted(input: ExportInput, target: TranscriptTarget, options: { patterns?: readonly string[]; title?: string; scanner?: SecretScanner } = {}): Promise<Exported & { title: string }> {
-  const redactor = createRedactor(options.patterns ?? [], options.scanner);
+export async function exportRedacted(
+  input: ExportInput,
+  target: TranscriptTarget,
+  options: { patterns?: readonly string[]; title?: string; scanner?: SecretScanner; builtins?: readonly BuiltinGroup[] } = {},
+): Promise<Exported & { title: string; byKind: Readonly<Record<string, number>> }> {
+  const redactor = createRedactor(options.patterns ?? [], options.scanner, options.builtins ? { builtins: options.builtins } : {});
   const texts: string[] = [];
   mapStrings(input, (s) => {
     texts.push(s);
@@ -206,7 +210,7 @@ export async function exportRedacted(input: ExportInput, target: TranscriptTarge
   let i = 0;
   const clean = mapStrings(input, () => redacted[i++]!) as ExportInput;
   const cleanTitle = redacted[i]!;
-  return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, title: cleanTitle };
+  return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, byKind: redactor.byKind, title: cleanTitle };
 }
 
 export function exportReport(result: ReplayResult, target: ReportTarget): Exported {

@@ -1,36 +1,68 @@
-/** exportSession for the host: the original session, or the compacted history of a replay at a step. */
-import { createRedactor, exportMessages, exportRedacted, exportReport, sessionInput, windowAt, type ExportInput, type Exported, type TranscriptTarget } from '../../core/export/index';
+/**
+ * exportSession and previewExport for the host: the original session, the compacted history of a
+ * replay at a call, or the replay's report — one code path, so the preview's file name and counts
+ * are exactly what the save produces.
+ */
+import { createRedactor, exportFileName, exportMessages, exportRedacted, exportReport, sessionInput, windowAt, type ExportInput, type TranscriptTarget } from '../../core/export/index';
 import { PatternError } from '../../core/pattern';
 import { secretlintScanner } from '../secret-scan';
 import type { Session } from '../../core/model';
 import { ApiError, type ExportResult, type MethodArgs } from '../../shared/api';
 import type { ReplayResult } from '../../core/replay/types';
 
-const write = (input: ExportInput, to: TranscriptTarget, args: MethodArgs<'exportSession'>, title: string): Promise<Exported> | Exported =>
-  args.redact ? exportRedacted(input, to, { patterns: args.redactPatterns, title, scanner: secretlintScanner }) : exportMessages(input, to, { title });
+export type ExportArgs = MethodArgs<'exportSession'>;
+/** The stored row's naming fields (src/main/store). */
+export interface ExportRow {
+  readonly id: string;
+  readonly title: string | null;
+  readonly sourcePath: string;
+}
+export type ReplayOf = (policy: string) => Promise<ReplayResult>;
 
-/** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
-export async function exportFor(session: Session, sourcePath: string, args: MethodArgs<'exportSession'>, replayOf: (policy: string) => Promise<ReplayResult>): Promise<ExportResult> {
-  const name = (sourcePath.split(/[\\/]/).pop() ?? 'session').replace(/\.[^.]+$/, '');
+export interface Built {
+  readonly fileName: string;
+  readonly mime: string;
+  readonly extension: string;
+  readonly text: string;
+  readonly messages: number | null;
+  readonly redactions: number;
+  readonly byKind: Readonly<Record<string, number>>;
+}
+
+const builtinsOf = (args: ExportArgs) => (args.builtins ? { builtins: args.builtins } : {});
+
+/** The export the request asks for, with what the preview reports about it. */
+export async function buildExport(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf): Promise<Built> {
   const isReport = args.to === 'report-json' || args.to === 'report-csv';
   if (isReport && !args.policy) throw new ApiError('bad_input', `${args.to}: a policy is required (a report describes a replay)`);
+  // The same title the library shows: the agent's, else the source file's name, else the id.
+  const shown = row.title ?? row.sourcePath.split(/[\\/]/).pop() ?? row.id;
   try {
     // The file name is shown and saved too: a redacted export redacts it like the rest.
-    const base = args.redact ? (await createRedactor(args.redactPatterns, secretlintScanner).redact([name]))[0]! : name;
-    if (!args.policy) {
-      const e = await write(sessionInput(session), args.to as TranscriptTarget, args, base);
-      return { fileName: `${base}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: e.redactions };
-    }
-    const result = await replayOf(args.policy);
+    const title = args.redact ? (await createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)).redact([shown]))[0]! : shown;
     if (isReport) {
-      const e = exportReport(result, args.to as 'report-json');
-      return { fileName: `${base}.${args.policy}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: 0 };
+      const e = exportReport(await replayOf(args.policy!), args.to as 'report-json');
+      return { ...e, fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }), messages: null, byKind: {} };
     }
-    const w = windowAt(result, session.messages, args.at);
-    const e = await write(sessionInput(session, w.messages, w.summary), args.to as TranscriptTarget, args, `${base} under ${args.policy} at step ${args.at}`);
-    return { fileName: `${base}.${args.policy}.${args.at}.${args.to}.${e.extension}`, mime: e.mime, text: e.text, redactions: e.redactions };
+    const to = args.to as TranscriptTarget;
+    let input: ExportInput = sessionInput(session);
+    let heading = title;
+    if (args.policy) {
+      const w = windowAt(await replayOf(args.policy), session.messages, args.at);
+      input = sessionInput(session, w.messages, w.summary);
+      heading = `${title} under ${args.policy} ${args.at === 'end' ? 'at the end' : `at call ${args.at}`}`;
+    }
+    const e = args.redact ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) }) : { ...exportMessages(input, to, { title: heading }), byKind: {} };
+    const fileName = exportFileName({ title, ...(args.policy ? { policy: args.policy } : {}), ...(args.policy && args.at !== 'end' ? { call: args.at } : {}), format: to, extension: e.extension });
+    return { fileName, mime: e.mime, extension: e.extension, text: e.text, messages: input.messages.length, redactions: e.redactions, byKind: e.byKind };
   } catch (e) {
     if (e instanceof RangeError || e instanceof PatternError) throw new ApiError('bad_input', e.message);
     throw e;
   }
+}
+
+/** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
+export async function exportFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf): Promise<ExportResult> {
+  const b = await buildExport(session, row, args, replayOf);
+  return { fileName: b.fileName, mime: b.mime, text: b.text, redactions: b.redactions };
 }

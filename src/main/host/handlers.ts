@@ -19,6 +19,7 @@ import { countForHost, defaultTokenizerOf } from './counts';
 import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
+import { previewFor } from './export-preview';
 import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
 import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
 import { defaultPolicyOf } from './default-policy';
@@ -305,7 +306,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId).sourcePath, args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       const s = sessionOf(sessionId);
       if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -324,6 +325,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
+    previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
   };
 
   return {

@@ -10,6 +10,7 @@ import { ConfigPanel } from './components/ConfigPanel';
 import { ContextView } from './components/ContextView';
 import { EstimateAccuracy } from './components/EstimateAccuracy';
 import { EventList } from './components/EventList';
+import { ExportDialog } from './components/ExportDialog';
 import { GuardStatus } from './components/GuardStatus';
 import { MessageDetail } from './components/MessageDetail';
 import { PolicyBar } from './components/PolicyBar';
@@ -96,6 +97,7 @@ function Shell() {
           <ConfigPanel />
         </aside>
       </main>
+      <ExportDialog />
       <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
     </div>
   );

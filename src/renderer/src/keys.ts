@@ -16,6 +16,8 @@ function isField(target: EventTarget | null): boolean {
 export function handleDebuggerKey(store: AppStore, e: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return false;
   const s = store.getState();
+  // A dialog is open: its buttons and radios own the keys, and the call it exports stays put.
+  if (s.exportOpen) return false;
   switch (e.key) {
     case 'ArrowRight':
       s.stepBy(e.shiftKey ? 10 : 1);

@@ -6,17 +6,18 @@
  *
  * One selection drives the window (DESIGN.md): `selectedStep` is the only "where am I"; a
  * message click, an event click, the chart, the timeline and the keys all go through
- * `selectStep`, and Export, the guard status, the context view and the URL read it.
+ * `selectStep`, and the export dialog, the guard status, the context view and the URL read it.
  *
  * Answers from the host can arrive out of order: every chart / step-detail request takes a
  * sequence number and its answer is applied only while it is still the latest, so an older
  * replay never overwrites a newer one (the host also cancels superseded requests by channel).
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartView, type CompareView, type ConfigField, type ExportResult, type ExportTarget, type MessageView, type PolicyInfo, type SessionDetail, type SessionSummary, type StepDetail } from '../../shared/api';
+import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartView, type CompareView, type ConfigField, type ExportResult, type MessageView, type PolicyInfo, type SessionDetail, type SessionSummary, type StepDetail } from '../../shared/api';
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
+import { createExportSlice, type ExportSlice } from './slices/export';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -51,7 +52,6 @@ export interface SessionSlice {
   /** Exact counts arrived: refetch what shows them, keeping what is on screen until then. */
   refreshCounts(): Promise<void>;
   openFiles(): Promise<void>;
-  exportCurrent(to: ExportTarget): Promise<ExportResult | null>;
   /** Pins or unpins a message (kept by every strategy) and replays again. */
   setPinned(index: number, pinned: boolean): Promise<void>;
   clearError(): void;
@@ -133,7 +133,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -200,6 +200,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
     };
 
     return {
+      ...createExportSlice(api, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],
@@ -325,26 +326,6 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           if (jobId) set({ importing: jobId });
         } catch (e) {
           set({ error: describe(e) });
-        }
-      },
-
-      async exportCurrent(to) {
-        // Exactly what the window shows: the chart's inputs at the selected call.
-        const { chartFor, selectedStep, currentId } = get();
-        if (!currentId) return null;
-        const isReport = to === 'report-json' || to === 'report-csv';
-        try {
-          return await api.exportSession({
-            sessionId: currentId,
-            ...(chartFor ? { policy: chartFor.policy, overrides: { ...chartFor.overrides } } : {}),
-            at: isReport || selectedStep === null ? 'end' : selectedStep,
-            to,
-            redact: false,
-            redactPatterns: [],
-          });
-        } catch (e) {
-          set({ error: describe(e) });
-          return null;
         }
       },
 

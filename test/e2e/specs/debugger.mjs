@@ -4,6 +4,7 @@
  * click a message or an event and export at that call, follow a tool call to its result, pin a
  * message, drag the trigger, type a value out of range, reload and land on the same call.
  */
+import { exportVia } from '../export-helper.mjs';
 
 const stepOf = (page, testId) => page.getByTestId(testId).getAttribute('data-step');
 const waitStep = (page, testId, step) =>
@@ -69,16 +70,16 @@ export async function testMessageAndEventClicksMoveTheSelectionAndExportUsesIt({
   await page.locator('[data-testid="message-row"][data-index="4"]').click();
   await waitStep(page, 'guard-status', 2);
   assert.match(await page.getByTestId('message-detail').innerText(), /^#4/);
-  let [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  assert.match(download.suggestedFilename(), /\.2\.openai\.json$/, 'Export is at the clicked message’s call');
+  let download = await exportVia(page, 'openai');
+  assert.match(download.suggestedFilename(), /\.call-2\.openai\.json$/, 'Export is at the clicked message’s call');
   // An event click moves the same selection.
   await page.getByTestId('tab-events').click();
   const event = page.locator('[data-testid="event-row"].event-compression').first();
   const eventStep = await event.getAttribute('data-step');
   await event.click();
   await waitStep(page, 'guard-status', eventStep);
-  [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  assert.match(download.suggestedFilename(), new RegExp(`\\.${eventStep}\\.openai\\.json$`));
+  download = await exportVia(page, 'openai');
+  assert.match(download.suggestedFilename(), new RegExp(`\\.call-${eventStep}\\.openai\\.json$`));
   // The chart's cursor follows it too.
   assert.equal(await page.getByTestId('chart-cursor').count(), 1);
 }

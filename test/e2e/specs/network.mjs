@@ -3,6 +3,7 @@
  * replays it under another policy and exports the result goes to the local server (127.0.0.1),
  * or is in-page data (data:, blob:) that never touches the network.
  */
+import { exportVia } from '../export-helper.mjs';
 
 const IN_PAGE = new Set(['data:', 'blob:']);
 
@@ -20,8 +21,7 @@ export async function run({ page, url, assert, consoleErrors }) {
   await page.getByTestId('policy-picker').selectOption('claude-code');
   await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
   await page.getByTestId('message-row').nth(2).click();
-  await page.getByTestId('export-target').selectOption('markdown');
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const download = await exportVia(page, 'markdown');
   assert.ok(download.suggestedFilename().length > 0, 'the export downloaded');
   await page.waitForTimeout(500);
 

@@ -1,4 +1,5 @@
 /** A person replays the sample under other policies: the chart and totals follow, events jump to their step. */
+import { exportVia } from '../export-helper.mjs';
 
 export async function testChangingPolicyReplays({ page, assert, consoleErrors }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
@@ -31,11 +32,10 @@ export async function testExportDownloadsTheCompactedHistory({ page, assert }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
   await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
-  await page.getByTestId('export-target').selectOption('openai');
   await page.keyboard.press('End');
   await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  assert.match(download.suggestedFilename(), /claude-code\.23\.openai\.json$/, 'the export is at the selected call');
+  const download = await exportVia(page, 'openai');
+  assert.match(download.suggestedFilename(), /claude-code\.call-23\.openai\.json$/, 'the export is at the selected call');
   const { readFile } = await import('node:fs/promises');
   const body = JSON.parse(await readFile(await download.path(), 'utf8'));
   assert.equal(body.messages[0].role, 'system', 'the summary travels in the system message');

@@ -44,6 +44,7 @@ const handlers: Handlers = {
   savePolicy: unsupported,
   deletePolicy: unsupported,
   exportPolicy: unsupported,
+  previewExport: unsupported,
 };
 
 let host: HttpHost;

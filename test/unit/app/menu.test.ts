@@ -1,10 +1,7 @@
-/** The application menu template and File › Export…, without Electron. */
+/** The application menu template, without Electron. */
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
-import { followCurrentView } from '../../../src/main/app/current-view';
-import { exportCurrentView, targetForFile } from '../../../src/main/app/export-menu';
 import { menuTemplate, type MenuActions } from '../../../src/main/app/menu';
-import type { Handlers } from '../../../src/shared/api';
 
 function recorder(): { actions: MenuActions; calls: string[] } {
   const calls: string[] = [];
@@ -70,52 +67,5 @@ describe('menuTemplate', () => {
     expect(t[0]!.label).toBe('Context Scope');
     click(sub(t, 'help').find((i) => i.label === 'Read Me'));
     expect(calls).toEqual(['readme']);
-  });
-});
-
-describe('File › Export…', () => {
-  const fakeHandlers = () => {
-    const exported: unknown[] = [];
-    const handlers = {
-      getSession: async () => ({}),
-      runReplay: async () => ({}),
-      exportSession: async (args: unknown) => {
-        exported.push(args);
-        return { fileName: 'x', mime: 'application/json', text: 'EXPORTED', redactions: 0 };
-      },
-    } as unknown as Handlers;
-    return { handlers, exported };
-  };
-
-  it('picks the target from the file name', () => {
-    expect(targetForFile('/t/a.md')).toBe('markdown');
-    expect(targetForFile('/t/a.jsonl')).toBe('jsonl');
-    expect(targetForFile('/t/a.CSV')).toBe('report-csv');
-    expect(targetForFile('/t/a.json')).toBe('openai');
-  });
-
-  it('exports the session and policy the window last asked for, at the end of the replay', async () => {
-    const { handlers, exported } = fakeHandlers();
-    const view = followCurrentView(handlers);
-    await view.handlers.getSession({ id: 's1' });
-    await view.handlers.runReplay({ sessionId: 's1', policy: 's3', overrides: { window: 60000 }, needles: [] });
-    const written: [string, string][] = [];
-    const path = await exportCurrentView({ handlers: view.handlers, current: view.current, askPath: async () => '/out/h.md', writeFile: async (p, t) => void written.push([p, t]), showError: () => {} });
-    expect(path).toBe('/out/h.md');
-    expect(exported).toEqual([{ sessionId: 's1', policy: 's3', overrides: { window: 60000 }, at: 'end', to: 'markdown', redact: false, redactPatterns: [] }]);
-    expect(written).toEqual([['/out/h.md', 'EXPORTED']]);
-    // Another session opened: its policy is not carried over.
-    await view.handlers.getSession({ id: 's2' });
-    expect(view.current()).toEqual({ sessionId: 's2', policy: null, overrides: {} });
-  });
-
-  it('with nothing open it says so and asks for no path', async () => {
-    const { handlers } = fakeHandlers();
-    const errors: string[] = [];
-    let asked = false;
-    const r = await exportCurrentView({ handlers, current: () => ({ sessionId: null, policy: null, overrides: {} }), askPath: async () => ((asked = true), '/x'), writeFile: async () => {}, showError: (m) => errors.push(m) });
-    expect(r).toBeUndefined();
-    expect(asked).toBe(false);
-    expect(errors[0]).toMatch(/Open a session first/);
   });
 });

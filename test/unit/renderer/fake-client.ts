@@ -3,7 +3,7 @@
  * replay methods (chart, step detail) hand back a deferred promise so a test decides the order
  * in which answers arrive.
  */
-import { ApiError, type ApiClient, type ChartView, type ConfigField, type MethodInput, type MethodOutputs, type SessionDetail, type StepDetail } from '../../../src/shared/api';
+import { ApiError, type ApiClient, type ChartView, type ConfigField, type ExportPreview, type MethodInput, type MethodOutputs, type SessionDetail, type StepDetail } from '../../../src/shared/api';
 
 export interface Deferred<T> {
   readonly input: Record<string, unknown>;
@@ -104,6 +104,8 @@ export function fakeApi() {
   const charts: Deferred<ChartView>[] = [];
   const details: Deferred<StepDetail>[] = [];
   const exports: MethodInput<'exportSession'>[] = [];
+  const previews: Deferred<ExportPreview>[] = [];
+  const listeners = new Map<string, ((payload: unknown) => void)[]>();
   /** Config fields per policy; a policy without an entry has none. */
   const fieldsByPolicy: Record<string, ConfigField[]> = { p1: FIELDS, p2: FIELDS, p3: [FIELDS[1]!] };
   const ok = <T>(v: T) => Promise.resolve(v);
@@ -130,7 +132,15 @@ export function fakeApi() {
       return ok({ fileName: 'x', mime: 'text/plain', text: '', redactions: 0 });
     },
     setPinned: (i: MethodInput<'setPinned'>) => ok({ pinned: i.pinned }),
-    on: () => () => {},
+    previewExport: (i: MethodInput<'previewExport'>) => {
+      const { d, promise } = deferred<ExportPreview>(i as Record<string, unknown>);
+      previews.push(d);
+      return promise;
+    },
+    on: (event: string, listener: (payload: unknown) => void) => {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return () => listeners.set(event, (listeners.get(event) ?? []).filter((l) => l !== listener));
+    },
   } as Partial<Record<keyof MethodOutputs | 'on', unknown>>;
   const client = new Proxy(api, {
     get(target, prop: string) {
@@ -138,7 +148,11 @@ export function fakeApi() {
       return () => Promise.reject(new ApiError('unsupported', `${prop} is not faked`));
     },
   }) as unknown as ApiClient;
-  return { api: client, charts, details, exports };
+  /** Delivers a host event to the store's listeners. */
+  const emit = (event: string, payload: unknown = {}): void => {
+    for (const l of listeners.get(event) ?? []) l(payload);
+  };
+  return { api: client, charts, details, exports, previews, emit };
 }
 
 /** Lets pending promise callbacks run. */

@@ -96,8 +96,8 @@ describe('renderer store: one selection', () => {
     store.getState().selectMessage(4);
     expect(store.getState().selectedStep).toBe(2);
     expect(store.getState().inspectedMessage).toBe(4);
-    await store.getState().exportCurrent('openai');
-    expect(exports[0]).toMatchObject({ at: 2, policy: 'p2' });
+    await store.getState().saveExport();
+    expect(exports[0]).toMatchObject({ at: 2, policy: 'p2', to: 'openai' });
   });
 
   it('a message after the last call selects the last call', async () => {

@@ -1,41 +1,23 @@
 /**
- * Open… (the host's file picker; `ctxscope serve` has none and says so), Export (the compacted
- * history at the selected call, or the report, downloaded as a file), and needles to follow.
+ * Open… (the host's file picker; `ctxscope serve` has none and says so), Export… (the export
+ * dialog: ExportDialog.tsx), and needles to follow.
  */
 import { useState } from 'react';
-import { EXPORT_TARGETS, type ExportTarget } from '../../../shared/api';
 import { useAppStore } from '../context';
-import { download } from '../download';
 
 export function Actions() {
   const openFiles = useAppStore((s) => s.openFiles);
   const importing = useAppStore((s) => s.importing);
-  const exportCurrent = useAppStore((s) => s.exportCurrent);
+  const openExport = useAppStore((s) => s.openExport);
   const setNeedles = useAppStore((s) => s.setNeedles);
-  const [target, setTarget] = useState<ExportTarget>('openai');
   const [needle, setNeedle] = useState('');
   return (
     <div className="actions">
       <button data-testid="open-files" onClick={() => void openFiles()} disabled={importing !== null}>
         {importing ? 'Importing…' : 'Open…'}
       </button>
-      <select aria-label="Export format" data-testid="export-target" value={target} onChange={(e) => setTarget(e.target.value as ExportTarget)}>
-        {EXPORT_TARGETS.map((t) => (
-          <option key={t} value={t}>
-            {t}
-          </option>
-        ))}
-      </select>
-      <button
-        data-testid="export"
-        title="The compacted history at the selected call (or the end), or the replay report"
-        onClick={() =>
-          void exportCurrent(target).then((r) => {
-            if (r) download(r.fileName, r.mime, r.text);
-          })
-        }
-      >
-        Export
+      <button data-testid="export" title="The session, the compacted history at the selected call, or the replay report" onClick={openExport}>
+        Export…
       </button>
       <input
         data-testid="needles"

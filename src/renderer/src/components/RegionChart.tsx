@@ -6,10 +6,11 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useAppStore } from '../context';
-import { LINE_COLOR, MARKER_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
-import { bucketFlag, bucketOf, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
+import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
+import { bucketFlag, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
 import { fmtInt } from '../format';
-import { drawChart, plotWidth, reduceToBuckets, xOfBucket, type Frame } from './chart-draw';
+import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
+import { ChartExport } from './ChartExport';
 
 const MARGIN = { left: 44, right: 8, top: 10, bottom: 8 };
 
@@ -65,22 +66,8 @@ export function RegionChart() {
   const byBucket = useMemo(() => (chart ? markersByBucket(chart) : new Map()), [chart]);
   const paths = useMemo(() => {
     if (!chart || !frame) return null;
-    const n = chart.bucketStart.length;
-    const top = frame.top;
-    const bottom = frame.height - frame.bottom;
-    const xAt = (step: number): number => Math.round(xOfBucket(frame, n, bucketOf(chart, step)) + (plotWidth(frame) / n) / 2) + 0.5;
-    let compression = '';
-    let source = '';
-    let count = 0;
-    for (const m of chart.markers) {
-      if (m.kind === 'compression') compression += `M${xAt(m.step)} ${top}V${bottom}`;
-      else if (m.kind === 'source-compaction') source += `M${xAt(m.step)} ${top}V${bottom}`;
-      else continue;
-      count++;
-    }
-    let compare = '';
-    for (const s of comparison?.compressions.b ?? []) if (s < chart.stepCount) compare += `M${xAt(s)} ${top}V${bottom}`;
-    return { compression, source, compare, count, cursor: selectedStep === null ? null : xAt(selectedStep) };
+    const m = markerPaths(chart, frame, comparison?.compressions.b ?? []);
+    return { ...m, cursor: selectedStep === null ? null : markerX(chart, frame, selectedStep) };
   }, [chart, frame, comparison, selectedStep]);
 
   if (!chart) {
@@ -123,13 +110,12 @@ export function RegionChart() {
       <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
       {paths && frame ? (
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count}>
-          <path d={paths.source} stroke={MARKER_COLOR['source-compaction']} strokeDasharray="3 3" strokeWidth={1} />
-          <path d={paths.compression} stroke={MARKER_COLOR.compression} strokeWidth={1.5} />
-          {paths.compare ? <path d={paths.compare} stroke={MARKER_COLOR.compareCompression} strokeDasharray="6 3" strokeWidth={1} data-testid="compare-markers" /> : null}
+          {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
           {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}
       {loading ? <span className="chart-busy">replaying…</span> : null}
+      {frame ? <ChartExport canvas={canvas} frame={frame} {...(compareLine ? { compare: compareLine } : {})} /> : null}
       {hover ? <HoverCard b={hover.b} x={hover.x} y={hover.y} width={size.width} /> : null}
     </section>
   );
@@ -183,21 +169,16 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
   );
 }
 
-/** The legend, in stack order (bottom first), then the lines and markers. */
+/** The legend, in stack order (bottom first), then the lines and markers (chart-draw.ts LEGEND). */
 export function ChartLegend() {
   return (
     <div className="chart-legend" data-testid="chart-legend">
-      {PROMPT_REGIONS.map((r) => (
-        <span key={r}><i className="swatch" style={{ background: REGION_COLOR[r] }} />{REGION_LABEL[r]}</span>
+      {LEGEND.map((l) => (
+        <span key={l.label}>
+          {l.mark === 'fill' ? <i className="swatch" style={{ background: l.color }} /> : l.mark === 'hatched' ? <i className="swatch hatched" /> : l.mark === 'dot' ? <i className="dot" style={{ background: l.color }} /> : <i className={`line${l.mark === 'line' ? '' : ` ${l.mark}`}`} style={{ borderColor: l.color }} />}
+          {l.label}
+        </span>
       ))}
-      <span><i className="swatch hatched" />output reserve + buffer</span>
-      <span><i className="line" style={{ borderColor: LINE_COLOR.window }} />window</span>
-      <span><i className="line dashed" style={{ borderColor: LINE_COLOR.limit }} />enforced limit</span>
-      <span><i className="line dotted" style={{ borderColor: LINE_COLOR.trigger }} />trigger</span>
-      <span><i className="dot" style={{ background: LINE_COLOR.reported }} />reported prompt</span>
-      <span><i className="line" style={{ borderColor: MARKER_COLOR.compression }} />compression</span>
-      <span><i className="line dashed" style={{ borderColor: MARKER_COLOR['source-compaction'] }} />agent compacted</span>
-      <span><i className="line" style={{ borderColor: LINE_COLOR.compare }} />compared policy</span>
     </div>
   );
 }

@@ -4,9 +4,12 @@
  * a hatched band under the window line (so the prompt's distance to the limit reads at a glance),
  * lines for window, enforced limit, trigger, reported prompt and the compared policy, turn ticks
  * and flags for requests above the window or the limit. Markers are drawn by the SVG layer above.
+ * The shapes (rectangles per region, step-line paths, y ticks, marker paths) come from the pure
+ * functions below, which the SVG export (chart-svg.ts) draws too: one geometry, two renderers.
  */
 import type { BucketSeries, ChartView } from '../../../shared/api';
-import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, STATUS_COLOR } from '../colors';
+import type { StepStatus } from '../../../core/replay/types';
+import { LINE_COLOR, MARKER_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL, STATUS_COLOR, type PromptRegion } from '../colors';
 import { bucketFlag, bucketOf } from '../model/chart-geometry';
 
 export interface Frame {
@@ -39,11 +42,9 @@ function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | st
   return ctx.createPattern(tile, 'repeat') ?? color;
 }
 
-function stepLine(ctx: CanvasRenderingContext2D, f: Frame, n: number, series: readonly (number | null)[], color: string, dash: number[], width = 1.25): void {
-  ctx.strokeStyle = color;
-  ctx.lineWidth = width;
-  ctx.setLineDash(dash);
-  ctx.beginPath();
+/** A series as a step line (SVG path data): flat across each bucket, broken where a bucket has no value. */
+export function stepLinePath(f: Frame, n: number, series: readonly (number | null)[]): string {
+  let d = '';
   let pen = false;
   for (let b = 0; b < n; b++) {
     const v = series[b];
@@ -52,15 +53,139 @@ function stepLine(ctx: CanvasRenderingContext2D, f: Frame, n: number, series: re
       continue;
     }
     const y = yOf(f, v);
-    const x0 = xOfBucket(f, n, b);
-    const x1 = xOfBucket(f, n, b + 1);
-    if (pen) ctx.lineTo(x0, y);
-    else ctx.moveTo(x0, y);
-    ctx.lineTo(x1, y);
+    d += `${pen ? 'L' : 'M'}${xOfBucket(f, n, b)} ${y}L${xOfBucket(f, n, b + 1)} ${y}`;
     pen = true;
   }
-  ctx.stroke();
+  return d;
+}
+
+function stepLine(ctx: CanvasRenderingContext2D, d: string, color: string, dash: number[], width = 1.25): void {
+  if (!d) return;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.setLineDash(dash);
+  ctx.stroke(new Path2D(d));
   ctx.setLineDash([]);
+}
+
+/** The y axis: five gridlines from 0 to the data's top, with their labels. */
+export function yTicks(f: Frame): { readonly y: number; readonly label: string }[] {
+  const out: { y: number; label: string }[] = [];
+  for (let i = 0; i <= 4; i++) {
+    const v = (f.yMax / 1.06) * (i / 4);
+    out.push({ y: Math.round(yOf(f, v)) + 0.5, label: v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)) });
+  }
+  return out;
+}
+
+export interface Rect {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+}
+
+/** Everything filled on the chart, as rectangles grouped by what they show. */
+export interface ChartShapes {
+  /** The prompt regions of each bucket's fullest call, stacked bottom up. */
+  readonly regions: Readonly<Record<PromptRegion, Rect[]>>;
+  /** Output reserve + buffer, under the window line. */
+  readonly reserve: Rect[];
+  /** The worst guard status of each bucket as a strip along the top (ok draws nothing). */
+  readonly status: Readonly<Partial<Record<StepStatus, Rect[]>>>;
+  /** Requests above the window or the limit: a bar at the request and one at the top. */
+  readonly flags: Rect[];
+  /** Reported prompt tokens: a 2×2 dot per bucket that has them. */
+  readonly reported: Rect[];
+}
+
+export function chartShapes(view: ChartView, f: Frame): ChartShapes {
+  const n = view.bucketStart.length;
+  const regions = Object.fromEntries(PROMPT_REGIONS.map((r) => [r, [] as Rect[]])) as Record<PromptRegion, Rect[]>;
+  const reserve: Rect[] = [];
+  const status: Partial<Record<StepStatus, Rect[]>> = {};
+  const flags: Rect[] = [];
+  const reported: Rect[] = [];
+  for (let b = 0; b < n; b++) {
+    const x = xOfBucket(f, n, b);
+    const w = Math.max(1, xOfBucket(f, n, b + 1) - x);
+    let acc = 0;
+    for (const r of PROMPT_REGIONS) {
+      const v = view.regions[r][b] ?? 0;
+      if (v <= 0) continue;
+      const yTop = yOf(f, acc + v);
+      regions[r].push({ x, y: yTop, w, h: yOf(f, acc) - yTop });
+      acc += v;
+    }
+    const window = view.window.max[b];
+    const reserved = (view.regions.output[b] ?? 0) + (view.regions.buffer[b] ?? 0);
+    if (window !== null && window !== undefined && reserved > 0) {
+      const yTop = yOf(f, window);
+      reserve.push({ x, y: yTop, w, h: yOf(f, window - reserved) - yTop });
+    }
+    const st = view.status[b] ?? 'ok';
+    if (st !== 'ok') (status[st] ??= []).push({ x, y: 0, w, h: 4 });
+    if (bucketFlag(view, b)) {
+      const total = view.total.max[b] ?? 0;
+      flags.push({ x, y: yOf(f, total) - 2, w, h: 3 }, { x, y: 5, w, h: 3 });
+    }
+    const rep = view.reported.max[b];
+    if (rep !== null && rep !== undefined) reported.push({ x: (x + xOfBucket(f, n, b + 1)) / 2 - 1, y: yOf(f, rep) - 1, w: 2, h: 2 });
+  }
+  return { regions, reserve, status, flags, reported };
+}
+
+/** The x of call `step`'s marker: the middle of its bucket, on a half pixel so a 1 px line is sharp. */
+export function markerX(view: ChartView, f: Frame, step: number): number {
+  const n = view.bucketStart.length;
+  return Math.round(xOfBucket(f, n, bucketOf(view, step)) + plotWidth(f) / n / 2) + 0.5;
+}
+
+/** Compression, source-compaction and compared-policy markers as one path each (never an element per marker). */
+export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; count: number } {
+  const top = f.top;
+  const bottom = f.height - f.bottom;
+  let compression = '';
+  let source = '';
+  let count = 0;
+  for (const m of view.markers) {
+    if (m.kind === 'compression') compression += `M${markerX(view, f, m.step)} ${top}V${bottom}`;
+    else if (m.kind === 'source-compaction') source += `M${markerX(view, f, m.step)} ${top}V${bottom}`;
+    else continue;
+    count++;
+  }
+  let compare = '';
+  for (const s of compareSteps) if (s < view.stepCount) compare += `M${markerX(view, f, s)} ${top}V${bottom}`;
+  return { compression, source, compare, count };
+}
+
+/** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports). */
+export const MARKER_STROKES = [
+  { key: 'source', color: MARKER_COLOR['source-compaction'], dash: [3, 3], width: 1 },
+  { key: 'compression', color: MARKER_COLOR.compression, dash: [], width: 1.5 },
+  { key: 'compare', color: MARKER_COLOR.compareCompression, dash: [6, 3], width: 1 },
+] as const;
+
+/** The legend, in stack order (bottom first), then the lines and markers: the window's and the SVG export's. */
+export const LEGEND: readonly { readonly label: string; readonly color: string; readonly mark: 'fill' | 'hatched' | 'line' | 'dashed' | 'dotted' | 'dot' }[] = [
+  ...PROMPT_REGIONS.map((r) => ({ label: REGION_LABEL[r], color: REGION_COLOR[r], mark: 'fill' as const })),
+  { label: 'output reserve + buffer', color: REGION_COLOR.reserve, mark: 'hatched' },
+  { label: 'window', color: LINE_COLOR.window, mark: 'line' },
+  { label: 'enforced limit', color: LINE_COLOR.limit, mark: 'dashed' },
+  { label: 'trigger', color: LINE_COLOR.trigger, mark: 'dotted' },
+  { label: 'reported prompt', color: LINE_COLOR.reported, mark: 'dot' },
+  { label: 'compression', color: MARKER_COLOR.compression, mark: 'line' },
+  { label: 'agent compacted', color: MARKER_COLOR['source-compaction'], mark: 'dashed' },
+  { label: 'compared policy', color: LINE_COLOR.compare, mark: 'line' },
+];
+
+/** Turn boundaries as ticks under the plot. */
+export function turnTickPath(view: ChartView, f: Frame): string {
+  const n = view.bucketStart.length;
+  const base = f.height - f.bottom;
+  let d = '';
+  for (const s of view.turnStarts) d += `M${Math.round(xOfBucket(f, n, bucketOf(view, s))) + 0.5} ${base + 1}V${base + 5}`;
+  return d;
 }
 
 export interface DrawOptions {
@@ -80,76 +205,33 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
   ctx.lineWidth = 1;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (let i = 0; i <= 4; i++) {
-    const v = (f.yMax / 1.06) * (i / 4);
-    const y = Math.round(yOf(f, v)) + 0.5;
+  for (const t of yTicks(f)) {
     ctx.beginPath();
-    ctx.moveTo(f.left, y);
-    ctx.lineTo(f.width - f.right, y);
+    ctx.moveTo(f.left, t.y);
+    ctx.lineTo(f.width - f.right, t.y);
     ctx.stroke();
-    ctx.fillText(v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)), f.left - 4, y);
+    ctx.fillText(t.label, f.left - 4, t.y);
   }
 
-  const reserve = hatch(ctx, REGION_COLOR.reserve);
-  for (let b = 0; b < n; b++) {
-    const x0 = xOfBucket(f, n, b);
-    const w = Math.max(1, xOfBucket(f, n, b + 1) - x0);
-    // Prompt regions of the bucket's fullest call, bottom up.
-    let acc = 0;
-    for (const r of PROMPT_REGIONS) {
-      const v = view.regions[r][b] ?? 0;
-      if (v <= 0) continue;
-      const yTop = yOf(f, acc + v);
-      ctx.fillStyle = REGION_COLOR[r];
-      ctx.fillRect(x0, yTop, w, yOf(f, acc) - yTop);
-      acc += v;
-    }
-    // Output reserve + buffer: hatched under the window line, not stacked on the prompt.
-    const window = view.window.max[b];
-    const reserved = (view.regions.output[b] ?? 0) + (view.regions.buffer[b] ?? 0);
-    if (window !== null && window !== undefined && reserved > 0) {
-      const yTop = yOf(f, window);
-      ctx.fillStyle = reserve;
-      ctx.fillRect(x0, yTop, w, yOf(f, window - reserved) - yTop);
-    }
-    // Worst guard status of the bucket as a strip along the top; over-limit flagged in red.
-    const status = view.status[b] ?? 'ok';
-    if (status !== 'ok') {
-      ctx.fillStyle = STATUS_COLOR[status];
-      ctx.fillRect(x0, 0, w, 4);
-    }
-    const flag = bucketFlag(view, b);
-    if (flag) {
-      const total = view.total.max[b] ?? 0;
-      ctx.fillStyle = LINE_COLOR.limit;
-      ctx.fillRect(x0, yOf(f, total) - 2, w, 3);
-      ctx.fillRect(x0, 5, w, 3);
-    }
-  }
+  const shapes = chartShapes(view, f);
+  const fill = (rects: readonly Rect[], style: string | CanvasPattern): void => {
+    ctx.fillStyle = style;
+    for (const r of rects) ctx.fillRect(r.x, r.y, r.w, r.h);
+  };
+  for (const r of PROMPT_REGIONS) fill(shapes.regions[r], REGION_COLOR[r]);
+  // Output reserve + buffer: hatched under the window line, not stacked on the prompt.
+  fill(shapes.reserve, hatch(ctx, REGION_COLOR.reserve));
+  for (const [st, rects] of Object.entries(shapes.status)) fill(rects, STATUS_COLOR[st as StepStatus]);
+  fill(shapes.flags, LINE_COLOR.limit);
 
-  stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
-  stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
-  stepLine(ctx, f, n, view.trigger.max, LINE_COLOR.trigger, [2, 3], 1.5);
-  if (o.compare) stepLine(ctx, f, n, o.compare, LINE_COLOR.compare, [], 1.5);
-  // Reported prompt tokens: a dot per bucket that has them.
-  ctx.fillStyle = LINE_COLOR.reported;
-  for (let b = 0; b < n; b++) {
-    const v = view.reported.max[b];
-    if (v === null || v === undefined) continue;
-    const x = (xOfBucket(f, n, b) + xOfBucket(f, n, b + 1)) / 2;
-    ctx.fillRect(x - 1, yOf(f, v) - 1, 2, 2);
-  }
+  stepLine(ctx, stepLinePath(f, n, view.window.max), LINE_COLOR.window, []);
+  stepLine(ctx, stepLinePath(f, n, view.limit.max), LINE_COLOR.limit, [5, 3], 1.5);
+  stepLine(ctx, stepLinePath(f, n, view.trigger.max), LINE_COLOR.trigger, [2, 3], 1.5);
+  if (o.compare) stepLine(ctx, stepLinePath(f, n, o.compare), LINE_COLOR.compare, [], 1.5);
+  fill(shapes.reported, LINE_COLOR.reported);
 
-  // Turn boundaries as ticks under the plot.
   ctx.strokeStyle = o.text;
-  ctx.beginPath();
-  const base = f.height - f.bottom;
-  for (const s of view.turnStarts) {
-    const x = Math.round(xOfBucket(f, n, bucketOf(view, s))) + 0.5;
-    ctx.moveTo(x, base + 1);
-    ctx.lineTo(x, base + 5);
-  }
-  ctx.stroke();
+  ctx.stroke(new Path2D(turnTickPath(view, f)));
 }
 
 /** B's request size reduced to this chart's buckets (max per bucket). */
