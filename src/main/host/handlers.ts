@@ -28,6 +28,7 @@ import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
+import { deleteFromLibrary, listLibrary, subagentSessionsOf } from './library';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -246,7 +247,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   const handlers: Handlers = {
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId, ...(notices.length > 0 ? { notices } : {}) }),
-    listSessions: async () => store.listSessions().map(toSummary),
+    listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
       const s = sessionOf(id);
@@ -264,7 +265,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
         turnStarts: turnStarts(s.messages),
         steps: stepIndices(s.messages),
         sourceCompactions: s.sourceCompactions,
-        subagents: s.subagents.length,
+        subagents: s.subagents.length + store.childrenOf(id).length,
+        subagentSessions: subagentSessionsOf(store, id),
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
         defaultPolicy: defaultPolicyOf(s),
@@ -324,6 +326,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
+    deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'))),
   };
 
   return {

@@ -13,6 +13,7 @@ import { fmtTokens, preview } from '../format';
 import { messageStateAt } from '../model/selection';
 import { turnRows } from '../model/turn-rows';
 import { useToolLink } from './use-tool-link';
+import { SubagentLinks, useSubagentsByMessage } from './SubagentLinks';
 
 const ROW_HEIGHT = 26;
 const STATE_MARK: Record<MessageState, string> = { window: '●', summarised: 'S', masked: 'M', dropped: '✕', future: '·' };
@@ -64,6 +65,7 @@ export function TurnList() {
   const selectMessage = useAppStore((s) => s.selectMessage);
   const setPinned = useAppStore((s) => s.setPinned);
   const parentRef = useRef<HTMLDivElement>(null);
+  const subagents = useSubagentsByMessage();
   const rows = useMemo(() => turnRows(total, turnStarts ?? []), [total, turnStarts]);
 
   const virtualizer = useVirtualizer({ count: rows.count, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
@@ -115,6 +117,7 @@ export function TurnList() {
               <span className="rep" title="prompt tokens the provider reported for this call (input + cache read + cache write)">{reported !== null ? `⇡${fmtTokens(reported)}` : ''}</span>
               <bdi className="preview">{m ? preview(m.parts) : ''}</bdi>
               {m ? <ToolLinks m={m} /> : null}
+              <SubagentLinks subagents={subagents.get(row.index)} />
               {m ? (
                 <button
                   className={`pin${m.pinned ? ' pinned' : ''}`}
