@@ -8,7 +8,7 @@ import type { SessionStore } from '../store/index';
 import { toSummaries } from './views';
 
 export function listLibrary(store: SessionStore): MethodOutputs['listSessions'] {
-  return toSummaries(store.listSessions());
+  return toSummaries(store.listLibrary());
 }
 
 /** The subagents of a session, stored as sessions of their own, in spawn order. */

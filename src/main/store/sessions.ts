@@ -319,6 +319,17 @@ export class SessionStore {
 
   constructor(readonly db: Db) {}
 
+  private libraryColumns: boolean | undefined;
+  /**
+   * Whether the schema has v6's library columns. Only a database opened below the current version
+   * (tests that build an old database with this code) lacks them: rows then go in as before v6,
+   * subagents inside their parent's metadata.
+   */
+  private hasLibraryColumns(): boolean {
+    this.libraryColumns ??= (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
+    return this.libraryColumns;
+  }
+
   /** A prepared statement, prepared once per connection and reused. */
   private stmt(sql: string): Statement {
     let st = this.statements.get(sql);
@@ -333,7 +344,8 @@ export class SessionStore {
   findByHash(hash: string): string[] | undefined {
     const src = this.stmt('SELECT id FROM sources WHERE hash = ?').get(hash) as { id: number } | undefined;
     if (!src) return undefined;
-    return (this.stmt('SELECT id FROM sessions WHERE source_id = ? AND parent_id IS NULL ORDER BY position').all(src.id) as { id: string }[]).map((r) => r.id);
+    const sql = this.hasLibraryColumns() ? 'SELECT id FROM sessions WHERE source_id = ? AND parent_id IS NULL ORDER BY position' : 'SELECT id FROM sessions WHERE source_id = ? ORDER BY position';
+    return (this.stmt(sql).all(src.id) as { id: string }[]).map((r) => r.id);
   }
 
   /** Whether any stored source has exactly this size (a cheap hint that a file is stored already). */
@@ -354,9 +366,15 @@ export class SessionStore {
    */
   saveImport(source: SourceInfo, sessions: readonly Session[], options: { grownFrom?: number; counts?: (session: Session) => SessionCounts } = {}): string[] {
     const now = Date.now();
-    const updateSession = this.stmt(
-      'UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, spawned_by = ?, spawned_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
-    );
+    const update = (r: SessionRowInput, id: string, sourceId: number): void => {
+      if (!this.hasLibraryColumns()) {
+        this.stmt('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?').run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, id);
+        return;
+      }
+      this.stmt(
+        'UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, spawned_by = ?, spawned_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
+      ).run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null, id);
+    };
     const counts = options.counts;
     return this.db.transaction(() => {
       const sourceId = this.insertSource(source, now);
@@ -364,9 +382,11 @@ export class SessionStore {
       // Every stored row's id, by entry: a subagent's row names its parent's.
       const rowIds: string[] = [];
       let position = -1;
-      for (const { session: s, parent, link } of storedEntries(sessions)) {
+      const rowsForSubagents = this.hasLibraryColumns();
+      const entries = rowsForSubagents ? storedEntries(sessions) : sessions.map((session) => ({ session, parent: null, link: null }));
+      for (const { session: s, parent, link } of entries) {
         if (parent === null) position++;
-        const child = { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents: true };
+        const child = { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents };
         if (options.grownFrom !== undefined) {
           const prev = this.stmt('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(options.grownFrom, s.id) as { id: string; message_count: number } | undefined;
           if (prev && prev.message_count <= s.messages.length) {
@@ -374,7 +394,7 @@ export class SessionStore {
             // Counts cover the old messages only: drop them so they are recomputed.
             this.stmt('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
             const r = sessionRow(s, prev.id, sourceId, position, now, child);
-            updateSession.run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null, prev.id);
+            update(r, prev.id, sourceId);
             if (counts) this.saveCounts(prev.id, counts(s));
             rowIds.push(prev.id);
             if (parent === null) ids.push(prev.id);
@@ -399,6 +419,12 @@ export class SessionStore {
   }
 
   insertSession(r: SessionRowInput): void {
+    if (!this.hasLibraryColumns()) {
+      this.stmt('INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt,
+      );
+      return;
+    }
     this.stmt(
       'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at, parent_id, spawned_by, spawned_at, cwd, compactions, prompt_tokens, output_tokens, cost, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt, r.parentId ?? null, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null);
@@ -469,8 +495,13 @@ export class SessionStore {
     }
   }
 
-  /** Every session, subagents included (each right after its parent's import: same time and position). */
+  /** The sessions of the files imported, in import order (subagents apart: see `listLibrary`). */
   listSessions(): StoredSessionRow[] {
+    return (this.stmt(`${ROW_SELECT} WHERE s.parent_id IS NULL ORDER BY s.imported_at, s.position`).all() as SessionRowRaw[]).map(toRow);
+  }
+
+  /** Every session, subagents included, each right after its parent (same import time and position). */
+  listLibrary(): StoredSessionRow[] {
     return (this.stmt(`${ROW_SELECT} ORDER BY s.imported_at, s.position, s.parent_id IS NOT NULL, s.spawned_at`).all() as SessionRowRaw[]).map(toRow);
   }
 
