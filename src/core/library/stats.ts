@@ -36,13 +36,33 @@ export function oneLine(text: string, max = TITLE_CHARS): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/** The first thing a person typed: the first user message with text (tool results are not prompts). */
+/**
+ * Context an agent injects as a user message, wrapped whole in one tag (Codex
+ * `<environment_context>…</environment_context>`, `<user_instructions>`, Claude Code
+ * `<system-reminder>`, `<command-name>`): not what the person typed.
+ */
+const SLASH_COMMAND = /<command-name>([^<]{1,200})<\/command-name>/;
+const ARGS = /<command-args>([^<]{0,2000})<\/command-args>/;
+const INJECTED = /^\s*<([A-Za-z][\w-]*)[^>]*>[\s\S]*<\/\1>\s*$/;
+
+/**
+ * The first thing a person typed: the first user text that is not injected context (tool results
+ * are not prompts either); if every user text is injected, the first one.
+ */
 export function firstPrompt(messages: readonly Message[]): string | null {
+  let fallback: string | null = null;
   for (const m of messages) {
     if (m.role !== 'user') continue;
-    for (const p of m.parts) if (p.kind === 'text' && p.text.trim() !== '') return p.text;
+    for (const p of m.parts) {
+      if (p.kind !== 'text' || p.text.trim() === '') continue;
+      const command = SLASH_COMMAND.exec(p.text);
+      // A slash command Claude Code logged as tags: the command as the person typed it.
+      if (command) return `${command[1]!.trim()} ${ARGS.exec(p.text)?.[1]?.trim() ?? ''}`.trim();
+      if (!INJECTED.test(p.text)) return p.text;
+      fallback ??= p.text;
+    }
   }
-  return null;
+  return fallback;
 }
 
 export function titleOf(s: Session): string | null {

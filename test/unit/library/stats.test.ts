@@ -26,6 +26,14 @@ describe('library: titles', () => {
     expect(t.endsWith('…')).toBe(true);
   });
 
+  it('skips context the agent injected as a user message (one whole tag), and names a slash command as typed', () => {
+    const user = (text: string): Message => ({ id: text.slice(0, 8), role: 'user', parts: [{ kind: 'text', text }] });
+    expect(titleOf(session([user('<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'), user('Why does the build fail?')]))).toBe('Why does the build fail?');
+    expect(titleOf(session([user('<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/a.ts</command-args>')]))).toBe('/review src/a.ts');
+    // Only injected context: better than nothing.
+    expect(titleOf(session([user('<user_instructions>be brief</user_instructions>')]))).toBe('<user_instructions>be brief</user_instructions>');
+  });
+
   it('the agent\'s own title wins over the first prompt', () => {
     expect(titleOf(session([{ id: 'u', role: 'user', parts: [{ kind: 'text', text: 'hello' }] }], { title: 'Refactor the parser' }))).toBe('Refactor the parser');
   });
