@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { importFileToStore, openStore } from '../../../src/main/store/index';
 import { writersFinished } from '../../../src/main/store/import-file';
-import type { SessionSummary } from '../../../src/shared/api';
 
 const fixtures = join(__dirname, '../../fixtures/import');
 const claude = join(fixtures, 'claude-code-session.jsonl');
