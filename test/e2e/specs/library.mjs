@@ -78,13 +78,16 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     await picker.click();
     await rows.filter({ hasText: 'Blank city name' }).click();
     await page.waitForFunction(() => /Blank city name/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
-    const link = page.getByTestId('subagent-link');
-    await link.waitFor({ timeout: 30_000 });
-    // The row's message arrives with its page; the link comes with the session.
-    const spawner = page.getByTestId('message-row').filter({ has: link }).filter({ hasText: 'Task' });
+    const subRow = page.getByTestId('subagent-row');
+    await subRow.waitFor({ timeout: 30_000 });
+    const link = subRow.getByTestId('subagent-link');
+    // Listed under the call that spawned it: the message row just above holds the Task call.
+    const at = await subRow.getAttribute('data-spawned-at');
+    const spawner = page.locator(`[data-testid="message-row"][data-index="${at}"]`).filter({ hasText: 'Task' });
     await spawner.waitFor({ timeout: 10_000 });
-    const spawnerText = await spawner.innerText();
-    assert.match(spawnerText, /Task/, `the subagent is listed on the call that spawned it: ${spawnerText}`);
+    const [spawnerBox, subBox] = [await spawner.boundingBox(), await subRow.boundingBox()];
+    assert.ok(spawnerBox && subBox && Math.abs(subBox.y - (spawnerBox.y + spawnerBox.height)) < 2, 'the subagent row sits right under the call');
+    await page.screenshot({ path: join(root, 'test-results', 'library-subagent-row.png') });
     await link.click();
     await page.waitForFunction(() => /Find geocode callers/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
     await page.getByTestId('message-row').first().waitFor();
