@@ -246,7 +246,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const handlers: Handlers = {
-    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId, ...(notices.length > 0 ? { notices } : {}) }),
+    // The start-up session, unless it was deleted since.
+    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
     listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
@@ -265,8 +266,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         turnStarts: turnStarts(s.messages),
         steps: stepIndices(s.messages),
         sourceCompactions: s.sourceCompactions,
-        subagents: s.subagents.length + store.childrenOf(id).length,
-        subagentSessions: subagentSessionsOf(store, id),
+        ...subagentSessionsOf(store, id, s.subagents.length),
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
         defaultPolicy: defaultPolicyOf(s),

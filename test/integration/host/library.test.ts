@@ -94,6 +94,9 @@ describe('library', () => {
     expect(host.store.db.prepare('SELECT COUNT(*) AS n FROM sources WHERE path = ?').get(claude)).toEqual({ n: 0 });
     await expect(host.handlers.getSession({ id: parent.id })).rejects.toMatchObject({ code: 'not_found' });
     await expect(host.handlers.deleteSession({ id: parent.id })).rejects.toMatchObject({ code: 'not_found' });
+    // It was the start-up session: a reload must not try to open it.
+    expect(host.initialSessionId).toBe(parent.id);
+    expect((await host.handlers.getInfo({})).initialSessionId).toBeNull();
 
     const after = await list();
     expect(after.map((s) => s.id)).toEqual(before.filter((s) => s.id !== parent.id && s.id !== kid.id).map((s) => s.id));
