@@ -8,7 +8,7 @@
  * the session id; else the first user prompt, on one line and clipped; else none (the host then
  * shows the file name).
  */
-import { callCost, lookupModel } from '../catalog';
+import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import { promptTokens, uncachedInputTokens, type Message, type Session } from '../model';
 
 /** Longest title kept: a library row shows one line. */
@@ -78,6 +78,12 @@ export function sessionStats(s: Session): SessionStats {
   let cost = 0;
   let priced = false;
   let endedAt: number | null = null;
+  // One catalog lookup per model id, not per call (a long session has tens of thousands).
+  const models = new Map<string | undefined, ModelInfo | undefined>();
+  const modelOf = (id: string | undefined): ModelInfo | undefined => {
+    if (!models.has(id)) models.set(id, lookupModel(id));
+    return models.get(id);
+  };
   for (const m of s.messages) {
     if (m.timestamp !== undefined) endedAt = m.timestamp;
     const u = m.usage;
@@ -89,7 +95,7 @@ export function sessionStats(s: Session): SessionStats {
       priced = true;
       continue;
     }
-    const model = lookupModel(m.model ?? s.model);
+    const model = modelOf(m.model ?? s.model);
     if (model) {
       cost += callCost(model, uncachedInputTokens(u), u.cacheRead, u.output);
       priced = true;
