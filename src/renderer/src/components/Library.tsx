@@ -190,6 +190,10 @@ export function Library() {
                     data-id={s.id}
                     style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
                     onClick={() => void openFromLibrary(s.id)}
+                    tabIndex={0}
+                    onKeyDown={(e) => {
+                      if (e.key === 'Enter' && e.target === e.currentTarget) void openFromLibrary(s.id);
+                    }}
                     title={s.sourcePath ?? ''}
                   >
                     <span className="lib-expand">
