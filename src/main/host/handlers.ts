@@ -112,6 +112,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
+    // Stored before subagents were sessions of their own: they become rows the first time it opens.
+    if (s.subagents.length > 0) s = store.promoteSubagents(id, s);
     loaded.set(id, s);
     while (loaded.size > SESSION_CACHE) {
       const oldest = loaded.keys().next().value as string;

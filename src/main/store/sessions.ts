@@ -547,6 +547,29 @@ export class SessionStore {
     })();
   }
 
+  /**
+   * A session stored before v6 keeps its subagents inside its metadata: makes them child rows
+   * (linked to the calls that spawned them) and empties that list, in one transaction, given the
+   * session as loaded. Their messages keep no raw record (the metadata had none). Answers the
+   * session as it now is; a read-only database is left as it is.
+   */
+  promoteSubagents(id: string, loaded: Session): Session {
+    if (loaded.subagents.length === 0 || this.db.readonly || !this.hasLibraryColumns()) return loaded;
+    return this.db.transaction(() => {
+      const r = this.stmt('SELECT source_id AS sourceId, position, imported_at AS importedAt FROM sessions WHERE id = ?').get(id) as { sourceId: number; position: number; importedAt: number } | undefined;
+      if (!r) return loaded;
+      const links = linkSubagents(loaded);
+      loaded.subagents.forEach((sub, k) => {
+        const kid = randomUUID();
+        this.insertSession(sessionRow(sub, kid, r.sourceId, r.position, r.importedAt, { parentId: id, link: links[k] ?? null, rowsForSubagents: true }));
+        this.insertMessages(kid, messageRows(sub.messages, 0, sub.messages.length));
+      });
+      const { messages, ...meta } = loaded;
+      this.stmt('UPDATE sessions SET meta = ? WHERE id = ?').run(JSON.stringify({ ...meta, subagents: [] } satisfies SessionMeta), id);
+      return { ...loaded, messages, subagents: [] };
+    })();
+  }
+
   /** The whole session, messages in order (without raw records). */
   loadSession(id: string): Session | undefined {
     const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;

@@ -128,7 +128,7 @@ describe('library', () => {
     store.close();
   });
 
-  it('a database from before the library (v5) opens, its rows get title, cwd, tokens and compactions', async () => {
+  it('a database from before the library (v5) opens: rows get title, cwd, tokens, compactions; subagents become rows', async () => {
     const { openDatabase } = await import('../../../src/main/store/db');
     const { SessionStore } = await import('../../../src/main/store/sessions');
     const path = join(dir, 'v5.db');
@@ -142,5 +142,22 @@ describe('library', () => {
     expect(row!.title).toMatch(/^`weather forecast ""` crashes/);
     expect(row!.promptTokens).toBeGreaterThan(10_000);
     store.close();
+
+    // Its subagent, kept inside the parent's metadata before v6, becomes a session of its own the
+    // first time the parent opens (once: opening again adds nothing).
+    const legacy = await createHost({ dbPath: path, hostKind: 'serve', version: 't', initialFiles: [], emit: () => {} });
+    try {
+      expect((await legacy.handlers.listSessions({})).map((s) => s.id)).toEqual([id]);
+      const detail = await legacy.handlers.getSession({ id });
+      expect(detail.subagents).toBe(1);
+      expect(detail.subagentSessions).toHaveLength(1);
+      const kid = detail.subagentSessions[0]!;
+      expect(kid).toMatchObject({ parentId: id, spawnedBy: 'toolu_02T', title: expect.stringContaining('Find geocode callers'), messages: 4 });
+      expect((await legacy.handlers.getSession({ id: kid.id })).steps).toHaveLength(2);
+      expect((await legacy.handlers.getSession({ id })).subagentSessions.map((s) => s.id)).toEqual([kid.id]);
+      expect((await legacy.handlers.listSessions({})).map((s) => s.id)).toEqual([id, kid.id]);
+    } finally {
+      await legacy.close();
+    }
   });
 });

@@ -8,8 +8,8 @@
  *
  * Rows stored before v6 get what SQL can derive from them: cwd and compaction count from the
  * metadata, tokens from the usage rows, a missing title from the first user text or the instance
- * id. Their cost stays unknown (prices live in the model catalog, not in SQL) and their subagents
- * stay in the parent's metadata until the file is imported again.
+ * id. Their cost stays unknown (prices live in the model catalog, not in SQL); their subagents
+ * stay in the parent's metadata until the parent is first opened (SessionStore.promoteSubagents).
  */
 export const version = 6;
 export const sql = `
