@@ -96,6 +96,11 @@ export const methods = {
    * compile is reported on its line (and left out of the counts) instead of failing the preview.
    */
   previewExport: exportRequest,
+  /**
+   * Deletes a stored session with its subagents, messages, counts, pins and replay runs (its
+   * source file's stored copy too when no other session comes from it). The file on disk stays.
+   */
+  deleteSession: z.object({ id }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -126,6 +131,30 @@ export interface SessionSummary {
   readonly startedAt: number | null;
   readonly importedAt: number;
   readonly reportedUsage: boolean;
+  // The library's columns (computed at import: listing reads rows, never messages).
+  /** The subagent's parent session (Claude Code sidechain), null for a top-level session. */
+  readonly parentId: string | null;
+  /** The tool call in the parent that spawned this subagent, and the parent message holding it. */
+  readonly spawnedBy: string | null;
+  readonly spawnedAt: number | null;
+  /** Index of the session in its file (a file may hold several). */
+  readonly position: number;
+  /** The directory the agent ran in, when the format records it. */
+  readonly cwd: string | null;
+  /** Who wrote it: Claude Code, Codex, OpenHands… (from the format). */
+  readonly agent: string;
+  /** Compactions the agent itself did. */
+  readonly sourceCompactions: number;
+  /** Provider-reported tokens summed over the calls (prompt and output); 0 without reported usage. */
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  /** USD from the source's own figures or the model catalog's prices; null when unknown. */
+  readonly cost: number | null;
+  readonly endedAt: number | null;
+  /** Size of the source file in bytes. */
+  readonly fileSize: number;
+  /** Cached results stored for it (token counts, replay runs): what a delete also removes. */
+  readonly cachedResults: number;
 }
 
 export interface SessionDetail {
@@ -147,6 +176,8 @@ export interface SessionDetail {
   readonly steps: readonly number[];
   readonly sourceCompactions: readonly SourceCompaction[];
   readonly subagents: number;
+  /** The subagents stored as sessions of their own (open them by id), in the order of the calls that spawned them. */
+  readonly subagentSessions: readonly SessionSummary[];
   readonly warnings: readonly string[];
   readonly modelInfo: { readonly window: number; readonly maxOutput: number; readonly known: boolean; readonly warning?: string };
   /** The policy of the agent that wrote the session (Claude Code → claude-code, Codex → codex, …); the app opens on it. */
@@ -438,6 +469,8 @@ export interface MethodOutputs {
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
   previewExport: ExportPreview;
+  /** What went: sessions (itself and its subagents), their messages and calls, cached results. */
+  deleteSession: { sessions: number; messages: number; calls: number; cachedResults: number };
 }
 
 export const events = {

@@ -21,7 +21,10 @@ function detect(sniff: Sniff): boolean {
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind !== 'json' || !isTraj(input.value)) throw new ImportError(ctx.name, 'a SWE-agent trajectory ({trajectory[], history[], info})');
   const v = input.value;
-  const agent = rec(rec(v['replay_config'] ? safeJson(v['replay_config']) : {})['agent']);
+  const replayConfig = rec(v['replay_config'] ? safeJson(v['replay_config']) : {});
+  const agent = rec(replayConfig['agent']);
+  // The benchmark instance the run solved: SWE-agent 1.x names it in the problem statement.
+  const instance = str(rec(v['environment'])['instance_id']) ?? str(rec(replayConfig['problem_statement'])['id']);
   const warnings: string[] = [];
   const history = arr(v['history']).map((h) => {
     const r = rec(h);
@@ -52,7 +55,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   const logged = chatTools(rec(v['info'])['tools']);
   const bundles = logged.length > 0 ? undefined : bundleTools(agent);
   if (bundles && bundles.unknown.length > 0) warnings.push(`tool bundles not known, their tools are not counted: ${bundles.unknown.join(', ')}`);
-  return [{ id: str(rec(v['environment'])['instance_id']) ?? ctx.name, format: 'swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: bundles ? bundles.tools : logged, messages, sourceCompactions: [], subagents: [], warnings }];
+  return [{ id: instance ?? ctx.name, format: 'swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: bundles ? bundles.tools : logged, messages, sourceCompactions: [], subagents: [], warnings }];
 }
 
 /**

@@ -29,6 +29,7 @@ import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
+import { deleteFromLibrary, listLibrary, subagentSessionsOf } from './library';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -112,6 +113,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     }
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
+    // Stored before subagents were sessions of their own: they become rows the first time it opens.
+    if (s.subagents.length > 0) s = store.promoteSubagents(id, s);
     loaded.set(id, s);
     while (loaded.size > SESSION_CACHE) {
       const oldest = loaded.keys().next().value as string;
@@ -246,8 +249,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   const handlers: Handlers = {
-    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId, ...(notices.length > 0 ? { notices } : {}) }),
-    listSessions: async () => store.listSessions().map(toSummary),
+    // The start-up session, unless it was deleted since.
+    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
+    listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
       const s = sessionOf(id);
@@ -265,7 +269,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         turnStarts: turnStarts(s.messages),
         steps: stepIndices(s.messages),
         sourceCompactions: s.sourceCompactions,
-        subagents: s.subagents.length,
+        ...subagentSessionsOf(store, id, s.subagents.length),
         warnings: s.warnings,
         modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
         defaultPolicy: defaultPolicyOf(s),
@@ -326,6 +330,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
     previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'))),
   };
 
   return {

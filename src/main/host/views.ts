@@ -2,12 +2,31 @@
  * Stored sessions → the contract's view models. The renderer only ever sees these shapes; long
  * texts are shortened for display (the full text stays in the store).
  */
-import type { Message, Part } from '../../core/model';
+import type { FormatId, Message, Part } from '../../core/model';
 import type { MessageView, SessionSummary } from '../../shared/api';
 import type { StoredSessionRow } from '../store/sessions';
 
 /** Longest text a message part carries to the renderer; the rest is elided with a marker. */
 export const DISPLAY_PART_CHARS = 20_000;
+
+/** The agent that writes each format, as the library names it. */
+const AGENTS: Readonly<Record<FormatId, string>> = {
+  'claude-code': 'Claude Code',
+  'claude-stream-json': 'Claude Code (headless)',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  openhands: 'OpenHands',
+  'swe-agent': 'SWE-agent',
+  'mini-swe-agent': 'mini-SWE-agent',
+  aider: 'aider',
+  otel: 'OpenTelemetry trace',
+  sharegpt: 'chat log',
+  langchain: 'LangChain',
+  'openai-responses': 'chat log',
+  anthropic: 'chat log',
+  'openai-chat': 'chat log',
+  jsonl: 'chat log',
+};
 
 export function toSummary(r: StoredSessionRow): SessionSummary {
   return {
@@ -22,7 +41,40 @@ export function toSummary(r: StoredSessionRow): SessionSummary {
     startedAt: r.startedAt,
     importedAt: r.importedAt,
     reportedUsage: r.hasUsage,
+    parentId: r.parentId,
+    spawnedBy: r.spawnedBy,
+    spawnedAt: r.spawnedAt,
+    position: r.position,
+    cwd: r.cwd,
+    agent: AGENTS[r.format] ?? r.format,
+    sourceCompactions: r.compactions,
+    promptTokens: r.promptTokens,
+    outputTokens: r.outputTokens,
+    cost: r.cost,
+    endedAt: r.endedAt,
+    fileSize: r.size,
+    cachedResults: r.cached,
   };
+}
+
+/**
+ * The library's list: every session, with the sessions of one file told apart — when two
+ * top-level sessions of one file carry the same title, each gets its place in the file (`#2 of 3`).
+ */
+export function toSummaries(rows: readonly StoredSessionRow[]): SessionSummary[] {
+  const byTitle = new Map<string, number>();
+  const perSource = new Map<number, number>();
+  for (const r of rows) {
+    if (r.parentId !== null) continue;
+    perSource.set(r.sourceId, (perSource.get(r.sourceId) ?? 0) + 1);
+    const k = `${r.sourceId}\u0000${r.title ?? ''}`;
+    byTitle.set(k, (byTitle.get(k) ?? 0) + 1);
+  }
+  return rows.map((r) => {
+    const s = toSummary(r);
+    if (r.parentId !== null || (byTitle.get(`${r.sourceId}\u0000${r.title ?? ''}`) ?? 0) < 2) return s;
+    return { ...s, title: `${s.title} #${r.position + 1} of ${perSource.get(r.sourceId) ?? 1}` };
+  });
 }
 
 function clip(text: string): { text: string; clipped: boolean } {

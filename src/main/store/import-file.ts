@@ -17,7 +17,7 @@ import type { ByteSource } from '../../core/import/types';
 import type { FormatId, Session } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { fileSource } from '../io/file-source';
-import { messageRows, packText, sessionRow, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
+import { messageRows, packText, sessionRow, storedEntries, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
 import { WriterClient, type WriterBatch } from './writer';
 
 export interface StoredImport {
@@ -176,10 +176,14 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
     chars = 0;
   };
   const ids: string[] = [];
-  for (let position = 0; position < sessions.length; position++) {
-    const s = sessions[position]!;
+  // Subagents are rows of their own, each right after its parent (see storedEntries).
+  const rowIds: string[] = [];
+  let position = -1;
+  for (const { session: s, parent, link } of storedEntries(sessions)) {
+    if (parent === null) position++;
     const id = randomUUID();
-    const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now);
+    rowIds.push(id);
+    const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now, { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents: true });
     batch.sessions.push(row);
     // The estimates size the batches too: ~4 characters a token is the body's text, plus the raw
     // record when it travels in the row (a line-named record does not).
@@ -199,7 +203,7 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
       if (messages >= BATCH_MESSAGES || chars >= BATCH_CHARS) await flush();
     }
     batch.counts.push({ sessionId: id, counts });
-    ids.push(id);
+    if (parent === null) ids.push(id);
     if (batch.sessions.length >= BATCH_SESSIONS) await flush();
   }
   await flush();

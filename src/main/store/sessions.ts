@@ -10,6 +10,8 @@ import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { countsKey } from '../../core/tokens/version';
 import { turnStarts } from '../../core/turns';
+import { sessionStats } from '../../core/library/stats';
+import { linkSubagents, type SubagentLink } from '../../core/library/subagents';
 import type Database from 'better-sqlite3';
 import type { Db } from './db';
 
@@ -34,6 +36,22 @@ export interface StoredSessionRow {
   readonly hasUsage: boolean;
   readonly startedAt: number | null;
   readonly importedAt: number;
+  /** The library's fields (store/migrations/006_library.ts). */
+  readonly parentId: string | null;
+  readonly spawnedBy: string | null;
+  readonly spawnedAt: number | null;
+  readonly sourceId: number;
+  readonly position: number;
+  readonly cwd: string | null;
+  readonly compactions: number;
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly cost: number | null;
+  readonly endedAt: number | null;
+  /** Size of the source file in bytes. */
+  readonly size: number;
+  /** Cached results that go with the session: stored token counts and replay runs. */
+  readonly cached: number;
 }
 
 interface SessionRowRaw {
@@ -48,6 +66,19 @@ interface SessionRowRaw {
   has_usage: number;
   started_at: number | null;
   imported_at: number;
+  parent_id: string | null;
+  spawned_by: string | null;
+  spawned_at: number | null;
+  source_id: number;
+  position: number;
+  cwd: string | null;
+  compactions: number;
+  prompt_tokens: number;
+  output_tokens: number;
+  cost: number | null;
+  ended_at: number | null;
+  size: number;
+  cached: number;
 }
 
 const toRow = (r: SessionRowRaw): StoredSessionRow => ({
@@ -62,7 +93,24 @@ const toRow = (r: SessionRowRaw): StoredSessionRow => ({
   hasUsage: r.has_usage === 1,
   startedAt: r.started_at,
   importedAt: r.imported_at,
+  parentId: r.parent_id,
+  spawnedBy: r.spawned_by,
+  spawnedAt: r.spawned_at,
+  sourceId: r.source_id,
+  position: r.position,
+  cwd: r.cwd,
+  compactions: r.compactions,
+  promptTokens: r.prompt_tokens,
+  outputTokens: r.output_tokens,
+  cost: r.cost,
+  endedAt: r.ended_at,
+  size: r.size,
+  cached: r.cached,
 });
+
+/** A session row with what the library lists: its source's size, and how many cached results go with it. */
+const ROW_SELECT =
+  'SELECT s.*, src.path, src.size, (SELECT COUNT(*) FROM token_counts t WHERE t.session_id = s.id) + (SELECT COUNT(*) FROM replay_runs r WHERE r.session_id = s.id) AS cached FROM sessions s JOIN sources src ON src.id = s.source_id';
 
 /** Session metadata kept as JSON (everything but the messages). */
 type SessionMeta = Omit<Session, 'messages'>;
@@ -83,6 +131,44 @@ export interface SessionRowInput {
   readonly hasUsage: number;
   readonly startedAt: number | null;
   readonly importedAt: number;
+  /** The library's fields (optional: a row built without them lists with none). */
+  readonly parentId?: string | null;
+  readonly spawnedBy?: string | null;
+  readonly spawnedAt?: number | null;
+  readonly cwd?: string | null;
+  readonly compactions?: number;
+  readonly promptTokens?: number;
+  readonly outputTokens?: number;
+  readonly cost?: number | null;
+  readonly endedAt?: number | null;
+}
+
+/**
+ * A session to store and, for a subagent, its parent (an index into the same list, which comes
+ * earlier) and the call there that spawned it.
+ */
+export interface StoredEntry {
+  readonly session: Session;
+  readonly parent: number | null;
+  readonly link: SubagentLink | null;
+}
+
+/**
+ * Subagents become sessions of their own, stored as child rows right after their parent: a child
+ * row has its messages, counts, pins and replays like any session, so opening, replaying and
+ * deleting one needs no second code path (a virtual id resolved through the parent's metadata
+ * would need one in the host, the replay worker, counts and pins, all keyed by session row).
+ */
+export function storedEntries(sessions: readonly Session[]): StoredEntry[] {
+  const out: StoredEntry[] = [];
+  const add = (session: Session, parent: number | null, link: SubagentLink | null): void => {
+    const at = out.length;
+    out.push({ session, parent, link });
+    const links = linkSubagents(session);
+    session.subagents.forEach((sub, k) => add(sub, at, links[k] ?? null));
+  };
+  for (const s of sessions) add(s, null, null);
+  return out;
 }
 
 /**
@@ -98,16 +184,23 @@ function withoutRaw(s: Session): Session {
   return { ...s, messages, subagents: s.subagents.map(withoutRaw) };
 }
 
-export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number): SessionRowInput {
+/**
+ * `child`: the session is a subagent stored as a row of its own under `parentId` (its metadata
+ * then keeps no subagents: they are rows too). Without it (callers that store subagents inside
+ * their parent) the parent's metadata carries them, as before v6.
+ */
+export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number, child?: { readonly parentId: string | null; readonly link: SubagentLink | null; readonly rowsForSubagents: boolean }): SessionRowInput {
   const { messages, ...rest } = s;
-  const meta = rest.subagents.length > 0 ? { ...rest, subagents: rest.subagents.map(withoutRaw) } : rest;
+  const meta = child?.rowsForSubagents ? { ...rest, subagents: [] } : rest.subagents.length > 0 ? { ...rest, subagents: rest.subagents.map(withoutRaw) } : rest;
+  const stats = sessionStats(s);
+  const link = child?.link ?? null;
   return {
     id,
     sourceId,
     position,
     sourceSessionId: s.id,
     format: s.format,
-    title: s.title ?? null,
+    title: link?.title ?? stats.title,
     model: s.model ?? null,
     meta: JSON.stringify(meta satisfies SessionMeta),
     messageCount: messages.length,
@@ -116,6 +209,15 @@ export function sessionRow(s: Session, id: string, sourceId: number, position: n
     hasUsage: messages.some((m) => m.usage) ? 1 : 0,
     startedAt: s.startedAt ?? null,
     importedAt: now,
+    parentId: child?.parentId ?? null,
+    spawnedBy: link?.callId ?? null,
+    spawnedAt: link?.messageIndex ?? null,
+    cwd: stats.cwd,
+    compactions: stats.compactions,
+    promptTokens: stats.promptTokens,
+    outputTokens: stats.outputTokens,
+    cost: stats.cost,
+    endedAt: stats.endedAt,
   };
 }
 
@@ -218,6 +320,17 @@ export class SessionStore {
 
   constructor(readonly db: Db) {}
 
+  private libraryColumns: boolean | undefined;
+  /**
+   * Whether the schema has v6's library columns. Only a database opened below the current version
+   * (tests that build an old database with this code) lacks them: rows then go in as before v6,
+   * subagents inside their parent's metadata.
+   */
+  private hasLibraryColumns(): boolean {
+    this.libraryColumns ??= (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
+    return this.libraryColumns;
+  }
+
   /** A prepared statement, prepared once per connection and reused. */
   private stmt(sql: string): Statement {
     let st = this.statements.get(sql);
@@ -232,7 +345,8 @@ export class SessionStore {
   findByHash(hash: string): string[] | undefined {
     const src = this.stmt('SELECT id FROM sources WHERE hash = ?').get(hash) as { id: number } | undefined;
     if (!src) return undefined;
-    return (this.stmt('SELECT id FROM sessions WHERE source_id = ? ORDER BY position').all(src.id) as { id: string }[]).map((r) => r.id);
+    const sql = this.hasLibraryColumns() ? 'SELECT id FROM sessions WHERE source_id = ? AND parent_id IS NULL ORDER BY position' : 'SELECT id FROM sessions WHERE source_id = ? ORDER BY position';
+    return (this.stmt(sql).all(src.id) as { id: string }[]).map((r) => r.id);
   }
 
   /** Whether any stored source has exactly this size (a cheap hint that a file is stored already). */
@@ -253,31 +367,48 @@ export class SessionStore {
    */
   saveImport(source: SourceInfo, sessions: readonly Session[], options: { grownFrom?: number; counts?: (session: Session) => SessionCounts } = {}): string[] {
     const now = Date.now();
-    const updateSession = this.stmt('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?');
+    const update = (r: SessionRowInput, id: string, sourceId: number): void => {
+      if (!this.hasLibraryColumns()) {
+        this.stmt('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?').run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, id);
+        return;
+      }
+      this.stmt(
+        'UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, spawned_by = ?, spawned_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
+      ).run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null, id);
+    };
     const counts = options.counts;
     return this.db.transaction(() => {
       const sourceId = this.insertSource(source, now);
       const ids: string[] = [];
-      sessions.forEach((s, position) => {
+      // Every stored row's id, by entry: a subagent's row names its parent's.
+      const rowIds: string[] = [];
+      let position = -1;
+      const rowsForSubagents = this.hasLibraryColumns();
+      const entries = rowsForSubagents ? storedEntries(sessions) : sessions.map((session) => ({ session, parent: null, link: null }));
+      for (const { session: s, parent, link } of entries) {
+        if (parent === null) position++;
+        const child = { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents };
         if (options.grownFrom !== undefined) {
           const prev = this.stmt('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(options.grownFrom, s.id) as { id: string; message_count: number } | undefined;
           if (prev && prev.message_count <= s.messages.length) {
             this.insertMessages(prev.id, messageRows(s.messages, prev.message_count, s.messages.length));
             // Counts cover the old messages only: drop them so they are recomputed.
             this.stmt('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
-            const r = sessionRow(s, prev.id, sourceId, position, now);
-            updateSession.run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, prev.id);
+            const r = sessionRow(s, prev.id, sourceId, position, now, child);
+            update(r, prev.id, sourceId);
             if (counts) this.saveCounts(prev.id, counts(s));
-            ids.push(prev.id);
-            return;
+            rowIds.push(prev.id);
+            if (parent === null) ids.push(prev.id);
+            continue;
           }
         }
         const id = randomUUID();
-        this.insertSession(sessionRow(s, id, sourceId, position, now));
+        this.insertSession(sessionRow(s, id, sourceId, position, now, child));
         this.insertMessages(id, messageRows(s.messages, 0, s.messages.length));
         if (counts) this.saveCounts(id, counts(s));
-        ids.push(id);
-      });
+        rowIds.push(id);
+        if (parent === null) ids.push(id);
+      }
       if (options.grownFrom !== undefined) this.stmt('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(options.grownFrom, options.grownFrom);
       return ids;
     })();
@@ -289,9 +420,15 @@ export class SessionStore {
   }
 
   insertSession(r: SessionRowInput): void {
+    if (!this.hasLibraryColumns()) {
+      this.stmt('INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt,
+      );
+      return;
+    }
     this.stmt(
-      'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt);
+      'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at, parent_id, spawned_by, spawned_at, cwd, compactions, prompt_tokens, output_tokens, cost, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt, r.parentId ?? null, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null);
   }
 
   /** Stores line `line` of source `sourceId` (UTF-8 bytes, stored as text as they are). */
@@ -359,13 +496,79 @@ export class SessionStore {
     }
   }
 
+  /** The sessions of the files imported, in import order (subagents apart: see `listLibrary`). */
   listSessions(): StoredSessionRow[] {
-    return (this.stmt('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id ORDER BY s.imported_at, s.position').all() as SessionRowRaw[]).map(toRow);
+    return (this.stmt(`${ROW_SELECT} WHERE s.parent_id IS NULL ORDER BY s.imported_at, s.position`).all() as SessionRowRaw[]).map(toRow);
+  }
+
+  /** Every session, subagents included, each right after its parent (same import time and position). */
+  listLibrary(): StoredSessionRow[] {
+    return (this.stmt(`${ROW_SELECT} ORDER BY s.imported_at, s.position, s.parent_id IS NOT NULL, s.spawned_at`).all() as SessionRowRaw[]).map(toRow);
   }
 
   getRow(id: string): StoredSessionRow | undefined {
-    const r = this.stmt('SELECT s.*, src.path FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(id) as SessionRowRaw | undefined;
+    const r = this.stmt(`${ROW_SELECT} WHERE s.id = ?`).get(id) as SessionRowRaw | undefined;
     return r ? toRow(r) : undefined;
+  }
+
+  /** The subagent rows of a session, in the order of the calls that spawned them. */
+  childrenOf(id: string): StoredSessionRow[] {
+    return (this.stmt(`${ROW_SELECT} WHERE s.parent_id = ? ORDER BY s.spawned_at IS NULL, s.spawned_at, s.rowid`).all(id) as SessionRowRaw[]).map(toRow);
+  }
+
+  /**
+   * Deletes a session and its subagents (ON DELETE CASCADE takes their messages, usage, counts,
+   * pins and replay runs), then its source when no session is left of it, and the stored source
+   * lines no message points at any more. Answers what went, or undefined for an unknown id.
+   */
+  deleteSession(id: string): { sessions: number; messages: number; calls: number; cached: number } | undefined {
+    return this.db.transaction(() => {
+      const row = this.stmt('SELECT source_id AS sourceId FROM sessions WHERE id = ?').get(id) as { sourceId: number } | undefined;
+      if (!row) return undefined;
+      const tree = 'WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN tree ON s.parent_id = tree.id)';
+      const ids = (this.stmt(`${tree} SELECT id FROM tree`).raw().all(id) as [string][]).map(([x]) => x);
+      const totals = this.stmt(`${tree} SELECT COUNT(*) AS sessions, SUM(message_count) AS messages, SUM(step_count) AS calls FROM sessions WHERE id IN (SELECT id FROM tree)`).get(id) as { sessions: number; messages: number; calls: number };
+      let cached = 0;
+      const sources = new Set<number>([row.sourceId]);
+      for (const x of ids) {
+        cached += (this.stmt('SELECT (SELECT COUNT(*) FROM token_counts WHERE session_id = ?) + (SELECT COUNT(*) FROM replay_runs WHERE session_id = ?)').pluck().get(x, x) as number);
+        // A grown file's carried-over messages name the lines of an earlier import: those may go too.
+        for (const [src] of this.stmt('SELECT DISTINCT raw_line / 4294967296 FROM messages WHERE session_id = ? AND raw_line IS NOT NULL').raw().all(x) as [number][]) sources.add(src);
+      }
+      this.stmt('DELETE FROM sessions WHERE id = ?').run(id);
+      for (const src of sources) {
+        this.stmt('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(src, src);
+        if (this.stmt('SELECT 1 FROM sources WHERE id = ?').get(src) !== undefined) continue;
+        const lo = sourceLineId(src, 0);
+        const hi = sourceLineId(src + 1, 0) - 1;
+        // No index on raw_line: one scan, on a delete only, beats an index every import would write.
+        if (this.stmt('SELECT 1 FROM messages WHERE raw_line BETWEEN ? AND ? LIMIT 1').get(lo, hi) === undefined) this.stmt('DELETE FROM source_lines WHERE id BETWEEN ? AND ?').run(lo, hi);
+      }
+      return { sessions: totals.sessions, messages: totals.messages ?? 0, calls: totals.calls ?? 0, cached };
+    })();
+  }
+
+  /**
+   * A session stored before v6 keeps its subagents inside its metadata: makes them child rows
+   * (linked to the calls that spawned them) and empties that list, in one transaction, given the
+   * session as loaded. Their messages keep no raw record (the metadata had none). Answers the
+   * session as it now is; a read-only database is left as it is.
+   */
+  promoteSubagents(id: string, loaded: Session): Session {
+    if (loaded.subagents.length === 0 || this.db.readonly || !this.hasLibraryColumns()) return loaded;
+    return this.db.transaction(() => {
+      const r = this.stmt('SELECT source_id AS sourceId, position, imported_at AS importedAt FROM sessions WHERE id = ?').get(id) as { sourceId: number; position: number; importedAt: number } | undefined;
+      if (!r) return loaded;
+      const links = linkSubagents(loaded);
+      loaded.subagents.forEach((sub, k) => {
+        const kid = randomUUID();
+        this.insertSession(sessionRow(sub, kid, r.sourceId, r.position, r.importedAt, { parentId: id, link: links[k] ?? null, rowsForSubagents: true }));
+        this.insertMessages(kid, messageRows(sub.messages, 0, sub.messages.length));
+      });
+      const { messages, ...meta } = loaded;
+      this.stmt('UPDATE sessions SET meta = ? WHERE id = ?').run(JSON.stringify({ ...meta, subagents: [] } satisfies SessionMeta), id);
+      return { ...loaded, messages, subagents: [] };
+    })();
   }
 
   /** The whole session, messages in order (without raw records). */

@@ -18,6 +18,7 @@ import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './m
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
 import { createExportSlice, type ExportSlice } from './slices/export';
+import { createLibrarySlice, type LibrarySlice } from './slices/library';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -133,7 +134,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -201,6 +202,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
 
     return {
       ...createExportSlice(api, set, get),
+      ...createLibrarySlice(api, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

@@ -57,14 +57,16 @@ describe('previewExport', () => {
     expect(r).toMatchObject({ messages: null, redactions: 0, extension: 'csv' });
     expect(r.fileName).toMatch(/\.s3\.report\.csv$/);
     const file = join(dir, 'run-41.jsonl');
-    writeFileSync(file, '{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n');
+    writeFileSync(file, '{"role":"user","content":"run-41.jsonl"}\n{"role":"assistant","content":"hello"}\n');
     const { jobId } = await host.handlers.importFiles({ paths: [file] });
     expect(jobId).toBeTruthy();
-    await expect.poll(async () => (await host.handlers.listSessions({})).length, { timeout: 10_000 }).toBe(2);
-    const other = (await host.handlers.listSessions({})).find((s) => s.id !== id)!;
+    // Top-level sessions only: the sample's subagents are listed too, under their parent.
+    const topLevel = async () => (await host.handlers.listSessions({})).filter((s) => !s.parentId);
+    await expect.poll(async () => (await topLevel()).length, { timeout: 10_000 }).toBe(2);
+    const other = (await topLevel()).find((s) => s.id !== id)!;
     const j = await host.handlers.previewExport({ ...base, sessionId: other.id, to: 'jsonl', redact: false });
     expect(j.fileName).not.toMatch(/\.jsonl\.jsonl$/);
-    // The session has no title of its own: its name comes from the file's, without doubling the extension.
+    // Its title is its first prompt, which ends in .jsonl: the name must not double the extension.
     expect(other.title).toBe('run-41.jsonl');
     expect(j.fileName).toBe('run-41.jsonl');
   });

@@ -75,7 +75,8 @@ describe('host', () => {
     await expect.poll(() => events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId)).toBeTruthy();
     const done = events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId)!.payload as { reused: boolean };
     expect(done.reused).toBe(true);
-    expect((await host.handlers.listSessions({})).length).toBe(2);
+    // The list holds subagent sessions too (under their parent); the files gave two sessions.
+    expect((await host.handlers.listSessions({})).filter((s) => s.parentId === null).length).toBe(2);
     const bad = await host.handlers.importFiles({ paths: [join(dir, 'missing.jsonl')] });
     await expect.poll(() => events.find((e) => e.event === 'importFailed' && (e.payload as { jobId: string }).jobId === bad.jobId)).toBeTruthy();
   });

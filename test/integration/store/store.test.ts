@@ -129,7 +129,7 @@ describe('store', () => {
       expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins', 'source_lines']));
       db.close();
     }
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('keeps stored sessions through the migration to v4 (messages in a rowid table)', async () => {

@@ -23,7 +23,8 @@ function deferred<T>(input: Record<string, unknown>): { d: Deferred<T>; promise:
 
 /** Steps at messages 1, 3, 6, 8 (session of 10 messages, two turns from 0 and 5). */
 export const SESSION: SessionDetail = {
-  summary: { id: 's1', title: 't', format: 'jsonl', model: 'm', sourcePath: null, messages: 10, steps: 4, turns: 2, startedAt: null, importedAt: 0, reportedUsage: false },
+  summary: { id: 's1', title: 't', format: 'jsonl', model: 'm', sourcePath: null, messages: 10, steps: 4, turns: 2, startedAt: null, importedAt: 0, reportedUsage: false,
+    parentId: null, spawnedBy: null, spawnedAt: null, position: 0, cwd: null, agent: 'chat log', sourceCompactions: 0, promptTokens: 0, outputTokens: 0, cost: null, endedAt: null, fileSize: 0, cachedResults: 0 },
   systemPrompt: null,
   tools: [],
   tokenizer: 'chars4',
@@ -34,6 +35,7 @@ export const SESSION: SessionDetail = {
   steps: [1, 3, 6, 8],
   sourceCompactions: [],
   subagents: 0,
+  subagentSessions: [],
   warnings: [],
   modelInfo: { window: 1000, maxOutput: 100, known: true },
   defaultPolicy: 'p2',

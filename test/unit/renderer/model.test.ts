@@ -59,6 +59,27 @@ describe('turn rows', () => {
     expect([0, 2, 3, 5].map((m) => rows.rowOf(m))).toEqual([1, 3, 5, 7]);
   });
 
+  it('lists subagent rows under the message whose call spawned them, between headers and messages', () => {
+    // 6 messages, turns at 0 and 3, message 2 spawned two subagents, message 3 one:
+    // T0, m0, m1, m2, S0, S1, T1, m3, S2, m4, m5
+    const rows = turnRows(6, [0, 3], [2, 2, 3]);
+    expect(rows.count).toBe(11);
+    expect(Array.from({ length: 11 }, (_, r) => rows.at(r))).toEqual([
+      { kind: 'turn', turn: 0, first: 0 },
+      { kind: 'message', index: 0 },
+      { kind: 'message', index: 1 },
+      { kind: 'message', index: 2 },
+      { kind: 'subagent', after: 2, k: 0 },
+      { kind: 'subagent', after: 2, k: 1 },
+      { kind: 'turn', turn: 1, first: 3 },
+      { kind: 'message', index: 3 },
+      { kind: 'subagent', after: 3, k: 2 },
+      { kind: 'message', index: 4 },
+      { kind: 'message', index: 5 },
+    ]);
+    expect([0, 1, 2, 3, 4, 5].map((m) => rows.rowOf(m))).toEqual([1, 2, 3, 7, 9, 10]);
+  });
+
   it('leaves messages before the first turn without a header', () => {
     const rows = turnRows(4, [2]);
     expect(rows.at(0)).toEqual({ kind: 'message', index: 0 });

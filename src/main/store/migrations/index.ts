@@ -4,11 +4,12 @@ import * as m002 from './002_counts';
 import * as m003 from './003_work';
 import * as m004 from './004_messages_rowid';
 import * as m005 from './005_source_lines';
+import * as m006 from './006_library';
 
 export interface Migration {
   readonly version: number;
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006];
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

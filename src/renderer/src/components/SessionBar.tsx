@@ -1,23 +1,25 @@
-/** Top bar: which session is open, a picker for the others, and its vital numbers. */
+/** Top bar: which session is open (a button that opens the library), and its vital numbers. */
 import { useAppStore } from '../context';
 import { Actions } from './Actions';
 import { fmtInt } from '../format';
+import { Library } from './Library';
 
 export function SessionBar() {
-  const sessions = useAppStore((s) => s.sessions);
-  const currentId = useAppStore((s) => s.currentId);
   const detail = useAppStore((s) => s.detail);
+  const openLibrary = useAppStore((s) => s.openLibrary);
   const openSession = useAppStore((s) => s.openSession);
+  const parentId = detail?.summary.parentId ?? null;
   return (
     <header className="session-bar">
       <h1>Context Scope</h1>
-      <select aria-label="Session" data-testid="session-picker" value={currentId ?? ''} onChange={(e) => void openSession(e.target.value)}>
-        {sessions.map((s) => (
-          <option key={s.id} value={s.id}>
-            {`\u2068${s.title}\u2069 (${s.format}, ${fmtInt(s.messages)} messages)`}
-          </option>
-        ))}
-      </select>
+      <button className="session-picker-button" data-testid="session-picker" aria-haspopup="dialog" title="Open the session library" onClick={() => void openLibrary()}>
+        <bdi>{detail?.summary.title ?? 'No session'}</bdi> ▾
+      </button>
+      {parentId ? (
+        <button className="link" data-testid="open-parent" title="This is a subagent: open the session that spawned it" onClick={() => void openSession(parentId)}>
+          ↑ parent session
+        </button>
+      ) : null}
       <Actions />
       {detail ? (
         <span className="facts" data-testid="session-facts">
@@ -26,6 +28,7 @@ export function SessionBar() {
           {detail.approximate ? ' (approximation)' : ''}
         </span>
       ) : null}
+      <Library />
     </header>
   );
 }

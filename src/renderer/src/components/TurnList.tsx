@@ -13,6 +13,7 @@ import { fmtTokens, preview } from '../format';
 import { messageStateAt } from '../model/selection';
 import { turnRows } from '../model/turn-rows';
 import { useToolLink } from './use-tool-link';
+import { SubagentRow, useLinkedSubagents } from './SubagentLinks';
 
 const ROW_HEIGHT = 26;
 const STATE_MARK: Record<MessageState, string> = { window: '●', summarised: 'S', masked: 'M', dropped: '✕', future: '·' };
@@ -64,16 +65,16 @@ export function TurnList() {
   const selectMessage = useAppStore((s) => s.selectMessage);
   const setPinned = useAppStore((s) => s.setPinned);
   const parentRef = useRef<HTMLDivElement>(null);
-  const rows = useMemo(() => turnRows(total, turnStarts ?? []), [total, turnStarts]);
+  const subagents = useLinkedSubagents();
+  const rows = useMemo(() => turnRows(total, turnStarts ?? [], subagents.map((s) => s.spawnedAt!)), [total, turnStarts, subagents]);
 
   const virtualizer = useVirtualizer({ count: rows.count, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
   const items = virtualizer.getVirtualItems();
   const firstRow = items[0]?.index ?? 0;
   const lastRow = items[items.length - 1]?.index ?? -1;
   useEffect(() => {
-    const a = rows.at(firstRow);
-    const b = rows.at(Math.max(firstRow, lastRow));
-    void ensureMessages(a.kind === 'turn' ? a.first : a.index, b.kind === 'turn' ? b.first : b.index);
+    const messageOf = (r: ReturnType<typeof rows.at>): number => (r.kind === 'turn' ? r.first : r.kind === 'subagent' ? r.after : r.index);
+    void ensureMessages(messageOf(rows.at(firstRow)), messageOf(rows.at(Math.max(firstRow, lastRow))));
   }, [firstRow, lastRow, rows, ensureMessages]);
   // The list follows the selection: the inspected message scrolls into view.
   useEffect(() => {
@@ -86,6 +87,7 @@ export function TurnList() {
         {items.map((item) => {
           const row = rows.at(item.index);
           const style = { transform: `translateY(${item.start}px)`, height: ROW_HEIGHT };
+          if (row.kind === 'subagent') return <SubagentRow key={item.key} subagent={subagents[row.k]} style={style} />;
           if (row.kind === 'turn') {
             return (
               <div key={item.key} className="turn-header" data-testid="turn-header" style={style} onClick={() => selectMessage(row.first)}>
