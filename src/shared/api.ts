@@ -84,6 +84,11 @@ export const methods = {
   deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
   /** Any policy (built-in or saved) as a JSON file to edit, share or import elsewhere. */
   exportPolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
+  /**
+   * The session files agents already wrote on this machine (Claude Code, Codex, Gemini CLI, under
+   * their own folders only) and the files uploaded to `serve`, grouped by project, newest first.
+   */
+  listLocalLogs: z.object({}).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -383,6 +388,42 @@ export interface ExportResult {
   readonly redactions: number;
 }
 
+/** Who wrote a local session file: an agent's own folder, or an upload to `serve`. */
+export type LocalLogAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'upload';
+
+export interface LocalLogFile {
+  /** Where the host reads it (inside one of the listed roots); importFiles takes it as is. */
+  readonly path: string;
+  /** The file's name below its project folder. */
+  readonly name: string;
+  readonly size: number;
+  /** Last modified, ms since the epoch. */
+  readonly mtime: number;
+  /** Sessions already stored from this file; empty when it was never imported. */
+  readonly sessionIds: readonly string[];
+  /** Imported, but the file's size changed since (an agent still writing it): importing again updates it. */
+  readonly changed: boolean;
+}
+
+/** One project: Claude Code's cwd, Codex's cwd (else its date folder), Gemini CLI's project hash. */
+export interface LocalLogGroup {
+  readonly agent: LocalLogAgent;
+  readonly project: string;
+  /** mtime of its newest file. */
+  readonly newest: number;
+  /** Newest first. */
+  readonly files: readonly LocalLogFile[];
+}
+
+export interface LocalLogsView {
+  /** Every folder looked at, whether it exists and how many files it holds. */
+  readonly roots: readonly { readonly agent: LocalLogAgent; readonly path: string; readonly exists: boolean; readonly files: number }[];
+  /** Newest group first. */
+  readonly groups: readonly LocalLogGroup[];
+  /** Files left out because the listing stops at its cap. */
+  readonly truncated: number;
+}
+
 export interface MethodOutputs {
   getInfo: AppInfo;
   listSessions: SessionSummary[];
@@ -405,6 +446,7 @@ export interface MethodOutputs {
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
+  listLocalLogs: LocalLogsView;
 }
 
 export const events = {
@@ -421,6 +463,8 @@ export const events = {
   importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
   importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
+  /** The host asks the window to show the agent-logs panel (Electron's File ▸ Import Agent Logs…). */
+  showLocalLogs: z.object({}),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

@@ -28,6 +28,7 @@ import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
+import { localLogsOf } from './local-logs';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -324,6 +325,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
+    listLocalLogs: async () => localLogsOf(store, options.dbPath),
   };
 
   return {

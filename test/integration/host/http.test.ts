@@ -43,6 +43,7 @@ const handlers: Handlers = {
   getRawRecord: unsupported,
   savePolicy: unsupported,
   deletePolicy: unsupported,
+  listLocalLogs: unsupported,
   exportPolicy: unsupported,
 };
 
