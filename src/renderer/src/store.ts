@@ -17,6 +17,8 @@ import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartVi
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
+import type { FileImporter } from './api/files';
+import { createImportSlice, type ImportSlice } from './slices/imports';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -133,7 +135,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ImportSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -142,6 +144,8 @@ export interface StoreOptions {
   /** Timers, replaceable in tests. */
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
+  /** How files chosen in the page reach the host (src/renderer/src/api/files.ts); none: the page takes no files. */
+  files?: FileImporter | null;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -200,6 +204,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
     };
 
     return {
+      ...createImportSlice(api, options.files ?? null, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],
@@ -225,7 +230,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           });
           api.on('importFailed', (p) => {
             if (p.jobId !== get().importing) return;
-            set({ importing: null, error: p.error });
+            // The import slice's error panel shows why (file, line, what was expected).
+            set({ importing: null });
           });
         }
         try {

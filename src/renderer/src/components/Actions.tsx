@@ -1,24 +1,21 @@
 /**
- * Open… (the host's file picker; `ctxscope serve` has none and says so), Export (the compacted
+ * Open… (the host's file picker in Electron, a file input in the browser: OpenButton.tsx), Export (the compacted
  * history at the selected call, or the report, downloaded as a file), and needles to follow.
  */
 import { useState } from 'react';
 import { EXPORT_TARGETS, type ExportTarget } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { download } from '../download';
+import { OpenButton } from './OpenButton';
 
 export function Actions() {
-  const openFiles = useAppStore((s) => s.openFiles);
-  const importing = useAppStore((s) => s.importing);
   const exportCurrent = useAppStore((s) => s.exportCurrent);
   const setNeedles = useAppStore((s) => s.setNeedles);
   const [target, setTarget] = useState<ExportTarget>('openai');
   const [needle, setNeedle] = useState('');
   return (
     <div className="actions">
-      <button data-testid="open-files" onClick={() => void openFiles()} disabled={importing !== null}>
-        {importing ? 'Importing…' : 'Open…'}
-      </button>
+      <OpenButton />
       <select aria-label="Export format" data-testid="export-target" value={target} onChange={(e) => setTarget(e.target.value as ExportTarget)}>
         {EXPORT_TARGETS.map((t) => (
           <option key={t} value={t}>
