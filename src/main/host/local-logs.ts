@@ -8,7 +8,7 @@
  * small head read only where the project is written inside the file (one per Claude Code project,
  * one per Codex session), and a cap on how many files are listed at all.
  */
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { LocalLogAgent, LocalLogFile, LocalLogGroup, LocalLogsView } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
@@ -52,29 +52,23 @@ export function decodeClaudeProject(folder: string): string {
 const CWD = /"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 
 /** The `cwd` written in the first HEAD_BYTES of a file, or null. */
-async function cwdInHead(path: string): Promise<string | null> {
-  let handle;
+function cwdInHead(path: string, buf: Buffer): string | null {
+  let fd: number | undefined;
   try {
-    handle = await open(path, 'r');
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
+    fd = openSync(path, 'r');
+    const bytesRead = readSync(fd, buf, 0, HEAD_BYTES, 0);
     const m = CWD.exec(buf.toString('utf8', 0, bytesRead));
-    if (!m) return null;
-    try {
-      return JSON.parse(`"${m[1]}"`) as string;
-    } catch {
-      return null;
-    }
+    return m ? (JSON.parse(`"${m[1]}"`) as string) : null;
   } catch {
     return null;
   } finally {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
-const real = async (p: string): Promise<string | null> => {
+const realSync = (p: string): string | null => {
   try {
-    return await realpath(p);
+    return realpathSync(p);
   } catch {
     return null;
   }
@@ -97,16 +91,18 @@ interface Walk {
 
 /**
  * Regular files under `root` (already resolved) down to `maxDepth` folders. Folder links are not
- * followed (no loops, no escapes); a file link counts when its target is a regular file inside the root.
+ * followed (no loops, no escapes); a file link counts when its target is a regular file inside the
+ * root. One folder is read with synchronous calls (a promise per stat costs more than the stat:
+ * 10,000 files took 1.3 s that way), and the walk yields to the event loop between folders so the
+ * host keeps answering.
  */
 async function walk(w: Walk, dir: string, dirs: readonly string[], out: Found[]): Promise<void> {
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return;
   }
-  const files: Promise<Found | null>[] = [];
   const subdirs: string[] = [];
   for (const e of entries) {
     if (e.isDirectory()) {
@@ -119,26 +115,19 @@ async function walk(w: Walk, dir: string, dirs: readonly string[], out: Found[])
       continue;
     }
     w.budget.left--;
-    const path = join(dir, e.name);
-    files.push(
-      (async () => {
-        let target = path;
-        if (e.isSymbolicLink()) {
-          const r = await real(path);
-          if (!r || !r.startsWith(w.root + sep)) return null;
-          target = r;
-        }
-        try {
-          const st = await stat(target);
-          return st.isFile() ? { path: target, dirs, size: st.size, mtime: st.mtimeMs } : null;
-        } catch {
-          return null;
-        }
-      })(),
-    );
+    let target = join(dir, e.name);
+    if (e.isSymbolicLink()) {
+      const r = realSync(target);
+      if (!r || !r.startsWith(w.root + sep)) continue;
+      target = r;
+    }
+    const st = statSync(target, { throwIfNoEntry: false });
+    if (st?.isFile()) out.push({ path: target, dirs, size: st.size, mtime: st.mtimeMs });
   }
-  for (const f of await Promise.all(files)) if (f) out.push(f);
-  for (const d of subdirs.sort()) await walk(w, join(dir, d), [...dirs, d], out);
+  for (const d of subdirs.sort()) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await walk(w, join(dir, d), [...dirs, d], out);
+  }
 }
 
 const isJsonl = (name: string): boolean => name.endsWith('.jsonl');
@@ -158,10 +147,11 @@ const LAYOUT: Record<LocalLogAgent, { maxDepth: number; accept: (name: string, d
 /** Lists every session file under the roots, grouped by project, newest group and file first. */
 export async function listLocalLogs(roots: readonly LocalLogRoot[], options: ListOptions): Promise<LocalLogsView> {
   const budget = { left: options.maxFiles ?? MAX_FILES, skipped: 0 };
+  const head = Buffer.alloc(HEAD_BYTES);
   const rootViews: LocalLogsView['roots'][number][] = [];
   const groups: LocalLogGroup[] = [];
   for (const { agent, dir } of roots) {
-    const root = await real(dir);
+    const root = realSync(dir);
     if (!root) {
       rootViews.push({ agent, path: dir, exists: false, files: 0 });
       continue;
@@ -184,7 +174,7 @@ export async function listLocalLogs(roots: readonly LocalLogRoot[], options: Lis
       list.sort((a, b) => b.mtime - a.mtime);
       if (agent === 'codex') {
         // One group per cwd; a session without one in its head goes under its date folder.
-        const cwds = await Promise.all(list.map((f) => cwdInHead(f.path)));
+        const cwds = list.map((f) => cwdInHead(f.path, head));
         const byCwd = new Map<string, Found[]>();
         list.forEach((f, i) => {
           const project = cwds[i] ?? f.dirs.join('/');
@@ -195,7 +185,7 @@ export async function listLocalLogs(roots: readonly LocalLogRoot[], options: Lis
         for (const [project, files] of byCwd) groups.push(groupOf(agent, project, root, files, options));
         continue;
       }
-      const project = agent === 'claude-code' ? ((await cwdInHead(list[0]!.path)) ?? decodeClaudeProject(key)) : agent === 'upload' ? 'Uploaded files' : key;
+      const project = agent === 'claude-code' ? (cwdInHead(list[0]!.path, head) ?? decodeClaudeProject(key)) : agent === 'upload' ? 'Uploaded files' : key;
       groups.push(groupOf(agent, project, root, list, options));
     }
   }
