@@ -15,7 +15,7 @@ import { replayWorkerSource } from '../../main/host/replay-client';
 import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
 import { uploadRoute, type Route } from '../../main/transport/upload';
-import { UploadNames, uploadLimit, uploadsDirFor } from '../../main/host/uploads';
+import { Uploads, uploadLimit, uploadsDirFor } from '../../main/host/uploads';
 import { ApiError } from '../../shared/api';
 
 export interface ServeOptions {
@@ -42,7 +42,6 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   // Resolved, so the paths the import reports are the ones the upload names are remembered by.
   const uploadsDir = ((dir) => (dir ? (mkdirSync(dir, { recursive: true }), realpathSync(dir)) : null))(uploadsDirFor(dbPath));
   if (uploadsDir) importAllow.allowRoot(uploadsDir);
-  const uploadNames = new UploadNames();
   const staticDir = rendererDir();
   if (!existsSync(join(staticDir, 'index.html'))) {
     throw new ServeUsageError(`the UI is not built (${staticDir} is missing): run \`npm run build\` first, or \`npm run serve\``);
@@ -51,6 +50,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   // The host emits events through the HTTP server, which is created after the host.
   const sink: { http?: HttpHost } = {};
   let host: Awaited<ReturnType<typeof createHost>>;
+  const uploads = new Uploads(importAllow, (paths) => host.handlers.importFiles({ paths }));
   try {
     host = await createHost({
       dbPath,
@@ -60,7 +60,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
       importWorkerFile: builtWorkerFile('import-worker', 'cli'),
       countWorkerFile: builtWorkerFile('count-worker', 'cli'),
       replayWorkerFile: builtWorkerFile('replay-worker', 'cli') ?? replayWorkerSource(),
-      emit: (event, payload) => sink.http?.emit(event, uploadNames.redact(event, payload)),
+      emit: (event, payload) => sink.http?.emit(event, uploads.event(event, payload)),
       importAllow,
     });
   } catch (e) {
@@ -70,15 +70,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   }
   const routes: Record<string, Route> = {};
   if (uploadsDir) {
-    routes['/api/upload'] = uploadRoute({
-      dir: uploadsDir,
-      maxBytes: uploadLimit(),
-      accept: (stored, name) => {
-        uploadNames.remember(stored, name);
-        importAllow.allowFile(stored);
-        return host.handlers.importFiles({ paths: [stored] });
-      },
-    });
+    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name) });
   }
   const http = await startHttpHost({ handlers: host.handlers, staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
   sink.http = http;

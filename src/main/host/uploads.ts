@@ -4,6 +4,7 @@
  * the server put them (events about an upload name the file as the user chose it, not its path).
  * The HTTP side (streaming the body to disk, 413) is src/main/transport/upload.ts.
  */
+import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { EventName, EventPayload } from '../../shared/api';
 
@@ -37,16 +38,45 @@ export function sanitiseUploadName(raw: string): string {
   return safe.replace(/^[._-]+$/, '') || 'upload';
 }
 
-/** Remembers which stored path is which upload, so events can name the file as the user chose it. */
-export class UploadNames {
+/**
+ * The uploads of one `serve`: each stored upload is made importable (the allow-list's uploads
+ * hook) and imported; the events of its job name the file as the user chose it (never the
+ * server's path); and an upload that is not kept as a session — its import cancelled, failed, or
+ * a copy of a file already stored — is deleted, so nothing of it is left behind.
+ */
+export class Uploads {
   private readonly names = new Map<string, string>();
+  private readonly jobs = new Map<string, string>();
 
-  remember(storedPath: string, name: string): void {
-    this.names.set(storedPath, name);
+  constructor(
+    private readonly allow: { allowFile(path: string): void },
+    private readonly importFiles: (paths: string[]) => Promise<{ jobId: string }>,
+    private readonly remove: (path: string) => Promise<void> = (path) => rm(path, { force: true }),
+  ) {}
+
+  /** The upload route's `accept`: allow, remember, import. */
+  async accept(stored: string, name: string): Promise<{ jobId: string }> {
+    this.names.set(stored, name);
+    this.allow.allowFile(stored);
+    const { jobId } = await this.importFiles([stored]);
+    this.jobs.set(jobId, stored);
+    return { jobId };
   }
 
-  /** The payload with every stored upload path replaced by the upload's own name. */
-  redact<E extends EventName>(event: E, payload: EventPayload<E>): EventPayload<E> {
+  /** The event as the browser may see it (upload paths replaced by names); settles the upload's file at its job's end. */
+  event<E extends EventName>(event: E, payload: EventPayload<E>): EventPayload<E> {
+    if (event === 'importDone' || event === 'importFailed') {
+      const end = payload as EventPayload<'importDone'> | EventPayload<'importFailed'>;
+      const stored = this.jobs.get(end.jobId);
+      if (stored !== undefined) {
+        this.jobs.delete(end.jobId);
+        if (!('sessionIds' in end) || end.reused) void this.remove(stored).catch(() => {});
+      }
+    }
+    return this.redact(event, payload);
+  }
+
+  private redact<E extends EventName>(event: E, payload: EventPayload<E>): EventPayload<E> {
     if (this.names.size === 0 || (event !== 'importProgress' && event !== 'importFailed')) return payload;
     const swap = (text: string): string => {
       let out = text;

@@ -7,7 +7,7 @@
  * agent-logs panel. Each panel is screenshotted to test-results/open-import-*.png.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../run.mjs';
@@ -132,6 +132,7 @@ export async function testProgressThenCancelLeavesNothing({ page, root, assert }
   await page.waitForTimeout(500);
   const after = (await call(s, 'listSessions')).map((x) => x.id).sort();
   assert.deepEqual(after, before, 'nothing stored after cancel');
+  assert.equal(readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('big-session')), false, 'nor the upload kept on disk');
   assert.equal(await page.getByTestId('open-files').isEnabled(), true, 'ready for the next file');
 }
 

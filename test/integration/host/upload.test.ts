@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventName } from '../../../src/shared/api';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { ImportAllowList } from '../../../src/main/host/import-allow';
-import { sanitiseUploadName, UploadNames, uploadLimit, DEFAULT_UPLOAD_LIMIT } from '../../../src/main/host/uploads';
+import { sanitiseUploadName, Uploads, uploadLimit, DEFAULT_UPLOAD_LIMIT } from '../../../src/main/host/uploads';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
 import { uploadRoute } from '../../../src/main/transport/upload';
 
@@ -63,14 +63,15 @@ beforeAll(async () => {
   mkdirSync(uploads);
   uploads = realpathSync(uploads);
   const allow = new ImportAllowList();
-  const names = new UploadNames();
+  // Wired as serve wires it (src/cli/commands/serve.ts).
+  const tracker = new Uploads(allow, (paths) => host.handlers.importFiles({ paths }));
   host = await createHost({
     dbPath: join(dir, 'h.db'),
     hostKind: 'serve',
     version: 't',
     initialFiles: [],
     importAllow: allow,
-    emit: (event, payload) => events.push({ event, payload: names.redact(event, payload) as Record<string, unknown> }),
+    emit: (event, payload) => events.push({ event, payload: tracker.event(event, payload) as Record<string, unknown> }),
   });
   http = await startHttpHost({
     handlers: host.handlers,
@@ -79,11 +80,7 @@ beforeAll(async () => {
       '/api/upload': uploadRoute({
         dir: uploads,
         maxBytes: LIMIT,
-        accept: (stored, name) => {
-          names.remember(stored, name);
-          allow.allowFile(stored);
-          return host.handlers.importFiles({ paths: [stored] });
-        },
+        accept: (stored, name) => tracker.accept(stored, name),
       }),
     },
   });
@@ -160,6 +157,18 @@ describe('upload route', () => {
     const failed = events.find((e) => e.event === 'importFailed' && e.payload['jobId'] === jobId)!;
     expect(failed.payload['error']).not.toContain(uploads);
     expect(failed.payload['error']).toMatch(/^broken\.jsonl:6:\d+: valid JSON/);
+    // Not kept as a session, so not kept on disk.
+    await waitFor('the failed upload removed', () => !readdirSync(uploads).some((f) => f.endsWith('-broken.jsonl')));
+  });
+
+  it('a copy of a file already stored opens that session and is not kept twice', async () => {
+    const before = readdirSync(uploads).length;
+    const r = await upload('?name=again.jsonl', [readFileSync(sample)]);
+    expect(r.status).toBe(200);
+    const jobId = r.json.value!.jobId;
+    await waitFor('the import', () => events.some((e) => e.event === 'importDone' && e.payload['jobId'] === jobId));
+    expect(events.find((e) => e.event === 'importDone' && e.payload['jobId'] === jobId)!.payload['reused']).toBe(true);
+    await waitFor('the copy removed', () => readdirSync(uploads).length === before);
   });
 
   it('refuses an upload without a name, and an empty one', async () => {
