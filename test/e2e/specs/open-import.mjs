@@ -38,7 +38,8 @@ async function ownServe(root) {
   // Distinct contents, so each upload is a new session rather than the sample again.
   writeFileSync(join(files, 'upload me.jsonl'), lines.slice(0, 50).join('\n') + '\n');
   writeFileSync(join(files, 'broken.jsonl'), [...lines.slice(0, 5), '{"type":"assistant", broken', ...lines.slice(5, 8)].join('\n') + '\n');
-  const serve = await startServe([], join(dir), { HOME: home, CLAUDE_CONFIG_DIR: join(dir, 'claude'), CODEX_HOME: join(dir, 'codex') });
+  // A limit of 100 MiB: the 60 MB session below passes, a 101 MiB file is refused.
+  const serve = await startServe([], join(dir), { HOME: home, CLAUDE_CONFIG_DIR: join(dir, 'claude'), CODEX_HOME: join(dir, 'codex'), CTXSCOPE_UPLOAD_LIMIT_MB: '100' });
   process.once('exit', () => {
     serve.child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
@@ -153,6 +154,22 @@ export async function testBrokenFileShowsErrorPanelUntilDismissed({ page, root, 
   await page.getByTestId('import-error-dismiss').click();
   assert.equal(await panel.count(), 0, 'until dismissed');
   assert.equal((await call(s, 'listSessions')).length, before, 'nothing stored');
+}
+
+export async function testTooBigForTheUploadLimitSaysSo({ page, root, assert }) {
+  const s = await ownServe(root);
+  const huge = join(s.dir, 'huge.jsonl');
+  writeFileSync(huge, Buffer.alloc(101 * 1024 * 1024, 0x20));
+  try {
+    await openApp(page, s);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
+    await chooser.setFiles(huge);
+    await page.getByTestId('import-error').waitFor({ timeout: 60_000 });
+    assert.match(await page.getByTestId('import-error-expected').innerText(), /over this server's upload limit of 100 MiB/);
+    assert.equal(readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('huge')), false, 'nothing kept');
+  } finally {
+    rmSync(huge, { force: true });
+  }
 }
 
 export async function testOpenFromAgentLogs({ page, root, assert }) {
