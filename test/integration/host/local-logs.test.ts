@@ -96,6 +96,15 @@ describe('listLocalLogs', () => {
     expect(allow.allows(join(dir, 'claude-config', 'projects', '-tmp-scratch', 'sample.jsonl'))).toBe(true);
   });
 
+  it('a root created after serve started becomes importable then (the agent was installed later)', () => {
+    const allow = new ImportAllowList();
+    const later = join(dir, 'later-home', '.gemini', 'tmp');
+    allow.allowRoot(later);
+    const f = file(join(later, 'abc', 'chats', 's.json'), '{}', 0);
+    expect(allow.allows(f)).toBe(true);
+    expect(allow.allows(join(dir, 'secret.jsonl'))).toBe(false);
+  });
+
   it('says which files are stored, and which changed since', async () => {
     const path = join(dir, 'claude-config', 'projects', '-tmp-scratch', 'sample.jsonl');
     const { jobId } = await host.handlers.importFiles({ paths: [path] });
