@@ -141,7 +141,8 @@ const LAYOUT: Record<LocalLogAgent, { maxDepth: number; accept: (name: string, d
   codex: { maxDepth: 3, accept: (n) => isJsonl(n) },
   // tmp/<project hash>/chats/session-….json(l) and checkpoints; logs.json holds prompts only.
   'gemini-cli': { maxDepth: 2, accept: (n, d) => d.length >= 1 && isJsonish(n) },
-  upload: { maxDepth: 0, accept: () => true },
+  // uploads/<uuid>-<name>; `.part` is an upload still arriving (src/main/transport/upload.ts).
+  upload: { maxDepth: 0, accept: (n) => !n.endsWith('.part') },
 };
 
 /** Lists every session file under the roots, grouped by project, newest group and file first. */

@@ -131,6 +131,7 @@ describe('listLocalLogs', () => {
   it('lists uploads as their own group, by the name the user gave', async () => {
     const uploads = join(dir, 'uploads');
     file(join(uploads, '0b7c3c1e-8a51-4a3e-9a43-0e8f3c1f2a11-mine.jsonl'), '{}\n', 1);
+    file(join(uploads, '1c7c3c1e-8a51-4a3e-9a43-0e8f3c1f2a11-arriving.jsonl.part'), '{}\n', 0);
     const view = await listLocalLogs(localLogRoots(agentLogRoots(), uploads), { imported: () => undefined });
     expect(names(view)[0]).toBe('upload Uploaded files: mine.jsonl');
   });
