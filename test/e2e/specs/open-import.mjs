@@ -186,6 +186,9 @@ export async function testOpenFromAgentLogs({ page, root, assert }) {
   const names = await claude.locator('[data-testid="local-log-file"]').evaluateAll((els) => els.map((e) => e.dataset.name));
   assert.deepEqual(names, ['b1c2-newest.jsonl', 'a0f1-older.jsonl'], 'newest first');
   await shot(page, root, 'local-logs');
+  await page.getByTestId('local-logs-filter').fill('tomlkit');
+  assert.deepEqual(await panel.locator('[data-testid="local-log-group"]').evaluateAll((els) => els.map((e) => e.dataset.agent)), ['codex'], 'the filter keeps the matching project');
+  await page.getByTestId('local-logs-filter').fill('');
   const before = (await call(s, 'listSessions')).map((x) => x.id);
   await claude.locator('[data-testid="local-log-file"][data-name="b1c2-newest.jsonl"] [data-testid="local-log-open"]').click();
   const summary = await sessionOpened(page, s, before, assert);

@@ -4,7 +4,7 @@
  * imports the file (the session opens when the import is done). Opened from the session bar, or
  * by the host (Electron's File ▸ Import Agent Logs…).
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { LocalLogAgent, LocalLogGroup } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtBytes, fmtWhen } from '../model/import-view';
@@ -12,6 +12,8 @@ import { fmtBytes, fmtWhen } from '../model/import-view';
 const AGENT: Record<LocalLogAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', upload: 'Uploaded' };
 /** Files shown per project before "show all" (a project can hold thousands). */
 const FIRST = 20;
+/** Projects shown before "show all" (a machine can hold hundreds): the page stays light. */
+const FIRST_GROUPS = 40;
 
 export function LocalLogsButton() {
   const open = useAppStore((s) => s.setLocalLogsOpen);
@@ -73,6 +75,19 @@ export function LocalLogsPanel() {
   const loading = useAppStore((s) => s.localLogsLoading);
   const setOpen = useAppStore((s) => s.setLocalLogsOpen);
   const reload = useAppStore((s) => s.loadLocalLogs);
+  const [filter, setFilter] = useState('');
+  const [allGroups, setAllGroups] = useState(false);
+  const needle = filter.trim().toLowerCase();
+  const shown = useMemo(() => {
+    if (!view) return [];
+    if (!needle) return view.groups;
+    // A project matches whole; otherwise only its files whose name matches.
+    return view.groups.flatMap((g) => {
+      if (g.project.toLowerCase().includes(needle) || AGENT[g.agent].toLowerCase().includes(needle)) return [g];
+      const files = g.files.filter((f) => f.name.toLowerCase().includes(needle));
+      return files.length > 0 ? [{ ...g, files }] : [];
+    });
+  }, [view, needle]);
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
@@ -87,6 +102,7 @@ export function LocalLogsPanel() {
       <div className="local-logs" role="dialog" aria-label="Agent logs on this machine" data-testid="local-logs" data-loading={loading ? 'true' : 'false'}>
         <header>
           <h2>Agent logs on this machine</h2>
+          <input data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
           <button onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
@@ -102,7 +118,15 @@ export function LocalLogsPanel() {
         {loading && !view ? <p className="note">Looking…</p> : null}
         <div className="local-logs-body">
           {view && view.groups.length === 0 ? <p className="note">No agent sessions found in the folders below.</p> : null}
-          {view?.groups.map((g) => <Group key={`${g.agent}\u0000${g.project}`} group={g} />)}
+          {view && view.groups.length > 0 && shown.length === 0 ? <p className="note">Nothing matches “{filter}”.</p> : null}
+          {(allGroups ? shown : shown.slice(0, FIRST_GROUPS)).map((g) => (
+            <Group key={`${g.agent}\u0000${g.project}`} group={g} />
+          ))}
+          {shown.length > FIRST_GROUPS && !allGroups ? (
+            <button className="link" onClick={() => setAllGroups(true)}>
+              show all {shown.length} projects
+            </button>
+          ) : null}
         </div>
         {view ? (
           <footer className="muted">
