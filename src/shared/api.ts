@@ -446,6 +446,7 @@ export interface MethodOutputs {
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
+  /** Agent session files and uploads, grouped by project, newest first; what is already stored says so. */
   listLocalLogs: LocalLogsView;
 }
 
