@@ -119,6 +119,7 @@ describe('import slice: upload, progress, done', () => {
     void store.getState().importPageFiles([file('a.jsonl'), file('b.jsonl')]);
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.files.map((f) => f.name)).toEqual(['a.jsonl', 'b.jsonl']);
+    expect(store.getState().importProgress).toMatchObject({ phase: 'import', file: '2 files' });
   });
 });
 

@@ -102,7 +102,8 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     const label = chosen.length === 1 ? chosen[0]!.name : `${chosen.length} files`;
     const total = chosen.reduce((n, f) => n + f.size, 0);
     const t0 = performance.now();
-    set({ importError: null, importProgress: { jobId: null, phase: 'upload', file: label, bytes: 0, totalBytes: total, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
+    // Electron reads the files where they are: there is no upload to show, only the import to come.
+    set({ importError: null, importProgress: { jobId: null, phase: files.kind === 'upload' ? 'upload' : 'import', file: label, bytes: 0, totalBytes: total, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
     const run = files.start(chosen, (sent, of) => {
       const p = get().importProgress;
       if (!p || p.jobId !== null) return;
