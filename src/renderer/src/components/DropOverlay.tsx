@@ -9,6 +9,7 @@ const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('File
 
 export function DropOverlay() {
   const importPageFiles = useAppStore((s) => s.importPageFiles);
+  const showImportError = useAppStore((s) => s.showImportError);
   const [over, setOver] = useState(false);
   useEffect(() => {
     // dragenter/dragleave fire for every child crossed: count them so the overlay does not flicker.
@@ -35,7 +36,13 @@ export function DropOverlay() {
       e.preventDefault();
       depth = 0;
       setOver(false);
-      void importPageFiles([...(e.dataTransfer?.files ?? [])]);
+      // A folder arrives as a File too (and would fail as an unreadable upload or "no such file").
+      const items = [...(e.dataTransfer?.items ?? [])];
+      const files = [...(e.dataTransfer?.files ?? [])];
+      const folders = files.filter((_, i) => items[i]?.webkitGetAsEntry?.()?.isDirectory === true);
+      // (Said after the import starts, which clears the previous error.)
+      void importPageFiles(files.filter((f) => !folders.includes(f)));
+      if (folders.length > 0) showImportError(folders.map((f) => f.name).join(', '), 'a folder: drop the transcript files inside it instead');
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', overHandler);
@@ -47,7 +54,7 @@ export function DropOverlay() {
       window.removeEventListener('dragleave', leave);
       window.removeEventListener('drop', drop);
     };
-  }, [importPageFiles]);
+  }, [importPageFiles, showImportError]);
   if (!over) return null;
   return (
     <div className="drop-overlay" data-testid="drop-overlay">

@@ -42,6 +42,8 @@ export interface ImportSlice {
   importPageFiles(files: readonly File[]): Promise<void>;
   cancelCurrentImport(): Promise<void>;
   dismissImportError(): void;
+  /** Shows a problem found before any import started (e.g. a folder dropped) in the error panel. */
+  showImportError(file: string, message: string): void;
   setLocalLogsOpen(open: boolean): void;
   loadLocalLogs(): Promise<void>;
   /** Opens a listed file's session when it is stored and unchanged, else imports it (the session opens when done). */
@@ -167,6 +169,10 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
 
     dismissImportError() {
       set({ importError: null });
+    },
+
+    showImportError(file, message) {
+      set({ importError: { file, message } });
     },
 
     setLocalLogsOpen(open) {
