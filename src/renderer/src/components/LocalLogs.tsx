@@ -4,7 +4,7 @@
  * imports the file (the session opens when the import is done). Opened from the session bar, or
  * by the host (Electron's File ▸ Import Agent Logs…).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { LocalLogAgent, LocalLogGroup } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtBytes, fmtWhen } from '../model/import-view';
@@ -76,6 +76,7 @@ export function LocalLogsPanel() {
   const setOpen = useAppStore((s) => s.setLocalLogsOpen);
   const reload = useAppStore((s) => s.loadLocalLogs);
   const [filter, setFilter] = useState('');
+  const filterInput = useRef<HTMLInputElement>(null);
   const [allGroups, setAllGroups] = useState(false);
   const needle = filter.trim().toLowerCase();
   const shown = useMemo(() => {
@@ -90,6 +91,8 @@ export function LocalLogsPanel() {
   }, [view, needle]);
   useEffect(() => {
     if (!open) return;
+    // Typing goes to the filter (and while it has the focus the debugger's keys stay off).
+    filterInput.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') setOpen(false);
     };
@@ -102,7 +105,7 @@ export function LocalLogsPanel() {
       <div className="local-logs" role="dialog" aria-label="Agent logs on this machine" data-testid="local-logs" data-loading={loading ? 'true' : 'false'}>
         <header>
           <h2>Agent logs on this machine</h2>
-          <input data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
+          <input ref={filterInput} data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
           <button onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
