@@ -171,7 +171,8 @@ async function main(): Promise<void> {
 
   const actions: MenuActions = {
     open: () => void pickFiles().then((paths) => paths.length > 0 && openPaths(paths)),
-    importLogs: () => void pickFiles().then((paths) => paths.length > 0 && openPaths(paths)),
+    // The window's agent-logs panel lists them (listLocalLogs); one click there imports.
+    importLogs: () => windows.forEach((wc) => sendEvent(wc, 'showLocalLogs', {})),
     openRecent: (path) => {
       if (isFile(path)) return openPaths([path]);
       prefs.update({ recent: prefs.get().recent.filter((p) => p !== path) });

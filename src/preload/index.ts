@@ -1,9 +1,10 @@
 /**
  * The preload exposes exactly the contract: one function per method (generated from the
  * contract's method list) and `on(event, listener)` for the contract's events. It never exposes
- * ipcRenderer itself, and it forwards only event names the contract knows.
+ * ipcRenderer itself, and it forwards only event names the contract knows. Beside the contract,
+ * one local helper: `pathForFile` (the path of a dropped File, for importFiles).
  */
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { EVENT_NAMES, IPC_EVENT_CHANNEL, IPC_PREFIX, METHOD_NAMES, type EventName } from '../shared/api';
 
 type Listener = (payload: unknown) => void;
@@ -26,5 +27,9 @@ bridge.on = (event: unknown, listener: unknown): (() => void) => {
   listeners.set(event as EventName, set);
   return () => set.delete(listener as Listener);
 };
+
+// A file dropped on the window (or chosen in a file input) is read by the host from its path:
+// Electron no longer puts the path on File itself, so the page asks here. Only a real File counts.
+bridge.pathForFile = (file: unknown): string => (file instanceof File ? webUtils.getPathForFile(file) : '');
 
 contextBridge.exposeInMainWorld('ctxscope', Object.freeze(bridge));

@@ -101,6 +101,11 @@ export const methods = {
    * source file's stored copy too when no other session comes from it). The file on disk stays.
    */
   deleteSession: z.object({ id }).strict(),
+  /**
+   * The session files agents already wrote on this machine (Claude Code, Codex, Gemini CLI, under
+   * their own folders only) and the files uploaded to `serve`, grouped by project, newest first.
+   */
+  listLocalLogs: z.object({}).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -446,6 +451,42 @@ export interface ExportPreview {
   readonly patternProblems: readonly (string | null)[];
 }
 
+/** Who wrote a local session file: an agent's own folder, or an upload to `serve`. */
+export type LocalLogAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'upload';
+
+export interface LocalLogFile {
+  /** Where the host reads it (inside one of the listed roots); importFiles takes it as is. */
+  readonly path: string;
+  /** The file's name below its project folder. */
+  readonly name: string;
+  readonly size: number;
+  /** Last modified, ms since the epoch. */
+  readonly mtime: number;
+  /** Sessions already stored from this file; empty when it was never imported. */
+  readonly sessionIds: readonly string[];
+  /** Imported, but the file's size changed since (an agent still writing it): importing again updates it. */
+  readonly changed: boolean;
+}
+
+/** One project: Claude Code's cwd, Codex's cwd (else its date folder), Gemini CLI's project hash. */
+export interface LocalLogGroup {
+  readonly agent: LocalLogAgent;
+  readonly project: string;
+  /** mtime of its newest file. */
+  readonly newest: number;
+  /** Newest first. */
+  readonly files: readonly LocalLogFile[];
+}
+
+export interface LocalLogsView {
+  /** Every folder looked at, whether it exists and how many files it holds. */
+  readonly roots: readonly { readonly agent: LocalLogAgent; readonly path: string; readonly exists: boolean; readonly files: number }[];
+  /** Newest group first. */
+  readonly groups: readonly LocalLogGroup[];
+  /** Files left out because the listing stops at its cap. */
+  readonly truncated: number;
+}
+
 export interface MethodOutputs {
   getInfo: AppInfo;
   listSessions: SessionSummary[];
@@ -471,6 +512,8 @@ export interface MethodOutputs {
   previewExport: ExportPreview;
   /** What went: sessions (itself and its subagents), their messages and calls, cached results. */
   deleteSession: { sessions: number; messages: number; calls: number; cachedResults: number };
+  /** Agent session files and uploads, grouped by project, newest first; what is already stored says so. */
+  listLocalLogs: LocalLogsView;
 }
 
 export const events = {
@@ -489,6 +532,8 @@ export const events = {
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
   /** The desktop menu's File ▸ Export…: the window opens its export dialog. */
   exportRequested: z.object({}),
+  /** The host asks the window to show the agent-logs panel (Electron's File ▸ Import Agent Logs…). */
+  showLocalLogs: z.object({}),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

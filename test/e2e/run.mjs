@@ -34,12 +34,15 @@ function chromiumPath() {
   return p;
 }
 
-/** Starts `ctxscope serve` and resolves with its URL (the first line it prints). */
-export async function startServe(args, dbDir) {
+/**
+ * Starts `ctxscope serve` and resolves with its URL (the first line it prints). `env` is added to
+ * this process's environment (e.g. HOME, CLAUDE_CONFIG_DIR, CODEX_HOME pointing at a fixture tree).
+ */
+export async function startServe(args, dbDir, env = {}) {
   const child = spawn(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'serve', ...args, '--db', join(dbDir, 'e2e.db')], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CTXSCOPE_DB: join(dbDir, 'e2e.db') },
+    env: { ...process.env, CTXSCOPE_DB: join(dbDir, 'e2e.db'), ...env },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

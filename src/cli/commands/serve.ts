@@ -3,7 +3,7 @@
  * desktop app. HTTP on 127.0.0.1 only, a random free port unless --port, a per-run token.
  * The first line printed is the URL to open.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createHost } from '../../main/host/handlers';
@@ -14,6 +14,8 @@ import { defaultDbPath } from '../../main/paths';
 import { replayWorkerSource } from '../../main/host/replay-client';
 import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../main/resources';
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
+import { uploadRoute, type Route } from '../../main/transport/upload';
+import { Uploads, uploadLimit, uploadsDirFor } from '../../main/host/uploads';
 import { ApiError } from '../../shared/api';
 
 export interface ServeOptions {
@@ -35,6 +37,11 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   const importAllow = new ImportAllowList();
   for (const f of files) importAllow.allowFile(f);
   for (const root of agentLogRoots()) importAllow.allowRoot(root);
+  const dbPath = options.db ?? defaultDbPath();
+  // Uploads (the browser's Open… and drop) are kept beside the database; earlier ones stay importable.
+  // Resolved, so the paths the import reports are the ones the upload names are remembered by.
+  const uploadsDir = ((dir) => (dir ? (mkdirSync(dir, { recursive: true }), realpathSync(dir)) : null))(uploadsDirFor(dbPath));
+  if (uploadsDir) importAllow.allowRoot(uploadsDir);
   const staticDir = rendererDir();
   if (!existsSync(join(staticDir, 'index.html'))) {
     throw new ServeUsageError(`the UI is not built (${staticDir} is missing): run \`npm run build\` first, or \`npm run serve\``);
@@ -43,16 +50,17 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   // The host emits events through the HTTP server, which is created after the host.
   const sink: { http?: HttpHost } = {};
   let host: Awaited<ReturnType<typeof createHost>>;
+  const uploads = new Uploads(importAllow, (paths) => host.handlers.importFiles({ paths }));
   try {
     host = await createHost({
-      dbPath: options.db ?? defaultDbPath(),
+      dbPath,
       hostKind: 'serve',
       version: packageVersion(),
       initialFiles: files.length > 0 ? [...files] : [sampleFile()],
       importWorkerFile: builtWorkerFile('import-worker', 'cli'),
       countWorkerFile: builtWorkerFile('count-worker', 'cli'),
       replayWorkerFile: builtWorkerFile('replay-worker', 'cli') ?? replayWorkerSource(),
-      emit: (event, payload) => sink.http?.emit(event, payload),
+      emit: (event, payload) => sink.http?.emit(event, uploads.event(event, payload)),
       importAllow,
     });
   } catch (e) {
@@ -60,7 +68,11 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
     if (e instanceof ApiError && e.code === 'bad_input') throw new CliError(e.message, EXIT.badInput);
     throw e;
   }
-  const http = await startHttpHost({ handlers: host.handlers, staticDir, port, log: (m) => process.stderr.write(m + '\n') });
+  const routes: Record<string, Route> = {};
+  if (uploadsDir) {
+    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name) });
+  }
+  const http = await startHttpHost({ handlers: host.handlers, staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
   sink.http = http;
   const stop = (): void => {
     void Promise.all([http.close(), host.close()]).finally(() => process.exit(0));

@@ -11,7 +11,7 @@ export interface MenuActions {
   open(): void;
   openRecent(path: string): void;
   clearRecent(): void;
-  /** Agent logs (Claude Code projects, Codex sessions, …): the same picker as Open for now. */
+  /** Agent logs (Claude Code projects, Codex sessions, Gemini CLI): shows the window's agent-logs panel. */
   importLogs(): void;
   exportCurrent(): void;
   setTheme(theme: Theme): void;

@@ -30,6 +30,7 @@ import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
 import { deleteFromLibrary, listLibrary, subagentSessionsOf } from './library';
+import { localLogsOf } from './local-logs';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -331,6 +332,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'))),
+    listLocalLogs: async () => localLogsOf(store, options.dbPath),
   };
 
   return {

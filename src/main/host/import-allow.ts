@@ -38,14 +38,23 @@ export class ImportAllowList {
     if (r) this.files.add(r);
   }
 
-  /** Allows every regular file under a folder (agent-log roots). A folder that does not exist yet is skipped. */
+  /** Folders named before they existed (an agent installed after serve started): resolved when asked. */
+  private readonly laterRoots = new Set<string>();
+
+  /** Allows every regular file under a folder (agent-log roots). A folder that does not exist yet counts once it does. */
   allowRoot(dir: string): void {
     const r = real(dir);
     if (r) this.roots.add(r.endsWith(sep) ? r : r + sep);
+    else this.laterRoots.add(dir);
   }
 
   /** True when `path` is an allowed regular file. */
   allows(path: string): boolean {
+    for (const dir of this.laterRoots) {
+      if (real(dir) === undefined) continue;
+      this.laterRoots.delete(dir);
+      this.allowRoot(dir);
+    }
     const r = real(path);
     if (!r) return false;
     if (!this.files.has(r) && ![...this.roots].some((root) => r.startsWith(root))) return false;

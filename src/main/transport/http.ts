@@ -16,6 +16,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { type EventName, type EventPayload, type Handlers } from '../../shared/api';
 import { dispatch, type Logger } from './dispatch';
+import type { Route } from './upload';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -52,6 +53,8 @@ export interface HttpHostOptions {
   /** Defaults to a fresh random token. */
   readonly token?: string;
   readonly log?: Logger;
+  /** Extra POST routes under /api/ (e.g. `/api/upload`), behind the same token, Host and Origin checks. */
+  readonly routes?: Readonly<Record<string, Route>>;
 }
 
 export interface HttpHost {
@@ -123,6 +126,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         openEventStream(req, res);
         return;
       }
+      const route = Object.prototype.hasOwnProperty.call(options.routes ?? {}, url.pathname) ? options.routes![url.pathname] : undefined;
+      if (route && req.method === 'POST') return route(req, res, url);
       if (req.method !== 'POST') {
         res.setHeader('Allow', 'POST');
         sendJson(res, 405, { ok: false, error: { code: 'bad_input', message: 'API calls are POST' } });

@@ -4,7 +4,7 @@
  * context view (or events, compare, estimate accuracy) | guard status and settings.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { api } from './api';
+import { api, files } from './api';
 import { CompareView } from './components/CompareView';
 import { ConfigPanel } from './components/ConfigPanel';
 import { ContextView } from './components/ContextView';
@@ -12,6 +12,7 @@ import { EstimateAccuracy } from './components/EstimateAccuracy';
 import { EventList } from './components/EventList';
 import { ExportDialog } from './components/ExportDialog';
 import { GuardStatus } from './components/GuardStatus';
+import { ImportLayer } from './components/ImportLayer';
 import { MessageDetail } from './components/MessageDetail';
 import { PolicyBar } from './components/PolicyBar';
 import { ChartLegend, RegionChart } from './components/RegionChart';
@@ -98,13 +99,14 @@ function Shell() {
         </aside>
       </main>
       <ExportDialog />
+      <ImportLayer />
       <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
     </div>
   );
 }
 
 export function App() {
-  const store = useMemo(() => createAppStore(api), []);
+  const store = useMemo(() => createAppStore(api, { files }), []);
   return (
     <StoreProvider store={store}>
       <Shell />

@@ -19,6 +19,8 @@ import { fieldProblem, guessFieldKey, withOverrides, type Override } from './mod
 import type { UrlState } from './model/url-state';
 import { createExportSlice, type ExportSlice } from './slices/export';
 import { createLibrarySlice, type LibrarySlice } from './slices/library';
+import type { FileImporter } from './api/files';
+import { createImportSlice, type ImportSlice } from './slices/imports';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -134,7 +136,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -143,6 +145,8 @@ export interface StoreOptions {
   /** Timers, replaceable in tests. */
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
+  /** How files chosen in the page reach the host (src/renderer/src/api/files.ts); none: the page takes no files. */
+  files?: FileImporter | null;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -203,6 +207,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
     return {
       ...createExportSlice(api, set, get),
       ...createLibrarySlice(api, set, get),
+      ...createImportSlice(api, options.files ?? null, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],
@@ -228,7 +233,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           });
           api.on('importFailed', (p) => {
             if (p.jobId !== get().importing) return;
-            set({ importing: null, error: p.error });
+            // The import slice's error panel shows why (file, line, what was expected).
+            set({ importing: null });
           });
         }
         try {

@@ -44,6 +44,7 @@ const handlers: Handlers = {
   savePolicy: unsupported,
   deletePolicy: unsupported,
   deleteSession: unsupported,
+  listLocalLogs: unsupported,
   exportPolicy: unsupported,
   previewExport: unsupported,
 };

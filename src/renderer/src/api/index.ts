@@ -6,6 +6,7 @@
 import type { ApiClient } from '../../../shared/api';
 import { createHttpClient } from './http';
 import { createIpcClient, type PreloadBridge } from './ipc';
+import { pathImporter, uploadImporter, type FileImporter } from './files';
 
 declare global {
   interface Window {
@@ -13,12 +14,19 @@ declare global {
   }
 }
 
-function pickTransport(): ApiClient {
-  if (window.ctxscope) return createIpcClient(window.ctxscope);
+function pickTransport(): { api: ApiClient; files: FileImporter | null } {
+  if (window.ctxscope) {
+    const api = createIpcClient(window.ctxscope);
+    const bridge = window.ctxscope;
+    return { api, files: typeof bridge.pathForFile === 'function' ? pathImporter(api, (f) => bridge.pathForFile!(f)) : null };
+  }
   const params = new URLSearchParams(window.location.search);
   const token = params.get('token') ?? window.sessionStorage.getItem('ctxscope-token') ?? '';
   if (token) window.sessionStorage.setItem('ctxscope-token', token);
-  return createHttpClient(window.location.origin, token);
+  return { api: createHttpClient(window.location.origin, token), files: uploadImporter(window.location.origin, token) };
 }
 
-export const api: ApiClient = pickTransport();
+const transport = pickTransport();
+export const api: ApiClient = transport.api;
+/** How files chosen in the page (file input, drop) reach the host; null when this host takes none. */
+export const files: FileImporter | null = transport.files;

@@ -5,6 +5,8 @@ import { ApiError, METHOD_NAMES, type ApiClient, type Envelope, type EventName, 
 export interface PreloadBridge {
   readonly [method: string]: unknown;
   on(event: string, listener: (payload: unknown) => void): () => void;
+  /** The path of a File dropped on (or chosen in) the page: Electron's webUtils.getPathForFile. */
+  pathForFile?(file: File): string;
 }
 
 export function unwrap<T>(envelope: Envelope<T>): T {

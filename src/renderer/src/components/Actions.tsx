@@ -1,21 +1,18 @@
 /**
- * Open… (the host's file picker; `ctxscope serve` has none and says so), Export… (the export
- * dialog: ExportDialog.tsx), and needles to follow.
+ * Open… (the host's file picker in Electron, a file input in the browser: OpenButton.tsx), Export…
+ * (the export dialog: ExportDialog.tsx), and needles to follow.
  */
 import { useState } from 'react';
 import { useAppStore } from '../context';
+import { OpenButton } from './OpenButton';
 
 export function Actions() {
-  const openFiles = useAppStore((s) => s.openFiles);
-  const importing = useAppStore((s) => s.importing);
   const openExport = useAppStore((s) => s.openExport);
   const setNeedles = useAppStore((s) => s.setNeedles);
   const [needle, setNeedle] = useState('');
   return (
     <div className="actions">
-      <button data-testid="open-files" onClick={() => void openFiles()} disabled={importing !== null}>
-        {importing ? 'Importing…' : 'Open…'}
-      </button>
+      <OpenButton />
       <button data-testid="export" title="The session, the compacted history at the selected call, or the replay report" onClick={openExport}>
         Export…
       </button>

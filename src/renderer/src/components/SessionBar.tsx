@@ -1,6 +1,7 @@
 /** Top bar: which session is open (a button that opens the library), and its vital numbers. */
 import { useAppStore } from '../context';
 import { Actions } from './Actions';
+import { LocalLogsButton } from './LocalLogs';
 import { fmtInt } from '../format';
 import { Library } from './Library';
 
@@ -21,6 +22,7 @@ export function SessionBar() {
         </button>
       ) : null}
       <Actions />
+      <LocalLogsButton />
       {detail ? (
         <span className="facts" data-testid="session-facts">
           {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}

@@ -1,0 +1,209 @@
+/**
+ * Getting files in: the files the page is handed (file input, drop) on their way to the host,
+ * the import's progress (bytes, rate, ETA; the upload first when the host is `serve`), Cancel,
+ * the error panel of a file that did not import (it stays until dismissed), and the agent-logs
+ * panel (listLocalLogs, one click imports, or opens what is already stored).
+ *
+ * The session slice owns `importing` (the job whose end opens its session); this slice sets it
+ * when a job starts and listens to the same events for the panels. Its listeners are registered
+ * when the store is made, before the session slice's, so they still see `importing` set.
+ */
+import { ApiError, type ApiClient, type EventPayload, type LocalLogFile, type LocalLogsView } from '../../../shared/api';
+import type { FileImporter } from '../api/files';
+import type { AppState } from '../store';
+
+export interface ImportProgressView {
+  /** null while the file is still being uploaded. */
+  readonly jobId: string | null;
+  readonly phase: 'upload' | 'import';
+  readonly file: string;
+  readonly bytes: number;
+  readonly totalBytes: number;
+  readonly bytesPerSecond: number;
+  readonly etaMs: number | null;
+  /** Files still waiting after this one (one upload at a time). */
+  readonly queued: number;
+}
+
+export interface ImportErrorView {
+  readonly file: string;
+  /** The importer's message: `file:line[:column]: what was expected`. */
+  readonly message: string;
+}
+
+export interface ImportSlice {
+  importProgress: ImportProgressView | null;
+  importError: ImportErrorView | null;
+  localLogsOpen: boolean;
+  localLogs: LocalLogsView | null;
+  localLogsError: string | null;
+  localLogsLoading: boolean;
+  /** Imports files the user chose in the page or dropped on it. */
+  importPageFiles(files: readonly File[]): Promise<void>;
+  cancelCurrentImport(): Promise<void>;
+  dismissImportError(): void;
+  /** Shows a problem found before any import started (e.g. a folder dropped) in the error panel. */
+  showImportError(file: string, message: string): void;
+  setLocalLogsOpen(open: boolean): void;
+  loadLocalLogs(): Promise<void>;
+  /** Opens a listed file's session when it is stored and unchanged, else imports it (the session opens when done). */
+  openLocalLog(file: LocalLogFile): Promise<void>;
+}
+
+type Set = (partial: Partial<AppState>) => void;
+type Get = () => AppState;
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const baseName = (path: string): string => path.split(/[\\/]/).pop() || path;
+/** Terminal events remembered for jobs this window has not learned the id of yet (a small file can finish first). */
+const EARLY_ENDS = 32;
+
+export function createImportSlice(api: ApiClient, files: FileImporter | null, set: Set, get: Get): ImportSlice {
+  let queue: File[] = [];
+  let abortUpload: (() => void) | null = null;
+  const early = new Map<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>();
+
+  const nextFile = (): void => {
+    const file = queue.shift();
+    if (file) void startUploads([file]);
+  };
+
+  const ended = (jobId: string, end: { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }): void => {
+    if (get().importProgress?.jobId !== jobId && get().importing !== jobId) {
+      early.set(jobId, end);
+      while (early.size > EARLY_ENDS) early.delete(early.keys().next().value as string);
+      return;
+    }
+    const file = get().importProgress?.file ?? '';
+    set({ importProgress: null });
+    if ('failed' in end) {
+      if (!end.failed.cancelled) set({ importError: { file, message: end.failed.error } });
+      queue = [];
+      return;
+    }
+    nextFile();
+  };
+
+  /** A job id is known: show it, and settle it at once if it already ended. */
+  const started = (jobId: string, file: string, totalBytes: number): void => {
+    set({ importing: jobId, importProgress: { jobId, phase: 'import', file, bytes: 0, totalBytes, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
+    const end = early.get(jobId);
+    if (!end) return;
+    early.delete(jobId);
+    // The session slice missed it too: do what its listener would have done.
+    set({ importing: null });
+    if ('done' in end && end.done.sessionIds[0]) {
+      const id = end.done.sessionIds[0];
+      void get().refreshSessions().then(() => get().openSession(id));
+    }
+    ended(jobId, end);
+  };
+
+  const startUploads = async (chosen: readonly File[]): Promise<void> => {
+    if (!files) return;
+    const label = chosen.length === 1 ? chosen[0]!.name : `${chosen.length} files`;
+    const total = chosen.reduce((n, f) => n + f.size, 0);
+    const t0 = performance.now();
+    // Electron reads the files where they are: there is no upload to show, only the import to come.
+    set({ importError: null, importProgress: { jobId: null, phase: files.kind === 'upload' ? 'upload' : 'import', file: label, bytes: 0, totalBytes: total, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
+    const run = files.start(chosen, (sent, of) => {
+      const p = get().importProgress;
+      if (!p || p.jobId !== null) return;
+      const rate = (sent / Math.max(1, performance.now() - t0)) * 1000;
+      set({ importProgress: { ...p, bytes: sent, totalBytes: of, bytesPerSecond: rate, etaMs: rate > 0 ? ((of - sent) / rate) * 1000 : null } });
+    });
+    abortUpload = run.abort;
+    try {
+      const { jobId } = await run.done;
+      started(jobId, label, total);
+    } catch (e) {
+      set({ importProgress: null });
+      queue = [];
+      if (e instanceof ApiError && e.code === 'cancelled') return;
+      set({ importError: { file: label, message: describe(e) } });
+    } finally {
+      abortUpload = null;
+    }
+  };
+
+  api.on('importProgress', (p) => {
+    const cur = get().importProgress;
+    if (p.jobId !== get().importing || (cur && cur.jobId !== p.jobId)) return;
+    set({ importProgress: { jobId: p.jobId, phase: 'import', file: baseName(p.file), bytes: p.bytes, totalBytes: p.totalBytes, bytesPerSecond: p.bytesPerSecond, etaMs: p.etaMs, queued: queue.length } });
+  });
+  api.on('importDone', (p) => ended(p.jobId, { done: p }));
+  api.on('importFailed', (p) => ended(p.jobId, { failed: p }));
+  api.on('showLocalLogs', () => get().setLocalLogsOpen(true));
+
+  return {
+    importProgress: null,
+    importError: null,
+    localLogsOpen: false,
+    localLogs: null,
+    localLogsError: null,
+    localLogsLoading: false,
+
+    async importPageFiles(chosen) {
+      if (chosen.length === 0) return;
+      if (!files) return set({ importError: { file: chosen[0]!.name, message: 'this host takes no files from the page' } });
+      if (get().importProgress || get().importing) return set({ importError: { file: chosen[0]!.name, message: 'an import is already running: wait for it, or cancel it first' } });
+      if (files.kind === 'path') return startUploads(chosen);
+      queue = chosen.slice(1);
+      return startUploads(chosen.slice(0, 1));
+    },
+
+    async cancelCurrentImport() {
+      queue = [];
+      const p = get().importProgress;
+      if (!p) return;
+      if (p.jobId === null) {
+        abortUpload?.();
+        return;
+      }
+      try {
+        await api.cancelImport({ jobId: p.jobId });
+      } catch (e) {
+        set({ importError: { file: p.file, message: describe(e) } });
+      }
+    },
+
+    dismissImportError() {
+      set({ importError: null });
+    },
+
+    showImportError(file, message) {
+      set({ importError: { file, message } });
+    },
+
+    setLocalLogsOpen(open) {
+      set({ localLogsOpen: open });
+      if (open) void get().loadLocalLogs();
+    },
+
+    async loadLocalLogs() {
+      set({ localLogsLoading: true, localLogsError: null });
+      try {
+        set({ localLogs: await api.listLocalLogs({}), localLogsLoading: false });
+      } catch (e) {
+        set({ localLogsError: describe(e), localLogsLoading: false });
+      }
+    },
+
+    async openLocalLog(file) {
+      const stored = file.sessionIds[0];
+      if (stored && !file.changed) {
+        set({ localLogsOpen: false });
+        return get().openSession(stored);
+      }
+      if (get().importProgress || get().importing) return set({ importError: { file: file.name, message: 'an import is already running: wait for it, or cancel it first' } });
+      set({ importError: null });
+      try {
+        const { jobId } = await api.importFiles({ paths: [file.path] });
+        set({ localLogsOpen: false });
+        started(jobId, baseName(file.name), file.size);
+      } catch (e) {
+        set({ importError: { file: file.name, message: describe(e) } });
+      }
+    },
+  };
+}
