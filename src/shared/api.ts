@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
+import type { TuneResult } from '../core/tune/index';
 import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
@@ -84,6 +85,13 @@ export const methods = {
   deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
   /** Any policy (built-in or saved) as a JSON file to edit, share or import elsewhere. */
   exportPolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
+  /**
+   * The tuner: replays the session under every setting of the grid (the product of `sweeps`,
+   * `key=from:to:step` or `key=a,b,c`, at most 10,000) on worker threads, on top of `overrides`;
+   * answers the frontier and the proposal (TuneResult). A newer sweep on the same channel
+   * supersedes the older, which answers `cancelled`.
+   */
+  runTune: replayRequest.extend({ sweeps: z.array(z.string().min(3).max(256)).min(1).max(6), channel: z.string().min(1).max(64).default('tune') }),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -405,6 +413,7 @@ export interface MethodOutputs {
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
+  runTune: TuneResult;
 }
 
 export const events = {

@@ -28,6 +28,7 @@ import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
+import { createTuner } from './tune';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -244,6 +245,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return r;
   };
 
+  const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const handlers: Handlers = {
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId, ...(notices.length > 0 ? { notices } : {}) }),
     listSessions: async () => store.listSessions().map(toSummary),
@@ -324,6 +326,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
+    runTune: (args) => tuner.run(args),
   };
 
   return {
@@ -332,6 +335,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      tuner.close();
       await replays.close();
       store.close();
     },

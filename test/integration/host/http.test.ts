@@ -43,6 +43,7 @@ const handlers: Handlers = {
   getRawRecord: unsupported,
   savePolicy: unsupported,
   deletePolicy: unsupported,
+  runTune: unsupported,
   exportPolicy: unsupported,
 };
 
