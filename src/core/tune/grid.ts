@@ -129,7 +129,7 @@ export function gridSize(sweeps: readonly Sweep[]): number {
  */
 export function expandGrid(sweeps: readonly Sweep[], base: Overrides = {}, cap = GRID_CAP): Overrides[] {
   const size = gridSize(sweeps);
-  if (size > cap) throw new SweepError(`--sweep: the grid has ${size.toLocaleString('en-US')} settings (${sweeps.map((s) => `${s.values.length} ${s.key}`).join(' × ')}), more than the cap of ${cap.toLocaleString('en-US')}; use larger steps or fewer sweeps`);
+  if (size > cap) throw new SweepError(`--sweep: the grid has ${size.toLocaleString('en-US')} settings (${sweeps.map((s) => `${s.values.length.toLocaleString('en-US')} ${s.key}`).join(' × ')}), more than the grid cap of ${cap.toLocaleString('en-US')}; use larger steps or fewer sweeps`);
   const out: Overrides[] = [];
   const at = new Array<number>(sweeps.length).fill(0);
   for (let n = 0; n < size; n++) {
