@@ -17,6 +17,7 @@ import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartVi
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
+import { createTunerSlice, type TunerSlice } from './slices/tuner';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -133,7 +134,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & TunerSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -200,6 +201,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
     };
 
     return {
+      ...createTunerSlice(api, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],
