@@ -78,6 +78,7 @@ function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | nul
   const sy = (v: number): number => H - PAD.bottom - (v / y1) * (H - PAD.top - PAD.bottom);
   const front = r.frontier.map((i) => r.points[i]!);
   const path = front.map((p, k) => `${k === 0 ? 'M' : 'L'}${sx(x(p)).toFixed(1)},${sy(lost(p)).toFixed(1)}`).join(' ');
+  const rank = (p: TunePoint): number => (p.index === r.proposal || p.index === r.nearMiss ? 2 : p.onFrontier ? 1 : 0);
   const xLabel = (v: number): string => (r.costBasis === 'usd' ? `$${v.toFixed(2)}` : fmtTokens(v));
   return (
     <svg className="tuner-plot" data-testid="tuner-frontier" viewBox={`0 0 ${W} ${H}`} role="group" aria-label="Settings: billed cost against lost references">
@@ -90,7 +91,8 @@ function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | nul
       <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">{y1}</text>
       <text className="tick" x={4} y={PAD.top + 8}>lost</text>
       <path className="front" d={path} />
-      {ok.map((p) => {
+      {/* Drawn in order of interest, so the proposal and the frontier lie on top where points overlap. */}
+      {[...ok].sort((a, b) => rank(a) - rank(b)).map((p) => {
         const cls = ['pt', p.onFrontier ? 'on' : '', ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy', p.index === r.proposal ? 'proposed' : '', p.index === r.nearMiss ? 'near' : '', p.index === applied ? 'applied' : ''].filter(Boolean).join(' ');
         return (
           <circle
