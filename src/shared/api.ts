@@ -92,6 +92,8 @@ export const methods = {
    * supersedes the older, which answers `cancelled`.
    */
   runTune: replayRequest.extend({ sweeps: z.array(z.string().min(3).max(256)).min(1).max(6), channel: z.string().min(1).max(64).default('tune') }),
+  /** Ends the sweep running on `channel` (its workers stop at once; it answers `cancelled`). */
+  cancelTune: z.object({ channel: z.string().min(1).max(64).default('tune') }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -414,6 +416,7 @@ export interface MethodOutputs {
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
   runTune: TuneResult;
+  cancelTune: { cancelled: boolean };
 }
 
 export const events = {

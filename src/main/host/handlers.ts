@@ -327,6 +327,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
     runTune: (args) => tuner.run(args),
+    cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
   };
 
   return {

@@ -18,7 +18,7 @@ export interface TuneDeps {
   readonly storedCounts: (sessionId: string, tokenizer: string) => SessionCounts | undefined;
 }
 
-export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; close(): void } {
+export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; cancel(channel: string): boolean; close(): void } {
   const running = new Map<string, AbortController>();
   return {
     async run({ sessionId, policy, overrides, needles, sweeps, channel }) {
@@ -36,6 +36,11 @@ export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>):
       } finally {
         if (running.get(channel) === abort) running.delete(channel);
       }
+    },
+    cancel(channel) {
+      const a = running.get(channel);
+      a?.abort('cancelled by the user');
+      return a !== undefined;
     },
     close() {
       for (const a of running.values()) a.abort('the host closed');

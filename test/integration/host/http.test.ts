@@ -44,6 +44,7 @@ const handlers: Handlers = {
   savePolicy: unsupported,
   deletePolicy: unsupported,
   runTune: unsupported,
+  cancelTune: unsupported,
   exportPolicy: unsupported,
 };
 

@@ -53,4 +53,13 @@ describe('runTune', () => {
     expect((await older).code).toBe('cancelled');
     expect((await newer).points).toHaveLength(2);
   });
+
+  it('cancelTune ends the running sweep; with none running it says so', async () => {
+    const running = errorOf(host.handlers.runTune({ sessionId: id, ...base, sweeps: ['slidingWindow=1:60:1'], channel: 'tune' }));
+    expect(await host.handlers.cancelTune({ channel: 'tune' })).toEqual({ cancelled: true });
+    const e = await running;
+    expect(e.code).toBe('cancelled');
+    expect(e.message).toMatch(/cancelled by the user/);
+    expect(await host.handlers.cancelTune({ channel: 'tune' })).toEqual({ cancelled: false });
+  });
 });

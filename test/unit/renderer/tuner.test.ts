@@ -20,8 +20,10 @@ function result(policy: string): TuneResult {
 async function opened() {
   const fake = fakeApi();
   const tunes: Pending[] = [];
+  const cancels: MethodInput<'cancelTune'>[] = [];
   const api = new Proxy(fake.api, {
     get(target, prop: string) {
+      if (prop === 'cancelTune') return (input: MethodInput<'cancelTune'>) => (cancels.push(input), Promise.resolve({ cancelled: true }));
       if (prop === 'runTune') return (input: MethodInput<'runTune'>) => new Promise<TuneResult>((resolve, reject) => tunes.push({ input, resolve, reject }));
       return target[prop as keyof ApiClient];
     },
@@ -37,7 +39,7 @@ async function opened() {
   const runTimers = (): void => {
     for (const t of timers.splice(0)) t();
   };
-  return { store, tunes, charts: fake.charts, runTimers };
+  return { store, tunes, cancels, charts: fake.charts, runTimers };
 }
 
 describe('tuner slice', () => {
@@ -96,5 +98,19 @@ describe('tuner slice', () => {
     await store.getState().applyTunePoint(0);
     expect(store.getState().overrides).toEqual({});
     expect(store.getState().tuneError).toMatch(/run on policy p2/);
+  });
+
+  it('Cancel stops waiting for the sweep and asks the host to end it', async () => {
+    const { store, tunes, cancels } = await opened();
+    store.getState().setTuneSweep(0, { key: 'trigger' });
+    void store.getState().runTune();
+    expect(store.getState().tuneRunning).toBe(true);
+    await store.getState().cancelTune();
+    expect(cancels).toEqual([{ channel: 'tune' }]);
+    expect(store.getState().tuneRunning).toBe(false);
+    // The host's late answer (cancelled) changes nothing and shows no error.
+    tunes[0]!.reject(new ApiError('cancelled', 'cancelled by the user'));
+    await flush();
+    expect(store.getState()).toMatchObject({ tuneRunning: false, tuneError: null, tuneResult: null });
   });
 });

@@ -202,6 +202,7 @@ export function TunerPanel() {
   const result = useAppStore((s) => s.tuneResult);
   const tuneFor = useAppStore((s) => s.tuneFor);
   const run = useAppStore((s) => s.runTune);
+  const cancel = useAppStore((s) => s.cancelTune);
   const needles = useAppStore((s) => s.needles.length);
   const size = sweeps.reduce((n, s) => n * sweepCount(s), sweeps.length > 0 ? 1 : 0);
   const stale = result && tuneFor && tuneFor.policy !== policyId;
@@ -220,7 +221,14 @@ export function TunerPanel() {
         <span className={size > CAP ? 'warning' : 'muted'} data-testid="tuner-size">
           {fmtInt(size)} setting(s){size > CAP ? ` — more than the cap of ${fmtInt(CAP)}: use larger steps` : ''}
         </span>
-        {running ? <span className="muted"> replaying every setting on worker threads…</span> : null}
+        {running ? (
+          <>
+            <span className="muted"> replaying every setting on worker threads… </span>
+            <button data-testid="tuner-cancel" onClick={() => void cancel()}>
+              Cancel
+            </button>
+          </>
+        ) : null}
       </div>
       {error ? (
         <p className="field-problem" role="alert" data-testid="tuner-error">

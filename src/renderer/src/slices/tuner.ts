@@ -31,6 +31,7 @@ export interface TunerSlice {
   setTuneSweep(i: number, patch: Partial<SweepDraft>): void;
   removeTuneSweep(i: number): void;
   runTune(): Promise<void>;
+  cancelTune(): Promise<void>;
   applyTunePoint(index: number): Promise<void>;
 }
 
@@ -106,8 +107,20 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
         const r = await api.runTune({ sessionId: currentId, policy: policyId, overrides: base, needles: [...needles], sweeps: tuneSweeps.map(sweepSpec), channel: 'tune' });
         if (mine === seq) set({ tuneResult: r, tuneFor: { sessionId: currentId, policy: policyId }, tuneRunning: false, tuneApplied: null });
       } catch (e) {
-        if (mine !== seq || (e instanceof ApiError && e.code === 'cancelled')) return;
-        set({ tuneRunning: false, tuneError: e instanceof Error ? e.message : String(e) });
+        // Superseded by a newer sweep of this window: that one owns the state.
+        if (mine !== seq) return;
+        const cancelled = e instanceof ApiError && e.code === 'cancelled';
+        set({ tuneRunning: false, tuneError: cancelled ? null : e instanceof Error ? e.message : String(e) });
+      }
+    },
+
+    async cancelTune() {
+      seq++;
+      set({ tuneRunning: false });
+      try {
+        await api.cancelTune({ channel: 'tune' });
+      } catch {
+        // Nothing was running any more: nothing to cancel.
       }
     },
 
