@@ -84,11 +84,15 @@ export function parseSweep(spec: string): Sweep {
 export function checkSweeps(sweeps: readonly Sweep[], fields: readonly ConfigField[]): void {
   if (sweeps.length === 0) throw new SweepError('--sweep: give at least one sweep (key=from:to:step)');
   const seen = new Set<string>();
+  // A toggle or choice swept beside it may switch a setting on (paths.async beside asyncRatio): only
+  // without one is a setting the policy ignores certain to give the same replay at every value.
+  const switches = sweeps.some((s) => s.values.some((v) => typeof v !== 'number'));
   for (const s of sweeps) {
     if (seen.has(s.key)) throw new SweepError(`--sweep ${s.spec}: "${s.key}" is swept twice; give its values in one sweep`);
     seen.add(s.key);
     const f = fields.find((x) => x.key === s.key);
     if (!f) throw new SweepError(`--sweep ${s.spec}: "${s.key}" is not a setting of this policy's config`);
+    if (!f.applies && !switches) throw new SweepError(`--sweep ${s.spec}: ${s.key} does nothing under this policy (${f.why ?? 'it is not used'}); every value would replay the same`);
     for (const v of s.values) {
       const problem = valueProblem(f, v);
       if (problem) throw new SweepError(`--sweep ${s.spec}: ${s.key}: ${problem}`);

@@ -54,6 +54,14 @@ describe('checkSweeps against the policy fields (the config schema)', () => {
     expect(() => check('trigger=0.5,0.6', 'trigger=0.7')).toThrow(/"trigger" is swept twice/);
     expect(() => checkSweeps([], s2)).toThrow(/give at least one sweep/);
   });
+
+  it('refuses a setting the policy ignores, saying why, unless a swept switch may turn it on', () => {
+    // S2's pipeline is sliding-window: primers (primers-recents) do nothing.
+    expect(() => check('primers=1:5:1')).toThrow(/primers does nothing under this policy \(the pipeline has no primers-recents\); every value would replay the same/);
+    // asyncRatio is ignored while paths.async is off, but a sweep of paths.async may switch it on.
+    expect(() => check('asyncRatio=0.5,0.7')).toThrow(/asyncRatio does nothing/);
+    expect(() => check('asyncRatio=0.5,0.7', 'paths.async=true,false')).not.toThrow();
+  });
 });
 
 describe('expandGrid', () => {
