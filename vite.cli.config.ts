@@ -24,6 +24,7 @@ export default defineConfig({
         'bulk-worker': resolve(root, 'src/main/count/bulk-worker.ts'),
         'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
         'replay-worker': resolve(root, 'src/main/host/replay-worker.ts'),
+        'tune-worker': resolve(root, 'src/main/tune/tune-worker.ts'),
       },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
     },

@@ -11,6 +11,7 @@ import { registerInspect } from './commands/inspect';
 import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { registerStore } from './commands/store';
+import { registerTune } from './commands/tune';
 import { CliError, EXIT } from './errors';
 import { installOutputGuard } from './terminal';
 
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerExport(program);
   registerStore(program);
   registerServe(program);
+  registerTune(program);
   return program;
 }
 

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
+import type { TuneResult } from '../core/tune/index';
 import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
@@ -106,6 +107,15 @@ export const methods = {
    * their own folders only) and the files uploaded to `serve`, grouped by project, newest first.
    */
   listLocalLogs: z.object({}).strict(),
+  /**
+   * The tuner: replays the session under every setting of the grid (the product of `sweeps`,
+   * `key=from:to:step` or `key=a,b,c`, at most 10,000) on worker threads, on top of `overrides`;
+   * answers the frontier and the proposal (TuneResult). A newer sweep on the same channel
+   * supersedes the older, which answers `cancelled`.
+   */
+  runTune: replayRequest.extend({ sweeps: z.array(z.string().min(3).max(256)).min(1).max(6), channel: z.string().min(1).max(64).default('tune') }),
+  /** Ends the sweep running on `channel` (its workers stop at once; it answers `cancelled`). */
+  cancelTune: z.object({ channel: z.string().min(1).max(64).default('tune') }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -514,6 +524,8 @@ export interface MethodOutputs {
   deleteSession: { sessions: number; messages: number; calls: number; cachedResults: number };
   /** Agent session files and uploads, grouped by project, newest first; what is already stored says so. */
   listLocalLogs: LocalLogsView;
+  runTune: TuneResult;
+  cancelTune: { cancelled: boolean };
 }
 
 export const events = {

@@ -31,6 +31,7 @@ import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
 import { deleteFromLibrary, listLibrary, subagentSessionsOf } from './library';
 import { localLogsOf } from './local-logs';
+import { createTuner } from './tune';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -249,6 +250,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return r;
   };
 
+  const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const handlers: Handlers = {
     // The start-up session, unless it was deleted since.
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
@@ -333,6 +335,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
+    runTune: (args) => tuner.run(args),
+    cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
   };
 
   return {
@@ -341,6 +345,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      tuner.close();
       await replays.close();
       store.close();
     },

@@ -18,6 +18,7 @@ import { PolicyBar } from './components/PolicyBar';
 import { ChartLegend, RegionChart } from './components/RegionChart';
 import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
+import { TunerPanel } from './components/TunerPanel';
 import { TurnList } from './components/TurnList';
 import { StoreProvider, useAppStore, useAppStoreApi } from './context';
 import { installDebuggerKeys } from './keys';
@@ -41,6 +42,7 @@ const TABS = [
   { id: 'events', label: 'Events' },
   { id: 'compare', label: 'Compare' },
   { id: 'accuracy', label: 'Estimate vs reported' },
+  { id: 'tuner', label: 'Tuner' },
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
@@ -60,6 +62,7 @@ function CentrePanel() {
         {tab === 'events' ? <EventList /> : null}
         {tab === 'compare' ? <CompareView /> : null}
         {tab === 'accuracy' ? <EstimateAccuracy /> : null}
+        {tab === 'tuner' ? <TunerPanel /> : null}
       </div>
     </div>
   );

@@ -21,6 +21,7 @@ import { createExportSlice, type ExportSlice } from './slices/export';
 import { createLibrarySlice, type LibrarySlice } from './slices/library';
 import type { FileImporter } from './api/files';
 import { createImportSlice, type ImportSlice } from './slices/imports';
+import { createTunerSlice, type TunerSlice } from './slices/tuner';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -136,7 +137,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -208,6 +209,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createExportSlice(api, set, get),
       ...createLibrarySlice(api, set, get),
       ...createImportSlice(api, options.files ?? null, set, get),
+      ...createTunerSlice(api, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

@@ -45,6 +45,8 @@ const handlers: Handlers = {
   deletePolicy: unsupported,
   deleteSession: unsupported,
   listLocalLogs: unsupported,
+  runTune: unsupported,
+  cancelTune: unsupported,
   exportPolicy: unsupported,
   previewExport: unsupported,
 };

@@ -1,0 +1,50 @@
+/**
+ * The host's `runTune`: a sweep of a policy's settings on the session (src/main/tune/run.ts, on
+ * worker threads), cancellable as the debugger's replays are (replay-client.ts): a newer sweep on
+ * the same channel supersedes the older, whose workers end at once and which answers `cancelled`.
+ * A bad sweep is `bad_input` naming the key and what was expected.
+ */
+import type { Policy } from '../../core/policies/index';
+import type { Session } from '../../core/model';
+import type { SessionCounts } from '../../core/tokens/index';
+import { SweepError, type TuneResult } from '../../core/tune/index';
+import { ApiError, type MethodArgs } from '../../shared/api';
+import { runTune, TuneCancelled } from '../tune/run';
+
+export interface TuneDeps {
+  readonly session: (id: string) => Session;
+  readonly policy: (id: string) => Policy;
+  readonly pins: (sessionId: string) => ReadonlySet<string>;
+  readonly storedCounts: (sessionId: string, tokenizer: string) => SessionCounts | undefined;
+}
+
+export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; cancel(channel: string): boolean; close(): void } {
+  const running = new Map<string, AbortController>();
+  return {
+    async run({ sessionId, policy, overrides, needles, sweeps, channel }) {
+      const session = deps.session(sessionId);
+      const p = deps.policy(policy);
+      running.get(channel)?.abort(`superseded by a newer sweep on channel "${channel}"`);
+      const abort = new AbortController();
+      running.set(channel, abort);
+      try {
+        return await runTune({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins: [...deps.pins(sessionId)], storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal });
+      } catch (e) {
+        if (e instanceof SweepError) throw new ApiError('bad_input', e.message);
+        if (e instanceof TuneCancelled) throw new ApiError('cancelled', e.message);
+        throw e;
+      } finally {
+        if (running.get(channel) === abort) running.delete(channel);
+      }
+    },
+    cancel(channel) {
+      const a = running.get(channel);
+      a?.abort('cancelled by the user');
+      return a !== undefined;
+    },
+    close() {
+      for (const a of running.values()) a.abort('the host closed');
+      running.clear();
+    },
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * The Tuner tab: sweep settings of the current policy on the open session (on the host's worker
+ * threads), see every setting as a point of billed cost against lost references — the frontier
+ * joined, runs that forced a final turn or aborted marked — and the proposal: the cheapest setting
+ * that loses no referenced fact and no needle and never ends the run early, or, when none does,
+ * the best near-miss. A click on a point (or its row, or Apply) writes its settings to the config
+ * panel and the replay re-runs with them.
+ */
+import { useEffect, useMemo } from 'react';
+import type { TunePoint, TuneResult } from '../../../core/tune/index';
+import { useAppStore } from '../context';
+import { fmtInt, fmtTokens } from '../format';
+import { sweepable, sweepCount } from '../slices/tuner';
+import './TunerPanel.css';
+
+/** The grid cap of the core (src/core/tune/grid.ts): the panel says so before the host has to. */
+const CAP = 10_000;
+
+const W = 460;
+const H = 200;
+const PAD = { left: 44, right: 10, top: 10, bottom: 28 };
+
+const money = (r: TuneResult, p: TunePoint): string => (r.costBasis === 'usd' ? `$${p.cost.toFixed(4)}` : `${fmtTokens(p.billedInputTokens)} tokens`);
+const settingsText = (p: TunePoint): string =>
+  Object.entries(p.settings)
+    .map(([k, v]) => `${k} = ${String(v)}`)
+    .join(', ');
+const ended = (p: TunePoint): number => p.forcedFinals + p.aborts;
+const lost = (p: TunePoint): number => p.lostFacts + p.lostNeedles;
+
+function Sweeps() {
+  const fields = useAppStore((s) => s.fields);
+  const sweeps = useAppStore((s) => s.tuneSweeps);
+  const setSweep = useAppStore((s) => s.setTuneSweep);
+  const remove = useAppStore((s) => s.removeTuneSweep);
+  const options = useMemo(() => fields.filter(sweepable), [fields]);
+  // A first sweep to start from: the trigger when the policy uses one, else its first numeric setting.
+  useEffect(() => {
+    if (sweeps.length === 0 && options.length > 0) setSweep(0, { key: (options.find((f) => f.key === 'trigger') ?? options[0]!).key });
+  }, [sweeps.length, options, setSweep]);
+  const num = (i: number, k: 'from' | 'to' | 'step', v: number) => (
+    <input type="number" className="num" data-testid={`tuner-${k}-${i}`} aria-label={`sweep ${i + 1} ${k}`} value={v} step="any" onChange={(e) => setSweep(i, { [k]: e.target.valueAsNumber })} />
+  );
+  return (
+    <div className="tuner-sweeps">
+      {sweeps.map((s, i) => (
+        <div className="tuner-sweep" key={i} data-testid={`tuner-sweep-${i}`}>
+          <select data-testid={`tuner-key-${i}`} aria-label={`sweep ${i + 1} setting`} value={s.key} onChange={(e) => setSweep(i, { key: e.target.value })}>
+            {options.some((f) => f.key === s.key) ? null : <option value={s.key}>{s.key || 'choose a setting'}</option>}
+            {options.map((f) => (
+              <option key={f.key} value={f.key}>
+                {f.label} ({f.key})
+              </option>
+            ))}
+          </select>
+          from {num(i, 'from', s.from)} to {num(i, 'to', s.to)} step {num(i, 'step', s.step)}
+          <span className="muted"> {fmtInt(sweepCount(s))} value(s)</span>
+          <button className="link" aria-label={`remove sweep ${i + 1}`} onClick={() => remove(i)}>
+            ✕
+          </button>
+        </div>
+      ))}
+      <button data-testid="tuner-add" disabled={options.length === 0 || sweeps.length >= 6} onClick={() => setSweep(sweeps.length, { key: (options.find((f) => !sweeps.some((s) => s.key === f.key)) ?? options[0])!.key })}>
+        + Sweep a setting
+      </button>
+    </div>
+  );
+}
+
+function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | null; onPick: (i: number) => void }) {
+  const ok = r.points.filter((p) => !p.error);
+  const x = (p: TunePoint): number => (r.costBasis === 'usd' ? p.cost : p.billedInputTokens);
+  const xs = ok.map(x);
+  const ys = ok.map(lost);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs);
+  const y1 = Math.max(1, ...ys);
+  const sx = (v: number): number => PAD.left + (x1 === x0 ? 0.5 : (v - x0) / (x1 - x0)) * (W - PAD.left - PAD.right);
+  const sy = (v: number): number => H - PAD.bottom - (v / y1) * (H - PAD.top - PAD.bottom);
+  const front = r.frontier.map((i) => r.points[i]!);
+  const path = front.map((p, k) => `${k === 0 ? 'M' : 'L'}${sx(x(p)).toFixed(1)},${sy(lost(p)).toFixed(1)}`).join(' ');
+  const rank = (p: TunePoint): number => (p.index === r.proposal || p.index === r.nearMiss ? 2 : p.onFrontier ? 1 : 0);
+  const xLabel = (v: number): string => (r.costBasis === 'usd' ? `$${v.toFixed(2)}` : fmtTokens(v));
+  return (
+    <svg className="tuner-plot" data-testid="tuner-frontier" viewBox={`0 0 ${W} ${H}`} role="group" aria-label="Settings: billed cost against lost references">
+      <line className="axis" x1={PAD.left} y1={H - PAD.bottom} x2={W - PAD.right} y2={H - PAD.bottom} />
+      <line className="axis" x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={H - PAD.bottom} />
+      <text className="tick" x={PAD.left} y={H - 14}>{xLabel(x0)}</text>
+      <text className="tick" x={W - PAD.right} y={H - 14} textAnchor="end">{xLabel(x1)}</text>
+      <text className="tick" x={(W + PAD.left) / 2} y={H - 2} textAnchor="middle">{r.costBasis === 'usd' ? 'billed cost (USD)' : 'billed input tokens'} →</text>
+      <text className="tick" x={PAD.left - 4} y={sy(0) + 3} textAnchor="end">0</text>
+      <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">{y1}</text>
+      <text className="tick" x={4} y={PAD.top + 8}>lost</text>
+      <path className="front" d={path} />
+      {/* Drawn in order of interest, so the proposal and the frontier lie on top where points overlap. */}
+      {[...ok].sort((a, b) => rank(a) - rank(b)).map((p) => {
+        const cls = ['pt', p.onFrontier ? 'on' : '', ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy', p.index === r.proposal ? 'proposed' : '', p.index === r.nearMiss ? 'near' : '', p.index === applied ? 'applied' : ''].filter(Boolean).join(' ');
+        return (
+          <circle
+            key={p.index}
+            className={cls}
+            data-testid="tuner-point"
+            data-index={p.index}
+            cx={sx(x(p))}
+            cy={sy(lost(p))}
+            r={p.index === r.proposal || p.index === r.nearMiss ? 6 : p.onFrontier ? 4 : 3}
+            role="button"
+            tabIndex={p.onFrontier ? 0 : -1}
+            aria-label={`${settingsText(p)}: ${money(r, p)}, ${lost(p)} lost, ${ended(p)} ended early`}
+            onClick={() => onPick(p.index)}
+            onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ' ? onPick(p.index) : undefined)}
+          >
+            <title>{`${settingsText(p)}\n${money(r, p)} · ${p.lostFacts} lost fact(s) · ${p.lostNeedles} lost needle(s) · ${p.forcedFinals} forced final(s) · ${p.aborts} abort(s) · ${p.compressions} compression(s)`}</title>
+          </circle>
+        );
+      })}
+    </svg>
+  );
+}
+
+function Result({ r }: { r: TuneResult }) {
+  const apply = useAppStore((s) => s.applyTunePoint);
+  const applied = useAppStore((s) => s.tuneApplied);
+  const pick = r.proposal ?? r.nearMiss;
+  const failed = r.points.filter((p) => p.error);
+  return (
+    <div className="tuner-result">
+      <div className={`tuner-proposal${r.proposal === null ? ' none' : ''}`} data-testid="tuner-proposal" data-index={pick ?? ''}>
+        <strong>{r.proposal !== null ? 'Proposed' : 'No setting qualifies'}</strong>{' '}
+        {pick !== null ? (
+          <>
+            {r.proposal === null ? 'best near-miss: ' : ''}
+            <code data-testid="tuner-proposal-settings">
+              <bdi>{settingsText(r.points[pick]!)}</bdi>
+            </code>{' '}
+            <button data-testid="tuner-apply" onClick={() => void apply(pick)}>
+              {applied === pick ? 'Applied' : 'Apply'}
+            </button>
+          </>
+        ) : null}
+        <div className="muted" data-testid="tuner-verdict">
+          <bdi>{r.verdict}</bdi>
+        </div>
+      </div>
+      <Frontier r={r} applied={applied} onPick={(i) => void apply(i)} />
+      <p className="legend muted">
+        <span className="dot good" /> loses nothing <span className="dot lossy" /> loses references <span className="dot ended" /> forces a final turn or aborts — the line joins the frontier (nothing is cheaper with as few losses). Click a point to apply it.
+      </p>
+      <table className="tuner-table" data-testid="tuner-table">
+        <thead>
+          <tr>
+            <th>setting (frontier)</th>
+            <th>cost</th>
+            <th>lost facts</th>
+            <th>lost needles</th>
+            <th>finals</th>
+            <th>aborts</th>
+            <th>compressions</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {r.frontier.map((i) => {
+            const p = r.points[i]!;
+            return (
+              <tr key={i} className={`${i === r.proposal ? 'proposed' : ''}${i === applied ? ' applied' : ''}`} data-testid="tuner-row">
+                <td>
+                  <bdi>{settingsText(p)}</bdi>
+                </td>
+                <td>{money(r, p)}</td>
+                <td>{p.lostFacts}</td>
+                <td>{p.lostNeedles}</td>
+                <td>{p.forcedFinals}</td>
+                <td>{p.aborts}</td>
+                <td>{p.compressions}</td>
+                <td>
+                  <button className="link" onClick={() => void apply(i)}>
+                    {i === applied ? 'applied' : 'apply'}
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {failed.length > 0 ? (
+        <p className="warning">
+          {failed.length} setting(s) failed to replay, e.g. <bdi>{settingsText(failed[0]!)}</bdi>: <bdi>{failed[0]!.error}</bdi>
+        </p>
+      ) : null}
+      <p className="muted" data-testid="tuner-stats">
+        {fmtInt(r.points.length)} settings × {fmtInt(r.calls)} calls in {(r.elapsedMs / 1000).toFixed(2)} s on {r.threads} thread(s); summaries extractive during a sweep.
+      </p>
+    </div>
+  );
+}
+
+export function TunerPanel() {
+  const policyId = useAppStore((s) => s.policyId);
+  const sweeps = useAppStore((s) => s.tuneSweeps);
+  const running = useAppStore((s) => s.tuneRunning);
+  const error = useAppStore((s) => s.tuneError);
+  const result = useAppStore((s) => s.tuneResult);
+  const tuneFor = useAppStore((s) => s.tuneFor);
+  const run = useAppStore((s) => s.runTune);
+  const cancel = useAppStore((s) => s.cancelTune);
+  const needles = useAppStore((s) => s.needles.length);
+  const size = sweeps.reduce((n, s) => n * sweepCount(s), sweeps.length > 0 ? 1 : 0);
+  const stale = result && tuneFor && tuneFor.policy !== policyId;
+  return (
+    <section className="tuner" data-testid="tuner" aria-label="Tuner">
+      <header>
+        <p className="muted">
+          Sweep settings of <strong>{policyId ?? '…'}</strong> on this session{needles > 0 ? `, keeping ${needles} needle(s)` : ''}; the other overrides stay as set.
+        </p>
+      </header>
+      <Sweeps />
+      <div className="tuner-run">
+        <button data-testid="tuner-run" disabled={running || size === 0 || size > CAP} onClick={() => void run()}>
+          {running ? 'Sweeping…' : 'Run sweep'}
+        </button>{' '}
+        <span className={size > CAP ? 'warning' : 'muted'} data-testid="tuner-size">
+          {fmtInt(size)} setting(s){size > CAP ? ` — more than the cap of ${fmtInt(CAP)}: use larger steps` : ''}
+        </span>
+        {running ? (
+          <>
+            <span className="muted"> replaying every setting on worker threads… </span>
+            <button data-testid="tuner-cancel" onClick={() => void cancel()}>
+              Cancel
+            </button>
+          </>
+        ) : null}
+      </div>
+      {error ? (
+        <p className="field-problem" role="alert" data-testid="tuner-error">
+          <bdi>{error}</bdi>
+        </p>
+      ) : null}
+      {stale ? <p className="warning">This result is for policy {tuneFor.policy}; run the sweep again to tune {policyId}.</p> : null}
+      {result ? <Result r={result} /> : null}
+    </section>
+  );
+}
