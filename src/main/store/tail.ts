@@ -1,0 +1,309 @@
+/**
+ * Live tail, the store's side: a stored session whose source file grows (an agent still writing
+ * it) is brought up to date in place, under the same session ids (README "Live tail").
+ *
+ * - What was imported is remembered as its byte length (`sources.size`), the sha256 of those
+ *   bytes (kept running in memory, so an append hashes only its new bytes) and the sha256 of the
+ *   last 64 KB before that length. A file now shorter, or whose last imported 64 KB changed, was
+ *   truncated or rewritten: it is re-imported whole as the same sessions, never merged.
+ * - A line-appended file (the imported part ends with a newline: JSONL) is read up to its last
+ *   complete line; a partial last line waits for its newline. A JSON document is read whole.
+ * - The importer runs over the whole file again (so every rule it has — the Claude Code chain
+ *   by parentUuid, a response split over several lines — decides as on a first import), and only
+ *   the messages from the first one that differs from the stored session are written: a plain
+ *   append writes the new messages; an appended line that changes which branch is the main
+ *   chain, or that extends the last response, rewrites from the first message it changed.
+ * - One transaction per update: a failed update leaves the stored session as it was.
+ */
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { importSource } from '../../core/import/index';
+import { sniffSource } from '../../core/import/sniff';
+import type { ByteSource } from '../../core/import/types';
+import { stepIndices, type FormatId, type Message, type Session } from '../../core/model';
+import { countSession } from '../../core/tokens/count';
+import { createCounter } from '../../core/tokens/cost';
+import { chars4 } from '../../core/tokens/heuristics';
+import { fileSource } from '../io/file-source';
+import { messageRows, sessionRow, sourceLineId, type SessionStore } from './sessions';
+
+/** The bytes whose digest tells an appended file from a rewritten one. */
+export const TAIL_CHECK_BYTES = 64 << 10;
+/**
+ * Stored messages whose bodies are compared with the new parse, before the first changed id. An
+ * appended line changes an earlier message only by extending a response written over several
+ * lines (the last one or two messages); every id is compared too, which catches a new main chain.
+ */
+const BODY_CHECK = 16;
+
+/** What the tail of one source knows between updates (held by the host while it watches). */
+export interface TailState {
+  readonly sourceId: number;
+  readonly path: string;
+  readonly format: FormatId;
+  /** Bytes imported. */
+  size: number;
+  /** sha256 over [0, size), not finalised: an append updates a copy. */
+  hash: Hash;
+  /** sha256 of the last TAIL_CHECK_BYTES before `size`. */
+  tailDigest: string;
+  /** The file no longer starts with what was imported (found when the tail was opened). */
+  stale: boolean;
+}
+
+export interface TailSessionUpdate {
+  readonly id: string;
+  readonly messages: number;
+  readonly steps: number;
+  /** First message index written again (== the old count for a plain append). */
+  readonly changedFrom: number;
+}
+
+export interface TailUpdate {
+  /** The file was truncated or rewritten and was re-imported whole. */
+  readonly rewritten: boolean;
+  /** Sessions whose messages changed (ids kept), and new ones. */
+  readonly sessions: TailSessionUpdate[];
+  /** Sessions the rewritten file no longer has: deleted from the store. */
+  readonly deleted: string[];
+  /** Bytes now imported. */
+  readonly size: number;
+}
+
+export class TailError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TailError';
+  }
+}
+
+interface SourceRow {
+  readonly id: number;
+  readonly path: string;
+  readonly size: number;
+  readonly hash: string;
+  readonly format: FormatId;
+}
+
+/** The source a stored session was imported from, or undefined for an unknown session. */
+export function sourceOfSession(store: SessionStore, sessionId: string): SourceRow | undefined {
+  return store.db.prepare('SELECT src.id, src.path, src.size, src.hash, src.format FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(sessionId) as SourceRow | undefined;
+}
+
+/** Reads bytes [from, to) of a file. */
+function readRange(path: string, from: number, to: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.max(0, to - from));
+  if (buf.length === 0) return buf;
+  const fd = openSync(path, 'r');
+  try {
+    let at = 0;
+    while (at < buf.length) {
+      const n = readSync(fd, buf, at, buf.length - at, from + at);
+      if (n === 0) throw new TailError(`${path}: shorter than expected while reading it (changed meanwhile)`);
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return buf;
+}
+
+const digestBefore = (path: string, end: number): string => createHash('sha256').update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end)).digest('hex');
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    throw new TailError(`${path}: the session's source file is gone (moved or deleted)`);
+  }
+}
+
+/**
+ * Starts tailing the source of `sessionId`: hashes what was imported (one read of it) and
+ * compares it with the stored hash, so a file rewritten while nobody watched is re-imported by
+ * the first update.
+ */
+export async function openTail(store: SessionStore, sessionId: string): Promise<TailState> {
+  const src = sourceOfSession(store, sessionId);
+  if (!src) throw new TailError(`no session with id "${sessionId}"`);
+  const size = fileSize(src.path);
+  const hash = createHash('sha256');
+  for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) hash.update(chunk);
+  const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
+  return { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale };
+}
+
+/** Where each line starts, recorded as the parser streams the file (and, for a re-import, its hash). */
+function indexingSource(path: string, size: number, hash: Hash | undefined): { source: ByteSource; lineStarts: number[] } {
+  const inner = fileSource(path, size);
+  const lineStarts = [0];
+  const source: ByteSource = {
+    name: inner.name,
+    size: inner.size,
+    async *chunks() {
+      let at = 0;
+      for await (const chunk of inner.chunks()) {
+        hash?.update(chunk);
+        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) lineStarts.push(at + nl + 1);
+        at += chunk.length;
+        yield chunk;
+      }
+    },
+  };
+  return { source, lineStarts };
+}
+
+/** The end of the last complete line at or before `end`, scanning back from it (0: none). */
+function lastLineEnd(path: string, from: number, end: number): number {
+  for (let to = end; to > from; ) {
+    const at = Math.max(from, to - (1 << 20));
+    const nl = readRange(path, at, to).lastIndexOf(10);
+    if (nl >= 0) return at + nl + 1;
+    to = at;
+  }
+  return from;
+}
+
+/**
+ * Brings the stored sessions of a tailed source up to date with its file. Undefined when there
+ * is nothing to do yet (no new bytes, or only a partial line). Throws ImportError when the file
+ * no longer parses (state unchanged: the next change tries again).
+ */
+export async function updateTail(store: SessionStore, state: TailState): Promise<TailUpdate | undefined> {
+  const size = fileSize(state.path);
+  const rewritten = state.stale || size < state.size || (state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest);
+  if (!rewritten && size === state.size) return undefined;
+  let end = size;
+  let hash: Hash;
+  if (!rewritten) {
+    // Lines when the import ended on a newline; a JSON document is read whole.
+    const lines = state.size === 0 || readRange(state.path, state.size - 1, state.size)[0] === 10;
+    if (lines) end = lastLineEnd(state.path, state.size, size);
+    if (end <= state.size) return undefined;
+    hash = state.hash.copy();
+    for (let at = state.size; at < end; at += 1 << 20) hash.update(readRange(state.path, at, Math.min(end, at + (1 << 20))));
+  } else {
+    const shape = (await sniffSource(fileSource(state.path, size))).shape;
+    if (size === 0) return undefined;
+    if (shape === 'jsonl') end = lastLineEnd(state.path, 0, size);
+    if (end === 0) return undefined;
+    hash = createHash('sha256');
+  }
+  const { source, lineStarts } = indexingSource(state.path, end, rewritten ? hash : undefined);
+  const outcome = await importSource(source, { format: state.format, keepRaw: 'lines' });
+  const digest = hash.copy().digest('hex');
+  const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
+  state.size = end;
+  state.hash = hash;
+  state.tailDigest = digestBefore(state.path, end);
+  state.stale = false;
+  return { rewritten, sessions: updated, deleted, size: end };
+}
+
+interface ApplyOptions {
+  readonly rewritten: boolean;
+  readonly size: number;
+  readonly hash: string;
+  /** Messages name their raw record by source line (`ImportOutcome.lineRecords`). */
+  readonly lineRecords: boolean;
+  /** Byte offset of each line's start (index = line number − 1), plus the end. */
+  readonly lineStarts: readonly number[];
+}
+
+/** The chars/4 estimates an import stores (store/import-file.ts). */
+const estimate = (s: Session) => countSession(s, createCounter(chars4, { memo: false }));
+
+/** The first message of `messages` that differs from the stored session (its ids, then its last bodies). */
+function firstChange(store: SessionStore, sessionId: string, messages: readonly Message[], lineRecords: boolean): number {
+  const ids = store.db.prepare('SELECT message_id FROM messages WHERE session_id = ? ORDER BY idx').pluck().all(sessionId) as string[];
+  const n = Math.min(ids.length, messages.length);
+  let k = 0;
+  while (k < n && ids[k] === messages[k]!.id) k++;
+  const body = store.db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx = ?').pluck();
+  for (let i = Math.max(0, k - BODY_CHECK); i < k; i++) {
+    if (body.get(sessionId, i) !== messageRows(messages, i, i + 1, lineRecords).bodies[0]) return i;
+  }
+  return k;
+}
+
+/** One update's writes, in one transaction. */
+function applyTail(store: SessionStore, state: TailState, sessions: readonly Session[], o: ApplyOptions): { updated: TailSessionUpdate[]; deleted: string[] } {
+  const db = store.db;
+  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
+    id: string;
+    position: number;
+    sourceSessionId: string;
+    messageCount: number;
+  }[];
+  const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
+  const updateSession = db.prepare('UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ? WHERE id = ?');
+  const fd = o.lineRecords ? openSync(state.path, 'r') : undefined;
+  /** Line `line`'s text as the import stores it (no newline, no trailing CR, no byte-order mark). */
+  const lineText = (line: number): Buffer => {
+    const from = o.lineStarts[line - 1];
+    const next = o.lineStarts[line];
+    if (from === undefined || next === undefined) return Buffer.alloc(0);
+    const buf = Buffer.allocUnsafe(next - 1 - from);
+    if (buf.length > 0) readSync(fd!, buf, 0, buf.length, from);
+    let start = 0;
+    let stop = buf.length;
+    if (stop > 0 && buf[stop - 1] === 13) stop--;
+    if (line === 1 && stop >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
+    return buf.subarray(start, stop);
+  };
+  const writeMessages = (id: string, messages: readonly Message[], from: number): void => {
+    const rows = messageRows(messages, from, messages.length, o.lineRecords);
+    for (let j = 0; j < rows.ids.length; j++) {
+      const i = from + j;
+      const m = messages[i]!;
+      const line = rows.rawLines[j]!;
+      if (line > 0) for (const l of [line, ...(m.mergedLines ?? [])]) insertLine.run(sourceLineId(state.sourceId, l), lineText(l));
+      insertMessage.run(id, i, rows.ids[j], rows.roles[j], rows.bodies[j], rows.raws[j], line > 0 ? sourceLineId(state.sourceId, line) : null);
+      const u = rows.usage[j];
+      if (u) insertUsage.run(id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+    }
+  };
+  try {
+    return db.transaction(() => {
+      const now = Date.now();
+      const out: TailSessionUpdate[] = [];
+      const matched = new Set<string>();
+      if (o.rewritten) db.prepare('DELETE FROM source_lines WHERE id >= ? AND id < ?').run(sourceLineId(state.sourceId, 0), sourceLineId(state.sourceId + 1, 0));
+      sessions.forEach((s, position) => {
+        const prev = stored.find((r) => !matched.has(r.id) && r.sourceSessionId === s.id) ?? stored.find((r) => !matched.has(r.id) && r.position === position);
+        const row = sessionRow(s, prev?.id ?? '', state.sourceId, position, now);
+        const steps = stepIndices(s.messages).length;
+        if (!prev) {
+          const id = randomUUID();
+          store.insertSession({ ...row, id });
+          writeMessages(id, s.messages, 0);
+          store.saveCounts(id, estimate(s));
+          out.push({ id, messages: s.messages.length, steps, changedFrom: 0 });
+          return;
+        }
+        matched.add(prev.id);
+        const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords);
+        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, prev.id);
+        if (k === s.messages.length && k === prev.messageCount && !o.rewritten) return;
+        db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
+        db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
+        writeMessages(prev.id, s.messages, k);
+        // Counts of every tokenizer covered the old messages: the estimates are redone now, the
+        // exact counts when the host next asks for them.
+        db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
+        store.saveCounts(prev.id, estimate(s));
+        out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k });
+      });
+      const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);
+      for (const id of deleted) db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+      // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
+      const taken = db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(o.hash, state.sourceId) !== undefined;
+      db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(o.size, taken ? `tail:${state.sourceId}:${o.hash}` : o.hash, state.sourceId);
+      return { updated: out, deleted };
+    })();
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
