@@ -84,6 +84,11 @@ export const methods = {
   deletePolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
   /** Any policy (built-in or saved) as a JSON file to edit, share or import elsewhere. */
   exportPolicy: z.object({ id: z.string().min(1).max(128) }).strict(),
+  /**
+   * Follows (`on`) or stops following the source file of a session: while it grows (an agent
+   * still writing), its new lines are stored and `sessionUpdated` says so (README "Live tail").
+   */
+  watchSession: z.object({ sessionId: id, on: z.boolean() }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -405,6 +410,8 @@ export interface MethodOutputs {
   savePolicy: PolicyInfo;
   deletePolicy: { deleted: boolean };
   exportPolicy: ExportResult;
+  /** `path`: the file followed (null when the session has none). */
+  watchSession: { watching: boolean; path: string | null };
 }
 
 export const events = {
@@ -421,6 +428,12 @@ export const events = {
   importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
   importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
+  /**
+   * A followed session changed in the store: its file grew (new messages; the last ones may have
+   * been rewritten, e.g. another branch became the main chain) or, with `rewritten`, the file was
+   * truncated or rewritten and re-imported whole. `steps` and `messages` are the new totals.
+   */
+  sessionUpdated: z.object({ sessionId: z.string(), steps: z.number(), messages: z.number(), rewritten: z.boolean() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

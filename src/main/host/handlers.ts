@@ -28,6 +28,7 @@ import { SavedPolicies } from './saved-policies';
 import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
+import { TailService } from './tail';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -238,6 +239,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     initialSessionId ??= r.ids[0] ?? null;
   }
 
+  // Live tail: a followed session that changed is dropped from every cache, like a re-import.
+  const forget = (id: string): void => {
+    loaded.delete(id);
+    counts.delete(id);
+    replays.forget(id, 'session');
+  };
+  const tail = new TailService({ store, emit: options.emit, invalidate: forget, onError: (m) => process.stderr.write(`${m}\n`) });
+
   const row = (id: string) => {
     const r = store.getRow(id);
     if (!r) throw new ApiError('not_found', `no session with id "${id}"`);
@@ -324,6 +333,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
+    watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
   };
 
   return {
@@ -332,6 +342,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      tail.close();
       await replays.close();
       store.close();
     },

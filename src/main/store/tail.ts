@@ -183,8 +183,8 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
     hash = state.hash.copy();
     for (let at = state.size; at < end; at += 1 << 20) hash.update(readRange(state.path, at, Math.min(end, at + (1 << 20))));
   } else {
-    const shape = (await sniffSource(fileSource(state.path, size))).shape;
     if (size === 0) return undefined;
+    const shape = (await sniffSource(fileSource(state.path, size))).shape;
     if (shape === 'jsonl') end = lastLineEnd(state.path, 0, size);
     if (end === 0) return undefined;
     hash = createHash('sha256');

@@ -44,6 +44,7 @@ const handlers: Handlers = {
   savePolicy: unsupported,
   deletePolicy: unsupported,
   exportPolicy: unsupported,
+  watchSession: unsupported,
 };
 
 let host: HttpHost;
