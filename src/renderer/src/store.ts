@@ -17,6 +17,7 @@ import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartVi
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
+import { tailSlice, type TailSlice } from './slices/tail';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -133,7 +134,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & TailSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -160,7 +161,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
   let playTimer: unknown = null;
   const detailCache = new Map<string, StepDetail>();
 
-  return createStore<AppState>()((set, get) => {
+  return createStore<AppState>()((set, get, store) => {
     const inputs = (): ReplayInputs | null => {
       const { currentId, policyId, overrides, needles } = get();
       return currentId && policyId ? { sessionId: currentId, policy: policyId, overrides, needles } : null;
@@ -200,6 +201,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
     };
 
     return {
+      ...tailSlice(api, set, get, store, { clearDetails: () => detailCache.clear() }),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

@@ -1,6 +1,7 @@
 /** Top bar: which session is open, a picker for the others, and its vital numbers. */
 import { useAppStore } from '../context';
 import { Actions } from './Actions';
+import { FollowToggle } from './FollowToggle';
 import { fmtInt } from '../format';
 
 export function SessionBar() {
@@ -19,6 +20,7 @@ export function SessionBar() {
         ))}
       </select>
       <Actions />
+      <FollowToggle />
       {detail ? (
         <span className="facts" data-testid="session-facts">
           {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
