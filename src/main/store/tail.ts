@@ -26,6 +26,7 @@ import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { fileSource } from '../io/file-source';
 import { messageRows, sessionRow, sourceLineId, type SessionStore } from './sessions';
+import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -49,6 +50,8 @@ export interface TailState {
   tailDigest: string;
   /** The file no longer starts with what was imported (found when the tail was opened). */
   stale: boolean;
+  /** A Claude Code file whose appends can take the fast path (store/tail-claude-code.ts). */
+  claudeCode: ClaudeCodeTail | undefined;
 }
 
 export interface TailSessionUpdate {
@@ -68,6 +71,8 @@ export interface TailUpdate {
   readonly deleted: string[];
   /** Bytes now imported. */
   readonly size: number;
+  /** Only the new lines were parsed (the Claude Code fast path), not the whole file. */
+  readonly fast: boolean;
 }
 
 export class TailError extends Error {
@@ -128,29 +133,105 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   if (!src) throw new TailError(`no session with id "${sessionId}"`);
   const size = fileSize(src.path);
   const hash = createHash('sha256');
-  for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) hash.update(chunk);
+  const scan = new LineScan();
+  for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
+    hash.update(chunk);
+    scan.feed(chunk);
+  }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
-  return { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale };
+  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined };
+  if (!stale) state.claudeCode = claudeCodeTail(state, scan);
+  return state;
 }
 
-/** Where each line starts, recorded as the parser streams the file (and, for a re-import, its hash). */
-function indexingSource(path: string, size: number, hash: Hash | undefined): { source: ByteSource; lineStarts: number[] } {
+/** `"last-prompt"`: a Claude Code line naming the leaf of the main chain. */
+const LAST_PROMPT = Buffer.from('"last-prompt"');
+
+/** Lines counted, and a `last-prompt` line looked for, as a file streams by. */
+class LineScan {
+  lines = 0;
+  lastPrompt = false;
+  private carry = Buffer.alloc(0);
+  feed(chunk: Buffer | Uint8Array): void {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (let nl = b.indexOf(10); nl >= 0; nl = b.indexOf(10, nl + 1)) this.lines++;
+    if (!this.lastPrompt) this.lastPrompt = b.indexOf(LAST_PROMPT) >= 0 || Buffer.concat([this.carry, b.subarray(0, LAST_PROMPT.length)]).indexOf(LAST_PROMPT) >= 0;
+    this.carry = Buffer.from(b.subarray(Math.max(0, b.length - LAST_PROMPT.length + 1)));
+  }
+}
+
+/** The fast path's state of a Claude Code file that ends on a newline and names no leaf. */
+function claudeCodeTail(state: TailState, scan: LineScan): ClaudeCodeTail | undefined {
+  if (state.format !== 'claude-code' || scan.lastPrompt || state.size === 0) return undefined;
+  if (readRange(state.path, state.size - 1, state.size)[0] !== 10) return undefined;
+  return { lines: scan.lines, leaf: lastMainUuid(state.path, state.size), ids: undefined };
+}
+
+/** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
+function lastMainUuid(path: string, end: number): string | undefined {
+  let tailText = Buffer.alloc(0);
+  for (let to = end; to > 0; ) {
+    const at = Math.max(0, to - (1 << 20));
+    tailText = Buffer.concat([readRange(path, at, to), tailText]);
+    to = at;
+    // Whole lines only: the first (partial unless at the start) waits for the next read.
+    let stop = tailText.length;
+    for (let nl = tailText.lastIndexOf(10, stop - 1); stop > 0; nl = tailText.lastIndexOf(10, stop - 1)) {
+      if (nl < 0 && at > 0) break;
+      const line = tailText.subarray(nl + 1, stop).toString('utf8').trim();
+      stop = Math.max(0, nl);
+      if (line === '') continue;
+      try {
+        const r: unknown = JSON.parse(line);
+        if (typeof r === 'object' && r !== null && typeof (r as Record<string, unknown>)['uuid'] === 'string' && (r as Record<string, unknown>)['isSidechain'] !== true) return (r as Record<string, string>)['uuid'];
+      } catch {
+        return undefined;
+      }
+      if (nl < 0) break;
+    }
+    tailText = tailText.subarray(0, stop);
+  }
+  return undefined;
+}
+
+/** What one complete read of the file saw: where each line starts, its lines, its hash. */
+interface Indexed {
+  readonly lineStarts: number[];
+  readonly scan: LineScan;
+  readonly hash: Hash;
+}
+
+/**
+ * The file as the parser streams it, indexed on the way. The framework reads a source more than
+ * once (the format sniff reads its head): each read starts afresh, and the last complete one is
+ * the result.
+ */
+function indexingSource(path: string, size: number): { source: ByteSource; indexed: () => Indexed } {
   const inner = fileSource(path, size);
-  const lineStarts = [0];
+  let done: Indexed | undefined;
   const source: ByteSource = {
     name: inner.name,
     size: inner.size,
     async *chunks() {
+      const pass: Indexed = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
       let at = 0;
       for await (const chunk of inner.chunks()) {
-        hash?.update(chunk);
-        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) lineStarts.push(at + nl + 1);
+        pass.hash.update(chunk);
+        pass.scan.feed(chunk);
+        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) pass.lineStarts.push(at + nl + 1);
         at += chunk.length;
         yield chunk;
       }
+      done = pass;
     },
   };
-  return { source, lineStarts };
+  return {
+    source,
+    indexed: () => {
+      if (!done) throw new TailError(`${path}: the import did not read the whole file`);
+      return done;
+    },
+  };
 }
 
 /** The end of the last complete line at or before `end`, scanning back from it (0: none). */
@@ -174,30 +255,53 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   const rewritten = state.stale || size < state.size || (state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest);
   if (!rewritten && size === state.size) return undefined;
   let end = size;
-  let hash: Hash;
+  let hash: Hash | undefined;
   if (!rewritten) {
     // Lines when the import ended on a newline; a JSON document is read whole.
     const lines = state.size === 0 || readRange(state.path, state.size - 1, state.size)[0] === 10;
     if (lines) end = lastLineEnd(state.path, state.size, size);
     if (end <= state.size) return undefined;
     hash = state.hash.copy();
+    if (lines && state.claudeCode) {
+      // The fast path: the new lines alone, when they only continue the main chain.
+      const appended = readRange(state.path, state.size, end);
+      hash.update(appended);
+      const plan = await appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
+      if (plan) {
+        const digest = hash.copy().digest('hex');
+        store.db.transaction(() => {
+          plan.apply();
+          updateSource(store, state.sourceId, end, digest);
+        })();
+        plan.advance();
+        state.size = end;
+        state.hash = hash;
+        state.tailDigest = digestBefore(state.path, end);
+        const u = plan.update;
+        return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom }] : [], deleted: [], size: end, fast: true };
+      }
+      hash = state.hash.copy();
+    }
     for (let at = state.size; at < end; at += 1 << 20) hash.update(readRange(state.path, at, Math.min(end, at + (1 << 20))));
   } else {
     if (size === 0) return undefined;
     const shape = (await sniffSource(fileSource(state.path, size))).shape;
     if (shape === 'jsonl') end = lastLineEnd(state.path, 0, size);
     if (end === 0) return undefined;
-    hash = createHash('sha256');
   }
-  const { source, lineStarts } = indexingSource(state.path, end, rewritten ? hash : undefined);
+  const { source, indexed } = indexingSource(state.path, end);
   const outcome = await importSource(source, { format: state.format, keepRaw: 'lines' });
-  const digest = hash.copy().digest('hex');
+  const { lineStarts, scan } = indexed();
+  // An append hashes its new bytes onto the running hash; a re-import has the whole file's.
+  const fullHash = hash ?? indexed().hash;
+  const digest = fullHash.copy().digest('hex');
   const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
   state.size = end;
-  state.hash = hash;
+  state.hash = fullHash;
   state.tailDigest = digestBefore(state.path, end);
   state.stale = false;
-  return { rewritten, sessions: updated, deleted, size: end };
+  state.claudeCode = claudeCodeTail(state, scan);
+  return { rewritten, sessions: updated, deleted, size: end, fast: false };
 }
 
 interface ApplyOptions {
@@ -224,6 +328,13 @@ function firstChange(store: SessionStore, sessionId: string, messages: readonly 
     if (body.get(sessionId, i) !== messageRows(messages, i, i + 1, lineRecords).bodies[0]) return i;
   }
   return k;
+}
+
+/** The source now covers `size` bytes hashing to `hash`. */
+function updateSource(store: SessionStore, sourceId: number, size: number, hash: string): void {
+  // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
+  const taken = store.db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(hash, sourceId) !== undefined;
+  store.db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(size, taken ? `tail:${sourceId}:${hash}` : hash, sourceId);
 }
 
 /** One update's writes, in one transaction. */
@@ -298,9 +409,7 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
       });
       const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);
       for (const id of deleted) db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
-      // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
-      const taken = db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(o.hash, state.sourceId) !== undefined;
-      db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(o.size, taken ? `tail:${state.sourceId}:${o.hash}` : o.hash, state.sourceId);
+      updateSource(store, state.sourceId, o.size, o.hash);
       return { updated: out, deleted };
     })();
   } finally {

@@ -40,6 +40,27 @@ function messagesOf(id: string): { id: string; text: string }[] {
 }
 const rowCount = (id: string): number => store.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(id) as number;
 
+/**
+ * What a first import of the file as it is now stores: every message, its raw record, its
+ * estimate and the session's counts. The tail must have stored exactly this.
+ */
+async function sameAsFreshImport(file: string, id: string): Promise<void> {
+  const other = openStore(join(dir, `fresh-${Math.random()}.db`));
+  try {
+    const freshId = (await importFileToStore(other, file, { pipeline: false })).sessionIds[0]!;
+    const want = other.loadSession(freshId)!;
+    const got = store.loadSession(id)!;
+    expect(got.messages).toEqual(want.messages);
+    expect(got.messages.map((_, i) => store.rawOf(id, i))).toEqual(want.messages.map((_, i) => other.rawOf(freshId, i)));
+    const { importedAt: _a, id: _i, ...gotRow } = store.getRow(id)!;
+    const { importedAt: _b, id: _j, ...wantRow } = other.getRow(freshId)!;
+    expect(gotRow).toEqual(wantRow);
+    expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
+  } finally {
+    other.close();
+  }
+}
+
 async function imported(lines: string[]): Promise<{ file: string; id: string }> {
   const file = join(dir, 'session.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
@@ -55,7 +76,10 @@ describe('live tail', () => {
     appendFileSync(file, chain(5, 8).join('\n') + '\n');
     const u = await updateTail(store, tail);
     expect(u?.rewritten).toBe(false);
+    // Only the new lines were parsed: they continue the main chain.
+    expect(u?.fast).toBe(true);
     expect(u?.sessions).toEqual([{ id, messages: 8, steps: 4, changedFrom: 4 }]);
+    await sameAsFreshImport(file, id);
     expect(messagesOf(id).map((m) => m.id)).toEqual(Array.from({ length: 8 }, (_, i) => uuid(i + 1)));
     expect(rowCount(id)).toBe(8);
     expect(store.getRow(id)?.messageCount).toBe(8);
@@ -69,6 +93,7 @@ describe('live tail', () => {
     expect((await updateTail(store, tail))?.sessions[0]).toMatchObject({ messages: 9, changedFrom: 8 });
     expect(rowCount(id)).toBe(9);
     // The stored source is the whole file now: importing it again reuses the session.
+    await sameAsFreshImport(file, id);
     const again = await importFileToStore(store, file, { pipeline: false });
     expect(again).toMatchObject({ reused: true, sessionIds: [id] });
   });
@@ -103,6 +128,9 @@ describe('live tail', () => {
     expect(messagesOf(id).map((m) => m.text)).toEqual(Array.from({ length: 8 }, (_, i) => `edited ${i + 1}`));
     expect(rowCount(id)).toBe(8);
     expect(store.listSessions().filter((s) => s.sourcePath === file)).toHaveLength(1);
+    await sameAsFreshImport(file, id);
+    // The source's hash is the new file's: importing it again finds the session.
+    expect(await importFileToStore(store, file, { pipeline: false })).toMatchObject({ reused: true, sessionIds: [id] });
   });
 
   it('notices a file rewritten while nobody watched', async () => {
@@ -119,10 +147,17 @@ describe('live tail', () => {
     const tail = await openTail(store, id);
     appendFileSync(file, [cc(5, 2, 'user', 'rewound prompt'), cc(6, 5, 'assistant', 'new answer')].join('\n') + '\n');
     const u = await updateTail(store, tail);
+    // The new lines do not continue the stored chain: the whole file decides.
+    expect(u?.fast).toBe(false);
     expect(u?.sessions[0]).toMatchObject({ id, messages: 4, changedFrom: 2 });
     expect(messagesOf(id).map((m) => m.id)).toEqual([uuid(1), uuid(2), uuid(5), uuid(6)]);
     expect(rowCount(id)).toBe(4);
     expect(JSON.parse(store.rawOf(id, 2)!)).toMatchObject({ uuid: uuid(5) });
+    await sameAsFreshImport(file, id);
+    // And the new branch grows on the fast path again.
+    appendFileSync(file, cc(7, 6, 'user', 'after the rewind') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ messages: 5, changedFrom: 4 }] });
+    await sameAsFreshImport(file, id);
   });
 
   it('extends the last response when its next part arrives on a new line (same message id)', async () => {
@@ -131,9 +166,39 @@ describe('live tail', () => {
     appendFileSync(file, cc(3, 2, 'assistant', ' part two', 'msg_A') + '\n');
     const u = await updateTail(store, tail);
     expect(u?.sessions[0]).toMatchObject({ messages: 2, changedFrom: 1 });
+    expect(u?.fast).toBe(true);
     expect(messagesOf(id)[1]!.text).toBe('part one part two');
+    await sameAsFreshImport(file, id);
     // Its raw record is both lines, as a first import keeps it.
     expect(store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
+  });
+
+  it('takes the whole-file path for lines that could change what came before', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    // A sidechain line (a subagent) and a leaf named by last-prompt: the whole file decides.
+    appendFileSync(file, JSON.stringify({ ...JSON.parse(cc(5, 4, 'user', 'sub task')), isSidechain: true }) + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+    appendFileSync(file, [cc(15, 4, 'user', 'more'), cc(16, 15, 'assistant', 'answer'), JSON.stringify({ type: 'last-prompt', leafUuid: uuid(3) })].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+    // The leaf stays named: later appends go through the whole file too.
+    appendFileSync(file, cc(20, 3, 'user', 'late') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+  });
+
+  it('stores a big append on the fast path exactly as a first import would (a file imported through the writer thread)', async () => {
+    const file = join(dir, 'big.jsonl');
+    writeFileSync(file, chain(1, 400).join('\n') + '\n');
+    const id = (await importFileToStore(store, file, { pipeline: true })).sessionIds[0]!;
+    const tail = await openTail(store, id);
+    appendFileSync(file, [...chain(401, 402), cc(403, 402, 'assistant', 'split a', 'msg_S')].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    appendFileSync(file, cc(404, 403, 'assistant', ' split b', 'msg_S') + '\n' + cc(405, 404, 'user', 'next') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 402, messages: 404 }] });
+    await sameAsFreshImport(file, id);
   });
 
   it('re-imports a JSON document on change', async () => {
