@@ -15,7 +15,7 @@
 import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { ApiError, type EventSink } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
-import { openTail, sourceOfSession, updateTail, type TailState } from '../store/tail';
+import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
 
 /** Quiet time after the last change before an update runs. */
 export const TAIL_DEBOUNCE_MS = 50;
@@ -33,7 +33,6 @@ export interface TailHostOptions {
 }
 
 interface Watch {
-  readonly sourceId: number;
   readonly path: string;
   /** Sessions a window follows in this file. */
   readonly sessions: Set<string>;
@@ -63,8 +62,8 @@ const unref = <T extends { unref(): unknown }>(t: T): T => {
 };
 
 export class TailService {
-  /** By source id: one watch per file, however many of its sessions are followed. */
-  private readonly watches = new Map<number, Watch>();
+  /** By path: one watch per file, however many of its sessions are followed. */
+  private readonly watches = new Map<string, Watch>();
 
   constructor(private readonly options: TailHostOptions) {}
 
@@ -72,7 +71,7 @@ export class TailService {
   async watchSession(sessionId: string, on: boolean): Promise<{ watching: boolean; path: string | null }> {
     const src = sourceOfSession(this.options.store, sessionId);
     if (!src) throw new ApiError('not_found', `no session with id "${sessionId}"`);
-    const existing = this.watches.get(src.id);
+    const existing = this.watches.get(src.path);
     if (!on) {
       existing?.sessions.delete(sessionId);
       if (existing && existing.sessions.size === 0) this.stop(existing);
@@ -89,9 +88,9 @@ export class TailService {
     } catch (e) {
       throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
     }
-    if (this.watches.has(src.id)) return this.watchSession(sessionId, on);
-    const w: Watch = { sourceId: src.id, path: src.path, sessions: new Set([sessionId]), state, watcher: undefined, poll: unref(setInterval(() => this.check(w), POLL_MS)), timer: undefined, running: false, again: false, seen: statOf(src.path), closed: false };
-    this.watches.set(src.id, w);
+    if (this.watches.has(src.path)) return this.watchSession(sessionId, on);
+    const w: Watch = { path: src.path, sessions: new Set([sessionId]), state, watcher: undefined, poll: unref(setInterval(() => this.check(w), POLL_MS)), timer: undefined, running: false, again: false, seen: statOf(src.path), closed: false };
+    this.watches.set(src.path, w);
     this.rewatch(w);
     // What the file gained since its import shows at once.
     this.schedule(w);
@@ -152,7 +151,13 @@ export class TailService {
         }
       }
     } catch (e) {
-      this.options.onError?.(`live tail of ${w.path}: ${e instanceof Error ? e.message : String(e)}`);
+      const first = [...w.sessions][0];
+      if (e instanceof TailError && e.reopen && first !== undefined) {
+        // Imported again (same sessions, new source row): follow on from what is stored now.
+        w.state = openTail(this.options.store, first);
+        w.state.catch(() => undefined);
+        w.again = true;
+      } else this.options.onError?.(`live tail of ${w.path}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       w.running = false;
       if (w.again) {
@@ -167,7 +172,7 @@ export class TailService {
     w.watcher?.close();
     clearInterval(w.poll);
     if (w.timer !== undefined) clearTimeout(w.timer);
-    this.watches.delete(w.sourceId);
+    this.watches.delete(w.path);
   }
 
   close(): void {

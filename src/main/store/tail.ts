@@ -76,7 +76,11 @@ export interface TailUpdate {
 }
 
 export class TailError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The stored source changed under the tail (the file was imported again): open the tail again. */
+    readonly reopen = false,
+  ) {
     super(message);
     this.name = 'TailError';
   }
@@ -251,6 +255,9 @@ function lastLineEnd(path: string, from: number, end: number): number {
  * no longer parses (state unchanged: the next change tries again).
  */
 export async function updateTail(store: SessionStore, state: TailState): Promise<TailUpdate | undefined> {
+  // An import of the grown file (Open… again) moves its sessions to a new source row.
+  const stored = store.db.prepare('SELECT size FROM sources WHERE id = ?').pluck().get(state.sourceId) as number | undefined;
+  if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
   const size = fileSize(state.path);
   const rewritten = state.stale || size < state.size || (state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest);
   if (!rewritten && size === state.size) return undefined;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
-import { openTail, updateTail } from '../../../src/main/store/tail';
+import { openTail, TailError, updateTail } from '../../../src/main/store/tail';
 
 let dir: string;
 let store: SessionStore;
@@ -198,6 +198,22 @@ describe('live tail', () => {
     expect(await updateTail(store, tail)).toMatchObject({ fast: true });
     appendFileSync(file, cc(404, 403, 'assistant', ' split b', 'msg_S') + '\n' + cc(405, 404, 'user', 'next') + '\n');
     expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 402, messages: 404 }] });
+    await sameAsFreshImport(file, id);
+  });
+
+  it('asks to be opened again when the grown file was imported again meanwhile, then goes on', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    appendFileSync(file, chain(5, 6).join('\n') + '\n');
+    // Open… on the grown file: its sessions move to a new source row with the new messages.
+    expect((await importFileToStore(store, file, { pipeline: false })).sessionIds).toEqual([id]);
+    const stale = updateTail(store, tail);
+    await expect(stale).rejects.toBeInstanceOf(TailError);
+    await expect(stale).rejects.toMatchObject({ reopen: true });
+    const again = await openTail(store, id);
+    appendFileSync(file, chain(7, 7).join('\n') + '\n');
+    expect(await updateTail(store, again)).toMatchObject({ fast: true, sessions: [{ id, messages: 7, changedFrom: 6 }] });
+    expect(rowCount(id)).toBe(7);
     await sameAsFreshImport(file, id);
   });
 
