@@ -240,8 +240,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
   }
 
   // Live tail: a followed session that changed is dropped from every cache, like a re-import.
-  const forget = (id: string): void => {
+  const forget = (id: string, patch?: (s: Session) => Session | undefined): void => {
+    const held = loaded.get(id);
+    const patched = held && patch?.(held);
     loaded.delete(id);
+    if (patched) loaded.set(id, patched);
     counts.delete(id);
     replays.forget(id, 'session');
   };

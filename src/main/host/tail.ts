@@ -14,6 +14,7 @@
  */
 import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { ApiError, type EventSink } from '../../shared/api';
+import type { Session } from '../../core/model';
 import type { SessionStore } from '../store/sessions';
 import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
 
@@ -26,8 +27,11 @@ const POLL_ONLY_MS = 250;
 export interface TailHostOptions {
   readonly store: SessionStore;
   readonly emit: EventSink;
-  /** Drops what the host cached of a session (parsed session, counts, replays) after it changed. */
-  readonly invalidate: (sessionId: string) => void;
+  /**
+   * Drops what the host cached of a session (parsed session, counts, replays) after it changed;
+   * `patch`, when given, turns the session it holds into the stored one (cheaper than a reload).
+   */
+  readonly invalidate: (sessionId: string, patch?: (s: Session) => Session | undefined) => void;
   /** Where an update's failure is reported (it never stops the watch). */
   readonly onError?: (message: string) => void;
 }
@@ -146,7 +150,9 @@ export class TailService {
           w.sessions.delete(id);
         }
         for (const s of update.sessions) {
-          this.options.invalidate(s.id);
+          const w = s.written;
+          // Only a session held as it was before this update is patched; any other is read again.
+          this.options.invalidate(s.id, w && ((old) => (old.messages.length === w.previous ? { ...old, messages: [...old.messages.slice(0, s.changedFrom), ...w.messages] } : undefined)));
           this.options.emit('sessionUpdated', { sessionId: s.id, steps: s.steps, messages: s.messages, rewritten: update.rewritten });
         }
       }

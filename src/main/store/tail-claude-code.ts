@@ -40,6 +40,10 @@ export interface FastAppend {
   readonly messages: number;
   readonly steps: number;
   readonly changedFrom: number;
+  /** Messages [changedFrom, messages) as the store now holds them (what `loadSession` would read). */
+  readonly written: readonly Message[];
+  /** The message count before. */
+  readonly previous: number;
 }
 
 interface NewLine {
@@ -171,13 +175,16 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
   const insertLine = db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, ?)');
   const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const written: Message[] = [];
   const apply = (): void => {
+    written.length = 0;
     if (merged) {
       db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(session.id, lastIdx);
       db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, lastIdx);
       // Kept as the first import kept it: inline, or by line under the same source lines.
       const newLines = merged.mergedLines!.slice((prev.mergedLines ?? []).length);
       const body = messageRows([merged], 0, 1, true).bodies[0]!;
+      written.push(JSON.parse(body) as Message);
       if (last.raw !== null) {
         insertMessage.run(session.id, lastIdx, merged.id, merged.role, body, [last.raw, ...newLines.map((l) => textOf.get(l) ?? '')].join('\n'), null);
       } else {
@@ -189,6 +196,7 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
       if (u) insertUsage.run(session.id, lastIdx, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
     }
     const rows = messageRows(fresh, 0, fresh.length, true);
+    for (const b of rows.bodies) written.push(JSON.parse(b) as Message);
     for (let j = 0; j < fresh.length; j++) {
       const m = fresh[j]!;
       const i = (merged ? lastIdx + 1 : session.messageCount) + j;
@@ -202,7 +210,7 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
     store.saveCounts(session.id, { ...stored, perMessage, prefix });
   };
   return {
-    update: { sessionId: session.id, messages: count, steps, changedFrom: from },
+    update: { sessionId: session.id, messages: count, steps, changedFrom: from, written, previous: session.messageCount },
     apply,
     advance: () => {
       advance();

@@ -60,6 +60,11 @@ export interface TailSessionUpdate {
   readonly steps: number;
   /** First message index written again (== the old count for a plain append). */
   readonly changedFrom: number;
+  /**
+   * On the fast path: messages [changedFrom, messages) as stored, so a host can patch the
+   * session it holds instead of reading all of it again (the session's other fields are unchanged).
+   */
+  readonly written?: { readonly messages: readonly Message[]; readonly previous: number };
 }
 
 export interface TailUpdate {
@@ -285,7 +290,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
         state.hash = hash;
         state.tailDigest = digestBefore(state.path, end);
         const u = plan.update;
-        return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom }] : [], deleted: [], size: end, fast: true };
+        return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom, written: { messages: u.written, previous: u.previous } }] : [], deleted: [], size: end, fast: true };
       }
       hash = state.hash.copy();
     }

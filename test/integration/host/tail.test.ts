@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
+import { toMessageView } from '../../../src/main/host/views';
 import type { EventPayload } from '../../../src/shared/api';
 
 const sample = join(__dirname, '..', '..', '..', 'resources', 'sample', 'sample-session.jsonl');
@@ -67,6 +68,9 @@ describe('live tail through the host', () => {
     expect(after.steps.length).toBe(before.steps.length + 1);
     const page = await host.handlers.getMessages({ sessionId: id, offset: after.summary.messages - 2, limit: 2 });
     expect(page.messages.map((m) => m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''))).toEqual(['prompt 1', 'answer 1']);
+    // The session the host held was patched with the new messages, not read again: it is the stored one.
+    const all = await host.handlers.getMessages({ sessionId: id, offset: 0, limit: 2000 });
+    expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(host.store.loadSession(id)!.messages.map((m, i) => toMessageView(m, i, 0, false)).map(({ tokens: _t, pinned: _p, ...m }) => m));
     const chartAfter = await host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 1);
     expect(await host.handlers.watchSession({ sessionId: id, on: false })).toEqual({ watching: false, path: file });
