@@ -38,8 +38,8 @@ export interface TailHostOptions {
 
 interface Watch {
   readonly path: string;
-  /** Sessions a window follows in this file. */
-  readonly sessions: Set<string>;
+  /** Sessions followed in this file, with how many windows follow each (serve: several tabs). */
+  readonly sessions: Map<string, number>;
   state: Promise<TailState>;
   watcher: FSWatcher | undefined;
   poll: ReturnType<typeof setInterval>;
@@ -77,12 +77,14 @@ export class TailService {
     if (!src) throw new ApiError('not_found', `no session with id "${sessionId}"`);
     const existing = this.watches.get(src.path);
     if (!on) {
-      existing?.sessions.delete(sessionId);
+      const n = existing?.sessions.get(sessionId) ?? 0;
+      if (n > 1) existing?.sessions.set(sessionId, n - 1);
+      else existing?.sessions.delete(sessionId);
       if (existing && existing.sessions.size === 0) this.stop(existing);
       return { watching: false, path: src.path };
     }
     if (existing) {
-      existing.sessions.add(sessionId);
+      existing.sessions.set(sessionId, (existing.sessions.get(sessionId) ?? 0) + 1);
       return { watching: true, path: src.path };
     }
     const state = openTail(this.options.store, sessionId);
@@ -93,7 +95,7 @@ export class TailService {
       throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
     }
     if (this.watches.has(src.path)) return this.watchSession(sessionId, on);
-    const w: Watch = { path: src.path, sessions: new Set([sessionId]), state, watcher: undefined, poll: unref(setInterval(() => this.check(w), POLL_MS)), timer: undefined, running: false, again: false, seen: statOf(src.path), closed: false };
+    const w: Watch = { path: src.path, sessions: new Map([[sessionId, 1]]), state, watcher: undefined, poll: unref(setInterval(() => this.check(w), POLL_MS)), timer: undefined, running: false, again: false, seen: statOf(src.path), closed: false };
     this.watches.set(src.path, w);
     this.rewatch(w);
     // What the file gained since its import shows at once.
@@ -157,7 +159,7 @@ export class TailService {
         }
       }
     } catch (e) {
-      const first = [...w.sessions][0];
+      const first = [...w.sessions.keys()][0];
       if (e instanceof TailError && e.reopen && first !== undefined) {
         // Imported again (same sessions, new source row): follow on from what is stored now.
         w.state = openTail(this.options.store, first);
