@@ -248,7 +248,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     counts.delete(id);
     replays.forget(id, 'session');
   };
-  const tail = new TailService({ store, emit: options.emit, invalidate: forget, onError: (m) => process.stderr.write(`${m}\n`) });
+  const tail = new TailService({ store, emit: options.emit, invalidate: forget, recount: requestCount, onError: (m) => process.stderr.write(`${m}\n`) });
 
   const row = (id: string) => {
     const r = store.getRow(id);

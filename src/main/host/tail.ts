@@ -32,6 +32,11 @@ export interface TailHostOptions {
    * `patch`, when given, turns the session it holds into the stored one (cheaper than a reload).
    */
   readonly invalidate: (sessionId: string, patch?: (s: Session) => Session | undefined) => void;
+  /**
+   * Asks for an exact count of a session under a tokenizer in the background (the fast path
+   * extends stored exact counts with scaled estimates for the new messages).
+   */
+  readonly recount?: (sessionId: string, tokenizer: string) => void;
   /** Where an update's failure is reported (it never stops the watch). */
   readonly onError?: (message: string) => void;
 }
@@ -156,6 +161,7 @@ export class TailService {
           // Only a session held as it was before this update is patched; any other is read again.
           this.options.invalidate(s.id, w && ((old) => (old.messages.length === w.previous ? { ...old, messages: [...old.messages.slice(0, s.changedFrom), ...w.messages] } : undefined)));
           this.options.emit('sessionUpdated', { sessionId: s.id, steps: s.steps, messages: s.messages, rewritten: update.rewritten });
+          if (update.fast) for (const t of this.extendedCounts(s.id)) this.options.recount?.(s.id, t);
         }
       }
     } catch (e) {
@@ -173,6 +179,11 @@ export class TailService {
         this.schedule(w);
       }
     }
+  }
+
+  /** Tokenizers whose stored counts of a session are not the chars/4 estimates. */
+  private extendedCounts(sessionId: string): string[] {
+    return this.options.store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> 'chars4'").pluck().all(sessionId) as string[];
   }
 
   private stop(w: Watch): void {

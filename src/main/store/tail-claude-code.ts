@@ -206,7 +206,7 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
       if (u) insertUsage.run(session.id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
     }
     db.prepare('UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ? WHERE id = ?').run(count, steps, turns, hasUsage, session.id);
-    db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(session.id);
+    extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
     store.saveCounts(session.id, { ...stored, perMessage, prefix });
   };
   return {
@@ -217,6 +217,35 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
       for (const m of fresh) ids.add(m.id);
     },
   };
+}
+
+/**
+ * Exact counts (a BPE tokenizer, calibrated) stay for the messages they counted; the new ones get
+ * their chars/4 estimate scaled by the session's own ratio of exact to estimate, so a chart does
+ * not fall back to estimates at every append. Marked approximate; the host recounts them exactly
+ * in the background (`recount` in host/tail.ts). Counts of another length are dropped.
+ */
+function extendCounts(store: SessionStore, sessionId: string, count: number, estimates: Uint32Array, from: number, added: Uint32Array): void {
+  const tokenizers = store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> 'chars4'").pluck().all(sessionId) as string[];
+  for (const tokenizer of tokenizers) {
+    const c = store.loadCounts(sessionId, tokenizer);
+    // A background count finished on an earlier length: its messages are kept, the rest estimated.
+    const have = c ? Math.min(c.perMessage.length, from) : 0;
+    if (!c || c.perMessage.length > count || have === 0) {
+      store.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, tokenizer);
+      continue;
+    }
+    let estimated = 0;
+    for (let i = 0; i < have; i++) estimated += estimates[i]!;
+    const ratio = estimated > 0 ? c.prefix[have]! / estimated : 1;
+    const perMessage = new Uint32Array(from + added.length);
+    perMessage.set(c.perMessage.subarray(0, have));
+    for (let i = have; i < from; i++) perMessage[i] = Math.round(estimates[i]! * ratio);
+    for (let j = 0; j < added.length; j++) perMessage[from + j] = Math.round(added[j]! * ratio);
+    const prefix = new Float64Array(perMessage.length + 1);
+    for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
+    store.saveCounts(sessionId, { ...c, perMessage, prefix, approximate: true });
+  }
 }
 
 /** `message.id` of a raw Claude Code record (its first line). */

@@ -173,6 +173,23 @@ describe('live tail', () => {
     expect(store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
   });
 
+  it('extends stored exact counts with scaled estimates on the fast path (the host recounts them)', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const est = store.loadCounts(id, 'chars4')!;
+    // "Exact" counts at twice the estimate.
+    const twice = Uint32Array.from(est.perMessage, (n) => 2 * n);
+    const prefix = new Float64Array(twice.length + 1);
+    twice.forEach((n, i) => (prefix[i + 1] = prefix[i]! + n));
+    store.saveCounts(id, { ...est, tokenizer: 'calibrated', perMessage: twice, prefix, approximate: true });
+    const tail = await openTail(store, id);
+    appendFileSync(file, chain(5, 6).join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    const after = store.loadCounts(id, 'chars4')!;
+    const exact = store.loadCounts(id, 'calibrated')!;
+    expect(Array.from(exact.perMessage)).toEqual([...Array.from(twice), 2 * after.perMessage[4]!, 2 * after.perMessage[5]!]);
+    expect(exact.prefix[6]).toBe(Array.from(exact.perMessage).reduce((a, b) => a + b, 0));
+  });
+
   it('takes the whole-file path for lines that could change what came before', async () => {
     const { file, id } = await imported(chain(1, 4));
     const tail = await openTail(store, id);
