@@ -8,11 +8,13 @@
  *   truncated or rewritten: it is re-imported whole as the same sessions, never merged.
  * - A line-appended file (the imported part ends with a newline: JSONL) is read up to its last
  *   complete line; a partial last line waits for its newline. A JSON document is read whole.
- * - The importer runs over the whole file again (so every rule it has — the Claude Code chain
- *   by parentUuid, a response split over several lines — decides as on a first import), and only
- *   the messages from the first one that differs from the stored session are written: a plain
- *   append writes the new messages; an appended line that changes which branch is the main
- *   chain, or that extends the last response, rewrites from the first message it changed.
+ * - A Claude Code append that only continues the main chain takes the fast path
+ *   (store/tail-claude-code.ts): the new lines are parsed alone.
+ * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
+ *   chain by parentUuid, a response split over several lines — decides as on a first import),
+ *   and only the messages from the first one that differs from the stored session are written:
+ *   a plain append writes the new messages; an appended line that changes which branch is the
+ *   main chain, or that extends the last response, rewrites from the first message it changed.
  * - One transaction per update: a failed update leaves the stored session as it was.
  */
 import { createHash, randomUUID, type Hash } from 'node:crypto';
