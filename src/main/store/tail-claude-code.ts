@@ -8,9 +8,10 @@
  *   rewind or a fork, so maybe another main chain;
  * - a sidechain line (subagents), a compaction boundary or summary, an `isMeta` line (whether it
  *   was sent depends on lines before it), a title, summary or `last-prompt` line (a leaf);
- * - a uuid already stored, another model than the session's, a response id of a stored message
- *   other than the last one's;
+ * - a uuid of a stored message, another model than the session's;
  * - a file with a `last-prompt` line anywhere before (its leaf, not the last line, ends the chain).
+ * Not seen here (Claude Code writes neither): a new line reusing the uuid of an earlier line that
+ * is no message, or the response id of a stored message before the last one.
  */
 import { importerFor } from '../../core/import/index';
 import type { JsonLine, ParseContext } from '../../core/import/types';
