@@ -29,6 +29,7 @@ import { getPolicy } from '../../core/policies/index';
 import { policyToJSON } from '../../core/policies/io';
 import { toMessageView, toSummary } from './views';
 import { TailService } from './tail';
+import { appendToSession, type SessionAppend } from './session-append';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -240,13 +241,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
   }
 
   // Live tail: a followed session that changed is dropped from every cache, like a re-import.
-  const forget = (id: string, patch?: (s: Session) => Session | undefined): void => {
+  const forget = (id: string, append?: SessionAppend): void => {
     const held = loaded.get(id);
-    const patched = held && patch?.(held);
+    const patched = held && append && appendToSession(held, append);
     loaded.delete(id);
     if (patched) loaded.set(id, patched);
     counts.delete(id);
-    replays.forget(id, 'session');
+    replays.forget(id, 'session', append);
   };
   const tail = new TailService({ store, emit: options.emit, invalidate: forget, recount: requestCount, onError: (m) => process.stderr.write(`${m}\n`) });
 

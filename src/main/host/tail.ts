@@ -14,9 +14,9 @@
  */
 import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { ApiError, type EventSink } from '../../shared/api';
-import type { Session } from '../../core/model';
 import type { SessionStore } from '../store/sessions';
 import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
+import type { SessionAppend } from './session-append';
 
 /** Quiet time after the last change before an update runs. */
 export const TAIL_DEBOUNCE_MS = 50;
@@ -29,9 +29,9 @@ export interface TailHostOptions {
   readonly emit: EventSink;
   /**
    * Drops what the host cached of a session (parsed session, counts, replays) after it changed;
-   * `patch`, when given, turns the session it holds into the stored one (cheaper than a reload).
+   * `append`, when given, turns a session held into the stored one (cheaper than a reload).
    */
-  readonly invalidate: (sessionId: string, patch?: (s: Session) => Session | undefined) => void;
+  readonly invalidate: (sessionId: string, append?: SessionAppend) => void;
   /**
    * Asks for an exact count of a session under a tokenizer in the background (the fast path
    * extends stored exact counts with scaled estimates for the new messages).
@@ -158,8 +158,7 @@ export class TailService {
         }
         for (const s of update.sessions) {
           const w = s.written;
-          // Only a session held as it was before this update is patched; any other is read again.
-          this.options.invalidate(s.id, w && ((old) => (old.messages.length === w.previous ? { ...old, messages: [...old.messages.slice(0, s.changedFrom), ...w.messages] } : undefined)));
+          this.options.invalidate(s.id, w && { from: s.changedFrom, previous: w.previous, messages: w.messages });
           this.options.emit('sessionUpdated', { sessionId: s.id, steps: s.steps, messages: s.messages, rewritten: update.rewritten });
           if (update.fast) for (const t of this.extendedCounts(s.id)) this.options.recount?.(s.id, t);
         }

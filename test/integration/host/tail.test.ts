@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
+import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { toMessageView } from '../../../src/main/host/views';
 import type { EventPayload } from '../../../src/shared/api';
 
@@ -74,6 +75,28 @@ describe('live tail through the host', () => {
     const chartAfter = await host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 1);
     expect(await host.handlers.watchSession({ sessionId: id, on: false })).toEqual({ watching: false, path: file });
+  });
+
+  it('extends the chart drawn by the replay worker (which patches the session it holds)', async () => {
+    const whost = await createHost({ dbPath: join(dir, 'w.db'), hostKind: 'serve', version: 't', initialFiles: [file], replayWorkerFile: replayWorkerSource()!, emit: (event) => event === 'sessionUpdated' && waiters.splice(0).forEach((w) => w()) });
+    try {
+      const id = whost.initialSessionId!;
+      const policy = (await whost.handlers.getSession({ id })).defaultPolicy;
+      const before = await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+      await whost.handlers.watchSession({ sessionId: id, on: true });
+      for (let n = 1; n <= 2; n++) {
+        const seen = nextUpdate();
+        appendTurn(n);
+        await seen;
+        const after = await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+        expect(after.stepCount).toBe(before.stepCount + n);
+        // The worker's session is the stored one: the last call is the last message.
+        const last = await whost.handlers.getStepDetail({ sessionId: id, policy, overrides: {}, needles: [], step: after.stepCount - 1 });
+        expect(last.messageIndex).toBe((await whost.handlers.getSession({ id })).summary.messages - 1);
+      }
+    } finally {
+      await whost.close();
+    }
   });
 
   it('refuses to follow a session whose file is gone, naming it', async () => {
