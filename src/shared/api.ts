@@ -116,6 +116,11 @@ export const methods = {
   runTune: replayRequest.extend({ sweeps: z.array(z.string().min(3).max(256)).min(1).max(6), channel: z.string().min(1).max(64).default('tune') }),
   /** Ends the sweep running on `channel` (its workers stop at once; it answers `cancelled`). */
   cancelTune: z.object({ channel: z.string().min(1).max(64).default('tune') }).strict(),
+  /**
+   * Follows (`on`) or stops following the source file of a session: while it grows (an agent
+   * still writing), its new lines are stored and `sessionUpdated` says so (README "Live tail").
+   */
+  watchSession: z.object({ sessionId: id, on: z.boolean() }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -526,6 +531,8 @@ export interface MethodOutputs {
   listLocalLogs: LocalLogsView;
   runTune: TuneResult;
   cancelTune: { cancelled: boolean };
+  /** `path`: the file followed (null when the session has none). */
+  watchSession: { watching: boolean; path: string | null };
 }
 
 export const events = {
@@ -546,6 +553,12 @@ export const events = {
   exportRequested: z.object({}),
   /** The host asks the window to show the agent-logs panel (Electron's File ▸ Import Agent Logs…). */
   showLocalLogs: z.object({}),
+  /**
+   * A followed session changed in the store: its file grew (new messages; the last ones may have
+   * been rewritten, e.g. another branch became the main chain) or, with `rewritten`, the file was
+   * truncated or rewritten and re-imported whole. `steps` and `messages` are the new totals.
+   */
+  sessionUpdated: z.object({ sessionId: z.string(), steps: z.number(), messages: z.number(), rewritten: z.boolean() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

@@ -32,6 +32,8 @@ import { toMessageView, toSummary } from './views';
 import { deleteFromLibrary, listLibrary, subagentSessionsOf } from './library';
 import { localLogsOf } from './local-logs';
 import { createTuner } from './tune';
+import { TailService } from './tail';
+import { appendToSession, type SessionAppend } from './session-append';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -244,6 +246,17 @@ export async function createHost(options: HostOptions): Promise<Host> {
     initialSessionId ??= r.ids[0] ?? null;
   }
 
+  // Live tail: a followed session that changed is dropped from every cache, like a re-import.
+  const forget = (id: string, append?: SessionAppend): void => {
+    const held = loaded.get(id);
+    const patched = held && append && appendToSession(held, append);
+    loaded.delete(id);
+    if (patched) loaded.set(id, patched);
+    counts.delete(id);
+    replays.forget(id, 'session', append);
+  };
+  const tail = new TailService({ store, emit: options.emit, invalidate: forget, recount: requestCount, onError: (m) => process.stderr.write(`${m}\n`) });
+
   const row = (id: string) => {
     const r = store.getRow(id);
     if (!r) throw new ApiError('not_found', `no session with id "${id}"`);
@@ -337,6 +350,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
+    watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
   };
 
   return {
@@ -346,6 +360,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     close: async () => {
       for (const run of jobs.values()) run.cancel();
       tuner.close();
+      tail.close();
       await replays.close();
       store.close();
     },

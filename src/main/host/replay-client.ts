@@ -17,6 +17,7 @@ import { ApiError } from '../../shared/api';
 import { startWorker } from '../workers';
 import { dispatch, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import type { ReplayService } from './replays';
+import type { SessionAppend } from './session-append';
 
 /** Requests waiting beyond the running one. A dragged slider supersedes its own; this bounds the rest. */
 export const MAX_QUEUE = 32;
@@ -35,7 +36,8 @@ export function replayWorkerSource(): string | undefined {
 /** Runs one request at a time, somewhere. */
 export interface ReplayExecutor {
   run(op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]>;
-  forget(sessionId: string, what: ForgetWhat): void;
+  /** `append`: a live-tail update a worker applies to the session it holds (session-append.ts). */
+  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void;
   close(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
         pending.set(id, { resolve, reject });
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
-    forget: (sessionId, what) => worker?.postMessage({ type: 'forget', sessionId, what } satisfies ToReplayWorker),
+    forget: (sessionId, what, append) => worker?.postMessage({ type: 'forget', sessionId, what, ...(append ? { append } : {}) } satisfies ToReplayWorker),
     close: async () => {
       const w = worker;
       worker = undefined;
@@ -173,8 +175,8 @@ export class ReplayClient {
     );
   }
 
-  forget(sessionId: string, what: ForgetWhat): void {
-    this.executor.forget(sessionId, what);
+  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void {
+    this.executor.forget(sessionId, what, append);
   }
 
   async close(): Promise<void> {

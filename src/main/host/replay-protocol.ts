@@ -6,6 +6,7 @@
 import type { ReplayResult } from '../../core/replay/types';
 import { ApiError, type ApiErrorCode, type ChartView, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
 import type { ReplayInputs, ReplayService } from './replays';
+import type { SessionAppend } from './session-append';
 
 export type ReplayOp =
   | { readonly op: 'chart'; readonly inputs: ReplayInputs; readonly buckets: number }
@@ -27,7 +28,7 @@ export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
 /** Host → worker. */
 /** What to forget of a session: its counts and results (exact counts stored since), or everything (re-imported). */
 export type ForgetWhat = 'counts' | 'session';
-export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat };
+export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat; readonly append?: SessionAppend };
 /**
  * What the worker asks of the host, which holds the one writing connection: count a session
  * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).

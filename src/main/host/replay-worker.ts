@@ -11,6 +11,7 @@ import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
 import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import { ReplayService } from './replays';
+import { appendToSession } from './session-append';
 
 /** Parsed sessions kept in this thread (the rest stay in SQLite). */
 const SESSION_CACHE = 4;
@@ -54,7 +55,11 @@ function start(data: ReplayWorkerData): void {
   });
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
+      const held = sessions.get(m.sessionId);
       if (m.what === 'session') sessions.delete(m.sessionId);
+      // A live-tail update patches the session held instead of reading it all again.
+      const patched = held && m.append && appendToSession(held, m.append);
+      if (patched) sessions.set(m.sessionId, patched);
       service.forget(m.sessionId);
       return;
     }

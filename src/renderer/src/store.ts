@@ -22,6 +22,7 @@ import { createLibrarySlice, type LibrarySlice } from './slices/library';
 import type { FileImporter } from './api/files';
 import { createImportSlice, type ImportSlice } from './slices/imports';
 import { createTunerSlice, type TunerSlice } from './slices/tuner';
+import { tailSlice, type TailSlice } from './slices/tail';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -137,7 +138,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -166,7 +167,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
   let playTimer: unknown = null;
   const detailCache = new Map<string, StepDetail>();
 
-  return createStore<AppState>()((set, get) => {
+  return createStore<AppState>()((set, get, store) => {
     const inputs = (): ReplayInputs | null => {
       const { currentId, policyId, overrides, needles } = get();
       return currentId && policyId ? { sessionId: currentId, policy: policyId, overrides, needles } : null;
@@ -210,6 +211,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createLibrarySlice(api, set, get),
       ...createImportSlice(api, options.files ?? null, set, get),
       ...createTunerSlice(api, set, get),
+      ...tailSlice(api, set, get, store, { clearDetails: () => detailCache.clear() }),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

@@ -49,6 +49,7 @@ const handlers: Handlers = {
   cancelTune: unsupported,
   exportPolicy: unsupported,
   previewExport: unsupported,
+  watchSession: unsupported,
 };
 
 let host: HttpHost;

@@ -2,6 +2,7 @@
 import { useAppStore } from '../context';
 import { Actions } from './Actions';
 import { LocalLogsButton } from './LocalLogs';
+import { FollowToggle } from './FollowToggle';
 import { fmtInt } from '../format';
 import { Library } from './Library';
 
@@ -23,6 +24,7 @@ export function SessionBar() {
       ) : null}
       <Actions />
       <LocalLogsButton />
+      <FollowToggle />
       {detail ? (
         <span className="facts" data-testid="session-facts">
           {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}

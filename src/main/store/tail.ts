@@ -1,0 +1,432 @@
+/**
+ * Live tail, the store's side: a stored session whose source file grows (an agent still writing
+ * it) is brought up to date in place, under the same session ids (README "Live tail").
+ *
+ * - What was imported is remembered as its byte length (`sources.size`), the sha256 of those
+ *   bytes (kept running in memory, so an append hashes only its new bytes) and the sha256 of the
+ *   last 64 KB before that length. A file now shorter, or whose last imported 64 KB changed, was
+ *   truncated or rewritten: it is re-imported whole as the same sessions, never merged.
+ * - A line-appended file (the imported part ends with a newline: JSONL) is read up to its last
+ *   complete line; a partial last line waits for its newline. A JSON document is read whole.
+ * - A Claude Code append that only continues the main chain takes the fast path
+ *   (store/tail-claude-code.ts): the new lines are parsed alone.
+ * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
+ *   chain by parentUuid, a response split over several lines — decides as on a first import),
+ *   and only the messages from the first one that differs from the stored session are written:
+ *   a plain append writes the new messages; an appended line that changes which branch is the
+ *   main chain, or that extends the last response, rewrites from the first message it changed.
+ * - One transaction per update: a failed update leaves the stored session as it was.
+ */
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { importSource } from '../../core/import/index';
+import { sniffSource } from '../../core/import/sniff';
+import type { ByteSource } from '../../core/import/types';
+import { stepIndices, type FormatId, type Message, type Session } from '../../core/model';
+import { countSession } from '../../core/tokens/count';
+import { createCounter } from '../../core/tokens/cost';
+import { chars4 } from '../../core/tokens/heuristics';
+import { fileSource } from '../io/file-source';
+import { messageRows, sessionRow, sourceLineId, type SessionStore } from './sessions';
+import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
+
+/** The bytes whose digest tells an appended file from a rewritten one. */
+export const TAIL_CHECK_BYTES = 64 << 10;
+/**
+ * Stored messages whose bodies are compared with the new parse, before the first changed id. An
+ * appended line changes an earlier message only by extending a response written over several
+ * lines (the last one or two messages); every id is compared too, which catches a new main chain.
+ */
+const BODY_CHECK = 16;
+
+/** What the tail of one source knows between updates (held by the host while it watches). */
+export interface TailState {
+  readonly sourceId: number;
+  readonly path: string;
+  readonly format: FormatId;
+  /** Bytes imported. */
+  size: number;
+  /** sha256 over [0, size), not finalised: an append updates a copy. */
+  hash: Hash;
+  /** sha256 of the last TAIL_CHECK_BYTES before `size`. */
+  tailDigest: string;
+  /** The file no longer starts with what was imported (found when the tail was opened). */
+  stale: boolean;
+  /** A Claude Code file whose appends can take the fast path (store/tail-claude-code.ts). */
+  claudeCode: ClaudeCodeTail | undefined;
+}
+
+export interface TailSessionUpdate {
+  readonly id: string;
+  readonly messages: number;
+  readonly steps: number;
+  /** First message index written again (== the old count for a plain append). */
+  readonly changedFrom: number;
+  /**
+   * On the fast path: messages [changedFrom, messages) as stored, so a host can patch the
+   * session it holds instead of reading all of it again (the session's other fields are unchanged).
+   */
+  readonly written?: { readonly messages: readonly Message[]; readonly previous: number };
+}
+
+export interface TailUpdate {
+  /** The file was truncated or rewritten and was re-imported whole. */
+  readonly rewritten: boolean;
+  /** Sessions whose messages changed (ids kept), and new ones. */
+  readonly sessions: TailSessionUpdate[];
+  /** Sessions the rewritten file no longer has: deleted from the store. */
+  readonly deleted: string[];
+  /** Bytes now imported. */
+  readonly size: number;
+  /** Only the new lines were parsed (the Claude Code fast path), not the whole file. */
+  readonly fast: boolean;
+}
+
+export class TailError extends Error {
+  constructor(
+    message: string,
+    /** The stored source changed under the tail (the file was imported again): open the tail again. */
+    readonly reopen = false,
+  ) {
+    super(message);
+    this.name = 'TailError';
+  }
+}
+
+interface SourceRow {
+  readonly id: number;
+  readonly path: string;
+  readonly size: number;
+  readonly hash: string;
+  readonly format: FormatId;
+}
+
+/** The source a stored session was imported from, or undefined for an unknown session. */
+export function sourceOfSession(store: SessionStore, sessionId: string): SourceRow | undefined {
+  return store.db.prepare('SELECT src.id, src.path, src.size, src.hash, src.format FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(sessionId) as SourceRow | undefined;
+}
+
+/** Reads bytes [from, to) of a file. */
+function readRange(path: string, from: number, to: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.max(0, to - from));
+  if (buf.length === 0) return buf;
+  const fd = openSync(path, 'r');
+  try {
+    let at = 0;
+    while (at < buf.length) {
+      const n = readSync(fd, buf, at, buf.length - at, from + at);
+      if (n === 0) throw new TailError(`${path}: shorter than expected while reading it (changed meanwhile)`);
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return buf;
+}
+
+const digestBefore = (path: string, end: number): string => createHash('sha256').update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end)).digest('hex');
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    throw new TailError(`${path}: the session's source file is gone (moved or deleted)`);
+  }
+}
+
+/**
+ * Starts tailing the source of `sessionId`: hashes what was imported (one read of it) and
+ * compares it with the stored hash, so a file rewritten while nobody watched is re-imported by
+ * the first update.
+ */
+export async function openTail(store: SessionStore, sessionId: string): Promise<TailState> {
+  const src = sourceOfSession(store, sessionId);
+  if (!src) throw new TailError(`no session with id "${sessionId}"`);
+  const size = fileSize(src.path);
+  const hash = createHash('sha256');
+  const scan = new LineScan();
+  for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
+    hash.update(chunk);
+    scan.feed(chunk);
+  }
+  const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
+  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined };
+  if (!stale) state.claudeCode = claudeCodeTail(state, scan);
+  return state;
+}
+
+/** `"last-prompt"`: a Claude Code line naming the leaf of the main chain. */
+const LAST_PROMPT = Buffer.from('"last-prompt"');
+
+/** Lines counted, and a `last-prompt` line looked for, as a file streams by. */
+class LineScan {
+  lines = 0;
+  lastPrompt = false;
+  private carry = Buffer.alloc(0);
+  feed(chunk: Buffer | Uint8Array): void {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (let nl = b.indexOf(10); nl >= 0; nl = b.indexOf(10, nl + 1)) this.lines++;
+    if (!this.lastPrompt) this.lastPrompt = b.indexOf(LAST_PROMPT) >= 0 || Buffer.concat([this.carry, b.subarray(0, LAST_PROMPT.length)]).indexOf(LAST_PROMPT) >= 0;
+    this.carry = Buffer.from(b.subarray(Math.max(0, b.length - LAST_PROMPT.length + 1)));
+  }
+}
+
+/** The fast path's state of a Claude Code file that ends on a newline and names no leaf. */
+function claudeCodeTail(state: TailState, scan: LineScan): ClaudeCodeTail | undefined {
+  if (state.format !== 'claude-code' || scan.lastPrompt || state.size === 0) return undefined;
+  if (readRange(state.path, state.size - 1, state.size)[0] !== 10) return undefined;
+  return { lines: scan.lines, leaf: lastMainUuid(state.path, state.size), ids: undefined };
+}
+
+/** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
+function lastMainUuid(path: string, end: number): string | undefined {
+  let tailText = Buffer.alloc(0);
+  for (let to = end; to > 0; ) {
+    const at = Math.max(0, to - (1 << 20));
+    tailText = Buffer.concat([readRange(path, at, to), tailText]);
+    to = at;
+    // Whole lines only: the first (partial unless at the start) waits for the next read.
+    let stop = tailText.length;
+    for (let nl = tailText.lastIndexOf(10, stop - 1); stop > 0; nl = tailText.lastIndexOf(10, stop - 1)) {
+      if (nl < 0 && at > 0) break;
+      const line = tailText.subarray(nl + 1, stop).toString('utf8').trim();
+      stop = Math.max(0, nl);
+      if (line === '') continue;
+      try {
+        const r: unknown = JSON.parse(line);
+        if (typeof r === 'object' && r !== null && typeof (r as Record<string, unknown>)['uuid'] === 'string' && (r as Record<string, unknown>)['isSidechain'] !== true) return (r as Record<string, string>)['uuid'];
+      } catch {
+        return undefined;
+      }
+      if (nl < 0) break;
+    }
+    tailText = tailText.subarray(0, stop);
+  }
+  return undefined;
+}
+
+/** What one complete read of the file saw: where each line starts, its lines, its hash. */
+interface Indexed {
+  readonly lineStarts: number[];
+  readonly scan: LineScan;
+  readonly hash: Hash;
+}
+
+/**
+ * The file as the parser streams it, indexed on the way. The framework reads a source more than
+ * once (the format sniff reads its head): each read starts afresh, and the last complete one is
+ * the result.
+ */
+function indexingSource(path: string, size: number): { source: ByteSource; indexed: () => Indexed } {
+  const inner = fileSource(path, size);
+  let done: Indexed | undefined;
+  const source: ByteSource = {
+    name: inner.name,
+    size: inner.size,
+    async *chunks() {
+      const pass: Indexed = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
+      let at = 0;
+      for await (const chunk of inner.chunks()) {
+        pass.hash.update(chunk);
+        pass.scan.feed(chunk);
+        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) pass.lineStarts.push(at + nl + 1);
+        at += chunk.length;
+        yield chunk;
+      }
+      done = pass;
+    },
+  };
+  return {
+    source,
+    indexed: () => {
+      if (!done) throw new TailError(`${path}: the import did not read the whole file`);
+      return done;
+    },
+  };
+}
+
+/** The end of the last complete line at or before `end`, scanning back from it (0: none). */
+function lastLineEnd(path: string, from: number, end: number): number {
+  for (let to = end; to > from; ) {
+    const at = Math.max(from, to - (1 << 20));
+    const nl = readRange(path, at, to).lastIndexOf(10);
+    if (nl >= 0) return at + nl + 1;
+    to = at;
+  }
+  return from;
+}
+
+/**
+ * Brings the stored sessions of a tailed source up to date with its file. Undefined when there
+ * is nothing to do yet (no new bytes, or only a partial line). Throws ImportError when the file
+ * no longer parses (state unchanged: the next change tries again).
+ */
+export async function updateTail(store: SessionStore, state: TailState): Promise<TailUpdate | undefined> {
+  // An import of the grown file (Open… again) moves its sessions to a new source row.
+  const stored = store.db.prepare('SELECT size FROM sources WHERE id = ?').pluck().get(state.sourceId) as number | undefined;
+  if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
+  const size = fileSize(state.path);
+  const rewritten = state.stale || size < state.size || (state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest);
+  if (!rewritten && size === state.size) return undefined;
+  let end = size;
+  let hash: Hash | undefined;
+  if (!rewritten) {
+    // Lines when the import ended on a newline; a JSON document is read whole.
+    const lines = state.size === 0 || readRange(state.path, state.size - 1, state.size)[0] === 10;
+    if (lines) end = lastLineEnd(state.path, state.size, size);
+    if (end <= state.size) return undefined;
+    hash = state.hash.copy();
+    if (lines && state.claudeCode) {
+      // The fast path: the new lines alone, when they only continue the main chain.
+      const appended = readRange(state.path, state.size, end);
+      hash.update(appended);
+      const plan = await appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
+      if (plan) {
+        const digest = hash.copy().digest('hex');
+        store.db.transaction(() => {
+          plan.apply();
+          updateSource(store, state.sourceId, end, digest);
+        })();
+        plan.advance();
+        state.size = end;
+        state.hash = hash;
+        state.tailDigest = digestBefore(state.path, end);
+        const u = plan.update;
+        return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom, written: { messages: u.written, previous: u.previous } }] : [], deleted: [], size: end, fast: true };
+      }
+      hash = state.hash.copy();
+    }
+    for (let at = state.size; at < end; at += 1 << 20) hash.update(readRange(state.path, at, Math.min(end, at + (1 << 20))));
+  } else {
+    if (size === 0) return undefined;
+    const shape = (await sniffSource(fileSource(state.path, size))).shape;
+    if (shape === 'jsonl') end = lastLineEnd(state.path, 0, size);
+    if (end === 0) return undefined;
+  }
+  const { source, indexed } = indexingSource(state.path, end);
+  const outcome = await importSource(source, { format: state.format, keepRaw: 'lines' });
+  const { lineStarts, scan } = indexed();
+  // An append hashes its new bytes onto the running hash; a re-import has the whole file's.
+  const fullHash = hash ?? indexed().hash;
+  const digest = fullHash.copy().digest('hex');
+  const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
+  state.size = end;
+  state.hash = fullHash;
+  state.tailDigest = digestBefore(state.path, end);
+  state.stale = false;
+  state.claudeCode = claudeCodeTail(state, scan);
+  return { rewritten, sessions: updated, deleted, size: end, fast: false };
+}
+
+interface ApplyOptions {
+  readonly rewritten: boolean;
+  readonly size: number;
+  readonly hash: string;
+  /** Messages name their raw record by source line (`ImportOutcome.lineRecords`). */
+  readonly lineRecords: boolean;
+  /** Byte offset of each line's start (index = line number − 1), plus the end. */
+  readonly lineStarts: readonly number[];
+}
+
+/** The chars/4 estimates an import stores (store/import-file.ts). */
+const estimate = (s: Session) => countSession(s, createCounter(chars4, { memo: false }));
+
+/** The first message of `messages` that differs from the stored session (its ids, then its last bodies). */
+function firstChange(store: SessionStore, sessionId: string, messages: readonly Message[], lineRecords: boolean): number {
+  const ids = store.db.prepare('SELECT message_id FROM messages WHERE session_id = ? ORDER BY idx').pluck().all(sessionId) as string[];
+  const n = Math.min(ids.length, messages.length);
+  let k = 0;
+  while (k < n && ids[k] === messages[k]!.id) k++;
+  const body = store.db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx = ?').pluck();
+  for (let i = Math.max(0, k - BODY_CHECK); i < k; i++) {
+    if (body.get(sessionId, i) !== messageRows(messages, i, i + 1, lineRecords).bodies[0]) return i;
+  }
+  return k;
+}
+
+/** The source now covers `size` bytes hashing to `hash`. */
+function updateSource(store: SessionStore, sourceId: number, size: number, hash: string): void {
+  // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
+  const taken = store.db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(hash, sourceId) !== undefined;
+  store.db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(size, taken ? `tail:${sourceId}:${hash}` : hash, sourceId);
+}
+
+/** One update's writes, in one transaction. */
+function applyTail(store: SessionStore, state: TailState, sessions: readonly Session[], o: ApplyOptions): { updated: TailSessionUpdate[]; deleted: string[] } {
+  const db = store.db;
+  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
+    id: string;
+    position: number;
+    sourceSessionId: string;
+    messageCount: number;
+  }[];
+  const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
+  const updateSession = db.prepare('UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ? WHERE id = ?');
+  const fd = o.lineRecords ? openSync(state.path, 'r') : undefined;
+  /** Line `line`'s text as the import stores it (no newline, no trailing CR, no byte-order mark). */
+  const lineText = (line: number): Buffer => {
+    const from = o.lineStarts[line - 1];
+    const next = o.lineStarts[line];
+    if (from === undefined || next === undefined) return Buffer.alloc(0);
+    const buf = Buffer.allocUnsafe(next - 1 - from);
+    if (buf.length > 0) readSync(fd!, buf, 0, buf.length, from);
+    let start = 0;
+    let stop = buf.length;
+    if (stop > 0 && buf[stop - 1] === 13) stop--;
+    if (line === 1 && stop >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
+    return buf.subarray(start, stop);
+  };
+  const writeMessages = (id: string, messages: readonly Message[], from: number): void => {
+    const rows = messageRows(messages, from, messages.length, o.lineRecords);
+    for (let j = 0; j < rows.ids.length; j++) {
+      const i = from + j;
+      const m = messages[i]!;
+      const line = rows.rawLines[j]!;
+      if (line > 0) for (const l of [line, ...(m.mergedLines ?? [])]) insertLine.run(sourceLineId(state.sourceId, l), lineText(l));
+      insertMessage.run(id, i, rows.ids[j], rows.roles[j], rows.bodies[j], rows.raws[j], line > 0 ? sourceLineId(state.sourceId, line) : null);
+      const u = rows.usage[j];
+      if (u) insertUsage.run(id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+    }
+  };
+  try {
+    return db.transaction(() => {
+      const now = Date.now();
+      const out: TailSessionUpdate[] = [];
+      const matched = new Set<string>();
+      if (o.rewritten) db.prepare('DELETE FROM source_lines WHERE id >= ? AND id < ?').run(sourceLineId(state.sourceId, 0), sourceLineId(state.sourceId + 1, 0));
+      sessions.forEach((s, position) => {
+        const prev = stored.find((r) => !matched.has(r.id) && r.sourceSessionId === s.id) ?? stored.find((r) => !matched.has(r.id) && r.position === position);
+        const row = sessionRow(s, prev?.id ?? '', state.sourceId, position, now);
+        const steps = stepIndices(s.messages).length;
+        if (!prev) {
+          const id = randomUUID();
+          store.insertSession({ ...row, id });
+          writeMessages(id, s.messages, 0);
+          store.saveCounts(id, estimate(s));
+          out.push({ id, messages: s.messages.length, steps, changedFrom: 0 });
+          return;
+        }
+        matched.add(prev.id);
+        const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords);
+        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, prev.id);
+        if (k === s.messages.length && k === prev.messageCount && !o.rewritten) return;
+        db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
+        db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
+        writeMessages(prev.id, s.messages, k);
+        // Counts of every tokenizer covered the old messages: the estimates are redone now, the
+        // exact counts when the host next asks for them.
+        db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
+        store.saveCounts(prev.id, estimate(s));
+        out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k });
+      });
+      const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);
+      for (const id of deleted) db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+      updateSource(store, state.sourceId, o.size, o.hash);
+      return { updated: out, deleted };
+    })();
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Live tail against a temp file (README "Live tail"): appended lines become new messages of the
+ * same session, nothing is stored twice, a partial last line waits for its newline, a truncated
+ * or rewritten file is re-imported as the same session, and an appended line that makes another
+ * branch the Claude Code main chain rewrites the session from where the chains part.
+ */
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { openTail, TailError, updateTail } from '../../../src/main/store/tail';
+
+let dir: string;
+let store: SessionStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-'));
+  store = openStore(join(dir, 'sessions.db'));
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SESSION = '7b1f3c2e-5a41-4c0e-9d7e-2f6a8b9c0d11';
+const uuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+/** A Claude Code line: user or assistant, with its uuid and parent (numbers stand for uuids). */
+function cc(n: number, parent: number | null, role: 'user' | 'assistant', text: string, apiId?: string): string {
+  const message =
+    role === 'user'
+      ? { role: 'user', content: text }
+      : { model: 'claude-sonnet-4-5-20250929', id: apiId ?? `msg_${n}`, type: 'message', role: 'assistant', content: [{ type: 'text', text }], usage: { input_tokens: 100 + n, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+  return JSON.stringify({ parentUuid: parent === null ? null : uuid(parent), isSidechain: false, type: role, sessionId: SESSION, cwd: '/w', uuid: uuid(n), timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(), message });
+}
+/** A linear conversation of lines [from, to], alternating user / assistant. */
+const chain = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => from + i).map((n) => cc(n, n === 1 ? null : n - 1, n % 2 ? 'user' : 'assistant', `turn ${n} text`));
+
+function messagesOf(id: string): { id: string; text: string }[] {
+  return (store.loadSession(id)?.messages ?? []).map((m) => ({ id: m.id, text: m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') }));
+}
+const rowCount = (id: string): number => store.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(id) as number;
+
+/**
+ * What a first import of the file as it is now stores: every message, its raw record, its
+ * estimate and the session's counts. The tail must have stored exactly this.
+ */
+async function sameAsFreshImport(file: string, id: string): Promise<void> {
+  const other = openStore(join(dir, `fresh-${Math.random()}.db`));
+  try {
+    const freshId = (await importFileToStore(other, file, { pipeline: false })).sessionIds[0]!;
+    const want = other.loadSession(freshId)!;
+    const got = store.loadSession(id)!;
+    expect(got.messages).toEqual(want.messages);
+    expect(got.messages.map((_, i) => store.rawOf(id, i))).toEqual(want.messages.map((_, i) => other.rawOf(freshId, i)));
+    const { importedAt: _a, id: _i, ...gotRow } = store.getRow(id)!;
+    const { importedAt: _b, id: _j, ...wantRow } = other.getRow(freshId)!;
+    expect(gotRow).toEqual(wantRow);
+    expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
+  } finally {
+    other.close();
+  }
+}
+
+async function imported(lines: string[]): Promise<{ file: string; id: string }> {
+  const file = join(dir, 'session.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+  const r = await importFileToStore(store, file, { pipeline: false });
+  return { file, id: r.sessionIds[0]! };
+}
+
+describe('live tail', () => {
+  it('stores appended lines as new messages of the same session, nothing twice', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    expect(await updateTail(store, tail)).toBeUndefined();
+    appendFileSync(file, chain(5, 8).join('\n') + '\n');
+    const u = await updateTail(store, tail);
+    expect(u?.rewritten).toBe(false);
+    // Only the new lines were parsed: they continue the main chain.
+    expect(u?.fast).toBe(true);
+    expect(u?.sessions).toMatchObject([{ id, messages: 8, steps: 4, changedFrom: 4 }]);
+    await sameAsFreshImport(file, id);
+    expect(messagesOf(id).map((m) => m.id)).toEqual(Array.from({ length: 8 }, (_, i) => uuid(i + 1)));
+    expect(rowCount(id)).toBe(8);
+    expect(store.getRow(id)?.messageCount).toBe(8);
+    expect(store.getRow(id)?.stepCount).toBe(4);
+    // The new messages' raw records are their lines; the estimates cover every message.
+    expect(JSON.parse(store.rawOf(id, 7)!)).toMatchObject({ uuid: uuid(8) });
+    expect(store.loadCounts(id, 'chars4')?.perMessage.length).toBe(8);
+    // Nothing new: no update, and a second append goes on from there.
+    expect(await updateTail(store, tail)).toBeUndefined();
+    appendFileSync(file, chain(9, 9).join('\n') + '\n');
+    expect((await updateTail(store, tail))?.sessions[0]).toMatchObject({ messages: 9, changedFrom: 8 });
+    expect(rowCount(id)).toBe(9);
+    // The stored source is the whole file now: importing it again reuses the session.
+    await sameAsFreshImport(file, id);
+    const again = await importFileToStore(store, file, { pipeline: false });
+    expect(again).toMatchObject({ reused: true, sessionIds: [id] });
+  });
+
+  it('leaves a partial last line until its newline arrives', async () => {
+    const { file, id } = await imported(chain(1, 2));
+    const tail = await openTail(store, id);
+    const line = chain(3, 3)[0]!;
+    appendFileSync(file, line.slice(0, 40));
+    expect(await updateTail(store, tail)).toBeUndefined();
+    expect(rowCount(id)).toBe(2);
+    appendFileSync(file, line.slice(40));
+    expect(await updateTail(store, tail)).toBeUndefined();
+    appendFileSync(file, '\n' + chain(4, 4)[0]!.slice(0, 10));
+    expect((await updateTail(store, tail))?.sessions[0]).toMatchObject({ messages: 3, changedFrom: 2 });
+    expect(messagesOf(id).map((m) => m.text)).toEqual(['turn 1 text', 'turn 2 text', 'turn 3 text']);
+  });
+
+  it('re-imports a truncated or rewritten file as the same session, with the right count', async () => {
+    const { file, id } = await imported(chain(1, 6));
+    const tail = await openTail(store, id);
+    // Truncated: shorter than what was imported.
+    writeFileSync(file, chain(1, 3).join('\n') + '\n');
+    const cut = await updateTail(store, tail);
+    expect(cut).toMatchObject({ rewritten: true, sessions: [{ id, messages: 3, changedFrom: 0 }] });
+    expect(rowCount(id)).toBe(3);
+    // Rewritten: longer than before, but what was imported changed (not an append).
+    const other = chain(1, 8).map((l) => l.replace(/turn (\d+) text/, 'edited $1'));
+    writeFileSync(file, other.join('\n') + '\n');
+    const re = await updateTail(store, tail);
+    expect(re).toMatchObject({ rewritten: true, sessions: [{ id, messages: 8, changedFrom: 0 }] });
+    expect(messagesOf(id).map((m) => m.text)).toEqual(Array.from({ length: 8 }, (_, i) => `edited ${i + 1}`));
+    expect(rowCount(id)).toBe(8);
+    expect(store.listSessions().filter((s) => s.sourcePath === file)).toHaveLength(1);
+    await sameAsFreshImport(file, id);
+    // The source's hash is the new file's: importing it again finds the session.
+    expect(await importFileToStore(store, file, { pipeline: false })).toMatchObject({ reused: true, sessionIds: [id] });
+  });
+
+  it('notices a file rewritten while nobody watched', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    writeFileSync(file, chain(1, 4).map((l) => l.replace('text', 'TEXT')).join('\n') + '\n');
+    const tail = await openTail(store, id);
+    expect(await updateTail(store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 4 }] });
+    expect(messagesOf(id)[0]!.text).toBe('turn 1 TEXT');
+  });
+
+  it('rewrites from where the chains part when an appended line makes another branch the main chain', async () => {
+    // 1 → 2 → 3 → 4: the main chain. A rewind to 2 then continues 2 → 5 → 6: the new main chain.
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    appendFileSync(file, [cc(5, 2, 'user', 'rewound prompt'), cc(6, 5, 'assistant', 'new answer')].join('\n') + '\n');
+    const u = await updateTail(store, tail);
+    // The new lines do not continue the stored chain: the whole file decides.
+    expect(u?.fast).toBe(false);
+    expect(u?.sessions[0]).toMatchObject({ id, messages: 4, changedFrom: 2 });
+    expect(messagesOf(id).map((m) => m.id)).toEqual([uuid(1), uuid(2), uuid(5), uuid(6)]);
+    expect(rowCount(id)).toBe(4);
+    expect(JSON.parse(store.rawOf(id, 2)!)).toMatchObject({ uuid: uuid(5) });
+    await sameAsFreshImport(file, id);
+    // And the new branch grows on the fast path again.
+    appendFileSync(file, cc(7, 6, 'user', 'after the rewind') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ messages: 5, changedFrom: 4 }] });
+    await sameAsFreshImport(file, id);
+  });
+
+  it('extends the last response when its next part arrives on a new line (same message id)', async () => {
+    const { file, id } = await imported([cc(1, null, 'user', 'go'), cc(2, 1, 'assistant', 'part one', 'msg_A')]);
+    const tail = await openTail(store, id);
+    appendFileSync(file, cc(3, 2, 'assistant', ' part two', 'msg_A') + '\n');
+    const u = await updateTail(store, tail);
+    expect(u?.sessions[0]).toMatchObject({ messages: 2, changedFrom: 1 });
+    expect(u?.fast).toBe(true);
+    expect(messagesOf(id)[1]!.text).toBe('part one part two');
+    await sameAsFreshImport(file, id);
+    // Its raw record is both lines, as a first import keeps it.
+    expect(store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
+  });
+
+  it('extends stored exact counts with scaled estimates on the fast path (the host recounts them)', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const est = store.loadCounts(id, 'chars4')!;
+    // "Exact" counts at twice the estimate.
+    const twice = Uint32Array.from(est.perMessage, (n) => 2 * n);
+    const prefix = new Float64Array(twice.length + 1);
+    twice.forEach((n, i) => (prefix[i + 1] = prefix[i]! + n));
+    store.saveCounts(id, { ...est, tokenizer: 'calibrated', perMessage: twice, prefix, approximate: true });
+    const tail = await openTail(store, id);
+    appendFileSync(file, chain(5, 6).join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    const after = store.loadCounts(id, 'chars4')!;
+    const exact = store.loadCounts(id, 'calibrated')!;
+    expect(Array.from(exact.perMessage)).toEqual([...Array.from(twice), 2 * after.perMessage[4]!, 2 * after.perMessage[5]!]);
+    expect(exact.prefix[6]).toBe(Array.from(exact.perMessage).reduce((a, b) => a + b, 0));
+  });
+
+  it('takes the whole-file path for lines that could change what came before', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    // A sidechain line (a subagent) and a leaf named by last-prompt: the whole file decides.
+    appendFileSync(file, JSON.stringify({ ...JSON.parse(cc(5, 4, 'user', 'sub task')), isSidechain: true }) + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+    appendFileSync(file, [cc(15, 4, 'user', 'more'), cc(16, 15, 'assistant', 'answer'), JSON.stringify({ type: 'last-prompt', leafUuid: uuid(3) })].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+    // The leaf stays named: later appends go through the whole file too.
+    appendFileSync(file, cc(20, 3, 'user', 'late') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(file, id);
+  });
+
+  it('stores a big append on the fast path exactly as a first import would (a file imported through the writer thread)', async () => {
+    const file = join(dir, 'big.jsonl');
+    writeFileSync(file, chain(1, 400).join('\n') + '\n');
+    const id = (await importFileToStore(store, file, { pipeline: true })).sessionIds[0]!;
+    const tail = await openTail(store, id);
+    appendFileSync(file, [...chain(401, 402), cc(403, 402, 'assistant', 'split a', 'msg_S')].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    appendFileSync(file, cc(404, 403, 'assistant', ' split b', 'msg_S') + '\n' + cc(405, 404, 'user', 'next') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 402, messages: 404 }] });
+    await sameAsFreshImport(file, id);
+  });
+
+  it('asks to be opened again when the grown file was imported again meanwhile, then goes on', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(store, id);
+    appendFileSync(file, chain(5, 6).join('\n') + '\n');
+    // Open… on the grown file: its sessions move to a new source row with the new messages.
+    expect((await importFileToStore(store, file, { pipeline: false })).sessionIds).toEqual([id]);
+    const stale = updateTail(store, tail);
+    await expect(stale).rejects.toBeInstanceOf(TailError);
+    await expect(stale).rejects.toMatchObject({ reopen: true });
+    const again = await openTail(store, id);
+    appendFileSync(file, chain(7, 7).join('\n') + '\n');
+    expect(await updateTail(store, again)).toMatchObject({ fast: true, sessions: [{ id, messages: 7, changedFrom: 6 }] });
+    expect(rowCount(id)).toBe(7);
+    await sameAsFreshImport(file, id);
+  });
+
+  it('re-imports a JSON document on change', async () => {
+    const file = join(dir, 'chat.json');
+    const doc = (n: number): string => JSON.stringify({ messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })) });
+    writeFileSync(file, doc(2));
+    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(store, id);
+    writeFileSync(file, doc(5));
+    expect(await updateTail(store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 5 }] });
+    expect(rowCount(id)).toBe(5);
+  });
+});
