@@ -3,7 +3,7 @@
  * importer and the generic `jsonl` one, which reads the same `{role, content}` shape.
  */
 import type { Message, Part, ToolDef } from '../model';
-import { argsText, arr, contentText, isRecord, openaiUsage, rec, str, type Json } from './util';
+import { argsText, arr, contentText, isRecord, openaiUsage, positionalId, rec, str, type Json } from './util';
 
 export function chatParts(content: unknown): Part[] {
   if (typeof content === 'string') return content ? [{ kind: 'text', text: content }] : [];
@@ -58,10 +58,7 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
     const line = lines?.[i];
     const raw = raws?.[i];
     const extra = { ...(line !== undefined ? { sourceLine: line } : {}), ...(raw !== undefined ? { raw } : {}) };
-    // Built flat by join: a template literal makes a cons string (prefix + number, 56 bytes) that
-    // the store's JSON.stringify later flattens into a third, old-generation copy (~48 MB over a
-    // million messages, README "Reliability").
-    const id = str(item['id']) ?? [idPrefix, first + i].join('');
+    const id = str(item['id']) ?? positionalId(idPrefix, first + i);
     if ((role === 'system' || role === 'developer') && messages.length === 0 && systemOpen) {
       system.push(contentText(item['content']));
       return;
