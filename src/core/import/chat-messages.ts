@@ -3,7 +3,7 @@
  * importer and the generic `jsonl` one, which reads the same `{role, content}` shape.
  */
 import type { Message, Part, ToolDef } from '../model';
-import { argsText, arr, contentText, isRecord, openaiUsage, rec, str, type Json } from './util';
+import { argsText, arr, contentText, isRecord, openaiUsage, positionalId, rec, str, type Json } from './util';
 
 export function chatParts(content: unknown): Part[] {
   if (typeof content === 'string') return content ? [{ kind: 'text', text: content }] : [];
@@ -24,7 +24,8 @@ export function chatParts(content: unknown): Part[] {
     else if (type === 'file') parts.push({ kind: 'media', mediaType: 'application/octet-stream', ...(str(rec(b['file'])['file_id']) ? { source: str(rec(b['file'])['file_id'])! } : {}) });
     else if (typeof b['text'] === 'string') parts.push({ kind: 'text', text: b['text'] });
   }
-  return parts;
+  // Trimmed to size: pushed from empty, the array reserves ~17 slots it keeps for the import.
+  return parts.slice();
 }
 
 export interface ChatConversion {
@@ -57,7 +58,7 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
     const line = lines?.[i];
     const raw = raws?.[i];
     const extra = { ...(line !== undefined ? { sourceLine: line } : {}), ...(raw !== undefined ? { raw } : {}) };
-    const id = str(item['id']) ?? `${idPrefix}${first + i}`;
+    const id = str(item['id']) ?? positionalId(idPrefix, first + i);
     if ((role === 'system' || role === 'developer') && messages.length === 0 && systemOpen) {
       system.push(contentText(item['content']));
       return;
@@ -67,10 +68,11 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
       messages.push({ id, role: 'tool', parts: [{ kind: 'tool_result', callId, isError: false, text: contentText(item['content']), ...(str(item['name']) ? { name: str(item['name'])! } : {}) }], ...extra });
       return;
     }
-    const parts: Part[] = [];
+    // The content's own array when nothing joins it: an array grown by push from empty reserves
+    // ~17 slots (~150 bytes), which a million one-part messages would hold to the end.
+    let parts = chatParts(item['content']);
     const reasoning = str(item['reasoning_content']) ?? str(item['reasoning']);
-    if (reasoning) parts.push({ kind: 'reasoning', text: reasoning });
-    parts.push(...chatParts(item['content']));
+    if (reasoning) parts = [{ kind: 'reasoning', text: reasoning }, ...parts];
     for (const c of arr(item['tool_calls'])) {
       const call = rec(c);
       const fn = rec(call['function']);

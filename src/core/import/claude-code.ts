@@ -204,6 +204,8 @@ function userMessage(id: string, parts: Part[], timestamp: number | undefined, s
 
 function assistantMessage(id: string, parts: Part[], timestamp: number | undefined, usage: ReportedUsage | undefined, model: string | undefined, sourceLine: number, raw: string | undefined): Message {
   if (raw === undefined && timestamp !== undefined && usage !== undefined && model !== undefined) return { id, role: 'assistant', parts, timestamp, usage, model, sourceLine };
+  // A short line (no usage or model): a property added after the literal costs a property array.
+  if (raw === undefined && usage === undefined && model === undefined) return timestamp !== undefined ? { id, role: 'assistant', parts, timestamp, sourceLine } : { id, role: 'assistant', parts, sourceLine };
   const m: Draft = { id, role: 'assistant', parts };
   if (timestamp !== undefined) m.timestamp = timestamp;
   if (usage !== undefined) m.usage = usage;

@@ -6,7 +6,7 @@
 import type { Message, Session } from '../model';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
-import { anthropicParts, anthropicUsage, arr, isRecord, rec, str } from './util';
+import { anthropicParts, anthropicUsage, arr, isRecord, positionalId, rec, str } from './util';
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'jsonl') return false;
@@ -42,8 +42,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
         continue;
       }
       if (apiId !== undefined) byApiId.set(apiId, messages.length);
-      messages.push({ id: apiId ?? `${ctx.name}#${l.line}`, role: 'assistant', parts, ...(usage ? { usage } : {}), ...(str(msg['model']) ? { model: str(msg['model'])! } : {}), ...extra });
-    } else messages.push({ id: `${ctx.name}#${l.line}`, role: 'user', parts, ...extra });
+      messages.push({ id: apiId ?? positionalId(`${ctx.name}#`, l.line), role: 'assistant', parts, ...(usage ? { usage } : {}), ...(str(msg['model']) ? { model: str(msg['model'])! } : {}), ...extra });
+    } else messages.push({ id: positionalId(`${ctx.name}#`, l.line), role: 'user', parts, ...extra });
   }
   if (messages.length === 0) throw new ImportError(ctx.name, 'assistant or user lines with a message; found none');
   return [{ id: id ?? ctx.name, format: 'claude-stream-json', ...(model ? { model } : {}), provider: 'anthropic', systemPrompt: null, tools: tools.map((name) => ({ name, description: '', parameters: {} })), messages, sourceCompactions: [], subagents: [], warnings: [] }];

@@ -6,7 +6,7 @@ import type { Message, Part, Session } from '../model';
 import { chatParts } from './chat-messages';
 import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
-import { argsText, arr, contentText, isRecord, num, rec, str, type Json } from './util';
+import { argsText, arr, contentText, isRecord, num, positionalId, rec, str, type Json } from './util';
 
 const TYPES = new Set(['human', 'ai', 'system', 'tool', 'chat', 'function']);
 const isDict = (v: unknown): v is Json => isRecord(v) && typeof v['type'] === 'string' && TYPES.has(v['type']) && isRecord(v['data']) && 'content' in (v['data'] as Json);
@@ -32,7 +32,7 @@ function convert(list: readonly unknown[], name: string): { system: string | nul
   list.forEach((raw, i) => {
     if (!ok(raw)) return;
     const { type, data } = normalise(raw as Json);
-    const id = str(data['id']) ?? `${name}#${i}`;
+    const id = str(data['id']) ?? positionalId(`${name}#`, i);
     if (type === 'system' && messages.length === 0) {
       system = contentText(data['content']);
       return;

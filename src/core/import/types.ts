@@ -6,7 +6,11 @@ export interface ByteSource {
   readonly name: string;
   /** Total size in bytes when known (for progress). */
   readonly size?: number;
-  /** Streams the content from the start. Called once per import (plus once for the head). */
+  /**
+   * Streams the content from the start. Called once per import (plus once for the head). A chunk
+   * is valid until the next one is asked for: a source may refill one buffer, so a reader copies
+   * what it keeps.
+   */
   chunks(): AsyncIterable<Uint8Array>;
 }
 

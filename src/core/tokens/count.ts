@@ -13,6 +13,17 @@ export interface CountOptions {
   readonly unlogged?: number;
   /** Multiplier applied to every message count (calibrated tokenizer). */
   readonly ratio?: number;
+  /**
+   * Each message's units and total, recorded by a first pass and read back by a second one over
+   * the same session (calibrated): cheaper than a memo, which holds an object per message.
+   */
+  readonly tally?: Tally;
+}
+
+export interface Tally {
+  readonly units: Float64Array;
+  readonly totals: Float64Array;
+  filled: boolean;
 }
 
 export function countSession(session: Session, counter: Counter, options: CountOptions = {}): SessionCounts {
@@ -29,19 +40,35 @@ export function countSession(session: Session, counter: Counter, options: CountO
   let units = session.systemPrompt ? counter.system(session.systemPrompt) : 0;
   let floored = scaleFloor(units, scale);
   const system = Math.round(floored * ratio);
+  const tally = options.tally;
+  const replay = tally?.filled === true;
   for (let i = 0; i < n; i++) {
-    const b = counter.message(session.messages[i]!);
+    let bUnits: number;
+    let bTotal: number;
+    if (replay) {
+      bUnits = tally.units[i]!;
+      bTotal = tally.totals[i]!;
+    } else {
+      const b = counter.message(session.messages[i]!);
+      bUnits = b.units;
+      bTotal = b.total;
+      if (tally) {
+        tally.units[i] = bUnits;
+        tally.totals[i] = bTotal;
+      }
+    }
     let t: number;
-    if (scale === 1) t = b.total;
+    if (scale === 1) t = bTotal;
     else {
-      units += b.units;
+      units += bUnits;
       const next = scaleFloor(units, scale);
-      t = next - floored + (b.total - scaleFloor(b.units, scale));
+      t = next - floored + (bTotal - scaleFloor(bUnits, scale));
       floored = next;
     }
     perMessage[i] = ratio === 1 ? t : Math.round(t * ratio);
     prefix[i + 1] = prefix[i]! + perMessage[i]!;
   }
+  if (tally) tally.filled = true;
   const tools = Math.round(counter.tools(session.tools) * ratio);
   return { tokenizer: counter.tokenizer.id, perMessage, prefix, system, tools, unlogged: options.unlogged ?? 0, approximate: counter.tokenizer.approximate };
 }
@@ -52,8 +79,10 @@ export function countSession(session: Session, counter: Counter, options: CountO
  * base count, marked approximate.
  */
 export function countCalibrated(session: Session, base: Counter): SessionCounts & { fit: ReturnType<typeof fitCalibration> } {
-  const raw = countSession(session, base);
+  const n = session.messages.length;
+  const tally: Tally = { units: new Float64Array(n), totals: new Float64Array(n), filled: false };
+  const raw = countSession(session, base, { tally });
   const fit = fitCalibration(session, raw);
-  const counts = countSession(session, base, { ratio: fit.ratio, unlogged: fit.overhead });
+  const counts = countSession(session, base, { ratio: fit.ratio, unlogged: fit.overhead, tally });
   return { ...counts, tokenizer: 'calibrated', approximate: true, fit };
 }

@@ -67,6 +67,8 @@ export function mediaTokensFor(provider: string | undefined): number {
 
 /** Counts a session under a tokenizer id, handling `calibrated`'s per-session fit. */
 export function countWith(session: Session, tokenizerId: TokenizerId, options: CostModelOptions = {}): SessionCounts {
-  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(getTokenizer(CALIBRATION_BASE), options));
-  return countSession(session, createCounter(getTokenizer(tokenizerId), options));
+  // A fresh counter makes one pass (calibrated: two, the second from a tally): a memo would
+  // only hold a breakdown object per message until the end (a million tiny lines: ~300 MB).
+  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(getTokenizer(CALIBRATION_BASE), { memo: false, ...options }));
+  return countSession(session, createCounter(getTokenizer(tokenizerId), { memo: false, ...options }));
 }

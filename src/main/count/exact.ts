@@ -21,6 +21,8 @@ export async function countExact(session: Session, tokenizerId: string, options:
   const encoding = bpeEncodingOf(tokenizerId);
   if (!encoding) return countWith(session, tokenizerId, options);
   const reference = getTokenizer(`tiktoken:${encoding}`);
+  // Each counter makes one pass: a memo would hold an object per message to the end of it.
+  const once: CostModelOptions = { memo: false, ...options };
 
   // Pass 1: every text the cost model counts (message parts, system prompt, tool definitions).
   const seen = new Map<string, number>();
@@ -31,7 +33,7 @@ export async function countExact(session: Session, tokenizerId: string, options:
       return 0;
     },
   };
-  countSession(session, createCounter(recorder, options));
+  countSession(session, createCounter(recorder, once));
 
   // The pool counts the distinct texts.
   const texts = [...seen.keys()];
@@ -46,11 +48,11 @@ export async function countExact(session: Session, tokenizerId: string, options:
       return seen.get(text) ?? reference.countText(text);
     },
   };
-  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(exact, options));
+  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(exact, once));
   if (tokenizerId.startsWith('max:')) {
     const chars4 = getTokenizer('chars4');
     const max: Tokenizer = { ...getTokenizer(tokenizerId), countText: (s) => Math.max(exact.countText(s), chars4.countText(s)) };
-    return countSession(session, createCounter(max, options));
+    return countSession(session, createCounter(max, once));
   }
-  return countSession(session, createCounter(exact, options));
+  return countSession(session, createCounter(exact, once));
 }

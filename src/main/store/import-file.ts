@@ -7,14 +7,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { importSource, lineRecordsFormat } from '../../core/import/index';
 // chars/4 straight from its modules: the tokens index would load the BPE rank tables too.
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import type { ByteSource } from '../../core/import/types';
-import type { FormatId, Session } from '../../core/model';
+import type { FormatId, Message, Session } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { fileSource } from '../io/file-source';
 import { messageRows, packText, sessionRow, storedEntries, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
@@ -33,7 +32,7 @@ export interface ImportFileOptions {
   readonly tolerant?: boolean;
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: { bytes: number; sessions: number; messages: number }) => void;
-  /** Write through a writer thread (default: for files of 4 MB and more, on more than one core). */
+  /** Write through a writer thread (default: for files of 4 MB and more). */
   readonly pipeline?: boolean;
   /** better-sqlite3's native binding for the writer thread (Electron). */
   readonly nativeBinding?: string;
@@ -91,7 +90,9 @@ export async function importFileToStore(store: SessionStore, path: string, optio
   // Big files get a writer thread, started now: it stores a JSONL file's lines during the parse,
   // or is at least up when the parse is done.
   const dbPath = store.db.name;
-  const usePipeline = options.pipeline ?? (size >= PIPELINE_MIN_BYTES && availableParallelism() > 1);
+  // On one core too: the second thread gains no speed there, but the in-thread path keeps every
+  // raw record beside its message (a million tiny lines: ~970 MB instead of ~480 MB).
+  const usePipeline = options.pipeline ?? size >= PIPELINE_MIN_BYTES;
   const writer = usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== '' ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }) : undefined;
   try {
     // A JSONL file whose records are its lines: the writer stores (and hashes) the lines while
@@ -120,6 +121,7 @@ export async function importFileToStore(store: SessionStore, path: string, optio
     const sessionIds = viaWriter
       ? await saveThroughWriter(writer, source, outcome.sessions, { begun: linesFormat !== undefined, lineRecords: outcome.lineRecords, now }, options.signal)
       : store.saveImport(source, outcome.sessions, { ...(grownFrom !== undefined ? { grownFrom } : {}), counts: estimate });
+    // Lengths only: saveThroughWriter has released the messages themselves.
     return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
   } finally {
     // Committed by now (then it checkpoints and exits by itself), or dropped with its transaction.
@@ -149,15 +151,21 @@ const estimate = (s: Session): SessionCounts => countSession(s, createCounter(ch
 const PIPELINE_MIN_BYTES = 4 << 20;
 /** …and hold at most this many sessions. */
 const PIPELINE_MAX_SESSIONS = 256;
-/** A batch for the writer: up to this many messages, sessions, or characters of text. */
-const BATCH_MESSAGES = 2048;
+/**
+ * A batch for the writer: up to this many messages, sessions, or characters of text. Small
+ * batches of small messages: the rows being gathered are what a scavenge finds alive and
+ * promotes; on a million tiny lines 2,048 a batch peaked ~25 MB above 256, and was no faster.
+ */
+const BATCH_MESSAGES = 256;
 const BATCH_SESSIONS = 1024;
 const BATCH_CHARS = 1 << 20;
 
 /**
  * `saveImport` on two threads: rows are prepared here and inserted by the writer meanwhile.
  * `begun`: the writer began the transaction (and stored the lines) already; `lineRecords`: the
- * messages' records are those lines.
+ * messages' records are those lines. Consumes `sessions`: each message is released (its slot
+ * emptied, the length kept) once its row is prepared, so that a collection under memory pressure
+ * can take them; the caller reads only the lengths afterwards.
  */
 async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessions: readonly Session[], how: { begun: boolean; lineRecords: boolean; now: number }, signal?: AbortSignal): Promise<string[]> {
   const now = how.now;
@@ -197,6 +205,9 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
         messages++;
       }
       const r = messageRows(s.messages, from, to, how.lineRecords);
+      // The rows (JSON bodies) replace the messages: the import's own sessions are consumed
+      // here, so a million tiny messages are never held beside their rows (README "Reliability").
+      (s.messages as (Message | undefined)[]).fill(undefined, from, to);
       rows.push(r);
       batch.segments.push({ sessionId: id, from, ids: r.ids, roles: r.roles, rawLines: r.rawLines, usage: r.usage });
       from = to;

@@ -4,12 +4,11 @@
  * OpenAI-compatible server on 127.0.0.1 with the key taken from the environment.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, summaryAnswer, type TestServer } from '../../helpers/http-server';
 
 const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
@@ -112,23 +111,14 @@ describe('policies as JSON files', () => {
 });
 
 describe('remote summarizer from the CLI', () => {
-  let server: Server;
+  let server: TestServer;
   let url: string;
-  const seen: { auth: string | undefined; model: string }[] = [];
+  const seen = (): { auth: string | undefined; model: string }[] => server.requests.map((q) => ({ auth: q.headers.authorization, model: (JSON.parse(q.body) as { model: string }).model }));
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        seen.push({ auth: req.headers.authorization, model: (JSON.parse(body) as { model: string }).model });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Summary from the local server: ORD-1187, totals.ts.' } }] }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    server = await startTestServer(summaryAnswer('Summary from the local server: ORD-1187, totals.ts.'));
+    url = server.url;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => server.close());
 
   it('summarizes through the server with the key from OPENAI_API_KEY (bound to it by CTXSCOPE_SUMMARIZER_URL)', async () => {
     const r = await run(['replay', sample, '--policy', 's3', '--set', 'summarizer=openai', '--set', 'summarizerModel=tiny-local', '--set', `summarizerUrl=${url}`, '--set', 'trigger=0.2', '--json'], { OPENAI_API_KEY: 'sk-test-123', CTXSCOPE_SUMMARIZER_URL: url });
@@ -136,8 +126,8 @@ describe('remote summarizer from the CLI', () => {
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as Json;
     expect(j.events.some((e) => e.kind === 'compression' && e.summary?.includes('Summary from the local server'))).toBe(true);
-    expect(seen.length).toBeGreaterThan(0);
-    expect(seen.every((s) => s.auth === 'Bearer sk-test-123' && s.model === 'tiny-local')).toBe(true);
+    expect(seen().length).toBeGreaterThan(0);
+    expect(seen().every((s) => s.auth === 'Bearer sk-test-123' && s.model === 'tiny-local')).toBe(true);
   });
 
   it('refuses the vendor URL without a key, with a sentence saying where the key goes (exit 2)', async () => {

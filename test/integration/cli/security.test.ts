@@ -5,12 +5,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAKE_SECRETS } from '../../unit/security/fake-secrets';
+import { startTestServer, summaryAnswer } from '../../helpers/http-server';
 
 const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
@@ -57,24 +56,14 @@ function policyFile(name: string, summarizerUrl: string): string {
 
 describe('a shared policy cannot take the summarizer key', () => {
   it('a policy naming a loopback server gets the transcript but never the OPENAI_API_KEY', async () => {
-    const seen: IncomingHttpHeaders[] = [];
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        seen.push(req.headers);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { content: 'a summary' } }] }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const server = await startTestServer(summaryAnswer('a summary'));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-      const r = await runAsync(['replay', transcript, '--policy', policyFile('loopback', url), '--json'], { ...cleanEnv, OPENAI_API_KEY: 'sk-the-users-own-key-0000000000' });
+      const r = await runAsync(['replay', transcript, '--policy', policyFile('loopback', server.url), '--json'], { ...cleanEnv, OPENAI_API_KEY: 'sk-the-users-own-key-0000000000' });
       expect(r.status, r.stderr).toBe(0);
-      expect(seen.length).toBeGreaterThan(0);
-      for (const h of seen) expect(h.authorization).toBeUndefined();
+      expect(server.requests.length).toBeGreaterThan(0);
+      for (const q of server.requests) expect(q.headers.authorization).toBeUndefined();
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
   }, 60_000);
 

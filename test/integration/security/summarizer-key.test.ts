@@ -3,33 +3,13 @@
  * record the headers they receive: a policy that names another URL gets the transcript only when
  * that URL is loopback or allowed, and never an Authorization / x-api-key header.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/core/config';
 import { allowSummarizerUrl, describeSummarizerUrl, summarizerFor, SummarizerSetupError } from '../../../src/main/summarizer';
+import { closeTestServers, startTestServer } from '../../helpers/http-server';
 import { user } from '../../helpers/session';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
-});
-
-/** A chat-completions and messages server that records every request's headers. */
-async function recordingServer(): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ message: { content: 'ok summary' } }], content: [{ type: 'text', text: 'ok summary' }] }));
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen };
-}
+afterEach(closeTestServers);
 
 const request = { messages: [user('the deploy key is in vault')], previousSummary: null, targetTokens: 50 };
 const noKeychain = async (): Promise<undefined> => undefined;
@@ -37,42 +17,42 @@ const cfg = (summarizer: 'openai' | 'anthropic', summarizerUrl?: string) => reso
 
 describe('the summarizer key is bound to its endpoint', () => {
   it('a policy URL (loopback) gets the transcript but not the OPENAI_API_KEY of the environment', async () => {
-    const { url, seen } = await recordingServer();
+    const { url, requests } = await startTestServer();
     const s = await summarizerFor(cfg('openai', url), undefined, { OPENAI_API_KEY: 'sk-user-secret-key-000000' }, { keychain: noKeychain });
     expect(await s!.summarize(request)).toBe('ok summary');
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.authorization).toBeUndefined();
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.headers.authorization).toBeUndefined();
   });
 
   it('nor the Anthropic key (x-api-key)', async () => {
-    const { url, seen } = await recordingServer();
+    const { url, requests } = await startTestServer();
     const s = await summarizerFor(cfg('anthropic', url), undefined, { ANTHROPIC_API_KEY: 'sk-ant-user-secret' }, { keychain: noKeychain });
     await s!.summarize(request);
-    expect(seen[0]!['x-api-key']).toBeUndefined();
+    expect(requests[0]!.headers['x-api-key']).toBeUndefined();
   });
 
   it('an environment key goes to CTXSCOPE_SUMMARIZER_URL when that is set beside it', async () => {
-    const { url, seen } = await recordingServer();
+    const { url, requests } = await startTestServer();
     const env = { OPENAI_API_KEY: 'sk-bound-here', CTXSCOPE_SUMMARIZER_URL: url + '/' };
     const s = await summarizerFor(cfg('openai', url), undefined, env, { keychain: noKeychain });
     await s!.summarize(request);
-    expect(seen[0]!.authorization).toBe('Bearer sk-bound-here');
+    expect(requests[0]!.headers.authorization).toBe('Bearer sk-bound-here');
   });
 
   it('a keychain key goes to the URL it was stored for, and not to another server', async () => {
-    const a = await recordingServer();
-    const b = await recordingServer();
+    const a = await startTestServer();
+    const b = await startTestServer();
     const keychain = async (): Promise<string> => JSON.stringify({ key: 'sk-stored-for-a', url: a.url });
     await (await summarizerFor(cfg('openai', a.url), undefined, {}, { keychain }))!.summarize(request);
     await (await summarizerFor(cfg('openai', b.url), undefined, {}, { keychain }))!.summarize(request);
-    expect(a.seen[0]!.authorization).toBe('Bearer sk-stored-for-a');
-    expect(b.seen[0]!.authorization).toBeUndefined();
+    expect(a.requests[0]!.headers.authorization).toBe('Bearer sk-stored-for-a');
+    expect(b.requests[0]!.headers.authorization).toBeUndefined();
   });
 
   it('a key stored before binding (a bare string) is bound to the official endpoint only', async () => {
-    const { url, seen } = await recordingServer();
+    const { url, requests } = await startTestServer();
     await (await summarizerFor(cfg('openai', url), undefined, {}, { keychain: async () => 'sk-legacy-bare' }))!.summarize(request);
-    expect(seen[0]!.authorization).toBeUndefined();
+    expect(requests[0]!.headers.authorization).toBeUndefined();
   });
 });
 

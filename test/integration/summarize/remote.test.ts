@@ -3,24 +3,18 @@
  * S3's prompt goes out, the text comes back, failures retry with backoff and then fail clearly,
  * and a cached summarizer never asks twice for the same input.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cached, memoryStore } from '../../../src/core/summarize/cache';
 import { anthropicSummarizer, openaiCompatibleSummarizer } from '../../../src/core/summarize/remote';
+import { closeTestServers, startTestServer, summaryAnswer, type Handler, type TestServer } from '../../helpers/http-server';
 import { assistant, user } from '../../helpers/session';
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+let server: TestServer | undefined;
+afterEach(closeTestServers);
 
-async function serve(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => handler(req, body, res));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+async function serve(handler: Handler): Promise<string> {
+  server = await startTestServer(handler);
+  return server.origin;
 }
 
 const request = { messages: [user('Fix ORD-1187 in totals.ts'), assistant('Root cause: VAT before discount.')], previousSummary: null, targetTokens: 300 };
@@ -58,14 +52,8 @@ describe('summarizer clients', () => {
 
   it('never follows a redirect: the key and the transcript stay with the endpoint they were bound to', async () => {
     // A second server the redirect points at; it must never see a request.
-    const elsewhere: string[] = [];
-    const other = createServer((req, res) => {
-      elsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ message: { content: 'stolen' } }] }));
-    });
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
-    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1/chat/completions`;
+    const other = await startTestServer(summaryAnswer('stolen'));
+    const otherUrl = `${other.url}/chat/completions`;
     try {
       let hits = 0;
       const base = await serve((_req, _body, res) => {
@@ -76,9 +64,9 @@ describe('summarizer clients', () => {
       const s = openaiCompatibleSummarizer({ baseUrl: `${base}/v1`, model: 'm', apiKey: 'sk-bound', retries: 1, backoffMs: 5 });
       await expect(s.summarize(request)).rejects.toThrow();
       expect(hits).toBeGreaterThan(0);
-      expect(elsewhere).toEqual([]);
+      expect(other.requests).toEqual([]);
     } finally {
-      await new Promise<void>((r) => other.close(() => r()));
+      await other.close();
     }
   });
 
@@ -97,7 +85,7 @@ describe('summarizer clients', () => {
     const s = openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 2, backoffMs: 5 });
     expect(await s.summarize(request)).toBe('ok');
     expect(calls).toBe(3);
-    server!.close();
+    await server!.close();
     let denied = 0;
     const base2 = await serve((_req, _body, res) => {
       denied++;
@@ -129,7 +117,6 @@ describe('summarizer clients', () => {
       /* never answers */
     });
     await expect(openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 0, timeoutMs: 100 }).summarize(request)).rejects.toThrow(/timed out after 100 ms/);
-    server!.closeAllConnections();
   });
 
   it('caches by (input, prompt, model): the same request is asked once', async () => {

@@ -3,17 +3,15 @@
  * the summarizer, the host hands in the key, the summary lands in the compression event, a second
  * replay is served from the cache, and a dead server becomes an event while the replay goes on.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
 import { replay } from '../../../src/core/replay/index';
 import { createSummarizer, memoryStore } from '../../../src/core/summarize/index';
+import { closeTestServers, startTestServer, summaryAnswer } from '../../helpers/http-server';
 import { assistant, session, user } from '../../helpers/session';
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+afterEach(closeTestServers);
 
 const filler = (tokens: number, tag: string): string => `${tag} `.repeat(tokens * 2).slice(0, tokens * 4);
 function chat(turns: number): Message[] {
@@ -24,19 +22,8 @@ function chat(turns: number): Message[] {
 
 describe('replay with a remote summarizer', () => {
   it('summarizes through the server once, then from the cache', async () => {
-    let calls = 0;
-    let auth: string | undefined;
-    server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        calls++;
-        auth = req.headers.authorization;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: `Remote summary ${calls}.` } }] }));
-      });
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const server = await startTestServer((req, body, res, n) => summaryAnswer(`Remote summary ${n + 1}.`)(req, body, res, n));
+    const url = server.url;
     const config = resolveConfig('letta', { tokenizer: 'chars4', window: 4_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: url });
     const store = memoryStore();
     const summarizer = createSummarizer(config, { apiKey: 'sk-local', store });
@@ -44,20 +31,19 @@ describe('replay with a remote summarizer', () => {
     const a = await replay(s, config, { summarizer });
     const first = a.events.find((e) => e.kind === 'compression');
     expect(first).toMatchObject({ summary: 'Remote summary 1.' });
-    expect(auth).toBe('Bearer sk-local');
-    const asked = calls;
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-local');
+    const asked = server.requests.length;
     expect(asked).toBeGreaterThan(0);
     const b = await replay(s, config, { summarizer: createSummarizer(config, { apiKey: 'sk-local', store }) });
-    expect(calls).toBe(asked);
+    expect(server.requests.length).toBe(asked);
     expect(JSON.stringify(b.events)).toBe(JSON.stringify(a.events));
   });
 
   it('a server that is down is a summarizer-failure event; the replay still completes', async () => {
-    server = createServer();
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
-    await new Promise<void>((r) => server!.close(() => r()));
-    server = undefined;
+    // A port that was just free: nothing listens there any more.
+    const gone = await startTestServer();
+    const port = new URL(gone.origin).port;
+    await gone.close();
     const config = resolveConfig('letta', { tokenizer: 'chars4', window: 4_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: `http://127.0.0.1:${port}/v1` });
     const r = await replay(session(chat(20)), config, { summarizer: createSummarizer(config, { retries: 1, backoffMs: 1, timeoutMs: 2_000 }) });
     expect(r.events.some((e) => e.kind === 'summarizer-failure')).toBe(true);
