@@ -65,10 +65,10 @@ async function openApp(page, s) {
 /** Waits until the app has opened a session other than `before` and returns its summary. */
 async function sessionOpened(page, s, before, assert) {
   await page.waitForFunction((old) => {
-    const v = document.querySelector('[data-testid="session-picker"]')?.value;
+    const v = document.querySelector('[data-testid="session-picker"]')?.getAttribute('data-session-id');
     return v && !old.includes(v);
   }, before, { timeout: 60_000 });
-  const id = await page.getByTestId('session-picker').inputValue();
+  const id = await page.getByTestId('session-picker').getAttribute('data-session-id');
   const summary = (await call(s, 'listSessions')).find((x) => x.id === id);
   assert.ok(summary, 'the opened session is stored');
   return summary;

@@ -14,7 +14,7 @@ export function SessionBar() {
   return (
     <header className="session-bar">
       <h1>Context Scope</h1>
-      <button className="session-picker-button" data-testid="session-picker" aria-haspopup="dialog" title="Open the session library" onClick={() => void openLibrary()}>
+      <button className="session-picker-button" data-testid="session-picker" data-session-id={detail?.summary.id ?? ''} aria-haspopup="dialog" title="Open the session library" onClick={() => void openLibrary()}>
         <bdi>{detail?.summary.title ?? 'No session'}</bdi> ▾
       </button>
       {parentId ? (
