@@ -22,6 +22,7 @@ import { createLibrarySlice, type LibrarySlice } from './slices/library';
 import type { FileImporter } from './api/files';
 import { createImportSlice, type ImportSlice } from './slices/imports';
 import { createTunerSlice, type TunerSlice } from './slices/tuner';
+import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -137,7 +138,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & DialogsSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -210,6 +211,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createLibrarySlice(api, set, get),
       ...createImportSlice(api, options.files ?? null, set, get),
       ...createTunerSlice(api, set, get),
+      ...createDialogsSlice(set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],
