@@ -30,6 +30,10 @@ function setup(kind: FileImporter['kind'] = 'upload') {
       calls.push({ method: 'cancelImport', input });
       return Promise.resolve({ cancelled: true });
     },
+    deleteSession: (input: unknown) => {
+      calls.push({ method: 'deleteSession', input });
+      return Promise.resolve({ sessions: 1, messages: 0, calls: 0, cachedResults: 0 });
+    },
     listSessions: () => Promise.resolve([{ id: 's1' }, { id: 'new' }]),
     listLocalLogs: () => Promise.resolve({ roots: [], groups: [], truncated: 0 }),
   };
@@ -149,6 +153,72 @@ describe('import slice: cancel and failure', () => {
     expect(uploads).toHaveLength(1);
     expect(store.getState().importProgress).toBeNull();
     expect(store.getState().importError).toBeNull();
+  });
+
+  // The cancel race: Cancel pressed as the upload finishes. Each order of events below must end
+  // with no session kept, no session opened, no error shown.
+  const settle = async () => {
+    for (let i = 0; i < 6; i++) await flush();
+  };
+  const uploaded = async () => {
+    const t = setup();
+    void t.store.getState().init();
+    await flush();
+    void t.store.getState().importPageFiles([file('f.jsonl')]);
+    return t;
+  };
+  const nothingKept = (t: Awaited<ReturnType<typeof uploaded>>) => {
+    expect(t.store.getState().importProgress).toBeNull();
+    expect(t.store.getState().importing).toBeNull();
+    expect(t.store.getState().importError).toBeNull();
+    expect(t.store.getState().currentId).toBe('s1');
+  };
+
+  it('race: the upload answers with its job id just as Cancel is pressed: the import is cancelled', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' }); // too late to abort: the slice has not seen the id yet
+    await t.store.getState().cancelCurrentImport();
+    await settle();
+    expect(t.calls).toContainEqual({ method: 'cancelImport', input: { jobId: 'j1' } });
+    t.emit('importProgress', progress('j1', 50));
+    expect(t.store.getState().importProgress).toBeNull();
+    t.emit('importFailed', { jobId: 'j1', error: 'f.jsonl: import cancelled', cancelled: true });
+    await settle();
+    nothingKept(t);
+    expect(t.calls.some((c) => c.method === 'deleteSession')).toBe(false);
+  });
+
+  it('race: the import already finished when the upload\'s answer arrives after Cancel: its sessions are deleted, not opened', async () => {
+    const t = await uploaded();
+    t.emit('importProgress', progress('j1', 100));
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['new', 'new-sub'], reused: false });
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await t.store.getState().cancelCurrentImport();
+    await settle();
+    expect(t.calls.filter((c) => c.method === 'deleteSession').map((c) => c.input)).toEqual([{ id: 'new' }, { id: 'new-sub' }]);
+    nothingKept(t);
+  });
+
+  it('race: the host finishes the job before the cancel reaches it: the session is deleted, not opened', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await flush();
+    expect(t.store.getState().importing).toBe('j1');
+    await t.store.getState().cancelCurrentImport();
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['new'], reused: false });
+    await settle();
+    expect(t.calls).toContainEqual({ method: 'deleteSession', input: { id: 'new' } });
+    nothingKept(t);
+  });
+
+  it('race: a cancelled job that found the file already stored deletes nothing (the session was there before)', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await t.store.getState().cancelCurrentImport();
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['s1'], reused: true });
+    await settle();
+    expect(t.calls.some((c) => c.method === 'deleteSession')).toBe(false);
+    nothingKept(t);
   });
 
   it('a failed import leaves the error panel (not the banner) until dismissed', async () => {
