@@ -23,6 +23,7 @@ import { addRecent, PrefsStore, type Theme } from './app/prefs';
 import { claimSingleInstance } from './app/single-instance';
 import { boundsToSave, initialBounds, MIN_SIZE } from './app/window-state';
 import { createHost } from './host/handlers';
+import { hostImportAnnouncement } from './host/host-import';
 import { electronNativeBinding } from './native';
 import { DB_FILE_NAME, defaultDbPath, userDataDir } from './paths';
 import { runtimeResource, type Layout, type WorkerName } from './resources';
@@ -39,6 +40,14 @@ const isFile = (p: string): boolean => {
     return statSync(p).isFile();
   } catch {
     return false;
+  }
+};
+
+const fileSize = (p: string): number => {
+  try {
+    return statSync(p).size;
+  } catch {
+    return 0;
   }
 };
 
@@ -92,13 +101,6 @@ async function main(): Promise<void> {
 
   const { dbPath, files } = parseLaunchArgs(process.argv, { packaged: app.isPackaged, cwd: process.cwd(), isFile });
   const windows = new Set<WebContents>();
-  /** Imports started by the main process (menu, second launch, Finder), not by the page. */
-  const ownJobs = new Set<string>();
-  const onOwnImportDone = (payload: EventPayload<'importDone'>): void => {
-    ownJobs.delete(payload.jobId);
-    // The page lists sessions when it loads: reload it so the new ones are there to pick.
-    mainWindow?.webContents.reload();
-  };
   const importWorkerFile = workerFile('import-worker');
   const countWorkerFile = workerFile('count-worker');
   const replayWorkerFile = workerFile('replay-worker');
@@ -127,13 +129,6 @@ async function main(): Promise<void> {
     ...(replayWorkerFile ? { replayWorkerFile } : {}),
     emit: <E extends EventName>(event: E, payload: EventPayload<E>) => {
       for (const wc of windows) sendEvent(wc, event, payload);
-      if ((event === 'importDone' || event === 'importFailed') && ownJobs.has((payload as { jobId: string }).jobId)) {
-        if (event === 'importDone') onOwnImportDone(payload as EventPayload<'importDone'>);
-        else {
-          ownJobs.delete((payload as { jobId: string }).jobId);
-          void dialog.showMessageBox({ type: 'error', message: 'Could not open the file', detail: (payload as EventPayload<'importFailed'>).error });
-        }
-      }
     },
     pickFiles: () => pickFiles(),
   });
@@ -166,7 +161,10 @@ async function main(): Promise<void> {
     const existing = paths.filter(isFile);
     if (existing.length === 0) return;
     remember(existing);
-    void host.handlers.importFiles({ paths: existing }).then(({ jobId }) => ownJobs.add(jobId));
+    // The window adopts the job (hostImportStarted): its progress and error panels, then its session.
+    void host.handlers.importFiles({ paths: existing }).then(({ jobId }) => {
+      for (const wc of windows) sendEvent(wc, 'hostImportStarted', hostImportAnnouncement(jobId, existing, fileSize));
+    });
   }
 
   const actions: MenuActions = {

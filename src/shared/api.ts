@@ -546,6 +546,12 @@ export const events = {
   exportRequested: z.object({}),
   /** The host asks the window to show the agent-logs panel (Electron's File ▸ Import Agent Logs…). */
   showLocalLogs: z.object({}),
+  /**
+   * The host started an import of its own (Electron: File ▸ Open…, Open Recent, a second launch
+   * with a file, the OS's open-file): the window shows its progress and error panels and opens its
+   * session when done, as for an import it started itself. `file` is the file's name (or "N files").
+   */
+  hostImportStarted: z.object({ jobId: z.string(), file: z.string(), totalBytes: z.number() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

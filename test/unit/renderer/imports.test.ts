@@ -127,6 +127,59 @@ describe('import slice: upload, progress, done', () => {
   });
 });
 
+describe('import slice: imports the host started (desktop menu, second launch, OS open-file)', () => {
+  it('an unknown job the host announces shows the progress panel, follows its progress, and its done opens the session', async () => {
+    const { store, emit, calls } = setup();
+    void store.getState().init();
+    await flush();
+    emit('importProgress', progress('h1', 5)); // before the announcement: not ours yet
+    expect(store.getState().importProgress).toBeNull();
+    emit('hostImportStarted', { jobId: 'h1', file: 'menu-picked.jsonl', totalBytes: 100 });
+    expect(store.getState().importProgress).toMatchObject({ jobId: 'h1', phase: 'import', file: 'menu-picked.jsonl', totalBytes: 100 });
+    emit('importProgress', progress('h1', 60));
+    expect(store.getState().importProgress).toMatchObject({ jobId: 'h1', bytes: 60 });
+    // The page itself started nothing.
+    expect(calls.some((c) => c.method === 'importFiles')).toBe(false);
+    emit('importDone', { jobId: 'h1', sessionIds: ['new'], reused: false });
+    await flush();
+    await flush();
+    expect(store.getState().importProgress).toBeNull();
+    expect(store.getState().importing).toBeNull();
+    expect(store.getState().currentId).toBe('new');
+  });
+
+  it('its failure opens the error panel; a job that ended before its announcement still opens its session', async () => {
+    const { store, emit } = setup();
+    void store.getState().init();
+    await flush();
+    emit('hostImportStarted', { jobId: 'h1', file: 'bad.jsonl', totalBytes: 10 });
+    emit('importFailed', { jobId: 'h1', error: 'bad.jsonl:2:1: valid JSON', cancelled: false });
+    expect(store.getState().importError).toEqual({ file: 'bad.jsonl', message: 'bad.jsonl:2:1: valid JSON' });
+    store.getState().dismissImportError();
+    emit('importDone', { jobId: 'h2', sessionIds: ['new'], reused: false });
+    emit('hostImportStarted', { jobId: 'h2', file: 'tiny.jsonl', totalBytes: 10 });
+    for (let i = 0; i < 5; i++) await flush();
+    expect(store.getState().importProgress).toBeNull();
+    expect(store.getState().currentId).toBe('new');
+  });
+
+  it('while another import is on screen, a host job runs behind it: the list refreshes, the open session stays', async () => {
+    const { store, emit, uploads } = setup();
+    void store.getState().init();
+    await flush();
+    void store.getState().importPageFiles([file('mine.jsonl')]);
+    uploads[0]!.resolve({ jobId: 'j1' });
+    await flush();
+    emit('hostImportStarted', { jobId: 'h1', file: 'other.jsonl', totalBytes: 10 });
+    expect(store.getState().importProgress?.jobId).toBe('j1');
+    emit('importDone', { jobId: 'h1', sessionIds: ['new'], reused: false });
+    await flush();
+    expect(store.getState().importProgress?.jobId).toBe('j1');
+    expect(store.getState().currentId).toBe('s1');
+    expect(store.getState().sessions.map((s) => s.id)).toContain('new');
+  });
+});
+
 describe('import slice: cancel and failure', () => {
   it('Cancel asks the host to cancel the job; the cancelled end is not an error', async () => {
     const { store, emit, uploads, calls } = setup();

@@ -69,6 +69,8 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
    * cancelled import never leaves a session behind.
    */
   const cancelled = new Set<string>();
+  /** Host-started jobs that came while another import was on screen: their end only refreshes the list (or shows the error). */
+  const background = new Map<string, string>();
   const early = new Map<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>();
 
   const nextFile = (): void => {
@@ -92,6 +94,13 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
       if (get().importProgress?.jobId === jobId) set({ importProgress: null });
       queue = [];
       if ('done' in end) void discard(end.done);
+      return;
+    }
+    const behind = background.get(jobId);
+    if (behind !== undefined) {
+      background.delete(jobId);
+      if ('done' in end) void get().refreshSessions();
+      else if (!end.failed.cancelled) set({ importError: { file: behind, message: end.failed.error } });
       return;
     }
     if (get().importProgress?.jobId !== jobId && get().importing !== jobId) {
@@ -171,6 +180,12 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
   api.on('importDone', (p) => ended(p.jobId, { done: p }));
   api.on('importFailed', (p) => ended(p.jobId, { failed: p }));
   api.on('showLocalLogs', () => get().setLocalLogsOpen(true));
+  // An import the host started (the desktop menu, a second launch, the OS) is adopted: same
+  // panels, and its session opens when done; never a page reload.
+  api.on('hostImportStarted', (p) => {
+    if (get().importProgress || get().importing) background.set(p.jobId, p.file);
+    else started(p.jobId, p.file, p.totalBytes);
+  });
 
   return {
     importProgress: null,
