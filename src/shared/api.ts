@@ -139,6 +139,7 @@ export interface SessionSummary {
   readonly title: string;
   readonly format: FormatId;
   readonly model: string | null;
+  /** The file it was imported from; on `serve` an uploaded file is `upload:<name>` (host/upload-refs.ts). */
   readonly sourcePath: string | null;
   readonly messages: number;
   readonly steps: number;
@@ -465,7 +466,10 @@ export interface ExportPreview {
 export type LocalLogAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'upload';
 
 export interface LocalLogFile {
-  /** Where the host reads it (inside one of the listed roots); importFiles takes it as is. */
+  /**
+   * Where the host reads it (inside one of the listed roots); importFiles takes it as is. On
+   * `serve` an uploaded file is `upload:<name>`, never the server's path (host/upload-refs.ts).
+   */
   readonly path: string;
   /** The file's name below its project folder. */
   readonly name: string;

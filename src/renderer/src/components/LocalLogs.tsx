@@ -128,7 +128,7 @@ export function LocalLogsPanel() {
           <footer className="muted">
             {view.roots.map((r) => (
               <div key={`${r.agent}${r.path}`}>
-                {AGENT[r.agent]}: <bdi>{r.path}</bdi> {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
+                {AGENT[r.agent]}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>} {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
               </div>
             ))}
             {view.truncated > 0 ? <div className="warning">{view.truncated} more files not listed (the list stops at its cap).</div> : null}
