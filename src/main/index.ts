@@ -20,6 +20,7 @@ import { lockDatabase, processIsAlive } from './app/db-lock';
 import { denyAllPermissions, guardContents } from './app/hardening';
 import { menuTemplate, type MenuActions } from './app/menu';
 import { addRecent, PrefsStore, type Theme } from './app/prefs';
+import { askWhereToSave } from './app/downloads';
 import { claimSingleInstance } from './app/single-instance';
 import { boundsToSave, initialBounds, MIN_SIZE } from './app/window-state';
 import { createHost } from './host/handlers';
@@ -84,6 +85,8 @@ async function main(): Promise<void> {
   await app.whenReady();
 
   denyAllPermissions(session.defaultSession);
+  // What the window saves (export dialog, chart PNG/SVG) goes through the native save dialog.
+  session.defaultSession.on('will-download', (_event, item) => void askWhereToSave(item, app.getPath('downloads')));
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     const responseHeaders = withCsp(details.responseHeaders, details.url, rendererDirUrl, CONTENT_SECURITY_POLICY);
     callback(responseHeaders ? { responseHeaders } : {});
