@@ -64,11 +64,12 @@ async function openApp(page, s) {
 
 /** Waits until the app has opened a session other than `before` and returns its summary. */
 async function sessionOpened(page, s, before, assert) {
+  // The session picker is the library's button now (no value): the URL's hash names the open session.
   await page.waitForFunction((old) => {
-    const v = document.querySelector('[data-testid="session-picker"]')?.value;
+    const v = new URLSearchParams(location.hash.slice(1)).get('s');
     return v && !old.includes(v);
   }, before, { timeout: 60_000 });
-  const id = await page.getByTestId('session-picker').inputValue();
+  const id = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('s'));
   const summary = (await call(s, 'listSessions')).find((x) => x.id === id);
   assert.ok(summary, 'the opened session is stored');
   return summary;
