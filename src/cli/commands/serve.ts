@@ -73,7 +73,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   }
   const routes: Record<string, Route> = {};
   if (uploadsDir) {
-    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name) });
+    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name), abandon: (jobId) => void host.handlers.cancelImport({ jobId }) });
   }
   const http = await startHttpHost({ handlers: withUploadRefs(host.handlers, refs), staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
   sink.http = http;
