@@ -20,9 +20,11 @@ import { lockDatabase, processIsAlive } from './app/db-lock';
 import { denyAllPermissions, guardContents } from './app/hardening';
 import { menuTemplate, type MenuActions } from './app/menu';
 import { addRecent, PrefsStore, type Theme } from './app/prefs';
+import { askWhereToSave } from './app/downloads';
 import { claimSingleInstance } from './app/single-instance';
 import { boundsToSave, initialBounds, MIN_SIZE } from './app/window-state';
 import { createHost } from './host/handlers';
+import { hostImportAnnouncement } from './host/host-import';
 import { electronNativeBinding } from './native';
 import { DB_FILE_NAME, defaultDbPath, userDataDir } from './paths';
 import { runtimeResource, type Layout, type WorkerName } from './resources';
@@ -39,6 +41,14 @@ const isFile = (p: string): boolean => {
     return statSync(p).isFile();
   } catch {
     return false;
+  }
+};
+
+const fileSize = (p: string): number => {
+  try {
+    return statSync(p).size;
+  } catch {
+    return 0;
   }
 };
 
@@ -75,6 +85,8 @@ async function main(): Promise<void> {
   await app.whenReady();
 
   denyAllPermissions(session.defaultSession);
+  // What the window saves (export dialog, chart PNG/SVG) goes through the native save dialog.
+  session.defaultSession.on('will-download', (_event, item) => void askWhereToSave(item, app.getPath('downloads')));
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     const responseHeaders = withCsp(details.responseHeaders, details.url, rendererDirUrl, CONTENT_SECURITY_POLICY);
     callback(responseHeaders ? { responseHeaders } : {});
@@ -92,13 +104,6 @@ async function main(): Promise<void> {
 
   const { dbPath, files } = parseLaunchArgs(process.argv, { packaged: app.isPackaged, cwd: process.cwd(), isFile });
   const windows = new Set<WebContents>();
-  /** Imports started by the main process (menu, second launch, Finder), not by the page. */
-  const ownJobs = new Set<string>();
-  const onOwnImportDone = (payload: EventPayload<'importDone'>): void => {
-    ownJobs.delete(payload.jobId);
-    // The page lists sessions when it loads: reload it so the new ones are there to pick.
-    mainWindow?.webContents.reload();
-  };
   const importWorkerFile = workerFile('import-worker');
   const countWorkerFile = workerFile('count-worker');
   const replayWorkerFile = workerFile('replay-worker');
@@ -127,13 +132,6 @@ async function main(): Promise<void> {
     ...(replayWorkerFile ? { replayWorkerFile } : {}),
     emit: <E extends EventName>(event: E, payload: EventPayload<E>) => {
       for (const wc of windows) sendEvent(wc, event, payload);
-      if ((event === 'importDone' || event === 'importFailed') && ownJobs.has((payload as { jobId: string }).jobId)) {
-        if (event === 'importDone') onOwnImportDone(payload as EventPayload<'importDone'>);
-        else {
-          ownJobs.delete((payload as { jobId: string }).jobId);
-          void dialog.showMessageBox({ type: 'error', message: 'Could not open the file', detail: (payload as EventPayload<'importFailed'>).error });
-        }
-      }
     },
     pickFiles: () => pickFiles(),
   });
@@ -166,7 +164,10 @@ async function main(): Promise<void> {
     const existing = paths.filter(isFile);
     if (existing.length === 0) return;
     remember(existing);
-    void host.handlers.importFiles({ paths: existing }).then(({ jobId }) => ownJobs.add(jobId));
+    // The window adopts the job (hostImportStarted): its progress and error panels, then its session.
+    void host.handlers.importFiles({ paths: existing }).then(({ jobId }) => {
+      for (const wc of windows) sendEvent(wc, 'hostImportStarted', hostImportAnnouncement(jobId, existing, fileSize));
+    });
   }
 
   const actions: MenuActions = {

@@ -144,6 +144,7 @@ export interface SessionSummary {
   readonly title: string;
   readonly format: FormatId;
   readonly model: string | null;
+  /** The file it was imported from; on `serve` an uploaded file is `upload:<name>` (host/upload-refs.ts). */
   readonly sourcePath: string | null;
   readonly messages: number;
   readonly steps: number;
@@ -470,7 +471,10 @@ export interface ExportPreview {
 export type LocalLogAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'upload';
 
 export interface LocalLogFile {
-  /** Where the host reads it (inside one of the listed roots); importFiles takes it as is. */
+  /**
+   * Where the host reads it (inside one of the listed roots); importFiles takes it as is. On
+   * `serve` an uploaded file is `upload:<name>`, never the server's path (host/upload-refs.ts).
+   */
   readonly path: string;
   /** The file's name below its project folder. */
   readonly name: string;
@@ -559,6 +563,12 @@ export const events = {
    * truncated or rewritten and re-imported whole. `steps` and `messages` are the new totals.
    */
   sessionUpdated: z.object({ sessionId: z.string(), steps: z.number(), messages: z.number(), rewritten: z.boolean() }),
+  /**
+   * The host started an import of its own (Electron: File ▸ Open…, Open Recent, a second launch
+   * with a file, the OS's open-file): the window shows its progress and error panels and opens its
+   * session when done, as for an import it started itself. `file` is the file's name (or "N files").
+   */
+  hostImportStarted: z.object({ jobId: z.string(), file: z.string(), totalBytes: z.number() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

@@ -16,6 +16,7 @@ import { builtWorkerFile, packageVersion, rendererDir, sampleFile } from '../../
 import { startHttpHost, type HttpHost } from '../../main/transport/http';
 import { uploadRoute, type Route } from '../../main/transport/upload';
 import { Uploads, uploadLimit, uploadsDirFor } from '../../main/host/uploads';
+import { UploadRefs, withUploadRefs } from '../../main/host/upload-refs';
 import { ApiError } from '../../shared/api';
 
 export interface ServeOptions {
@@ -51,6 +52,8 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   const sink: { http?: HttpHost } = {};
   let host: Awaited<ReturnType<typeof createHost>>;
   const uploads = new Uploads(importAllow, (paths) => host.handlers.importFiles({ paths }));
+  // The page never learns where uploads are kept: they are `upload:<name>` to it (host/upload-refs.ts).
+  const refs = new UploadRefs(uploadsDir);
   try {
     host = await createHost({
       dbPath,
@@ -60,7 +63,7 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
       importWorkerFile: builtWorkerFile('import-worker', 'cli'),
       countWorkerFile: builtWorkerFile('count-worker', 'cli'),
       replayWorkerFile: builtWorkerFile('replay-worker', 'cli') ?? replayWorkerSource(),
-      emit: (event, payload) => sink.http?.emit(event, uploads.event(event, payload)),
+      emit: (event, payload) => sink.http?.emit(event, refs.scrubDeep(uploads.event(event, payload))),
       importAllow,
     });
   } catch (e) {
@@ -70,9 +73,9 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   }
   const routes: Record<string, Route> = {};
   if (uploadsDir) {
-    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name) });
+    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name), abandon: (jobId) => void host.handlers.cancelImport({ jobId }) });
   }
-  const http = await startHttpHost({ handlers: host.handlers, staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
+  const http = await startHttpHost({ handlers: withUploadRefs(host.handlers, refs), staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
   sink.http = http;
   const stop = (): void => {
     void Promise.all([http.close(), host.close()]).finally(() => process.exit(0));

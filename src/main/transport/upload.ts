@@ -19,6 +19,11 @@ export interface UploadTarget {
   readonly maxBytes: number;
   /** Imports a stored upload; `name` is the sanitised name the user chose. */
   accept(storedPath: string, name: string): Promise<{ jobId: string }>;
+  /**
+   * The client went away before it received the job id (Cancel pressed as the upload finished):
+   * nobody can cancel that import any more, so the route asks for it to be cancelled here.
+   */
+  abandon?(jobId: string): void;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -53,6 +58,14 @@ export function uploadRoute(target: UploadTarget): Route {
     await rename(part, stored);
     try {
       const { jobId } = await target.accept(stored, name);
+      // The answer is the client's only way to learn the job id: if it cannot arrive, cancel the job.
+      if (res.destroyed || req.socket.destroyed) {
+        target.abandon?.(jobId);
+        return;
+      }
+      res.once('close', () => {
+        if (!res.writableFinished) target.abandon?.(jobId);
+      });
       send(res, 200, { ok: true, value: { jobId, name } });
     } catch (e) {
       await rm(stored, { force: true });

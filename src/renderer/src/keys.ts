@@ -16,8 +16,10 @@ function isField(target: EventTarget | null): boolean {
 export function handleDebuggerKey(store: AppStore, e: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return false;
   const s = store.getState();
-  // A dialog is open: its buttons and radios own the keys, and the call it exports stays put.
-  if (s.exportOpen) return false;
+  // A dialog is open (use-modal.ts counts them): its controls own the keys, and the call behind it
+  // (the one the export dialog exports, say) stays put. The export flag also covers the instant
+  // between the menu asking for the dialog and the dialog mounting.
+  if (s.openDialogs > 0 || s.exportOpen) return false;
   switch (e.key) {
     case 'ArrowRight':
       s.stepBy(e.shiftKey ? 10 : 1);

@@ -23,6 +23,7 @@ import type { FileImporter } from './api/files';
 import { createImportSlice, type ImportSlice } from './slices/imports';
 import { createTunerSlice, type TunerSlice } from './slices/tuner';
 import { tailSlice, type TailSlice } from './slices/tail';
+import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -138,7 +139,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -212,6 +213,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createImportSlice(api, options.files ?? null, set, get),
       ...createTunerSlice(api, set, get),
       ...tailSlice(api, set, get, store, { clearDetails: () => detailCache.clear() }),
+      ...createDialogsSlice(set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

@@ -64,6 +64,7 @@ async function openApp(page, s) {
 
 /** Waits until the app has opened a session other than `before` and returns its summary. */
 async function sessionOpened(page, s, before, assert) {
+  // The session picker is the library's button now (no value): the URL's hash names the open session.
   await page.waitForFunction((old) => {
     const v = document.querySelector('[data-testid="session-picker"]')?.getAttribute('data-session-id');
     return v && !old.includes(v);
@@ -81,7 +82,8 @@ export async function testUploadThroughOpen({ page, root, assert }) {
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
   await chooser.setFiles(join(s.files, 'upload me.jsonl'));
   const summary = await sessionOpened(page, s, before, assert);
-  assert.match(summary.sourcePath, /uploads\/[0-9a-f-]{36}-upload_me\.jsonl$/, 'stored in the uploads folder under a sanitised name');
+  assert.match(summary.sourcePath, /^upload:[0-9a-f-]{36}-upload_me\.jsonl$/, 'an opaque reference under a sanitised name, never the server\'s path');
+  assert.ok(readdirSync(join(s.dir, 'uploads')).some((f) => /^[0-9a-f-]{36}-upload_me\.jsonl$/.test(f)), 'stored in the uploads folder');
   assert.equal(summary.messages > 0, true);
   assert.equal(await page.getByTestId('import-error').count(), 0);
 }

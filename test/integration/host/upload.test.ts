@@ -197,3 +197,43 @@ describe('upload names and limit', () => {
   });
 
 });
+
+describe('upload route: the client leaves before the answer', () => {
+  it('cancels the import it started when the job id cannot reach the client (Cancel as the upload finished)', async () => {
+    const abandoned: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let accepted = false;
+    const own = await startHttpHost({
+      handlers: host.handlers,
+      staticDir: dir,
+      routes: {
+        '/api/upload': uploadRoute({
+          dir: uploads,
+          maxBytes: LIMIT,
+          // The import "starts" but its answer is held until the client is gone.
+          accept: async () => {
+            accepted = true;
+            await gate;
+            return { jobId: 'j-late' };
+          },
+          abandon: (jobId) => void abandoned.push(jobId),
+        }),
+      },
+    });
+    try {
+      const body = Buffer.from('{"role":"user","content":"hi"}\n');
+      const req = request({ host: '127.0.0.1', port: own.port, path: '/api/upload?name=late.jsonl', method: 'POST', headers: { host: `127.0.0.1:${own.port}`, authorization: `Bearer ${own.token}`, 'content-length': String(body.length) } });
+      req.on('error', () => {});
+      req.end(body);
+      await waitFor('the body stored', () => accepted);
+      req.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      release();
+      await waitFor('the abandon', () => abandoned.length > 0);
+      expect(abandoned).toEqual(['j-late']);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -30,6 +30,10 @@ function setup(kind: FileImporter['kind'] = 'upload') {
       calls.push({ method: 'cancelImport', input });
       return Promise.resolve({ cancelled: true });
     },
+    deleteSession: (input: unknown) => {
+      calls.push({ method: 'deleteSession', input });
+      return Promise.resolve({ sessions: 1, messages: 0, calls: 0, cachedResults: 0 });
+    },
     listSessions: () => Promise.resolve([{ id: 's1' }, { id: 'new' }]),
     listLocalLogs: () => Promise.resolve({ roots: [], groups: [], truncated: 0 }),
   };
@@ -123,6 +127,59 @@ describe('import slice: upload, progress, done', () => {
   });
 });
 
+describe('import slice: imports the host started (desktop menu, second launch, OS open-file)', () => {
+  it('an unknown job the host announces shows the progress panel, follows its progress, and its done opens the session', async () => {
+    const { store, emit, calls } = setup();
+    void store.getState().init();
+    await flush();
+    emit('importProgress', progress('h1', 5)); // before the announcement: not ours yet
+    expect(store.getState().importProgress).toBeNull();
+    emit('hostImportStarted', { jobId: 'h1', file: 'menu-picked.jsonl', totalBytes: 100 });
+    expect(store.getState().importProgress).toMatchObject({ jobId: 'h1', phase: 'import', file: 'menu-picked.jsonl', totalBytes: 100 });
+    emit('importProgress', progress('h1', 60));
+    expect(store.getState().importProgress).toMatchObject({ jobId: 'h1', bytes: 60 });
+    // The page itself started nothing.
+    expect(calls.some((c) => c.method === 'importFiles')).toBe(false);
+    emit('importDone', { jobId: 'h1', sessionIds: ['new'], reused: false });
+    await flush();
+    await flush();
+    expect(store.getState().importProgress).toBeNull();
+    expect(store.getState().importing).toBeNull();
+    expect(store.getState().currentId).toBe('new');
+  });
+
+  it('its failure opens the error panel; a job that ended before its announcement still opens its session', async () => {
+    const { store, emit } = setup();
+    void store.getState().init();
+    await flush();
+    emit('hostImportStarted', { jobId: 'h1', file: 'bad.jsonl', totalBytes: 10 });
+    emit('importFailed', { jobId: 'h1', error: 'bad.jsonl:2:1: valid JSON', cancelled: false });
+    expect(store.getState().importError).toEqual({ file: 'bad.jsonl', message: 'bad.jsonl:2:1: valid JSON' });
+    store.getState().dismissImportError();
+    emit('importDone', { jobId: 'h2', sessionIds: ['new'], reused: false });
+    emit('hostImportStarted', { jobId: 'h2', file: 'tiny.jsonl', totalBytes: 10 });
+    for (let i = 0; i < 5; i++) await flush();
+    expect(store.getState().importProgress).toBeNull();
+    expect(store.getState().currentId).toBe('new');
+  });
+
+  it('while another import is on screen, a host job runs behind it: the list refreshes, the open session stays', async () => {
+    const { store, emit, uploads } = setup();
+    void store.getState().init();
+    await flush();
+    void store.getState().importPageFiles([file('mine.jsonl')]);
+    uploads[0]!.resolve({ jobId: 'j1' });
+    await flush();
+    emit('hostImportStarted', { jobId: 'h1', file: 'other.jsonl', totalBytes: 10 });
+    expect(store.getState().importProgress?.jobId).toBe('j1');
+    emit('importDone', { jobId: 'h1', sessionIds: ['new'], reused: false });
+    await flush();
+    expect(store.getState().importProgress?.jobId).toBe('j1');
+    expect(store.getState().currentId).toBe('s1');
+    expect(store.getState().sessions.map((s) => s.id)).toContain('new');
+  });
+});
+
 describe('import slice: cancel and failure', () => {
   it('Cancel asks the host to cancel the job; the cancelled end is not an error', async () => {
     const { store, emit, uploads, calls } = setup();
@@ -149,6 +206,72 @@ describe('import slice: cancel and failure', () => {
     expect(uploads).toHaveLength(1);
     expect(store.getState().importProgress).toBeNull();
     expect(store.getState().importError).toBeNull();
+  });
+
+  // The cancel race: Cancel pressed as the upload finishes. Each order of events below must end
+  // with no session kept, no session opened, no error shown.
+  const settle = async () => {
+    for (let i = 0; i < 6; i++) await flush();
+  };
+  const uploaded = async () => {
+    const t = setup();
+    void t.store.getState().init();
+    await flush();
+    void t.store.getState().importPageFiles([file('f.jsonl')]);
+    return t;
+  };
+  const nothingKept = (t: Awaited<ReturnType<typeof uploaded>>) => {
+    expect(t.store.getState().importProgress).toBeNull();
+    expect(t.store.getState().importing).toBeNull();
+    expect(t.store.getState().importError).toBeNull();
+    expect(t.store.getState().currentId).toBe('s1');
+  };
+
+  it('race: the upload answers with its job id just as Cancel is pressed: the import is cancelled', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' }); // too late to abort: the slice has not seen the id yet
+    await t.store.getState().cancelCurrentImport();
+    await settle();
+    expect(t.calls).toContainEqual({ method: 'cancelImport', input: { jobId: 'j1' } });
+    t.emit('importProgress', progress('j1', 50));
+    expect(t.store.getState().importProgress).toBeNull();
+    t.emit('importFailed', { jobId: 'j1', error: 'f.jsonl: import cancelled', cancelled: true });
+    await settle();
+    nothingKept(t);
+    expect(t.calls.some((c) => c.method === 'deleteSession')).toBe(false);
+  });
+
+  it('race: the import already finished when the upload\'s answer arrives after Cancel: its sessions are deleted, not opened', async () => {
+    const t = await uploaded();
+    t.emit('importProgress', progress('j1', 100));
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['new', 'new-sub'], reused: false });
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await t.store.getState().cancelCurrentImport();
+    await settle();
+    expect(t.calls.filter((c) => c.method === 'deleteSession').map((c) => c.input)).toEqual([{ id: 'new' }, { id: 'new-sub' }]);
+    nothingKept(t);
+  });
+
+  it('race: the host finishes the job before the cancel reaches it: the session is deleted, not opened', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await flush();
+    expect(t.store.getState().importing).toBe('j1');
+    await t.store.getState().cancelCurrentImport();
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['new'], reused: false });
+    await settle();
+    expect(t.calls).toContainEqual({ method: 'deleteSession', input: { id: 'new' } });
+    nothingKept(t);
+  });
+
+  it('race: a cancelled job that found the file already stored deletes nothing (the session was there before)', async () => {
+    const t = await uploaded();
+    t.uploads[0]!.resolve({ jobId: 'j1' });
+    await t.store.getState().cancelCurrentImport();
+    t.emit('importDone', { jobId: 'j1', sessionIds: ['s1'], reused: true });
+    await settle();
+    expect(t.calls.some((c) => c.method === 'deleteSession')).toBe(false);
+    nothingKept(t);
   });
 
   it('a failed import leaves the error panel (not the banner) until dismissed', async () => {

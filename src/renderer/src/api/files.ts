@@ -9,7 +9,10 @@ import { ApiError, type ApiClient, type Envelope } from '../../../shared/api';
 export interface FileImport {
   /** The import job the host started. */
   readonly done: Promise<{ jobId: string }>;
-  /** Stops an upload still being sent (the host keeps nothing of it). */
+  /**
+   * Stops an upload still being sent (the host keeps nothing of it). Once it is all sent this does
+   * nothing: `done` still answers the job id, and the caller cancels that job.
+   */
   abort(): void;
 }
 
@@ -39,6 +42,13 @@ export function uploadImporter(baseUrl: string, token: string): FileImporter {
       const file = files[0];
       if (!file) return { done: Promise.reject(new ApiError('bad_input', 'no file to upload')), abort: () => {} };
       const xhr = new XMLHttpRequest();
+      // Once every byte is sent the server may already have started the import: aborting then
+      // would lose its job id (and the import would run on). Let the answer come instead; the
+      // import slice cancels the job it names (slices/imports.ts, `cancelAsked`).
+      let sentAll = false;
+      xhr.upload.onload = () => {
+        sentAll = true;
+      };
       const done = new Promise<{ jobId: string }>((resolve, reject) => {
         xhr.open('POST', `${baseUrl}/api/upload?name=${encodeURIComponent(file.name)}`);
         xhr.setRequestHeader('Authorization', `Bearer ${token}`);
@@ -59,7 +69,12 @@ export function uploadImporter(baseUrl: string, token: string): FileImporter {
         xhr.onabort = () => reject(new ApiError('cancelled', `${file.name}: upload cancelled`));
         xhr.send(file);
       });
-      return { done, abort: () => xhr.abort() };
+      return {
+        done,
+        abort: () => {
+          if (!sentAll) xhr.abort();
+        },
+      };
     },
   };
 }

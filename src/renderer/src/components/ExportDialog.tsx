@@ -12,6 +12,7 @@ import { useAppStore } from '../context';
 import { download } from '../download';
 import { fmtInt } from '../format';
 import { FORMATS_FOR, type ExportWhat, type RedactionBuiltin } from '../slices/export';
+import { useModal } from '../use-modal';
 
 const FORMAT_LABEL: Record<ExportTarget, string> = {
   openai: 'OpenAI messages (JSON)',
@@ -72,13 +73,8 @@ function ExportDialogBody() {
   // The suggested name follows the choices until the user edits it.
   const fileName = name ?? preview?.fileName ?? '';
   useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.key === 'Escape') close();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [close]);
+  const dialog = useRef<HTMLDivElement>(null);
+  useModal(true, dialog, close);
 
   const onPatterns = (text: string): void => {
     setPatterns(text);
@@ -117,7 +113,7 @@ function ExportDialogBody() {
 
   return (
     <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
-      <div className="dialog export-dialog" role="dialog" aria-modal="true" aria-labelledby="export-title" data-testid="export-dialog">
+      <div ref={dialog} className="dialog export-dialog" role="dialog" aria-modal="true" aria-labelledby="export-title" data-testid="export-dialog">
         <h2 id="export-title">Export</h2>
         <fieldset>
           <legend>What</legend>
@@ -131,7 +127,7 @@ function ExportDialogBody() {
         </fieldset>
         <label className="row">
           Format
-          <select data-testid="export-format" value={choice.to} onChange={(e) => void setChoice({ to: e.target.value as ExportTarget })} autoFocus>
+          <select data-testid="export-format" value={choice.to} onChange={(e) => void setChoice({ to: e.target.value as ExportTarget })} data-autofocus>
             {FORMATS_FOR[choice.what].map((t) => (
               <option key={t} value={t}>
                 {FORMAT_LABEL[t]}

@@ -11,8 +11,8 @@ export function ImportLayer() {
       <LocalLogsPanel />
       <div className="import-layer">
         <ImportProgress />
-        <ImportErrorPanel />
       </div>
+      <ImportErrorPanel />
     </>
   );
 }

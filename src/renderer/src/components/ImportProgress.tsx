@@ -3,7 +3,9 @@
  * when a file did not import, an error panel that names the file, the line and what was expected,
  * and stays until dismissed.
  */
+import { useRef } from 'react';
 import { useAppStore } from '../context';
+import { useModal } from '../use-modal';
 import { fmtBytes, fmtDuration, importErrorParts } from '../model/import-view';
 
 export function ImportProgress() {
@@ -32,38 +34,43 @@ export function ImportProgress() {
   );
 }
 
+/** Modal (use-modal.ts): the user reads it and dismisses it (button or Escape) before going on. */
 export function ImportErrorPanel() {
   const err = useAppStore((s) => s.importError);
   const dismiss = useAppStore((s) => s.dismissImportError);
+  const dialog = useRef<HTMLElement>(null);
+  useModal(err !== null, dialog, dismiss);
   if (!err) return null;
   const parts = importErrorParts(err.message, err.file);
   return (
-    <section className="import-panel import-error" role="alert" data-testid="import-error" data-line={parts.line ?? ''}>
-      <header>
-        <strong>Could not open the file</strong>
-        <button data-testid="import-error-dismiss" onClick={dismiss}>
-          Dismiss
-        </button>
-      </header>
-      <dl>
-        <dt>File</dt>
-        <dd>
-          <bdi data-testid="import-error-file">{parts.file}</bdi>
-        </dd>
-        {parts.line !== null ? (
-          <>
-            <dt>Line</dt>
-            <dd data-testid="import-error-line">
-              {parts.line}
-              {parts.column !== null ? `, column ${parts.column}` : ''}
-            </dd>
-          </>
-        ) : null}
-        <dt>Expected</dt>
-        <dd>
-          <bdi data-testid="import-error-expected">{parts.expected}</bdi>
-        </dd>
-      </dl>
-    </section>
+    <div className="modal-backdrop import-error-backdrop">
+      <section ref={dialog} className="import-panel import-error" role="alertdialog" aria-modal="true" aria-labelledby="import-error-title" data-testid="import-error" data-line={parts.line ?? ''}>
+        <header>
+          <strong id="import-error-title">Could not open the file</strong>
+          <button data-testid="import-error-dismiss" onClick={dismiss} data-autofocus>
+            Dismiss
+          </button>
+        </header>
+        <dl>
+          <dt>File</dt>
+          <dd>
+            <bdi data-testid="import-error-file">{parts.file}</bdi>
+          </dd>
+          {parts.line !== null ? (
+            <>
+              <dt>Line</dt>
+              <dd data-testid="import-error-line">
+                {parts.line}
+                {parts.column !== null ? `, column ${parts.column}` : ''}
+              </dd>
+            </>
+          ) : null}
+          <dt>Expected</dt>
+          <dd>
+            <bdi data-testid="import-error-expected">{parts.expected}</bdi>
+          </dd>
+        </dl>
+      </section>
+    </div>
   );
 }

@@ -6,11 +6,12 @@
  * Titles, projects and models come from transcripts: shown as text, isolated for bidi.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { SessionSummary } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
 import { dateOf, LIBRARY_COLUMNS, libraryRows, projectOf, tokensOf, type LibraryColumn } from '../model/library-rows';
+import { useModal } from '../use-modal';
 import './library.css';
 
 const ROW_HEIGHT = 26;
@@ -115,29 +116,20 @@ export function Library() {
   const openFromLibrary = useAppStore((s) => s.openFromLibrary);
   const rows = useMemo(() => libraryRows(sessions, query, sort, expanded), [sessions, query, sort, expanded]);
   const bodyRef = useRef<HTMLDivElement>(null);
-  const searchRef = useRef<HTMLInputElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => bodyRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
-  useEffect(() => {
-    if (open) searchRef.current?.focus();
-  }, [open]);
+  const dialog = useRef<HTMLDivElement>(null);
+  // Escape takes back a delete waiting for its confirmation first, then closes the library.
+  useModal(open, dialog, () => (pending ? cancelDelete() : closeLibrary()));
   if (!open) return null;
 
-  const onKey = (e: KeyboardEvent) => {
-    // The debugger's keys (arrows, N / P, Space) must not move the session behind the dialog.
-    e.stopPropagation();
-    if (e.key !== 'Escape') return;
-    e.preventDefault();
-    if (pending) cancelDelete();
-    else closeLibrary();
-  };
   const top = sessions.filter((s) => s.parentId === null).length;
   return (
     <div className="library-backdrop" onMouseDown={(e) => e.target === e.currentTarget && closeLibrary()}>
-      <div className="library" role="dialog" aria-modal="true" aria-label="Session library" data-testid="library" onKeyDown={onKey}>
+      <div ref={dialog} className="library" role="dialog" aria-modal="true" aria-label="Session library" data-testid="library">
         <div className="library-head">
           <strong>Library</strong>
           <input
-            ref={searchRef}
+            data-autofocus
             type="search"
             placeholder="Search title, project, agent, model, file…"
             aria-label="Search sessions"

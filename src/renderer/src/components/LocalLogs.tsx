@@ -4,10 +4,11 @@
  * imports the file (the session opens when the import is done). Opened from the session bar, or
  * by the host (Electron's File ▸ Import Agent Logs…).
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import type { LocalLogAgent, LocalLogGroup } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtBytes, fmtWhen } from '../model/import-view';
+import { useModal } from '../use-modal';
 
 const AGENT: Record<LocalLogAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', upload: 'Uploaded' };
 /** Files shown per project before "show all" (a project can hold thousands). */
@@ -76,7 +77,7 @@ export function LocalLogsPanel() {
   const setOpen = useAppStore((s) => s.setLocalLogsOpen);
   const reload = useAppStore((s) => s.loadLocalLogs);
   const [filter, setFilter] = useState('');
-  const filterInput = useRef<HTMLInputElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
   const [allGroups, setAllGroups] = useState(false);
   const needle = filter.trim().toLowerCase();
   const shown = useMemo(() => {
@@ -89,23 +90,15 @@ export function LocalLogsPanel() {
       return files.length > 0 ? [{ ...g, files }] : [];
     });
   }, [view, needle]);
-  useEffect(() => {
-    if (!open) return;
-    // Typing goes to the filter (and while it has the focus the debugger's keys stay off).
-    filterInput.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(false);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [open, setOpen]);
+  // Typing goes to the filter (data-autofocus); Escape closes.
+  useModal(open, dialog, () => setOpen(false));
   if (!open) return null;
   return (
     <div className="modal-backdrop" onClick={(e) => e.target === e.currentTarget && setOpen(false)}>
-      <div className="local-logs" role="dialog" aria-label="Agent logs on this machine" data-testid="local-logs" data-loading={loading ? 'true' : 'false'}>
+      <div ref={dialog} className="local-logs" role="dialog" aria-modal="true" aria-labelledby="local-logs-title" data-testid="local-logs" data-loading={loading ? 'true' : 'false'}>
         <header>
-          <h2>Agent logs on this machine</h2>
-          <input ref={filterInput} data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
+          <h2 id="local-logs-title">Agent logs on this machine</h2>
+          <input data-autofocus data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
           <button onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
@@ -135,7 +128,7 @@ export function LocalLogsPanel() {
           <footer className="muted">
             {view.roots.map((r) => (
               <div key={`${r.agent}${r.path}`}>
-                {AGENT[r.agent]}: <bdi>{r.path}</bdi> {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
+                {AGENT[r.agent]}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>} {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
               </div>
             ))}
             {view.truncated > 0 ? <div className="warning">{view.truncated} more files not listed (the list stops at its cap).</div> : null}

@@ -61,6 +61,16 @@ const EARLY_ENDS = 32;
 export function createImportSlice(api: ApiClient, files: FileImporter | null, set: Set, get: Get): ImportSlice {
   let queue: File[] = [];
   let abortUpload: (() => void) | null = null;
+  /** Cancel was pressed while the job id was not known yet (the upload may finish regardless). */
+  let cancelAsked = false;
+  /**
+   * Jobs the user cancelled. Cancel can lose the race with the job's end (the upload finished, or
+   * the import ended, as it was pressed): whatever such a job stored is deleted again, so a
+   * cancelled import never leaves a session behind.
+   */
+  const cancelled = new Set<string>();
+  /** Host-started jobs that came while another import was on screen: their end only refreshes the list (or shows the error). */
+  const background = new Map<string, string>();
   const early = new Map<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>();
 
   const nextFile = (): void => {
@@ -68,7 +78,31 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     if (file) void startUploads([file]);
   };
 
+  /** A cancelled job that finished anyway: take back what it stored (not what was stored before it: `reused`). */
+  const discard = async (done: EventPayload<'importDone'>): Promise<void> => {
+    if (done.reused) return;
+    // A parent's delete takes its subagents with it: those answer not_found, which is fine.
+    for (const id of done.sessionIds) await api.deleteSession({ id }).catch(() => undefined);
+    await get().refreshSessions();
+  };
+
   const ended = (jobId: string, end: { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }): void => {
+    if (cancelled.has(jobId)) {
+      cancelled.delete(jobId);
+      // Cleared before the session slice's listener runs, so it does not open the session.
+      if (get().importing === jobId) set({ importing: null });
+      if (get().importProgress?.jobId === jobId) set({ importProgress: null });
+      queue = [];
+      if ('done' in end) void discard(end.done);
+      return;
+    }
+    const behind = background.get(jobId);
+    if (behind !== undefined) {
+      background.delete(jobId);
+      if ('done' in end) void get().refreshSessions();
+      else if (!end.failed.cancelled) set({ importError: { file: behind, message: end.failed.error } });
+      return;
+    }
     if (get().importProgress?.jobId !== jobId && get().importing !== jobId) {
       early.set(jobId, end);
       while (early.size > EARLY_ENDS) early.delete(early.keys().next().value as string);
@@ -104,6 +138,7 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     const label = chosen.length === 1 ? chosen[0]!.name : `${chosen.length} files`;
     const total = chosen.reduce((n, f) => n + f.size, 0);
     const t0 = performance.now();
+    cancelAsked = false;
     // Electron reads the files where they are: there is no upload to show, only the import to come.
     set({ importError: null, importProgress: { jobId: null, phase: files.kind === 'upload' ? 'upload' : 'import', file: label, bytes: 0, totalBytes: total, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
     const run = files.start(chosen, (sent, of) => {
@@ -115,6 +150,17 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     abortUpload = run.abort;
     try {
       const { jobId } = await run.done;
+      if (cancelAsked) {
+        // Cancel came as the upload finished (too late to abort it): cancel the import it started.
+        cancelled.add(jobId);
+        set({ importProgress: null });
+        queue = [];
+        const end = early.get(jobId);
+        early.delete(jobId);
+        if (end) ended(jobId, end);
+        else void api.cancelImport({ jobId }).catch(() => undefined);
+        return;
+      }
       started(jobId, label, total);
     } catch (e) {
       set({ importProgress: null });
@@ -134,6 +180,12 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
   api.on('importDone', (p) => ended(p.jobId, { done: p }));
   api.on('importFailed', (p) => ended(p.jobId, { failed: p }));
   api.on('showLocalLogs', () => get().setLocalLogsOpen(true));
+  // An import the host started (the desktop menu, a second launch, the OS) is adopted: same
+  // panels, and its session opens when done; never a page reload.
+  api.on('hostImportStarted', (p) => {
+    if (get().importProgress || get().importing) background.set(p.jobId, p.file);
+    else started(p.jobId, p.file, p.totalBytes);
+  });
 
   return {
     importProgress: null,
@@ -157,9 +209,11 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
       const p = get().importProgress;
       if (!p) return;
       if (p.jobId === null) {
+        cancelAsked = true;
         abortUpload?.();
         return;
       }
+      cancelled.add(p.jobId);
       try {
         await api.cancelImport({ jobId: p.jobId });
       } catch (e) {
