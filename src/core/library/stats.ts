@@ -72,6 +72,33 @@ export function titleOf(s: Session): string | null {
   return prompt !== null ? oneLine(prompt) : null;
 }
 
+/**
+ * Costs are stored rounded to 1e-10 USD: a session grown by appends (live tail) sums its calls in
+ * another grouping than a first import of the same file, and the two must store the same figure.
+ */
+export const roundCost = (usd: number): number => Math.round(usd * 1e10) / 1e10;
+
+/** The usage figures of a stored session row: what an append updates. */
+export type UsageStats = Pick<SessionStats, 'promptTokens' | 'outputTokens' | 'cost' | 'endedAt'>;
+
+/**
+ * A session's usage figures after its messages `removed` were replaced by `added` (an append: the
+ * last response extended — removed is the old last message — and new messages after it), without
+ * reading the rest of the session.
+ */
+export function appendUsageStats(prev: UsageStats, model: string | undefined, removed: readonly Message[], added: readonly Message[]): UsageStats {
+  const part = (messages: readonly Message[]): SessionStats => sessionStats({ id: '', format: 'claude-code', ...(model ? { model } : {}), systemPrompt: null, tools: [], messages: [...messages], sourceCompactions: [], subagents: [], warnings: [] });
+  const before = part(removed);
+  const after = part(added);
+  const cost = prev.cost === null && before.cost === null && after.cost === null ? null : roundCost((prev.cost ?? 0) - (before.cost ?? 0) + (after.cost ?? 0));
+  return {
+    promptTokens: prev.promptTokens - before.promptTokens + after.promptTokens,
+    outputTokens: prev.outputTokens - before.outputTokens + after.outputTokens,
+    cost,
+    endedAt: after.endedAt ?? prev.endedAt,
+  };
+}
+
 export function sessionStats(s: Session): SessionStats {
   let prompt = 0;
   let output = 0;
@@ -101,5 +128,5 @@ export function sessionStats(s: Session): SessionStats {
       priced = true;
     }
   }
-  return { title: titleOf(s), cwd: s.cwd ?? null, compactions: s.sourceCompactions.length, promptTokens: prompt, outputTokens: output, cost: priced ? cost : null, endedAt };
+  return { title: titleOf(s), cwd: s.cwd ?? null, compactions: s.sourceCompactions.length, promptTokens: prompt, outputTokens: output, cost: priced ? roundCost(cost) : null, endedAt };
 }

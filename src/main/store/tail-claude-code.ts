@@ -13,6 +13,8 @@
  * Not seen here (Claude Code writes neither): a new line reusing the uuid of an earlier line that
  * is no message, or the response id of a stored message before the last one.
  */
+import { countsKey } from '../../core/tokens/version';
+import { appendUsageStats, type UsageStats } from '../../core/library/stats';
 import { importerFor } from '../../core/import/index';
 import type { JsonLine, ParseContext } from '../../core/import/types';
 import { isRecord } from '../../core/import/util';
@@ -54,8 +56,11 @@ interface NewLine {
 }
 
 /** The session's one stored row (a Claude Code file is one session), or undefined. */
-function onlySession(store: SessionStore, sourceId: number): { id: string; messageCount: number; steps: number; turns: number; hasUsage: number; model: string | null } | undefined {
-  const rows = store.db.prepare('SELECT id, message_count AS messageCount, step_count AS steps, turn_count AS turns, has_usage AS hasUsage, model FROM sessions WHERE source_id = ?').all(sourceId) as { id: string; messageCount: number; steps: number; turns: number; hasUsage: number; model: string | null }[];
+type OnlySession = { id: string; messageCount: number; steps: number; turns: number; hasUsage: number; model: string | null } & UsageStats;
+function onlySession(store: SessionStore, sourceId: number): OnlySession | undefined {
+  const rows = store.db
+    .prepare('SELECT id, message_count AS messageCount, step_count AS steps, turn_count AS turns, has_usage AS hasUsage, model, prompt_tokens AS promptTokens, output_tokens AS outputTokens, cost, ended_at AS endedAt FROM sessions WHERE source_id = ?')
+    .all(sourceId) as OnlySession[];
   return rows.length === 1 ? rows[0] : undefined;
 }
 
@@ -206,7 +211,11 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
       const u = m.usage;
       if (u) insertUsage.run(session.id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
     }
-    db.prepare('UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ? WHERE id = ?').run(count, steps, turns, hasUsage, session.id);
+    // The library's usage columns move with the append, as a first import of the grown file would store them.
+    const usage = appendUsageStats(session, session.model ?? undefined, merged ? [prev] : [], changed);
+    db.prepare('UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?').run(
+      count, steps, turns, hasUsage, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id,
+    );
     extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
     store.saveCounts(session.id, { ...stored, perMessage, prefix });
   };
@@ -227,13 +236,18 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
  * in the background (`recount` in host/tail.ts). Counts of another length are dropped.
  */
 function extendCounts(store: SessionStore, sessionId: string, count: number, estimates: Uint32Array, from: number, added: Uint32Array): void {
-  const tokenizers = store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> 'chars4'").pluck().all(sessionId) as string[];
-  for (const tokenizer of tokenizers) {
+  // Stored keys carry the estimator's version (`calibrated@v1`): counts of another version are
+  // never read again (loadCounts ignores them), so only the current ones are extended.
+  const suffix = countsKey('');
+  const keys = store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> ?').pluck().all(sessionId, countsKey('chars4')) as string[];
+  for (const key of keys) {
+    if (!key.endsWith(suffix)) continue;
+    const tokenizer = key.slice(0, -suffix.length);
     const c = store.loadCounts(sessionId, tokenizer);
     // A background count finished on an earlier length: its messages are kept, the rest estimated.
     const have = c ? Math.min(c.perMessage.length, from) : 0;
     if (!c || c.perMessage.length > count || have === 0) {
-      store.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, tokenizer);
+      store.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, key);
       continue;
     }
     let estimated = 0;

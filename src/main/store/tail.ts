@@ -363,7 +363,9 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
   const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
-  const updateSession = db.prepare('UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ? WHERE id = ?');
+  const updateSession = db.prepare(
+    'UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
+  );
   const fd = o.lineRecords ? openSync(state.path, 'r') : undefined;
   /** Line `line`'s text as the import stores it (no newline, no trailing CR, no byte-order mark). */
   const lineText = (line: number): Buffer => {
@@ -410,7 +412,7 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
         }
         matched.add(prev.id);
         const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords);
-        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, prev.id);
+        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, row.cwd ?? null, row.compactions ?? 0, row.promptTokens ?? 0, row.outputTokens ?? 0, row.cost ?? null, row.endedAt ?? null, prev.id);
         if (k === s.messages.length && k === prev.messageCount && !o.rewritten) return;
         db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
         db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
