@@ -54,6 +54,10 @@ export function metaTitle(meta: string | undefined): string | undefined {
   return type && description ? `${type}: ${description}` : (description ?? type);
 }
 
+/** Hundreds of subagent files must not bury the parent's own warnings: the first few, then a count. */
+const MAX_WARNINGS = 200;
+const capped = (warnings: string[]): string[] => (warnings.length <= MAX_WARNINGS ? warnings : [...warnings.slice(0, MAX_WARNINGS), `… and ${warnings.length - MAX_WARNINGS} more warning(s) from subagent files`]);
+
 /** The parent's outcome with the subagent files' sessions attached to its (first) session. */
 export async function attachSubagentFiles(outcome: ImportOutcome, files: readonly SubagentFile[], options: SubagentFileOptions = {}): Promise<ImportOutcome> {
   const parent = outcome.sessions[0];
@@ -77,7 +81,7 @@ export async function attachSubagentFiles(outcome: ImportOutcome, files: readonl
     const title = metaTitle(file.meta) ?? s.title;
     subs.push({ session: { ...s, agentId: s.agentId ?? file.agentId, ...(title !== undefined ? { title } : {}) }, name: file.source.name });
   }
-  if (subs.length === 0) return warnings.length === outcome.warnings.length ? outcome : { ...outcome, warnings };
+  if (subs.length === 0) return warnings.length === outcome.warnings.length ? outcome : { ...outcome, warnings: capped(warnings) };
   // Spawn order (their first line's time), then file name: the order the library lists them in.
   subs.sort((a, b) => (a.session.startedAt ?? Infinity) - (b.session.startedAt ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
@@ -120,5 +124,5 @@ export async function attachSubagentFiles(outcome: ImportOutcome, files: readonl
     });
   };
   unlinked(attached);
-  return { ...outcome, sessions: [attached, ...outcome.sessions.slice(1)], warnings };
+  return { ...outcome, sessions: [attached, ...outcome.sessions.slice(1)], warnings: capped(warnings) };
 }
