@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS, importSource, type ImportOutcome } from '../core/import/index';
 import type { FormatId, Session } from '../core/model';
 import { fileSource } from '../main/io/file-source';
+import { withSubagentFiles } from '../main/io/subagent-files';
 import { compilePattern, PatternError } from '../core/pattern';
 import { CliError, EXIT } from './errors';
 
@@ -31,14 +32,30 @@ export async function loadFile(path: string, format?: string, onProgress?: (byte
   if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
   if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
   checkRegularFile(path);
-  return importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
+  const outcome = await importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
+  // A Claude Code 2.x session's subagents are files beside it: counted as the app counts them.
+  return withSubagentFiles(path, outcome, { keepRaw: false, tolerant });
 }
 
-/** `--session ID|N`: a session by id, or by 1-based position in the file; default the first. */
+/** How many subagents a session spawned, and how to replay one (`inspect` and `replay` say it alike). */
+export function subagentLine(s: Session): string {
+  return `subagents: ${s.subagents.length} (each in a window of its own; replay one with --session ${s.subagents[0]?.id ?? 'ID'})\n`;
+}
+
+/** A subagent (at any depth) by its session id: it replays like any session. */
+function subagentById(sessions: readonly Session[], id: string): Session | undefined {
+  for (const s of sessions) {
+    const found = s.subagents.find((x) => x.id === id) ?? subagentById(s.subagents, id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `--session ID|N`: a session (or a subagent) by id, or by 1-based position in the file; default the first. */
 export function pickSession(sessions: readonly Session[], which: string | undefined, file: string): Session {
   if (sessions.length === 0) throw new CliError(`${file}: no sessions found`, EXIT.badInput);
   if (which === undefined) return sessions[0]!;
-  const byId = sessions.find((s) => s.id === which);
+  const byId = sessions.find((s) => s.id === which) ?? subagentById(sessions, which);
   if (byId) return byId;
   const n = Number(which);
   if (Number.isInteger(n) && n >= 1 && n <= sessions.length) return sessions[n - 1]!;

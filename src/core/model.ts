@@ -105,6 +105,11 @@ export interface Message {
   readonly pinned?: boolean;
   /** Belongs to a subagent / sidechain; never part of the main window. */
   readonly sidechain?: boolean;
+  /**
+   * On the tool-result message of a call that ran a subagent: the subagent's id as the agent
+   * logged it (Claude Code 2.x `toolUseResult.agentId`), the exact link to `Session.agentId`.
+   */
+  readonly agentId?: string;
   /** Where it came from in the source file (1-based line), for display and errors. */
   readonly sourceLine?: number;
   /** The raw source record (JSON text), kept when the importer is asked to keep it. */
@@ -202,6 +207,8 @@ export interface Session {
   readonly sourceCompactions: readonly SourceCompaction[];
   /** Sidechains / subagents: kept, but never part of this session's window. */
   readonly subagents: readonly Session[];
+  /** The session is a subagent's transcript: its id as the agent logged it (Claude Code `agentId`). */
+  readonly agentId?: string;
   readonly startedAt?: number;
   readonly cwd?: string;
   /** Context window the agent reported for itself, when the source says (Codex). */

@@ -25,7 +25,7 @@ import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
 import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
 import { expandInputs, isBatch } from '../inputs';
-import { checkFormat, loadFile } from '../load';
+import { checkFormat, loadFile, subagentLine } from '../load';
 import { table } from '../table';
 
 export interface InspectSession {
@@ -159,6 +159,7 @@ export function registerInspect(program: Command): void {
         ),
       );
       for (const s of report.sessions) process.stdout.write(`calibration${report.sessions.length > 1 ? ` (${s.title ?? s.id})` : ''}: ${calibrationLine(s.calibration)}\n`);
+      for (const s of outcome.sessions) if (s.subagents.length > 0) process.stdout.write(`${outcome.sessions.length > 1 ? `(${s.title ?? s.id}) ` : ''}${subagentLine(s)}`);
       if (report.warnings.length) process.stdout.write(`${report.warnings.length} warning(s); first: ${report.warnings.slice(0, 3).join(' | ')}\n`);
     });
 }
@@ -343,7 +344,10 @@ export async function inspectTranscript(job: InspectJob): Promise<FileInspection
       const counts = job.exact ? await countExact(s, id, {}, (sharedCounter ??= inThreadCounter())) : undefined;
       const inspected = inspectSession(s, id, counts, false);
       sessions.push(inspected);
-      calls += inspected.steps;
+      // A subagent's own file (Claude Code 2.x `subagents/agent-<id>.jsonl`, walked like any file
+      // here): its calls are subagent calls, as when they were inline in the parent's file.
+      if (s.agentId !== undefined) subagentCalls += inspected.steps;
+      else calls += inspected.steps;
       const u = usageOf(s, reported);
       subagentCalls += u.calls;
       cost += u.cost;

@@ -21,7 +21,7 @@ import { compare, comparisonToJSON, TOTAL_KEYS } from '../../core/replay/compare
 import { CliError, EXIT } from '../errors';
 import { runBatch, type BatchRow } from '../batch';
 import { expandInputs, isBatch } from '../inputs';
-import { checkNeedles, loadFile, pickSession } from '../load';
+import { checkNeedles, loadFile, pickSession, subagentLine } from '../load';
 import { table } from '../table';
 
 export interface ReplayCliOptions {
@@ -186,8 +186,12 @@ export function registerReplay(program: Command): void {
       const session = pickSession(outcome.sessions, opts.session, file);
       checkNeedles(opts.needle ?? []);
       const result = await runReplay(session, config, { ...options, needles: opts.needle ?? [] });
-      if (opts.json) process.stdout.write(JSON.stringify(toCliJSON(result)) + '\n');
-      else printSummary(result);
+      // Subagents run in windows of their own: counted here, replayed with --session <their id>.
+      if (opts.json) process.stdout.write(JSON.stringify({ ...toCliJSON(result), subagents: session.subagents.length }) + '\n');
+      else {
+        printSummary(result);
+        if (session.subagents.length > 0) process.stdout.write(subagentLine(session));
+      }
       if (opts.failOn) {
         const at = reached(result, opts.failOn);
         if (at >= 0) throw new CliError(`assertion failed: step ${at} reached status "${opts.failOn}" (${result.steps.reasons[result.steps.reasonIndex[at]!] ?? ''})`, EXIT.assertion);

@@ -12,6 +12,11 @@
  *   command's expanded body (the meta line under the `<command-name>` line) and tool results;
  *   the rest (notes about local-command output for the user) are not. Unknown line types are
  *   skipped and counted.
+ * - Subagents (FORMATS.md §4): v1.x writes them inline (`isSidechain` lines); v2.x writes each to
+ *   `<sessionId>/subagents/agent-<id>.jsonl` and puts its id on the spawning call's result line
+ *   (`toolUseResult.agentId`), kept here as `Message.agentId` (the host reads the files:
+ *   src/core/library/subagent-files.ts). Such a file read by itself holds only sidechain lines:
+ *   they are its own main chain, and the session carries the `agentId`.
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { Message, Part, ReportedUsage, Session, SourceCompaction } from '../model';
@@ -279,6 +284,14 @@ function summaryText(content: unknown): string {
   return anthropicParts(content).map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
 }
 
+/**
+ * The session id of a subagent's own file: its parent's session id (which every line of it
+ * carries) and its agent id, stable across imports so that a grown file updates the same row.
+ */
+export function agentSessionId(parentSessionId: string, agentId: string): string {
+  return `${parentSessionId}/agent-${agentId}`;
+}
+
 function mostUsed(models: Map<string, number>): string | undefined {
   let best: string | undefined;
   let n = 0;
@@ -368,6 +381,9 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
           } else {
             flags |= USER;
             data = userMessage(uuid, parts, timestamp, l.line, keepRaw ? l.raw : undefined);
+            // The result of a call that ran a subagent names it (v2.x): the exact link to its file.
+            const spawned = r['toolUseResult'] !== undefined ? str(rec(r['toolUseResult'])['agentId']) : undefined;
+            if (spawned) data = { ...data, agentId: spawned };
           }
         }
       }
@@ -398,9 +414,21 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   if (lines === 0 || all.count === 0) throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
   for (const [t, n] of unknownTypes) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
 
+  // Only sidechain lines: a subagent's own file (v2.x `agent-<id>.jsonl`), read by itself or as
+  // a subagent of its parent. Its sidechain is its main chain.
+  const { flags, parent } = all;
+  let ownAgentId: string | undefined;
+  if (lastMain === undefined) {
+    for (let i = 0; i < all.count; i++) flags[i] = flags[i]! & ~SIDECHAIN;
+    lastMain = all.uuid[all.count - 1];
+    for (const id of all.agentId.values()) {
+      ownAgentId = id;
+      break;
+    }
+  }
+
   // Walk the main chain from the leaf back to the root — unless uuids repeat (trimmed or
   // hand-edited files), where the tree cannot be trusted and file order is the best guess.
-  const { flags, parent } = all;
   const leafAt = leaf !== undefined ? byUuid.get(leaf) : -1;
   const start = leafAt !== -1 && (flags[leafAt]! & SIDECHAIN) === 0 ? leaf : lastMain;
   const chain: number[] = [];
@@ -458,11 +486,13 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       const sub = toMessages(all, group, ctx);
       if (sub.messages.length === 0) continue;
       const model = mostUsed(sub.models);
+      const agentId = all.agentId.get(group[0]!);
       subagents.push({
         id: `${sessionId ?? ctx.name}/subagent-${++k}-${root.slice(0, 8)}`,
         format: 'claude-code',
-        title: `subagent ${k}`,
+        // No title of its own: the call that spawned it names it (src/core/library/subagents.ts), else its first prompt.
         ...(model ? { model } : {}),
+        ...(agentId !== undefined ? { agentId } : {}),
         provider: 'anthropic',
         systemPrompt: null,
         tools: [],
@@ -478,7 +508,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   ctx.progress(main.messages.length, 1);
   return [
     {
-      id: sessionId ?? ctx.name,
+      id: ownAgentId !== undefined ? agentSessionId(sessionId ?? ctx.name, ownAgentId) : (sessionId ?? ctx.name),
       format: 'claude-code',
       ...(title ? { title } : {}),
       ...(model ? { model } : {}),
@@ -489,6 +519,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       messages: main.messages,
       sourceCompactions: compactions,
       subagents,
+      ...(ownAgentId !== undefined ? { agentId: ownAgentId } : {}),
       ...(startedAt !== undefined ? { startedAt } : {}),
       ...(cwd ? { cwd } : {}),
       warnings: [],

@@ -16,6 +16,7 @@ import type { ByteSource } from '../../core/import/types';
 import type { FormatId, Message, Session } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { fileSource } from '../io/file-source';
+import { withSubagentFiles } from '../io/subagent-files';
 import { messageRows, packText, sessionRow, storedEntries, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
 import { WriterClient, type WriterBatch } from './writer';
 
@@ -101,13 +102,14 @@ export async function importFileToStore(store: SessionStore, path: string, optio
     const now = Date.now();
     if (writer && linesFormat) writer.post({ type: 'begin', source: { path, size, hash: `pending:${randomUUID()}`, format: linesFormat }, now, lines: true });
     const hashing = linesFormat ? undefined : hashingSource(path, size);
-    const outcome = await importSource(hashing?.source ?? fileSource(path, size), {
+    // A Claude Code 2.x session's subagent files (beside it) are part of the same import.
+    const outcome = await withSubagentFiles(path, await importSource(hashing?.source ?? fileSource(path, size), {
       ...(options.format ? { format: options.format } : {}),
       keepRaw: linesFormat ? 'lines' : true,
       tolerant: options.tolerant ?? false,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    }), { tolerant: options.tolerant ?? false, ...(options.signal ? { signal: options.signal } : {}) });
     if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
     hash ??= writer && linesFormat ? await writer.hashed() : (hashing?.digest() ?? (await hashFile(path, size)));
     const existing = store.findByHash(hash);
