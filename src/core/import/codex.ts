@@ -97,6 +97,10 @@ class Rollout {
   private usageTarget = -1;
   lines = 0;
   notObjects = 0;
+  /** A model-side item came after the last token_count. */
+  get pending(): boolean {
+    return this.usageTarget === PENDING;
+  }
   /** Lines whose type is `session_meta` (a continuation cannot take them: they set the session's fields). */
   metaLines = 0;
 
@@ -226,14 +230,19 @@ export interface CodexAppend {
   readonly metaLines: number;
   /** Items without an id after these lines. */
   readonly seq: number;
+  /** The last message is an assistant message still being built (the next model-side item continues it). */
+  readonly open: boolean;
+  /** A model-side item came after the last token_count (the next one reports on the last assistant message). */
+  readonly pending: boolean;
 }
 
 /** Reads lines appended to a rollout from where `from` left the reader (`name`: the file's, as its import named it). */
 export function continueRollout(lines: Iterable<JsonLine>, name: string, keepRaw: boolean, from: CodexContinuation): CodexAppend {
   const r = new Rollout(name, keepRaw, from);
   for (const l of lines) r.line(l);
+  const open = r.acc.building;
   const messages = r.messages();
-  return { messages, model: r.model, window: r.window, compactions: r.compactions.length, metaLines: r.metaLines, seq: r.acc.itemsWithoutId };
+  return { messages, model: r.model, window: r.window, compactions: r.compactions.length, metaLines: r.metaLines, seq: r.acc.itemsWithoutId, open, pending: r.pending };
 }
 
 export const importer: Importer = { id: 'codex', label: 'Codex CLI rollout (JSONL)', detect, parse };

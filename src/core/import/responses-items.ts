@@ -51,6 +51,11 @@ export class ResponsesAccumulator {
     this.open = { parts: [...m.parts], id: m.id, ...(m.sourceLine !== undefined ? { line: m.sourceLine } : {}), ...(this.keepRaw ? { raw: raw !== undefined ? [raw] : [] } : {}) };
   }
 
+  /** Whether an assistant message is being built (the next model-side item continues it). */
+  get building(): boolean {
+    return this.open !== null;
+  }
+
   /** Items without an id so far (the next one is numbered seq + 1). */
   get itemsWithoutId(): number {
     return this.seq;
