@@ -4,7 +4,7 @@
  * first import of the grown file stores; lines that could change what came before take the
  * whole-file path.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +104,14 @@ describe('live tail of a Codex rollout', () => {
     expect(await updateTail(store, tail)).toMatchObject({ fast: true });
     await sameAsFreshImport(store, dir, file, id);
     expect(store.loadSession(id)!.messages.some((m) => m.id === 'fc_own')).toBe(true);
+  });
+
+  it('takes the fast path on the fixture rollout (own item ids, a compaction and unknown lines before the append)', async () => {
+    const fixture = readFileSync(join(__dirname, '..', '..', 'fixtures', 'import', 'codex-rollout.jsonl'), 'utf8').trimEnd().split('\n');
+    const { file, id, tail } = await imported('rollout.jsonl', fixture);
+    append(file, turn(9).slice(1));
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(store, dir, file, id);
   });
 
   it('takes the whole-file path for lines that could change what came before', async () => {
