@@ -184,8 +184,11 @@ function continuation(store: SessionStore, session: OnlySession, path: string, s
   let open: boolean | undefined;
   let pending: boolean | undefined;
   const back = new LinesBackward(path, size, lines);
+  /** Every line after the generated id's was seen (the count of id-less items is whole). */
+  let counted = false;
   for (const { line, value } of back) {
-    if (line <= generated.line && pending !== undefined) break;
+    if (line <= generated.line) counted = true;
+    if (counted && pending !== undefined) break;
     const type = value['type'];
     const p = isRecord(value['payload']) ? value['payload'] : {};
     if (type === 'response_item' && line > generated.line && typeof p['id'] !== 'string') seq++;
@@ -200,6 +203,8 @@ function continuation(store: SessionStore, session: OnlySession, path: string, s
       open ??= true;
     } else if (type === 'response_item' && isInputItem(p)) open ??= false;
   }
+  // Stopped short (SCAN_LIMIT, or the file shrank meanwhile): the count is not known.
+  if (!counted && !back.complete) return undefined;
   if (pending === undefined) {
     // The file's start was reached: nothing awaited, nothing built (a partial scan is not known).
     if (!back.complete) return undefined;
