@@ -155,6 +155,15 @@ describe('live tail', () => {
     expect(store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
   });
 
+  it('gives the session its title when the first typed prompt arrives on the fast path', async () => {
+    const { file, id } = await imported([cc(1, null, 'user', '<system-reminder>context</system-reminder>'), cc(2, 1, 'assistant', 'ready')]);
+    const tail = await openTail(store, id);
+    appendFileSync(file, [cc(3, 2, 'user', 'Rename the module'), cc(4, 3, 'assistant', 'done')].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    expect(store.getRow(id)?.title).toBe('Rename the module');
+    await sameAsFreshImport(file, id);
+  });
+
   it('extends stored exact counts with scaled estimates on the fast path (the host recounts them)', async () => {
     const { file, id } = await imported(chain(1, 4));
     const est = store.loadCounts(id, 'chars4')!;
