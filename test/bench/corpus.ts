@@ -294,3 +294,35 @@ export async function writeCodexJsonl(path: string, megabytes: number): Promise<
   await once(out, 'finish');
   return n;
 }
+
+/**
+ * A JSONL of `{role, content}` messages (the generic format, as the exporter writes it) of about
+ * `megabytes` MB: a system line, then prompts, answers with their model and usage, and tool
+ * output as user text (no tool calls, which would make it OpenAI chat). Deterministic.
+ */
+export async function writeMessagesJsonl(path: string, megabytes: number): Promise<number> {
+  seed = 13;
+  const out = createWriteStream(path);
+  let bytes = 0;
+  let n = 0;
+  let context = 2_000;
+  const write = async (record: Record<string, unknown>): Promise<void> => {
+    const line = JSON.stringify(record) + '\n';
+    bytes += line.length;
+    n++;
+    if (!out.write(line)) await once(out, 'drain');
+  };
+  await write({ role: 'system', content: 'You are a coding agent.' });
+  for (let i = 0; bytes < megabytes * 1_000_000; i++) {
+    const prompt = i % 6 === 0 ? `Please look at module${i % 40}.ts: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}` : `Output of step ${i}:\n${codeLines(10 + Math.floor(rnd() * 45), i)}`;
+    await write({ role: 'user', content: prompt });
+    context += ccTokens(prompt.length);
+    const answer = `Step ${i}: checking ${WORDS[i % WORDS.length]} in module${i % 40}.ts next.`;
+    await write({ role: 'assistant', content: answer, model: 'gpt-4o', usage: { prompt_tokens: context, completion_tokens: ccTokens(answer.length), prompt_tokens_details: { cached_tokens: Math.max(0, context - 400) } } });
+    context += ccTokens(answer.length);
+    if (context > 120_000) context = 2_000;
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
