@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
 import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
+import { codexLines } from '../../bench/corpus';
 import { sameAsFreshImport } from './fresh-import';
 
 let dir: string;
@@ -104,6 +105,27 @@ describe('live tail of a Codex rollout', () => {
     expect(await updateTail(store, tail)).toMatchObject({ fast: true });
     await sameAsFreshImport(store, dir, file, id);
     expect(store.loadSession(id)!.messages.some((m) => m.id === 'fc_own')).toBe(true);
+  });
+
+  it('stays equal to a first import however the agent’s writes are cut (every line boundary of a generated rollout)', async () => {
+    const all = [...codexLines({ calls: 40 })].map((l) => l.trimEnd());
+    const { file, id, tail } = await imported('rollout.jsonl', all.slice(0, 12));
+    let fast = 0;
+    let updates = 0;
+    // Cut after 1, 2, 3, 1, 2, 3… lines: appends end inside calls, before and after their token_count.
+    for (let at = 12, k = 0; at < all.length; k++) {
+      const next = Math.min(all.length, at + 1 + (k % 3));
+      append(file, all.slice(at, next));
+      at = next;
+      const u = await updateTail(store, tail);
+      if (!u) continue;
+      updates++;
+      if (u.fast) fast++;
+      if (k % 7 === 0) await sameAsFreshImport(store, dir, file, id);
+    }
+    await sameAsFreshImport(store, dir, file, id);
+    // Every append of this rollout continues it: none needs the whole file.
+    expect(fast).toBe(updates);
   });
 
   it('takes the fast path on the fixture rollout (own item ids, a compaction and unknown lines before the append)', async () => {
