@@ -187,3 +187,142 @@ export function writeClaudeCodeJsonlApart(path: string, megabytes: number): void
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.length === 4) {
   await writeClaudeCodeJsonl(process.argv[2]!, Number(process.argv[3]));
 }
+
+/** The model and window the generated Codex rollouts name; Codex compacts near 90% of the window. */
+const CODEX_MODEL = 'gpt-5-codex';
+const CODEX_WINDOW = 272_000;
+const CODEX_COMPACT_AT = 244_800;
+const CODEX_SESSION = '0199a3c4-bench-7a80-9b1c-2d3e4f5a6b7c';
+
+/**
+ * A Codex CLI rollout, line by line, shaped like a real one (FORMATS.md §5, the fixture
+ * codex-rollout.jsonl): `session_meta` with the base instructions; per turn a `turn_context`, the
+ * user's message as a response_item and its `user_message` event; per call a `reasoning` item
+ * (summary and encrypted content) with its `agent_reasoning` event, a `function_call` (or the
+ * final assistant message with its `agent_message` event), then the `token_count` event with
+ * total and last usage (input, cached input, output, reasoning output), the window and rate
+ * limits; tool output as `exec_command_end` event and `function_call_output` item; a `compacted`
+ * line (the user's messages kept, the summary as a user message) when the context passes the
+ * auto-compact point. Items carry no id (Codex strips them), so ids are generated. Deterministic.
+ */
+export function* codexLines(bound: { readonly megabytes?: number; readonly calls?: number }): Generator<string> {
+  seed = 11;
+  const maxBytes = bound.megabytes !== undefined ? bound.megabytes * 1_000_000 : Infinity;
+  const maxCalls = bound.calls ?? Infinity;
+  let bytes = 0;
+  let calls = 0;
+  let time = Date.UTC(2026, 1, 17, 8, 30, 0);
+  let context = 0;
+  let cached = 0;
+  const total = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0, total_tokens: 0 };
+  const prompts: string[] = [];
+  const emit = (type: string, payload: Record<string, unknown>): string => {
+    const line = JSON.stringify({ timestamp: new Date(time).toISOString(), type, payload }) + '\n';
+    bytes += line.length;
+    time += 300 + Math.floor(rnd() * 4_000);
+    return line;
+  };
+  const done = (): boolean => bytes >= maxBytes || calls >= maxCalls;
+  const instructions = `You are Codex, a coding agent based on GPT-5. You and the user share the same workspace and collaborate to achieve the user's goals.\n${codeLines(40, 3)}`;
+  yield emit('session_meta', { id: CODEX_SESSION, timestamp: new Date(time).toISOString(), cwd: '/home/dev/orders-service', originator: 'codex_cli_rs', cli_version: '0.46.0', source: 'cli', model_provider: 'openai', base_instructions: { text: instructions } });
+  const context0 = ccTokens(instructions.length) + 900;
+  context = context0;
+  let turn = 0;
+  yield emit('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/home/dev/orders-service</cwd>\n  <approval_policy>on-request</approval_policy>\n  <shell>bash</shell>\n</environment_context>' }] });
+  while (!done()) {
+    turn++;
+    yield emit('turn_context', { turn_id: `turn-${turn}`, cwd: '/home/dev/orders-service', approval_policy: 'on-request', sandbox_policy: { type: 'workspace-write', network_access: false }, model: CODEX_MODEL, effort: 'medium', summary: 'auto' });
+    yield emit('event_msg', { type: 'task_started', turn_id: `turn-${turn}`, model_context_window: CODEX_WINDOW });
+    const prompt = `Please look at ${WORDS[turn % WORDS.length]} handling in src/orders/module${turn % 40}.ts: ${Array.from({ length: 10 + Math.floor(rnd() * 40) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')}`;
+    prompts.push(prompt);
+    yield emit('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
+    yield emit('event_msg', { type: 'user_message', message: prompt, images: [] });
+    context += ccTokens(prompt.length) + 4;
+    const callsInTurn = 3 + Math.floor(rnd() * 22);
+    for (let c = 0; c < callsInTurn && !done(); c++) {
+      if (context > CODEX_COMPACT_AT) {
+        const summary = `Summary of the work so far:\n${Array.from({ length: 60 }, (_, i) => `- ${WORDS[(i + turn) % WORDS.length]} of module${(i * 7 + turn) % 40}.ts was ${i % 3 === 0 ? 'fixed' : 'read'}`).join('\n')}`;
+        yield emit('compacted', { message: '', replacement_history: [...prompts.slice(-20).map((p) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text: p }] })), { type: 'message', role: 'user', content: [{ type: 'input_text', text: summary }] }] });
+        yield emit('event_msg', { type: 'context_compacted' });
+        context = context0 + ccTokens(summary.length) + 20 * 30;
+        cached = 0;
+      }
+      const last = c === callsInTurn - 1;
+      const thought = `**Checking ${WORDS[(turn + c) % WORDS.length]}**\n\nLook at module${(turn + c) % 40} before changing it.`;
+      yield emit('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: thought }], content: null, encrypted_content: `gAAAAAB${'x'.repeat(200 + Math.floor(rnd() * 600))}` });
+      yield emit('event_msg', { type: 'agent_reasoning', text: thought });
+      const text = `Done: ${prompt.slice(0, 120)}. The change is in place and the tests pass.`;
+      const args = JSON.stringify({ command: ['bash', '-lc', c % 3 === 0 ? `npm test -- module${(turn + c) % 40}` : `sed -n 1,200p src/orders/module${(turn + c) % 40}.ts`], workdir: '/home/dev/orders-service' });
+      if (last) {
+        yield emit('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+        yield emit('event_msg', { type: 'agent_message', message: text });
+      } else yield emit('response_item', { type: 'function_call', name: 'shell', arguments: args, call_id: `call_${calls.toString(36)}` });
+      const output = ccTokens((last ? text.length : args.length) + thought.length) + 20;
+      const reasoningOut = ccTokens(thought.length);
+      const input = context;
+      const cachedIn = Math.min(cached, input);
+      const usage = { input_tokens: input, cached_input_tokens: cachedIn, output_tokens: output, reasoning_output_tokens: reasoningOut, total_tokens: input + output };
+      total.input_tokens += input;
+      total.cached_input_tokens += cachedIn;
+      total.output_tokens += output;
+      total.reasoning_output_tokens += reasoningOut;
+      total.total_tokens += input + output;
+      yield emit('event_msg', { type: 'token_count', info: { total_token_usage: { ...total }, last_token_usage: usage, model_context_window: CODEX_WINDOW }, rate_limits: { primary: { used_percent: (calls % 100) / 1.5, window_minutes: 300, resets_in_seconds: 9000 }, secondary: { used_percent: 12.5, window_minutes: 10080, resets_in_seconds: 400000 } } });
+      calls++;
+      cached = input;
+      context += output + 4;
+      if (last) break;
+      const big = rnd() < 0.08;
+      const result = c % 3 === 0 ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), turn + c)}Tests: ${turn % 50} passed` : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), turn + c);
+      yield emit('event_msg', { type: 'exec_command_end', call_id: `call_${(calls - 1).toString(36)}`, stdout: '', stderr: '', exit_code: 0 });
+      yield emit('response_item', { type: 'function_call_output', call_id: `call_${(calls - 1).toString(36)}`, output: JSON.stringify({ output: result, metadata: { exit_code: 0, duration_seconds: 1.2 } }) });
+      context += ccTokens(result.length) + 8;
+    }
+    yield emit('event_msg', { type: 'task_complete', turn_id: `turn-${turn}`, last_agent_message: 'Done.' });
+  }
+}
+
+/** Writes a Codex rollout of about `megabytes` MB (see codexLines); resolves with its line count. */
+export async function writeCodexJsonl(path: string, megabytes: number): Promise<number> {
+  const out = createWriteStream(path);
+  let n = 0;
+  for (const line of codexLines({ megabytes })) {
+    n++;
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
+
+/**
+ * A JSONL of `{role, content}` messages (the generic format, as the exporter writes it) of about
+ * `megabytes` MB: a system line, then prompts, answers with their model and usage, and tool
+ * output as user text (no tool calls, which would make it OpenAI chat). Deterministic.
+ */
+export async function writeMessagesJsonl(path: string, megabytes: number): Promise<number> {
+  seed = 13;
+  const out = createWriteStream(path);
+  let bytes = 0;
+  let n = 0;
+  let context = 2_000;
+  const write = async (record: Record<string, unknown>): Promise<void> => {
+    const line = JSON.stringify(record) + '\n';
+    bytes += line.length;
+    n++;
+    if (!out.write(line)) await once(out, 'drain');
+  };
+  await write({ role: 'system', content: 'You are a coding agent.' });
+  for (let i = 0; bytes < megabytes * 1_000_000; i++) {
+    const prompt = i % 6 === 0 ? `Please look at module${i % 40}.ts: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}` : `Output of step ${i}:\n${codeLines(10 + Math.floor(rnd() * 45), i)}`;
+    await write({ role: 'user', content: prompt });
+    context += ccTokens(prompt.length);
+    const answer = `Step ${i}: checking ${WORDS[i % WORDS.length]} in module${i % 40}.ts next.`;
+    await write({ role: 'assistant', content: answer, model: 'gpt-4o', usage: { prompt_tokens: context, completion_tokens: ccTokens(answer.length), prompt_tokens_details: { cached_tokens: Math.max(0, context - 400) } } });
+    context += ccTokens(answer.length);
+    if (context > 120_000) context = 2_000;
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}

@@ -9,7 +9,7 @@
 import { messageText, type Message, type Session, type SourceCompaction } from '../model';
 import { chatParts } from './chat-messages';
 import { isModelSideItem, ResponsesAccumulator } from './responses-items';
-import type { ImportInput, Importer, ParseContext, Sniff } from './types';
+import type { ImportInput, Importer, JsonLine, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, contentText, isRecord, num, openaiUsage, rec, str, time, type Json } from './util';
 
@@ -65,93 +65,142 @@ function detect(sniff: Sniff): boolean {
   return sniff.lines.some((l) => isRecord(l) && typeof l['type'] === 'string' && TYPES.has(l['type']) && isRecord(l['payload']));
 }
 
-async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
-  if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Codex rollout JSON lines ({timestamp, type, payload})');
-  let id: string | undefined;
-  let cwd: string | undefined;
-  let model: string | undefined;
-  let systemPrompt: string | null = null;
-  let startedAt: number | undefined;
-  let window: number | undefined;
-  const acc = new ResponsesAccumulator(`${ctx.name}#`, ctx.keepRaw);
-  const compactions: SourceCompaction[] = [];
-  const unknown = new Map<string, number>();
+/**
+ * Where a parse of appended lines picks up a rollout (live tail): the state the reader had at the
+ * end of the earlier lines, as far as it shapes the messages that follow.
+ */
+export interface CodexContinuation {
+  /** Response items without an id before (generated ids are `name#n`, counted over the file). */
+  readonly seq: number;
+  /** The assistant message the earlier lines ended on, still open (the next model-side item continues it), with its raw record. */
+  readonly open?: { readonly message: Message; readonly raw: string | undefined };
+  /** The model of the last turn_context (every assistant message without its own gets it). */
+  readonly model: string | undefined;
+  /** The context window reported last. */
+  readonly window: number | undefined;
+}
+
+/** The rollout reader: one line at a time (a whole file, or the lines appended after a continuation). */
+class Rollout {
+  id: string | undefined;
+  cwd: string | undefined;
+  model: string | undefined;
+  systemPrompt: string | null = null;
+  startedAt: number | undefined;
+  window: number | undefined;
+  readonly acc: ResponsesAccumulator;
+  readonly compactions: SourceCompaction[] = [];
+  readonly unknown = new Map<string, number>();
   /** Context size reported by the last token_count since the last compaction. */
-  let lastTokens: number | undefined;
+  private lastTokens: number | undefined;
   /** The assistant message the next token_count reports on (each call gets its usage once): -1 none, PENDING the one being built. */
-  const PENDING = -2;
-  let usageTarget = -1;
-  let lines = 0;
-  let notObjects = 0;
-  for await (const l of input.lines) {
-    lines++;
+  private usageTarget = -1;
+  lines = 0;
+  notObjects = 0;
+  /** A model-side item came after the last token_count. */
+  get pending(): boolean {
+    return this.usageTarget === PENDING;
+  }
+  /** Lines whose type is `session_meta` (a continuation cannot take them: they set the session's fields). */
+  metaLines = 0;
+
+  constructor(name: string, keepRaw: boolean, from?: CodexContinuation) {
+    this.acc = new ResponsesAccumulator(`${name}#`, keepRaw, from?.seq ?? 0);
+    if (from?.open) {
+      this.acc.reopen(from.open.message, from.open.raw);
+      // The open call has had no token_count yet (one would have closed it).
+      this.usageTarget = PENDING;
+    }
+    this.model = from?.model;
+    this.window = from?.window;
+  }
+
+  line(l: JsonLine): void {
+    this.lines++;
     const r = l.value;
     if (!isRecord(r)) {
-      notObjects++;
-      continue;
+      this.notObjects++;
+      return;
     }
     const type = str(r['type']) ?? '';
     const p = rec(r['payload']);
     const ts = time(r['timestamp']);
+    const acc = this.acc;
     switch (type) {
       case 'session_meta':
-        id ??= str(p['id']) ?? str(p['session_id']);
-        cwd ??= str(p['cwd']);
-        startedAt ??= time(p['timestamp']) ?? ts;
-        if (systemPrompt === null && p['base_instructions'] !== undefined) systemPrompt = isRecord(p['base_instructions']) ? (str(p['base_instructions']['text']) ?? contentText(p['base_instructions'])) : contentText(p['base_instructions']);
+        this.metaLines++;
+        this.id ??= str(p['id']) ?? str(p['session_id']);
+        this.cwd ??= str(p['cwd']);
+        this.startedAt ??= time(p['timestamp']) ?? ts;
+        if (this.systemPrompt === null && p['base_instructions'] !== undefined) this.systemPrompt = isRecord(p['base_instructions']) ? (str(p['base_instructions']['text']) ?? contentText(p['base_instructions'])) : contentText(p['base_instructions']);
         break;
       case 'turn_context':
-        model = str(p['model']) ?? model;
+        this.model = str(p['model']) ?? this.model;
         break;
       case 'response_item': {
         acc.add(p, l.line, l.raw, ts);
         // A model-side item opens (or continues) the call the next token_count reports on.
-        if (isModelSideItem(p)) usageTarget = PENDING;
+        if (isModelSideItem(p)) this.usageTarget = PENDING;
         break;
       }
       case 'compacted': {
         const history = acc.finish();
         const rep = Array.isArray(p['replacement_history']) ? replacement(arr(p['replacement_history']), history) : undefined;
         const summary = str(p['message']) || rep?.summary || '';
-        compactions.push({
+        this.compactions.push({
           atMessage: history.length,
           trigger: 'auto',
-          ...(lastTokens !== undefined ? { tokensBefore: lastTokens } : {}),
+          ...(this.lastTokens !== undefined ? { tokensBefore: this.lastTokens } : {}),
           summary,
           ...(rep ? { keptIds: rep.kept } : {}),
           sourceLine: l.line,
         });
-        lastTokens = undefined;
-        usageTarget = -1;
+        this.lastTokens = undefined;
+        this.usageTarget = -1;
         break;
       }
       case 'event_msg': {
         const et = str(p['type']);
         if (et === 'token_count' && isRecord(p['info'])) {
           const info = p['info'];
-          window = positive(info['model_context_window']) ?? window;
+          this.window = positive(info['model_context_window']) ?? this.window;
           const last = rec(info['last_token_usage']);
-          lastTokens = contextTokens(last) ?? lastTokens;
+          this.lastTokens = contextTokens(last) ?? this.lastTokens;
           const usage = openaiUsage(last);
-          if (usageTarget === PENDING) usageTarget = acc.lastAssistantIndex();
+          if (this.usageTarget === PENDING) this.usageTarget = acc.lastAssistantIndex();
           // Repeated token_counts (rate-limit refreshes) and the compaction's own call do not
           // overwrite the usage of a call that already has it.
-          if (usage && usageTarget >= 0) acc.messages[usageTarget] = { ...acc.messages[usageTarget]!, usage };
-          usageTarget = -1;
-        } else if (et === 'task_started') window = positive(p['model_context_window']) ?? window;
+          if (usage && this.usageTarget >= 0) acc.messages[this.usageTarget] = { ...acc.messages[this.usageTarget]!, usage };
+          this.usageTarget = -1;
+        } else if (et === 'task_started') this.window = positive(p['model_context_window']) ?? this.window;
         break;
       }
       default:
-        unknown.set(type, (unknown.get(type) ?? 0) + 1);
+        this.unknown.set(type, (this.unknown.get(type) ?? 0) + 1);
     }
   }
-  if (lines === 0) throw new ImportError(ctx.name, 'Codex rollout lines; found none');
-  if (notObjects) ctx.warn(`skipped ${notObjects} line(s) that are not JSON objects`);
-  for (const [t, n] of unknown) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
-  if (acc.skipped) ctx.warn(`skipped ${acc.skipped} response item(s) of types that carry no context`);
-  const messages = acc.finish();
-  const withModel = model ? messages.map((m) => (m.role === 'assistant' && !m.model ? { ...m, model } : m)) : messages;
+
+  /** The messages so far, each assistant message carrying the session's model when it names none. */
+  messages(): Message[] {
+    const messages = this.acc.finish();
+    const model = this.model;
+    return model ? messages.map((m) => (m.role === 'assistant' && !m.model ? { ...m, model } : m)) : messages;
+  }
+}
+
+const PENDING = -2;
+
+async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
+  if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Codex rollout JSON lines ({timestamp, type, payload})');
+  const r = new Rollout(ctx.name, ctx.keepRaw);
+  for await (const l of input.lines) r.line(l);
+  if (r.lines === 0) throw new ImportError(ctx.name, 'Codex rollout lines; found none');
+  if (r.notObjects) ctx.warn(`skipped ${r.notObjects} line(s) that are not JSON objects`);
+  for (const [t, n] of r.unknown) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
+  if (r.acc.skipped) ctx.warn(`skipped ${r.acc.skipped} response item(s) of types that carry no context`);
+  const messages = r.messages();
   ctx.progress(messages.length, 1);
+  const { id, model, systemPrompt, startedAt, cwd, window } = r;
   return [
     {
       id: id ?? ctx.name,
@@ -160,8 +209,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       provider: 'openai',
       systemPrompt,
       tools: [],
-      messages: withModel,
-      sourceCompactions: compactions,
+      messages,
+      sourceCompactions: r.compactions,
       subagents: [],
       ...(startedAt !== undefined ? { startedAt } : {}),
       ...(cwd ? { cwd } : {}),
@@ -169,6 +218,31 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       warnings: [],
     },
   ];
+}
+
+/** What lines appended after a continuation add (live tail's fast path decides what it can take). */
+export interface CodexAppend {
+  /** The reopened message (when there was one) first, then the new messages. */
+  readonly messages: Message[];
+  readonly model: string | undefined;
+  readonly window: number | undefined;
+  readonly compactions: number;
+  readonly metaLines: number;
+  /** Items without an id after these lines. */
+  readonly seq: number;
+  /** The last message is an assistant message still being built (the next model-side item continues it). */
+  readonly open: boolean;
+  /** A model-side item came after the last token_count (the next one reports on the last assistant message). */
+  readonly pending: boolean;
+}
+
+/** Reads lines appended to a rollout from where `from` left the reader (`name`: the file's, as its import named it). */
+export function continueRollout(lines: Iterable<JsonLine>, name: string, keepRaw: boolean, from: CodexContinuation): CodexAppend {
+  const r = new Rollout(name, keepRaw, from);
+  for (const l of lines) r.line(l);
+  const open = r.acc.building;
+  const messages = r.messages();
+  return { messages, model: r.model, window: r.window, compactions: r.compactions.length, metaLines: r.metaLines, seq: r.acc.itemsWithoutId, open, pending: r.pending };
 }
 
 export const importer: Importer = { id: 'codex', label: 'Codex CLI rollout (JSONL)', detect, parse };

@@ -16,6 +16,12 @@ export function isResponsesItem(v: unknown): v is Json {
   return t === 'message' || MODEL_SIDE.has(t) || TOOL_OUTPUT.has(t);
 }
 
+/** An input item (a user, developer or system message, a tool output): it closes the call being built. */
+export function isInputItem(v: Json): boolean {
+  const t = str(v['type']) ?? '';
+  return TOOL_OUTPUT.has(t) || (t === 'message' && v['role'] !== 'assistant');
+}
+
 /** An item the model produced (part of an assistant turn), as opposed to input or tool output. */
 export function isModelSideItem(v: Json): boolean {
   const t = str(v['type']) ?? '';
@@ -31,7 +37,29 @@ export class ResponsesAccumulator {
   constructor(
     private readonly idPrefix: string,
     private readonly keepRaw: boolean,
-  ) {}
+    /** Items without an id seen before (a parse that continues earlier items: live tail). */
+    seq = 0,
+  ) {
+    this.seq = seq;
+  }
+
+  /**
+   * Continues the assistant message that ended the earlier items (it was still open: the next
+   * model-side item is part of the same call). `raw`: its record as kept so far.
+   */
+  reopen(m: Message, raw: string | undefined): void {
+    this.open = { parts: [...m.parts], id: m.id, ...(m.sourceLine !== undefined ? { line: m.sourceLine } : {}), ...(this.keepRaw ? { raw: raw !== undefined ? [raw] : [] } : {}) };
+  }
+
+  /** Whether an assistant message is being built (the next model-side item continues it). */
+  get building(): boolean {
+    return this.open !== null;
+  }
+
+  /** Items without an id so far (the next one is numbered seq + 1). */
+  get itemsWithoutId(): number {
+    return this.seq;
+  }
 
   private flush(): void {
     if (!this.open) return;

@@ -46,6 +46,22 @@ const ARGS = /<command-args>([^<]{0,2000})<\/command-args>/;
 const INJECTED = /^\s*<([A-Za-z][\w-]*)[^>]*>[\s\S]*<\/\1>\s*$/;
 
 /**
+ * What a person typed in one user message (a slash command as typed), or null when its text is
+ * all injected context or empty.
+ */
+export function typedPrompt(m: Message): string | null {
+  if (m.role !== 'user') return null;
+  for (const p of m.parts) {
+    if (p.kind !== 'text' || p.text.trim() === '') continue;
+    const command = SLASH_COMMAND.exec(p.text);
+    // A slash command Claude Code logged as tags: the command as the person typed it.
+    if (command) return `${command[1]!.trim()} ${ARGS.exec(p.text)?.[1]?.trim() ?? ''}`.trim();
+    if (!INJECTED.test(p.text)) return p.text;
+  }
+  return null;
+}
+
+/**
  * The first thing a person typed: the first user text that is not injected context (tool results
  * are not prompts either); if every user text is injected, the first one.
  */
@@ -53,14 +69,9 @@ export function firstPrompt(messages: readonly Message[]): string | null {
   let fallback: string | null = null;
   for (const m of messages) {
     if (m.role !== 'user') continue;
-    for (const p of m.parts) {
-      if (p.kind !== 'text' || p.text.trim() === '') continue;
-      const command = SLASH_COMMAND.exec(p.text);
-      // A slash command Claude Code logged as tags: the command as the person typed it.
-      if (command) return `${command[1]!.trim()} ${ARGS.exec(p.text)?.[1]?.trim() ?? ''}`.trim();
-      if (!INJECTED.test(p.text)) return p.text;
-      fallback ??= p.text;
-    }
+    const typed = typedPrompt(m);
+    if (typed !== null) return typed;
+    if (fallback === null) for (const p of m.parts) if (p.kind === 'text' && p.text.trim() !== '' && fallback === null) fallback = p.text;
   }
   return fallback;
 }

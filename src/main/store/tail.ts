@@ -8,8 +8,9 @@
  *   truncated or rewritten: it is re-imported whole as the same sessions, never merged.
  * - A line-appended file (the imported part ends with a newline: JSONL) is read up to its last
  *   complete line; a partial last line waits for its newline. A JSON document is read whole.
- * - A Claude Code append that only continues the main chain takes the fast path
- *   (store/tail-claude-code.ts): the new lines are parsed alone.
+ * - An append that only continues the session takes a fast path: the new lines are parsed alone
+ *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
+ *   tail-jsonl.ts; what they write: tail-append.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -28,7 +29,10 @@ import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { fileSource } from '../io/file-source';
 import { messageRows, sessionRow, sourceLineId, type SessionStore } from './sessions';
+import type { FastPlan } from './tail-append';
 import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
+import { appendCodex, type CodexTail } from './tail-codex';
+import { appendJsonl, type JsonlTail } from './tail-jsonl';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -54,6 +58,10 @@ export interface TailState {
   stale: boolean;
   /** A Claude Code file whose appends can take the fast path (store/tail-claude-code.ts). */
   claudeCode: ClaudeCodeTail | undefined;
+  /** A Codex rollout whose appends can take the fast path (store/tail-codex.ts). */
+  codex?: CodexTail | undefined;
+  /** A JSONL of messages whose appends can take the fast path (store/tail-jsonl.ts). */
+  jsonl?: JsonlTail | undefined;
 }
 
 export interface TailSessionUpdate {
@@ -78,7 +86,7 @@ export interface TailUpdate {
   readonly deleted: string[];
   /** Bytes now imported. */
   readonly size: number;
-  /** Only the new lines were parsed (the Claude Code fast path), not the whole file. */
+  /** Only the new lines were parsed (a fast path), not the whole file. */
   readonly fast: boolean;
 }
 
@@ -151,7 +159,7 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
   const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined };
-  if (!stale) state.claudeCode = claudeCodeTail(state, scan);
+  if (!stale) setFastTails(state, scan);
   return state;
 }
 
@@ -176,6 +184,22 @@ function claudeCodeTail(state: TailState, scan: LineScan): ClaudeCodeTail | unde
   if (state.format !== 'claude-code' || scan.lastPrompt || state.size === 0) return undefined;
   if (readRange(state.path, state.size - 1, state.size)[0] !== 10) return undefined;
   return { lines: scan.lines, leaf: lastMainUuid(state.path, state.size), ids: undefined };
+}
+
+/** The fast path's state for the file's format, when the imported bytes end on a newline. */
+function setFastTails(state: TailState, scan: LineScan): void {
+  state.claudeCode = claudeCodeTail(state, scan);
+  const lines = state.size > 0 && readRange(state.path, state.size - 1, state.size)[0] === 10;
+  state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
+  state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
+}
+
+/** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
+async function fastPlan(store: SessionStore, state: TailState, appended: Buffer): Promise<FastPlan | undefined> {
+  if (state.claudeCode) return appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
+  if (state.codex) return appendCodex(store, state.sourceId, state.path, state.size, state.codex, appended);
+  if (state.jsonl) return appendJsonl(store, state.sourceId, state.path, state.jsonl, appended);
+  return undefined;
 }
 
 /** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
@@ -276,11 +300,11 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
     if (lines) end = lastLineEnd(state.path, state.size, size);
     if (end <= state.size) return undefined;
     hash = state.hash.copy();
-    if (lines && state.claudeCode) {
-      // The fast path: the new lines alone, when they only continue the main chain.
+    if (lines && (state.claudeCode || state.codex || state.jsonl)) {
+      // The fast path: the new lines alone, when they only continue the session.
       const appended = readRange(state.path, state.size, end);
       hash.update(appended);
-      const plan = await appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
+      const plan = await fastPlan(store, state, appended);
       if (plan) {
         const digest = hash.copy().digest('hex');
         store.db.transaction(() => {
@@ -314,7 +338,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   state.hash = fullHash;
   state.tailDigest = digestBefore(state.path, end);
   state.stale = false;
-  state.claudeCode = claudeCodeTail(state, scan);
+  setFastTails(state, scan);
   return { rewritten, sessions: updated, deleted, size: end, fast: false };
 }
 

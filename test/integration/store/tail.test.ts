@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
 import { openTail, TailError, updateTail } from '../../../src/main/store/tail';
+import { sameAsFreshImport as sameAsFresh } from './fresh-import';
 
 let dir: string;
 let store: SessionStore;
@@ -40,27 +41,7 @@ function messagesOf(id: string): { id: string; text: string }[] {
 }
 const rowCount = (id: string): number => store.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(id) as number;
 
-/**
- * What a first import of the file as it is now stores: every message, its raw record, its
- * estimate and the session's counts. The tail must have stored exactly this.
- */
-async function sameAsFreshImport(file: string, id: string): Promise<void> {
-  const other = openStore(join(dir, `fresh-${Math.random()}.db`));
-  try {
-    const freshId = (await importFileToStore(other, file, { pipeline: false })).sessionIds[0]!;
-    const want = other.loadSession(freshId)!;
-    const got = store.loadSession(id)!;
-    expect(got.messages).toEqual(want.messages);
-    expect(got.messages.map((_, i) => store.rawOf(id, i))).toEqual(want.messages.map((_, i) => other.rawOf(freshId, i)));
-    // Row ids and the source's row id are keys of each database (a file imported twice has moved to a new source row), not content.
-    const { importedAt: _a, id: _i, sourceId: _s, ...gotRow } = store.getRow(id)!;
-    const { importedAt: _b, id: _j, sourceId: _t, ...wantRow } = other.getRow(freshId)!;
-    expect(gotRow).toEqual(wantRow);
-    expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
-  } finally {
-    other.close();
-  }
-}
+const sameAsFreshImport = (file: string, id: string): Promise<void> => sameAsFresh(store, dir, file, id);
 
 async function imported(lines: string[]): Promise<{ file: string; id: string }> {
   const file = join(dir, 'session.jsonl');
@@ -172,6 +153,15 @@ describe('live tail', () => {
     await sameAsFreshImport(file, id);
     // Its raw record is both lines, as a first import keeps it.
     expect(store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
+  });
+
+  it('gives the session its title when the first typed prompt arrives on the fast path', async () => {
+    const { file, id } = await imported([cc(1, null, 'user', '<system-reminder>context</system-reminder>'), cc(2, 1, 'assistant', 'ready')]);
+    const tail = await openTail(store, id);
+    appendFileSync(file, [cc(3, 2, 'user', 'Rename the module'), cc(4, 3, 'assistant', 'done')].join('\n') + '\n');
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    expect(store.getRow(id)?.title).toBe('Rename the module');
+    await sameAsFreshImport(file, id);
   });
 
   it('extends stored exact counts with scaled estimates on the fast path (the host recounts them)', async () => {

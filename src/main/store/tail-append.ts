@@ -1,0 +1,214 @@
+/**
+ * What every live-tail fast path shares (README "Live tail"): a format's fast path parses the
+ * appended lines on its own and says which messages they make — new ones after the stored
+ * session, and possibly the stored last message extended (a response continued on a new line) —
+ * and this writes them as a first import of the grown file would have stored them: message and
+ * usage rows, the chars/4 estimates, the other stored counts extended, and the session row's
+ * columns (calls, turns, usage, cost, end time, title). One file holds one session here.
+ */
+import { appendUsageStats, titleOf, typedPrompt, type UsageStats } from '../../core/library/stats';
+import { isRecord } from '../../core/import/util';
+import type { Message, Session } from '../../core/model';
+import { countSession } from '../../core/tokens/count';
+import { createCounter } from '../../core/tokens/cost';
+import { chars4 } from '../../core/tokens/heuristics';
+import { countsKey } from '../../core/tokens/version';
+import { isTurnBoundary, turnStarts } from '../../core/turns';
+import { messageRows, sourceLineId, type SessionStore } from './sessions';
+
+export interface FastAppend {
+  readonly sessionId: string;
+  readonly messages: number;
+  readonly steps: number;
+  readonly changedFrom: number;
+  /** Messages [changedFrom, messages) as the store now holds them (what `loadSession` would read). */
+  readonly written: readonly Message[];
+  /** The message count before. */
+  readonly previous: number;
+}
+
+/** An append the fast path can take: `apply` writes it (in the caller's transaction), `advance` then moves the tail on. */
+export interface FastPlan {
+  /** Undefined when the new lines hold no message (progress lines, snapshots…). */
+  readonly update: FastAppend | undefined;
+  readonly apply: () => void;
+  readonly advance: () => void;
+}
+
+/** The session's one stored row (a tailed line file is one session), or undefined. */
+export type OnlySession = { id: string; messageCount: number; steps: number; turns: number; hasUsage: number; model: string | null; title: string | null } & UsageStats;
+export function onlySession(store: SessionStore, sourceId: number): OnlySession | undefined {
+  const rows = store.db
+    .prepare('SELECT id, message_count AS messageCount, step_count AS steps, turn_count AS turns, has_usage AS hasUsage, model, title, prompt_tokens AS promptTokens, output_tokens AS outputTokens, cost, ended_at AS endedAt FROM sessions WHERE source_id = ?')
+    .all(sourceId) as OnlySession[];
+  return rows.length === 1 ? rows[0] : undefined;
+}
+
+/** One appended line as the import numbers and keeps it. */
+export interface NewLine {
+  readonly line: number;
+  readonly text: string;
+  readonly value: Record<string, unknown>;
+}
+
+/**
+ * The complete lines of `appended`, numbered on from `before` lines, as the import reads them
+ * (blank lines skipped, a trailing CR dropped from the record); undefined when one is not a JSON
+ * object (the whole-file path then says what is wrong). `total`: lines after the append.
+ */
+export function parseAppended(appended: Buffer, before: number): { lines: NewLine[]; total: number } | undefined {
+  const lines: NewLine[] = [];
+  let n = before;
+  for (const raw of appended.toString('utf8').split('\n')) {
+    n++;
+    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (t.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(t);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(value)) return undefined;
+    lines.push({ line: n, text: t, value });
+  }
+  // The split counts one line past the final newline.
+  return { lines, total: n - 1 };
+}
+
+/** Where a message's raw record goes: inline, or the source line that holds it (after storing the lines it names). */
+export type RecordOf = (m: Message, index: number) => { readonly raw: string | null; readonly rawLine: number | null };
+
+/** Raw records by source line (`source_lines`), as a first import of a line-records format keeps them. */
+export function byLine(store: SessionStore, sourceId: number, textOf: ReadonlyMap<number, string>): RecordOf {
+  const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, ?)');
+  return (m) => {
+    if (m.sourceLine === undefined) return { raw: m.raw ?? null, rawLine: null };
+    for (const l of [m.sourceLine, ...(m.mergedLines ?? [])]) insertLine.run(sourceLineId(sourceId, l), textOf.get(l) ?? '');
+    return { raw: null, rawLine: sourceLineId(sourceId, m.sourceLine) };
+  };
+}
+
+/** Raw records inline (`messages.raw`), as a first import of a format that is not line records keeps them. */
+export const inline: RecordOf = (m) => ({ raw: m.raw ?? null, rawLine: null });
+
+export interface AppendRows {
+  readonly session: OnlySession;
+  /** The first message index written: the old count, or the old last index when the last message is extended. */
+  readonly from: number;
+  /** The stored messages [from, count) that `changed` replaces (the old last message, or none). */
+  readonly removed: readonly Message[];
+  /** Messages [from, …) as a first import of the grown file makes them (raw records on `raw` or by line). */
+  readonly changed: readonly Message[];
+  readonly record: RecordOf;
+}
+
+/**
+ * The plan that writes `rows` (undefined when the stored estimates do not cover the session, or
+ * the title would change in a way only the whole file shows).
+ */
+export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan, 'advance'> | undefined {
+  const { session, from, removed, changed } = rows;
+  if (changed.length === 0 && removed.length === 0) return { update: undefined, apply: () => {} };
+  // Estimates: the stored ones plus the changed messages' (chars/4 counts each message on its own).
+  const counter = createCounter(chars4, { memo: false });
+  const stored = store.loadCounts(session.id, 'chars4');
+  if (counter.scale !== 1 || !stored || stored.perMessage.length !== session.messageCount) return undefined;
+  const added = countSession({ id: '', format: 'jsonl', systemPrompt: null, tools: [], messages: [...changed], sourceCompactions: [], subagents: [], warnings: [] } satisfies Session, counter);
+  const perMessage = new Uint32Array(from + changed.length);
+  perMessage.set(stored.perMessage.subarray(0, from));
+  perMessage.set(added.perMessage, from);
+  const prefix = new Float64Array(perMessage.length + 1);
+  for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
+
+  const count = from + changed.length;
+  const assistants = (ms: readonly Message[]): number => ms.filter((m) => m.role === 'assistant').length;
+  const steps = session.steps - assistants(removed) + assistants(changed);
+  // Turn 0 starts at message 0 whether or not it is a boundary: only a rewrite from 0 can change that.
+  const turns = from === 0 ? turnStarts(changed).length : session.turns - removed.filter(isTurnBoundary).length + changed.filter(isTurnBoundary).length;
+  const hasUsage = session.hasUsage === 1 || changed.some((m) => m.usage) ? 1 : 0;
+  const title = titleAfter(store, session, changed);
+  if (title === undefined) return undefined;
+  const db = store.db;
+  const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const bodies = messageRows(changed, 0, changed.length, true).bodies;
+  const written: Message[] = [];
+  const apply = (): void => {
+    written.length = 0;
+    if (from < session.messageCount) {
+      db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(session.id, from);
+      db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, from);
+    }
+    for (let j = 0; j < changed.length; j++) {
+      const m = changed[j]!;
+      const i = from + j;
+      const r = rows.record(m, i);
+      insertMessage.run(session.id, i, m.id, m.role, bodies[j], r.raw, r.rawLine);
+      written.push(JSON.parse(bodies[j]!) as Message);
+      const u = m.usage;
+      if (u) insertUsage.run(session.id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+    }
+    // The library's usage columns move with the append, as a first import of the grown file would store them.
+    const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
+    db.prepare('UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?').run(
+      count, steps, turns, hasUsage, title, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id,
+    );
+    extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
+    store.saveCounts(session.id, { ...stored, perMessage, prefix });
+  };
+  return { update: { sessionId: session.id, messages: count, steps, changedFrom: from, written, previous: session.messageCount }, apply };
+}
+
+/**
+ * The session's title after the append. It changes only while no stored user message holds a
+ * typed prompt (the title is then the first injected text, or none) and the append brings a user
+ * message: the title is then worked out again from the stored user messages and the new ones, with
+ * the session's own metadata (an agent-written title wins). Undefined: not decidable here.
+ */
+function titleAfter(store: SessionStore, session: OnlySession, changed: readonly Message[]): string | null | undefined {
+  if (!changed.some((m) => m.role === 'user')) return session.title;
+  const users: Message[] = [];
+  for (const body of store.db.prepare("SELECT body FROM messages WHERE session_id = ? AND role = 'user' ORDER BY idx").pluck().iterate(session.id) as IterableIterator<string>) {
+    const m = JSON.parse(body) as Message;
+    if (typedPrompt(m) !== null) return session.title;
+    users.push(m);
+  }
+  const meta = store.db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string | undefined;
+  if (meta === undefined) return undefined;
+  return titleOf({ ...(JSON.parse(meta) as Omit<Session, 'messages'>), messages: [...users, ...changed] });
+}
+
+/**
+ * Exact counts (a BPE tokenizer, calibrated) stay for the messages they counted; the new ones get
+ * their chars/4 estimate scaled by the session's own ratio of exact to estimate, so a chart does
+ * not fall back to estimates at every append. Marked approximate; the host recounts them exactly
+ * in the background (`recount` in host/tail.ts). Counts of another length are dropped.
+ */
+function extendCounts(store: SessionStore, sessionId: string, count: number, estimates: Uint32Array, from: number, added: Uint32Array): void {
+  // Stored keys carry the estimator's version (`calibrated@v1`): counts of another version are
+  // never read again (loadCounts ignores them), so only the current ones are extended.
+  const suffix = countsKey('');
+  const keys = store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> ?').pluck().all(sessionId, countsKey('chars4')) as string[];
+  for (const key of keys) {
+    if (!key.endsWith(suffix)) continue;
+    const tokenizer = key.slice(0, -suffix.length);
+    const c = store.loadCounts(sessionId, tokenizer);
+    // A background count finished on an earlier length: its messages are kept, the rest estimated.
+    const have = c ? Math.min(c.perMessage.length, from) : 0;
+    if (!c || c.perMessage.length > count || have === 0) {
+      store.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, key);
+      continue;
+    }
+    let estimated = 0;
+    for (let i = 0; i < have; i++) estimated += estimates[i]!;
+    const ratio = estimated > 0 ? c.prefix[have]! / estimated : 1;
+    const perMessage = new Uint32Array(from + added.length);
+    perMessage.set(c.perMessage.subarray(0, have));
+    for (let i = have; i < from; i++) perMessage[i] = Math.round(estimates[i]! * ratio);
+    for (let j = 0; j < added.length; j++) perMessage[from + j] = Math.round(added[j]! * ratio);
+    const prefix = new Float64Array(perMessage.length + 1);
+    for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
+    store.saveCounts(sessionId, { ...c, perMessage, prefix, approximate: true });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The live tail's yardstick: what a first import of the file as it is now stores — every message,
+ * its raw record, the session's metadata, its row and its estimates. A tailed session must hold
+ * exactly this (store/tail.test.ts, store/tail-formats.test.ts).
+ */
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+
+export async function sameAsFreshImport(store: SessionStore, dir: string, file: string, id: string): Promise<void> {
+  const other = openStore(join(dir, `fresh-${Math.random()}.db`));
+  try {
+    const freshId = (await importFileToStore(other, file, { pipeline: false })).sessionIds[0]!;
+    const want = other.loadSession(freshId)!;
+    const got = store.loadSession(id)!;
+    expect(got.messages).toEqual(want.messages);
+    // The metadata too (model, reported window, compactions, system prompt…). Not subagents: the
+    // whole-file path keeps them in the parent's metadata where an import makes them rows.
+    expect({ ...got, messages: [], subagents: [] }).toEqual({ ...want, messages: [], subagents: [] });
+    expect(got.messages.map((_, i) => store.rawOf(id, i))).toEqual(want.messages.map((_, i) => other.rawOf(freshId, i)));
+    // Row ids and the source's row id are keys of each database (a file imported twice has moved to a new source row), not content.
+    const { importedAt: _a, id: _i, sourceId: _s, ...gotRow } = store.getRow(id)!;
+    const { importedAt: _b, id: _j, sourceId: _t, ...wantRow } = other.getRow(freshId)!;
+    expect(gotRow).toEqual(wantRow);
+    expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
+  } finally {
+    other.close();
+  }
+}
