@@ -28,7 +28,7 @@ import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { fileSource } from '../io/file-source';
-import { messageRows, sessionRow, sourceLineId, type SessionStore } from './sessions';
+import { messageRows, sessionRow, sourceLineId, storedEntries, type SessionStore } from './sessions';
 import type { FastPlan } from './tail-append';
 import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 import { appendCodex, type CodexTail } from './tail-codex';
@@ -378,17 +378,18 @@ function updateSource(store: SessionStore, sourceId: number, size: number, hash:
 /** One update's writes, in one transaction. */
 function applyTail(store: SessionStore, state: TailState, sessions: readonly Session[], o: ApplyOptions): { updated: TailSessionUpdate[]; deleted: string[] } {
   const db = store.db;
-  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
+  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount, parent_id AS parentId FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
     id: string;
     position: number;
     sourceSessionId: string;
     messageCount: number;
+    parentId: string | null;
   }[];
   const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
   const updateSession = db.prepare(
-    'UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
+    'UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ?, parent_id = ?, spawned_by = ?, spawned_at = ? WHERE id = ?',
   );
   const fd = o.lineRecords ? openSync(state.path, 'r') : undefined;
   /** Line `line`'s text as the import stores it (no newline, no trailing CR, no byte-order mark). */
@@ -422,22 +423,33 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
       const out: TailSessionUpdate[] = [];
       const matched = new Set<string>();
       if (o.rewritten) db.prepare('DELETE FROM source_lines WHERE id >= ? AND id < ?').run(sourceLineId(state.sourceId, 0), sourceLineId(state.sourceId + 1, 0));
-      sessions.forEach((s, position) => {
-        const prev = stored.find((r) => !matched.has(r.id) && r.sourceSessionId === s.id) ?? stored.find((r) => !matched.has(r.id) && r.position === position);
-        const row = sessionRow(s, prev?.id ?? '', state.sourceId, position, now);
+      // Subagents are rows of their own right after their parent, as a first import stores them
+      // (store/import-file.ts, storedEntries); a row is matched by its source session id, else
+      // (a top-level session only) by position.
+      const rowIds: string[] = [];
+      let position = -1;
+      for (const { session: s, parent, link } of storedEntries(sessions)) {
+        if (parent === null) position++;
+        const prev =
+          stored.find((r) => !matched.has(r.id) && r.sourceSessionId === s.id) ??
+          (parent === null ? stored.find((r) => !matched.has(r.id) && r.parentId === null && r.position === position) : undefined);
+        const parentId = parent !== null ? rowIds[parent]! : null;
+        const row = sessionRow(s, prev?.id ?? '', state.sourceId, position, now, { parentId, link, rowsForSubagents: true });
         const steps = stepIndices(s.messages).length;
         if (!prev) {
           const id = randomUUID();
+          rowIds.push(id);
           store.insertSession({ ...row, id });
           writeMessages(id, s.messages, 0);
           store.saveCounts(id, estimate(s));
           out.push({ id, messages: s.messages.length, steps, changedFrom: 0 });
-          return;
+          continue;
         }
+        rowIds.push(prev.id);
         matched.add(prev.id);
         const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords);
-        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, row.cwd ?? null, row.compactions ?? 0, row.promptTokens ?? 0, row.outputTokens ?? 0, row.cost ?? null, row.endedAt ?? null, prev.id);
-        if (k === s.messages.length && k === prev.messageCount && !o.rewritten) return;
+        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, row.cwd ?? null, row.compactions ?? 0, row.promptTokens ?? 0, row.outputTokens ?? 0, row.cost ?? null, row.endedAt ?? null, parentId, row.spawnedBy ?? null, row.spawnedAt ?? null, prev.id);
+        if (k === s.messages.length && k === prev.messageCount && !o.rewritten) continue;
         db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
         db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
         writeMessages(prev.id, s.messages, k);
@@ -446,7 +458,7 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
         db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
         store.saveCounts(prev.id, estimate(s));
         out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k });
-      });
+      }
       const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);
       for (const id of deleted) db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
       updateSource(store, state.sourceId, o.size, o.hash);

@@ -14,15 +14,25 @@ export async function sameAsFreshImport(store: SessionStore, dir: string, file: 
     const want = other.loadSession(freshId)!;
     const got = store.loadSession(id)!;
     expect(got.messages).toEqual(want.messages);
-    // The metadata too (model, reported window, compactions, system prompt…). Not subagents: the
-    // whole-file path keeps them in the parent's metadata where an import makes them rows.
-    expect({ ...got, messages: [], subagents: [] }).toEqual({ ...want, messages: [], subagents: [] });
+    // The metadata too (model, reported window, compactions, system prompt, subagents — none: they are rows).
+    expect({ ...got, messages: [] }).toEqual({ ...want, messages: [] });
     expect(got.messages.map((_, i) => store.rawOf(id, i))).toEqual(want.messages.map((_, i) => other.rawOf(freshId, i)));
     // Row ids and the source's row id are keys of each database (a file imported twice has moved to a new source row), not content.
     const { importedAt: _a, id: _i, sourceId: _s, ...gotRow } = store.getRow(id)!;
     const { importedAt: _b, id: _j, sourceId: _t, ...wantRow } = other.getRow(freshId)!;
     expect(gotRow).toEqual(wantRow);
     expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
+    // Subagents: rows of their own under the session, with the same messages and row.
+    const children = (db: SessionStore, parent: string): string[] => db.db.prepare('SELECT id FROM sessions WHERE parent_id = ? ORDER BY rowid').pluck().all(parent) as string[];
+    const gotChildren = children(store, id);
+    const wantChildren = children(other, freshId);
+    expect(gotChildren.length).toBe(wantChildren.length);
+    gotChildren.forEach((c, k) => {
+      expect(store.loadSession(c)!.messages).toEqual(other.loadSession(wantChildren[k]!)!.messages);
+      const { importedAt: _c, id: _d, sourceId: _e, parentId: _f, ...gotChild } = store.getRow(c)!;
+      const { importedAt: _g, id: _h, sourceId: _k, parentId: _l, ...wantChild } = other.getRow(wantChildren[k]!)!;
+      expect(gotChild).toEqual(wantChild);
+    });
   } finally {
     other.close();
   }
