@@ -6,13 +6,16 @@
 import type { ReplayResult } from '../../core/replay/types';
 import { ApiError, type ApiErrorCode, type ChartView, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
 import { replayKey, type ReplayInputs, type ReplayService } from './replays';
+import type { SessionDetailBody } from './session-detail';
 
 export type ReplayOp =
   | { readonly op: 'chart'; readonly inputs: ReplayInputs; readonly buckets: number }
   | { readonly op: 'detail'; readonly inputs: ReplayInputs; readonly step: number }
   | { readonly op: 'view'; readonly inputs: ReplayInputs }
   | { readonly op: 'result'; readonly inputs: ReplayInputs }
-  | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number };
+  | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number }
+  /** A session's detail: parsed where the replays parse it, off the thread that answers requests. */
+  | { readonly op: 'session'; readonly sessionId: string };
 
 export interface ReplayOpResults {
   chart: ChartView;
@@ -20,6 +23,7 @@ export interface ReplayOpResults {
   view: ReplayView;
   result: ReplayResult;
   compare: CompareView;
+  session: SessionDetailBody;
 }
 export type ReplayOpName = ReplayOp['op'];
 export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
@@ -65,11 +69,14 @@ export async function dispatch(service: ReplayService, op: ReplayOp, shouldStop?
       return service.result(op.inputs, shouldStop);
     case 'compare':
       return service.compare(op.a, op.b, { minDelta: op.minDelta }, shouldStop);
+    case 'session':
+      return service.session(op.sessionId);
   }
 }
 
 /** The replays an op needs, by cache key: a newer request needing the same one must not stop it. */
 export function replaysOf(op: ReplayOp): string[] {
+  if (op.op === 'session') return [];
   return op.op === 'compare' ? [replayKey(op.a), replayKey(op.b)] : [replayKey(op.inputs)];
 }
 

@@ -26,6 +26,7 @@ import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
+import { sessionDetailOf, shownCounts, type SessionDetailBody } from './session-detail';
 
 export function policyInfo(p: Policy, saved: boolean): PolicyInfo {
   return { id: p.id, label: p.label, description: p.description, source: p.source, config: { ...p.config }, saved };
@@ -134,6 +135,8 @@ interface Cached {
 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
+  /** The counts the window shows per session (session-detail.ts), until forgotten. */
+  private readonly shown = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
   private readonly running = new Map<string, { readonly done: Promise<Cached>; readonly sessionId: string }>();
@@ -295,10 +298,19 @@ export class ReplayService {
     };
   }
 
+  /** The session's detail for the window (its stored row aside), from this engine's parsed copy. */
+  session(sessionId: string): SessionDetailBody {
+    const session = this.deps.session(sessionId);
+    let c = this.shown.get(sessionId);
+    if (!c) this.shown.set(sessionId, (c = shownCounts(sessionId, session, this.deps)));
+    return sessionDetailOf(session, c);
+  }
+
   /** Drops what is known about a session (re-imported, or counted exactly since). */
   forget(sessionId: string): void {
     this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
     for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
+    this.shown.delete(sessionId);
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
     for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }
