@@ -97,7 +97,9 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
 
     const limit = calls > 20_000 ? 1000 : 150;
     const policies = await api<{ id: string; saved: boolean }[]>(serve, 'listPolicies', {});
-    for (const p of policies.filter((x) => !x.saved)) {
+    // CTXSCOPE_UI_BENCH_POLICIES=codex,letta measures only those (the whole list takes minutes at 30,000 calls).
+    const only = process.env.CTXSCOPE_UI_BENCH_POLICIES?.split(',');
+    for (const p of policies.filter((x) => !x.saved && (!only || only.includes(x.id)))) {
       try {
       await page.getByTestId('policy-picker').selectOption(p.id);
       await page.waitForFunction(`location.hash.includes('p=${encodeURIComponent(p.id)}') && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
@@ -119,7 +121,7 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
       await slider.fill(String(v));
       await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(key)}`, null, { timeout: 120_000, polling: 'raf' });
       const ms = performance.now() - t0;
-      push({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: 'includes the 100 ms debounce' });
+      push({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: 'includes the 40 ms debounce' });
       } catch (e) {
         push({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', target: `≤ ${limit} ms`, pass: false, note: String(e).split('\n')[0] });
       }

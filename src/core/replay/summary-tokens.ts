@@ -43,7 +43,7 @@ function isSpace(c: number): boolean {
  * rsync) makes segments a few items long, and after an item is inserted or removed the cuts fall
  * where they fell before: only the segment around the change is new to the memo.
  */
-const CHUNK = 8;
+const CHUNK = 4;
 /** FNV-1a over the first and the last few characters of [from, to): enough to tell items apart, bounded per item. */
 function hashOf(text: string, from: number, to: number): number {
   let h = 0x811c9dc5;
