@@ -8,8 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { writeClaudeCodeJsonlApart } from './corpus';
 import type { BenchRow, BenchSuite } from './harness';
 
 interface Serve {
@@ -23,8 +24,6 @@ interface RunModule {
   CHROMIUM_FLAGS: string[];
 }
 
-/** MB of generated JSONL per 1,000 calls (test/bench/corpus.ts writes about 2 lines of 630 bytes per call). */
-const MB_PER_KCALL = 1.26;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function api<T>(s: Serve, method: string, body: unknown): Promise<T> {
@@ -65,7 +64,10 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
   };
   const dir = mkdtempSync(join(tmpdir(), 'ctxscope-ui-bench-'));
   const file = join(dir, `cc-${calls}.jsonl`);
-  writeClaudeCodeJsonlApart(file, (calls / 1000) * MB_PER_KCALL);
+  // Bounded by calls (in a child process, as writeClaudeCodeJsonlApart does): a size in MB gave
+  // about 11,200 calls for "30,000" once the generator's calls grew to about 3.4 KB.
+  const made = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./make-session.ts', import.meta.url)), file, '--calls', String(calls)], { stdio: 'inherit' });
+  if (made.status !== 0) throw new Error(`generating ${file} failed (exit ${made.status})`);
   const serve = await run.startServe([file], dir);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });
   const label = `${Math.round(calls / 1000)}k calls`;
@@ -82,6 +84,7 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
     push({ name: `data loaded → first chart (${label})`, value: drawn - answered, unit: 'ms', target: '≤ 1000 ms', pass: drawn - answered <= 1000 });
     await page.getByTestId('guard-status-badge').waitFor({ timeout: 120_000 });
     const steps = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
+    push({ name: `calls in the session (${label})`, value: steps, unit: 'calls' });
 
     // Every compression and source compaction the replay has is drawn on the chart.
     const info = await api<{ initialSessionId: string }>(serve, 'getInfo', {});
@@ -126,7 +129,6 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
         push({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', target: `≤ ${limit} ms`, pass: false, note: String(e).split('\n')[0] });
       }
     }
-    void steps;
   } finally {
     await browser.close();
     serve.child.kill('SIGTERM');
