@@ -20,7 +20,7 @@ import type { CompressionPath, MessageRange } from './types';
  * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
  * the summarizer's own cache means formatting and hashing every folded message first.
  */
-const foldMemo = new WeakMap<Summarizer, WeakMap<readonly Message[], Map<string, string>>>();
+const foldMemo = new WeakMap<Summarizer, WeakMap<readonly Message[], Map<string, Map<string | null, string>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
 
 async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<string> {
@@ -28,13 +28,17 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
   if (!bySession) foldMemo.set(summarizer, (bySession = new WeakMap()));
   let memo = bySession.get(s.messages);
   if (!memo) bySession.set(s.messages, (memo = new Map()));
-  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}\u0000${s.summary ?? '\u0001'}`;
-  const hit = memo.get(key);
+  // Keyed by the earlier summary in a map of its own, not inside the key: it is long, and the same
+  // string object comes back from this memo on a re-run, so its hash is computed once, not per lookup.
+  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
+  let byPrevious = memo.get(key);
+  const hit = byPrevious?.get(s.summary);
   if (hit !== undefined) return hit;
   const folded: Message[] = fold.flatMap(([a, z]) => s.messages.slice(a, z + 1));
   const out = await summarizer.summarize({ messages: folded, previousSummary: s.summary, targetTokens });
   if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
-  memo.set(key, out);
+  if (!byPrevious) memo.set(key, (byPrevious = new Map()));
+  byPrevious.set(s.summary, out);
   return out;
 }
 

@@ -61,6 +61,23 @@ export interface ReplayOptions {
   readonly referenceCounts?: SessionCounts;
   /** User strategies by name, used by `custom:<name>` in the pipeline. Their results are checked. */
   readonly strategies?: Readonly<Record<string, Strategy>>;
+  /**
+   * Asked every STOP_CHECK_EVERY calls: true ends the replay with ReplayCancelled. The host passes
+   * a check of a flag another thread sets (a superseded slider move), so a replay nobody will look
+   * at stops instead of holding the worker; core only calls the function.
+   */
+  readonly shouldStop?: () => boolean;
+}
+
+/** How often (in calls) `shouldStop` is asked: cheap enough to be unnoticed, often enough to stop within milliseconds. */
+export const STOP_CHECK_EVERY = 256;
+
+/** A replay ended by `shouldStop`; `step` is the call it stopped before. */
+export class ReplayCancelled extends Error {
+  constructor(readonly step: number) {
+    super(`the replay was cancelled before call ${step}`);
+    this.name = 'ReplayCancelled';
+  }
 }
 
 /** Default summarizer: extractive, cached for the life of the process. */
@@ -147,7 +164,9 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const startTime = messages.find((m) => m.timestamp !== undefined)?.timestamp;
   let entered = 0;
 
+  const shouldStop = options.shouldStop;
   for (let j = 0; j < S; j++) {
+    if (shouldStop && j % STOP_CHECK_EVERY === 0 && j > 0 && shouldStop()) throw new ReplayCancelled(j);
     const k = shape.stepMsg[j]!;
     if (s.ended) {
       out.recordEnded(s, j, s.ended);

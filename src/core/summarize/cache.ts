@@ -64,6 +64,8 @@ export function summaryKey(s: Summarizer, req: SummaryRequest): string {
 }
 
 export function cached(s: Summarizer, store: SummaryStore): Summarizer {
+  // A local summarizer recomputes faster than its key is hashed (types.ts, `local`).
+  if (s.local) return s;
   return {
     ...s,
     async summarize(req, signal) {

@@ -45,6 +45,49 @@ function clip(s: string, n = ITEM_CHARS): string {
   return s.length <= n ? s : s.slice(0, n - 1) + '…';
 }
 
+/** What one message contributes to each section, in the message's order. */
+interface MessageItems {
+  readonly decisions: readonly string[];
+  readonly errors: readonly string[];
+  readonly files: readonly string[];
+  readonly facts: readonly string[];
+}
+
+/**
+ * Per message, once: a replay folds the same messages again at every threshold the user tries,
+ * and splitting sentences and testing them was most of a summary's cost. Messages are immutable
+ * once imported, so the items are kept as long as the message is.
+ */
+const itemsCache = new WeakMap<Message, MessageItems>();
+
+function itemsOf(m: Message): MessageItems {
+  const hit = itemsCache.get(m);
+  if (hit) return hit;
+  const decisions: string[] = [];
+  const errors: string[] = [];
+  const files: string[] = [];
+  for (const p of m.parts) {
+    if (p.kind === 'tool_call') {
+      const path = /"(?:file_path|path|filename|file)"\s*:\s*"([^"]+)"/.exec(p.args)?.[1];
+      if (path) files.push(`${path} (${p.name})`);
+      continue;
+    }
+    const text = p.kind === 'text' ? p.text : p.kind === 'tool_result' ? p.text : '';
+    if (!text) continue;
+    if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(clip(s));
+    if ((p.kind === 'tool_result' && p.isError) || ERROR.test(text)) {
+      // A result the tool flagged as an error leads with its first line when no line names it.
+      const line = text.split('\n').find((l) => ERROR.test(l)) ?? (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
+      if (line) errors.push(clip(line.trim()));
+    }
+  }
+  // What the user or the agent said or did (not raw tool output): facts shared with retention.
+  const facts = m.parts.every((p) => p.kind === 'tool_result') ? [] : factsOfMessage(m).map((f) => f.key);
+  const items: MessageItems = { decisions, errors, files, facts };
+  itemsCache.set(m, items);
+  return items;
+}
+
 /** What the folded messages say, section by section, newest first (a share that runs out drops the oldest); the goal is the first request. */
 function extract(messages: readonly Message[]): Sections {
   const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
@@ -54,23 +97,11 @@ function extract(messages: readonly Message[]): Sections {
   const files: string[] = [];
   const facts: string[] = [];
   for (const m of messages) {
-    for (const p of m.parts) {
-      if (p.kind === 'tool_call') {
-        const path = /"(?:file_path|path|filename|file)"\s*:\s*"([^"]+)"/.exec(p.args)?.[1];
-        if (path) files.push(`${path} (${p.name})`);
-        continue;
-      }
-      const text = p.kind === 'text' ? p.text : p.kind === 'tool_result' ? p.text : '';
-      if (!text) continue;
-      if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(clip(s));
-      if ((p.kind === 'tool_result' && p.isError) || ERROR.test(text)) {
-        // A result the tool flagged as an error leads with its first line when no line names it.
-        const line = text.split('\n').find((l) => ERROR.test(l)) ?? (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
-        if (line) errors.push(clip(line.trim()));
-      }
-    }
-    // What the user or the agent said or did (not raw tool output): facts shared with retention, cached per message.
-    if (!m.parts.every((p) => p.kind === 'tool_result')) for (const f of factsOfMessage(m)) facts.push(f.key);
+    const items = itemsOf(m);
+    for (const x of items.decisions) decisions.push(x);
+    for (const x of items.errors) errors.push(x);
+    for (const x of items.files) files.push(x);
+    for (const x of items.facts) facts.push(x);
   }
   return new Map<Section, string[]>([
     ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
@@ -164,7 +195,7 @@ function fill(sections: Sections, budget: number): Sections {
 export function extractiveSummary(req: SummaryRequest): string {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
   const fresh = extract(req.messages);
-  const previous = req.previousSummary ? parseSummary(req.previousSummary) : undefined;
+  const previous = req.previousSummary ? (written.get(req.previousSummary) ?? parseSummary(req.previousSummary)) : undefined;
   const covered = (previous?.messages ?? 0) + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
@@ -194,7 +225,32 @@ export function extractiveSummary(req: SummaryRequest): string {
   let out = header + render(merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
   if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
+  else if (readsBack(merged)) remember(out, { messages: covered, sections: merged });
   return out;
+}
+
+/**
+ * The sections of the last summaries written, by their text: a rolling summary is handed back as
+ * the next one's previous summary, and parsing it again was a pass over its whole text. What
+ * `parseSummary` would read back from `render`'s output is what was rendered (items never hold a
+ * line break, see readsBack), so the written sections stand in for the parse.
+ */
+/** True when `parseSummary(render(sections))` gives these sections back item for item. */
+function readsBack(sections: Sections): boolean {
+  for (const [section, items] of sections) {
+    for (const item of items) {
+      if (item === '' || item !== item.trim() || item.includes('\n') || item.includes('\r')) return false;
+      if (INLINE.has(section) && (item.includes(', ') || item.endsWith('…'))) return false;
+    }
+  }
+  return true;
+}
+
+const written = new Map<string, { messages: number; sections: Sections }>();
+const WRITTEN_KEPT = 64;
+function remember(text: string, parsed: { messages: number; sections: Sections }): void {
+  if (written.size >= WRITTEN_KEPT) written.delete(written.keys().next().value as string);
+  written.set(text, parsed);
 }
 
 function render(sections: Sections): string {
@@ -207,9 +263,17 @@ function render(sections: Sections): string {
   return out;
 }
 
-/** Characters `render` will use for these sections. */
+/** Characters `render` will use for these sections, counted without rendering them. */
 function size(sections: Sections): number {
-  return render(sections).length;
+  let n = 0;
+  for (const s of SECTIONS) {
+    const items = sections.get(s);
+    if (!items || items.length === 0) continue;
+    // "\n## title\n", then "- a, b" (inline) or "- a\n- b".
+    n += s.length + 5 + (INLINE.has(s) ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
+    for (const i of items) n += i.length;
+  }
+  return n;
 }
 
 function unique(xs: string[]): string[] {
@@ -226,5 +290,6 @@ export const extractiveSummarizer: Summarizer = {
   // v2: the rolling merge (the previous summary re-summarized into a share) changes every output.
   model: 'extractive-v2',
   prompt: '',
+  local: true,
   summarize: async (req) => extractiveSummary(req),
 };

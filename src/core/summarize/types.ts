@@ -15,6 +15,13 @@ export interface Summarizer {
   readonly model: string;
   /** The prompt template (part of the cache key); empty for the extractive one. */
   readonly prompt: string;
+  /**
+   * Computed in this process, deterministically and cheaply (the extractive one): recomputing is
+   * cheaper than hashing its input and storing its output, so `cached` passes it through and a
+   * replay keeps its summaries in memory by what was folded (replay/compress.ts). A remote one
+   * (it costs money and time) is cached by the hash of its input, prompt and model, and stored.
+   */
+  readonly local?: boolean;
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<string>;
 }
 

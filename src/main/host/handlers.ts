@@ -7,22 +7,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { resolveLimits } from '../../core/budget/limits';
 import type { FormatId, Session } from '../../core/model';
-import { stepIndices } from '../../core/model';
-import type { SessionCounts } from '../../core/tokens/index';
-import { turnStarts } from '../../core/turns';
+import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
 import { openStoreChecked, type SessionStore } from '../store/index';
 import { accuracyOf } from './accuracy';
-import { countForHost, defaultTokenizerOf } from './counts';
+import { countForHost } from './counts';
+import { sessionDetailOf } from './session-detail';
 import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
 import { exportFor } from './exports';
 import { previewFor } from './export-preview';
 import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
 import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
-import { defaultPolicyOf } from './default-policy';
 import { configFields } from '../../core/config-fields';
 import { ConfigError, envOverrides } from '../../core/config';
 import { SavedPolicies } from './saved-policies';
@@ -175,23 +172,25 @@ export async function createHost(options: HostOptions): Promise<Host> {
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
    * counts exactly and stores them, then `countsReady` tells the renderer to reload.
    */
-  const countsOf = (id: string, session: Session): SessionCounts => {
+  const countsOf = (id: string): SessionCounts => {
     let c = counts.get(id);
     if (c) return c;
-    const tokenizer = defaultTokenizerOf(session);
+    // The stored row says which tokenizer and how many messages: no need to parse the session.
+    const r = row(id);
+    const tokenizer = defaultTokenizerFor(r.model ?? undefined, r.hasUsage);
     c = store.loadCounts(id, tokenizer);
-    if (c && c.perMessage.length === session.messages.length) {
+    if (c && c.perMessage.length === r.messageCount) {
       counts.set(id, c);
       return c;
     }
     if (!options.countWorkerFile || options.dbPath === ':memory:') {
-      c = countForHost(session, tokenizer);
+      c = countForHost(sessionOf(id), tokenizer);
       store.saveCounts(id, c);
       counts.set(id, c);
       return c;
     }
     requestCount(id, tokenizer);
-    const estimate = store.loadCounts(id, 'chars4') ?? countForHost(session, 'chars4');
+    const estimate = store.loadCounts(id, 'chars4') ?? countForHost(sessionOf(id), 'chars4');
     return estimate;
   };
 
@@ -270,36 +269,24 @@ export async function createHost(options: HostOptions): Promise<Host> {
     listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
-      const s = sessionOf(id);
-      const c = countsOf(id, s);
-      const limits = resolveLimits({ model: s.model, window: s.reportedContextWindow, provider: s.provider });
-      const warning = limits.warnings[0] ?? (s.model ? undefined : 'the transcript names no model: default limits');
-      return {
-        summary: toSummary(r),
-        systemPrompt: s.systemPrompt,
-        tools: s.tools.map((t) => ({ name: t.name, description: t.description })),
-        tokenizer: c.tokenizer,
-        approximate: c.approximate,
-        counts: { system: c.system, tools: c.tools, unlogged: c.unlogged, perMessage: Array.from(c.perMessage) },
-        roles: s.messages.map((m) => m.role),
-        turnStarts: turnStarts(s.messages),
-        steps: stepIndices(s.messages),
-        sourceCompactions: s.sourceCompactions,
-        ...subagentSessionsOf(store, id, s.subagents.length),
-        warnings: s.warnings,
-        modelInfo: { window: limits.window, maxOutput: limits.maxOutput, known: limits.model !== undefined, ...(warning ? { warning } : {}) },
-        defaultPolicy: defaultPolicyOf(s),
-      };
+      // With a worker, the session is parsed there (as its replays need it anyway), not on this thread.
+      let body = useWorker ? await replays.submit({ op: 'session', sessionId: id }) : sessionDetailOf(sessionOf(id), countsOf(id));
+      if (useWorker && body.subagents > 0) {
+        // Stored before subagents were rows (only old databases keep them in the metadata): they
+        // become rows now, once, on this thread (sessionOf promotes them), and the worker forgets its copy.
+        const promoted = sessionOf(id);
+        replays.forget(id, 'session');
+        body = { ...body, subagents: promoted.subagents.length };
+      }
+      return { summary: toSummary(r), ...body, ...subagentSessionsOf(store, id, body.subagents) };
     },
     getMessages: async ({ sessionId, offset, limit }) => {
-      const s = sessionOf(sessionId);
-      const c = countsOf(sessionId, s);
+      // One page from its rows: opening a long session never parses all of it here.
+      const total = row(sessionId).messageCount;
+      const c = countsOf(sessionId);
       const pins = store.pins(sessionId);
-      const total = s.messages.length;
-      const end = Math.min(total, offset + limit);
-      const messages = [];
-      for (let i = offset; i < end; i++) messages.push(toMessageView(s.messages[i]!, i, c.perMessage[i] ?? 0, pins.has(s.messages[i]!.id)));
-      return { total, messages };
+      const page = store.loadMessages(sessionId, offset, Math.min(total, offset + limit));
+      return { total, messages: page.map((m, k) => toMessageView(m, offset + k, c.perMessage[offset + k] ?? 0, pins.has(m.id))) };
     },
     listPolicies: async () => policyInfos(saved.list()),
     runReplay: async ({ sessionId, policy, overrides, needles }) => replays.submit({ op: 'view', inputs: inputsOf(sessionId, policy, overrides, needles) }),
@@ -328,15 +315,15 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
-      const s = sessionOf(sessionId);
-      if (!s.messages.some((m) => m.id === messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
+      row(sessionId);
+      if (!store.hasMessage(sessionId, messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
       store.setPinned(sessionId, messageId, pinned);
       return { pinned };
     },
     getRawRecord: async ({ sessionId, index }) => {
-      const s = sessionOf(sessionId);
-      if (index >= s.messages.length) throw new ApiError('not_found', `no message #${index} in session "${sessionId}" (it has ${s.messages.length})`);
-      return { record: store.rawOf(sessionId, index), line: s.messages[index]!.sourceLine ?? null };
+      const total = row(sessionId).messageCount;
+      if (index >= total) throw new ApiError('not_found', `no message #${index} in session "${sessionId}" (it has ${total})`);
+      return { record: store.rawOf(sessionId, index), line: store.loadMessages(sessionId, index, index + 1)[0]?.sourceLine ?? null };
     },
     savePolicy: async ({ json }) => policyInfo(saved.save(json), true),
     deletePolicy: async ({ id }) => ({ deleted: saved.delete(id) }),

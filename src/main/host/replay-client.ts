@@ -4,8 +4,9 @@
  * in order, with the debugger's rules (DESIGN.md, "Heavy work … can be cancelled when superseded,
  * and an older answer never overwrites a newer one"):
  * - a request may name a `channel`; a newer request on the same channel supersedes the older,
- *   which answers `cancelled` at once (dropped from the queue, or its result discarded when it
- *   was already running — the result still lands in the engine's cache);
+ *   which answers `cancelled` at once: dropped from the queue, or, when it was already running,
+ *   stopped (a flag its replay loop checks every few hundred calls, so a dragged slider does not
+ *   queue work) — unless the newer request needs the same replay, which then runs on;
  * - the queue is bounded: past MAX_QUEUE waiting requests a new one answers `cancelled`;
  * - a worker that dies fails the requests it held with a clear error and is started again for
  *   the next one, so no request ever waits for an answer that will not come.
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
 import { startWorker } from '../workers';
-import { dispatch, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { dispatch, replaysOf, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import type { ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
 
@@ -36,6 +37,8 @@ export function replayWorkerSource(): string | undefined {
 /** Runs one request at a time, somewhere. */
 export interface ReplayExecutor {
   run(op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]>;
+  /** Asks the request running now to stop (its replay answers `cancelled` within a few hundred calls). */
+  stopRunning?(): void;
   /** `append`: a live-tail update a worker applies to the session it holds (session-append.ts). */
   forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void;
   close(): Promise<void>;
@@ -43,8 +46,16 @@ export interface ReplayExecutor {
 
 /** The engine in this thread (no worker file: tests from source). */
 export function inThreadExecutor(service: ReplayService): ReplayExecutor {
+  // This thread only gets to set the flag between a replay's awaits (a remote summary), which is where it matters here.
+  let current = { stopped: false };
   return {
-    run: (op) => dispatch(service, op),
+    run: (op) => {
+      const mine = (current = { stopped: false });
+      return dispatch(service, op, () => mine.stopped);
+    },
+    stopRunning: () => {
+      current.stopped = true;
+    },
     forget: (id) => service.forget(id),
     close: async () => {},
   };
@@ -57,6 +68,10 @@ export function inThreadExecutor(service: ReplayService): ReplayExecutor {
 export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (note: WorkerNote) => void): ReplayExecutor {
   let worker: Worker | undefined;
   let nextId = 1;
+  let lastRun = 0;
+  // Shared with every worker started: the id of the run to stop (see ReplayWorkerData.stop).
+  const stop = new SharedArrayBuffer(4);
+  const stopFlag = new Int32Array(stop);
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
   const failAll = (why: string): void => {
     for (const p of pending.values()) p.reject(new ApiError('internal', `the replay worker stopped (${why}); the request failed — ask again`));
@@ -64,7 +79,8 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
   };
   const ensure = (): Worker => {
     if (worker) return worker;
-    const w = file.endsWith('.ts') ? startWorker([], file, { workerData: data }) : new Worker(file, { workerData: data });
+    const workerData: ReplayWorkerData = { ...data, stop };
+    const w = file.endsWith('.ts') ? startWorker([], file, { workerData }) : new Worker(file, { workerData });
     w.on('message', (m: FromReplayWorker) => {
       if ('type' in m) {
         onNote?.(m);
@@ -91,9 +107,11 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
     run: (op) =>
       new Promise((resolve, reject) => {
         const id = nextId++;
+        lastRun = id;
         pending.set(id, { resolve, reject });
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
+    stopRunning: () => Atomics.store(stopFlag, 0, lastRun),
     forget: (sessionId, what, append) => worker?.postMessage({ type: 'forget', sessionId, what, ...(append ? { append } : {}) } satisfies ToReplayWorker),
     close: async () => {
       const w = worker;
@@ -125,7 +143,7 @@ export class ReplayClient {
       const job: Job = { op, channel, resolve: resolve as (v: ReplayOpResults[ReplayOpName]) => void, reject, settled: false };
       if (channel !== undefined) {
         const older = this.channels.get(channel);
-        if (older) this.cancel(older, `superseded by a newer request on channel "${channel}"`);
+        if (older) this.cancel(older, `superseded by a newer request on channel "${channel}"`, job);
         this.channels.set(channel, job);
       }
       if (this.queue.length >= MAX_QUEUE) {
@@ -137,9 +155,11 @@ export class ReplayClient {
     });
   }
 
-  private cancel(job: Job, why: string): void {
+  private cancel(job: Job, why: string, by?: Job): void {
     if (job.settled) return;
     job.settled = true;
+    // Running: stop its replay too, unless the newer request needs that very replay.
+    if (job === this.running && !(by && sharesReplay(job.op, by.op))) this.executor.stopRunning?.();
     const i = this.queue.indexOf(job);
     if (i >= 0) this.queue.splice(i, 1);
     if (job.channel !== undefined && this.channels.get(job.channel) === job) this.channels.delete(job.channel);
@@ -183,4 +203,9 @@ export class ReplayClient {
     for (const job of [...this.queue]) this.cancel(job, 'the host closed');
     await this.executor.close();
   }
+}
+
+function sharesReplay(a: ReplayOp, b: ReplayOp): boolean {
+  const keys = new Set(replaysOf(a));
+  return replaysOf(b).some((k) => keys.has(k));
 }

@@ -5,15 +5,18 @@
  */
 import type { ReplayResult } from '../../core/replay/types';
 import { ApiError, type ApiErrorCode, type ChartView, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
-import type { ReplayInputs, ReplayService } from './replays';
+import { replayKey, type ReplayInputs, type ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
+import type { SessionDetailBody } from './session-detail';
 
 export type ReplayOp =
   | { readonly op: 'chart'; readonly inputs: ReplayInputs; readonly buckets: number }
   | { readonly op: 'detail'; readonly inputs: ReplayInputs; readonly step: number }
   | { readonly op: 'view'; readonly inputs: ReplayInputs }
   | { readonly op: 'result'; readonly inputs: ReplayInputs }
-  | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number };
+  | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number }
+  /** A session's detail: parsed where the replays parse it, off the thread that answers requests. */
+  | { readonly op: 'session'; readonly sessionId: string };
 
 export interface ReplayOpResults {
   chart: ChartView;
@@ -21,6 +24,7 @@ export interface ReplayOpResults {
   view: ReplayView;
   result: ReplayResult;
   compare: CompareView;
+  session: SessionDetailBody;
 }
 export type ReplayOpName = ReplayOp['op'];
 export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
@@ -46,21 +50,35 @@ export interface ReplayWorkerData {
   readonly nativeBinding?: string;
   /** The host counts exactly in the background: replay on estimates and ask for counts (see ReplayServiceDeps.requestCount). */
   readonly countsInBackground?: boolean;
+  /**
+   * One Int32 the host writes the id of a run to stop into (Atomics): the worker's replay loop
+   * reads it while it runs, since no message reaches a thread busy replaying.
+   */
+  readonly stop?: SharedArrayBuffer;
 }
 
-export async function dispatch(service: ReplayService, op: ReplayOp): Promise<ReplayOpResults[ReplayOpName]> {
+/** `shouldStop`: the scheduler superseded this request (cooperative cancellation, checked by the replay loop). */
+export async function dispatch(service: ReplayService, op: ReplayOp, shouldStop?: () => boolean): Promise<ReplayOpResults[ReplayOpName]> {
   switch (op.op) {
     case 'chart':
-      return service.chart(op.inputs, op.buckets);
+      return service.chart(op.inputs, op.buckets, shouldStop);
     case 'detail':
-      return service.detail(op.inputs, op.step);
+      return service.detail(op.inputs, op.step, shouldStop);
     case 'view':
-      return service.view(op.inputs);
+      return service.view(op.inputs, shouldStop);
     case 'result':
-      return service.result(op.inputs);
+      return service.result(op.inputs, shouldStop);
     case 'compare':
-      return service.compare(op.a, op.b, { minDelta: op.minDelta });
+      return service.compare(op.a, op.b, { minDelta: op.minDelta }, shouldStop);
+    case 'session':
+      return service.session(op.sessionId);
   }
+}
+
+/** The replays an op needs, by cache key: a newer request needing the same one must not stop it. */
+export function replaysOf(op: ReplayOp): string[] {
+  if (op.op === 'session') return [];
+  return op.op === 'compare' ? [replayKey(op.a), replayKey(op.b)] : [replayKey(op.inputs)];
 }
 
 /** An error as it crosses the thread: the contract's code, or `internal` with the message. */

@@ -3,7 +3,8 @@
  * which it only reads (the host keeps the one writer: summaries and count requests go to it),
  * runs replays and answers chart-view, step-detail, view and compare requests from its cache of
  * recent results (replays.ts), so the thread that answers the renderer never replays. One request
- * at a time; replay-client.ts queues, cancels and restarts.
+ * at a time; replay-client.ts queues, cancels (a flag in shared memory that the running replay
+ * checks) and restarts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Session } from '../../core/model';
@@ -18,6 +19,7 @@ const SESSION_CACHE = 4;
 
 function start(data: ReplayWorkerData): void {
   const port = parentPort!;
+  const stop = data.stop ? new Int32Array(data.stop) : undefined;
   const store = openStore(data.dbPath, data.nativeBinding ? { nativeBinding: data.nativeBinding } : {});
   const sessions = new Map<string, Session>();
   const sessionOf = (id: string): Session => {
@@ -63,7 +65,8 @@ function start(data: ReplayWorkerData): void {
       service.forget(m.sessionId);
       return;
     }
-    dispatch(service, m.op).then(
+    const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;
+    dispatch(service, m.op, shouldStop).then(
       (value) => port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker),
       (e: unknown) => port.postMessage(errorReply(m.id, e)),
     );

@@ -18,7 +18,7 @@ import type { Session } from '../../core/model';
 import { getPolicy, POLICIES, type Policy } from '../../core/policies/index';
 import { chartView } from '../../core/replay/chart-view';
 import { compare, comparisonToJSON } from '../../core/replay/compare';
-import { replay, resolveTokenizer } from '../../core/replay/index';
+import { replay, ReplayCancelled, resolveTokenizer } from '../../core/replay/index';
 import { toView } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
@@ -26,6 +26,7 @@ import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
+import { sessionDetailOf, shownCounts, type SessionDetailBody } from './session-detail';
 
 export function policyInfo(p: Policy, saved: boolean): PolicyInfo {
   return { id: p.id, label: p.label, description: p.description, source: p.source, config: { ...p.config }, saved };
@@ -134,6 +135,8 @@ interface Cached {
 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
+  /** The counts the window shows per session (session-detail.ts), until forgotten. */
+  private readonly shown = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
   private readonly running = new Map<string, { readonly done: Promise<Cached>; readonly sessionId: string }>();
@@ -183,8 +186,11 @@ export class ReplayService {
     return c;
   }
 
-  /** The replay of `inputs`, from the cache when it ran before. */
-  async cached(inputs: ReplayInputs): Promise<{ key: string } & Cached> {
+  /**
+   * The replay of `inputs`, from the cache when it ran before. `shouldStop` (the scheduler's: this
+   * request was superseded) ends a replay that runs for it with ApiError `cancelled`, uncached.
+   */
+  async cached(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<{ key: string } & Cached> {
     const key = replayKey(inputs);
     const hit = this.results.get(key);
     if (hit) {
@@ -196,7 +202,7 @@ export class ReplayService {
     let run = this.running.get(key);
     const generation = this.generation.get(inputs.sessionId) ?? 0;
     if (!run) {
-      run = { done: this.execute(inputs), sessionId: inputs.sessionId };
+      run = { done: this.execute(inputs, shouldStop), sessionId: inputs.sessionId };
       this.running.set(key, run);
     }
     try {
@@ -212,7 +218,7 @@ export class ReplayService {
     }
   }
 
-  private async execute(inputs: ReplayInputs): Promise<Cached> {
+  private async execute(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<Cached> {
     const config = configOf(inputs.policy, inputs.overrides);
     const session = this.deps.session(inputs.sessionId);
     const counts = this.counted(inputs.sessionId, session, resolveTokenizer(session, config), config, true);
@@ -222,9 +228,10 @@ export class ReplayService {
     const summarizer = await this.summarizerOf(config);
     this.runs++;
     try {
-      const result = await replay(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}) });
+      const result = await replay(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}), ...(shouldStop ? { shouldStop } : {}) });
       return { result, session, counts, inputs };
     } catch (e) {
+      if (e instanceof ReplayCancelled) throw new ApiError('cancelled', `superseded by a newer request: ${e.message}`);
       if (e instanceof Error && /^needle /.test(e.message)) throw new ApiError('bad_input', e.message);
       throw e;
     }
@@ -247,24 +254,24 @@ export class ReplayService {
     }
   }
 
-  async result(inputs: ReplayInputs): Promise<ReplayResult> {
-    return (await this.cached(inputs)).result;
+  async result(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<ReplayResult> {
+    return (await this.cached(inputs, shouldStop)).result;
   }
 
-  async view(inputs: ReplayInputs): Promise<ReplayView> {
-    return toView(await this.result(inputs));
+  async view(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<ReplayView> {
+    return toView(await this.result(inputs, shouldStop));
   }
 
-  async chart(inputs: ReplayInputs, buckets: number): Promise<ChartView> {
-    const c = await this.cached(inputs);
+  async chart(inputs: ReplayInputs, buckets: number, shouldStop?: () => boolean): Promise<ChartView> {
+    const c = await this.cached(inputs, shouldStop);
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
     const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
     return chartView(c.result, { key: c.key, buckets, warnings });
   }
 
-  async detail(inputs: ReplayInputs, step: number): Promise<StepDetail> {
-    const c = await this.cached(inputs);
+  async detail(inputs: ReplayInputs, step: number, shouldStop?: () => boolean): Promise<StepDetail> {
+    const c = await this.cached(inputs, shouldStop);
     try {
       return stepDetail(c.result, c.session, step, { key: c.key, perMessage: c.counts.perMessage, overridden: new Set(Object.keys(inputs.overrides)), policyConfig: inputs.policy.config as Readonly<Record<string, unknown>> });
     } catch (e) {
@@ -273,9 +280,9 @@ export class ReplayService {
     }
   }
 
-  async compare(a: ReplayInputs, b: ReplayInputs, options: CompareOptions): Promise<CompareView> {
-    const ra = await this.result(a);
-    const rb = await this.result(b);
+  async compare(a: ReplayInputs, b: ReplayInputs, options: CompareOptions, shouldStop?: () => boolean): Promise<CompareView> {
+    const ra = await this.result(a, shouldStop);
+    const rb = await this.result(b, shouldStop);
     const c = comparisonToJSON(compare(ra, rb));
     // A call differs when its status changed or its request moved by more than minDelta tokens.
     const differences = c.differences.filter((d) => d.a.status !== d.b.status || Math.abs(d.b.total - d.a.total) > options.minDelta);
@@ -291,10 +298,19 @@ export class ReplayService {
     };
   }
 
+  /** The session's detail for the window (its stored row aside), from this engine's parsed copy. */
+  session(sessionId: string): SessionDetailBody {
+    const session = this.deps.session(sessionId);
+    let c = this.shown.get(sessionId);
+    if (!c) this.shown.set(sessionId, (c = shownCounts(sessionId, session, this.deps)));
+    return sessionDetailOf(session, c);
+  }
+
   /** Drops what is known about a session (re-imported, or counted exactly since). */
   forget(sessionId: string): void {
     this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
     for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
+    this.shown.delete(sessionId);
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
     for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }

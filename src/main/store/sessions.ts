@@ -581,6 +581,20 @@ export class SessionStore {
   }
 
   /**
+   * Messages [from, to) of a session, parsed from their rows alone: a page of the message list
+   * costs its own rows, never the whole session (a 100 MB one took seconds to parse).
+   */
+  loadMessages(id: string, from: number, to: number): Message[] {
+    if (to <= from) return [];
+    return (this.stmt('SELECT body FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx').raw().all(id, from, to) as [string][]).map(([b]) => JSON.parse(b) as Message);
+  }
+
+  /** Whether a session has a message with this id (without loading the session). */
+  hasMessage(id: string, messageId: string): boolean {
+    return this.stmt('SELECT 1 FROM messages WHERE session_id = ? AND message_id = ? LIMIT 1').get(id, messageId) !== undefined;
+  }
+
+  /**
    * The raw source record of a message: kept in the row, or the source line(s) it names (a
    * response written over several lines is those lines, joined with newlines, as the importer
    * would have kept it).

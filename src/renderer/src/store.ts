@@ -156,7 +156,9 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 const codeOf = (e: unknown): string | null => (e instanceof ApiError ? e.code : null);
 
 export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppStore {
-  const debounceMs = options.debounceMs ?? 100;
+  // Short: a replay a newer move supersedes is stopped on the host (not run to its end), so the
+  // debounce only has to coalesce the events of one drag, not protect the worker from a queue.
+  const debounceMs = options.debounceMs ?? 40;
   const setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   let listening = false;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
@@ -173,4 +173,31 @@ describe('replays before exact counts exist', () => {
       rmSync(d, { recursive: true, force: true });
     }
   });
+});
+
+describe('opening a long session', () => {
+  it('never parses it on the thread that answers requests: the detail comes from the replay worker, messages a page at a time', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'ctxscope-dbgo-'));
+    const boot = join(d, 'count-boot.mjs');
+    const root = join(__dirname, '../../..');
+    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
+    const h = await createHost({ dbPath: join(d, 'o.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, replayWorkerFile: replayWorkerSource()!, emit: () => {} });
+    const parse = vi.spyOn(h.store, 'loadSession');
+    try {
+      const sid = h.initialSessionId!;
+      const detail = await h.handlers.getSession({ id: sid });
+      const page = await h.handlers.getMessages({ sessionId: sid, offset: 2, limit: 3 });
+      await h.handlers.getRawRecord({ sessionId: sid, index: 2 });
+      expect(parse).not.toHaveBeenCalled();
+      expect(detail.roles.length).toBe(detail.summary.messages);
+      expect(page.total).toBe(detail.summary.messages);
+      expect(page.messages.map((m) => m.index)).toEqual([2, 3, 4]);
+      expect(page.messages.map((m) => m.tokens)).toEqual(detail.counts.perMessage.slice(2, 5));
+      expect(page.messages.map((m) => m.role)).toEqual(detail.roles.slice(2, 5));
+    } finally {
+      parse.mockRestore();
+      await h.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

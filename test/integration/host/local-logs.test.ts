@@ -19,8 +19,11 @@ let dir: string;
 let home: string;
 let host: Host;
 
-/** Writes a file and sets its mtime to `minutesAgo` before a fixed instant. */
-const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
+/**
+ * Writes a file and sets its mtime to `minutesAgo` before the run's start (not a fixed instant: a
+ * test that appends to a fixture gives it the real time, which must not overtake the fixtures by date).
+ */
+const NOW = Math.floor(Date.now() / 1000);
 function file(path: string, text: string, minutesAgo: number): string {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
@@ -130,7 +133,8 @@ describe('listLocalLogs', () => {
 
   it('lists uploads as their own group, by the name the user gave', async () => {
     const uploads = join(dir, 'uploads');
-    file(join(uploads, '0b7c3c1e-8a51-4a3e-9a43-0e8f3c1f2a11-mine.jsonl'), '{}\n', 1);
+    // Newer than every agent log, including one an earlier test appended to (dated the real now).
+    file(join(uploads, '0b7c3c1e-8a51-4a3e-9a43-0e8f3c1f2a11-mine.jsonl'), '{}\n', -60);
     file(join(uploads, '1c7c3c1e-8a51-4a3e-9a43-0e8f3c1f2a11-arriving.jsonl.part'), '{}\n', 0);
     const view = await listLocalLogs(localLogRoots(agentLogRoots(), uploads), { imported: () => undefined });
     expect(names(view)[0]).toBe('upload Uploaded files: mine.jsonl');

@@ -2,24 +2,30 @@
  * The replay scheduler and engine: channels supersede, the queue is bounded, a dying worker fails
  * its requests and is restarted, and the engine answers repeated questions from its cache.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
 import { getPolicy } from '../../../src/core/policies/index';
-import { MAX_QUEUE, ReplayClient, workerExecutor, type ReplayExecutor } from '../../../src/main/host/replay-client';
+import { createHost } from '../../../src/main/host/handlers';
+import { MAX_QUEUE, ReplayClient, replayWorkerSource, workerExecutor, type ReplayExecutor } from '../../../src/main/host/replay-client';
 import type { ReplayOp } from '../../../src/main/host/replay-protocol';
 import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
-import { ApiError } from '../../../src/shared/api';
+import { ApiError, type ChartView } from '../../../src/shared/api';
+import { claudeCodeText } from '../../bench/corpus';
 import { assistant, session, user } from '../../helpers/session';
 
 /** An executor whose requests finish when the test says so. */
-function manual(): ReplayExecutor & { started: ReplayOp[]; finish(i: number, value?: unknown): void } {
+function manual(): ReplayExecutor & { started: ReplayOp[]; stops: number; finish(i: number, value?: unknown): void } {
   const waiting: ((v: unknown) => void)[] = [];
   const started: ReplayOp[] = [];
   return {
     started,
+    stops: 0,
+    stopRunning() {
+      this.stops++;
+    },
     run: (op) =>
       new Promise((resolve) => {
         started.push(op);
@@ -51,6 +57,24 @@ describe('ReplayClient', () => {
     ex.finish(2);
     expect(await newer).toEqual({ done: 2 });
     expect(ex.started.map((o) => (o.op === 'chart' ? o.buckets : 0))).toEqual([17, 18, 19]);
+  });
+
+  it('stops the running replay when a newer request on its channel needs another one, not when it needs the same', async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const first = client.submit(chart(1), 'sel');
+    // The same replay's detail: the running replay is what it needs, so it runs on.
+    const same = client.submit({ op: 'detail', inputs: inputs(), step: 0 }, 'sel');
+    expect([await codeOf(first), ex.stops]).toEqual(['cancelled', 0]);
+    ex.finish(0);
+    await new Promise((r) => setTimeout(r, 0));
+    // Now running: the detail. A moved slider (other overrides) stops it.
+    const other = client.submit({ op: 'chart', inputs: inputs('s', { trigger: 0.5 }), buckets: 10 }, 'sel');
+    expect([await codeOf(same), ex.stops]).toEqual(['cancelled', 1]);
+    ex.finish(1);
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(2);
+    expect(await other).toEqual({ done: 2 });
   });
 
   it('drops a superseded request from the queue before it runs', async () => {
@@ -107,6 +131,33 @@ describe('workerExecutor', () => {
     expect(after).not.toBe(first);
     await ex.close();
   });
+});
+
+describe('workerExecutor with the replay worker', () => {
+  it('stops a running replay when asked: the worker answers cancelled instead of a chart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rwc-'));
+    const file = join(dir, 'long.jsonl');
+    writeFileSync(file, claudeCodeText({ calls: 3_000 }));
+    const dbPath = join(dir, 'h.db');
+    // Imported by a host, then replayed by the worker on its own connection.
+    const host = await createHost({ dbPath, hostKind: 'serve', version: 't', initialFiles: [file], emit: () => {} });
+    const sessionId = host.initialSessionId!;
+    await host.close();
+    const ex = workerExecutor(replayWorkerSource()!, { dbPath });
+    try {
+      const op = (trigger: number): ReplayOp => ({ op: 'chart', inputs: { sessionId, policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { trigger }, needles: [], pins: [] }, buckets: 64 });
+      const stopped = ex.run(op(0.5));
+      // Set before the worker even reads the request: its replay sees the flag at its first check.
+      ex.stopRunning!();
+      expect(await codeOf(stopped)).toBe('cancelled');
+      // The flag names that run only: the next one runs to the end.
+      const next = (await ex.run(op(0.6))) as ChartView;
+      expect(next.stepCount).toBeGreaterThan(1_000);
+    } finally {
+      await ex.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('ReplayService', () => {

@@ -181,4 +181,18 @@ describe('summary counts', () => {
     for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base']) expect(summaryCounter(id)(text)).toBe(getTokenizer(id).countText(text));
     expect(summaryCounter('max:tiktoken:o200k_base')(text)).toBe(getTokenizer('max:tiktoken:o200k_base').countText(text));
   });
+
+  it('cutting at line starts and between ", " stays exact on texts made of the hard cases', () => {
+    // Line breaks before spaces, tabs, punctuation, digits, letters, CJK; "\r\n"; commas before letters,
+    // digits, spaces and punctuation; trailing white space before a break.
+    const bits = ['\n', '\r\n', '\n\n', ' \n', '\t\n', ', ', ',', ',x', ', 12', ', ./src/a.ts', '- item', '## Facts', '  indented', 'word', "it's", '日本語', '123456', '/path/x', '.\n', '!?', ' ', '  ', 'ThisIsCamel', '…'];
+    let seed = 7;
+    const next = (): number => ((seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff), seed);
+    for (let t = 0; t < 300; t++) {
+      let text = '';
+      const len = 5 + (next() % 200);
+      for (let i = 0; i < len; i++) text += bits[next() % bits.length];
+      for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base']) expect(summaryCounter(id)(text), JSON.stringify(text)).toBe(getTokenizer(id).countText(text));
+    }
+  });
 });

@@ -26,10 +26,19 @@ describe('summaryKey', () => {
 
   it('answers a repeated request from the store without summarizing again', async () => {
     let calls = 0;
-    const counting: Summarizer = { ...s, summarize: async (req) => (calls++, s.summarize(req)) };
-    const c = cached(counting, memoryStore());
+    // A summarizer that is not local (a remote one: costly) is answered from the store.
+    const counting: Summarizer = { ...s, local: false, summarize: async (req) => (calls++, s.summarize(req)) };
+    const store = memoryStore();
+    const c = cached(counting, store);
     const a = await c.summarize({ messages: folded(), previousSummary: null, targetTokens: 400 });
     const b = await c.summarize({ messages: folded(), previousSummary: null, targetTokens: 400 });
-    expect([a === b, calls]).toEqual([true, 1]);
+    expect([a === b, calls, store.size]).toEqual([true, 1, 1]);
+  });
+
+  it('passes a local summarizer through: recomputing the extractive summary is cheaper than hashing and storing it', async () => {
+    const store = memoryStore();
+    const c = cached(extractiveSummarizer, store);
+    await c.summarize({ messages: folded(), previousSummary: null, targetTokens: 400 });
+    expect([c, store.size]).toEqual([extractiveSummarizer, 0]);
   });
 });

@@ -63,13 +63,17 @@ export function GuardStatus() {
       {d.budgets.length > 0 ? (
         <table className="budgets" data-testid="guard-budgets">
           <thead>
-            <tr><th>budget</th><th>used</th><th>limit</th><th>%</th></tr>
+            <tr><th>budget (layer)</th><th>used</th><th>limit</th><th>%</th></tr>
           </thead>
           <tbody>
             {d.budgets.map((b) => (
-              <tr key={b.dimension} className={b.pct >= 100 ? 'over' : ''}>
-                <td>{b.dimension}</td>
-                <td>{fmtInt(b.used)}</td>
+              <tr key={`${b.layer}/${b.dimension}`} className={b.pct >= 100 ? 'over' : ''} data-testid={`guard-budget-${b.dimension}`}>
+                <td>{b.dimension} <span className="muted">({b.layer})</span></td>
+                <td>
+                  {fmtInt(b.used)}
+                  {/* S3's projected request: the layer counts the tokens this call would send, so the % is of both. */}
+                  {b.pending !== undefined ? <span className="pending" data-testid="guard-budget-pending"> + {fmtInt(b.pending)} this request</span> : null}
+                </td>
                 <td>{fmtInt(b.limit)}</td>
                 <td>{b.pct.toFixed(1)}%</td>
               </tr>

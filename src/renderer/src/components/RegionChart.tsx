@@ -9,6 +9,7 @@ import { useAppStore } from '../context';
 import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
 import { bucketFlag, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
 import { fmtInt } from '../format';
+import { bucketReason } from '../model/hover';
 import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
 
@@ -141,6 +142,7 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
         request {total === null || total === undefined ? '—' : fmtInt(total)} · status {chart.status[b]}
         {flag ? <span className="flag"> · {flag === 'over-window' ? 'ABOVE THE WINDOW' : 'ABOVE THE LIMIT'}</span> : null}
       </div>
+      <div className="hover-reason" data-testid="chart-hover-reason"><bdi>{bucketReason(chart, b)}</bdi></div>
       <div className="muted">
         limit {limit === null || limit === undefined ? '—' : fmtInt(limit)} · trigger {trigger === null || trigger === undefined ? 'none' : fmtInt(trigger)} · window {windowSize === null || windowSize === undefined ? '—' : fmtInt(windowSize)}
         {reported !== null && reported !== undefined ? ` · reported ${fmtInt(reported)}` : ''}
