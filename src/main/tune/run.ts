@@ -101,8 +101,13 @@ export class TunePool {
   private counted: { sessionKey: string; payload: CountsPayload } | undefined;
   /** Workers started over the pool's life (tests: a warm sweep starts none). */
   spawned = 0;
+  private idle: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly options: { readonly threads?: number; readonly spawn?: () => Worker } = {}) {}
+  /**
+   * `idleMs`: after this long with no sweep the workers end and their sessions' memory is given
+   * back (default 10 minutes; the next sweep is then a first sweep again).
+   */
+  constructor(private readonly options: { readonly threads?: number; readonly spawn?: () => Worker; readonly idleMs?: number } = {}) {}
 
   /** The key a session travels under: its id and the version of the host's copy. */
   sessionKey(session: Session): string {
@@ -126,10 +131,16 @@ export class TunePool {
       }
     }
     this.busy = true;
+    clearTimeout(this.idle);
     try {
       return await this.sweepWarm(o);
     } finally {
       this.busy = false;
+      if (this.pool) {
+        this.idle = setTimeout(() => void this.dropWorkers(), this.options.idleMs ?? 10 * 60_000);
+        // A waiting timer never keeps a CLI or a test process alive.
+        this.idle.unref?.();
+      }
     }
   }
 
@@ -271,6 +282,7 @@ export class TunePool {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idle);
     this.counted = undefined;
     await this.dropWorkers();
   }

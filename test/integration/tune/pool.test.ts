@@ -88,11 +88,22 @@ describe('TunePool', () => {
     pool = new TunePool();
     const abort = new AbortController();
     const running = pool.sweep(opts(session, { sweeps: ['trigger=0.5:0.99:0.01'], signal: abort.signal }));
-    setTimeout(() => abort.abort('test'), 50);
+    // The sweep has started its workers and sent its first job by now (it runs up to its first await).
+    abort.abort('test');
     await expect(running).rejects.toBeInstanceOf(TuneCancelled);
     const r = await pool.sweep(opts(session));
     expect(r.points.filter((p) => p.error)).toEqual([]);
     expect(pool.spawned).toBe(4);
+  }, 60_000);
+
+  it('ends its workers after an idle spell; the next sweep starts new ones', async () => {
+    const session = syntheticSession(100);
+    pool = new TunePool({ idleMs: 20 });
+    await pool.sweep(opts(session));
+    await new Promise((r) => setTimeout(r, 300));
+    const r = await pool.sweep(opts(session));
+    expect(pool.spawned).toBe(4);
+    expect(r.points.filter((p) => p.error)).toEqual([]);
   }, 60_000);
 });
 
