@@ -253,6 +253,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     if (patched) loaded.set(id, patched);
     counts.delete(id);
     replays.forget(id, 'session', append);
+    tuner.forget(id);
   };
   const tail = new TailService({ store, emit: options.emit, invalidate: forget, recount: requestCount, onError: (m) => process.stderr.write(`${m}\n`) });
 
@@ -333,7 +334,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
     previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
-    deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'))),
+    deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),

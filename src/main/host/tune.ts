@@ -2,14 +2,15 @@
  * The host's `runTune`: a sweep of a policy's settings on the session (src/main/tune/run.ts, on
  * worker threads), cancellable as the debugger's replays are (replay-client.ts): a newer sweep on
  * the same channel supersedes the older, whose workers end at once and which answers `cancelled`.
- * A bad sweep is `bad_input` naming the key and what was expected.
+ * A bad sweep is `bad_input` naming the key and what was expected. The tuner's worker threads stay
+ * up between sweeps (TunePool), holding the last session swept.
  */
 import type { Policy } from '../../core/policies/index';
 import type { Session } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/index';
 import { SweepError, type TuneResult } from '../../core/tune/index';
 import { ApiError, type MethodArgs } from '../../shared/api';
-import { runTune, TuneCancelled } from '../tune/run';
+import { TuneCancelled, TunePool } from '../tune/run';
 
 export interface TuneDeps {
   readonly session: (id: string) => Session;
@@ -18,8 +19,10 @@ export interface TuneDeps {
   readonly storedCounts: (sessionId: string, tokenizer: string) => SessionCounts | undefined;
 }
 
-export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; cancel(channel: string): boolean; close(): void } {
+export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; cancel(channel: string): boolean; forget(sessionId: string): void; close(): void } {
   const running = new Map<string, AbortController>();
+  // Kept warm between sweeps: the second sweep on a session sends the workers only its settings.
+  const pool = new TunePool();
   return {
     async run({ sessionId, policy, overrides, needles, sweeps, channel }) {
       const session = deps.session(sessionId);
@@ -28,7 +31,7 @@ export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>):
       const abort = new AbortController();
       running.set(channel, abort);
       try {
-        return await runTune({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins: [...deps.pins(sessionId)], storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal });
+        return await pool.sweep({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins: [...deps.pins(sessionId)], storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal });
       } catch (e) {
         if (e instanceof SweepError) throw new ApiError('bad_input', e.message);
         if (e instanceof TuneCancelled) throw new ApiError('cancelled', e.message);
@@ -42,9 +45,14 @@ export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>):
       a?.abort('cancelled by the user');
       return a !== undefined;
     },
+    /** The session changed (tail append) or was deleted: what the workers hold for it goes. */
+    forget(sessionId) {
+      pool.forget(sessionId);
+    },
     close() {
       for (const a of running.values()) a.abort('the host closed');
       running.clear();
+      void pool.close();
     },
   };
 }

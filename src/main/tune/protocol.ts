@@ -1,7 +1,10 @@
 /**
- * What the tuner's worker threads are given and asked (tune-worker.ts). The session and its counts
- * travel once, in `workerData`, when a worker starts: every setting of the sweep is then replayed
- * on that copy, never re-loaded or re-counted. Jobs are slices of the grid.
+ * What the tuner's worker threads are given and asked (tune-worker.ts). Workers are kept warm by
+ * the host between sweeps (pool.ts): each holds ONE session, keyed by `sessionKey` (session id and
+ * a version that changes whenever the host's copy does: a tail append, a reload after delete), and
+ * the counts it was sent, keyed by `countsId`. A job names both keys; a worker that lacks either
+ * answers `missing` and the job is sent again with the session and/or counts attached — so the
+ * session crosses to each worker once per version, never per sweep or per setting.
  */
 import type { Overrides, ReplayConfig, ReplayConfigInput } from '../../core/config';
 import type { Session } from '../../core/model';
@@ -16,13 +19,24 @@ export function countsKey(session: Session, config: ReplayConfig): { key: string
   return { key: `${tokenizer}\u0000${mediaTokens}\u0000${config.schemaScale}`, tokenizer, mediaTokens };
 }
 
-export interface TuneWorkerData {
-  readonly session: Session;
-  /**
-   * Counts under the base config's tokenizer (media tokens and schema scale included), when the
-   * caller has them; a worker counts once per (tokenizer, media tokens, schema scale) otherwise.
-   */
-  readonly counts?: { readonly key: string; readonly counts: SessionCounts };
+/** Counts as they travel: typed arrays whose buffers are transferred, not cloned. */
+export interface CountsPayload {
+  /** Session key + countsKey + the counts' origin: a worker replaces its copy when this changes. */
+  readonly id: string;
+  /** countsKey(…).key: which settings these counts serve. */
+  readonly key: string;
+  readonly counts: SessionCounts;
+}
+
+/** A slice of the grid to replay: settings at `indices` (grid positions), in that order. */
+export interface TuneReplayJob {
+  readonly kind: 'replay';
+  readonly sessionKey: string;
+  /** Attached only when the worker said it lacks `sessionKey`. */
+  readonly session?: Session;
+  /** The counts to use for `counts.key` settings (id only until the worker asks for them). */
+  readonly countsId?: string;
+  readonly counts?: CountsPayload;
   /** The policy's own config; each setting is resolved from it (config.ts, S3's order). */
   readonly policyConfig: ReplayConfigInput;
   /** `CTXSCOPE_*` overrides, as the host and CLI read them. */
@@ -30,15 +44,33 @@ export interface TuneWorkerData {
   readonly needles: readonly string[];
   /** Ids of messages the user pinned. */
   readonly pins: readonly string[];
-}
-
-/** One slice of the grid: settings `first`, `first + 1`, … */
-export interface TuneJob {
-  readonly first: number;
+  readonly indices: readonly number[];
   readonly settings: readonly Overrides[];
 }
-export type TuneRequest = TuneJob & { readonly id: number };
-export interface TuneReply {
-  readonly id: number;
-  readonly outcomes: TuneOutcome[];
+
+/**
+ * Load the session (when sent), extract its facts, and count it under one tokenizer: done by ONE
+ * worker when the host has no stored counts, which then sends them (transferred) to the others.
+ */
+export interface TunePrepareJob {
+  readonly kind: 'prepare';
+  readonly sessionKey: string;
+  readonly session?: Session;
+  /** The payload id the counts will travel under (the worker keeps its own copy under it). */
+  readonly countsId: string;
+  readonly count: { readonly key: string; readonly tokenizer: string; readonly mediaTokens: number; readonly schemaScale: number };
 }
+
+/** Drop the held session and counts (the session was deleted or the host is idle). */
+export interface TuneForgetJob {
+  readonly kind: 'forget';
+}
+
+export type TuneJob = TuneReplayJob | TunePrepareJob | TuneForgetJob;
+export type TuneRequest = TuneJob & { readonly id: number };
+export type TuneReply =
+  | { readonly id: number; readonly outcomes: TuneOutcome[] }
+  /** The worker lacks the session and/or counts the job names: send it again with them. */
+  | { readonly id: number; readonly missing: { readonly session: boolean; readonly counts: boolean } }
+  | { readonly id: number; readonly counts: SessionCounts }
+  | { readonly id: number; readonly forgotten: true };

@@ -1,44 +1,94 @@
 /**
- * A tuner worker: holds one session (from workerData) and replays it under each setting of the
- * slices it is sent, answering with each setting's outcome. Counts are made at most once per
- * (tokenizer, media tokens, schema scale) — only a sweep of those keys needs more than the one set
- * the worker was given. Summaries are the extractive summarizer's (cached for the worker's life):
- * a sweep never sends a transcript to a remote endpoint, however the policy is configured.
+ * A tuner worker, kept warm by the host between sweeps (pool.ts): holds one session (the last it
+ * was sent, by key) and the counts it was sent for it, and replays it under each setting of the
+ * slices it is asked for. The session's derived data the replay caches per message list (facts,
+ * shape, the summarizer's folds) live as long as the held session, so a second sweep on the same
+ * session pays none of it. A job naming another session evicts the held one. Counts are made here
+ * only for a key nobody sent (a sweep of the tokenizer, media tokens or schema scale). Summaries
+ * are the extractive summarizer's: a sweep never sends a transcript to a remote endpoint.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { resolveConfig, type ReplayConfig } from '../../core/config';
+import type { Session } from '../../core/model';
 import { replay } from '../../core/replay/index';
+import { factIndex } from '../../core/replay/retention';
 import { countWith, type SessionCounts } from '../../core/tokens/index';
 import { outcomeOf, type TuneOutcome } from '../../core/tune/index';
-import { countsKey, type TuneReply, type TuneRequest, type TuneWorkerData } from './protocol';
+import { countsKey, type TunePrepareJob, type TuneReplayJob, type TuneReply, type TuneRequest } from './protocol';
 
-const data = workerData as TuneWorkerData;
-const session = data.session;
-const pinned = new Set(data.pins);
-const counts = new Map<string, SessionCounts>(data.counts ? [[data.counts.key, data.counts.counts]] : []);
+interface Held {
+  readonly key: string;
+  readonly session: Session;
+  /** Counts by countsKey; `sent` records which payload id each came from. */
+  readonly counts: Map<string, SessionCounts>;
+  readonly sent: Set<string>;
+}
+let held: Held | undefined;
 
-function countsFor(config: ReplayConfig): SessionCounts {
-  const { key, tokenizer, mediaTokens } = countsKey(session, config);
-  let c = counts.get(key);
-  if (!c) counts.set(key, (c = countWith(session, tokenizer, { mediaTokens, schemaScale: config.schemaScale })));
+function hold(key: string, session: Session | undefined): Held | undefined {
+  if (held?.key === key) return held;
+  if (!session) return undefined;
+  // A new key is a new session or a new version of it: everything derived from the old goes.
+  held = { key, session, counts: new Map(), sent: new Set() };
+  return held;
+}
+
+function countsFor(h: Held, config: ReplayConfig): SessionCounts {
+  const { key, tokenizer, mediaTokens } = countsKey(h.session, config);
+  let c = h.counts.get(key);
+  if (!c) h.counts.set(key, (c = countWith(h.session, tokenizer, { mediaTokens, schemaScale: config.schemaScale })));
   return c;
 }
 
-async function one(index: number, overrides: TuneRequest['settings'][number]): Promise<TuneOutcome> {
+async function one(h: Held, job: TuneReplayJob, pinned: ReadonlySet<string>, index: number, overrides: TuneReplayJob['settings'][number]): Promise<TuneOutcome> {
   try {
-    const config = resolveConfig(data.policyConfig, overrides, data.env);
+    const config = resolveConfig(job.policyConfig, overrides, job.env);
     // A remote summarizer is not asked during a sweep (see above): the replay falls back to extractive.
-    const r = await replay(session, { ...config, summarizer: config.summarizer === 'none' ? 'none' : 'extractive' }, { counts: countsFor(config), needles: data.needles, pinned });
+    const r = await replay(h.session, { ...config, summarizer: config.summarizer === 'none' ? 'none' : 'extractive' }, { counts: countsFor(h, config), needles: job.needles, pinned });
     return outcomeOf(index, r);
   } catch (e) {
     return { index, cost: 0, billedInputTokens: 0, lostFacts: 0, lostNeedles: 0, forcedFinals: 0, aborts: 0, compressions: 0, peak: 0, error: e instanceof Error ? e.message : String(e) };
   }
 }
 
+async function replayJob(job: TuneReplayJob & { id: number }): Promise<TuneReply> {
+  const h = hold(job.sessionKey, job.session);
+  if (job.counts && h) {
+    h.counts.set(job.counts.key, job.counts.counts);
+    h.sent.add(job.counts.id);
+  }
+  const lacksCounts = job.countsId !== undefined && !h?.sent.has(job.countsId);
+  if (!h || lacksCounts) return { id: job.id, missing: { session: !h, counts: lacksCounts } };
+  const pinned = new Set(job.pins);
+  const outcomes: TuneOutcome[] = [];
+  for (let i = 0; i < job.indices.length; i++) outcomes.push(await one(h, job, pinned, job.indices[i]!, job.settings[i]!));
+  return { id: job.id, outcomes };
+}
+
+function prepareJob(job: TunePrepareJob & { id: number }): { reply: TuneReply; transfer: ArrayBuffer[] } {
+  const h = hold(job.sessionKey, job.session);
+  if (!h) return { reply: { id: job.id, missing: { session: true, counts: false } }, transfer: [] };
+  // Facts extracted now, while the other workers wait for the counts: the first replay then has them.
+  factIndex(h.session.messages);
+  const c = countWith(h.session, job.count.tokenizer, { mediaTokens: job.count.mediaTokens, schemaScale: job.count.schemaScale });
+  h.counts.set(job.count.key, c);
+  h.sent.add(job.countsId);
+  // The host gets copies, transferred (this worker keeps its own for its replays).
+  const perMessage = c.perMessage.slice();
+  const prefix = c.prefix.slice();
+  return { reply: { id: job.id, counts: { ...c, perMessage, prefix } }, transfer: [perMessage.buffer as ArrayBuffer, prefix.buffer as ArrayBuffer] };
+}
+
 parentPort?.on('message', (job: TuneRequest) => {
   void (async () => {
-    const outcomes: TuneOutcome[] = [];
-    for (let i = 0; i < job.settings.length; i++) outcomes.push(await one(job.first + i, job.settings[i]!));
-    parentPort?.postMessage({ id: job.id, outcomes } satisfies TuneReply);
+    if (job.kind === 'forget') {
+      held = undefined;
+      parentPort?.postMessage({ id: job.id, forgotten: true } satisfies TuneReply);
+    } else if (job.kind === 'prepare') {
+      const { reply, transfer } = prepareJob(job);
+      parentPort?.postMessage(reply, transfer);
+    } else {
+      parentPort?.postMessage(await replayJob(job));
+    }
   })();
 });

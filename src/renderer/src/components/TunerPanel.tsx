@@ -11,6 +11,7 @@ import type { TunePoint, TuneResult } from '../../../core/tune/index';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
 import { sweepable, sweepCount } from '../slices/tuner';
+import { plotPoints } from './tuner-plot-points';
 import './TunerPanel.css';
 
 /** The grid cap of the core (src/core/tune/grid.ts): the panel says so before the host has to. */
@@ -68,8 +69,10 @@ function Sweeps() {
 }
 
 function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | null; onPick: (i: number) => void }) {
-  const ok = r.points.filter((p) => !p.error);
   const x = (p: TunePoint): number => (r.costBasis === 'usd' ? p.cost : p.billedInputTokens);
+  // At most ~1,000 circles: the frontier, the proposal, the applied point and each axis' extremes always among them.
+  const pick = useMemo(() => plotPoints(r.points, r.frontier, [r.proposal, r.nearMiss, applied], x, lost, ended), [r, applied]);
+  const ok = pick.indices.map((i) => r.points[i]!);
   const xs = ok.map(x);
   const ys = ok.map(lost);
   const x0 = Math.min(...xs), x1 = Math.max(...xs);
@@ -91,6 +94,7 @@ function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | nul
       <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">{y1}</text>
       <text className="tick" x={4} y={PAD.top + 8}>lost</text>
       <path className="front" d={path} />
+      {pick.hidden > 0 && <text className="tick" data-testid="tuner-plot-thinned" x={W - PAD.right} y={PAD.top + 8} textAnchor="end">{fmtInt(pick.indices.length)} of {fmtInt(pick.indices.length + pick.hidden)} settings drawn</text>}
       {/* Drawn in order of interest, so the proposal and the frontier lie on top where points overlap. */}
       {[...ok].sort((a, b) => rank(a) - rank(b)).map((p) => {
         const cls = ['pt', p.onFrontier ? 'on' : '', ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy', p.index === r.proposal ? 'proposed' : '', p.index === r.nearMiss ? 'near' : '', p.index === applied ? 'applied' : ''].filter(Boolean).join(' ');
