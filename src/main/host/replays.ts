@@ -192,15 +192,19 @@ export class ReplayService {
    */
   async cached(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<{ key: string } & Cached> {
     const key = replayKey(inputs);
+    // The key the window sees names the session's generation too: the same inputs replayed after
+    // exact counts arrived or the file grew (live tail) are another replay, and the window's cache
+    // of step details (keyed by it) must not serve the old one's.
+    const generation = this.generation.get(inputs.sessionId) ?? 0;
+    const shownKey = `${key}.${generation}`;
     const hit = this.results.get(key);
     if (hit) {
       // Most recently used last.
       this.results.delete(key);
       this.results.set(key, hit);
-      return { key, ...hit };
+      return { key: shownKey, ...hit };
     }
     let run = this.running.get(key);
-    const generation = this.generation.get(inputs.sessionId) ?? 0;
     if (!run) {
       run = { done: this.execute(inputs, shouldStop), sessionId: inputs.sessionId };
       this.running.set(key, run);
@@ -212,7 +216,7 @@ export class ReplayService {
         this.results.set(key, done);
         while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
       }
-      return { key, ...done };
+      return { key: shownKey, ...done };
     } finally {
       if (this.running.get(key) === run) this.running.delete(key);
     }

@@ -186,6 +186,18 @@ describe('ReplayService', () => {
     expect(svc.runs).toBe(2);
   });
 
+  it('names a replay of the same inputs after the session changed (counts, a tail append) with another key', async () => {
+    const svc = make();
+    const before = await svc.chart(inputs(), 800);
+    expect((await svc.detail(inputs(), 3)).key).toBe(before.key);
+    // Exact counts arrived (or the file grew): the window's step details cached under the old key must not be served.
+    svc.forget('s');
+    const after = await svc.chart(inputs(), 800);
+    expect(after.key).not.toBe(before.key);
+    expect((await svc.detail(inputs(), 3)).key).toBe(after.key);
+    expect(svc.runs).toBe(2);
+  });
+
   it('keeps the last good result when an override is refused', async () => {
     const svc = make();
     const good = await svc.chart(inputs('s', { window: 4000 }), 800);
