@@ -110,7 +110,7 @@ export function RegionChart() {
     >
       <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
       {paths && frame ? (
-        <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count}>
+        <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
           {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
           {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>

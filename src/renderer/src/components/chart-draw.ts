@@ -141,22 +141,43 @@ export function markerX(view: ChartView, f: Frame, step: number): number {
   return Math.round(xOfBucket(f, n, bucketOf(view, step)) + plotWidth(f) / n / 2) + 0.5;
 }
 
-/** Compression, source-compaction and compared-policy markers as one path each (never an element per marker). */
-export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; count: number } {
+/** Below this many pixels between markers on average, full-height lines would paint the plot over. */
+export const DENSE_MARKER_GAP_PX = 6;
+/** Height of the band at the top of the plot where dense markers are drawn as ticks. */
+export const DENSE_MARKER_BAND_PX = 10;
+
+/**
+ * Compression, source-compaction and compared-policy markers as one path each (never an element
+ * per marker). A marker is a line over the plot's full height; when a kind's markers are dense
+ * (s0's 1,800 compressions on a 30,000-call session leave less than a pixel between them) its
+ * lines would hide the regions, so that kind is drawn as ticks in a band at the top instead. One
+ * segment per pixel column: markers sharing a column are one stroke. `count` is every marker.
+ */
+export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; count: number; dense: boolean } {
   const top = f.top;
   const bottom = f.height - f.bottom;
-  let compression = '';
-  let source = '';
+  const xs = { compression: new Set<number>(), source: new Set<number>() };
   let count = 0;
   for (const m of view.markers) {
-    if (m.kind === 'compression') compression += `M${markerX(view, f, m.step)} ${top}V${bottom}`;
-    else if (m.kind === 'source-compaction') source += `M${markerX(view, f, m.step)} ${top}V${bottom}`;
+    if (m.kind === 'compression') xs.compression.add(markerX(view, f, m.step));
+    else if (m.kind === 'source-compaction') xs.source.add(markerX(view, f, m.step));
     else continue;
     count++;
   }
-  let compare = '';
-  for (const s of compareSteps) if (s < view.stepCount) compare += `M${markerX(view, f, s)} ${top}V${bottom}`;
-  return { compression, source, compare, count };
+  const width = plotWidth(f);
+  const path = (columns: ReadonlySet<number>): { d: string; dense: boolean } => {
+    const dense = columns.size > 0 && width / columns.size < DENSE_MARKER_GAP_PX;
+    const to = dense ? Math.min(bottom, top + DENSE_MARKER_BAND_PX) : bottom;
+    let d = '';
+    for (const x of columns) d += `M${x} ${top}V${to}`;
+    return { d, dense };
+  };
+  const compression = path(xs.compression);
+  const source = path(xs.source);
+  const compareColumns = new Set<number>();
+  for (const s of compareSteps) if (s < view.stepCount) compareColumns.add(markerX(view, f, s));
+  const compare = path(compareColumns);
+  return { compression: compression.d, source: source.d, compare: compare.d, count, dense: compression.dense || source.dense || compare.dense };
 }
 
 /** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports). */
