@@ -1,0 +1,86 @@
+/**
+ * The export worker pool (tinypool): builds exports and runs the redaction scan off the request
+ * thread, so `serve` and the app's main process keep answering while a 10,000-call session is
+ * scanned (README "Export"). Workers start on first use and stay warm for a while (the dialog asks
+ * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
+ * (tinypool terminates it) and the task answers `cancelled`; a worker that dies fails its task
+ * with a message naming the pool instead of leaving it waiting.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Tinypool from 'tinypool';
+import { ApiError } from '../../shared/api';
+import type { Built } from '../host/exports';
+import type { ExportReply, ExportTask } from './protocol';
+
+/** Tasks waiting beyond the running ones: a person previews one export at a time; this bounds the rest. */
+export const MAX_QUEUE = 16;
+/** How long an idle worker stays (the dialog previews again as the user types). */
+const IDLE_MS = 60_000;
+
+/**
+ * The worker module: the built `export-worker.js` beside the bundle holding this code (out/main,
+ * out/cli or its chunks/), else the TypeScript source loaded through tsx (tests, `tsx` runs from a
+ * checkout). Tinypool imports its task module by URL, so the source is wrapped in a `data:` module
+ * that registers tsx in the worker first.
+ */
+export function exportWorkerModule(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const f of [join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')]) if (existsSync(f)) return f;
+  const source = join(here, 'export-worker.ts');
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default;`;
+  return `data:text/javascript,${encodeURIComponent(boot)}`;
+}
+
+export interface ExportPoolOptions {
+  /** Threads at most (default: one, two on a machine with more than two cores). */
+  readonly threads?: number;
+  /** The task module (tests); default exportWorkerModule(). */
+  readonly filename?: string;
+}
+
+export class ExportPool {
+  private pool: Tinypool | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ExportPoolOptions = {}) {}
+
+  /** Builds in a worker; `cancelled` when `signal` aborts (the worker running it is ended). */
+  async run(task: ExportTask, signal?: AbortSignal): Promise<Built> {
+    if (this.closed) throw new ApiError('internal', 'export: the worker pool is closed');
+    if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
+    let reply: ExportReply;
+    try {
+      reply = (await this.ensure().run(task, signal ? { signal } : {})) as ExportReply;
+    } catch (e) {
+      if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
+      const why = e instanceof Error ? e.message : String(e);
+      if (/queue/i.test(why)) throw new ApiError('internal', `export: ${MAX_QUEUE} exports are already waiting; try again when they are done`);
+      throw new ApiError('internal', `export: the worker failed (${why}); ask again`);
+    }
+    if (!reply.ok) throw new ApiError(reply.code, reply.message);
+    return reply.built;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const p = this.pool;
+    this.pool = undefined;
+    await p?.destroy();
+  }
+
+  private ensure(): Tinypool {
+    if (this.pool) return this.pool;
+    const threads = this.options.threads ?? (availableParallelism() > 2 ? 2 : 1);
+    this.pool = new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: threads, maxQueue: MAX_QUEUE, idleTimeout: IDLE_MS });
+    return this.pool;
+  }
+}
+
+function reasonOf(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
