@@ -3,8 +3,10 @@
  * thread, so `serve` and the app's main process keep answering while a 10,000-call session is
  * scanned (README "Export"). Workers start on first use and stay warm for a while (the dialog asks
  * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
- * (tinypool terminates it) and the task answers `cancelled`; a worker that dies fails its task
- * with a message naming the pool instead of leaving it waiting.
+ * (tinypool terminates it) and the task answers `cancelled`; a worker that throws or runs out of
+ * memory fails its task with a message naming the pool instead of leaving it waiting. (Tinypool
+ * 2.2 does not notice a worker that exits without an error mid-task; nothing in the export worker
+ * calls process.exit.)
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -46,6 +48,10 @@ export interface ExportPoolOptions {
 export class ExportPool {
   private pool: Tinypool | undefined;
   private closed = false;
+  /** Tasks running or waiting. The bound is kept here, not by tinypool's maxQueue: a task tinypool
+   *  refuses still has its abort listener attached, and aborting it later rejects a promise nobody
+   *  holds (an unhandled rejection, which ends the process). */
+  private inFlight = 0;
 
   constructor(private readonly options: ExportPoolOptions = {}) {}
 
@@ -53,14 +59,16 @@ export class ExportPool {
   async run(task: ExportTask, signal?: AbortSignal): Promise<Built> {
     if (this.closed) throw new ApiError('internal', 'export: the worker pool is closed');
     if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
+    if (this.inFlight >= this.threads() + MAX_QUEUE) throw new ApiError('internal', `export: ${MAX_QUEUE} exports are already waiting; try again when they are done`);
     let reply: ExportReply;
+    this.inFlight++;
     try {
       reply = (await this.ensure().run(task, signal ? { signal } : {})) as ExportReply;
     } catch (e) {
       if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
-      const why = e instanceof Error ? e.message : String(e);
-      if (/queue/i.test(why)) throw new ApiError('internal', `export: ${MAX_QUEUE} exports are already waiting; try again when they are done`);
-      throw new ApiError('internal', `export: the worker failed (${why}); ask again`);
+      throw new ApiError('internal', `export: the worker failed (${e instanceof Error ? e.message : String(e)}); ask again`);
+    } finally {
+      this.inFlight--;
     }
     if (!reply.ok) throw new ApiError(reply.code, reply.message);
     return reply.built;
@@ -73,10 +81,13 @@ export class ExportPool {
     await p?.destroy();
   }
 
+  private threads(): number {
+    return this.options.threads ?? (availableParallelism() > 2 ? 2 : 1);
+  }
+
   private ensure(): Tinypool {
     if (this.pool) return this.pool;
-    const threads = this.options.threads ?? (availableParallelism() > 2 ? 2 : 1);
-    this.pool = new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: threads, maxQueue: MAX_QUEUE, idleTimeout: IDLE_MS });
+    this.pool = new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: this.threads(), idleTimeout: IDLE_MS });
     return this.pool;
   }
 }
