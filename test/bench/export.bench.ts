@@ -8,7 +8,7 @@
  * And what that preview costs everyone else: the longest the host's request thread (the app's
  * main process, `serve`'s server) is blocked while one runs — in this thread, as it was before the
  * export worker, against through the host (the build and scan in the worker; what remains here is
- * sending the session to it). Measured as the longest gap between
+ * sending the session to it the first time, and the replay's compressions). Measured as the longest gap between
  * ticks of a 1 ms interval.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -55,6 +55,11 @@ export const suite: BenchSuite = {
       const id = host.initialSessionId!;
       const base = { sessionId: id, overrides: {}, at: 'end' as const, to: 'openai' as const, redactPatterns: ['/ORD-\\d+/'] };
       const rows: BenchRow[] = [];
+      // The first preview of a session starts the worker and sends it the session; later ones reuse both.
+      // (The host loads the session from the store first, as it did before the worker: not counted here.)
+      await host.handlers.getRawRecord({ sessionId: id, index: 0 });
+      const cold = await longestBlockMs(1, () => host.handlers.previewExport({ ...base, redact: true }));
+      rows.push({ name: 'longest request-thread block during the first redaction preview of a 10k-call session (session sent to the worker)', value: cold, unit: 'ms', target: '≤ 100 ms', pass: cold <= 100 });
       const plain = await bestOfMs(3, () => host.handlers.previewExport({ ...base, redact: false }));
       rows.push({ name: 'preview, 10k calls, whole session, no redaction', value: plain, unit: 'ms' });
       const redacted = await bestOfMs(3, () => host.handlers.previewExport({ ...base, redact: true }));
@@ -68,7 +73,7 @@ export const suite: BenchSuite = {
       const inThread = await longestBlockMs(3, () => previewFor(session, row, { ...base, redact: true }, () => Promise.reject(new Error('no replay'))));
       rows.push({ name: 'longest request-thread block during a redaction preview, 10k calls, built in-thread (before)', value: inThread, unit: 'ms' });
       const viaWorker = await longestBlockMs(3, () => host.handlers.previewExport({ ...base, redact: true }));
-      rows.push({ name: 'longest request-thread block during a redaction preview, 10k calls, export worker (after)', value: viaWorker, unit: 'ms', target: '≤ 100 ms', pass: viaWorker <= 100 });
+      rows.push({ name: 'longest request-thread block during a redaction preview, 10k calls, export worker (after; session held there)', value: viaWorker, unit: 'ms', target: '≤ 100 ms', pass: viaWorker <= 100 });
       const windowWorker = await longestBlockMs(3, () => host.handlers.previewExport({ ...base, policy: 'claude-code', redact: true }));
       rows.push({ name: 'longest request-thread block during a compacted-history preview (replay cached), export worker', value: windowWorker, unit: 'ms', target: '≤ 100 ms', pass: windowWorker <= 100 });
       await host.close();

@@ -42,11 +42,19 @@ export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayR
 
 export function createExporter(pool: ExportPool = new ExportPool()): Exporter {
   const previews = new Map<string, AbortController>();
+  // A stamp per session object: the host replaces a session that changes (live tail), never edits it.
+  const stamps = new WeakMap<Session, string>();
+  let nextStamp = 0;
+  const keyOf = (session: Session): string => {
+    let k = stamps.get(session);
+    if (!k) stamps.set(session, (k = `${session.id}#${nextStamp++}`));
+    return k;
+  };
   const offThread =
     (withText: boolean, signal?: AbortSignal): BuildFn =>
     async (session, row, args, replayOf) => {
       const replay = args.policy ? replayForWorker(await unlessAborted(replayOf(args.policy), signal), args) : null;
-      return pool.run({ session, row, args, replay, withText }, signal);
+      return pool.run({ sessionKey: keyOf(session), session, row, args, replay, withText }, signal);
     };
   return {
     exportFor: (session, row, args, replayOf) => exportFor(session, row, args, replayOf, offThread(true)),

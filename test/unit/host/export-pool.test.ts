@@ -4,13 +4,18 @@
  * waiting forever; an aborted task answers `cancelled`, running or waiting; the queue is bounded
  * and a refused task aborted later leaves no unhandled rejection (vitest fails on one).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { importSource, stringSource } from '../../../src/core/import/index';
+import { buildExport } from '../../../src/main/host/exports';
 import { ExportPool, MAX_QUEUE } from '../../../src/main/export/pool';
 import type { ExportTask } from '../../../src/main/export/protocol';
 import { ApiError } from '../../../src/shared/api';
 
+const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
-const task = { session: { id: 's' }, row: { id: 's', title: null, sourcePath: 's.jsonl' }, args: {}, replay: null, withText: false } as unknown as ExportTask;
+const task = { sessionKey: 's#0', session: { id: 's' }, row: { id: 's', title: null, sourcePath: 's.jsonl' }, args: {}, replay: null, withText: false } as unknown as ExportTask;
 const errorOf = async (p: Promise<unknown>): Promise<ApiError> => p.then(() => new ApiError('internal', 'resolved'), (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', `not an ApiError: ${String(e)}`)));
 
 let pool: ExportPool | undefined;
@@ -27,6 +32,23 @@ describe('ExportPool', () => {
     expect(e.code).toBe('bad_input');
     expect(e.message).toBe('step 9 is out of range (0-3)');
   });
+
+  it('sends a session to the real export worker once, then builds from the one it holds', async () => {
+    pool = new ExportPool({ threads: 1 });
+    const session = (await importSource(stringSource(sample, readFileSync(sample, 'utf8')))).sessions[0]!;
+    const real = { sessionKey: `${session.id}#1`, session, row: { id: session.id, title: 'Sample', sourcePath: sample }, replay: null, withText: true };
+    const args = { sessionId: session.id, overrides: {}, at: 'end' as const, to: 'jsonl' as const, redact: true, redactPatterns: ['/module\\d+/'] };
+    const first = await pool.run({ ...real, args });
+    const again = await pool.run({ ...real, args });
+    expect(pool.sessionsSent).toBe(1);
+    expect(again).toEqual(first);
+    expect(first).toEqual(await buildExport(session, real.row, args, () => Promise.reject(new Error('no replay'))));
+    // Another object (a session that changed) is another key: sent again.
+    const changed = { ...session, messages: session.messages.slice(0, 3) };
+    const shorter = await pool.run({ ...real, sessionKey: `${session.id}#2`, session: changed, args });
+    expect(pool.sessionsSent).toBe(2);
+    expect(shorter.messages).toBe(3);
+  }, 60_000);
 
   it('fails the task when the worker throws outside the task', async () => {
     pool = new ExportPool({ filename: moduleOf(`export default () => new Promise(() => { setTimeout(() => { throw new Error('out of memory, say'); }, 0); });`) });
