@@ -25,6 +25,7 @@ export default defineConfig({
         'count-worker': resolve(root, 'src/main/host/count-worker.ts'),
         'replay-worker': resolve(root, 'src/main/host/replay-worker.ts'),
         'tune-worker': resolve(root, 'src/main/tune/tune-worker.ts'),
+        'export-worker': resolve(root, 'src/main/export/export-worker.ts'),
       },
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
     },

@@ -38,8 +38,8 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-export type WorkerName = 'import-worker' | 'count-worker' | 'bulk-worker' | 'replay-worker' | 'tune-worker';
-export const WORKER_NAMES: readonly WorkerName[] = ['import-worker', 'count-worker', 'bulk-worker', 'replay-worker', 'tune-worker'];
+export type WorkerName = 'import-worker' | 'count-worker' | 'bulk-worker' | 'replay-worker' | 'tune-worker' | 'export-worker';
+export const WORKER_NAMES: readonly WorkerName[] = ['import-worker', 'count-worker', 'bulk-worker', 'replay-worker', 'tune-worker', 'export-worker'];
 
 export type RuntimeResource = 'sample' | 'models' | 'icon' | 'readme' | 'policies-doc' | 'renderer' | 'native-sqlite' | `worker:${WorkerName}`;
 

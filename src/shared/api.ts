@@ -95,8 +95,10 @@ export const methods = {
    * What `exportSession` with the same input would save, without the text: its file name, how many
    * messages it holds, and what redaction would replace, by kind. A user pattern that does not
    * compile is reported on its line (and left out of the counts) instead of failing the preview.
+   * A newer preview on the same `channel` (default `export`) supersedes the older, which answers
+   * `cancelled`.
    */
-  previewExport: exportRequest,
+  previewExport: exportRequest.extend({ channel: z.string().min(1).max(64).optional() }),
   /**
    * Deletes a stored session with its subagents, messages, counts, pins and replay runs (its
    * source file's stored copy too when no other session comes from it). The file on disk stays.

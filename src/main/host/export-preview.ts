@@ -6,12 +6,12 @@
 import { patternProblems } from '../../core/export/index';
 import type { Session } from '../../core/model';
 import type { ExportPreview } from '../../shared/api';
-import { buildExport, type ExportArgs, type ExportRow, type ReplayOf } from './exports';
+import { buildExport, type BuildFn, type ExportArgs, type ExportRow, type ReplayOf } from './exports';
 
 /** A user pattern that does not compile is reported on its line and left out of the counts. */
-export async function previewFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf): Promise<ExportPreview> {
+export async function previewFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf, build: BuildFn = buildExport): Promise<ExportPreview> {
   const problems = patternProblems(args.redactPatterns);
   const usable = args.redactPatterns.filter((_, i) => problems[i] === null);
-  const b = await buildExport(session, row, { ...args, redactPatterns: usable }, replayOf);
+  const b = await build(session, row, { ...args, redactPatterns: usable }, replayOf);
   return { fileName: b.fileName, extension: b.extension, messages: b.messages, redactions: b.redactions, byKind: b.byKind, patternProblems: problems };
 }

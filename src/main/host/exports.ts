@@ -18,6 +18,8 @@ export interface ExportRow {
   readonly sourcePath: string;
 }
 export type ReplayOf = (policy: string) => Promise<ReplayResult>;
+/** Builds an export: buildExport in this thread, or the same in the export worker (export-runner.ts). */
+export type BuildFn = (session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf) => Promise<Built>;
 
 export interface Built {
   readonly fileName: string;
@@ -62,7 +64,7 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
 }
 
 /** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
-export async function exportFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf): Promise<ExportResult> {
-  const b = await buildExport(session, row, args, replayOf);
+export async function exportFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf, build: BuildFn = buildExport): Promise<ExportResult> {
+  const b = await build(session, row, args, replayOf);
   return { fileName: b.fileName, mime: b.mime, text: b.text, redactions: b.redactions };
 }

@@ -16,8 +16,7 @@ import { countForHost } from './counts';
 import { sessionDetailOf } from './session-detail';
 import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
-import { exportFor } from './exports';
-import { previewFor } from './export-preview';
+import { createExporter } from './export-runner';
 import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
 import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
 import { configFields } from '../../core/config-fields';
@@ -263,6 +262,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return r;
   };
 
+  const exporter = createExporter();
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const handlers: Handlers = {
     // The start-up session, unless it was deleted since.
@@ -314,7 +314,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exportFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    exportSession: async (args) => exporter.exportFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       row(sessionId);
       if (!store.hasMessage(sessionId, messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -333,7 +333,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
-    previewExport: async (args) => previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    previewExport: async (args) => exporter.previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args),
@@ -348,6 +348,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     close: async () => {
       for (const run of jobs.values()) run.cancel();
       tuner.close();
+      await exporter.close();
       tail.close();
       await replays.close();
       store.close();

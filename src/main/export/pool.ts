@@ -1,0 +1,104 @@
+/**
+ * The export worker pool (tinypool): builds exports and runs the redaction scan off the request
+ * thread, so `serve` and the app's main process keep answering while a 10,000-call session is
+ * scanned (README "Export"). Workers start on first use and stay warm for a while (the dialog asks
+ * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
+ * (tinypool terminates it) and the task answers `cancelled`; a worker that throws or runs out of
+ * memory fails its task with a message naming the pool instead of leaving it waiting. (Tinypool
+ * 2.2 does not notice a worker that exits without an error mid-task; nothing in the export worker
+ * calls process.exit.)
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Tinypool from 'tinypool';
+import { ApiError } from '../../shared/api';
+import type { Built } from '../host/exports';
+import type { ExportReply, ExportTask } from './protocol';
+
+/** Tasks waiting beyond the running ones: a person previews one export at a time; this bounds the rest. */
+export const MAX_QUEUE = 16;
+/** How long an idle worker stays (the dialog previews again as the user types). */
+const IDLE_MS = 60_000;
+
+/**
+ * The worker module: the built `export-worker.js` beside the bundle holding this code (out/main,
+ * out/cli or its chunks/), else the TypeScript source loaded through tsx (tests, `tsx` runs from a
+ * checkout). Tinypool imports its task module by URL, so the source is wrapped in a `data:` module
+ * that registers tsx in the worker first.
+ */
+export function exportWorkerModule(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const f of [join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')]) if (existsSync(f)) return f;
+  const source = join(here, 'export-worker.ts');
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default;`;
+  return `data:text/javascript,${encodeURIComponent(boot)}`;
+}
+
+export interface ExportPoolOptions {
+  /** Threads at most (default: one, two on a machine with more than two cores). */
+  readonly threads?: number;
+  /** The task module (tests); default exportWorkerModule(). */
+  readonly filename?: string;
+}
+
+export class ExportPool {
+  private pool: Tinypool | undefined;
+  private closed = false;
+  /** Tasks running or waiting. The bound is kept here, not by tinypool's maxQueue: a task tinypool
+   *  refuses still has its abort listener attached, and aborting it later rejects a promise nobody
+   *  holds (an unhandled rejection, which ends the process). */
+  private inFlight = 0;
+  /** Times a session was sent to a worker (a worker did not hold it yet): tests and the bench read it. */
+  sessionsSent = 0;
+
+  constructor(private readonly options: ExportPoolOptions = {}) {}
+
+  /** Builds in a worker; `cancelled` when `signal` aborts (the worker running it is ended). */
+  async run(task: ExportTask, signal?: AbortSignal): Promise<Built> {
+    if (this.closed) throw new ApiError('internal', 'export: the worker pool is closed');
+    if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
+    if (this.inFlight >= this.threads() + MAX_QUEUE) throw new ApiError('internal', `export: ${MAX_QUEUE} exports are already waiting; try again when they are done`);
+    let reply: ExportReply;
+    this.inFlight++;
+    try {
+      // First without the session (the worker most likely holds it), then with it when it does not.
+      reply = (await this.ensure().run({ ...task, session: null }, signal ? { signal } : {})) as ExportReply;
+      if (!reply.ok && 'missing' in reply) {
+        this.sessionsSent++;
+        reply = (await this.ensure().run(task, signal ? { signal } : {})) as ExportReply;
+      }
+    } catch (e) {
+      if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
+      throw new ApiError('internal', `export: the worker failed (${e instanceof Error ? e.message : String(e)}); ask again`);
+    } finally {
+      this.inFlight--;
+    }
+    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'export: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
+    return reply.built;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const p = this.pool;
+    this.pool = undefined;
+    await p?.destroy();
+  }
+
+  private threads(): number {
+    return this.options.threads ?? (availableParallelism() > 2 ? 2 : 1);
+  }
+
+  private ensure(): Tinypool {
+    if (this.pool) return this.pool;
+    this.pool = new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: this.threads(), idleTimeout: IDLE_MS });
+    return this.pool;
+  }
+}
+
+function reasonOf(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
