@@ -50,7 +50,8 @@ export async function testSubagentFilesNestAndOpen({ page, assert, consoleErrors
     await page.waitForFunction(() => /Check test coverage/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
     await page.getByTestId('message-row').first().waitFor();
     assert.match(await page.getByTestId('session-facts').innerText(), /2 LLM calls/);
-    assert.match(await page.getByTestId('message-row').first().innerText(), /Give file and test name/);
+    // The row exists before its page of messages arrives (it shows "…" until then): wait for the text.
+    await page.waitForFunction(() => /Give file and test name/.test(document.querySelector('[data-testid="message-row"]')?.textContent ?? ''), null, { timeout: 30_000 });
     await page.getByTestId('open-parent').click();
     await page.waitForFunction(() => /Find why checkout is slow/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
     assert.deepEqual(consoleErrors, []);
