@@ -16,11 +16,18 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
+import { writtenLayout, type WrittenLayout } from '../summarize/extractive';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
 /** Bounded so a long-lived process (the app) does not keep every line it ever counted. */
 const MEMO_LIMIT = 50_000;
+
+/**
+ * Items are fewer than texts but a long session has tens of thousands (every error line); a memo
+ * cleared mid-replay recounted them all. The items themselves are held by the summaries anyway.
+ */
+const ITEM_MEMO_LIMIT = 200_000;
 
 /** Where a segment ends: after "\n" before a non-space, or after "," before " " (see above). */
 function isCut(text: string, at: number): boolean {
@@ -86,7 +93,65 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
   };
 }
 
+/**
+ * A summary the extractive summarizer just wrote, counted from its layout instead of its text:
+ * `header`, then per section "\n## title\n" and its items, "- item" one per line, or inline as
+ * "- a, b, c". Every line break there is followed by "#" or "-" and every ", " is a cut (see
+ * above), so the text's count is the sum of these segments': "header\n", "## title\n",
+ * "- item\n" (the text's last one without "\n"), and inline "- a," " b," … " z". Each segment is
+ * memoized by its item — the very string object the previous summaries held (V8 keeps a string's
+ * hash in it) — so a rolling summary of 70 KB costs a lookup per item, not a read of its text:
+ * 10,000 calls at a compression per call made 50 MB of summary text per replay.
+ */
+function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: WrittenLayout) => number {
+  const count = (prefix: string, item: string, suffix: string): number => {
+    const shape = prefix + suffix;
+    let m = shapes.get(shape);
+    if (!m) shapes.set(shape, (m = new Map()));
+    let n = m.get(item);
+    if (n === undefined) {
+      n = tokenizer.countText(prefix + item + suffix);
+      if (m.size >= ITEM_MEMO_LIMIT) m.clear();
+      m.set(item, n);
+    }
+    return n;
+  };
+  const whole = (seg: string): number => {
+    let n = memo.get(seg);
+    if (n === undefined) {
+      n = tokenizer.countText(seg);
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(seg, n);
+    }
+    return n;
+  };
+  return ({ header, sections }) => {
+    if (sections.length === 0) return whole(header);
+    let total = whole(header + '\n');
+    sections.forEach(({ title, inline, items }, si) => {
+      const lastSection = si === sections.length - 1;
+      total += count('## ', title, '\n');
+      items.forEach((item, i) => {
+        const lastItem = i === items.length - 1;
+        const end = lastItem ? (lastSection ? '' : '\n') : inline ? ',' : '\n';
+        total += count(inline && i > 0 ? ' ' : '- ', item, end);
+      });
+    });
+    return total;
+  };
+}
+
 const memos = new Map<string, Map<string, number>>();
+/**
+ * Whole summaries counted, per BPE tokenizer. A re-run after a slider move gets many summaries
+ * back from compress.ts's fold memo, long after the summarizer forgot their layout; they are the
+ * same string objects, whose hash V8 keeps, so a lookup here reads none of their text. Bounded by
+ * characters (a compression per call at 10,000 calls is 50 MB of summaries per replay).
+ */
+const wholeMemos = new Map<string, { readonly counts: Map<string, number>; chars: number }>();
+const WHOLE_CHARS = 160 * 1024 * 1024;
+/** Per BPE tokenizer, one memo per (prefix, suffix) around an item (layoutSum). */
+const shapeMemos = new Map<string, Map<string, Map<string, number>>>();
 
 /** A function counting summary text as `tokenizerId` would count it, exactly. */
 export function summaryCounter(tokenizerId: string): (text: string) => number {
@@ -98,7 +163,26 @@ export function summaryCounter(tokenizerId: string): (text: string) => number {
   }
   let memo = memos.get(bpeId);
   if (!memo) memos.set(bpeId, (memo = new Map()));
-  const sum = segmentSum(getTokenizer(bpeId), memo);
+  const segments = segmentSum(getTokenizer(bpeId), memo);
+  let shapes = shapeMemos.get(bpeId);
+  if (!shapes) shapeMemos.set(bpeId, (shapes = new Map()));
+  const byLayout = layoutSum(getTokenizer(bpeId), memo, shapes);
+  let whole = wholeMemos.get(bpeId);
+  if (!whole) wholeMemos.set(bpeId, (whole = { counts: new Map(), chars: 0 }));
+  const known = whole;
+  const sum = (text: string): number => {
+    let n = known.counts.get(text);
+    if (n !== undefined) return n;
+    const layout = writtenLayout(text);
+    n = layout ? byLayout(layout) : segments(text);
+    known.chars += text.length;
+    if (known.chars > WHOLE_CHARS) {
+      known.counts.clear();
+      known.chars = text.length;
+    }
+    known.counts.set(text, n);
+    return n;
+  };
   // S1's max(tokenizer, chars/4) takes the maximum over the whole text, not per segment.
   return base.startsWith('max:') ? (text) => Math.max(sum(text), chars4.countText(text)) : sum;
 }

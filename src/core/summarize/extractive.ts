@@ -246,6 +246,29 @@ function readsBack(sections: Sections): boolean {
   return true;
 }
 
+/** A summary this summarizer wrote, as `render` laid it out: the header line, then each section's items. */
+export interface WrittenLayout {
+  readonly header: string;
+  readonly sections: readonly { readonly title: string; readonly inline: boolean; readonly items: readonly string[] }[];
+}
+
+/**
+ * The layout of `text` when it is one of the last summaries written here, else undefined. The
+ * replay counts such a summary item by item (replay/summary-tokens.ts): its items are the very
+ * strings earlier summaries held, so they are looked up, not read again.
+ */
+export function writtenLayout(text: string): WrittenLayout | undefined {
+  const w = written.get(text);
+  if (!w) return undefined;
+  const header = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'));
+  const sections: { title: string; inline: boolean; items: readonly string[] }[] = [];
+  for (const s of SECTIONS) {
+    const items = w.sections.get(s);
+    if (items && items.length > 0) sections.push({ title: s, inline: INLINE.has(s), items });
+  }
+  return { header, sections };
+}
+
 const written = new Map<string, { messages: number; sections: Sections }>();
 const WRITTEN_KEPT = 64;
 function remember(text: string, parsed: { messages: number; sections: Sections }): void {

@@ -1,12 +1,14 @@
 /**
  * Schedules the host's replay requests to the replay engine — a worker thread when one is built
  * (Electron and `serve` alike), else the host's own thread (tests from source) — one at a time,
- * in order, with the debugger's rules (DESIGN.md, "Heavy work … can be cancelled when superseded,
+ * in order (charts first), with the debugger's rules (DESIGN.md, "Heavy work … can be cancelled when superseded,
  * and an older answer never overwrites a newer one"):
  * - a request may name a `channel`; a newer request on the same channel supersedes the older,
  *   which answers `cancelled` at once: dropped from the queue, or, when it was already running,
  *   stopped (a flag its replay loop checks every few hundred calls, so a dragged slider does not
  *   queue work) — unless the newer request needs the same replay, which then runs on;
+ * - a chart goes ahead of queued non-chart requests and stops a running step detail of another
+ *   replay (prioritise);
  * - the queue is bounded: past MAX_QUEUE waiting requests a new one answers `cancelled`;
  * - a worker that dies fails the requests it held with a clear error and is started again for
  *   the next one, so no request ever waits for an answer that will not come.
@@ -150,9 +152,25 @@ export class ReplayClient {
         this.cancel(job, `the replay queue is full (${MAX_QUEUE} waiting); ask again`);
         return;
       }
-      this.queue.push(job);
+      if (op.op === 'chart') this.prioritise(job);
+      else this.queue.push(job);
       this.pump();
     });
+  }
+
+  /**
+   * The chart is what a person waits for after a slider move: it goes ahead of every queued
+   * request that is not a chart (charts keep their order among themselves), and a step detail
+   * running for another replay is stopped — the window asks for the new replay's detail once the
+   * chart arrives, so the old one's would only delay it (under letta a detail that has to replay
+   * first held the new chart back by a whole replay).
+   */
+  private prioritise(job: Job): void {
+    const at = this.queue.findIndex((j) => j.op.op !== 'chart');
+    if (at < 0) this.queue.push(job);
+    else this.queue.splice(at, 0, job);
+    const running = this.running;
+    if (running && running.op.op === 'detail' && !sharesReplay(running.op, job.op)) this.cancel(running, 'pre-empted by a chart of another replay', job);
   }
 
   private cancel(job: Job, why: string, by?: Job): void {

@@ -93,6 +93,46 @@ describe('ReplayClient', () => {
     expect(ex.started.map((o) => (o.op === 'chart' ? o.buckets : 0))).toEqual([17, 19]);
   });
 
+  it('runs a chart before queued step details and views, and charts in the order they came', async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const running = client.submit(chart(1));
+    const detail = client.submit({ op: 'detail', inputs: inputs(), step: 3 }, 'step');
+    const view = client.submit({ op: 'view', inputs: inputs() });
+    const c2 = client.submit(chart(2), 'chart');
+    const c3 = client.submit(chart(3));
+    const names = (): string[] => ex.started.map((o) => (o.op === 'chart' ? `chart${o.buckets - 16}` : o.op));
+    for (let i = 0; i < 5; i++) {
+      ex.finish(i);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await Promise.all([running, detail, view, c2, c3]);
+    expect(names()).toEqual(['chart1', 'chart2', 'chart3', 'detail', 'view']);
+  });
+
+  it('stops a running step detail of another replay when a chart arrives, not one of the same replay', async () => {
+    const ex = manual();
+    const client = new ReplayClient(ex);
+    const same = client.submit({ op: 'detail', inputs: inputs(), step: 1 }, 'step');
+    // A chart of the very replay the detail is running: the detail runs on.
+    const c1 = client.submit(chart(1), 'chart');
+    expect(ex.stops).toBe(0);
+    ex.finish(0);
+    expect(await same).toEqual({ done: 0 });
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(1);
+    await c1;
+    await new Promise((r) => setTimeout(r, 0));
+    const old = client.submit({ op: 'detail', inputs: inputs(), step: 2 }, 'step');
+    // The slider moved: the chart of another replay stops the detail, which answers cancelled.
+    const moved = client.submit({ op: 'chart', inputs: inputs('s', { trigger: 0.5 }), buckets: 10 }, 'chart');
+    expect([await codeOf(old), ex.stops]).toEqual(['cancelled', 1]);
+    ex.finish(2);
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(3);
+    expect(await moved).toEqual({ done: 3 });
+  });
+
   it(`bounds the queue at ${MAX_QUEUE} waiting requests`, async () => {
     const ex = manual();
     const client = new ReplayClient(ex);
