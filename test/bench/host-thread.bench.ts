@@ -83,6 +83,10 @@ export const suite: BenchSuite = {
           row(`open${when}: getSession sent (JSON)`, await longestBlockMs(() => sent(host.handlers.getSession({ id }))));
           row(`open${when}: getMessages (first page of 200)`, await longestBlockMs(() => sent(host.handlers.getMessages({ sessionId: id, offset: 0, limit: 200 }))));
           row(`open${when}: getChartView (default policy, 1,200 buckets)`, await longestBlockMs(() => sent(host.handlers.getChartView({ sessionId: id, policy: defaultPolicy, overrides: {}, needles: [], buckets: 1200 }))));
+          row(`open${when}: listPolicies, getConfigFields, listLocalLogs`, await longestBlockMs(() => Promise.all([sent(host.handlers.listPolicies({})), sent(host.handlers.getConfigFields({ policy: defaultPolicy, overrides: {} })), sent(host.handlers.listLocalLogs({}))])));
+          // As the window asks when a session is picked: everything at once.
+          const all = (): Promise<unknown> => Promise.all([host.handlers.listSessions({}), host.handlers.getSession({ id }), host.handlers.getMessages({ sessionId: id, offset: 0, limit: 200 }), host.handlers.getChartView({ sessionId: id, policy: defaultPolicy, overrides: {}, needles: [], buckets: 1200 }), host.handlers.listPolicies({}), host.handlers.getConfigFields({ policy: defaultPolicy, overrides: {} })].map(sent));
+          row(`open${when}: all of them at once, answers sent (JSON)`, await longestBlockMs(all));
         };
         await open(' (estimates; exact counts running)');
         await counted;
