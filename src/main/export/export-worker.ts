@@ -1,29 +1,58 @@
 /**
  * The export worker (a tinypool task module): builds an export and runs the redaction scan off the
  * host's request thread, with the very builder the host used before (host/exports.ts), so the
- * file, its name and its counts are unchanged. One task at a time per worker; an aborted task's
- * worker is ended by the pool, which is how a superseded preview stops.
+ * file, its name and its counts are unchanged; and answers getAccuracy (`accuracy`, which counts
+ * the whole session twice). The session comes from the database through this worker's own
+ * read-only connection (protocol.ts), or from the host when it has no database a worker can open.
+ * One task at a time per worker; an aborted task's worker is ended by the pool, which is how a
+ * superseded preview stops.
  */
 import { ApiError } from '../../shared/api';
 import { buildExport } from '../host/exports';
+import { accuracyOf } from '../host/accuracy';
 import type { Session } from '../../core/model';
-import type { ExportReply, ExportTask } from './protocol';
+import { openStore, type SessionStore } from '../store/index';
+import type { AccuracyReply, AccuracyTask, ExportReply, ExportTask, StoreRef } from './protocol';
 
-/** Sessions this worker was sent, by key, the most recent last: the dialog previews one session again and again. */
+/** Sessions this worker holds, by key, the most recent last: the dialog previews one session again and again. */
 const held = new Map<string, Session>();
 const HELD = 2;
+/** Read-only connections, one per database (a worker lives as long as the pool keeps it). */
+const stores = new Map<string, SessionStore>();
+
+const storeOf = (ref: StoreRef): SessionStore => {
+  let s = stores.get(ref.dbPath);
+  if (!s) stores.set(ref.dbPath, (s = openStore(ref.dbPath, { readonly: true, ...(ref.nativeBinding ? { nativeBinding: ref.nativeBinding } : {}) })));
+  return s;
+};
+
+/** The session under `key`: held, else sent, else read from the store; null when the host must send it. */
+function sessionFor(key: string, id: string, sent: Session | null, store: StoreRef | null | undefined): Session | null {
+  let session = sent;
+  if (!session) {
+    session = held.get(key) ?? null;
+    if (session) {
+      held.delete(key);
+      held.set(key, session);
+      return session;
+    }
+    if (!store) return null;
+    session = storeOf(store).loadSession(id) ?? null;
+    if (!session) throw new ApiError('not_found', `no session with id "${id}" in ${store.dbPath}`);
+  }
+  held.delete(key);
+  held.set(key, session);
+  while (held.size > HELD) held.delete(held.keys().next().value as string);
+  return session;
+}
+
+const failure = (e: unknown, what: string): { ok: false; code: ApiError['code']; message: string } =>
+  e instanceof ApiError ? { ok: false, code: e.code, message: e.message } : { ok: false, code: 'internal', message: `${what} failed: ${e instanceof Error ? e.message : String(e)}` };
 
 export default async function runExport(task: ExportTask): Promise<ExportReply> {
-  let session = task.session;
-  if (session) {
-    held.delete(task.sessionKey);
-    held.set(task.sessionKey, session);
-    while (held.size > HELD) held.delete(held.keys().next().value as string);
-  } else {
-    session = held.get(task.sessionKey) ?? null;
-    if (!session) return { ok: false, missing: true };
-  }
   try {
+    const session = sessionFor(task.sessionKey, task.row.id, task.session, task.store);
+    if (!session) return { ok: false, missing: true };
     const replay = task.replay;
     const built = await buildExport(session, task.row, task.args, async (policy) => {
       if (!replay) throw new ApiError('internal', `export worker: no replay was sent for policy "${policy}"`);
@@ -31,7 +60,16 @@ export default async function runExport(task: ExportTask): Promise<ExportReply> 
     });
     return { ok: true, built: task.withText ? built : { ...built, text: '' } };
   } catch (e) {
-    if (e instanceof ApiError) return { ok: false, code: e.code, message: e.message };
-    return { ok: false, code: 'internal', message: `export failed: ${e instanceof Error ? e.message : String(e)}` };
+    return failure(e, 'export');
+  }
+}
+
+export function accuracy(task: AccuracyTask): AccuracyReply {
+  try {
+    const session = sessionFor(task.sessionKey, task.sessionId, task.session, task.store);
+    if (!session) return { ok: false, missing: true };
+    return { ok: true, view: accuracyOf(session, task.tokenizer) };
+  } catch (e) {
+    return failure(e, 'accuracy');
   }
 }

@@ -4,9 +4,8 @@
  * scanned (README "Export"). Workers start on first use and stay warm for a while (the dialog asks
  * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
  * (tinypool terminates it) and the task answers `cancelled`; a worker that throws or runs out of
- * memory fails its task with a message naming the pool instead of leaving it waiting. (Tinypool
- * 2.2 does not notice a worker that exits without an error mid-task; nothing in the export worker
- * calls process.exit.)
+ * memory fails its task with a message naming the pool instead of leaving it waiting, and so does
+ * one that exits mid-task (src/main/tinypool-exit.ts: tinypool 2.2 alone does not notice).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,8 +14,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Tinypool from 'tinypool';
 import { ApiError } from '../../shared/api';
+import { guardExits } from '../tinypool-exit';
 import type { Built } from '../host/exports';
-import type { ExportReply, ExportTask } from './protocol';
+import type { Session } from '../../core/model';
+import type { AccuracyView } from '../../shared/api';
+import type { AccuracyReply, AccuracyTask, ExportReply, ExportTask } from './protocol';
 
 /** Tasks waiting beyond the running ones: a person previews one export at a time; this bounds the rest. */
 export const MAX_QUEUE = 16;
@@ -34,7 +36,7 @@ export function exportWorkerModule(): string {
   for (const f of [join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')]) if (existsSync(f)) return f;
   const source = join(here, 'export-worker.ts');
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default;`;
+  const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default; export const accuracy = m.accuracy;`;
   return `data:text/javascript,${encodeURIComponent(boot)}`;
 }
 
@@ -59,26 +61,41 @@ export class ExportPool {
 
   /** Builds in a worker; `cancelled` when `signal` aborts (the worker running it is ended). */
   async run(task: ExportTask, signal?: AbortSignal): Promise<Built> {
+    const reply = await this.send<ExportTask, ExportReply>('default', task, signal, 'exports');
+    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'export: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
+    return reply.built;
+  }
+
+  /** getAccuracy in a worker: counting a 100 MB session twice took seconds of the request thread. */
+  async accuracy(task: AccuracyTask): Promise<AccuracyView> {
+    const reply = await this.send<AccuracyTask, AccuracyReply>('accuracy', task, undefined, 'tasks');
+    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'accuracy: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
+    return reply.view;
+  }
+
+  /**
+   * Runs the worker's `name` export: first without the session (the worker holds it, or reads it
+   * from the store), then with it when the worker answers `missing`.
+   */
+  private async send<T extends { readonly session: Session | null }, R extends { readonly ok: boolean }>(name: string, task: T, signal: AbortSignal | undefined, what: string): Promise<R> {
     if (this.closed) throw new ApiError('internal', 'export: the worker pool is closed');
     if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
-    if (this.inFlight >= this.threads() + MAX_QUEUE) throw new ApiError('internal', `export: ${MAX_QUEUE} exports are already waiting; try again when they are done`);
-    let reply: ExportReply;
+    if (this.inFlight >= this.threads() + MAX_QUEUE) throw new ApiError('internal', `export: ${MAX_QUEUE} ${what} are already waiting; try again when they are done`);
+    const options = { name, ...(signal ? { signal } : {}) };
     this.inFlight++;
     try {
-      // First without the session (the worker most likely holds it), then with it when it does not.
-      reply = (await this.ensure().run({ ...task, session: null }, signal ? { signal } : {})) as ExportReply;
+      let reply = (await this.ensure().run({ ...task, session: null }, options)) as R;
       if (!reply.ok && 'missing' in reply) {
         this.sessionsSent++;
-        reply = (await this.ensure().run(task, signal ? { signal } : {})) as ExportReply;
+        reply = (await this.ensure().run(task, options)) as R;
       }
+      return reply;
     } catch (e) {
       if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
       throw new ApiError('internal', `export: the worker failed (${e instanceof Error ? e.message : String(e)}); ask again`);
     } finally {
       this.inFlight--;
     }
-    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'export: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
-    return reply.built;
   }
 
   async close(): Promise<void> {
@@ -94,7 +111,8 @@ export class ExportPool {
 
   private ensure(): Tinypool {
     if (this.pool) return this.pool;
-    this.pool = new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: this.threads(), idleTimeout: IDLE_MS });
+    // A worker that exits mid-task fails that task (tinypool alone would leave it waiting forever).
+    this.pool = guardExits(new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: this.threads(), idleTimeout: IDLE_MS }), 'export', (e) => process.stderr.write(`${e.message}\n`));
     return this.pool;
   }
 }

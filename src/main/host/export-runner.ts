@@ -4,18 +4,33 @@
  * worker and cache); the build and the redaction scan run in the export worker pool
  * (src/main/export/pool.ts). A newer preview on the same channel (the dialog previews as the user
  * types patterns) supersedes the older: that one answers `cancelled` at once, and its worker is
- * ended, so a stale scan does not hold a thread.
+ * ended, so a stale scan does not hold a thread. The session is not parsed here: the worker reads
+ * it from the database itself (given `store`); only with a database a worker cannot open
+ * (`:memory:`, tests) is it parsed here and sent. getAccuracy runs in the same pool.
  */
 import type { Session } from '../../core/model';
-import { ApiError, type ExportPreview, type ExportResult, type MethodArgs } from '../../shared/api';
+import { ApiError, type AccuracyView, type ExportPreview, type ExportResult, type MethodArgs } from '../../shared/api';
 import { ExportPool } from '../export/pool';
+import type { StoreRef } from '../export/protocol';
 import { previewFor } from './export-preview';
 import type { ReplayResult } from '../../core/replay/types';
 import { exportFor, type BuildFn, type ExportArgs, type ExportRow, type ReplayOf } from './exports';
 
+/** The parsed session, asked for only when there is no database a worker can read it from. */
+export type SessionOf = () => Session;
+/**
+ * The stored row: its naming fields, and what says the stored session changed (a live tail adds
+ * messages; a re-import is imported again), which keys the copy a worker holds.
+ */
+export interface HostRow extends ExportRow {
+  readonly importedAt: number;
+  readonly messageCount: number;
+}
+
 export interface Exporter {
-  exportFor(session: Session, row: ExportRow, args: MethodArgs<'exportSession'>, replayOf: ReplayOf): Promise<ExportResult>;
-  previewFor(session: Session, row: ExportRow, args: MethodArgs<'previewExport'>, replayOf: ReplayOf): Promise<ExportPreview>;
+  exportFor(session: SessionOf, row: HostRow, args: MethodArgs<'exportSession'>, replayOf: ReplayOf): Promise<ExportResult>;
+  previewFor(session: SessionOf, row: HostRow, args: MethodArgs<'previewExport'>, replayOf: ReplayOf): Promise<ExportPreview>;
+  accuracy(session: SessionOf, row: HostRow, tokenizer: string | undefined): Promise<AccuracyView>;
   close(): Promise<void>;
 }
 
@@ -40,7 +55,8 @@ export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayR
   return { ...replay, events: replay.events.filter((e) => e.kind === 'compression'), retention: { lost: [] } };
 }
 
-export function createExporter(pool: ExportPool = new ExportPool()): Exporter {
+/** `store`: the database the workers read sessions from; without it the host sends its parsed ones. */
+export function createExporter(pool: ExportPool = new ExportPool(), store?: StoreRef): Exporter {
   const previews = new Map<string, AbortController>();
   // A stamp per session object: the host replaces a session that changes (live tail), never edits it.
   const stamps = new WeakMap<Session, string>();
@@ -50,21 +66,28 @@ export function createExporter(pool: ExportPool = new ExportPool()): Exporter {
     if (!k) stamps.set(session, (k = `${session.id}#${nextStamp++}`));
     return k;
   };
+  /** What the worker is told of the session: the database and a key naming the stored version, or the parsed object. */
+  const sourceOf = (session: SessionOf, row: HostRow): { sessionKey: string; session: Session | null; store: StoreRef | null } => {
+    if (store) return { sessionKey: `${row.id}@${row.importedAt}/${row.messageCount}`, session: null, store };
+    const s = session();
+    return { sessionKey: keyOf(s), session: s, store: null };
+  };
   const offThread =
-    (withText: boolean, signal?: AbortSignal): BuildFn =>
+    (host: HostRow, withText: boolean, signal?: AbortSignal): BuildFn<SessionOf> =>
     async (session, row, args, replayOf) => {
       const replay = args.policy ? replayForWorker(await unlessAborted(replayOf(args.policy), signal), args) : null;
-      return pool.run({ sessionKey: keyOf(session), session, row, args, replay, withText }, signal);
+      return pool.run({ ...sourceOf(session, host), row: { id: row.id, title: row.title, sourcePath: row.sourcePath }, args, replay, withText }, signal);
     };
   return {
-    exportFor: (session, row, args, replayOf) => exportFor(session, row, args, replayOf, offThread(true)),
+    exportFor: (session, row, args, replayOf) => exportFor(session, row, args, replayOf, offThread(row, true)),
+    accuracy: (session, row, tokenizer) => pool.accuracy({ ...sourceOf(session, row), sessionId: row.id, tokenizer }),
     async previewFor(session, row, args, replayOf) {
       const { channel = 'export', ...request } = args;
       previews.get(channel)?.abort(`superseded by a newer preview on channel "${channel}"`);
       const abort = new AbortController();
       previews.set(channel, abort);
       try {
-        return await previewFor(session, row, request, replayOf, offThread(false, abort.signal));
+        return await previewFor(session, row, request, replayOf, offThread(row, false, abort.signal));
       } finally {
         if (previews.get(channel) === abort) previews.delete(channel);
       }

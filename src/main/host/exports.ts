@@ -18,8 +18,11 @@ export interface ExportRow {
   readonly sourcePath: string;
 }
 export type ReplayOf = (policy: string) => Promise<ReplayResult>;
-/** Builds an export: buildExport in this thread, or the same in the export worker (export-runner.ts). */
-export type BuildFn = (session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf) => Promise<Built>;
+/**
+ * Builds an export: buildExport in this thread, or the same in the export worker (export-runner.ts),
+ * which is handed not a parsed session but how the worker gets it (`S`).
+ */
+export type BuildFn<S = Session> = (session: S, row: ExportRow, args: ExportArgs, replayOf: ReplayOf) => Promise<Built>;
 
 export interface Built {
   readonly fileName: string;
@@ -64,7 +67,7 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
 }
 
 /** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
-export async function exportFor(session: Session, row: ExportRow, args: ExportArgs, replayOf: ReplayOf, build: BuildFn = buildExport): Promise<ExportResult> {
+export async function exportFor<S = Session>(session: S, row: ExportRow, args: ExportArgs, replayOf: ReplayOf, build: BuildFn<S> = buildExport as BuildFn<S>): Promise<ExportResult> {
   const b = await build(session, row, args, replayOf);
   return { fileName: b.fileName, mime: b.mime, text: b.text, redactions: b.redactions };
 }

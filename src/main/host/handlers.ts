@@ -11,7 +11,6 @@ import type { FormatId, Session } from '../../core/model';
 import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
 import { openStoreChecked, type SessionStore } from '../store/index';
-import { accuracyOf } from './accuracy';
 import { countForHost } from './counts';
 import { sessionDetailOf } from './session-detail';
 import type { ImportAllowList } from './import-allow';
@@ -262,7 +261,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return r;
   };
 
-  const exporter = createExporter();
+  // Export and accuracy workers read sessions from the database themselves (not parsed here).
+  const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const handlers: Handlers = {
     // The start-up session, unless it was deleted since.
@@ -301,7 +301,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         throw e;
       }
     },
-    getAccuracy: async ({ sessionId, tokenizer }) => accuracyOf(sessionOf(sessionId), tokenizer),
+    getAccuracy: async ({ sessionId, tokenizer }) => exporter.accuracy(() => sessionOf(sessionId), row(sessionId), tokenizer),
     compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),
     importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
@@ -314,7 +314,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exporter.exportFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    exportSession: async (args) => exporter.exportFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       row(sessionId);
       if (!store.hasMessage(sessionId, messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -333,7 +333,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
-    previewExport: async (args) => exporter.previewFor(sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    previewExport: async (args) => exporter.previewFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args),

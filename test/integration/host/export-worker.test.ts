@@ -8,7 +8,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { accuracyOf } from '../../../src/main/host/accuracy';
 import { importSource, stringSource } from '../../../src/core/import/index';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { exportFor } from '../../../src/main/host/exports';
@@ -16,6 +17,7 @@ import { previewFor } from '../../../src/main/host/export-preview';
 import { ApiError } from '../../../src/shared/api';
 import { writeClaudeCodeJsonl } from '../../bench/corpus';
 
+const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 let dir: string;
 let file: string;
 let host: Host;
@@ -84,4 +86,35 @@ describe('export off the request thread', () => {
     expect(preview).toEqual(localPreview);
     expect(preview.patternProblems[1]).not.toBeNull();
   }, 120_000);
+
+  it('answers getInfo, asked after a big getAccuracy started, before it; and the same view as in this thread', async () => {
+    const order: string[] = [];
+    const accuracy = host.handlers.getAccuracy({ sessionId: id }).then((a) => (order.push('accuracy'), a));
+    const info = new Promise<void>((resolve, reject) => setImmediate(() => host.handlers.getInfo({}).then(() => (order.push('getInfo'), resolve()), reject)));
+    const [a] = await Promise.all([accuracy, info]);
+    expect(order).toEqual(['getInfo', 'accuracy']);
+    expect(a).toEqual(accuracyOf(host.store.loadSession(id)!));
+    // A tokenizer the worker does not know is still the caller's mistake, with its code.
+    const e = await errorOf(host.handlers.getAccuracy({ sessionId: id, tokenizer: 'no-such-tokenizer' }));
+    expect((e as ApiError).code).toBe('bad_input');
+  }, 60_000);
+
+  it('never parses the session on the host thread to export or to measure accuracy', async () => {
+    // A host of its own: this one has parsed nothing yet (the shared one may hold the session).
+    const fresh = await createHost({ dbPath: join(dir, 'fresh.db'), hostKind: 'serve', version: 't', initialFiles: [sample], emit: () => {} });
+    const sid = fresh.initialSessionId!;
+    const load = vi.spyOn(fresh.store, 'loadSession');
+    try {
+      const p = await fresh.handlers.previewExport({ ...big(), sessionId: sid, channel: 'parse' });
+      const x = await fresh.handlers.exportSession({ ...big(), sessionId: sid, to: 'markdown' });
+      const a = await fresh.handlers.getAccuracy({ sessionId: sid });
+      expect(p.messages).toBeGreaterThan(0);
+      expect(x.text.length).toBeGreaterThan(0);
+      expect(a.calls.length).toBeGreaterThan(0);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+      await fresh.close();
+    }
+  }, 60_000);
 });

@@ -8,6 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { runBatch } from '../../../src/cli/batch';
 import { createBulkCounter } from '../../../src/main/count/bulk';
 import { validateConfig } from '../../../src/core/config';
+import { getPolicy } from '../../../src/core/policies/index';
+import { TunePool } from '../../../src/main/tune/run';
+import { ExportPool } from '../../../src/main/export/pool';
+import type { ExportTask } from '../../../src/main/export/protocol';
+import { syntheticSession } from '../../bench/corpus';
 
 /** A worker that dies (exit code 7) as soon as it is given a job. */
 const crashing = (): Worker => new Worker("require('node:worker_threads').parentPort.on('message', () => process.exit(7));", { eval: true });
@@ -56,5 +61,21 @@ describe('worker pools when a worker dies', () => {
     expect(rows.map((r) => r.file)).toEqual(['a.jsonl', 'b.jsonl', 'c.jsonl']);
     for (const r of rows) expect(r.error).toMatch(/batch: .*exited with code 7/);
     expect(seen.sort()).toEqual(['a.jsonl', 'b.jsonl', 'c.jsonl']);
+  }, 10_000);
+
+  it('a tuner sweep fails with the exit code when its workers exit mid-job, and the pool closes', async () => {
+    const s2 = getPolicy('s2')!;
+    const pool = new TunePool({ spawn: crashing });
+    await expect(pool.sweep({ session: syntheticSession(20), policy: { id: s2.id, config: s2.config }, sweeps: ['trigger=0.5:0.9:0.1'], baseOverrides: { tokenizer: 'chars4' }, threads: 2 })).rejects.toThrow(/tuner: .*exited with code 7/);
+    await pool.close();
+  }, 10_000);
+
+  it('an export whose tinypool worker exits mid-task fails with the exit code; the next export runs', async () => {
+    const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
+    const pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => t.withText ? { ok: true, built: { fileName: 'next', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } } : process.exit(7);`) });
+    const task = { sessionKey: 's#0', session: null, row: { id: 's', title: null, sourcePath: 's.jsonl' }, args: {}, replay: null, withText: false } as unknown as ExportTask;
+    await expect(pool.run(task)).rejects.toThrow(/export: a worker exited \(code 7\)/);
+    expect((await pool.run({ ...task, withText: true })).fileName).toBe('next');
+    await pool.close();
   }, 10_000);
 });

@@ -57,6 +57,14 @@ describe('ExportPool', () => {
     expect(e.message).toMatch(/out of memory, say/);
   });
 
+  it('fails the task when the worker calls process.exit mid-task, and runs the next one', async () => {
+    pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => { if (!t.withText) { setTimeout(() => process.exit(5), 1); return new Promise(() => {}); } return { ok: true, built: { fileName: 'after', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }; };`) });
+    const e = await errorOf(pool.run(task));
+    expect(e.code).toBe('internal');
+    expect(e.message).toMatch(/export: a worker exited \(code 5\) in the middle of a task/);
+    expect((await pool.run({ ...task, withText: true })).fileName).toBe('after');
+  });
+
   it('answers cancelled when aborted, running or waiting, and keeps working after', async () => {
     pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => t.withText ? ({ ok: true, built: { fileName: 'ok', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }) : new Promise(() => {});`) });
     const running = new AbortController();
