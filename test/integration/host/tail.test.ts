@@ -29,18 +29,18 @@ function appendTurn(n: number): void {
 
 describe('live tail through the host', () => {
   it('an export after an append holds the new turn (the export worker reads the grown session, not its held copy)', async () => {
-    const id = host.initialSessionId!;
+    const id = t.host.initialSessionId!;
     const args = { sessionId: id, overrides: {}, at: 'end' as const, to: 'jsonl' as const, redact: false, redactPatterns: [] };
-    const before = await host.handlers.exportSession(args);
+    const before = await t.host.handlers.exportSession(args);
     expect(before.text).not.toContain('answer 7');
-    await host.handlers.watchSession({ sessionId: id, on: true });
-    const seen = nextUpdate();
+    await t.host.handlers.watchSession({ sessionId: id, on: true });
+    const seen = t.nextUpdate();
     appendTurn(7);
     await seen;
-    const after = await host.handlers.exportSession(args);
+    const after = await t.host.handlers.exportSession(args);
     expect(after.text).toContain('prompt 7');
     expect(after.text).toContain('answer 7');
-    expect((await host.handlers.previewExport(args)).messages).toBe((await host.handlers.getSession({ id })).summary.messages);
+    expect((await t.host.handlers.previewExport(args)).messages).toBe((await t.host.handlers.getSession({ id })).summary.messages);
   });
 
   it('emits sessionUpdated on an append and answers from the grown session', async () => {
