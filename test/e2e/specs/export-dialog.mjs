@@ -47,8 +47,10 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
   assert.deepEqual(reportFormats, ['report-json', 'report-csv']);
   await page.getByTestId('export-what-window').check();
   await page.getByTestId('export-format').selectOption('jsonl');
+  // Save may still be enabled by the previous choice's preview until React renders the new one as
+  // pending: wait for the JSON-lines preview's own name, then for Save.
+  await page.waitForFunction(() => /\.claude-code\.call-23\.jsonl$/.test(document.querySelector('[data-testid="export-filename"]')?.value ?? ''), null, { timeout: 15_000 });
   await previewed(page);
-  assert.match(await page.getByTestId('export-filename').inputValue(), /\.claude-code\.call-23\.jsonl$/);
   assert.doesNotMatch(await page.getByTestId('export-filename').inputValue(), /\.jsonl\.jsonl/);
 
   // A user pattern: the count goes up before anything is saved; a bad line is named with its reason.
