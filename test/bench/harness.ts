@@ -35,3 +35,23 @@ export async function bestOfMs(n: number, fn: () => unknown): Promise<number> {
   for (let i = 0; i < n; i++) best = Math.min(best, await timeMs(fn));
   return best;
 }
+
+/**
+ * The longest gap (ms) between ticks of a 1 ms interval while `fn` runs: how long a request
+ * arriving meanwhile would wait. (perf_hooks' monitorEventLoopDelay reports ~5 ms across a 1 s
+ * synchronous block, so it is not used.)
+ */
+export async function longestBlockMs(fn: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let gap = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 1);
+  await fn();
+  // One more turn, so a block that ends the run is counted too.
+  await new Promise((r) => setTimeout(r, 20));
+  clearInterval(tick);
+  return Math.max(gap, performance.now() - last);
+}

@@ -13,23 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { createHost } from '../../src/main/host/handlers';
 import { replayWorkerSource } from '../../src/main/host/replay-client';
 import { writeClaudeCodeJsonl } from './corpus';
-import type { BenchRow, BenchSuite } from './harness';
+import { longestBlockMs, type BenchRow, type BenchSuite } from './harness';
 
-/** The longest gap (ms) between ticks of a 1 ms interval while `fn` runs. */
-export async function longestBlockMs(fn: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let gap = 0;
-  const tick = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-  }, 1);
-  await fn();
-  // One more turn, so a block that ends the run is counted too.
-  await new Promise((r) => setTimeout(r, 20));
-  clearInterval(tick);
-  return Math.max(gap, performance.now() - last);
-}
 
 /** A `.mjs` that registers tsx and loads a worker's TypeScript source (what the built `.js` is). */
 function bootFile(dir: string, name: string): string {

@@ -60,8 +60,9 @@ function hashOf(text: string, from: number, to: number): number {
   return h >>> 0;
 }
 
-function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: string) => number {
-  const count = (seg: string): number => {
+/** `tokenizer.countText`, memoized in `memo` (cleared whole when it reaches MEMO_LIMIT entries). */
+function memoCount(tokenizer: Tokenizer, memo: Map<string, number>): (text: string) => number {
+  return (seg) => {
     let n = memo.get(seg);
     if (n === undefined) {
       n = tokenizer.countText(seg);
@@ -70,6 +71,10 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
     }
     return n;
   };
+}
+
+function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: string) => number {
+  const count = memoCount(tokenizer, memo);
   return (text) => {
     let total = 0;
     let start = 0;
@@ -116,15 +121,7 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     }
     return n;
   };
-  const whole = (seg: string): number => {
-    let n = memo.get(seg);
-    if (n === undefined) {
-      n = tokenizer.countText(seg);
-      if (memo.size >= MEMO_LIMIT) memo.clear();
-      memo.set(seg, n);
-    }
-    return n;
-  };
+  const whole = memoCount(tokenizer, memo);
   return ({ header, sections }) => {
     if (sections.length === 0) return whole(header);
     let total = whole(header + '\n');
