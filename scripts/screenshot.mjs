@@ -22,11 +22,17 @@ try {
   // A second policy to compare with (third argument; "-" for none).
   const against = process.argv[4] ?? 's2';
   if (against !== '-') {
+    // The compare picker lives in the Compare tab; the shot shows the context view again.
+    await page.getByTestId('tab-compare').click();
     await page.getByTestId('compare-picker').selectOption(against);
-    await page.getByTestId('compare-panel').waitFor();
+    await page.getByTestId('compare-differences').waitFor();
+    await page.getByTestId('tab-context').click();
   }
   await page.waitForTimeout(500);
-  await page.getByTestId('message-row').nth(40).click().catch(() => {});
+  // N: the first compression, with its before / after in the context view.
+  await page.locator('body').click({ position: { x: 5, y: 880 } });
+  await page.keyboard.press('n');
+  await page.getByTestId('guard-status-badge').waitFor();
   await page.waitForTimeout(300);
   const out = process.argv[3] ?? join(root, 'docs', 'screenshot.png');
   await page.screenshot({ path: out });
