@@ -10,7 +10,7 @@ import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { countsKey } from '../../core/tokens/version';
 import { turnStarts } from '../../core/turns';
-import { sessionStats } from '../../core/library/stats';
+import { sessionStats, type SessionStats } from '../../core/library/stats';
 import { linkSubagents, type SubagentLink } from '../../core/library/subagents';
 import type Database from 'better-sqlite3';
 import type { Db } from './db';
@@ -24,7 +24,7 @@ export interface SourceInfo {
   readonly format: FormatId;
 }
 
-export interface StoredSessionRow {
+export interface StoredSessionRow extends Omit<SessionStats, 'title'> {
   readonly id: string;
   readonly sourcePath: string;
   readonly format: FormatId;
@@ -42,12 +42,6 @@ export interface StoredSessionRow {
   readonly spawnedAt: number | null;
   readonly sourceId: number;
   readonly position: number;
-  readonly cwd: string | null;
-  readonly compactions: number;
-  readonly promptTokens: number;
-  readonly outputTokens: number;
-  readonly cost: number | null;
-  readonly endedAt: number | null;
   /** Size of the source file in bytes. */
   readonly size: number;
   /** Cached results that go with the session: stored token counts and replay runs. */

@@ -4,22 +4,15 @@
  * waits for the preview of the current choices, and the menu's Export… opens the dialog.
  */
 import { describe, expect, it } from 'vitest';
-import { createAppStore } from '../../../src/renderer/src/store';
 import { handleDebuggerKey } from '../../../src/renderer/src/keys';
 import type { ExportPreview } from '../../../src/shared/api';
-import { chartView, fakeApi, flush, stepDetail } from './fake-client';
+import { fakeApi, flush, openedStore } from './fake-client';
 
 const preview = (fileName: string, redactions = 0): ExportPreview => ({ fileName, extension: 'json', messages: 3, redactions, byKind: redactions ? { email: redactions } : {}, patternProblems: [] });
 
 async function opened() {
   const fake = fakeApi();
-  const store = createAppStore(fake.api, { setTimer: () => 0, clearTimer: () => {} });
-  void store.getState().init();
-  await flush();
-  fake.charts[0]!.resolve(chartView('k1', 4));
-  await flush();
-  fake.details[0]?.resolve(stepDetail('k1', 0));
-  await flush();
+  const store = await openedStore(fake);
   return { ...fake, store };
 }
 

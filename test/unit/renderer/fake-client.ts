@@ -3,6 +3,7 @@
  * replay methods (chart, step detail) hand back a deferred promise so a test decides the order
  * in which answers arrive.
  */
+import { createAppStore } from '../../../src/renderer/src/store';
 import { ApiError, type ApiClient, type ChartView, type ConfigField, type ExportPreview, type MethodInput, type MethodOutputs, type SessionDetail, type StepDetail } from '../../../src/shared/api';
 
 export interface Deferred<T> {
@@ -161,3 +162,18 @@ export function fakeApi() {
 export const flush = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 };
+
+/**
+ * A store on `fake` (timers off), initialised, with its first chart (`k1`, 4 calls) and that
+ * chart's first step detail answered: the window as a user first sees it.
+ */
+export async function openedStore(fake: ReturnType<typeof fakeApi>): Promise<ReturnType<typeof createAppStore>> {
+  const store = createAppStore(fake.api, { setTimer: () => 0, clearTimer: () => {} });
+  void store.getState().init();
+  await flush();
+  fake.charts[0]!.resolve(chartView('k1', 4));
+  await flush();
+  fake.details[0]?.resolve(stepDetail('k1', 0));
+  await flush();
+  return store;
+}

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EventPayload, MethodInput, SessionDetail } from '../../../src/shared/api';
-import { createAppStore } from '../../../src/renderer/src/store';
-import { chartView, fakeApi, flush, SESSION, stepDetail } from './fake-client';
+import { chartView, fakeApi, flush, openedStore, SESSION } from './fake-client';
 
 /** The fake session after its file grew: two more calls (steps at 10 and 12). */
 const GROWN: SessionDetail = {
@@ -33,13 +32,7 @@ async function live() {
       return () => {};
     },
   });
-  const store = createAppStore(fake.api, { setTimer: () => 0, clearTimer: () => {} });
-  void store.getState().init();
-  await flush();
-  fake.charts[0]!.resolve(chartView('k1', 4));
-  await flush();
-  fake.details[0]?.resolve(stepDetail('k1', 0));
-  await flush();
+  const store = await openedStore(fake);
   /** The file grew: the host says so, and answers the chart asked for next with `steps` calls. */
   const grow = async (steps: number): Promise<void> => {
     detail = GROWN;
