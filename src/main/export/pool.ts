@@ -22,6 +22,10 @@ import type { AccuracyReply, AccuracyTask, ExportReply, ExportTask } from './pro
 
 /** Tasks waiting beyond the running ones: a person previews one export at a time; this bounds the rest. */
 export const MAX_QUEUE = 16;
+/** Tinypool's message for a task whose worker it terminated (see runOnce). */
+const THREAD_TERMINATION = 'Terminating worker thread';
+/** Runs a task gets when tinypool keeps ending its worker for others' sake (see runOnce). */
+const TERMINATION_RETRIES = 3;
 /** How long an idle worker stays (the dialog previews again as the user types). */
 const IDLE_MS = 60_000;
 
@@ -84,10 +88,10 @@ export class ExportPool {
     const options = { name, ...(signal ? { signal } : {}) };
     this.inFlight++;
     try {
-      let reply = (await this.ensure().run({ ...task, session: null }, options)) as R;
+      let reply = (await this.runOnce({ ...task, session: null }, options)) as R;
       if (!reply.ok && 'missing' in reply) {
         this.sessionsSent++;
-        reply = (await this.ensure().run(task, options)) as R;
+        reply = (await this.runOnce(task, options)) as R;
       }
       return reply;
     } catch (e) {
@@ -95,6 +99,24 @@ export class ExportPool {
       throw new ApiError('internal', `export: the worker failed (${e instanceof Error ? e.message : String(e)}); ask again`);
     } finally {
       this.inFlight--;
+    }
+  }
+
+  /**
+   * One tinypool run, again when tinypool ended the worker under it for another task's sake.
+   * Tinypool 2.2 ends a worker when a task running on it is aborted; if that task's answer was
+   * already on its way, the answer marks the dying worker free and the next queued task is posted
+   * to it, then fails with "Terminating worker thread" although nobody aborted it (seen about once
+   * in 300 superseded previews). Exports only read, so running it again is safe.
+   */
+  private async runOnce(task: unknown, options: { name: string; signal?: AbortSignal }): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ensure().run(task, options);
+      } catch (e) {
+        const endedForAnother = e instanceof Error && e.message === THREAD_TERMINATION && !options.signal?.aborted && !this.closed;
+        if (!endedForAnother || attempt >= TERMINATION_RETRIES) throw e;
+      }
     }
   }
 

@@ -13,6 +13,9 @@ const markerCount = async (page) => Number(await page.getByTestId('chart-markers
 
 async function ready(page, policy) {
   await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
+  // The sample opens on the import's chars/4 estimates; the exact counts swap in when the count
+  // worker is done (slow on a loaded machine). Every figure below is about the exact counts.
+  await page.waitForFunction(() => { const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer'); return !!t && t !== 'chars4'; }, null, { timeout: 60_000 });
   if (policy && (await page.getByTestId('policy-picker').inputValue()) !== policy) {
     const before = await page.getByTestId('chart-markers').getAttribute('data-markers');
     await page.getByTestId('policy-picker').selectOption(policy);

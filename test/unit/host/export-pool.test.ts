@@ -78,6 +78,37 @@ describe('ExportPool', () => {
     expect((await pool.run({ ...task, withText: true })).fileName).toBe('ok');
   });
 
+  it('runs a task again when tinypool ends its worker for an aborted task whose answer was on its way', async () => {
+    // Task A (withText false) marks `flag` 1 when it starts, waits 150 ms, marks 2 and answers.
+    // Task B (withText true) answers at once.
+    const worker = `export default (t) => {
+      if (t.withText) return { ok: true, built: { fileName: 'b', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } };
+      const f = new Int32Array(t.flag); Atomics.store(f, 0, 1); Atomics.wait(f, 1, 0, 150); Atomics.store(f, 0, 2);
+      return { ok: true, built: { fileName: 'a', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } };
+    };`;
+    pool = new ExportPool({ threads: 1, filename: moduleOf(worker) });
+    // The answer and the worker's end race; ten rounds make the losing order certain to happen
+    // (plain tinypool lost it in 15 of 20 rounds).
+    const answers: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const flag = new Int32Array(new SharedArrayBuffer(8));
+      const abortA = new AbortController();
+      const a = errorOf(pool.run({ ...task, flag: flag.buffer } as unknown as ExportTask, abortA.signal));
+      while (Atomics.load(flag, 0) !== 1) await new Promise((r) => setTimeout(r, 2));
+      // Block this thread until A has answered, so its answer waits unread in the port; then abort
+      // A (tinypool ends its worker) and queue B before that answer is read, in one synchronous run.
+      while (Atomics.load(flag, 0) !== 2);
+      const until = Date.now() + 50;
+      while (Date.now() < until);
+      abortA.abort('superseded');
+      const b = pool.run({ ...task, withText: true }).then((r) => r.fileName, (e: unknown) => String(e));
+      expect((await a).code).toBe('cancelled');
+      answers.push(await b);
+    }
+    // Before: B was posted to A's dying worker and failed with "Terminating worker thread".
+    expect(answers).toEqual(Array(10).fill('b'));
+  }, 30_000);
+
   it('refuses beyond its queue with a clear message', async () => {
     pool = new ExportPool({ threads: 1, filename: moduleOf(`export default () => new Promise(() => {});`) });
     const stop = new AbortController();

@@ -26,7 +26,7 @@ export function SessionBar() {
       <LocalLogsButton />
       <FollowToggle />
       {detail ? (
-        <span className="facts" data-testid="session-facts">
+        <span className="facts" data-testid="session-facts" data-tokenizer={detail.tokenizer}>
           {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
           {detail.tokenizer}
           {detail.approximate ? ' (approximation)' : ''}
