@@ -59,60 +59,147 @@ interface Compaction {
   readonly after: number | undefined;
 }
 
+/** FNV-1a over UTF-16 code units: the hash of the two string tables below. */
+function hash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** `Lines.parent` values that are not an index. */
+const NO_PARENT = -1;
+/** The parent was not read yet when the line was (or never is): its uuid is in `Lines.laterParent`. */
+const LATER_PARENT = -2;
+
 /**
  * The lines that have a uuid, in file order; a line is an index, its fields are columns. What
  * the window needs of a line is decided when it is read (a user or assistant line's message is
  * built right away), so the parsed JSON — envelope, content blocks, `toolUseResult` — is never
- * held to the end of the file, and a line costs a few array slots instead of an object.
+ * held to the end of the file.
+ *
+ * Every line is held until the chain has been walked from the leaf, so a line's bookkeeping is
+ * what a file of tiny lines costs beyond its messages (issue 14 item 12: a million minimal lines
+ * were over the memory bound with ~75–100 bytes a line here). It is now ~25: one slot that is
+ * the line's message or else its uuid (a message's id is its uuid), typed arrays for the parent
+ * index, line number and flags, and a uuid table that holds no strings of its own. The rare
+ * payloads (a summary's text, a compaction, a split response's id) sit beside, in maps or in a
+ * column made only once a line needs it.
  */
 class Lines {
   count = 0;
-  readonly uuid: string[] = [];
-  /** The parent's index when it was read before this line, else its uuid; null: none. */
-  readonly parent: (number | string | null)[] = [];
+  /** USER/ASSISTANT: the message (its id is the line's uuid); any other line: its uuid. */
+  readonly key: (Message | string)[] = [];
+  /** The parent's index when it was read before this line; NO_PARENT; LATER_PARENT. */
+  parent = new Int32Array(1024);
   /** The kind and the bits above. */
   flags = new Uint8Array(1024);
   /** 1-based line number in the file. */
-  line = new Float64Array(1024);
-  /** USER/ASSISTANT: the message; SUMMARY: the summary text; BOUNDARY: the compaction. */
-  readonly data: (Message | string | Compaction | undefined)[] = [];
-  /** Assistant lines: `message.id`, shared by the lines of one split response. */
-  readonly apiId: (string | undefined)[] = [];
+  line = new Uint32Array(1024);
+  /** LATER_PARENT lines: the parent's uuid. */
+  readonly laterParent = new Map<number, string>();
+  /** SUMMARY: the summary text; BOUNDARY: the compaction. */
+  readonly payload = new Map<number, string | Compaction>();
+  /** Assistant lines: `message.id`, shared by the lines of one split response; made at the first one. */
+  private apiIds: (string | undefined)[] | undefined;
   /** `logicalParentUuid` and `agentId`, on the few lines that have them. */
   readonly logicalParent = new Map<number, string>();
   readonly agentId = new Map<number, string>();
 
-  add(uuid: string, parent: number | string | null, flags: number, line: number, data: Lines['data'][number], apiId: string | undefined): number {
+  // uuid → index of the last line with it: open addressing over typed arrays, keyed by the
+  // lines' own uuids (a slot is a hash and an index, no string), so it hashes a key once and
+  // rarely compares strings. A Map does the same job at about twice the cost per insert on
+  // this hot path and holds a pointer to every key besides.
+  private mask = 1023;
+  private hashes = new Int32Array(1024);
+  private slots = new Int32Array(1024).fill(-1);
+  /** Distinct uuids. */
+  private distinct = 0;
+
+  add(key: Message | string, parent: number, flags: number, line: number, apiId: string | undefined): number {
     const i = this.count++;
     if (i === this.flags.length) {
       const f = new Uint8Array(i * 2);
       f.set(this.flags);
       this.flags = f;
-      const l = new Float64Array(i * 2);
+      const l = new Uint32Array(i * 2);
       l.set(this.line);
       this.line = l;
+      const p = new Int32Array(i * 2);
+      p.set(this.parent);
+      this.parent = p;
     }
-    this.uuid.push(uuid);
-    this.parent.push(parent);
+    this.key.push(key);
+    this.parent[i] = parent;
     this.flags[i] = flags;
     this.line[i] = line;
-    this.data.push(data);
-    this.apiId.push(apiId);
+    if (apiId !== undefined && this.apiIds === undefined) this.apiIds = new Array<string | undefined>(i).fill(undefined);
+    this.apiIds?.push(apiId);
     return i;
+  }
+
+  uuid(i: number): string {
+    const k = this.key[i]!;
+    return typeof k === 'string' ? k : k.id;
+  }
+
+  apiId(i: number): string | undefined {
+    return this.apiIds?.[i];
   }
 
   /** The uuid line `i` names as its parent. */
   parentUuid(i: number): string | null {
     const p = this.parent[i]!;
-    return typeof p === 'number' ? this.uuid[p]! : p;
+    return p >= 0 ? this.uuid(p) : p === NO_PARENT ? null : this.laterParent.get(i)!;
+  }
+
+  /** The slot holding `uuid`, or the empty slot where it would go. */
+  private slot(uuid: string, h: number): number {
+    const { mask, hashes, slots } = this;
+    let s = h & mask;
+    for (let i = slots[s]!; i !== -1 && (hashes[s] !== h || this.uuid(i) !== uuid); i = slots[s]!) s = (s + 1) & mask;
+    return s;
+  }
+
+  /** The index of the last line with this uuid, or -1. */
+  find(uuid: string): number {
+    return this.slots[this.slot(uuid, hash(uuid))]!;
+  }
+
+  /** Makes line `i` (the last added) the one its uuid finds; returns the line it replaced, or -1. */
+  index(i: number, uuid: string): number {
+    if (this.distinct * 2 >= this.mask) this.grow();
+    const h = hash(uuid);
+    const s = this.slot(uuid, h);
+    const had = this.slots[s]!;
+    if (had === -1) {
+      this.hashes[s] = h;
+      this.distinct++;
+    }
+    this.slots[s] = i;
+    return had;
+  }
+
+  private grow(): void {
+    const { hashes, slots } = this;
+    const capacity = slots.length * 2;
+    this.mask = capacity - 1;
+    this.hashes = new Int32Array(capacity);
+    this.slots = new Int32Array(capacity).fill(-1);
+    for (let j = 0; j < slots.length; j++) {
+      if (slots[j] === -1) continue;
+      let s = hashes[j]! & this.mask;
+      while (this.slots[s] !== -1) s = (s + 1) & this.mask;
+      this.hashes[s] = hashes[j]!;
+      this.slots[s] = slots[j]!;
+    }
   }
 }
 
 /**
- * string → index (≥ 0), for the lookups by uuid and by message id, one or two per line: an
- * open-addressing table over typed arrays that hashes a key once and rarely compares strings.
- * A Map does the same job at about twice the cost per insert on this hot path (measured on the
- * import bench's 80k lines).
+ * string → index (≥ 0), for the lookups by message id (one per assistant line on a chain; the
+ * uuid table is Lines' own): an open-addressing table over typed arrays that hashes a key once
+ * and rarely compares strings. A Map does the same job at about twice the cost per insert on
+ * this hot path (measured on the import bench's 80k lines).
  */
 class StringIndex {
   private mask = 63;
@@ -121,12 +208,6 @@ class StringIndex {
   private keys: (string | undefined)[] = new Array<string | undefined>(64).fill(undefined);
   /** Distinct keys. */
   size = 0;
-
-  private static hash(key: string): number {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-    return h;
-  }
 
   /** The slot holding `key`, or the empty slot where it would go. */
   private slot(key: string, h: number): number {
@@ -154,13 +235,13 @@ class StringIndex {
   }
 
   get(key: string): number {
-    return this.values[this.slot(key, StringIndex.hash(key))]!;
+    return this.values[this.slot(key, hash(key))]!;
   }
 
   /** Maps `key` to `value` unless it is mapped already (`replace` maps it anyway); returns the value it had, or -1. */
   add(key: string, value: number, replace: boolean): number {
     if (this.size * 2 >= this.mask) this.grow();
-    const h = StringIndex.hash(key);
+    const h = hash(key);
     const i = this.slot(key, h);
     const had = this.values[i]!;
     if (had === -1) {
@@ -221,17 +302,18 @@ function assistantMessage(id: string, parts: Part[], timestamp: number | undefin
 }
 
 /** Builds messages from an ordered list of lines (main chain or one sidechain). */
-function toMessages(lines: Lines, indices: readonly number[], ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
+function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
   const messages: Message[] = [];
   const byApiId = new StringIndex();
   const models = new Map<string, number>();
   let pendingBoundary = false;
 
-  const { flags, data } = lines;
-  for (const i of indices) {
+  const { flags, key, payload } = lines;
+  for (let n = 0; n < indices.length; n++) {
+    const i = indices[n]!;
     const kind = flags[i]! & KIND;
     if (kind === BOUNDARY) {
-      const { trigger, before, after } = data[i] as Compaction;
+      const { trigger, before, after } = payload.get(i) as Compaction;
       pendingBoundary = true;
       const c: { -readonly [K in keyof SourceCompaction]: SourceCompaction[K] } = { atMessage: messages.length, trigger };
       if (before !== undefined) c.tokensBefore = before;
@@ -242,7 +324,7 @@ function toMessages(lines: Lines, indices: readonly number[], ctx: ParseContext,
     }
     if (kind === SUMMARY) {
       // The summary the agent continued from: a region, attached to the compaction.
-      const text = data[i] as string;
+      const text = payload.get(i) as string;
       const last = compactions?.[compactions.length - 1];
       if (compactions && last && pendingBoundary) compactions[compactions.length - 1] = { ...last, summary: text };
       else compactions?.push({ atMessage: messages.length, trigger: 'unknown', summary: text, sourceLine: lines.line[i]! });
@@ -250,11 +332,11 @@ function toMessages(lines: Lines, indices: readonly number[], ctx: ParseContext,
       continue;
     }
     if (kind !== USER && kind !== ASSISTANT) continue;
-    let m = data[i] as Message;
+    let m = key[i] as Message;
     if (kind === ASSISTANT) {
       const model = m.model;
       if (model && model !== '<synthetic>') models.set(model, (models.get(model) ?? 0) + 1);
-      const apiId = lines.apiId[i];
+      const apiId = lines.apiId(i);
       const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
       if (existing !== -1) {
         const prev = messages[existing]!;
@@ -302,8 +384,6 @@ function mostUsed(models: Map<string, number>): string | undefined {
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Claude Code JSON lines (one record per line)');
   const all = new Lines();
-  // uuid → index of the last line with it.
-  const byUuid = new StringIndex();
   const unknownTypes = new Map<string, number>();
   let leaf: string | undefined;
   let lastMain: string | undefined;
@@ -345,21 +425,22 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       // `toolUseResult` (structured output the model never saw, often the biggest part of a line)
       // go with the parsed line instead of being held to the end of the file.
       let flags = NONE;
-      let data: Lines['data'][number];
+      let data: Message | undefined;
+      let payload: string | Compaction | undefined;
       let apiId: string | undefined;
       if (type === 'system') {
         if (r['subtype'] === 'compact_boundary') {
           flags = BOUNDARY;
           const meta = rec(r['compactMetadata']);
           const trigger = meta['trigger'] === 'auto' || meta['trigger'] === 'manual' ? meta['trigger'] : 'unknown';
-          data = { trigger, before: num(meta['preTokens']), after: num(meta['postTokens']) } satisfies Compaction;
+          payload = { trigger, before: num(meta['preTokens']), after: num(meta['postTokens']) } satisfies Compaction;
         }
       } else if (messageType) {
         flags = MESSAGE_TYPE;
         const msg = rec(r['message']);
         if (r['isCompactSummary'] === true) {
           flags |= SUMMARY;
-          data = summaryText(msg['content']);
+          payload = summaryText(msg['content']);
         } else if (r['isMeta'] === true && !sentMeta(r, msg, slashCommand)) {
           flags |= META;
         } else {
@@ -392,20 +473,22 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       const p = r['parentUuid'];
       // The parent is usually read already, most often just before: its index (its uuid is the
       // same text, so nothing is lost) and the parentUuid string can go.
-      let parent: number | string | null = null;
+      let parent = NO_PARENT;
       if (typeof p === 'string') {
-        if (previous !== -1 && p === all.uuid[previous]) parent = previous;
+        if (previous !== -1 && p === all.uuid(previous)) parent = previous;
         else {
-          const at = byUuid.get(p);
-          parent = at !== -1 ? at : p;
+          const at = all.find(p);
+          parent = at !== -1 ? at : LATER_PARENT;
         }
       }
-      const i = all.add(uuid, parent, flags, l.line, data, apiId);
+      const i = all.add(data ?? uuid, parent, flags, l.line, apiId);
+      if (parent === LATER_PARENT) all.laterParent.set(i, p as string);
+      if (payload !== undefined) all.payload.set(i, payload);
       const lp = r['logicalParentUuid'];
       if (typeof lp === 'string') all.logicalParent.set(i, lp);
       const agentId = r['agentId'];
       if (typeof agentId === 'string') all.agentId.set(i, agentId);
-      if (byUuid.add(uuid, i, true) !== -1) duplicateUuids++;
+      if (all.index(i, uuid) !== -1) duplicateUuids++;
       previous = i;
       if ((flags & SIDECHAIN) === 0) lastMain = uuid;
       if (all.count % 5000 === 0) ctx.progress(all.count, 0);
@@ -420,7 +503,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   let ownAgentId: string | undefined;
   if (lastMain === undefined) {
     for (let i = 0; i < all.count; i++) flags[i] = flags[i]! & ~SIDECHAIN;
-    lastMain = all.uuid[all.count - 1];
+    lastMain = all.uuid(all.count - 1);
     for (const id of all.agentId.values()) {
       ownAgentId = id;
       break;
@@ -429,33 +512,37 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
 
   // Walk the main chain from the leaf back to the root — unless uuids repeat (trimmed or
   // hand-edited files), where the tree cannot be trusted and file order is the best guess.
-  const leafAt = leaf !== undefined ? byUuid.get(leaf) : -1;
+  const leafAt = leaf !== undefined ? all.find(leaf) : -1;
   const start = leafAt !== -1 && (flags[leafAt]! & SIDECHAIN) === 0 ? leaf : lastMain;
-  const chain: number[] = [];
-  for (let cur = start !== undefined ? byUuid.get(start) : -1; cur !== -1 && (flags[cur]! & ON_CHAIN) === 0; ) {
+  // Line indices, leaf first (a line is on it once: ON_CHAIN stops a cycle).
+  let chain = new Int32Array(all.count);
+  let length = 0;
+  for (let cur = start !== undefined ? all.find(start) : -1; cur !== -1 && (flags[cur]! & ON_CHAIN) === 0; ) {
     flags[cur] = flags[cur]! | ON_CHAIN;
-    chain.push(cur);
+    chain[length++] = cur;
     const p = parent[cur]!;
     // The index is the line its uuid names, unless a uuid repeats: then the last line with that
     // uuid wins, as a lookup by uuid gives.
-    if (typeof p === 'number' && duplicateUuids === 0) {
+    if (p >= 0 && duplicateUuids === 0) {
       cur = p;
       continue;
     }
     const next = all.parentUuid(cur) ?? ((flags[cur]! & COMPACT_BOUNDARY) !== 0 ? (all.logicalParent.get(cur) ?? null) : null);
     if (next === null) break;
-    cur = byUuid.get(next);
-    if (cur === -1) ctx.warn(`chain broken: parent ${next} is not in the file`, all.line[chain[chain.length - 1]!]);
+    cur = all.find(next);
+    if (cur === -1) ctx.warn(`chain broken: parent ${next} is not in the file`, all.line[chain[length - 1]!]);
   }
-  chain.reverse();
+  chain = chain.subarray(0, length).reverse();
   if (duplicateUuids > 0) {
     ctx.warn(`${duplicateUuids} line(s) reuse a uuid: the parentUuid chain is ambiguous, so the main chain follows file order`);
-    chain.length = 0;
+    length = 0;
+    chain = new Int32Array(all.count);
     for (let i = 0; i < all.count; i++) {
       if ((flags[i]! & SIDECHAIN) !== 0) continue;
-      chain.push(i);
+      chain[length++] = i;
       flags[i] = flags[i]! | ON_CHAIN;
     }
+    chain = chain.subarray(0, length);
   }
   // (Marks stand for uuids: without repeats a uuid is one line; with them every main line is on.)
   let offChain = 0;
@@ -475,8 +562,9 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     for (const i of side) {
       const parentUuid = all.parentUuid(i);
       const parentRoot = parentUuid !== null ? rootOf.get(parentUuid) : undefined;
-      const root = parentRoot ?? all.agentId.get(i) ?? all.uuid[i]!;
-      rootOf.set(all.uuid[i]!, root);
+      const uuid = all.uuid(i);
+      const root = parentRoot ?? all.agentId.get(i) ?? uuid;
+      rootOf.set(uuid, root);
       let g = groups.get(root);
       if (!g) groups.set(root, (g = []));
       g.push(i);
