@@ -1,0 +1,85 @@
+/**
+ * A million minimal Claude Code lines (uuid, parentUuid, a 2-character text; ~143 MB, one chain)
+ * through `ctxscope import` and `ctxscope inspect`, each in its own Node process whose JS heap
+ * is capped with --max-old-space-size. The importer holds every line until it has walked the
+ * chain from the leaf, so what it keeps per line beside the message is what this shape costs
+ * beyond its session (issue 14 item 12). A regression that holds more per line (the parsed
+ * line, the parentUuid string, a pointer column per field, a uuid table with its own key
+ * array) runs out of heap and the process aborts, so the test fails on memory, not on a timing.
+ *
+ * The cap, measured on the source CLI (tsx) with Node 20: the code before the fix aborted at
+ * 290 MB on `import` and 300 MB on `inspect`; this code aborts at 240 / 250 MB and completes at
+ * 255 / 260 MB. The two are only ~40–50 MB apart (the session itself, ~225 MB of messages, is
+ * most of the heap either way), so the cap sits between them: ~25 MB above what this code needs,
+ * 10–20 MB below what the old code needed, rather than the usual ~50 MB of headroom. A million
+ * lines, not fewer: a smaller file shrinks that gap in proportion. Runtime ~25 s on 2 cores.
+ * README "Reliability and security" → "Memory" has the peak RSS figures.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const LINES = 1_000_000;
+const HEAP_MB = 280;
+const root = resolve(__dirname, '../../..');
+
+let dir: string;
+let file: string;
+
+const uuid = (k: number): string => `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxscope-cc-lines-'));
+  file = join(dir, 'minimal.jsonl');
+  const fd = openSync(file, 'w');
+  try {
+    for (let i = 0; i < LINES; i += 10_000) {
+      const chunk: string[] = [];
+      for (let k = i; k < i + 10_000; k++) {
+        // One chain, user and assistant in turn; the first line names the session (detection needs it).
+        const parent = k === 0 ? 'null' : `"${uuid(k - 1)}"`;
+        const session = k === 0 ? ',"sessionId":"minimal"' : '';
+        chunk.push(`{"type":"${k % 2 ? 'assistant' : 'user'}"${session},"uuid":"${uuid(k)}","parentUuid":${parent},"message":{"content":"${k % 2 ? 'ok' : 'hi'}"}}`);
+      }
+      writeSync(fd, chunk.join('\n') + '\n');
+    }
+  } finally {
+    closeSync(fd);
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The CLI from source in one process (tsx as a loader, so the heap cap applies to it). */
+function ctxscope(...args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '', CTXSCOPE_DB: join(dir, 'unused.db') },
+    maxBuffer: 1 << 24,
+  });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () => {
+  it('ctxscope import stores every message of the chain', () => {
+    const r = ctxscope('import', file, '--db', join(dir, 'store.db'), '--json');
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    const [result] = JSON.parse(r.stdout) as { messages: number; format: string }[];
+    expect(result).toMatchObject({ format: 'claude-code', messages: LINES });
+  }, 300_000);
+
+  it('ctxscope inspect counts every message of the chain', () => {
+    const r = ctxscope('inspect', file, '--json');
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as { format: string; sessions: { id: string; messages: { user: number; assistant: number } }[] };
+    expect(report.format).toBe('claude-code');
+    expect(report.sessions).toHaveLength(1);
+    expect(report.sessions[0]).toMatchObject({ id: 'minimal', messages: { user: LINES / 2, assistant: LINES / 2 } });
+  }, 300_000);
+});
