@@ -340,13 +340,19 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
       if (existing !== -1) {
         const prev = messages[existing]!;
-        messages[existing] = {
-          ...prev,
-          parts: [...prev.parts, ...m.parts],
-          ...(m.usage ? { usage: m.usage } : {}),
-          ...(ctx.keepRaw ? { raw: `${prev.raw ?? ''}\n${m.raw}` } : {}),
-          ...(m.sourceLine !== undefined ? { mergedLines: [...(prev.mergedLines ?? []), m.sourceLine] } : {}),
-        };
+        // A copy (the line's own message may be in another session too), with the properties in
+        // the order a spread gives. Object.assign and concat, not a spread of conditional
+        // literals: that made a dictionary-mode object and over-sized arrays, ~800 bytes a merged
+        // message instead of ~330 (a million short split-response lines were over the memory bound).
+        const merged: Draft = Object.assign({}, prev);
+        merged.parts = prev.parts.concat(m.parts);
+        if (m.usage) merged.usage = m.usage;
+        if (ctx.keepRaw) merged.raw = `${prev.raw ?? ''}\n${m.raw}`;
+        if (m.sourceLine !== undefined) merged.mergedLines = prev.mergedLines ? prev.mergedLines.concat(m.sourceLine) : [m.sourceLine];
+        messages[existing] = merged;
+        // The line's message lives on only in the copy: a main-chain line is in no other session,
+        // so it keeps just its uuid (a sidechain line may still name it as its parent).
+        if ((flags[i]! & SIDECHAIN) === 0) key[i] = m.id;
         continue;
       }
     } else if (m.parts.length === 0) {
