@@ -13,6 +13,11 @@
  * most of the heap either way), so the cap sits between them: ~25 MB above what this code needs,
  * 10–20 MB below what the old code needed, rather than the usual ~50 MB of headroom. A million
  * lines, not fewer: a smaller file shrinks that gap in proportion. Runtime ~25 s on 2 cores.
+ *
+ * Split responses (two assistant lines sharing `message.id`, merged into one message) have their
+ * own cap, `inspect` only: merging made a dictionary-mode copy per message (~800 bytes instead of
+ * ~330). The code before that fix aborted even at 460 MB; this code completes at 340 MB, aborts
+ * at 300; the cap is 390 MB. ~12 s more.
  * README "Reliability and security" → "Memory" has the peak RSS figures.
  */
 import { spawnSync } from 'node:child_process';
@@ -23,37 +28,47 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const LINES = 1_000_000;
 const HEAP_MB = 280;
+const SPLIT_HEAP_MB = 390;
 const root = resolve(__dirname, '../../..');
 
 let dir: string;
 let file: string;
+let split: string;
 
 const uuid = (k: number): string => `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-cc-lines-'));
-  file = join(dir, 'minimal.jsonl');
-  const fd = openSync(file, 'w');
+/** One chain of LINES lines (`line(k)` is the rest of line k's record); the first line names the session (detection needs it). */
+function writeChain(path: string, line: (k: number) => string): void {
+  const fd = openSync(path, 'w');
   try {
     for (let i = 0; i < LINES; i += 10_000) {
       const chunk: string[] = [];
       for (let k = i; k < i + 10_000; k++) {
-        // One chain, user and assistant in turn; the first line names the session (detection needs it).
         const parent = k === 0 ? 'null' : `"${uuid(k - 1)}"`;
         const session = k === 0 ? ',"sessionId":"minimal"' : '';
-        chunk.push(`{"type":"${k % 2 ? 'assistant' : 'user'}"${session},"uuid":"${uuid(k)}","parentUuid":${parent},"message":{"content":"${k % 2 ? 'ok' : 'hi'}"}}`);
+        chunk.push(`{"uuid":"${uuid(k)}"${session},"parentUuid":${parent},${line(k)}}`);
       }
       writeSync(fd, chunk.join('\n') + '\n');
     }
   } finally {
     closeSync(fd);
   }
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxscope-cc-lines-'));
+  file = join(dir, 'minimal.jsonl');
+  // User and assistant in turn.
+  writeChain(file, (k) => `"type":"${k % 2 ? 'assistant' : 'user'}","message":{"content":"${k % 2 ? 'ok' : 'hi'}"}`);
+  split = join(dir, 'split.jsonl');
+  // A user line, then one response split over two assistant lines.
+  writeChain(split, (k) => (k % 3 === 0 ? '"type":"user","message":{"content":"hi"}' : `"type":"assistant","message":{"id":"m${Math.floor(k / 3)}","content":"ok"}`));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The CLI from source in one process (tsx as a loader, so the heap cap applies to it). */
-function ctxscope(...args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
+function ctxscope(heapMb: number, ...args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '', CTXSCOPE_DB: join(dir, 'unused.db') },
@@ -64,7 +79,7 @@ function ctxscope(...args: string[]): { status: number | null; signal: NodeJS.Si
 
 describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () => {
   it('ctxscope import stores every message of the chain', () => {
-    const r = ctxscope('import', file, '--db', join(dir, 'store.db'), '--json');
+    const r = ctxscope(HEAP_MB, 'import', file, '--db', join(dir, 'store.db'), '--json');
     expect(r.stderr).not.toMatch(/heap out of memory/);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
@@ -73,7 +88,7 @@ describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () =
   }, 300_000);
 
   it('ctxscope inspect counts every message of the chain', () => {
-    const r = ctxscope('inspect', file, '--json');
+    const r = ctxscope(HEAP_MB, 'inspect', file, '--json');
     expect(r.stderr).not.toMatch(/heap out of memory/);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
@@ -81,5 +96,16 @@ describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () =
     expect(report.format).toBe('claude-code');
     expect(report.sessions).toHaveLength(1);
     expect(report.sessions[0]).toMatchObject({ id: 'minimal', messages: { user: LINES / 2, assistant: LINES / 2 } });
+  }, 300_000);
+});
+
+describe(`a million minimal Claude Code lines of split responses within a ${SPLIT_HEAP_MB} MB heap`, () => {
+  it('ctxscope inspect counts every merged message', () => {
+    const r = ctxscope(SPLIT_HEAP_MB, 'inspect', split, '--json');
+    expect(r.stderr).not.toMatch(/heap out of memory/);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as { sessions: { messages: { user: number; assistant: number } }[] };
+    expect(report.sessions[0]!.messages).toMatchObject({ user: Math.ceil(LINES / 3), assistant: Math.floor(LINES / 3) });
   }, 300_000);
 });
