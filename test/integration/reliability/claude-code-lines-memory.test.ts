@@ -15,9 +15,11 @@
  * lines, not fewer: a smaller file shrinks that gap in proportion. Runtime ~25 s on 2 cores.
  *
  * Split responses (two assistant lines sharing `message.id`, merged into one message) have their
- * own cap, `inspect` only: merging made a dictionary-mode copy per message (~800 bytes instead of
- * ~330). The code before that fix aborted even at 460 MB; this code completes at 340 MB, aborts
- * at 300; the cap is 390 MB. ~12 s more.
+ * own file and cap, `inspect` only: merging made a dictionary-mode copy per message (~800 bytes
+ * instead of ~330). Half a million lines, to keep the runtime down (their gap is wide): the code
+ * before that fix aborted at 240 MB and completed at 270; this code aborts at 150 and completes
+ * at 170; the cap is 210 MB. (On a million lines: aborted even at 460 MB, completes at 340.)
+ * ~5 s more.
  * README "Reliability and security" → "Memory" has the peak RSS figures.
  */
 import { spawnSync } from 'node:child_process';
@@ -28,7 +30,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const LINES = 1_000_000;
 const HEAP_MB = 280;
-const SPLIT_HEAP_MB = 390;
+const SPLIT_LINES = 500_000;
+const SPLIT_HEAP_MB = 210;
 const root = resolve(__dirname, '../../..');
 
 let dir: string;
@@ -37,11 +40,11 @@ let split: string;
 
 const uuid = (k: number): string => `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
 
-/** One chain of LINES lines (`line(k)` is the rest of line k's record); the first line names the session (detection needs it). */
-function writeChain(path: string, line: (k: number) => string): void {
+/** One chain of `lines` lines (`line(k)` is the rest of line k's record); the first line names the session (detection needs it). */
+function writeChain(path: string, lines: number, line: (k: number) => string): void {
   const fd = openSync(path, 'w');
   try {
-    for (let i = 0; i < LINES; i += 10_000) {
+    for (let i = 0; i < lines; i += 10_000) {
       const chunk: string[] = [];
       for (let k = i; k < i + 10_000; k++) {
         const parent = k === 0 ? 'null' : `"${uuid(k - 1)}"`;
@@ -59,10 +62,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-cc-lines-'));
   file = join(dir, 'minimal.jsonl');
   // User and assistant in turn.
-  writeChain(file, (k) => `"type":"${k % 2 ? 'assistant' : 'user'}","message":{"content":"${k % 2 ? 'ok' : 'hi'}"}`);
+  writeChain(file, LINES, (k) => `"type":"${k % 2 ? 'assistant' : 'user'}","message":{"content":"${k % 2 ? 'ok' : 'hi'}"}`);
   split = join(dir, 'split.jsonl');
   // A user line, then one response split over two assistant lines.
-  writeChain(split, (k) => (k % 3 === 0 ? '"type":"user","message":{"content":"hi"}' : `"type":"assistant","message":{"id":"m${Math.floor(k / 3)}","content":"ok"}`));
+  writeChain(split, SPLIT_LINES, (k) => (k % 3 === 0 ? '"type":"user","message":{"content":"hi"}' : `"type":"assistant","message":{"id":"m${Math.floor(k / 3)}","content":"ok"}`));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -99,13 +102,14 @@ describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () =
   }, 300_000);
 });
 
-describe(`a million minimal Claude Code lines of split responses within a ${SPLIT_HEAP_MB} MB heap`, () => {
+describe(`half a million minimal Claude Code lines of split responses within a ${SPLIT_HEAP_MB} MB heap`, () => {
   it('ctxscope inspect counts every merged message', () => {
     const r = ctxscope(SPLIT_HEAP_MB, 'inspect', split, '--json');
+    // Lines 0, 3, … 499,998 are prompts; each response is lines 3n+1 and 3n+2, the last one only line 499,999.
     expect(r.stderr).not.toMatch(/heap out of memory/);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout) as { sessions: { messages: { user: number; assistant: number } }[] };
-    expect(report.sessions[0]!.messages).toMatchObject({ user: Math.ceil(LINES / 3), assistant: Math.floor(LINES / 3) });
+    expect(report.sessions[0]!.messages).toMatchObject({ user: 166_667, assistant: 166_667 });
   }, 300_000);
 });
