@@ -11,8 +11,8 @@
  * 290 MB on `import` and 300 MB on `inspect`; this code aborts at 240 / 250 MB and completes at
  * 255 / 260 MB. The two are only ~40–50 MB apart (the session itself, ~225 MB of messages, is
  * most of the heap either way), so the cap sits between them: ~25 MB above what this code needs,
- * 10–20 MB below what the old code needed, rather than the usual ~50 MB of headroom. A million
- * lines, not fewer: a smaller file shrinks that gap in proportion. Runtime ~25 s on 2 cores.
+ * 10–30 MB below what the old code needed, rather than the usual ~50 MB of headroom. A million
+ * lines, not fewer: a smaller file shrinks that gap in proportion. The whole file: 20–45 s on 2 cores, with the load.
  *
  * Split responses (two assistant lines sharing `message.id`, merged into one message) have their
  * own file and cap, `inspect` only: merging made a dictionary-mode copy per message (~800 bytes
