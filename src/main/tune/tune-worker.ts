@@ -13,6 +13,7 @@ import type { Session } from '../../core/model';
 import { replay } from '../../core/replay/index';
 import { factIndex, provideFactIndex, type FactIndex } from '../../core/replay/retention';
 import { countWith, type SessionCounts } from '../../core/tokens/index';
+import { provideMessageList } from '../../core/summarize/extractive';
 import { outcomeOf, type TuneOutcome } from '../../core/tune/index';
 import { countsKey, type TunePrepareJob, type TuneReplayJob, type TuneReply, type TuneRequest } from './protocol';
 
@@ -32,6 +33,8 @@ function hold(key: string, session: Session | undefined, facts?: FactIndex): Hel
   held = { key, session, counts: new Map(), sent: new Set() };
   // Facts another worker extracted for this version: the replay's retention reads them instead of extracting.
   if (facts) provideFactIndex(session.messages, facts);
+  // Every setting folds runs of this one list: its items laid out once make each fold a scan of integers.
+  provideMessageList(session.messages);
   return held;
 }
 
