@@ -117,12 +117,16 @@ const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
  * distinct items newest first come from one scan of integers — no set of strings per fold.
  */
 interface ListItems {
-  readonly list: readonly Message[];
   readonly sections: readonly { readonly items: readonly string[]; readonly start: Uint32Array; readonly next: Uint32Array }[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
 }
-const listOf = new WeakMap<Message, { readonly at: ListItems; readonly index: number }>();
+/** A provided list; its items are laid out at its first fold (a policy that never summarizes pays nothing). */
+interface ProvidedList {
+  readonly list: readonly Message[];
+  items?: ListItems;
+}
+const listOf = new WeakMap<Message, { readonly at: ProvidedList; readonly index: number }>();
 
 /**
  * Lays out a message list's items for fast folds (the tuner calls it once per session it holds,
@@ -130,6 +134,11 @@ const listOf = new WeakMap<Message, { readonly at: ListItems; readonly index: nu
  */
 export function provideMessageList(list: readonly Message[]): void {
   if (list.length === 0 || listOf.get(list[0]!)?.at.list === list) return;
+  const at: ProvidedList = { list };
+  list.forEach((m, index) => listOf.set(m, { at, index }));
+}
+
+function layOut(list: readonly Message[]): ListItems {
   const per = list.map(itemsOf);
   const sections = ITEM_FIELDS.map((f) => {
     const start = new Uint32Array(list.length + 1);
@@ -148,8 +157,7 @@ export function provideMessageList(list: readonly Message[]): void {
   });
   const unsafeBefore = new Uint32Array(list.length + 1);
   per.forEach((m, i) => (unsafeBefore[i + 1] = unsafeBefore[i]! + (m.readsBack ? 0 : 1)));
-  const at: ListItems = { list, sections, unsafeBefore };
-  list.forEach((m, index) => listOf.set(m, { at, index }));
+  return { sections, unsafeBefore };
 }
 
 /** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
@@ -158,7 +166,8 @@ function runOf(messages: readonly Message[]): { at: ListItems; a: number } | und
   if (!hit || hit.index + messages.length > hit.at.list.length) return undefined;
   const { list } = hit.at;
   for (let k = 0; k < messages.length; k++) if (list[hit.index + k] !== messages[k]) return undefined;
-  return { at: hit.at, a: hit.index };
+  hit.at.items ??= layOut(list);
+  return { at: hit.at.items, a: hit.index };
 }
 
 /**
