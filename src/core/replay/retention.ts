@@ -61,6 +61,19 @@ export function factIndex(messages: readonly Message[]): FactIndex {
   return fx;
 }
 
+/**
+ * Hands in a fact index made elsewhere for this message list (the tuner extracts a session's facts
+ * once, on one thread, and ships them to the others). Checked against the list's shape, so an index
+ * of another session or version is refused rather than silently misread.
+ */
+export function provideFactIndex(messages: readonly Message[], fx: FactIndex): void {
+  if (fx.offsets.length !== messages.length + 1 || fx.offsets[messages.length] !== fx.ids.length || fx.kinds.length !== fx.keys.length) {
+    throw new Error(`fact index for ${fx.offsets.length - 1} messages and ${fx.ids.length} mentions does not fit a list of ${messages.length} messages`);
+  }
+  for (let q = 0; q < fx.ids.length; q++) if (fx.ids[q]! >= fx.keys.length) throw new Error(`fact index: mention ${q} names fact ${fx.ids[q]}, of ${fx.keys.length}`);
+  indexCache.set(messages, fx);
+}
+
 // Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.
 export { parseNeedle, type Needle };
 

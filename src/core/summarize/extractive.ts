@@ -51,6 +51,8 @@ interface MessageItems {
   readonly errors: readonly string[];
   readonly files: readonly string[];
   readonly facts: readonly string[];
+  /** Every item reads back from `render`'s output as itself (see readsBack): a summary of such messages needs no check. */
+  readonly readsBack: boolean;
 }
 
 /**
@@ -83,33 +85,128 @@ function itemsOf(m: Message): MessageItems {
   }
   // What the user or the agent said or did (not raw tool output): facts shared with retention.
   const facts = m.parts.every((p) => p.kind === 'tool_result') ? [] : factsOfMessage(m).map((f) => f.key);
-  const items: MessageItems = { decisions, errors, files, facts };
+  const plain = (x: string): boolean => x !== '' && x === x.trim() && !x.includes('\n') && !x.includes('\r');
+  const readsBack = decisions.every(plain) && errors.every(plain) && files.every(plain) && facts.every((f) => plain(f) && !f.includes(', ') && !f.endsWith('…'));
+  const items: MessageItems = { decisions, errors, files, facts, readsBack };
   itemsCache.set(m, items);
   return items;
 }
 
-/** What the folded messages say, section by section, newest first (a share that runs out drops the oldest); the goal is the first request. */
-function extract(messages: readonly Message[]): Sections {
+/**
+ * Appends the items of `xs` not seen yet, last first. Walking the folded messages from the newest
+ * and each one's items from its last gives the distinct items latest mention first — what
+ * reversing the concatenation and keeping first occurrences gives, without building it.
+ */
+function newestFirstInto(xs: readonly string[], seen: Set<string>, out: string[]): void {
+  for (let k = xs.length - 1; k >= 0; k--) {
+    const x = xs[k]!;
+    if (seen.has(x)) continue;
+    seen.add(x);
+    out.push(x);
+  }
+}
+
+/** The four item sections extract() fills, in MessageItems' field order. */
+const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
+
+/**
+ * A message list's items laid out once (provideMessageList), for folds that are one contiguous run
+ * of it: per section every mention in list order, where each message's start (`start`), and per
+ * mention the position of the next mention of the same item (`next`, or the end). A mention is the
+ * newest of its item in a run exactly when its next mention lies past the run, so a fold's
+ * distinct items newest first come from one scan of integers — no set of strings per fold.
+ */
+interface ListItems {
+  readonly sections: readonly { readonly items: readonly string[]; readonly start: Uint32Array; readonly next: Uint32Array }[];
+  /** Messages before i whose items do not all read back. */
+  readonly unsafeBefore: Uint32Array;
+}
+/** A provided list; its items are laid out at its first fold (a policy that never summarizes pays nothing). */
+interface ProvidedList {
+  readonly list: readonly Message[];
+  items?: ListItems;
+}
+const listOf = new WeakMap<Message, { readonly at: ProvidedList; readonly index: number }>();
+
+/**
+ * Lays out a message list's items for fast folds (the tuner calls it once per session it holds,
+ * then replays it under many settings). Summaries are the same with or without it.
+ */
+export function provideMessageList(list: readonly Message[]): void {
+  if (list.length === 0 || listOf.get(list[0]!)?.at.list === list) return;
+  const at: ProvidedList = { list };
+  list.forEach((m, index) => listOf.set(m, { at, index }));
+}
+
+function layOut(list: readonly Message[]): ListItems {
+  const per = list.map(itemsOf);
+  const sections = ITEM_FIELDS.map((f) => {
+    const start = new Uint32Array(list.length + 1);
+    const items: string[] = [];
+    per.forEach((m, i) => {
+      for (const x of m[f]) items.push(x);
+      start[i + 1] = items.length;
+    });
+    const next = new Uint32Array(items.length);
+    const later = new Map<string, number>();
+    for (let q = items.length - 1; q >= 0; q--) {
+      next[q] = later.get(items[q]!) ?? items.length;
+      later.set(items[q]!, q);
+    }
+    return { items, start, next };
+  });
+  const unsafeBefore = new Uint32Array(list.length + 1);
+  per.forEach((m, i) => (unsafeBefore[i + 1] = unsafeBefore[i]! + (m.readsBack ? 0 : 1)));
+  return { sections, unsafeBefore };
+}
+
+/** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
+function runOf(messages: readonly Message[]): { at: ListItems; a: number } | undefined {
+  const hit = messages.length > 0 ? listOf.get(messages[0]!) : undefined;
+  if (!hit || hit.index + messages.length > hit.at.list.length) return undefined;
+  const { list } = hit.at;
+  for (let k = 0; k < messages.length; k++) if (list[hit.index + k] !== messages[k]) return undefined;
+  hit.at.items ??= layOut(list);
+  return { at: hit.at.items, a: hit.index };
+}
+
+/**
+ * What the folded messages say, section by section, newest first (a share that runs out drops the
+ * oldest); the goal is the first request. `readsBack`: every folded message's items do (see readsBack).
+ */
+function extract(messages: readonly Message[]): { sections: Sections; readsBack: boolean } {
   const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   const goalText = goal?.parts.find((p) => p.kind === 'text');
-  const decisions: string[] = [];
-  const errors: string[] = [];
-  const files: string[] = [];
-  const facts: string[] = [];
-  for (const m of messages) {
-    const items = itemsOf(m);
-    for (const x of items.decisions) decisions.push(x);
-    for (const x of items.errors) errors.push(x);
-    for (const x of items.files) files.push(x);
-    for (const x of items.facts) facts.push(x);
+  const out: [string[], string[], string[], string[]] = [[], [], [], []];
+  let readsBack = true;
+  const run = runOf(messages);
+  if (run) {
+    const b = run.a + messages.length;
+    run.at.sections.forEach(({ items, start, next }, f) => {
+      const A = start[run.a]!;
+      const B = start[b]!;
+      const into = out[f]!;
+      for (let q = B - 1; q >= A; q--) if (next[q]! >= B) into.push(items[q]!);
+    });
+    readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
+  } else {
+    const seen = [new Set<string>(), new Set<string>(), new Set<string>(), new Set<string>()];
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const items = itemsOf(messages[i]!);
+      ITEM_FIELDS.forEach((f, k) => {
+        if (items[f].length) newestFirstInto(items[f], seen[k]!, out[k]!);
+      });
+      readsBack &&= items.readsBack;
+    }
   }
-  return new Map<Section, string[]>([
+  const sections = new Map<Section, string[]>([
     ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
-    ['Decisions and findings', newestFirst(decisions)],
-    ['Errors seen', newestFirst(errors)],
-    ['Files', newestFirst(files)],
-    ['Facts to keep', newestFirst(facts)],
+    ['Decisions and findings', out[0]],
+    ['Errors seen', out[1]],
+    ['Files', out[2]],
+    ['Facts to keep', out[3]],
   ]);
+  return { sections, readsBack };
 }
 
 /**
@@ -194,8 +291,9 @@ function fill(sections: Sections, budget: number): Sections {
 
 export function extractiveSummary(req: SummaryRequest): string {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
-  const fresh = extract(req.messages);
-  const previous = req.previousSummary ? (written.get(req.previousSummary) ?? parseSummary(req.previousSummary)) : undefined;
+  const { sections: fresh, readsBack: freshReadsBack } = extract(req.messages);
+  const wrote = req.previousSummary ? written.get(req.previousSummary) : undefined;
+  const previous = req.previousSummary ? (wrote ?? parseSummary(req.previousSummary)) : undefined;
   const covered = (previous?.messages ?? 0) + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
@@ -225,7 +323,9 @@ export function extractiveSummary(req: SummaryRequest): string {
   let out = header + render(merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
   if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
-  else if (readsBack(merged)) remember(out, { messages: covered, sections: merged });
+  // Items known to read back (every folded message's, a summary written here, the goal checked
+  // now) spare the item-by-item check; otherwise it decides, as it always did.
+  else if ((freshReadsBack && (!previous || wrote !== undefined) && readsBack(goal ? new Map([['Goal', [goal]]]) : new Map())) || readsBack(merged)) remember(out, { messages: covered, sections: merged });
   return out;
 }
 
@@ -303,10 +403,6 @@ function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
-/** Distinct items, the latest mention first. */
-function newestFirst(xs: string[]): string[] {
-  return unique(xs.reverse());
-}
 
 export const extractiveSummarizer: Summarizer = {
   id: 'extractive',

@@ -9,6 +9,7 @@
 import type { Overrides, ReplayConfig, ReplayConfigInput } from '../../core/config';
 import type { Session } from '../../core/model';
 import { resolveTokenizer } from '../../core/replay/index';
+import type { FactIndex } from '../../core/replay/retention';
 import type { TuneOutcome } from '../../core/tune/index';
 import { mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 
@@ -34,6 +35,8 @@ export interface TuneReplayJob {
   readonly sessionKey: string;
   /** Attached only when the worker said it lacks `sessionKey`. */
   readonly session?: Session;
+  /** With the session: its facts as one worker extracted them (typed arrays transferred), so this worker extracts none. */
+  readonly facts?: FactIndex;
   /** The counts to use for `counts.key` settings (id only until the worker asks for them). */
   readonly countsId?: string;
   readonly counts?: CountsPayload;
@@ -49,16 +52,16 @@ export interface TuneReplayJob {
 }
 
 /**
- * Load the session (when sent), extract its facts, and count it under one tokenizer: done by ONE
- * worker when the host has no stored counts, which then sends them (transferred) to the others.
+ * Load the session (when sent), extract its facts and, when the host has no stored counts, count
+ * it under one tokenizer: done by ONE worker per session version, which sends the facts and counts
+ * (transferred) to the host for the others.
  */
 export interface TunePrepareJob {
   readonly kind: 'prepare';
   readonly sessionKey: string;
   readonly session?: Session;
-  /** The payload id the counts will travel under (the worker keeps its own copy under it). */
-  readonly countsId: string;
-  readonly count: { readonly key: string; readonly tokenizer: string; readonly mediaTokens: number; readonly schemaScale: number };
+  /** Counts wanted: the payload id they will travel under (the worker keeps its own copy under it) and what to count. */
+  readonly count?: { readonly countsId: string; readonly key: string; readonly tokenizer: string; readonly mediaTokens: number; readonly schemaScale: number };
 }
 
 /** Drop the held session and counts (the session was deleted or the host is idle). */
@@ -72,5 +75,5 @@ export type TuneReply =
   | { readonly id: number; readonly outcomes: TuneOutcome[] }
   /** The worker lacks the session and/or counts the job names: send it again with them. */
   | { readonly id: number; readonly missing: { readonly session: boolean; readonly counts: boolean } }
-  | { readonly id: number; readonly counts: SessionCounts }
+  | { readonly id: number; readonly prepared: { readonly facts: FactIndex; readonly counts?: SessionCounts } }
   | { readonly id: number; readonly forgotten: true };

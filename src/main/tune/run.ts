@@ -3,8 +3,8 @@
  * sweeps (the host holds one): each worker holds the last session it was sent, so a second sweep
  * on the same session sends it nothing but the settings. The session crosses to a worker once per
  * version (see protocol.ts); counts are the host's stored ones, or made ONCE by one worker and
- * sent to the others; facts are extracted by each worker once per session version (the replay
- * caches them per message list). The grid is scrambled and handed out in shrinking slices, so the
+ * sent to the others; facts are extracted ONCE per session version, by the first worker, and sent
+ * with the session to the others (retention.ts provideFactIndex), so no thread extracts them twice. The grid is scrambled and handed out in shrinking slices, so the
  * workers finish together. Workers come from the project's pool (src/main/count/pool.ts: a dead
  * worker is replaced and its slice tried again). An abort (a newer sweep, the user, Ctrl-C) ends
  * the workers at once; the next sweep starts new ones.
@@ -21,7 +21,8 @@ import type { SessionCounts } from '../../core/tokens/index';
 import { checkSweeps, expandGrid, parseSweep, SweepError, tuneResult, type TuneOutcome, type TuneResult } from '../../core/tune/index';
 import { WorkerPool } from '../count/pool';
 import { startWorker } from '../workers';
-import { countsKey, type CountsPayload, type TuneJob, type TuneReplayJob, type TuneReply } from './protocol';
+import type { FactIndex } from '../../core/replay/retention';
+import { countsKey, type CountsPayload, type TuneJob, type TunePrepareJob, type TuneReplayJob, type TuneReply } from './protocol';
 
 export class TuneCancelled extends Error {
   constructor(why: string) {
@@ -97,8 +98,8 @@ export class TunePool {
   /** Session versions: a new Session object (a tail append, a reload) is a new version. */
   private readonly versions = new WeakMap<Session, number>();
   private nextVersion = 1;
-  /** Counts a worker made for a session version, kept to send to the other workers and later sweeps. */
-  private counted: { sessionKey: string; payload: CountsPayload } | undefined;
+  /** What a worker made for a session version (its facts; counts when none were stored), kept to send to the other workers and later sweeps. */
+  private prepared: { sessionKey: string; facts: FactIndex; counts: CountsPayload | undefined } | undefined;
   /** Workers started over the pool's life (tests: a warm sweep starts none). */
   spawned = 0;
   private idle: ReturnType<typeof setTimeout> | undefined;
@@ -183,7 +184,7 @@ export class TunePool {
     let cancelled = false;
     try {
       const work = async (): Promise<void> => {
-        const payload = await this.countsPayload(pool, o, session, sessionKey, config, ck);
+        const { facts, payload } = await this.prepare(pool, o, session, sessionKey, config, ck);
         const order = scrambled(settings.length);
         const slices: number[][] = [];
         let at = 0;
@@ -206,7 +207,7 @@ export class TunePool {
             const j = job(slices[next++]!);
             let r = await pool.run(j);
             // A worker new to this session (or these counts) asks for them once.
-            if ('missing' in r) r = await pool.run({ ...j, ...(r.missing.session ? { session } : {}), ...(r.missing.counts && payload ? { counts: payload } : {}) });
+            if ('missing' in r) r = await pool.run({ ...j, ...(r.missing.session ? { session, facts } : {}), ...(r.missing.counts && payload ? { counts: payload } : {}) });
             if (!('outcomes' in r)) throw new Error(`tuner: a worker answered a replay job without outcomes (${JSON.stringify(r).slice(0, 120)})`);
             for (const out of r.outcomes) outcomes[out.index] = out;
           }
@@ -229,24 +230,27 @@ export class TunePool {
   }
 
   /**
-   * The counts every worker replays the base tokenizer with: the host's stored ones when they
-   * match, else the ones a worker made for this session version, else made now by ONE worker
-   * (which extracts the facts meanwhile) and kept. Undefined when the setting needs counts no one
-   * can share (a media-token or schema-scale override with no stored counts made for it).
+   * The session's facts, extracted by ONE worker per session version, and the counts every worker
+   * replays the base tokenizer with: the host's stored ones when they match, else the ones a worker
+   * made for this session version, else made now by that one worker beside the facts. Both are
+   * kept for the other workers (sent with the session) and later sweeps.
    */
-  private async countsPayload(pool: WorkerPool<TuneJob, TuneReply>, o: TuneOptions, session: Session, sessionKey: string, config: { mediaTokens?: number | undefined; schemaScale: number }, ck: { key: string; tokenizer: string; mediaTokens: number }): Promise<CountsPayload | undefined> {
-    const stored = config.mediaTokens === undefined && config.schemaScale === 1 ? o.storedCounts?.(ck.tokenizer) : undefined;
-    if (stored && stored.perMessage.length === session.messages.length) return { id: storedId(sessionKey, stored), key: ck.key, counts: stored };
-    const c = this.counted;
-    if (c && c.sessionKey === sessionKey && c.payload.key === ck.key) return c.payload;
+  private async prepare(pool: WorkerPool<TuneJob, TuneReply>, o: TuneOptions, session: Session, sessionKey: string, config: { mediaTokens?: number | undefined; schemaScale: number }, ck: { key: string; tokenizer: string; mediaTokens: number }): Promise<{ facts: FactIndex; payload: CountsPayload }> {
+    const usable = config.mediaTokens === undefined && config.schemaScale === 1 ? o.storedCounts?.(ck.tokenizer) : undefined;
+    const stored = usable && usable.perMessage.length === session.messages.length ? { id: storedId(sessionKey, usable), key: ck.key, counts: usable } : undefined;
+    const had = this.prepared?.sessionKey === sessionKey ? this.prepared : undefined;
+    const made = had?.counts?.key === ck.key ? had.counts : undefined;
+    if (had && (stored ?? made)) return { facts: had.facts, payload: (stored ?? made)! };
     const countsId = `${sessionKey}\u0001worker\u0001${ck.key}`;
-    const prepare = { kind: 'prepare', sessionKey, countsId, count: { key: ck.key, tokenizer: ck.tokenizer, mediaTokens: ck.mediaTokens, schemaScale: config.schemaScale } } as const;
-    let r = await pool.run(prepare);
-    if ('missing' in r) r = await pool.run({ ...prepare, session });
-    if (!('counts' in r)) throw new Error('tuner: the worker asked to count the session answered without counts');
-    const payload: CountsPayload = { id: countsId, key: ck.key, counts: r.counts };
-    this.counted = { sessionKey, payload };
-    return payload;
+    const job: TunePrepareJob = { kind: 'prepare', sessionKey, ...(stored ?? made ? {} : { count: { countsId, key: ck.key, tokenizer: ck.tokenizer, mediaTokens: ck.mediaTokens, schemaScale: config.schemaScale } }) };
+    let r = await pool.run(job);
+    if ('missing' in r) r = await pool.run({ ...job, session });
+    if (!('prepared' in r)) throw new Error('tuner: the worker asked to prepare the session answered without its facts');
+    const counted = r.prepared.counts ? { id: countsId, key: ck.key, counts: r.prepared.counts } : made;
+    const payload = stored ?? counted;
+    if (!payload) throw new Error('tuner: the worker asked to count the session answered without counts');
+    this.prepared = { sessionKey, facts: r.prepared.facts, counts: counted ?? had?.counts };
+    return { facts: r.prepared.facts, payload };
   }
 
   private workers(threads: number, spawn?: () => Worker): WorkerPool<TuneJob, TuneReply> {
@@ -277,13 +281,13 @@ export class TunePool {
    * the next sweep's new version key evicts them anyway).
    */
   forget(sessionId: string): void {
-    if (this.counted?.sessionKey.startsWith(`${sessionId}\u0000`)) this.counted = undefined;
+    if (this.prepared?.sessionKey.startsWith(`${sessionId}\u0000`)) this.prepared = undefined;
     if (this.pool && !this.busy) void this.pool.each({ kind: 'forget' }).catch(() => {});
   }
 
   async close(): Promise<void> {
     clearTimeout(this.idle);
-    this.counted = undefined;
+    this.prepared = undefined;
     await this.dropWorkers();
   }
 }

@@ -11,8 +11,9 @@ import { parentPort } from 'node:worker_threads';
 import { resolveConfig, type ReplayConfig } from '../../core/config';
 import type { Session } from '../../core/model';
 import { replay } from '../../core/replay/index';
-import { factIndex } from '../../core/replay/retention';
+import { factIndex, provideFactIndex, type FactIndex } from '../../core/replay/retention';
 import { countWith, type SessionCounts } from '../../core/tokens/index';
+import { provideMessageList } from '../../core/summarize/extractive';
 import { outcomeOf, type TuneOutcome } from '../../core/tune/index';
 import { countsKey, type TunePrepareJob, type TuneReplayJob, type TuneReply, type TuneRequest } from './protocol';
 
@@ -25,11 +26,15 @@ interface Held {
 }
 let held: Held | undefined;
 
-function hold(key: string, session: Session | undefined): Held | undefined {
+function hold(key: string, session: Session | undefined, facts?: FactIndex): Held | undefined {
   if (held?.key === key) return held;
   if (!session) return undefined;
   // A new key is a new session or a new version of it: everything derived from the old goes.
   held = { key, session, counts: new Map(), sent: new Set() };
+  // Facts another worker extracted for this version: the replay's retention reads them instead of extracting.
+  if (facts) provideFactIndex(session.messages, facts);
+  // Every setting folds runs of this one list: its items laid out once make each fold a scan of integers.
+  provideMessageList(session.messages);
   return held;
 }
 
@@ -52,7 +57,7 @@ async function one(h: Held, job: TuneReplayJob, pinned: ReadonlySet<string>, ind
 }
 
 async function replayJob(job: TuneReplayJob & { id: number }): Promise<TuneReply> {
-  const h = hold(job.sessionKey, job.session);
+  const h = hold(job.sessionKey, job.session, job.facts);
   if (job.counts && h) {
     h.counts.set(job.counts.key, job.counts.counts);
     h.sent.add(job.counts.id);
@@ -68,15 +73,19 @@ async function replayJob(job: TuneReplayJob & { id: number }): Promise<TuneReply
 function prepareJob(job: TunePrepareJob & { id: number }): { reply: TuneReply; transfer: ArrayBuffer[] } {
   const h = hold(job.sessionKey, job.session);
   if (!h) return { reply: { id: job.id, missing: { session: true, counts: false } }, transfer: [] };
-  // Facts extracted now, while the other workers wait for the counts: the first replay then has them.
-  factIndex(h.session.messages);
+  // Facts extracted once here and sent on; the other workers receive them with the session.
+  const fx = factIndex(h.session.messages);
+  // The host gets copies, transferred (this worker keeps its own for its replays).
+  const facts: FactIndex = { keys: fx.keys, kinds: fx.kinds, offsets: fx.offsets.slice(), ids: fx.ids.slice() };
+  const transfer: ArrayBuffer[] = [facts.offsets.buffer as ArrayBuffer, facts.ids.buffer as ArrayBuffer];
+  if (!job.count) return { reply: { id: job.id, prepared: { facts } }, transfer };
   const c = countWith(h.session, job.count.tokenizer, { mediaTokens: job.count.mediaTokens, schemaScale: job.count.schemaScale });
   h.counts.set(job.count.key, c);
-  h.sent.add(job.countsId);
-  // The host gets copies, transferred (this worker keeps its own for its replays).
+  h.sent.add(job.count.countsId);
   const perMessage = c.perMessage.slice();
   const prefix = c.prefix.slice();
-  return { reply: { id: job.id, counts: { ...c, perMessage, prefix } }, transfer: [perMessage.buffer as ArrayBuffer, prefix.buffer as ArrayBuffer] };
+  transfer.push(perMessage.buffer as ArrayBuffer, prefix.buffer as ArrayBuffer);
+  return { reply: { id: job.id, prepared: { facts, counts: { ...c, perMessage, prefix } } }, transfer };
 }
 
 parentPort?.on('message', (job: TuneRequest) => {

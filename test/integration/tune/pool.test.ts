@@ -8,8 +8,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Session } from '../../../src/core/model';
+import { resolveConfig } from '../../../src/core/config';
 import { getPolicy } from '../../../src/core/policies/index';
+import { replay } from '../../../src/core/replay/index';
 import { countWith } from '../../../src/core/tokens/index';
+import { outcomeOf } from '../../../src/core/tune/index';
 import { guidedSlices, runTune, scrambled, TuneCancelled, TunePool, type TuneOptions } from '../../../src/main/tune/run';
 import { startWorker } from '../../../src/main/workers';
 import { syntheticSession } from '../../bench/corpus';
@@ -82,6 +85,33 @@ describe('TunePool', () => {
     const withStored = await runTune(opts(session, { storedCounts: (t) => (t === 'chars4' ? stored : undefined) }));
     expect(figures(made)).toEqual(figures(withStored));
   }, 60_000);
+
+  it('facts extracted once and shipped to the other worker give the points each setting computes on its own', async () => {
+    // S3 folds the middle into a summary, so retention reads both the facts and the summary; a needle adds the user's own.
+    const s3 = getPolicy('s3')!;
+    const session = syntheticSession(400);
+    const stored = countWith(session, 'chars4');
+    const base = { tokenizer: 'chars4', window: 12_000 };
+    const needles = ['module7.ts'];
+    pool = new TunePool();
+    const o = opts(session, { policy: { id: s3.id, config: s3.config }, baseOverrides: base, needles, sweeps: ['trigger=0.4:0.95:0.05'], storedCounts: (t) => (t === 'chars4' ? stored : undefined) });
+    const first = await pool.sweep(o);
+    // Warm: the workers hold the shipped facts; a second sweep must still agree.
+    const warm = await pool.sweep({ ...o, sweeps: ['trigger=0.425:0.925:0.05'] });
+    for (const r of [first, warm]) {
+      for (const p of r.points) {
+        // Per setting, in this thread, on a copy of the session: facts extracted by this replay itself.
+        const own = { ...session, messages: session.messages.map((m) => ({ ...m })) };
+        const config = resolveConfig(s3.config, { ...base, ...p.settings }, {});
+        const alone = outcomeOf(p.index, await replay(own, { ...config, summarizer: 'extractive' }, { counts: countWith(own, 'chars4'), needles, pinned: new Set() }));
+        const { settings: _s, onFrontier: _f, ...shipped } = p;
+        expect(shipped).toEqual(alone);
+      }
+    }
+    // The comparison means something: some settings lose facts, and both workers took part.
+    expect(first.points.some((p) => p.lostFacts > 0)).toBe(true);
+    expect(pool.spawned).toBe(2);
+  }, 120_000);
 
   it('a cancelled sweep ends its workers; the next sweep starts new ones and answers', async () => {
     const session = syntheticSession(300);

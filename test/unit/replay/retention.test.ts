@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
 import { replay } from '../../../src/core/replay/index';
+import { factIndex, provideFactIndex } from '../../../src/core/replay/retention';
 import type { Summarizer } from '../../../src/core/summarize/types';
 import { assistant, session, user } from '../../helpers/session';
 
@@ -74,5 +75,20 @@ describe('a summarizer failure', () => {
     expect(c).toMatchObject({ step: 9 });
     expect(c?.kind === 'compression' ? c.summary : 'x').toBeUndefined();
     expect(r.steps.count).toBe(14);
+  });
+
+  it('replays with a fact index handed in for the message list (the tuner ships one) as with its own, and refuses one of another list', async () => {
+    const own = await replay(session(task()), base, {});
+    const s = session(task());
+    // Made from another copy of the same messages: what a worker receives from the one that extracted.
+    const shipped = factIndex(session(task()).messages);
+    provideFactIndex(s.messages, { ...shipped, offsets: shipped.offsets.slice(), ids: shipped.ids.slice() });
+    expect((await replay(s, base, {})).retention).toEqual(own.retention);
+    expect(own.retention.lost.length).toBeGreaterThan(0);
+    // The handed-in index is the one read: an index with no mentions loses nothing.
+    const empty = session(task());
+    provideFactIndex(empty.messages, { keys: [], kinds: [], offsets: new Uint32Array(empty.messages.length + 1), ids: new Uint32Array(0) });
+    expect((await replay(empty, base, {})).retention.lost).toEqual([]);
+    expect(() => provideFactIndex(session(task().slice(1)).messages, shipped)).toThrow(/does not fit a list of 27 messages/);
   });
 });
