@@ -238,13 +238,24 @@ export function extractiveSummary(req: SummaryRequest): string {
 /** True when `parseSummary(render(sections))` gives these sections back item for item. */
 function readsBack(sections: Sections): boolean {
   for (const [section, items] of sections) {
+    // Items carried from earlier summaries were checked then: a lookup (the same string objects,
+    // whose hash V8 keeps) instead of reading each of thousands of items at every compression.
+    const good = INLINE.has(section) ? goodInline : goodLines;
     for (const item of items) {
+      if (good.has(item)) continue;
       if (item === '' || item !== item.trim() || item.includes('\n') || item.includes('\r')) return false;
       if (INLINE.has(section) && (item.includes(', ') || item.endsWith('…'))) return false;
+      if (good.size >= GOOD_KEPT) good.clear();
+      good.add(item);
     }
   }
   return true;
 }
+
+/** Items known to read back as themselves, block and inline (bounded: a long-lived process). */
+const goodLines = new Set<string>();
+const goodInline = new Set<string>();
+const GOOD_KEPT = 200_000;
 
 /** A summary this summarizer wrote, as `render` laid it out: the header line, then each section's items. */
 export interface WrittenLayout {
@@ -281,7 +292,8 @@ function render(sections: Sections): string {
   for (const s of SECTIONS) {
     const items = sections.get(s);
     if (!items || items.length === 0) continue;
-    out += `\n## ${s}\n` + (INLINE.has(s) ? `- ${items.join(', ')}` : items.map((i) => `- ${i}`).join('\n'));
+    // One join per section (not a "- item" string per item first): a rolling summary is tens of KB.
+    out += `\n## ${s}\n- ` + items.join(INLINE.has(s) ? ', ' : '\n- ');
   }
   return out;
 }
