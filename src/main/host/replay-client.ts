@@ -130,7 +130,12 @@ interface Job {
   readonly resolve: (v: ReplayOpResults[ReplayOpName]) => void;
   readonly reject: (e: Error) => void;
   settled: boolean;
+  /** Stopped because its session's counts or data changed while it ran: run it again, do not fail it. */
+  rerun?: boolean;
 }
+
+/** The session a request replays, if any. */
+const sessionOfOp = (op: ReplayOp): string | undefined => (op.op === 'session' ? undefined : op.op === 'compare' ? op.a.sessionId : op.inputs.sessionId);
 
 export class ReplayClient {
   private readonly queue: Job[] = [];
@@ -204,6 +209,14 @@ export class ReplayClient {
         done();
       },
       (e: unknown) => {
+        if (job.rerun && !job.settled) {
+          // Stopped by forget(): it goes first again and replays on what the session is now.
+          job.rerun = false;
+          this.queue.unshift(job);
+          this.running = null;
+          this.pump();
+          return;
+        }
         if (!job.settled) {
           job.settled = true;
           job.reject(e instanceof Error ? e : new Error(String(e)));
@@ -213,8 +226,19 @@ export class ReplayClient {
     );
   }
 
+  /**
+   * The session's counts or data changed (exact counts stored, re-imported, grown): a replay of it
+   * running now works on the old ones, and its result would not be kept. It is stopped and run
+   * again first, so whoever asked gets the new replay without waiting for the stale one to end
+   * (exact counts landing during a slider drag made the new chart wait for both).
+   */
   forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void {
     this.executor.forget(sessionId, what, append);
+    const running = this.running;
+    if (running && !running.settled && this.executor.stopRunning && sessionOfOp(running.op) === sessionId) {
+      running.rerun = true;
+      this.executor.stopRunning();
+    }
   }
 
   async close(): Promise<void> {

@@ -280,3 +280,58 @@ describe('ReplayService', () => {
     await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({ code: 'not_found', message: 'step 30 does not exist: this replay has 30 calls (0–29)' });
   });
 });
+
+describe('ReplayClient.forget', () => {
+  /** An executor whose runs the test ends, with a value or as stopped (ApiError cancelled). */
+  function stoppable(): ReplayExecutor & { started: ReplayOp[]; stops: number; forgotten: string[]; finish(i: number, v: unknown): void } {
+    const ends: { resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+    const ex = {
+      started: [] as ReplayOp[],
+      stops: 0,
+      forgotten: [] as string[],
+      run: (op: ReplayOp) =>
+        new Promise((resolve, reject) => {
+          ex.started.push(op);
+          ends.push({ resolve: resolve as (v: unknown) => void, reject });
+        }),
+      // What the worker's replay loop does when the flag is set: it ends as cancelled.
+      stopRunning: () => {
+        ex.stops++;
+        ends[ends.length - 1]!.reject(new ApiError('cancelled', 'stopped'));
+      },
+      finish: (i: number, v: unknown) => ends[i]!.resolve(v),
+      forget: (id: string) => void ex.forgotten.push(id),
+      close: async () => {},
+    };
+    return ex as never;
+  }
+
+  it('stops a replay of the forgotten session and runs the same request again first, so its caller gets the new replay', async () => {
+    const ex = stoppable();
+    const client = new ReplayClient(ex);
+    const slider = client.submit(chart(1), 'chart');
+    const other = client.submit({ op: 'detail', inputs: inputs(), step: 3 }, 'step');
+    expect(ex.started).toHaveLength(1);
+    client.forget('s', 'counts');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(ex.forgotten).toEqual(['s']);
+    expect(ex.stops).toBe(1);
+    // The chart went again before the queued detail, and its answer is the re-run's.
+    expect(ex.started.map((o) => o.op)).toEqual(['chart', 'chart']);
+    ex.finish(1, { run: 'after counts' });
+    expect(await slider).toEqual({ run: 'after counts' });
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(2, { detail: true });
+    expect(await other).toEqual({ detail: true });
+  });
+
+  it('leaves a replay of another session running', async () => {
+    const ex = stoppable();
+    const client = new ReplayClient(ex);
+    const p = client.submit(chart(1), 'chart');
+    client.forget('another', 'counts');
+    expect(ex.stops).toBe(0);
+    ex.finish(0, { done: true });
+    expect(await p).toEqual({ done: true });
+  });
+});
