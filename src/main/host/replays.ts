@@ -19,7 +19,7 @@ import { getPolicy, POLICIES, type Policy } from '../../core/policies/index';
 import { chartView } from '../../core/replay/chart-view';
 import { compare, comparisonToJSON } from '../../core/replay/compare';
 import { replay, ReplayCancelled, resolveTokenizer } from '../../core/replay/index';
-import { toView } from '../../core/replay/serialize';
+import { toView, withoutSummary } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
@@ -290,7 +290,8 @@ export class ReplayService {
     const c = comparisonToJSON(compare(ra, rb));
     // A call differs when its status changed or its request moved by more than minDelta tokens.
     const differences = c.differences.filter((d) => d.a.status !== d.b.status || Math.abs(d.b.total - d.a.total) > options.minDelta);
-    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+    // B's compressions are drawn as markers: their summaries stay with B's step details.
+    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression').map(withoutSummary);
     return {
       ...c,
       differences,
