@@ -195,7 +195,8 @@ function fill(sections: Sections, budget: number): Sections {
 export function extractiveSummary(req: SummaryRequest): string {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
   const fresh = extract(req.messages);
-  const previous = req.previousSummary ? (written.get(req.previousSummary) ?? parseSummary(req.previousSummary)) : undefined;
+  const fromWritten = req.previousSummary ? written.get(req.previousSummary) : undefined;
+  const previous = req.previousSummary ? (fromWritten ?? parseSummary(req.previousSummary)) : undefined;
   const covered = (previous?.messages ?? 0) + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
@@ -205,7 +206,10 @@ export function extractiveSummary(req: SummaryRequest): string {
   const goalSections: Sections = new Map(goal ? [['Goal', [goal]]] : []);
   const rest = room - size(goalSections);
   let merged: Sections;
-  if (!previous || previous.sections.size === 0) merged = fill(fresh, rest);
+  // What readsBack must read: items carried from a summary written here were checked when it was
+  // (a rolling summary holds thousands; reading them all at every compression was a share of each replay).
+  let unchecked: Sections[];
+  if (!previous || previous.sections.size === 0) unchecked = [(merged = fill(fresh, rest))];
   else {
     // The previous summary's share: what it covered against what is folded now, at most half.
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
@@ -216,16 +220,18 @@ export function extractiveSummary(req: SummaryRequest): string {
     // What the fresh material left unused goes back to the older material.
     const old = fill(carried, rest - size(freshFit));
     merged = new Map();
+    unchecked = fromWritten ? [freshFit] : [merged];
     for (const s of SECTIONS) {
       const items = unique([...(freshFit.get(s) ?? []), ...(old.get(s) ?? [])]);
       if (items.length) merged.set(s, items);
     }
   }
   if (goal) merged.set('Goal', [goal]);
+  unchecked.push(goalSections);
   let out = header + render(merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
   if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
-  else if (readsBack(merged)) remember(out, { messages: covered, sections: merged });
+  else if (unchecked.every(readsBack)) remember(out, { messages: covered, sections: merged });
   return out;
 }
 
@@ -238,24 +244,13 @@ export function extractiveSummary(req: SummaryRequest): string {
 /** True when `parseSummary(render(sections))` gives these sections back item for item. */
 function readsBack(sections: Sections): boolean {
   for (const [section, items] of sections) {
-    // Items carried from earlier summaries were checked then: a lookup (the same string objects,
-    // whose hash V8 keeps) instead of reading each of thousands of items at every compression.
-    const good = INLINE.has(section) ? goodInline : goodLines;
     for (const item of items) {
-      if (good.has(item)) continue;
       if (item === '' || item !== item.trim() || item.includes('\n') || item.includes('\r')) return false;
       if (INLINE.has(section) && (item.includes(', ') || item.endsWith('…'))) return false;
-      if (good.size >= GOOD_KEPT) good.clear();
-      good.add(item);
     }
   }
   return true;
 }
-
-/** Items known to read back as themselves, block and inline (bounded: a long-lived process). */
-const goodLines = new Set<string>();
-const goodInline = new Set<string>();
-const GOOD_KEPT = 200_000;
 
 /** A summary this summarizer wrote, as `render` laid it out: the header line, then each section's items. */
 export interface WrittenLayout {
