@@ -92,24 +92,79 @@ function itemsOf(m: Message): MessageItems {
 function extract(messages: readonly Message[]): Sections {
   const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   const goalText = goal?.parts.find((p) => p.kind === 'text');
-  const decisions: string[] = [];
-  const errors: string[] = [];
-  const files: string[] = [];
-  const facts: string[] = [];
-  for (const m of messages) {
-    const items = itemsOf(m);
-    for (const x of items.decisions) decisions.push(x);
-    for (const x of items.errors) errors.push(x);
-    for (const x of items.files) files.push(x);
-    for (const x of items.facts) facts.push(x);
+  // Started again only here, between folds: every number of one fold is from one table.
+  if (internStrings.length > INTERN_LIMIT) {
+    internGeneration++;
+    internIds = new Map();
+    internStrings = [];
   }
+  const interned = messages.map(idsOf);
   return new Map<Section, string[]>([
     ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
-    ['Decisions and findings', newestFirst(decisions)],
-    ['Errors seen', newestFirst(errors)],
-    ['Files', newestFirst(files)],
-    ['Facts to keep', newestFirst(facts)],
+    ['Decisions and findings', newestFirstOf(interned, 0)],
+    ['Errors seen', newestFirstOf(interned, 1)],
+    ['Files', newestFirstOf(interned, 2)],
+    ['Facts to keep', newestFirstOf(interned, 3)],
   ]);
+}
+
+/**
+ * Items interned as numbers, so that the distinct items of a fold, newest first, are found with a
+ * stamp per number instead of a Set of strings: a fold of Claude Code's (everything since the last
+ * compaction) holds tens of thousands of items, and de-duplicating them was most of a summary.
+ * The table is started again past INTERN_LIMIT items (a long-lived process); a message's numbers
+ * name the table's generation, and are made again when it changed.
+ */
+const INTERN_LIMIT = 2_000_000;
+let internGeneration = 0;
+let internIds = new Map<string, number>();
+let internStrings: string[] = [];
+let seen = new Int32Array(1024);
+let stamp = 0;
+const idsCache = new WeakMap<Message, { readonly generation: number; readonly ids: readonly Int32Array[] }>();
+
+function intern(x: string): number {
+  let id = internIds.get(x);
+  if (id === undefined) {
+    id = internStrings.length;
+    internIds.set(x, id);
+    internStrings.push(x);
+  }
+  return id;
+}
+
+/** A message's items per section (decisions, errors, files, facts) as interned numbers. */
+function idsOf(m: Message): readonly Int32Array[] {
+  const hit = idsCache.get(m);
+  if (hit && hit.generation === internGeneration) return hit.ids;
+  const items = itemsOf(m);
+  const ids = [items.decisions, items.errors, items.files, items.facts].map((xs) => Int32Array.from(xs, intern));
+  idsCache.set(m, { generation: internGeneration, ids });
+  return ids;
+}
+
+/** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
+function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number): string[] {
+  if (seen.length < internStrings.length) {
+    const grown = new Int32Array(Math.max(internStrings.length, seen.length * 2));
+    grown.set(seen);
+    seen = grown;
+  }
+  if (++stamp === 0x7fffffff) {
+    seen.fill(0);
+    stamp = 1;
+  }
+  const out: string[] = [];
+  for (let i = interned.length - 1; i >= 0; i--) {
+    const ids = interned[i]![section]!;
+    for (let k = ids.length - 1; k >= 0; k--) {
+      const id = ids[k]!;
+      if (seen[id] === stamp) continue;
+      seen[id] = stamp;
+      out.push(internStrings[id]!);
+    }
+  }
+  return out;
 }
 
 /**
@@ -310,10 +365,6 @@ function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
-/** Distinct items, the latest mention first. */
-function newestFirst(xs: string[]): string[] {
-  return unique(xs.reverse());
-}
 
 export const extractiveSummarizer: Summarizer = {
   id: 'extractive',
