@@ -335,3 +335,39 @@ describe('ReplayClient.forget', () => {
     expect(await p).toEqual({ done: true });
   });
 });
+
+describe('exact counts of one tokenizer landing', () => {
+  const s = session([user('a'.repeat(400)), assistant('b'.repeat(400)), user('c'.repeat(400)), assistant('d'.repeat(400))]);
+  const on = (tokenizer: string): ReplayInputs => ({ sessionId: 's', policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { tokenizer }, needles: [], pins: [] });
+
+  it('drop only the replays that read that tokenizer: the others stay cached under the same key', async () => {
+    const service = new ReplayService({ session: () => s });
+    const a = await service.chart(on('chars4'), 16);
+    const b = await service.chart(on('tiktoken:cl100k_base'), 16);
+    expect(service.runs).toBe(2);
+    service.forget('s', 'tiktoken:cl100k_base');
+    const a2 = await service.chart(on('chars4'), 16);
+    expect([service.runs, a2.key]).toEqual([2, a.key]);
+    const b2 = await service.chart(on('tiktoken:cl100k_base'), 16);
+    expect(service.runs).toBe(3);
+    expect(b2.key).not.toBe(b.key);
+    // Forgetting the whole session drops every replay of it.
+    service.forget('s');
+    const a3 = await service.chart(on('chars4'), 16);
+    expect(service.runs).toBe(4);
+    expect(a3.key).not.toBe(a.key);
+  });
+
+  it('stop a running replay only when it may read them', async () => {
+    let stops = 0;
+    const ex: ReplayExecutor = { run: () => new Promise(() => {}), stopRunning: () => void stops++, forget: () => {}, close: async () => {} };
+    const client = new ReplayClient(ex);
+    void client.submit({ op: 'chart', inputs: on('chars4'), buckets: 16 }, 'chart').catch(() => {});
+    client.forget('s', 'counts', undefined, 'tiktoken:cl100k_base');
+    expect(stops).toBe(0);
+    const c2 = new ReplayClient(ex);
+    void c2.submit({ op: 'chart', inputs: on('tiktoken:cl100k_base'), buckets: 16 }, 'chart').catch(() => {});
+    c2.forget('s', 'counts', undefined, 'tiktoken:cl100k_base');
+    expect(stops).toBe(1);
+  });
+});
