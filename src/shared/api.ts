@@ -258,6 +258,7 @@ export interface ReplayView {
     readonly reason: readonly string[];
     readonly keptFrom: readonly number[];
   };
+  /** Summary texts are left out (a compression's and a source compaction's): getStepDetail carries them. */
   readonly events: readonly ReplayEvent[];
   readonly totals: ReplayTotals;
   readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };

@@ -111,7 +111,16 @@ function cutPoints(s: ReplayState, end: number): readonly number[] {
   if (!s.config.cutWithinTurn || end <= 0) return starts;
   const t = turnOfMsg[end - 1]!;
   const inner = exchangeStarts(s.messages, starts[t] ?? 0, end);
-  return inner.length === 0 ? starts : [...starts.slice(0, t + 1), ...inner, ...starts.slice(t + 1)];
+  if (inner.length === 0) return starts;
+  // Copied in one pass into an array of the final length: a long session has thousands of turns
+  // and a compression per call asked for this at each one (three slices and a spread before).
+  const out = new Array<number>(starts.length + inner.length);
+  let k = 0;
+  for (let i = 0; i <= t && i < starts.length; i++) out[k++] = starts[i]!;
+  for (const x of inner) out[k++] = x;
+  for (let i = t + 1; i < starts.length; i++) out[k++] = starts[i]!;
+  out.length = k;
+  return out;
 }
 
 function strategyContext(s: ReplayState, end: number): StrategyContext {

@@ -1,10 +1,22 @@
 /**
  * ReplayResult → JSON. Two shapes: the columnar view the UI draws from (typed arrays become
- * number arrays), and the row-per-step shape the CLI prints. Both are deterministic: the same
+ * number arrays, summary texts left to the step detail), and the row-per-step shape the CLI prints
+ * (everything). Both are deterministic: the same
  * result gives byte-identical JSON.
  */
 import type { ReplayView } from '../../shared/api';
-import { REGIONS, STEP_STATUSES, type ReplayResult } from './types';
+import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult } from './types';
+
+/**
+ * An event without its summary text. The window reads a summary only in one call's detail
+ * (step-detail.ts); a rolling summary is tens of KB per compression (50 MB for a replay that
+ * compresses at every call), which the view and compare answers copied through JSON for nothing.
+ */
+export function withoutSummary<E extends ReplayEvent>(e: E): E {
+  if ((e.kind !== 'compression' && e.kind !== 'source-compaction') || e.summary === undefined) return e;
+  const { summary: _dropped, ...rest } = e;
+  return rest as E;
+}
 
 export function toView(r: ReplayResult): ReplayView {
   const s = r.steps;
@@ -24,7 +36,7 @@ export function toView(r: ReplayResult): ReplayView {
       reason: Array.from(s.reasonIndex, (i) => s.reasons[i] ?? ''),
       keptFrom: Array.from(s.keptFrom),
     },
-    events: r.events,
+    events: r.events.map(withoutSummary),
     totals: r.totals,
     retention: r.retention,
   };

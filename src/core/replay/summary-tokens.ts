@@ -109,10 +109,16 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
  * 10,000 calls at a compression per call made 50 MB of summary text per replay.
  */
 function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: WrittenLayout) => number {
-  const count = (prefix: string, item: string, suffix: string): number => {
+  // One memo per (prefix, suffix), looked up once per section rather than once per item: a
+  // rolling summary holds thousands of items, and building the shape's name for each was most of
+  // a count's cost (and garbage).
+  const shapeOf = (prefix: string, suffix: string): Map<string, number> => {
     const shape = prefix + suffix;
     let m = shapes.get(shape);
     if (!m) shapes.set(shape, (m = new Map()));
+    return m;
+  };
+  const count = (m: Map<string, number>, prefix: string, item: string, suffix: string): number => {
     let n = m.get(item);
     if (n === undefined) {
       n = tokenizer.countText(prefix + item + suffix);
@@ -122,18 +128,29 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     return n;
   };
   const whole = memoCount(tokenizer, memo);
+  const titles = shapeOf('## ', '\n');
   return ({ header, sections }) => {
     if (sections.length === 0) return whole(header);
     let total = whole(header + '\n');
-    sections.forEach(({ title, inline, items }, si) => {
+    for (let si = 0; si < sections.length; si++) {
+      const { title, inline, items } = sections[si]!;
       const lastSection = si === sections.length - 1;
-      total += count('## ', title, '\n');
-      items.forEach((item, i) => {
-        const lastItem = i === items.length - 1;
-        const end = lastItem ? (lastSection ? '' : '\n') : inline ? ',' : '\n';
-        total += count(inline && i > 0 ? ' ' : '- ', item, end);
-      });
-    });
+      total += count(titles, '## ', title, '\n');
+      const n = items.length;
+      if (n === 0) continue;
+      const end = lastSection ? '' : '\n';
+      const midSuffix = inline ? ',' : '\n';
+      const midPrefix = inline ? ' ' : '- ';
+      // The first item takes "- ", the last one the section's end; the rest share one shape.
+      if (n === 1) {
+        total += count(shapeOf('- ', end), '- ', items[0]!, end);
+        continue;
+      }
+      total += count(shapeOf('- ', midSuffix), '- ', items[0]!, midSuffix);
+      const mid = shapeOf(midPrefix, midSuffix);
+      for (let i = 1; i < n - 1; i++) total += count(mid, midPrefix, items[i]!, midSuffix);
+      total += count(shapeOf(midPrefix, end), midPrefix, items[n - 1]!, end);
+    }
     return total;
   };
 }

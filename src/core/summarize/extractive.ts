@@ -92,20 +92,6 @@ function itemsOf(m: Message): MessageItems {
   return items;
 }
 
-/**
- * Appends the items of `xs` not seen yet, last first. Walking the folded messages from the newest
- * and each one's items from its last gives the distinct items latest mention first — what
- * reversing the concatenation and keeping first occurrences gives, without building it.
- */
-function newestFirstInto(xs: readonly string[], seen: Set<string>, out: string[]): void {
-  for (let k = xs.length - 1; k >= 0; k--) {
-    const x = xs[k]!;
-    if (seen.has(x)) continue;
-    seen.add(x);
-    out.push(x);
-  }
-}
-
 /** The four item sections extract() fills, in MessageItems' field order. */
 const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
 
@@ -177,7 +163,7 @@ function runOf(messages: readonly Message[]): { at: ListItems; a: number } | und
 function extract(messages: readonly Message[]): { sections: Sections; readsBack: boolean } {
   const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   const goalText = goal?.parts.find((p) => p.kind === 'text');
-  const out: [string[], string[], string[], string[]] = [[], [], [], []];
+  const out: string[][] = [[], [], [], []];
   let readsBack = true;
   const run = runOf(messages);
   if (run) {
@@ -190,23 +176,83 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
-    const seen = [new Set<string>(), new Set<string>(), new Set<string>(), new Set<string>()];
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const items = itemsOf(messages[i]!);
-      ITEM_FIELDS.forEach((f, k) => {
-        if (items[f].length) newestFirstInto(items[f], seen[k]!, out[k]!);
-      });
-      readsBack &&= items.readsBack;
+    // Started again only here, between folds: every number of one fold is from one table.
+    if (internStrings.length > INTERN_LIMIT) {
+      internGeneration++;
+      internIds = new Map();
+      internStrings = [];
     }
+    const interned = messages.map(idsOf);
+    for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k);
+    readsBack = messages.every((m) => itemsOf(m).readsBack);
   }
   const sections = new Map<Section, string[]>([
     ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
-    ['Decisions and findings', out[0]],
-    ['Errors seen', out[1]],
-    ['Files', out[2]],
-    ['Facts to keep', out[3]],
+    ['Decisions and findings', out[0]!],
+    ['Errors seen', out[1]!],
+    ['Files', out[2]!],
+    ['Facts to keep', out[3]!],
   ]);
   return { sections, readsBack };
+}
+
+/**
+ * Items interned as numbers, so that the distinct items of a fold, newest first, are found with a
+ * stamp per number instead of a Set of strings: a fold of Claude Code's (everything since the last
+ * compaction) holds tens of thousands of items, and de-duplicating them was most of a summary.
+ * The table is started again past INTERN_LIMIT items (a long-lived process); a message's numbers
+ * name the table's generation, and are made again when it changed.
+ */
+const INTERN_LIMIT = 2_000_000;
+let internGeneration = 0;
+let internIds = new Map<string, number>();
+let internStrings: string[] = [];
+let seen = new Int32Array(1024);
+let stamp = 0;
+const idsCache = new WeakMap<Message, { readonly generation: number; readonly ids: readonly Int32Array[] }>();
+
+function intern(x: string): number {
+  let id = internIds.get(x);
+  if (id === undefined) {
+    id = internStrings.length;
+    internIds.set(x, id);
+    internStrings.push(x);
+  }
+  return id;
+}
+
+/** A message's items per section (decisions, errors, files, facts) as interned numbers. */
+function idsOf(m: Message): readonly Int32Array[] {
+  const hit = idsCache.get(m);
+  if (hit && hit.generation === internGeneration) return hit.ids;
+  const items = itemsOf(m);
+  const ids = [items.decisions, items.errors, items.files, items.facts].map((xs) => Int32Array.from(xs, intern));
+  idsCache.set(m, { generation: internGeneration, ids });
+  return ids;
+}
+
+/** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
+function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number): string[] {
+  if (seen.length < internStrings.length) {
+    const grown = new Int32Array(Math.max(internStrings.length, seen.length * 2));
+    grown.set(seen);
+    seen = grown;
+  }
+  if (++stamp === 0x7fffffff) {
+    seen.fill(0);
+    stamp = 1;
+  }
+  const out: string[] = [];
+  for (let i = interned.length - 1; i >= 0; i--) {
+    const ids = interned[i]![section]!;
+    for (let k = ids.length - 1; k >= 0; k--) {
+      const id = ids[k]!;
+      if (seen[id] === stamp) continue;
+      seen[id] = stamp;
+      out.push(internStrings[id]!);
+    }
+  }
+  return out;
 }
 
 /**
@@ -292,8 +338,8 @@ function fill(sections: Sections, budget: number): Sections {
 export function extractiveSummary(req: SummaryRequest): string {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
   const { sections: fresh, readsBack: freshReadsBack } = extract(req.messages);
-  const wrote = req.previousSummary ? written.get(req.previousSummary) : undefined;
-  const previous = req.previousSummary ? (wrote ?? parseSummary(req.previousSummary)) : undefined;
+  const fromWritten = req.previousSummary ? written.get(req.previousSummary) : undefined;
+  const previous = req.previousSummary ? (fromWritten ?? parseSummary(req.previousSummary)) : undefined;
   const covered = (previous?.messages ?? 0) + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
@@ -303,7 +349,10 @@ export function extractiveSummary(req: SummaryRequest): string {
   const goalSections: Sections = new Map(goal ? [['Goal', [goal]]] : []);
   const rest = room - size(goalSections);
   let merged: Sections;
-  if (!previous || previous.sections.size === 0) merged = fill(fresh, rest);
+  // What readsBack must read: items carried from a summary written here were checked when it was
+  // (a rolling summary holds thousands; reading them all at every compression was a share of each replay).
+  let unchecked: Sections[];
+  if (!previous || previous.sections.size === 0) unchecked = [(merged = fill(fresh, rest))];
   else {
     // The previous summary's share: what it covered against what is folded now, at most half.
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
@@ -314,18 +363,20 @@ export function extractiveSummary(req: SummaryRequest): string {
     // What the fresh material left unused goes back to the older material.
     const old = fill(carried, rest - size(freshFit));
     merged = new Map();
+    unchecked = fromWritten ? [freshFit] : [merged];
     for (const s of SECTIONS) {
       const items = unique([...(freshFit.get(s) ?? []), ...(old.get(s) ?? [])]);
       if (items.length) merged.set(s, items);
     }
   }
   if (goal) merged.set('Goal', [goal]);
+  unchecked.push(goalSections);
   let out = header + render(merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
   if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
-  // Items known to read back (every folded message's, a summary written here, the goal checked
-  // now) spare the item-by-item check; otherwise it decides, as it always did.
-  else if ((freshReadsBack && (!previous || wrote !== undefined) && readsBack(goal ? new Map([['Goal', [goal]]]) : new Map())) || readsBack(merged)) remember(out, { messages: covered, sections: merged });
+  // Items known to read back spare the item-by-item check: every folded message's with a summary
+  // written here (the goal checked now), else whatever was not checked when it was written.
+  else if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) remember(out, { messages: covered, sections: merged });
   return out;
 }
 
@@ -381,7 +432,8 @@ function render(sections: Sections): string {
   for (const s of SECTIONS) {
     const items = sections.get(s);
     if (!items || items.length === 0) continue;
-    out += `\n## ${s}\n` + (INLINE.has(s) ? `- ${items.join(', ')}` : items.map((i) => `- ${i}`).join('\n'));
+    // One join per section (not a "- item" string per item first): a rolling summary is tens of KB.
+    out += `\n## ${s}\n- ` + items.join(INLINE.has(s) ? ', ' : '\n- ');
   }
   return out;
 }

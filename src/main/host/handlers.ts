@@ -150,8 +150,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
       finish();
       if (!r.ok) return;
       counts.delete(id);
-      // The session is unchanged: keep it (and what was extracted from it), drop counts and results.
-      replays.forget(id, 'counts');
+      // The session is unchanged: keep it (and what was extracted from it), drop this tokenizer's counts and the results that read them.
+      replays.forget(id, 'counts', undefined, tokenizer);
       options.emit('countsReady', { sessionId: id, tokenizer });
     });
     w.once('error', finish);

@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
 import { startWorker } from '../workers';
 import { dispatch, replaysOf, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
-import type { ReplayService } from './replays';
+import { configOf, type ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
 
 /** Requests waiting beyond the running one. A dragged slider supersedes its own; this bounds the rest. */
@@ -42,7 +42,7 @@ export interface ReplayExecutor {
   /** Asks the request running now to stop (its replay answers `cancelled` within a few hundred calls). */
   stopRunning?(): void;
   /** `append`: a live-tail update a worker applies to the session it holds (session-append.ts). */
-  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void;
+  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend, tokenizer?: string): void;
   close(): Promise<void>;
 }
 
@@ -58,7 +58,7 @@ export function inThreadExecutor(service: ReplayService): ReplayExecutor {
     stopRunning: () => {
       current.stopped = true;
     },
-    forget: (id) => service.forget(id),
+    forget: (id, what, _append, tokenizer) => service.forget(id, what === 'counts' ? tokenizer : undefined),
     close: async () => {},
   };
 }
@@ -114,7 +114,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
     stopRunning: () => Atomics.store(stopFlag, 0, lastRun),
-    forget: (sessionId, what, append) => worker?.postMessage({ type: 'forget', sessionId, what, ...(append ? { append } : {}) } satisfies ToReplayWorker),
+    forget: (sessionId, what, append, tokenizer) => worker?.postMessage({ type: 'forget', sessionId, what, ...(append ? { append } : {}), ...(tokenizer !== undefined ? { tokenizer } : {}) } satisfies ToReplayWorker),
     close: async () => {
       const w = worker;
       worker = undefined;
@@ -130,7 +130,29 @@ interface Job {
   readonly resolve: (v: ReplayOpResults[ReplayOpName]) => void;
   readonly reject: (e: Error) => void;
   settled: boolean;
+  /** Stopped because its session's counts or data changed while it ran: run it again, do not fail it. */
+  rerun?: boolean;
 }
+
+/**
+ * Whether a request's replays may read counts under `tokenizer`: its config names it (or its
+ * reference, for S0's emergency path), or leaves the choice to the model ('auto'). A replay on
+ * runes or shannon counts goes on when exact BPE counts land.
+ */
+function mayRead(op: ReplayOp, tokenizer: string): boolean {
+  const inputs = op.op === 'session' ? [] : op.op === 'compare' ? [op.a, op.b] : [op.inputs];
+  return inputs.some((i) => {
+    try {
+      const c = configOf(i.policy, i.overrides);
+      return c.tokenizer === tokenizer || c.tokenizer === 'auto' || (c.paths.emergency && c.referenceTokenizer === tokenizer);
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** The session a request replays, if any. */
+const sessionOfOp = (op: ReplayOp): string | undefined => (op.op === 'session' ? undefined : op.op === 'compare' ? op.a.sessionId : op.inputs.sessionId);
 
 export class ReplayClient {
   private readonly queue: Job[] = [];
@@ -204,6 +226,14 @@ export class ReplayClient {
         done();
       },
       (e: unknown) => {
+        if (job.rerun && !job.settled) {
+          // Stopped by forget(): it goes first again and replays on what the session is now.
+          job.rerun = false;
+          this.queue.unshift(job);
+          this.running = null;
+          this.pump();
+          return;
+        }
         if (!job.settled) {
           job.settled = true;
           job.reject(e instanceof Error ? e : new Error(String(e)));
@@ -213,8 +243,19 @@ export class ReplayClient {
     );
   }
 
-  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend): void {
-    this.executor.forget(sessionId, what, append);
+  /**
+   * The session's counts or data changed (exact counts stored, re-imported, grown): a replay of it
+   * running now that reads them works on the old ones, and its result would not be kept. It is stopped and run
+   * again first, so whoever asked gets the new replay without waiting for the stale one to end
+   * (exact counts landing during a slider drag made the new chart wait for both).
+   */
+  forget(sessionId: string, what: ForgetWhat, append?: SessionAppend, tokenizer?: string): void {
+    this.executor.forget(sessionId, what, append, tokenizer);
+    const running = this.running;
+    if (running && !running.settled && this.executor.stopRunning && sessionOfOp(running.op) === sessionId && (tokenizer === undefined || mayRead(running.op, tokenizer))) {
+      running.rerun = true;
+      this.executor.stopRunning();
+    }
   }
 
   async close(): Promise<void> {

@@ -30,9 +30,13 @@ export type ReplayOpName = ReplayOp['op'];
 export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
 
 /** Host → worker. */
-/** What to forget of a session: its counts and results (exact counts stored since), or everything (re-imported). */
+/**
+ * What to forget of a session: its counts and results (exact counts stored since; with the
+ * message's `tokenizer`, only that tokenizer's counts and the replays that read them), or
+ * everything (re-imported).
+ */
 export type ForgetWhat = 'counts' | 'session';
-export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat; readonly append?: SessionAppend };
+export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat; readonly append?: SessionAppend; readonly tokenizer?: string };
 /**
  * What the worker asks of the host, which holds the one writing connection: count a session
  * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).

@@ -19,7 +19,7 @@ import { getPolicy, POLICIES, type Policy } from '../../core/policies/index';
 import { chartView } from '../../core/replay/chart-view';
 import { compare, comparisonToJSON } from '../../core/replay/compare';
 import { replay, ReplayCancelled, resolveTokenizer } from '../../core/replay/index';
-import { toView } from '../../core/replay/serialize';
+import { toView, withoutSummary } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
@@ -133,15 +133,29 @@ interface Cached {
   readonly inputs: ReplayInputs;
 }
 
+/** A replay being run or kept: the tokenizers whose counts it read, and what it is known as. */
+interface Run {
+  /** The tokenizers whose counts it reads: its own and, on S0's emergency path, the reference. */
+  readonly tokenizers: readonly string[];
+  /** The session's generation and those tokenizers' counts generations when it started. */
+  readonly stamp: string;
+}
+
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
   /** The counts the window shows per session (session-detail.ts), until forgotten. */
   private readonly shown = new Map<string, SessionCounts>();
-  private readonly results = new Map<string, Cached>();
+  private readonly results = new Map<string, Cached & Run>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
-  private readonly running = new Map<string, { readonly done: Promise<Cached>; readonly sessionId: string }>();
+  private readonly running = new Map<string, Run & { readonly done: Promise<Cached>; readonly sessionId: string }>();
   /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
   private readonly generation = new Map<string, number>();
+  /**
+   * Bumped per (session, tokenizer) when that tokenizer's exact counts are stored: only replays
+   * that read those counts (or the estimates standing in for them) are replays of the past — s0's
+   * runes or s3's shannon replays are not, and the window asking again gets them from the cache.
+   */
+  private readonly countsGeneration = new Map<string, number>();
   /**
    * Summarizers by (kind, model, URL): a replay follows every slider move, and a remote one's
    * key lookup (environment, then the OS keychain) should happen once, not per replay.
@@ -192,34 +206,46 @@ export class ReplayService {
    */
   async cached(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<{ key: string } & Cached> {
     const key = replayKey(inputs);
-    // The key the window sees names the session's generation too: the same inputs replayed after
-    // exact counts arrived or the file grew (live tail) are another replay, and the window's cache
-    // of step details (keyed by it) must not serve the old one's.
-    const generation = this.generation.get(inputs.sessionId) ?? 0;
-    const shownKey = `${key}.${generation}`;
+    // The key the window sees names the session's generation and its counts' too: the same inputs
+    // replayed after exact counts arrived or the file grew (live tail) are another replay, and the
+    // window's cache of step details (keyed by it) must not serve the old one's.
     const hit = this.results.get(key);
     if (hit) {
       // Most recently used last.
       this.results.delete(key);
       this.results.set(key, hit);
-      return { key: shownKey, ...hit };
+      return { ...hit, key: `${key}.${hit.stamp}` };
     }
     let run = this.running.get(key);
     if (!run) {
-      run = { done: this.execute(inputs, shouldStop), sessionId: inputs.sessionId };
+      const tokenizers = this.tokenizersOf(inputs);
+      run = { done: this.execute(inputs, shouldStop), sessionId: inputs.sessionId, tokenizers, stamp: this.stampOf(inputs.sessionId, tokenizers) };
       this.running.set(key, run);
     }
     try {
       const done = await run.done;
       // Counts (or the session) changed while it ran: answer it, but never serve it again.
-      if ((this.generation.get(inputs.sessionId) ?? 0) === generation) {
-        this.results.set(key, done);
+      if (this.stampOf(inputs.sessionId, run.tokenizers) === run.stamp) {
+        this.results.set(key, { ...done, tokenizers: run.tokenizers, stamp: run.stamp });
         while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
       }
-      return { key: shownKey, ...done };
+      return { ...done, key: `${key}.${run.stamp}` };
     } finally {
       if (this.running.get(key) === run) this.running.delete(key);
     }
+  }
+
+  /** The tokenizers whose counts a replay of `inputs` reads (as execute picks them). */
+  private tokenizersOf(inputs: ReplayInputs): string[] {
+    const config = configOf(inputs.policy, inputs.overrides);
+    const session = this.deps.session(inputs.sessionId);
+    const own = resolveTokenizer(session, config);
+    return config.paths.emergency && !session.messages.some((m) => m.usage) ? [own, config.referenceTokenizer] : [own];
+  }
+
+  private stampOf(sessionId: string, tokenizers: readonly string[]): string {
+    const counts = tokenizers.map((t) => this.countsGeneration.get(`${sessionId}\u0000${t}`) ?? 0);
+    return [this.generation.get(sessionId) ?? 0, ...counts].join('.');
   }
 
   private async execute(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<Cached> {
@@ -290,7 +316,8 @@ export class ReplayService {
     const c = comparisonToJSON(compare(ra, rb));
     // A call differs when its status changed or its request moved by more than minDelta tokens.
     const differences = c.differences.filter((d) => d.a.status !== d.b.status || Math.abs(d.b.total - d.a.total) > options.minDelta);
-    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+    // B's compressions are drawn as markers: their summaries stay with B's step details.
+    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression').map(withoutSummary);
     return {
       ...c,
       differences,
@@ -310,11 +337,23 @@ export class ReplayService {
     return sessionDetailOf(session, c);
   }
 
-  /** Drops what is known about a session (re-imported, or counted exactly since). */
-  forget(sessionId: string): void {
+  /**
+   * Drops what is known about a session: everything (re-imported, grown), or with `tokenizer`
+   * (its exact counts were stored since) only its counts under that tokenizer and the replays
+   * that read them.
+   */
+  forget(sessionId: string, tokenizer?: string): void {
+    this.shown.delete(sessionId);
+    if (tokenizer !== undefined) {
+      const k = `${sessionId}\u0000${tokenizer}`;
+      this.countsGeneration.set(k, (this.countsGeneration.get(k) ?? 0) + 1);
+      for (const c of this.counts.keys()) if (c.startsWith(k + '\u0000')) this.counts.delete(c);
+      for (const [key, v] of this.results) if (v.inputs.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.results.delete(key);
+      for (const [key, v] of this.running) if (v.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.running.delete(key);
+      return;
+    }
     this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
     for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
-    this.shown.delete(sessionId);
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
     for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }

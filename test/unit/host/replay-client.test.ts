@@ -280,3 +280,94 @@ describe('ReplayService', () => {
     await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({ code: 'not_found', message: 'step 30 does not exist: this replay has 30 calls (0–29)' });
   });
 });
+
+describe('ReplayClient.forget', () => {
+  /** An executor whose runs the test ends, with a value or as stopped (ApiError cancelled). */
+  function stoppable(): ReplayExecutor & { started: ReplayOp[]; stops: number; forgotten: string[]; finish(i: number, v: unknown): void } {
+    const ends: { resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+    const ex = {
+      started: [] as ReplayOp[],
+      stops: 0,
+      forgotten: [] as string[],
+      run: (op: ReplayOp) =>
+        new Promise((resolve, reject) => {
+          ex.started.push(op);
+          ends.push({ resolve: resolve as (v: unknown) => void, reject });
+        }),
+      // What the worker's replay loop does when the flag is set: it ends as cancelled.
+      stopRunning: () => {
+        ex.stops++;
+        ends[ends.length - 1]!.reject(new ApiError('cancelled', 'stopped'));
+      },
+      finish: (i: number, v: unknown) => ends[i]!.resolve(v),
+      forget: (id: string) => void ex.forgotten.push(id),
+      close: async () => {},
+    };
+    return ex as never;
+  }
+
+  it('stops a replay of the forgotten session and runs the same request again first, so its caller gets the new replay', async () => {
+    const ex = stoppable();
+    const client = new ReplayClient(ex);
+    const slider = client.submit(chart(1), 'chart');
+    const other = client.submit({ op: 'detail', inputs: inputs(), step: 3 }, 'step');
+    expect(ex.started).toHaveLength(1);
+    client.forget('s', 'counts');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(ex.forgotten).toEqual(['s']);
+    expect(ex.stops).toBe(1);
+    // The chart went again before the queued detail, and its answer is the re-run's.
+    expect(ex.started.map((o) => o.op)).toEqual(['chart', 'chart']);
+    ex.finish(1, { run: 'after counts' });
+    expect(await slider).toEqual({ run: 'after counts' });
+    await new Promise((r) => setTimeout(r, 0));
+    ex.finish(2, { detail: true });
+    expect(await other).toEqual({ detail: true });
+  });
+
+  it('leaves a replay of another session running', async () => {
+    const ex = stoppable();
+    const client = new ReplayClient(ex);
+    const p = client.submit(chart(1), 'chart');
+    client.forget('another', 'counts');
+    expect(ex.stops).toBe(0);
+    ex.finish(0, { done: true });
+    expect(await p).toEqual({ done: true });
+  });
+});
+
+describe('exact counts of one tokenizer landing', () => {
+  const s = session([user('a'.repeat(400)), assistant('b'.repeat(400)), user('c'.repeat(400)), assistant('d'.repeat(400))]);
+  const on = (tokenizer: string): ReplayInputs => ({ sessionId: 's', policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { tokenizer }, needles: [], pins: [] });
+
+  it('drop only the replays that read that tokenizer: the others stay cached under the same key', async () => {
+    const service = new ReplayService({ session: () => s });
+    const a = await service.chart(on('chars4'), 16);
+    const b = await service.chart(on('tiktoken:cl100k_base'), 16);
+    expect(service.runs).toBe(2);
+    service.forget('s', 'tiktoken:cl100k_base');
+    const a2 = await service.chart(on('chars4'), 16);
+    expect([service.runs, a2.key]).toEqual([2, a.key]);
+    const b2 = await service.chart(on('tiktoken:cl100k_base'), 16);
+    expect(service.runs).toBe(3);
+    expect(b2.key).not.toBe(b.key);
+    // Forgetting the whole session drops every replay of it.
+    service.forget('s');
+    const a3 = await service.chart(on('chars4'), 16);
+    expect(service.runs).toBe(4);
+    expect(a3.key).not.toBe(a.key);
+  });
+
+  it('stop a running replay only when it may read them', async () => {
+    let stops = 0;
+    const ex: ReplayExecutor = { run: () => new Promise(() => {}), stopRunning: () => void stops++, forget: () => {}, close: async () => {} };
+    const client = new ReplayClient(ex);
+    void client.submit({ op: 'chart', inputs: on('chars4'), buckets: 16 }, 'chart').catch(() => {});
+    client.forget('s', 'counts', undefined, 'tiktoken:cl100k_base');
+    expect(stops).toBe(0);
+    const c2 = new ReplayClient(ex);
+    void c2.submit({ op: 'chart', inputs: on('tiktoken:cl100k_base'), buckets: 16 }, 'chart').catch(() => {});
+    c2.forget('s', 'counts', undefined, 'tiktoken:cl100k_base');
+    expect(stops).toBe(1);
+  });
+});
