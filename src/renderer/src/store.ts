@@ -323,14 +323,18 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         const id = get().currentId;
         if (!id) return;
         try {
-          const detail = await api.getSession({ id });
-          const pages = [...new Set([...get().messages.keys()].map((i) => Math.floor(i / MESSAGE_PAGE)))];
-          const results = await Promise.all(pages.map((pg) => api.getMessages({ sessionId: id, offset: pg * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
-          if (get().currentId !== id) return;
-          const messages = new Map(get().messages);
-          for (const r of results) for (const m of r.messages) messages.set(m.index, m);
-          set({ detail, messages });
-          await get().requestChart();
+          // The chart on the exact counts is asked for at once, beside the detail and the visible
+          // pages (it does not need them: the session's structure did not change, only its counts).
+          const rows = async (): Promise<void> => {
+            const detail = await api.getSession({ id });
+            const pages = [...new Set([...get().messages.keys()].map((i) => Math.floor(i / MESSAGE_PAGE)))];
+            const results = await Promise.all(pages.map((pg) => api.getMessages({ sessionId: id, offset: pg * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
+            if (get().currentId !== id) return;
+            const messages = new Map(get().messages);
+            for (const r of results) for (const m of r.messages) messages.set(m.index, m);
+            set({ detail, messages });
+          };
+          await Promise.all([rows(), get().requestChart()]);
         } catch (e) {
           set({ error: describe(e) });
         }

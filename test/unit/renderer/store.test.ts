@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/shared/api';
 import { createAppStore } from '../../../src/renderer/src/store';
 import { handleDebuggerKey } from '../../../src/renderer/src/keys';
-import { chartView, fakeApi, flush, stepDetail } from './fake-client';
+import { chartView, fakeApi, flush, SESSION, stepDetail } from './fake-client';
 
 function setup() {
   const fake = fakeApi();
@@ -176,5 +176,21 @@ describe('renderer store: config', () => {
     expect(store.getState().overrides).toEqual({ window: 9000 });
     expect(store.getState().droppedOverrides).toEqual(['trigger']);
     expect(charts[charts.length - 1]!.input).toMatchObject({ policy: 'p3', overrides: { window: 9000 } });
+  });
+});
+
+describe('renderer store: exact counts landing', () => {
+  it('asks for the chart on the exact counts at once, without waiting for the detail and the pages', async () => {
+    const s = await opened();
+    let answerDetail!: (d: unknown) => void;
+    Object.assign(s.api, { getSession: () => new Promise((r) => (answerDetail = r)) });
+    s.emit('countsReady', { sessionId: 's1' });
+    await flush();
+    // Before: the chart was asked for only after getSession and getMessages had answered.
+    expect(s.charts).toHaveLength(2);
+    expect(s.store.getState().detail?.tokenizer).toBe('chars4');
+    answerDetail({ ...SESSION, tokenizer: 'calibrated' });
+    await flush();
+    expect(s.store.getState().detail?.tokenizer).toBe('calibrated');
   });
 });
