@@ -37,14 +37,29 @@ const indexCache = new WeakMap<readonly Message[], FactIndex>();
 export function factIndex(messages: readonly Message[]): FactIndex {
   let fx = indexCache.get(messages);
   if (fx) return fx;
-  const perMessage = messageFacts(messages);
+  fx = internFacts(messageFacts(messages), { keys: [], kinds: [], offsets: new Uint32Array(1), ids: new Uint32Array(0) }, 0);
+  indexCache.set(messages, fx);
+  return fx;
+}
+
+/**
+ * `base`'s first `from` messages, then the facts of messages `from`… interned on after them: ids
+ * are given in order of first mention, so this is the index a build over all of them makes.
+ */
+function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, from: number): FactIndex {
+  const start = base.offsets[from]!;
+  const ids: number[] = Array.from(base.ids.subarray(0, start));
+  // Keys first mentioned before `from` are those up to the largest id used there.
+  let known = 0;
+  for (const id of ids) if (id + 1 > known) known = id + 1;
+  const keys = base.keys.slice(0, known);
+  const kinds = base.kinds.slice(0, known);
   const idOf = new Map<string, number>();
-  const keys: string[] = [];
-  const kinds: Fact['kind'][] = [];
-  const offsets = new Uint32Array(messages.length + 1);
-  const ids: number[] = [];
-  perMessage.forEach((facts, i) => {
-    for (const f of facts) {
+  keys.forEach((k, i) => idOf.set(k, i));
+  const offsets = new Uint32Array(perMessage.length + 1);
+  offsets.set(base.offsets.subarray(0, from + 1));
+  for (let i = from; i < perMessage.length; i++) {
+    for (const f of perMessage[i]!) {
       let id = idOf.get(f.key);
       if (id === undefined) {
         id = keys.length;
@@ -55,10 +70,21 @@ export function factIndex(messages: readonly Message[]): FactIndex {
       ids.push(id);
     }
     offsets[i + 1] = ids.length;
-  });
-  fx = { keys, kinds, offsets, ids: Uint32Array.from(ids) };
-  indexCache.set(messages, fx);
-  return fx;
+  }
+  return { keys, kinds, offsets, ids: Uint32Array.from(ids) };
+}
+
+/**
+ * A live-tail append (README "Live tail"): `next` keeps `old`'s first `from` messages (the same
+ * objects), so their facts and interned ids carry over and only the new messages are read.
+ */
+export function carryFacts(old: readonly Message[], next: readonly Message[], from: number): void {
+  const facts = factCache.get(old);
+  if (!facts || factCache.has(next) || from > old.length || from > next.length) return;
+  const perMessage = [...facts.slice(0, from), ...next.slice(from).map(factsOfMessage)];
+  factCache.set(next, perMessage);
+  const fx = indexCache.get(old);
+  if (fx) indexCache.set(next, internFacts(perMessage, fx, from));
 }
 
 // Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.
