@@ -13,6 +13,7 @@
  *   the next change tries again.
  */
 import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
+import { countsKey } from '../../core/tokens/version';
 import { ApiError, type EventSink } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
 import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
@@ -180,9 +181,15 @@ export class TailService {
     }
   }
 
-  /** Tokenizers whose stored counts of a session are not the chars/4 estimates. */
+  /**
+   * Tokenizers whose stored counts of a session are not the chars/4 estimates. Counts are stored
+   * under `tokenizer@vN` (core/tokens/version.ts): the key is not a tokenizer name (a count of
+   * `calibrated@v1` fails), and counts of another version are never read, so none is asked for.
+   */
   private extendedCounts(sessionId: string): string[] {
-    return this.options.store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> 'chars4'").pluck().all(sessionId) as string[];
+    const suffix = countsKey('');
+    const keys = this.options.store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ?').pluck().all(sessionId) as string[];
+    return keys.filter((k) => k.endsWith(suffix)).map((k) => k.slice(0, -suffix.length)).filter((t) => t !== 'chars4');
   }
 
   private stop(w: Watch): void {
