@@ -33,6 +33,8 @@ export interface FactIndex {
 }
 
 const indexCache = new WeakMap<readonly Message[], FactIndex>();
+/** Each index's key → id map, kept for extending it (carryFacts). */
+const idMaps = new WeakMap<FactIndex, Map<string, number>>();
 
 export function factIndex(messages: readonly Message[]): FactIndex {
   let fx = indexCache.get(messages);
@@ -48,16 +50,29 @@ export function factIndex(messages: readonly Message[]): FactIndex {
  */
 function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, from: number): FactIndex {
   const start = base.offsets[from]!;
-  const ids: number[] = Array.from(base.ids.subarray(0, start));
-  // Keys first mentioned before `from` are those up to the largest id used there.
-  let known = 0;
-  for (const id of ids) if (id + 1 > known) known = id + 1;
+  // Keys first mentioned before `from` are those up to the largest id used there (all of them
+  // when nothing of `base` is dropped).
+  let known = base.keys.length;
+  if (from < base.offsets.length - 1) {
+    known = 0;
+    for (let j = 0; j < start; j++) if (base.ids[j]! >= known) known = base.ids[j]! + 1;
+  }
   const keys = base.keys.slice(0, known);
   const kinds = base.kinds.slice(0, known);
-  const idOf = new Map<string, number>();
-  keys.forEach((k, i) => idOf.set(k, i));
+  // A plain append takes over the base's key map (a live tail drops the base); else it is rebuilt.
+  let idOf = known === base.keys.length ? idMaps.get(base) : undefined;
+  if (idOf) idMaps.delete(base);
+  else {
+    idOf = new Map<string, number>();
+    for (let i = 0; i < keys.length; i++) idOf.set(keys[i]!, i);
+  }
+  let added = 0;
+  for (let i = from; i < perMessage.length; i++) added += perMessage[i]!.length;
+  const ids = new Uint32Array(start + added);
+  ids.set(base.ids.subarray(0, start));
   const offsets = new Uint32Array(perMessage.length + 1);
   offsets.set(base.offsets.subarray(0, from + 1));
+  let at = start;
   for (let i = from; i < perMessage.length; i++) {
     for (const f of perMessage[i]!) {
       let id = idOf.get(f.key);
@@ -67,11 +82,13 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
         keys.push(f.key);
         kinds.push(f.kind);
       }
-      ids.push(id);
+      ids[at++] = id;
     }
-    offsets[i + 1] = ids.length;
+    offsets[i + 1] = at;
   }
-  return { keys, kinds, offsets, ids: Uint32Array.from(ids) };
+  const fx: FactIndex = { keys, kinds, offsets, ids };
+  idMaps.set(fx, idOf);
+  return fx;
 }
 
 /**
