@@ -297,7 +297,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
   const size = fileSize(state.path);
   const changed = !state.stale && size >= state.size && state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest;
-  // A JSON document (what was imported does not end on a newline) is written again whole at each
+  // A JSON document (as the import detects it, not JSON lines) is written again whole at each
   // change, its end moved: it is read whole and compared with every stored message, not taken
   // for a rewrite of another session (which would store every message again).
   const document = !state.stale && size >= state.size && state.document === true;
