@@ -20,14 +20,14 @@ import type { CompressionPath, MessageRange } from './types';
  * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
  * the summarizer's own cache means formatting and hashing every folded message first.
  */
-const foldMemo = new WeakMap<Summarizer, WeakMap<readonly Message[], Map<string, Map<string | null, string>>>>();
+const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<string | null, string>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
 
 async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<string> {
-  let bySession = foldMemo.get(summarizer);
-  if (!bySession) foldMemo.set(summarizer, (bySession = new WeakMap()));
-  let memo = bySession.get(s.messages);
-  if (!memo) bySession.set(s.messages, (memo = new Map()));
+  let bySummarizer = foldMemo.get(s.messages);
+  if (!bySummarizer) foldMemo.set(s.messages, (bySummarizer = new Map()));
+  let memo = bySummarizer.get(summarizer);
+  if (!memo) bySummarizer.set(summarizer, (memo = new Map()));
   // Keyed by the earlier summary in a map of its own, not inside the key: it is long, and the same
   // string object comes back from this memo on a re-run, so its hash is computed once, not per lookup.
   const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
@@ -40,6 +40,36 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
   if (!byPrevious) memo.set(key, (byPrevious = new Map()));
   byPrevious.set(s.summary, out);
   return out;
+}
+
+/**
+ * A live-tail append (README "Live tail") hands the replay a new message list whose first `from`
+ * messages are the same objects as `old`'s: the folds memoized on `old` that end before `from`
+ * summarize the same messages, so they carry over instead of being summarized again (on a long
+ * session that is most of a re-run's cost).
+ */
+export function carryFoldMemo(old: readonly Message[], next: readonly Message[], from: number): void {
+  const bySummarizer = foldMemo.get(old);
+  if (!bySummarizer || foldMemo.has(next)) return;
+  const carried = new Map<Summarizer, Map<string, Map<string | null, string>>>();
+  for (const [summarizer, memo] of bySummarizer) {
+    const kept = new Map<string, Map<string | null, string>>();
+    for (const [key, byPrevious] of memo) if (foldEnd(key) < from) kept.set(key, byPrevious);
+    carried.set(summarizer, kept);
+  }
+  foldMemo.set(next, carried);
+}
+
+/** The last message index a fold memo key names (`target\0a-z,a-z…`). */
+function foldEnd(key: string): number {
+  let end = -1;
+  for (const range of key.slice(key.indexOf('\u0000') + 1).split(',')) {
+    const z = Number(range.slice(range.indexOf('-') + 1));
+    // A key this cannot read carries nothing.
+    if (!Number.isInteger(z)) return Number.POSITIVE_INFINITY;
+    end = Math.max(end, z);
+  }
+  return end;
 }
 
 export interface CompressionOutcome {

@@ -33,18 +33,48 @@ export interface FactIndex {
 }
 
 const indexCache = new WeakMap<readonly Message[], FactIndex>();
+/** Each index's key → id map, kept for extending it (carryFacts). */
+const idMaps = new WeakMap<FactIndex, Map<string, number>>();
 
 export function factIndex(messages: readonly Message[]): FactIndex {
   let fx = indexCache.get(messages);
   if (fx) return fx;
-  const perMessage = messageFacts(messages);
-  const idOf = new Map<string, number>();
-  const keys: string[] = [];
-  const kinds: Fact['kind'][] = [];
-  const offsets = new Uint32Array(messages.length + 1);
-  const ids: number[] = [];
-  perMessage.forEach((facts, i) => {
-    for (const f of facts) {
+  fx = internFacts(messageFacts(messages), { keys: [], kinds: [], offsets: new Uint32Array(1), ids: new Uint32Array(0) }, 0);
+  indexCache.set(messages, fx);
+  return fx;
+}
+
+/**
+ * `base`'s first `from` messages, then the facts of messages `from`… interned on after them: ids
+ * are given in order of first mention, so this is the index a build over all of them makes.
+ */
+function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, from: number): FactIndex {
+  const start = base.offsets[from]!;
+  // Keys first mentioned before `from` are those up to the largest id used there (all of them
+  // when nothing of `base` is dropped).
+  let known = base.keys.length;
+  if (from < base.offsets.length - 1) {
+    known = 0;
+    for (let j = 0; j < start; j++) if (base.ids[j]! >= known) known = base.ids[j]! + 1;
+  }
+  const keys = base.keys.slice(0, known);
+  const kinds = base.kinds.slice(0, known);
+  // A plain append takes over the base's key map (a live tail drops the base); else it is rebuilt.
+  let idOf = known === base.keys.length ? idMaps.get(base) : undefined;
+  if (idOf) idMaps.delete(base);
+  else {
+    idOf = new Map<string, number>();
+    for (let i = 0; i < keys.length; i++) idOf.set(keys[i]!, i);
+  }
+  let added = 0;
+  for (let i = from; i < perMessage.length; i++) added += perMessage[i]!.length;
+  const ids = new Uint32Array(start + added);
+  ids.set(base.ids.subarray(0, start));
+  const offsets = new Uint32Array(perMessage.length + 1);
+  offsets.set(base.offsets.subarray(0, from + 1));
+  let at = start;
+  for (let i = from; i < perMessage.length; i++) {
+    for (const f of perMessage[i]!) {
       let id = idOf.get(f.key);
       if (id === undefined) {
         id = keys.length;
@@ -52,12 +82,12 @@ export function factIndex(messages: readonly Message[]): FactIndex {
         keys.push(f.key);
         kinds.push(f.kind);
       }
-      ids.push(id);
+      ids[at++] = id;
     }
-    offsets[i + 1] = ids.length;
-  });
-  fx = { keys, kinds, offsets, ids: Uint32Array.from(ids) };
-  indexCache.set(messages, fx);
+    offsets[i + 1] = at;
+  }
+  const fx: FactIndex = { keys, kinds, offsets, ids };
+  idMaps.set(fx, idOf);
   return fx;
 }
 
@@ -72,6 +102,19 @@ export function provideFactIndex(messages: readonly Message[], fx: FactIndex): v
   }
   for (let q = 0; q < fx.ids.length; q++) if (fx.ids[q]! >= fx.keys.length) throw new Error(`fact index: mention ${q} names fact ${fx.ids[q]}, of ${fx.keys.length}`);
   indexCache.set(messages, fx);
+}
+
+/**
+ * A live-tail append (README "Live tail"): `next` keeps `old`'s first `from` messages (the same
+ * objects), so their facts and interned ids carry over and only the new messages are read.
+ */
+export function carryFacts(old: readonly Message[], next: readonly Message[], from: number): void {
+  const facts = factCache.get(old);
+  if (!facts || factCache.has(next) || from > old.length || from > next.length) return;
+  const perMessage = [...facts.slice(0, from), ...next.slice(from).map(factsOfMessage)];
+  factCache.set(next, perMessage);
+  const fx = indexCache.get(old);
+  if (fx) indexCache.set(next, internFacts(perMessage, fx, from));
 }
 
 // Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.

@@ -4,6 +4,7 @@
  * of reading the whole session from SQLite again.
  */
 import type { Message, Session } from '../../core/model';
+import { carryReplayCaches } from '../../core/replay/carry';
 
 export interface SessionAppend {
   /** First message index written again. */
@@ -17,5 +18,8 @@ export interface SessionAppend {
 /** The session after the update, or undefined when the one held is not the one it started from. */
 export function appendToSession(s: Session, a: SessionAppend): Session | undefined {
   if (s.messages.length !== a.previous || a.from > a.previous) return undefined;
-  return { ...s, messages: [...s.messages.slice(0, a.from), ...a.messages] };
+  const messages = [...s.messages.slice(0, a.from), ...a.messages];
+  // The messages before `from` are the same objects: what replays extracted from them carries over.
+  carryReplayCaches(s.messages, messages, a.from);
+  return { ...s, messages };
 }

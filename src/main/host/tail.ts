@@ -13,6 +13,7 @@
  *   the next change tries again.
  */
 import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
+import { countsKey } from '../../core/tokens/version';
 import { ApiError, type EventSink } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
 import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
@@ -23,6 +24,14 @@ export const TAIL_DEBOUNCE_MS = 50;
 /** The stat poll that backs fs.watch up (and replaces it where it cannot be set up). */
 const POLL_MS = 1000;
 const POLL_ONLY_MS = 250;
+/**
+ * Quiet time after a fast-path update before the exact recount of what it estimated starts. A
+ * recount tokenizes the whole session on every core: started at once, it competes with the chart
+ * replay the window asks for on the same update (on a 100 MB session it doubled the time to the
+ * extended chart). Updates in a burst push it back; it waits at most RECOUNT_MAX_WAIT_MS.
+ */
+export const RECOUNT_DELAY_MS = 2000;
+const RECOUNT_MAX_WAIT_MS = 10_000;
 
 export interface TailHostOptions {
   readonly store: SessionStore;
@@ -37,6 +46,8 @@ export interface TailHostOptions {
    * extends stored exact counts with scaled estimates for the new messages).
    */
   readonly recount?: (sessionId: string, tokenizer: string) => void;
+  /** Quiet time before the recount (RECOUNT_DELAY_MS unless given; tests shorten it). */
+  readonly recountDelayMs?: number;
   /** Where an update's failure is reported (it never stops the watch). */
   readonly onError?: (message: string) => void;
 }
@@ -73,6 +84,8 @@ const unref = <T extends { unref(): unknown }>(t: T): T => {
 export class TailService {
   /** By path: one watch per file, however many of its sessions are followed. */
   private readonly watches = new Map<string, Watch>();
+  /** Recounts waiting for quiet, by session: the timer and when the first update asked. */
+  private readonly recounts = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
 
   constructor(private readonly options: TailHostOptions) {}
 
@@ -160,7 +173,7 @@ export class TailService {
           const w = s.written;
           this.options.invalidate(s.id, w && { from: s.changedFrom, previous: w.previous, messages: w.messages });
           this.options.emit('sessionUpdated', { sessionId: s.id, steps: s.steps, messages: s.messages, rewritten: update.rewritten });
-          if (update.fast) for (const t of this.extendedCounts(s.id)) this.options.recount?.(s.id, t);
+          if (update.fast) this.scheduleRecount(s.id);
         }
       }
     } catch (e) {
@@ -180,9 +193,32 @@ export class TailService {
     }
   }
 
-  /** Tokenizers whose stored counts of a session are not the chars/4 estimates. */
+  /** The recount of a session's extended counts, once updates leave it quiet (RECOUNT_DELAY_MS). */
+  private scheduleRecount(sessionId: string): void {
+    if (!this.options.recount) return;
+    const pending = this.recounts.get(sessionId);
+    const since = pending?.since ?? Date.now();
+    if (pending) clearTimeout(pending.timer);
+    const delay = Math.max(0, Math.min(this.options.recountDelayMs ?? RECOUNT_DELAY_MS, since + RECOUNT_MAX_WAIT_MS - Date.now()));
+    const timer = unref(
+      setTimeout(() => {
+        this.recounts.delete(sessionId);
+        // A session deleted meanwhile (file rewritten) has no counts left: nothing is asked.
+        for (const t of this.extendedCounts(sessionId)) this.options.recount?.(sessionId, t);
+      }, delay),
+    );
+    this.recounts.set(sessionId, { timer, since });
+  }
+
+  /**
+   * Tokenizers whose stored counts of a session are not the chars/4 estimates. Counts are stored
+   * under `tokenizer@vN` (core/tokens/version.ts): the key is not a tokenizer name (a count of
+   * `calibrated@v1` fails), and counts of another version are never read, so none is asked for.
+   */
   private extendedCounts(sessionId: string): string[] {
-    return this.options.store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> 'chars4'").pluck().all(sessionId) as string[];
+    const suffix = countsKey('');
+    const keys = this.options.store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ?').pluck().all(sessionId) as string[];
+    return keys.filter((k) => k.endsWith(suffix)).map((k) => k.slice(0, -suffix.length)).filter((t) => t !== 'chars4');
   }
 
   private stop(w: Watch): void {
@@ -195,5 +231,7 @@ export class TailService {
 
   close(): void {
     for (const w of [...this.watches.values()]) this.stop(w);
+    for (const r of this.recounts.values()) clearTimeout(r.timer);
+    this.recounts.clear();
   }
 }

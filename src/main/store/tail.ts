@@ -56,6 +56,8 @@ export interface TailState {
   tailDigest: string;
   /** The file no longer starts with what was imported (found when the tail was opened). */
   stale: boolean;
+  /** What was imported is one JSON document (written again whole at each change), not lines; undefined when not known. */
+  document?: boolean | undefined;
   /** A Claude Code file whose appends can take the fast path (store/tail-claude-code.ts). */
   claudeCode: ClaudeCodeTail | undefined;
   /** A Codex rollout whose appends can take the fast path (store/tail-codex.ts). */
@@ -71,8 +73,9 @@ export interface TailSessionUpdate {
   /** First message index written again (== the old count for a plain append). */
   readonly changedFrom: number;
   /**
-   * On the fast path: messages [changedFrom, messages) as stored, so a host can patch the
-   * session it holds instead of reading all of it again (the session's other fields are unchanged).
+   * Messages [changedFrom, messages) as stored, so a host can patch the session it holds instead
+   * of reading all of it again (the session's other fields are unchanged): on the fast path, and
+   * on the whole-file path when the messages before changedFrom and the session's fields are kept.
    */
   readonly written?: { readonly messages: readonly Message[]; readonly previous: number };
 }
@@ -158,10 +161,13 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
     scan.feed(chunk);
   }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
-  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined };
+  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : await isDocument(src.path, src.size) };
   if (!stale) setFastTails(state, scan);
   return state;
 }
+
+/** Whether bytes [0, end) of the file are one JSON document (as the import's detection reads them), not JSON lines. */
+const isDocument = async (path: string, end: number): Promise<boolean | undefined> => (end > 0 ? (await sniffSource(fileSource(path, end))).shape === 'json' : undefined);
 
 /** `"last-prompt"`: a Claude Code line naming the leaf of the main chain. */
 const LAST_PROMPT = Buffer.from('"last-prompt"');
@@ -290,11 +296,18 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   const stored = store.db.prepare('SELECT size FROM sources WHERE id = ?').pluck().get(state.sourceId) as number | undefined;
   if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
   const size = fileSize(state.path);
-  const rewritten = state.stale || size < state.size || (state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest);
-  if (!rewritten && size === state.size) return undefined;
+  const changed = !state.stale && size >= state.size && state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest;
+  // A JSON document (as the import detects it, not JSON lines) is written again whole at each
+  // change, its end moved: it is read whole and compared with every stored message, not taken
+  // for a rewrite of another session (which would store every message again).
+  const document = !state.stale && size >= state.size && state.document === true;
+  const rewritten = state.stale || size < state.size || (changed && !document);
+  if (!rewritten && size === state.size && !(document && changed)) return undefined;
   let end = size;
   let hash: Hash | undefined;
-  if (!rewritten) {
+  if (document) {
+    // The whole file's hash, from the import's read of it.
+  } else if (!rewritten) {
     // Lines when the import ended on a newline; a JSON document is read whole.
     const lines = state.size === 0 || readRange(state.path, state.size - 1, state.size)[0] === 10;
     if (lines) end = lastLineEnd(state.path, state.size, size);
@@ -333,17 +346,22 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   // An append hashes its new bytes onto the running hash; a re-import has the whole file's.
   const fullHash = hash ?? indexed().hash;
   const digest = fullHash.copy().digest('hex');
-  const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
+  // Raw records kept by source line would name lines a rewritten document no longer has there.
+  const reimport = rewritten || (document && outcome.lineRecords);
+  const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten: reimport, compareAll: document, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
   state.size = end;
   state.hash = fullHash;
   state.tailDigest = digestBefore(state.path, end);
+  state.document = await isDocument(state.path, end);
   state.stale = false;
   setFastTails(state, scan);
-  return { rewritten, sessions: updated, deleted, size: end, fast: false };
+  return { rewritten: reimport, sessions: updated, deleted, size: end, fast: false };
 }
 
 interface ApplyOptions {
   readonly rewritten: boolean;
+  /** Compare every stored message (id, body, raw record) with the new parse, not only the last ones (a document written again). */
+  readonly compareAll: boolean;
   readonly size: number;
   readonly hash: string;
   /** Messages name their raw record by source line (`ImportOutcome.lineRecords`). */
@@ -355,8 +373,17 @@ interface ApplyOptions {
 /** The chars/4 estimates an import stores (store/import-file.ts). */
 const estimate = (s: Session) => countSession(s, createCounter(chars4, { memo: false }));
 
-/** The first message of `messages` that differs from the stored session (its ids, then its last bodies). */
-function firstChange(store: SessionStore, sessionId: string, messages: readonly Message[], lineRecords: boolean): number {
+/** The first message of `messages` that differs from the stored session (its ids, then its last bodies; with `all`, every id, body and raw record). */
+function firstChange(store: SessionStore, sessionId: string, messages: readonly Message[], lineRecords: boolean, all: boolean): number {
+  if (all) {
+    const rows = messageRows(messages, 0, messages.length, lineRecords);
+    let k = 0;
+    for (const r of store.db.prepare('SELECT message_id AS id, body, raw FROM messages WHERE session_id = ? ORDER BY idx').iterate(sessionId) as IterableIterator<{ id: string; body: string; raw: string | null }>) {
+      if (k >= messages.length || r.id !== rows.ids[k] || r.body !== rows.bodies[k] || r.raw !== rows.raws[k]) break;
+      k++;
+    }
+    return k;
+  }
   const ids = store.db.prepare('SELECT message_id FROM messages WHERE session_id = ? ORDER BY idx').pluck().all(sessionId) as string[];
   const n = Math.min(ids.length, messages.length);
   let k = 0;
@@ -378,12 +405,13 @@ function updateSource(store: SessionStore, sourceId: number, size: number, hash:
 /** One update's writes, in one transaction. */
 function applyTail(store: SessionStore, state: TailState, sessions: readonly Session[], o: ApplyOptions): { updated: TailSessionUpdate[]; deleted: string[] } {
   const db = store.db;
-  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount, parent_id AS parentId FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
+  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount, parent_id AS parentId, meta FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
     id: string;
     position: number;
     sourceSessionId: string;
     messageCount: number;
     parentId: string | null;
+    meta: string;
   }[];
   const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
@@ -405,7 +433,8 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
     if (line === 1 && stop >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
     return buf.subarray(start, stop);
   };
-  const writeMessages = (id: string, messages: readonly Message[], from: number): void => {
+  /** Writes messages [from, …) of a session; answers their bodies as stored. */
+  const writeMessages = (id: string, messages: readonly Message[], from: number): string[] => {
     const rows = messageRows(messages, from, messages.length, o.lineRecords);
     for (let j = 0; j < rows.ids.length; j++) {
       const i = from + j;
@@ -416,6 +445,7 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
       const u = rows.usage[j];
       if (u) insertUsage.run(id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
     }
+    return rows.bodies;
   };
   try {
     return db.transaction(() => {
@@ -447,17 +477,21 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
         }
         rowIds.push(prev.id);
         matched.add(prev.id);
-        const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords);
+        const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords, o.compareAll);
         updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, row.cwd ?? null, row.compactions ?? 0, row.promptTokens ?? 0, row.outputTokens ?? 0, row.cost ?? null, row.endedAt ?? null, parentId, row.spawnedBy ?? null, row.spawnedAt ?? null, prev.id);
         if (k === s.messages.length && k === prev.messageCount && !o.rewritten) continue;
         db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
         db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
-        writeMessages(prev.id, s.messages, k);
+        const bodies = writeMessages(prev.id, s.messages, k);
         // Counts of every tokenizer covered the old messages: the estimates are redone now, the
         // exact counts when the host next asks for them.
         db.prepare('DELETE FROM token_counts WHERE session_id = ?').run(prev.id);
         store.saveCounts(prev.id, estimate(s));
-        out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k });
+        // Messages before k and the session's other fields are as stored: a host holding the
+        // session patches it with the messages written (as loadSession reads them) and keeps what
+        // its replays extracted from the rest, instead of reading 100 MB again.
+        const written = !o.rewritten && k > 0 && row.meta === prev.meta ? { messages: bodies.map((b) => JSON.parse(b) as Message), previous: prev.messageCount } : undefined;
+        out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k, ...(written ? { written } : {}) });
       }
       const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);
       for (const id of deleted) db.prepare('DELETE FROM sessions WHERE id = ?').run(id);

@@ -225,14 +225,29 @@ describe('live tail', () => {
     await sameAsFreshImport(file, id);
   });
 
-  it('re-imports a JSON document on change', async () => {
+  it('reads a JSON document again on change, and writes from the first message that differs', async () => {
     const file = join(dir, 'chat.json');
-    const doc = (n: number): string => JSON.stringify({ messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` })) });
+    const doc = (n: number, edited = -1): string => JSON.stringify({ messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: i === edited ? `m${i} edited` : `m${i}` })) });
     writeFileSync(file, doc(2));
     const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
     const tail = await openTail(store, id);
+    // Written again whole with three more messages: the two stored ones are kept, and the host
+    // gets the new ones to patch the session it holds.
     writeFileSync(file, doc(5));
-    expect(await updateTail(store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 5 }] });
+    const grown = await updateTail(store, tail);
+    expect(grown).toMatchObject({ rewritten: false, fast: false, sessions: [{ id, messages: 5, changedFrom: 2 }] });
+    expect(grown?.sessions[0]?.written?.messages.map((m) => m.parts)).toEqual(store.loadSession(id)!.messages.slice(2).map((m) => m.parts));
     expect(rowCount(id)).toBe(5);
+    await sameAsFreshImport(file, id);
+    // An earlier message edited: written from it on.
+    writeFileSync(file, doc(5, 1));
+    expect(await updateTail(store, tail)).toMatchObject({ rewritten: false, sessions: [{ id, messages: 5, changedFrom: 1 }] });
+    expect(messagesOf(id).map((m) => m.text)).toEqual(['m0', 'm1 edited', 'm2', 'm3', 'm4']);
+    await sameAsFreshImport(file, id);
+    // Shorter: a rewrite, read whole as the same session.
+    writeFileSync(file, doc(3));
+    expect(await updateTail(store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 3, changedFrom: 0 }] });
+    expect(rowCount(id)).toBe(3);
+    await sameAsFreshImport(file, id);
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * The whole-file path hands the host the messages it wrote when the ones before them and the
+ * session's fields are kept (README "Live tail"), so a host patches the session it holds instead
+ * of reading it all again — and keeps what its replays extracted. The patched session must be the
+ * stored one, for a line format without a fast path (Gemini CLI JSONL) and a JSON document
+ * written again whole (Gemini CLI JSON), generated as the tail bench makes them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendToSession } from '../../../src/main/host/session-append';
+import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { openTail, updateTail } from '../../../src/main/store/tail';
+import { geminiJson, geminiJsonl, openHandsEvents, type TailCorpus } from '../../bench/tail-corpus';
+import { sameAsFreshImport } from './fresh-import';
+
+let dir: string;
+let store: SessionStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-whole-'));
+  store = openStore(join(dir, 's.db'));
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['Gemini CLI JSONL', geminiJsonl, 'session.jsonl'],
+  ['Gemini CLI JSON', geminiJson, 'session.json'],
+  ['OpenHands events', openHandsEvents, 'events.json'],
+] as [string, TailCorpus, string][])('the whole-file path on %s', (_name, corpus, name) => {
+  it('hands over the messages it wrote: the held session patched with them is the stored one', async () => {
+    const file = join(dir, name);
+    await corpus.write(file, 0.05);
+    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(store, id);
+    let held = store.loadSession(id)!;
+    for (let n = 0; n < 2; n++) {
+      corpus.append(file, n);
+      const u = await updateTail(store, tail);
+      expect(u).toMatchObject({ fast: false, rewritten: false });
+      const s = u!.sessions[0]!;
+      expect(s.changedFrom).toBeGreaterThan(0);
+      const patched = appendToSession(held, { from: s.changedFrom, previous: s.written!.previous, messages: s.written!.messages })!;
+      expect(patched).toEqual(store.loadSession(id));
+      await sameAsFreshImport(store, dir, file, id);
+      held = patched;
+    }
+  });
+});
