@@ -80,7 +80,8 @@ export interface ReplaySlice {
   stepDetailError: string | null;
   accuracy: AccuracyView | null;
   accuracyError: string | null;
-  requestChart(): Promise<void>;
+  /** Asks for the chart; `after`: the chart is shown only once that settles (the detail it must agree with). */
+  requestChart(after?: Promise<unknown>): Promise<void>;
   setBuckets(n: number): void;
   setNeedles(needles: string[]): Promise<void>;
   loadAccuracy(): Promise<void>;
@@ -323,8 +324,9 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         const id = get().currentId;
         if (!id) return;
         try {
-          // The chart on the exact counts is asked for at once, beside the detail and the visible
-          // pages (it does not need them: the session's structure did not change, only its counts).
+          // The chart on the new counts (or calls) is asked for at once, beside the detail and the
+          // visible pages, and shown once they are: the header, the list and the chart never
+          // disagree on how many calls there are.
           const rows = async (): Promise<void> => {
             const detail = await api.getSession({ id });
             const pages = [...new Set([...get().messages.keys()].map((i) => Math.floor(i / MESSAGE_PAGE)))];
@@ -334,7 +336,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
             for (const r of results) for (const m of r.messages) messages.set(m.index, m);
             set({ detail, messages });
           };
-          await Promise.all([rows(), get().requestChart()]);
+          const rowsDone = rows();
+          await Promise.all([rowsDone, get().requestChart(rowsDone.catch(() => undefined))]);
         } catch (e) {
           set({ error: describe(e) });
         }
@@ -384,13 +387,14 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       accuracy: null,
       accuracyError: null,
 
-      async requestChart() {
+      async requestChart(after) {
         const req = inputs();
         if (!req) return;
         const seq = ++chartSeq;
         set({ chartLoading: true });
         try {
           const chart = await api.getChartView({ ...req, overrides: { ...req.overrides }, needles: [...req.needles], buckets: get().buckets, channel: 'chart' });
+          if (after) await after;
           if (seq !== chartSeq) return; // superseded: a newer request is on its way
           const step = get().selectedStep;
           const selectedStep = chart.stepCount === 0 ? null : clampStep(step ?? 0, chart.stepCount);

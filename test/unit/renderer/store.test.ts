@@ -180,7 +180,7 @@ describe('renderer store: config', () => {
 });
 
 describe('renderer store: exact counts landing', () => {
-  it('asks for the chart on the exact counts at once, without waiting for the detail and the pages', async () => {
+  it('asks for the chart on the exact counts at once, and shows it with the new detail, not before', async () => {
     const s = await opened();
     let answerDetail!: (d: unknown) => void;
     Object.assign(s.api, { getSession: () => new Promise((r) => (answerDetail = r)) });
@@ -189,8 +189,13 @@ describe('renderer store: exact counts landing', () => {
     // Before: the chart was asked for only after getSession and getMessages had answered.
     expect(s.charts).toHaveLength(2);
     expect(s.store.getState().detail?.tokenizer).toBe('chars4');
+    // The chart answering first is held until the detail is in: the two never disagree.
+    s.charts[1]!.resolve(chartView('exact', 4));
+    await flush();
+    expect(s.store.getState().chart?.key).toBe('k1');
     answerDetail({ ...SESSION, tokenizer: 'calibrated' });
     await flush();
     expect(s.store.getState().detail?.tokenizer).toBe('calibrated');
+    expect(s.store.getState().chart?.key).toBe('exact');
   });
 });
