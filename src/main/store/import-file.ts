@@ -19,6 +19,7 @@ import { fileSource } from '../io/file-source';
 import { withSubagentFiles } from '../io/subagent-files';
 import { messageRows, packText, sessionRow, storedEntries, type MessageRows, type SessionStore, type SourceInfo } from './sessions';
 import { WriterClient, type WriterBatch } from './writer';
+import { collectGarbage } from './collect-garbage';
 
 export interface StoredImport {
   readonly sessionIds: string[];
@@ -120,6 +121,9 @@ export async function importFileToStore(store: SessionStore, path: string, optio
     // Many short sessions gain nothing from the second thread (per-session rows dominate), but
     // a writer that holds the lines already holds the transaction too.
     const viaWriter = writer && (linesFormat !== undefined || options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
+    // The parse's garbage goes before the save's working set comes on top of it: without this
+    // the peak of a big import came after its parse (see collect-garbage.ts).
+    if (viaWriter) collectGarbage();
     const sessionIds = viaWriter
       ? await saveThroughWriter(writer, source, outcome.sessions, { begun: linesFormat !== undefined, lineRecords: outcome.lineRecords, now }, options.signal)
       : store.saveImport(source, outcome.sessions, { ...(grownFrom !== undefined ? { grownFrom } : {}), counts: estimate });
