@@ -14,7 +14,9 @@
  *   other `$set` keys (`lastUpdated`) change nothing stored and are passed over;
  * - a record whose id was seen before the append and is not the last stored record's (it would
  *   replace an earlier message, or a skipped info/warning record in its place), or an id like
- *   the import's own keys for records without one (`#n`, `$set-…`);
+ *   the import's own keys for records without one (`#n`, `$set-…`; or a record without an id
+ *   where the file has such ids); the last record written again when it is a prompt (the title
+ *   may come from it);
  * - a model other than the session's (the session's model is its last message's).
  * The ids seen are found in the imported bytes once, textually (`"id": "…"` at any depth: more
  * than the records' ids, which only sends more appends to the whole-file path); Gemini CLI
@@ -84,7 +86,11 @@ export function appendGemini(store: SessionStore, sourceId: number, path: string
     } else added.set(key, l);
   }
   const convertLine = (l: NewLine): Message[] => convert(l.value, l.line, true, l.text);
+  // A record without an id is keyed `#n` by the import, n counted over the file: an earlier record with such an id would be replaced.
+  if (anonymous > 0 && [...ids].some((k) => OWN_KEY.test(k))) return undefined;
   const removed = reopened && last ? storedFrom(store, session, session.messageCount - last.count) : [];
+  // A prompt written again may be the one the title comes from (planAppend keeps a title a stored typed prompt gave).
+  if (removed.some((m) => m.role === 'user')) return undefined;
   const reopenedMessages = reopened ? convertLine(reopened) : [];
   const records = [...added.entries()].map(([key, l]) => ({ key, messages: convertLine(l) }));
   const changed = [...reopenedMessages, ...records.flatMap((r) => r.messages)];

@@ -121,6 +121,15 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     expect(await updateTail(store, tail)).toMatchObject({ fast: true });
     await whole([j({ id: 'i-9', timestamp: iso(40), type: 'user', content: 'now a prompt' }), answer(40, 'gemini-2.5-pro')], [user(41), answer(41, 'gemini-2.5-pro')]);
     expect(store.getRow(id)).toMatchObject({ title: 'Fix the steps', model: 'gemini-2.5-pro' });
+    // The last record written again when it is a prompt (a title may come from it).
+    append(file, [user(50)]);
+    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    await whole([user(50, 'The prompt edited')], [answer(50, 'gemini-2.5-pro')]);
+    // An id like the import's key for a record without one: the next record without an id replaces it in place.
+    await whole([j({ id: '#1', timestamp: iso(60), type: 'gemini', content: 'odd id', model: 'gemini-2.5-pro' })], [user(61), answer(61, 'gemini-2.5-pro')]);
+    append(file, [j({ timestamp: iso(62), type: 'user', content: 'no id' })]);
+    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(store, dir, file, id);
   });
 
   it('leaves a JSON-document session to the whole-file path', async () => {
