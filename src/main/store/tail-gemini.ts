@@ -18,7 +18,7 @@
  *   where the file has such ids); the last record written again when it is a prompt (the title
  *   may come from it);
  * - a model other than the session's (the session's model is its last message's).
- * The ids seen are found in the imported bytes once, textually (`"id": "…"` at any depth: more
+ * The ids seen are found in the imported bytes once (as the watch begins, else on the first append), textually (`"id": "…"` at any depth: more
  * than the records' ids, which only sends more appends to the whole-file path); Gemini CLI
  * writes its lines with JSON.stringify, so a key spelled with escapes is not looked for.
  */
@@ -143,34 +143,57 @@ function lastRecord(store: SessionStore, session: OnlySession): LastRecord | nul
 /** `"id": "<value>"` anywhere in a line (JSON.stringify writes no space; a reader might). */
 const ID = /"id"\s*:\s*"((?:[^"\\\n]|\\.)*)"/g;
 
-/** Every `"id"` string value in bytes [0, size) of the file, decoded (undefined: the file is shorter now); read in 1 MB chunks, whole lines at a time. */
+/**
+ * Every `"id"` string value in bytes fed to it, decoded: whole lines are matched (a chunk may end
+ * inside a character or a line). The tail feeds it the file as it hashes it when the watch
+ * begins, so the first append does not read the file again.
+ */
+export class IdScan {
+  readonly ids = new Set<string>();
+  private carry = Buffer.alloc(0);
+  feed(chunk: Uint8Array): void {
+    const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, b]) : b;
+    const nl = bytes.lastIndexOf(10);
+    collect(bytes.subarray(0, nl + 1).toString('utf8'), this.ids);
+    this.carry = Buffer.from(bytes.subarray(nl + 1));
+  }
+  /** The ids, once every byte was fed (the last line, without its newline, matched too). */
+  done(): Set<string> {
+    collect(this.carry.toString('utf8'), this.ids);
+    this.carry = Buffer.alloc(0);
+    return this.ids;
+  }
+}
+
+/** Every `"id"` string value in bytes [0, size) of the file (undefined: the file is shorter now); read in 1 MB chunks. */
 function idsIn(path: string, size: number): Set<string> | undefined {
-  const ids = new Set<string>();
+  const scan = new IdScan();
   const fd = openSync(path, 'r');
   try {
-    let carry = Buffer.alloc(0);
-    let at = 0;
     const buf = Buffer.allocUnsafe(1 << 20);
-    while (at < size) {
+    for (let at = 0; at < size; ) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
       if (n === 0) return undefined;
       at += n;
-      // A chunk may end inside a character or a line: decode and match whole lines only.
-      const bytes = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-      const nl = at < size ? bytes.lastIndexOf(10) : bytes.length - 1;
-      collect(bytes.subarray(0, nl + 1).toString('utf8'), ids);
-      carry = Buffer.from(bytes.subarray(nl + 1));
+      scan.feed(buf.subarray(0, n));
     }
   } finally {
     closeSync(fd);
   }
-  return ids;
+  return scan.done();
 }
 
 function collect(text: string, ids: Set<string>): void {
   for (const m of text.matchAll(ID)) {
+    const raw = m[1]!;
+    // Decoded only when it holds an escape (a JSON.parse per id is most of the scan's time).
+    if (!raw.includes('\\')) {
+      ids.add(raw);
+      continue;
+    }
     try {
-      ids.add(JSON.parse(`"${m[1]}"`) as string);
+      ids.add(JSON.parse(`"${raw}"`) as string);
     } catch {
       // Not a JSON string: not an id the import would read.
     }

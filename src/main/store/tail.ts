@@ -32,7 +32,7 @@ import { messageRows, sessionRow, sourceLineId, storedEntries, type SessionStore
 import type { FastPlan } from './tail-append';
 import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 import { appendCodex, type CodexTail } from './tail-codex';
-import { appendGemini, type GeminiTail } from './tail-gemini';
+import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
@@ -159,13 +159,17 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   const size = fileSize(src.path);
   const hash = createHash('sha256');
   const scan = new LineScan();
+  // Gemini CLI's fast path needs the ids in the file: read on this pass (a JSONL file, by its name).
+  const ids = src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
   for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
     hash.update(chunk);
     scan.feed(chunk);
+    ids?.feed(chunk);
   }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
   const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : await isDocument(src.path, src.size) };
   if (!stale) setFastTails(state, scan);
+  if (state.gemini && ids) state.gemini.ids = ids.done();
   return state;
 }
 
