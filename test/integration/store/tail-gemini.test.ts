@@ -4,7 +4,7 @@
  * first import of the grown file stores; lines that could change what came before take the
  * whole-file path.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,20 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     append(file, [j({ timestamp: iso(62), type: 'user', content: 'no id' })]);
     expect(await updateTail(store, tail)).toMatchObject({ fast: false });
     await sameAsFreshImport(store, dir, file, id);
+  });
+
+  it('stays equal to a first import however the agent’s writes are cut (every line of the fixture, with its rewind and summary, and of generated turns)', async () => {
+    const fixture = readFileSync(join(__dirname, '..', '..', 'fixtures', 'import', 'gemini-session.jsonl'), 'utf8').trimEnd().split('\n');
+    const all = [...fixture, ...turn(7), ...turn(8), user(9), running(9), finished(9), answer(9)];
+    const { file, id, tail } = await imported(all.slice(0, 2));
+    let fast = 0;
+    for (const l of all.slice(2)) {
+      append(file, [l]);
+      if ((await updateTail(store, tail))?.fast) fast++;
+      await sameAsFreshImport(store, dir, file, id);
+    }
+    // Most lines take the fast path; the rewind, the summary and what follows them right after do not.
+    expect(fast).toBeGreaterThan(all.length / 2);
   });
 
   it('leaves a JSON-document session to the whole-file path', async () => {
