@@ -7,7 +7,9 @@
  * - host: append → `sessionUpdated` emitted (fs.watch, debounce, update), then the refresh a
  *   window does: the session detail, then the chart (a full replay of every call, in the replay
  *   worker as in the app).
- * The formats without a fast path (Gemini CLI JSONL and JSON, OpenHands events, SWE-agent
+ * Gemini CLI JSONL takes its fast path (a turn of five lines: prompt, `$set`, the call running and
+ * again finished, the answer; a `$rewindTo` forces the whole file).
+ * The formats without a fast path (Gemini CLI JSON, OpenHands events, SWE-agent
  * trajectories, raw OpenAI chat requests; generators in tail-corpus.ts) are measured the same way,
  * every update through the whole file (a JSON document is written again whole by its agent: the
  * time runs from that write done).
@@ -99,7 +101,7 @@ const FORMAT: Record<string, Format> = {
     write: writeMessagesJsonl,
     append: (file, n) => appendFileSync(file, JSON.stringify({ role: 'user', content: `tail prompt ${n}` }) + '\n' + JSON.stringify({ role: 'assistant', content: `tail answer ${n}`, model: 'gpt-4o', usage: { prompt_tokens: 900, completion_tokens: 5 } }) + '\n'),
   },
-  'gemini-jsonl': whole('Gemini CLI JSONL ', geminiJsonl, 'session.jsonl'),
+  'gemini-jsonl': { label: 'Gemini CLI JSONL ', write: geminiJsonl.write, append: geminiJsonl.append, file: 'session.jsonl', forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) } },
   'gemini-json': whole('Gemini CLI JSON ', geminiJson, 'session.json'),
   openhands: whole('OpenHands events ', openHandsEvents, 'events.json'),
   'swe-agent': whole('SWE-agent ', sweAgentTraj, 'run.traj'),
@@ -126,7 +128,7 @@ async function storeRows(dir: string, file: string, mb: number, f: Format): Prom
     ];
     if (f.wholeFile) return rows;
     // The same append without the fast path (its state dropped): what every append cost before it.
-    tail.claudeCode = tail.codex = tail.jsonl = undefined;
+    tail.claudeCode = tail.codex = tail.jsonl = tail.gemini = undefined;
     f.append(file, ROUNDS);
     rows.push({ name: `${f.label}${mb} MB: append → stored without the fast path (whole file)`, value: await timeMs(() => updateTail(store, tail)), unit: 'ms' });
     if (f.forceWhole) {

@@ -50,8 +50,8 @@ function partsOfModel(parts: unknown[]): { model: Part[]; results: Part[] } {
   return { model, results };
 }
 
-/** One recorded message → history messages. */
-function convert(m: Json, line: number | undefined, keepRaw: boolean, raw: string | undefined): Message[] {
+/** One recorded message → history messages (the live tail's fast path converts appended records with it too). */
+export function convert(m: Json, line: number | undefined, keepRaw: boolean, raw: string | undefined): Message[] {
   const type = str(m['type']) ?? str(m['role']);
   const id = str(m['id']) ?? `${type}-${line ?? 0}`;
   const timestamp = time(m['timestamp']);
@@ -106,6 +106,17 @@ function build(id: string, meta: Json, records: { m: Json; line?: number; raw?: 
   return { id, format: 'gemini-cli', ...(title ? { title } : {}), ...(models.length ? { model: models[models.length - 1]! } : {}), provider: 'google', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], ...(startedAt !== undefined ? { startedAt } : {}), warnings: [] };
 }
 
+/**
+ * What one JSONL line is, in the order the import tests it: a rewind, a `$set` patch, the
+ * metadata line, or a record (keyed by its id). Shared with the live tail's fast path.
+ */
+export function lineKind(v: Json): 'rewind' | 'set' | 'meta' | 'record' {
+  if (typeof v['$rewindTo'] === 'string') return 'rewind';
+  if (isRecord(v['$set'])) return 'set';
+  if (typeof v['projectHash'] === 'string' && typeof v['sessionId'] === 'string' && !('type' in v)) return 'meta';
+  return 'record';
+}
+
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind === 'json') {
     const v = input.value;
@@ -125,7 +136,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   for await (const l of input.lines) {
     const v = l.value;
     if (!isRecord(v)) continue;
-    if (typeof v['$rewindTo'] === 'string') {
+    const kind = lineKind(v);
+    if (kind === 'rewind' && typeof v['$rewindTo'] === 'string') {
       const ids = [...records.keys()];
       const at = ids.indexOf(v['$rewindTo']);
       const drop = at >= 0 ? ids.slice(at) : ids;
@@ -133,7 +145,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       rewound += drop.length;
       continue;
     }
-    if (isRecord(v['$set'])) {
+    if (kind === 'set' && isRecord(v['$set'])) {
       const set = v['$set'];
       if (Array.isArray(set['messages'])) {
         rewritten++;
@@ -143,7 +155,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       meta = { ...meta, ...rest };
       continue;
     }
-    if (typeof v['projectHash'] === 'string' && typeof v['sessionId'] === 'string' && !('type' in v)) {
+    if (kind === 'meta') {
       meta = { ...meta, ...v };
       continue;
     }

@@ -10,7 +10,7 @@
  *   complete line; a partial last line waits for its newline. A JSON document is read whole.
  * - An append that only continues the session takes a fast path: the new lines are parsed alone
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
- *   tail-jsonl.ts; what they write: tail-append.ts).
+ *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -32,6 +32,7 @@ import { messageRows, sessionRow, sourceLineId, storedEntries, type SessionStore
 import type { FastPlan } from './tail-append';
 import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 import { appendCodex, type CodexTail } from './tail-codex';
+import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
@@ -64,6 +65,8 @@ export interface TailState {
   codex?: CodexTail | undefined;
   /** A JSONL of messages whose appends can take the fast path (store/tail-jsonl.ts). */
   jsonl?: JsonlTail | undefined;
+  /** A Gemini CLI JSONL session whose appends can take the fast path (store/tail-gemini.ts). */
+  gemini?: GeminiTail | undefined;
 }
 
 export interface TailSessionUpdate {
@@ -156,13 +159,17 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   const size = fileSize(src.path);
   const hash = createHash('sha256');
   const scan = new LineScan();
+  // Gemini CLI's fast path needs the ids in the file: read on this pass (a JSONL file, by its name).
+  const ids = src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
   for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
     hash.update(chunk);
     scan.feed(chunk);
+    ids?.feed(chunk);
   }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
   const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : await isDocument(src.path, src.size) };
   if (!stale) setFastTails(state, scan);
+  if (state.gemini && ids) state.gemini.ids = ids.done();
   return state;
 }
 
@@ -198,6 +205,7 @@ function setFastTails(state: TailState, scan: LineScan): void {
   const lines = state.size > 0 && readRange(state.path, state.size - 1, state.size)[0] === 10;
   state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
   state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
+  state.gemini = lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
 }
 
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
@@ -205,6 +213,7 @@ async function fastPlan(store: SessionStore, state: TailState, appended: Buffer)
   if (state.claudeCode) return appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
   if (state.codex) return appendCodex(store, state.sourceId, state.path, state.size, state.codex, appended);
   if (state.jsonl) return appendJsonl(store, state.sourceId, state.path, state.jsonl, appended);
+  if (state.gemini) return appendGemini(store, state.sourceId, state.path, state.size, state.gemini, appended);
   return undefined;
 }
 
@@ -313,7 +322,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
     if (lines) end = lastLineEnd(state.path, state.size, size);
     if (end <= state.size) return undefined;
     hash = state.hash.copy();
-    if (lines && (state.claudeCode || state.codex || state.jsonl)) {
+    if (lines && (state.claudeCode || state.codex || state.jsonl || state.gemini)) {
       // The fast path: the new lines alone, when they only continue the session.
       const appended = readRange(state.path, state.size, end);
       hash.update(appended);

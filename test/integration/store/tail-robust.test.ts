@@ -3,7 +3,7 @@
  * cut inside a line — even a line that is already a whole JSON value, its newline not written
  * yet — stores nothing until the newline arrives, and never a broken record; a file replaced by a
  * shorter one is read again whole as the same session. Claude Code's cases are in tail.test.ts;
- * here the Codex and JSONL-of-messages fast paths and Gemini CLI's JSONL (whole-file path).
+ * here the Codex, JSONL-of-messages and Gemini CLI JSONL fast paths.
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ const FORMATS: [string, string, (n: number) => string[], boolean][] = [
   ['Codex rollout (fast path)', 'rollout.jsonl', (n) => [...codexLines({ calls: 40 })].map((l) => l.trimEnd()).slice(0, n), true],
   ['JSONL of messages (fast path)', 'chat.jsonl', chat, true],
   [
-    'Gemini CLI JSONL (whole-file path)',
+    'Gemini CLI JSONL (fast path)',
     'gemini.jsonl',
     (n) => {
       const file = join(dir, 'gen.jsonl');
@@ -42,7 +42,7 @@ const FORMATS: [string, string, (n: number) => string[], boolean][] = [
       for (let k = 0; k < 12; k++) geminiJsonl.append(file, k);
       return readFileSync(file, 'utf8').trimEnd().split('\n').slice(0, n);
     },
-    false,
+    true,
   ],
 ];
 
