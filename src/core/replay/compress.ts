@@ -301,7 +301,8 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
   const after = requestAt(s, end);
   s.totals.compressions++;
   s.totals.tokensRemoved += Math.max(0, before - after);
-  s.events.push({
+  // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
+  if (!s.lean) s.events.push({
     kind: 'compression',
     step,
     path,

@@ -24,6 +24,13 @@ export async function proactivePath(s: ReplayState, k: number, step: number, d: 
   const fires = c.triggerMessages !== undefined ? messages > c.triggerMessages : overTrigger(c, request, e.trigger);
   if (!fires) return;
   const force = c.proactiveAction === 'force-compression';
+  if (s.lean) {
+    // Statuses only (ReplayOptions.detail 'totals'): the same branches as below, without their words.
+    const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), force ? '' : undefined);
+    if (done) d.status = 'compress';
+    else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
+    return;
+  }
   const why =
     c.triggerMessages !== undefined
       ? `${messages} messages > ${c.triggerMessages}`

@@ -46,6 +46,8 @@ export interface RunningTotals {
 }
 
 export interface ReplayState {
+  /** ReplayOptions.detail 'totals': handlers on a hot path skip reason text and events (statuses and totals unchanged). */
+  readonly lean: boolean;
   readonly session: Session;
   readonly messages: readonly Message[];
   readonly config: ReplayConfig;
