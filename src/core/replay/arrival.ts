@@ -28,9 +28,25 @@ async function arriveWithAsyncPath(s: ReplayState, from: number, k: number, step
 }
 
 function enter(s: ReplayState, i: number, step: number): void {
+  if (toolResultsInert(s)) {
+    // Nothing happens to a tool result on arrival: the calls are counted from the shape, and the
+    // parts (of every message, at every replay of a sweep) are not read — that loop led the profile.
+    s.toolCalls += s.shape.toolCallsOf[i]!;
+    s.retention.enter(i, step);
+    return;
+  }
   for (const p of s.messages[i]!.parts) {
     if (p.kind === 'tool_call') s.toolCalls++;
     else if (p.kind === 'tool_result') toolResultArrives(s, i, p.callId, p.text, step);
   }
   s.retention.enter(i, step);
+}
+
+/**
+ * toolResultArrives does nothing under this config: no size cap, no tool budget, no preflight —
+ * the only things that set `toolBudgetHitAt` or change a result (tool-preflight.ts).
+ */
+function toolResultsInert(s: ReplayState): boolean {
+  const c = s.config;
+  return !(c.toolOutputMaxBytes > 0) && c.toolBudget === undefined && !c.paths.toolPreflight;
 }
