@@ -9,15 +9,44 @@ import { asyncPath } from './async-path';
 import type { ReplayState, StepDecision } from './state';
 import { toolResultArrives } from './tool-preflight';
 
-/** Messages [from, k) arrive before the call of `step` (message k). */
-export async function arrive(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> {
+/**
+ * Messages [from, k) arrive before the call of `step` (message k). Without S0's async path nothing
+ * here waits, so it runs synchronously and returns undefined: the replay awaits only a promise,
+ * and an await per call over 10,000 calls, replayed 100 times by a sweep, was a share of it.
+ */
+export function arrive(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> | undefined {
+  if (s.config.paths.async) return arriveWithAsyncPath(s, from, k, step, d);
+  for (let i = from; i < k; i++) enter(s, i, step);
+  return undefined;
+}
+
+async function arriveWithAsyncPath(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> {
   for (let i = from; i < k; i++) {
-    const m = s.messages[i]!;
-    if (isTurnBoundary(m)) await asyncPath(s, i, step, d);
-    for (const p of m.parts) {
-      if (p.kind === 'tool_call') s.toolCalls++;
-      else if (p.kind === 'tool_result') toolResultArrives(s, i, p.callId, p.text, step);
-    }
-    s.retention.enter(i, step);
+    if (isTurnBoundary(s.messages[i]!)) await asyncPath(s, i, step, d);
+    enter(s, i, step);
   }
+}
+
+function enter(s: ReplayState, i: number, step: number): void {
+  if (toolResultsInert(s)) {
+    // Nothing happens to a tool result on arrival: the calls are counted from the shape, and the
+    // parts (of every message, at every replay of a sweep) are not read — that loop led the profile.
+    s.toolCalls += s.shape.toolCallsOf[i]!;
+    s.retention.enter(i, step);
+    return;
+  }
+  for (const p of s.messages[i]!.parts) {
+    if (p.kind === 'tool_call') s.toolCalls++;
+    else if (p.kind === 'tool_result') toolResultArrives(s, i, p.callId, p.text, step);
+  }
+  s.retention.enter(i, step);
+}
+
+/**
+ * toolResultArrives does nothing under this config: no size cap, no tool budget, no preflight —
+ * the only things that set `toolBudgetHitAt` or change a result (tool-preflight.ts).
+ */
+function toolResultsInert(s: ReplayState): boolean {
+  const c = s.config;
+  return !(c.toolOutputMaxBytes > 0) && c.toolBudget === undefined && !c.paths.toolPreflight;
 }

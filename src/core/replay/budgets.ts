@@ -34,6 +34,37 @@ export class BudgetHandler {
     this.active = this.layers.length > 0;
   }
 
+  /**
+   * The status `check` sets, in numbers only: no text, no events, no backpressure levels (a lean
+   * replay, ReplayOptions.detail 'totals'). Per layer the same arithmetic as checkBudget: a hard
+   * layer over its limit aborts; any other layer over it, or one past its warning threshold, warns.
+   */
+  verdict(used: BudgetUsage, request: number, d: StepDecision): void {
+    let warn = false;
+    for (const layer of this.layers) {
+      const atStart = layer.rule === 'used';
+      let exceeded = false;
+      let warned = false;
+      for (const dim of BUDGET_DIMENSIONS) {
+        const max = layer.limits[dim];
+        if (!Number.isFinite(max) || max <= 0) continue;
+        const now = used[dim];
+        const next = atStart || dim !== 'tokens' ? now : now + request;
+        if (atStart ? next >= max : next > max) {
+          exceeded = true;
+          break;
+        }
+        if (now / max > layer.warningThreshold) warned = true;
+      }
+      if (exceeded && layer.mode === 'hard') {
+        d.status = 'abort';
+        return;
+      }
+      if (exceeded || warned) warn = true;
+    }
+    if (warn && d.status === 'ok') d.status = 'warn';
+  }
+
   /** The verdict for the call of `step`: `used` before it, `request` the tokens it would send. */
   check(step: number, used: BudgetUsage, request: number, d: StepDecision, events: ReplayEvent[]): void {
     let hard: { layer: Layer; dimension: (typeof BUDGET_DIMENSIONS)[number]; used: number; max: number } | undefined;

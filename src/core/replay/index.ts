@@ -35,7 +35,7 @@ import { CostHandler } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
 import { guardStep, toolBudgetFinal } from './guard';
-import { proactivePath } from './proactive';
+import { proactiveFires, proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { pinsOf, referenceCountsOf, shapeOf } from './setup';
 import { SentAsHandler } from './sent-as';
@@ -67,6 +67,14 @@ export interface ReplayOptions {
    * at stops instead of holding the worker; core only calls the function.
    */
   readonly shouldStop?: () => boolean;
+  /**
+   * `full` (the default): everything the views read. `totals`: what a sweep reads — totals,
+   * retention, and each step's numbers and status — with no reason text (every `reasonIndex` 0)
+   * and no events: the tuner replays a session a hundred times and reads none of them, and
+   * wording them (a soft budget words one on every call) was a quarter of its time. Totals,
+   * retention and statuses are the full replay's (test/unit/replay/lean.test.ts).
+   */
+  readonly detail?: 'full' | 'totals';
 }
 
 /** How often (in calls) `shouldStop` is asked: cheap enough to be unnoticed, often enough to stop within milliseconds. */
@@ -122,7 +130,9 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   const win = new WindowState(counts.perMessage, counts.prefix);
   const countText = summaryCounter(tokenizerId);
   const events: ReplayResult['events'][number][] = [];
+  const lean = options.detail === 'totals';
   const s: ReplayState = {
+    lean,
     session,
     messages,
     config,
@@ -156,7 +166,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
   if (enforcement.clampWarning) events.push({ kind: 'warning', step: 0, text: enforcement.clampWarning });
 
   const S = shape.stepMsg.length;
-  const out = new StepArrays(S, enforcement.trigger);
+  const out = new StepArrays(S, enforcement.trigger, lean);
   const budgets = new BudgetHandler(config);
   const cost = new CostHandler();
   const sources = new SourceCompactions(s);
@@ -175,12 +185,14 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     const d: StepDecision = { status: 'ok', reason: '', limit: enforcement.limit, model: s.model };
     const compressionsBefore = s.totals.compressions;
 
-    await arrive(s, entered, k, j, d);
+    // Each path is awaited only when it has work (a promise per call and path was a share of a sweep).
+    const arriving = arrive(s, entered, k, j, d);
+    if (arriving) await arriving;
     entered = k;
     sentAs.applyUpTo(s, k, j);
     sources.emitUpTo(k, j);
-    await proactivePath(s, k, j, d);
-    await emergencyPath(s, sources.original, k, j, d);
+    if (proactiveFires(s, k)) await proactivePath(s, k, j, d);
+    if (config.paths.emergency) await emergencyPath(s, sources.original, k, j, d);
     if (s.totals.compressions !== compressionsBefore) cost.compressed();
 
     const request = requestAt(s, k);
@@ -192,20 +204,24 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     if (budgets.active) {
       const minutes = startTime !== undefined && messages[k]!.timestamp !== undefined ? (messages[k]!.timestamp! - startTime) / 60_000 : 0;
       const t = s.totals;
-      budgets.check(j, { turns: s.callsMade, tokens: t.billedInputTokens + t.outputTokens, toolCalls: s.toolCalls, cost: t.cost, minutes }, request, d, events);
+      const used = { turns: s.callsMade, tokens: t.billedInputTokens + t.outputTokens, toolCalls: s.toolCalls, cost: t.cost, minutes };
+      if (lean) budgets.verdict(used, request, d);
+      else budgets.check(j, used, request, d, events);
     }
     if (d.status === 'abort') s.totals.aborts++;
     else cost.bill(s, k, request, d.model);
 
     if (d.status === 'ok' && config.warnAt !== undefined && request > config.warnAt * limits.window) {
       d.status = 'warn';
-      d.reason = `${pct(request, limits.window)} of window (${int(request)} of ${int(limits.window)}) is past the warning level ${pct(config.warnAt, 1)}`;
-      events.push({ kind: 'warning', step: j, text: d.reason });
+      if (!lean) {
+        d.reason = `${pct(request, limits.window)} of window (${int(request)} of ${int(limits.window)}) is past the warning level ${pct(config.warnAt, 1)}`;
+        events.push({ kind: 'warning', step: j, text: d.reason });
+      }
     }
     // docs/policies.md §Common: a step above the limit its policy enforces is never `ok`.
     if (d.status === 'ok' && request > d.limit) {
       d.status = 'warn';
-      d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
+      if (!lean) d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
     }
     out.record(s, j, k, request, d);
     if (d.status === 'final' || d.status === 'abort') s.ended = d.status;
@@ -234,11 +250,19 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
         warnings: limits.warnings,
       },
     },
-    steps: out.result(shape.stepMsg, Uint32Array.from(shape.stepMsg, (i) => shape.turnOfMsg[i]!)),
-    events,
+    steps: out.result(shape.stepMsg, turnsOfSteps(shape.stepMsg, shape.turnOfMsg)),
+    // Rare paths (guards, tool preflight, source compactions) still record theirs: a lean result drops them all.
+    events: lean ? [] : events,
     totals: { ...s.totals },
     retention: s.retention.result(),
   };
+}
+
+/** The turn of each step, in a plain loop (Uint32Array.from with a map function was 1 % of a sweep). */
+function turnsOfSteps(stepMsg: Uint32Array, turnOfMsg: Uint32Array): Uint32Array {
+  const out = new Uint32Array(stepMsg.length);
+  for (let j = 0; j < stepMsg.length; j++) out[j] = turnOfMsg[stepMsg[j]!]!;
+  return out;
 }
 
 export { replayToJSON, toCliJSON, toView } from './serialize';

@@ -15,15 +15,31 @@ function s0Condition(s: ReplayState, request: number): string {
   return `messages + tools + MaxTokens > window (${int(request - tools)} + ${int(tools)} + ${int(out)} = ${int(request + out)} > ${int(s.limits.window)})`;
 }
 
+/**
+ * Whether the proactive path fires before the call of message k: the replay asks this first and
+ * awaits proactivePath only when it does (most calls are under the trigger; an await each cost a
+ * share of a sweep's replays).
+ */
+export function proactiveFires(s: ReplayState, k: number): boolean {
+  const c = s.config;
+  if (!c.paths.proactive) return false;
+  return c.triggerMessages !== undefined ? k - s.win.from + s.win.keepBefore.length > c.triggerMessages : overTrigger(c, requestAt(s, k), s.enforcement.trigger);
+}
+
 export async function proactivePath(s: ReplayState, k: number, step: number, d: StepDecision): Promise<void> {
   const c = s.config;
-  if (!c.paths.proactive) return;
+  if (!proactiveFires(s, k)) return;
   const e = s.enforcement;
   const request = requestAt(s, k);
   const messages = k - s.win.from + s.win.keepBefore.length;
-  const fires = c.triggerMessages !== undefined ? messages > c.triggerMessages : overTrigger(c, request, e.trigger);
-  if (!fires) return;
   const force = c.proactiveAction === 'force-compression';
+  if (s.lean) {
+    // Statuses only (ReplayOptions.detail 'totals'): the same branches as below, without their words.
+    const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), force ? '' : undefined);
+    if (done) d.status = 'compress';
+    else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
+    return;
+  }
   const why =
     c.triggerMessages !== undefined
       ? `${messages} messages > ${c.triggerMessages}`

@@ -123,6 +123,21 @@ export { parseNeedle, type Needle };
 /** Only what the user or the agent says counts as needing a fact (tool output refreshes it). */
 const speaks = (m: Message): boolean => m.role !== 'tool' && !m.parts.every((p) => p.kind === 'tool_result');
 
+/**
+ * `speaks` of every message, once per message list: each replay asked it of every message, and
+ * reading the parts at every replay of a sweep was a tenth of a Letta sweep.
+ */
+const speakingCache = new WeakMap<readonly Message[], Uint8Array>();
+function speakingOf(messages: readonly Message[]): Uint8Array {
+  let out = speakingCache.get(messages);
+  if (!out) {
+    out = new Uint8Array(messages.length);
+    for (let i = 0; i < messages.length; i++) out[i] = speaks(messages[i]!) ? 1 : 0;
+    speakingCache.set(messages, out);
+  }
+  return out;
+}
+
 const textCache = new WeakMap<Message, string>();
 /** The text a needle is matched against (cached per message). */
 function needleText(m: Message): string {
@@ -142,6 +157,8 @@ function needleText(m: Message): string {
  */
 export class RetentionTracker {
   private readonly fx: FactIndex;
+  /** speakingOf(messages). */
+  private readonly speaking: Uint8Array;
   /** Per fact id: the message of its last mention (−1 = none yet). */
   private readonly lastMention: Int32Array;
   /** Per fact id: its loss is already reported. */
@@ -166,6 +183,7 @@ export class RetentionTracker {
     private readonly summary: () => string | null,
   ) {
     this.fx = factIndex(messages);
+    this.speaking = speakingOf(messages);
     this.lastMention = new Int32Array(this.fx.keys.length).fill(-1);
     this.reported = new Uint8Array(this.fx.keys.length);
     this.foundIn = new Int32Array(this.fx.keys.length).fill(-1);
@@ -188,7 +206,7 @@ export class RetentionTracker {
   enter(i: number, step: number): void {
     const m = this.messages[i]!;
     const fx = this.fx;
-    const speaksNow = speaks(m);
+    const speaksNow = this.speaking[i] === 1;
     for (let q = fx.offsets[i]!, qEnd = fx.offsets[i + 1]!; q < qEnd; q++) {
       const id = fx.ids[q]!;
       const prev = this.lastMention[id]!;

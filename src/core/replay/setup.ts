@@ -10,14 +10,16 @@ import { countWith, type SessionCounts } from '../tokens/index';
 import { turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
 
-/** Steps, turn of each message and turn starts: fixed per message list, so cached for sweeps. */
+/** Steps, turn of each message, turn starts and tool calls per message: fixed per message list, so cached for sweeps. */
 const shapeCache = new WeakMap<readonly Message[], SessionShape>();
 export function shapeOf(messages: readonly Message[]): SessionShape {
   let shape = shapeCache.get(messages);
   if (!shape) {
     const steps: number[] = [];
     for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') steps.push(i);
-    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages) };
+    const toolCallsOf = new Uint32Array(messages.length);
+    for (let i = 0; i < messages.length; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call') toolCallsOf[i]!++;
+    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages), toolCallsOf };
     shapeCache.set(messages, shape);
   }
   return shape;

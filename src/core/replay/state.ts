@@ -22,6 +22,8 @@ export interface SessionShape {
   readonly turnOfMsg: Uint32Array;
   /** Message index where each turn starts, ascending. */
   readonly starts: readonly number[];
+  /** Tool calls each message makes (its tool_call parts): arrival adds them up without reading the parts. */
+  readonly toolCallsOf: Uint32Array;
 }
 
 /** Pinned messages (docs/policies.md §Common, pinning): never dropped, never masked. */
@@ -46,6 +48,8 @@ export interface RunningTotals {
 }
 
 export interface ReplayState {
+  /** ReplayOptions.detail 'totals': handlers on a hot path skip reason text and events (statuses and totals unchanged). */
+  readonly lean: boolean;
   readonly session: Session;
   readonly messages: readonly Message[];
   readonly config: ReplayConfig;

@@ -21,7 +21,8 @@ export class StepArrays {
   private readonly reasons: string[] = [''];
   private readonly reasonIds = new Map<string, number>([['', 0]]);
 
-  constructor(readonly count: number, trigger: number) {
+  /** `lean`: no reason is recorded (every reasonIndex 0), as ReplayOptions.detail 'totals' asks. */
+  constructor(readonly count: number, trigger: number, private readonly lean = false) {
     this.regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(count)])) as Record<(typeof REGIONS)[number], Float64Array>;
     this.total = new Float64Array(count);
     this.limit = new Float64Array(count);
@@ -60,7 +61,7 @@ export class StepArrays {
     this.total[j] = request;
     this.limit[j] = d.limit;
     this.status[j] = STATUS_CODE[d.status];
-    this.reasonIndex[j] = this.reasonOf(d.reason);
+    if (!this.lean) this.reasonIndex[j] = this.reasonOf(d.reason);
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 
@@ -70,7 +71,7 @@ export class StepArrays {
     this.total[j] = this.total[j - 1] ?? 0;
     this.limit[j] = this.limit[j - 1] ?? s.enforcement.limit;
     this.status[j] = STATUS_CODE[ended];
-    this.reasonIndex[j] = this.reasonOf(ended === 'abort' ? 'after the abort: this call would not have happened' : 'after the forced final turn: this call would not have happened');
+    if (!this.lean) this.reasonIndex[j] = this.reasonOf(ended === 'abort' ? 'after the abort: this call would not have happened' : 'after the forced final turn: this call would not have happened');
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 
