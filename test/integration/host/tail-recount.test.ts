@@ -5,38 +5,29 @@
  * and fails, so the exact counts never came back and the CPU went to nothing. It waits for a quiet
  * moment, so the chart replay of the same update is not slowed by it.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TailService } from '../../../src/main/host/tail';
-import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { importFileToStore } from '../../../src/main/store/index';
 import { countWith, getTokenizer } from '../../../src/core/tokens/index';
+import { tempStoreEach } from '../../helpers/temp-store';
 
-let dir: string;
-let store: SessionStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-recount-'));
-  store = openStore(join(dir, 's.db'));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = tempStoreEach('ctxscope-tail-recount-', 's.db');
 
 const line = (role: string, content: string): string => JSON.stringify({ role, content });
 
 describe('the recount after a fast-path append', () => {
   it('asks for the tokenizers whose counts were extended, by name', async () => {
-    const file = join(dir, 'chat.jsonl');
+    const file = join(t.dir, 'chat.jsonl');
     writeFileSync(file, [line('user', 'hello'), line('assistant', 'hi there')].join('\n') + '\n');
-    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
     expect(getTokenizer('calibrated')).toBeDefined();
-    store.saveCounts(id, countWith(store.loadSession(id)!, 'calibrated'));
+    t.store.saveCounts(id, countWith(t.store.loadSession(id)!, 'calibrated'));
     const asked: string[] = [];
     let updated: () => void = () => {};
     const done = new Promise<void>((r) => (updated = r));
-    const tail = new TailService({ store, emit: (event) => event === 'sessionUpdated' && updated(), invalidate: () => {}, recount: (_id, tokenizer) => asked.push(tokenizer), recountDelayMs: 100 });
+    const tail = new TailService({ store: t.store, emit: (event) => event === 'sessionUpdated' && updated(), invalidate: () => {}, recount: (_id, tokenizer) => asked.push(tokenizer), recountDelayMs: 100 });
     try {
       await tail.watchSession(id, true);
       appendFileSync(file, [line('user', 'and now?'), line('assistant', 'done')].join('\n') + '\n');
@@ -45,9 +36,9 @@ describe('the recount after a fast-path append', () => {
       expect(asked).toEqual([]);
       await new Promise((r) => setTimeout(r, 300));
       expect(asked).toEqual(['calibrated']);
-      expect(store.loadCounts(id, 'calibrated')).toMatchObject({ approximate: true });
+      expect(t.store.loadCounts(id, 'calibrated')).toMatchObject({ approximate: true });
       // What it asks for is a tokenizer a count can run with.
-      for (const t of asked) expect(() => countWith(store.loadSession(id)!, t)).not.toThrow();
+      for (const name of asked) expect(() => countWith(t.store.loadSession(id)!, name)).not.toThrow();
     } finally {
       tail.close();
     }

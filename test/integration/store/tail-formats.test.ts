@@ -4,25 +4,16 @@
  * first import of the grown file stores; lines that could change what came before take the
  * whole-file path.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { describe, expect, it } from 'vitest';
+import { importFileToStore } from '../../../src/main/store/index';
 import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
 import { codexLines } from '../../bench/corpus';
 import { sameAsFreshImport } from './fresh-import';
+import { tempStoreEach } from '../../helpers/temp-store';
 
-let dir: string;
-let store: SessionStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tailfmt-'));
-  store = openStore(join(dir, 'sessions.db'));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = tempStoreEach('ctxscope-tailfmt-');
 
 let clock = Date.UTC(2026, 1, 17, 8, 30, 0);
 const line = (type: string, payload: Record<string, unknown>): string => JSON.stringify({ timestamp: new Date((clock += 700)).toISOString(), type, payload });
@@ -45,55 +36,55 @@ const head = (): string[] => [
 const turn = (n: number): string[] => [turnContext(), user(`prompt ${n}`), reasoning(`thinking ${n}`), call(n), tokens(1000 * n), output(n), answer(`answer ${n}`), tokens(1000 * n + 500)];
 
 async function imported(name: string, lines: string[], pipeline = false): Promise<{ file: string; id: string; tail: TailState }> {
-  const file = join(dir, name);
+  const file = join(t.dir, name);
   writeFileSync(file, lines.join('\n') + '\n');
-  const id = (await importFileToStore(store, file, { pipeline })).sessionIds[0]!;
-  return { file, id, tail: await openTail(store, id) };
+  const id = (await importFileToStore(t.store, file, { pipeline })).sessionIds[0]!;
+  return { file, id, tail: await openTail(t.store, id) };
 }
 const append = (file: string, lines: string[]): void => appendFileSync(file, lines.join('\n') + '\n');
 
 describe('live tail of a Codex rollout', () => {
   it('stores appended turns on the fast path exactly as a first import would', async () => {
     const { file, id, tail } = await imported('rollout.jsonl', [...head(), ...turn(1)]);
-    const before = store.getRow(id)!.messageCount;
+    const before = t.store.getRow(id)!.messageCount;
     append(file, turn(2));
-    const u = await updateTail(store, tail);
+    const u = await updateTail(t.store, tail);
     expect(u).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: before, messages: before + 4 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    await sameAsFreshImport(t.store, t.dir, file, id);
     append(file, turn(3));
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before + 4, messages: before + 8 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before + 4, messages: before + 8 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // The new calls carry their reported usage and the session's model.
-    const last = store.loadSession(id)!.messages.at(-1)!;
+    const last = t.store.loadSession(id)!.messages.at(-1)!;
     expect(last).toMatchObject({ role: 'assistant', model: 'gpt-5-codex', usage: { output: 40 } });
   });
 
   it('extends the call being built: its next items, then its usage, arrive in later appends', async () => {
     const { file, id, tail } = await imported('rollout.jsonl', [...head(), ...turn(1), turnContext(), user('prompt 2')]);
-    const n = store.getRow(id)!.messageCount;
+    const n = t.store.getRow(id)!.messageCount;
     // The call starts: reasoning only (no token_count yet).
     append(file, [reasoning('thinking 2')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 1 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 1 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // Streamed events only: nothing changes.
     append(file, [event('agent_reasoning')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [] });
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [] });
     // The call goes on (same message), then its token_count gives it its usage.
     append(file, [call(2)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 1 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 1 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     append(file, [tokens(2000), output(2)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 2 }] });
-    await sameAsFreshImport(store, dir, file, id);
-    expect(store.loadSession(id)!.messages[n]).toMatchObject({ role: 'assistant', usage: { input: 2000 } });
-    expect(store.rawOf(id, n)!.split('\n')).toHaveLength(2);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: n, messages: n + 2 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    expect(t.store.loadSession(id)!.messages[n]).toMatchObject({ role: 'assistant', usage: { input: 2000 } });
+    expect(t.store.rawOf(id, n)!.split('\n')).toHaveLength(2);
   });
 
   it('picks up a call still being built when the watch begins (the state read from the file’s end)', async () => {
     const { file, id, tail } = await imported('rollout.jsonl', [...head(), ...turn(1), user('prompt 2'), reasoning('thinking 2'), event('agent_reasoning')]);
     append(file, [call(2), tokens(2000)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('numbers items without an id as a first import does, own ids kept (a file imported through the writer thread)', async () => {
@@ -102,9 +93,9 @@ describe('live tail of a Codex rollout', () => {
     for (let t = 1; t <= 60; t++) lines.push(...turn(t));
     const { file, id, tail } = await imported('rollout.jsonl', lines, true);
     append(file, [user('prompt with own ids'), own, tokens(9000), item({ type: 'function_call_output', id: 'out_own', call_id: 'call_own', output: 'ok' }), item({ type: 'ghost_snapshot', ghost_commit: {} }), ...turn(61)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    await sameAsFreshImport(store, dir, file, id);
-    expect(store.loadSession(id)!.messages.some((m) => m.id === 'fc_own')).toBe(true);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    expect(t.store.loadSession(id)!.messages.some((m) => m.id === 'fc_own')).toBe(true);
   });
 
   it('stays equal to a first import however the agent’s writes are cut (every line boundary of a generated rollout)', async () => {
@@ -117,13 +108,13 @@ describe('live tail of a Codex rollout', () => {
       const next = Math.min(all.length, at + 1 + (k % 3));
       append(file, all.slice(at, next));
       at = next;
-      const u = await updateTail(store, tail);
+      const u = await updateTail(t.store, tail);
       if (!u) continue;
       updates++;
       if (u.fast) fast++;
-      if (k % 7 === 0) await sameAsFreshImport(store, dir, file, id);
+      if (k % 7 === 0) await sameAsFreshImport(t.store, t.dir, file, id);
     }
-    await sameAsFreshImport(store, dir, file, id);
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // Every append of this rollout continues it: none needs the whole file.
     expect(fast).toBe(updates);
   });
@@ -132,16 +123,16 @@ describe('live tail of a Codex rollout', () => {
     const fixture = readFileSync(join(__dirname, '..', '..', 'fixtures', 'import', 'codex-rollout.jsonl'), 'utf8').trimEnd().split('\n');
     const { file, id, tail } = await imported('rollout.jsonl', fixture);
     append(file, turn(9).slice(1));
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('takes the whole-file path for lines that could change what came before', async () => {
     const { file, id, tail } = await imported('rollout.jsonl', [...head(), ...turn(1)]);
     const step = async (lines: string[], fast: boolean): Promise<void> => {
       append(file, lines);
-      expect(await updateTail(store, tail)).toMatchObject({ fast });
-      await sameAsFreshImport(store, dir, file, id);
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast });
+      await sameAsFreshImport(t.store, t.dir, file, id);
     };
     // Another model: the importer gives the last model to every earlier call.
     await step([turnContext('gpt-5.1-codex'), user('prompt 2'), answer('answer 2'), tokens(3000)], false);
@@ -166,45 +157,45 @@ describe('live tail of a JSONL of messages', () => {
     const { file, id, tail } = await imported('chat.jsonl', [msg('system', 'You are terse.'), msg('user', 'hello'), msg('assistant', 'hi', { model: 'gpt-4o', usage: { prompt_tokens: 20, completion_tokens: 2 } })]);
     // (No tool calls in a file's first 64 KB: they would make a first import read it as OpenAI chat.)
     append(file, [msg('user', 'list files'), msg('assistant', 'a.txt and b.txt', { model: 'gpt-4o', usage: { prompt_tokens: 40, completion_tokens: 5 } }), msg('user', [{ type: 'text', text: 'and now?' }])]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ id, changedFrom: 2, messages: 5 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id, changedFrom: 2, messages: 5 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // A system line after messages is a message; a line with its own id keeps it; blank lines are skipped.
     appendFileSync(file, '\n' + [msg('system', 'be brief'), msg('user', 'thanks', { id: 'u-own' }), msg('assistant', 'ok', { model: 'gpt-4o', usage: { prompt_tokens: 60, completion_tokens: 1 } })].join('\n') + '\n');
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 8 }] });
-    await sameAsFreshImport(store, dir, file, id);
-    expect(store.getRow(id)).toMatchObject({ messageCount: 8, stepCount: 3, hasUsage: true });
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 8 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    expect(t.store.getRow(id)).toMatchObject({ messageCount: 8, stepCount: 3, hasUsage: true });
   });
 
   it('stores the fast path of a file imported through the writer thread (records by line) as a first import would', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => msg(i % 2 ? 'assistant' : 'user', `message ${i} `.repeat(40)));
     const { file, id, tail } = await imported('big.jsonl', lines, true);
     append(file, [msg('user', 'one more'), msg('assistant', '', { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] }), msg('tool', 'a.txt', { tool_call_id: 'c1' }), msg('assistant', 'done')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 3000, messages: 3004 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 3000, messages: 3004 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('gives the session its title when the first typed prompt arrives in an append', async () => {
     const { file, id, tail } = await imported('chat.jsonl', [msg('user', '<environment_context>cwd /w</environment_context>'), msg('assistant', 'ready')]);
     append(file, [msg('user', 'Fix the failing test'), msg('assistant', 'on it')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    expect(store.getRow(id)?.title).toBe('Fix the failing test');
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    expect(t.store.getRow(id)?.title).toBe('Fix the failing test');
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('leaves the session as it was when an appended line is not a message (the whole file says where)', async () => {
     const { file, id, tail } = await imported('chat.jsonl', [msg('user', 'hello'), msg('assistant', 'hi')]);
     append(file, [JSON.stringify({ note: 'not a message' })]);
-    await expect(updateTail(store, tail)).rejects.toThrow(/role, content/);
-    expect(store.getRow(id)?.messageCount).toBe(2);
+    await expect(updateTail(t.store, tail)).rejects.toThrow(/role, content/);
+    expect(t.store.getRow(id)?.messageCount).toBe(2);
   });
 
   it('takes the whole-file path while the file has only its system prompt', async () => {
     const { file, id, tail } = await imported('chat.jsonl', [msg('system', 'You are terse.')]);
     append(file, [msg('system', 'More rules.'), msg('user', 'hello')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     append(file, [msg('assistant', 'hi')]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 });

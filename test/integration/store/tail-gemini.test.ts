@@ -4,24 +4,15 @@
  * first import of the grown file stores; lines that could change what came before take the
  * whole-file path.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { describe, expect, it } from 'vitest';
+import { importFileToStore } from '../../../src/main/store/index';
 import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
 import { sameAsFreshImport } from './fresh-import';
+import { tempStoreEach } from '../../helpers/temp-store';
 
-let dir: string;
-let store: SessionStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tailgem-'));
-  store = openStore(join(dir, 'sessions.db'));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = tempStoreEach('ctxscope-tailgem-');
 
 const iso = (t: number, s = 0): string => new Date(Date.UTC(2026, 4, 2, 9, 0, 0) + t * 60_000 + s * 1000).toISOString();
 const j = (v: unknown): string => JSON.stringify(v);
@@ -46,25 +37,25 @@ const answer = (t: number, model = 'gemini-2.5-flash'): string => j({ id: `g-${t
 const turn = (t: number): string[] => [user(t), j({ $set: { lastUpdated: iso(t) } }), running(t), finished(t), answer(t)];
 
 async function imported(lines: string[]): Promise<{ file: string; id: string; tail: TailState }> {
-  const file = join(dir, 'session-2026-05-02T09-00-tail.jsonl');
+  const file = join(t.dir, 'session-2026-05-02T09-00-tail.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
-  const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
-  return { file, id, tail: await openTail(store, id) };
+  const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+  return { file, id, tail: await openTail(t.store, id) };
 }
 const append = (file: string, lines: string[]): void => appendFileSync(file, lines.join('\n') + '\n');
 
 describe('live tail of a Gemini CLI JSONL session', () => {
   it('stores appended turns on the fast path exactly as a first import would', async () => {
     const { file, id, tail } = await imported([header(), ...turn(1)]);
-    expect(store.getRow(id)!.messageCount).toBe(4);
+    expect(t.store.getRow(id)!.messageCount).toBe(4);
     append(file, turn(2));
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: 4, messages: 8 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: 4, messages: 8 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     append(file, turn(3));
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 8, messages: 12 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 8, messages: 12 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // The rewritten call is stored once, with its result and its usage.
-    const messages = store.loadSession(id)!.messages;
+    const messages = t.store.loadSession(id)!.messages;
     expect(messages.filter((m) => m.id === 'g-3')).toHaveLength(1);
     expect(messages.at(-3)).toMatchObject({ id: 'g-3', role: 'assistant', model: 'gemini-2.5-flash', usage: { input: 7003 } });
     expect(messages.at(-2)).toMatchObject({ id: 'g-3/results', role: 'tool' });
@@ -74,39 +65,39 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     const { file, id, tail } = await imported([header(), ...turn(1)]);
     // A running call is stored with its (empty) results already, as the import makes it.
     append(file, [user(2), running(2)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 4, messages: 7 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 4, messages: 7 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     append(file, [finished(2)]);
     // The call and its results replace the running call (index 5) in place.
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 7 }] });
-    await sameAsFreshImport(store, dir, file, id);
-    expect(store.loadSession(id)!.messages.at(-1)!.parts[0]).toMatchObject({ kind: 'tool_result', text: expect.stringContaining('v2 = 2') });
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 7 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    expect(t.store.loadSession(id)!.messages.at(-1)!.parts[0]).toMatchObject({ kind: 'tool_result', text: expect.stringContaining('v2 = 2') });
     append(file, [finished(2), answer(2)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 8 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 8 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
-  it('picks the last record up from the store when the watch begins on a running call', async () => {
+  it('picks the last record up from the t.store when the watch begins on a running call', async () => {
     const { file, id, tail } = await imported([header(), ...turn(1), user(2), running(2)]);
     append(file, [finished(2), answer(2), j({ id: 'i-1', type: 'info', content: 'note' }), user(3)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 9 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 9 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // Records without an id, and a title given by the first prompt of a session that had none.
     append(file, [j({ timestamp: iso(4), type: 'user', content: 'no id' }), j({ timestamp: iso(4, 1), type: 'gemini', content: 'ok', model: 'gemini-2.5-flash' })]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('takes the whole-file path for lines that change what came before or the session', async () => {
     const { file, id, tail } = await imported([header(), ...turn(1), ...turn(2)]);
     const whole = async (lines: string[], next = turn(tail.size)): Promise<void> => {
       append(file, lines);
-      expect(await updateTail(store, tail)).toMatchObject({ fast: false });
-      await sameAsFreshImport(store, dir, file, id);
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+      await sameAsFreshImport(t.store, t.dir, file, id);
       // And the fast path again on the next plain turn.
       append(file, next);
-      expect(await updateTail(store, tail)).toMatchObject({ fast: true });
-      await sameAsFreshImport(store, dir, file, id);
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+      await sameAsFreshImport(t.store, t.dir, file, id);
     };
     // A rewind drops stored records.
     await whole([j({ $rewindTo: 'u-2' }), user(20, 'Do it differently.')]);
@@ -118,18 +109,18 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     await whole([user(31), answer(31, 'gemini-2.5-pro')], [user(32), answer(32, 'gemini-2.5-pro')]);
     // An info record (no message) whose id a later record takes: the record keeps the info's place.
     append(file, [j({ id: 'i-9', type: 'info', content: 'note' })]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
     await whole([j({ id: 'i-9', timestamp: iso(40), type: 'user', content: 'now a prompt' }), answer(40, 'gemini-2.5-pro')], [user(41), answer(41, 'gemini-2.5-pro')]);
-    expect(store.getRow(id)).toMatchObject({ title: 'Fix the steps', model: 'gemini-2.5-pro' });
+    expect(t.store.getRow(id)).toMatchObject({ title: 'Fix the steps', model: 'gemini-2.5-pro' });
     // The last record written again when it is a prompt (a title may come from it).
     append(file, [user(50)]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: true });
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
     await whole([user(50, 'The prompt edited')], [answer(50, 'gemini-2.5-pro')]);
     // An id like the import's key for a record without one: the next record without an id replaces it in place.
     await whole([j({ id: '#1', timestamp: iso(60), type: 'gemini', content: 'odd id', model: 'gemini-2.5-pro' })], [user(61), answer(61, 'gemini-2.5-pro')]);
     append(file, [j({ timestamp: iso(62), type: 'user', content: 'no id' })]);
-    expect(await updateTail(store, tail)).toMatchObject({ fast: false });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('stays equal to a first import however the agent’s writes are cut (every line of the fixture, with its rewind and summary, and of generated turns)', async () => {
@@ -139,22 +130,22 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     let fast = 0;
     for (const l of all.slice(2)) {
       append(file, [l]);
-      if ((await updateTail(store, tail))?.fast) fast++;
-      await sameAsFreshImport(store, dir, file, id);
+      if ((await updateTail(t.store, tail))?.fast) fast++;
+      await sameAsFreshImport(t.store, t.dir, file, id);
     }
     // Most lines take the fast path; the rewind, the summary and what follows them right after do not.
     expect(fast).toBeGreaterThan(all.length / 2);
   });
 
   it('leaves a JSON-document session to the whole-file path', async () => {
-    const file = join(dir, 'session.json');
+    const file = join(t.dir, 'session.json');
     const doc = (n: number): string => j({ sessionId: 'doc', projectHash: 'ab'.repeat(32), startTime: iso(0), messages: Array.from({ length: n }, (_, t) => [JSON.parse(user(t)), JSON.parse(answer(t))]).flat() }) + '\n';
     writeFileSync(file, doc(2));
-    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(store, id);
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(t.store, id);
     expect(tail.gemini).toBeUndefined();
     writeFileSync(file, doc(3));
-    expect(await updateTail(store, tail)).toMatchObject({ fast: false, sessions: [{ changedFrom: 4, messages: 6 }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false, sessions: [{ changedFrom: 4, messages: 6 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 });

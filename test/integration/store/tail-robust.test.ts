@@ -5,26 +5,17 @@
  * shorter one is read again whole as the same session. Claude Code's cases are in tail.test.ts;
  * here the Codex, JSONL-of-messages and Gemini CLI JSONL fast paths.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { describe, expect, it } from 'vitest';
+import { importFileToStore, openStore } from '../../../src/main/store/index';
 import { openTail, updateTail } from '../../../src/main/store/tail';
 import { codexLines } from '../../bench/corpus';
 import { geminiJsonl } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from './fresh-import';
+import { tempStoreEach } from '../../helpers/temp-store';
 
-let dir: string;
-let store: SessionStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-robust-'));
-  store = openStore(join(dir, 's.db'));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = tempStoreEach('ctxscope-tail-robust-', 's.db');
 
 const chat = (n: number): string[] => Array.from({ length: n }, (_, i) => JSON.stringify(i % 2 ? { role: 'assistant', content: `answer ${i}`, model: 'gpt-4o', usage: { prompt_tokens: 100 + i, completion_tokens: 5 } } : { role: 'user', content: `prompt ${i}` }));
 
@@ -36,7 +27,7 @@ const FORMATS: [string, string, (n: number) => string[], boolean][] = [
     'Gemini CLI JSONL (fast path)',
     'gemini.jsonl',
     (n) => {
-      const file = join(dir, 'gen.jsonl');
+      const file = join(t.dir, 'gen.jsonl');
       // (The generator writes synchronously: its promise is already settled.)
       void geminiJsonl.write(file, 0.001);
       for (let k = 0; k < 12; k++) geminiJsonl.append(file, k);
@@ -49,52 +40,52 @@ const FORMATS: [string, string, (n: number) => string[], boolean][] = [
 describe.each(FORMATS)('%s', (_name, fileName, lines, fast) => {
   it('waits for the newline of a line cut mid-write, then stores it whole', async () => {
     const all = lines(60);
-    const file = join(dir, fileName);
+    const file = join(t.dir, fileName);
     writeFileSync(file, all.slice(0, 30).join('\n') + '\n');
-    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
-    const before = store.getRow(id)!.messageCount;
-    const tail = await openTail(store, id);
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+    const before = t.store.getRow(id)!.messageCount;
+    const tail = await openTail(t.store, id);
     const next = all[30]!;
     // Cut inside a line: nothing new is stored.
     appendFileSync(file, next.slice(0, next.length - 25));
-    expect(await updateTail(store, tail)).toBeUndefined();
-    expect(store.getRow(id)!.messageCount).toBe(before);
+    expect(await updateTail(t.store, tail)).toBeUndefined();
+    expect(t.store.getRow(id)!.messageCount).toBe(before);
     // The line written to its end, a whole JSON value, but no newline yet: still nothing.
     appendFileSync(file, next.slice(next.length - 25));
-    expect(await updateTail(store, tail)).toBeUndefined();
-    expect(store.getRow(id)!.messageCount).toBe(before);
+    expect(await updateTail(t.store, tail)).toBeUndefined();
+    expect(t.store.getRow(id)!.messageCount).toBe(before);
     // Its newline, more lines, and half of the next one: the complete lines are stored.
     appendFileSync(file, '\n' + all.slice(31, 45).join('\n') + '\n' + all[45]!.slice(0, 30));
-    const u = await updateTail(store, tail);
+    const u = await updateTail(t.store, tail);
     expect(u).toMatchObject({ fast, rewritten: false });
     // As many messages as the complete lines make (a copy elsewhere: JSONL ids name their file),
     // and every stored raw record a whole line of the file.
-    const other = openStore(join(dir, 'other.db'));
-    writeFileSync(join(dir, 'complete.jsonl'), all.slice(0, 45).join('\n') + '\n');
-    const want = other.getRow((await importFileToStore(other, join(dir, 'complete.jsonl'), { pipeline: false })).sessionIds[0]!)!.messageCount;
+    const other = openStore(join(t.dir, 'other.db'));
+    writeFileSync(join(t.dir, 'complete.jsonl'), all.slice(0, 45).join('\n') + '\n');
+    const want = other.getRow((await importFileToStore(other, join(t.dir, 'complete.jsonl'), { pipeline: false })).sessionIds[0]!)!.messageCount;
     other.close();
-    expect(store.getRow(id)!.messageCount).toBe(want);
+    expect(t.store.getRow(id)!.messageCount).toBe(want);
     const written = new Set(all.slice(0, 45));
-    for (let i = 0; i < want; i++) for (const r of (store.rawOf(id, i) ?? '').split('\n').filter(Boolean)) expect(written.has(r)).toBe(true);
+    for (let i = 0; i < want; i++) for (const r of (t.store.rawOf(id, i) ?? '').split('\n').filter(Boolean)) expect(written.has(r)).toBe(true);
     appendFileSync(file, all[45]!.slice(30) + '\n' + all.slice(46).join('\n') + '\n');
-    expect(await updateTail(store, tail)).toMatchObject({ rewritten: false });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ rewritten: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('reads a file replaced by a shorter one again whole, as the same session', async () => {
     const all = lines(60);
-    const file = join(dir, fileName);
+    const file = join(t.dir, fileName);
     writeFileSync(file, all.join('\n') + '\n');
-    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(store, id);
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(t.store, id);
     writeFileSync(file, all.slice(0, 20).join('\n') + '\n');
-    const u = await updateTail(store, tail);
+    const u = await updateTail(t.store, tail);
     expect(u).toMatchObject({ rewritten: true, deleted: [], sessions: [{ id, changedFrom: 0 }] });
-    expect(store.listSessions().filter((s) => s.sourcePath === file).map((s) => s.id)).toEqual([id]);
-    await sameAsFreshImport(store, dir, file, id);
+    expect(t.store.listSessions().filter((s) => s.sourcePath === file).map((s) => s.id)).toEqual([id]);
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // And it goes on from there.
     appendFileSync(file, all.slice(20, 30).join('\n') + '\n');
-    expect(await updateTail(store, tail)).toMatchObject({ rewritten: false, sessions: [{ id }] });
-    await sameAsFreshImport(store, dir, file, id);
+    expect(await updateTail(t.store, tail)).toMatchObject({ rewritten: false, sessions: [{ id }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
   });
 });

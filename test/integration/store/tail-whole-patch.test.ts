@@ -5,26 +5,16 @@
  * stored one, for a line format with its fast path's state dropped (Gemini CLI JSONL) and a JSON document
  * written again whole (Gemini CLI JSON), generated as the tail bench makes them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendToSession } from '../../../src/main/host/session-append';
-import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
+import { importFileToStore } from '../../../src/main/store/index';
 import { openTail, updateTail } from '../../../src/main/store/tail';
 import { geminiJson, geminiJsonl, openHandsEvents, type TailCorpus } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from './fresh-import';
+import { tempStoreEach } from '../../helpers/temp-store';
 
-let dir: string;
-let store: SessionStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-whole-'));
-  store = openStore(join(dir, 's.db'));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = tempStoreEach('ctxscope-tail-whole-', 's.db');
 
 describe.each([
   ['Gemini CLI JSONL', geminiJsonl, 'session.jsonl'],
@@ -32,22 +22,22 @@ describe.each([
   ['OpenHands events', openHandsEvents, 'events.json'],
 ] as [string, TailCorpus, string][])('the whole-file path on %s', (_name, corpus, name) => {
   it('hands over the messages it wrote: the held session patched with them is the stored one', async () => {
-    const file = join(dir, name);
+    const file = join(t.dir, name);
     await corpus.write(file, 0.05);
-    const id = (await importFileToStore(store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(store, id);
-    let held = store.loadSession(id)!;
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(t.store, id);
+    let held = t.store.loadSession(id)!;
     for (let n = 0; n < 2; n++) {
       corpus.append(file, n);
-      // Gemini CLI JSONL has a fast path (store/tail-gemini.ts): dropped, as the tail does when it cannot take it.
+      // Gemini CLI JSONL has a fast path (t.store/tail-gemini.ts): dropped, as the tail does when it cannot take it.
       tail.gemini = undefined;
-      const u = await updateTail(store, tail);
+      const u = await updateTail(t.store, tail);
       expect(u).toMatchObject({ fast: false, rewritten: false });
       const s = u!.sessions[0]!;
       expect(s.changedFrom).toBeGreaterThan(0);
       const patched = appendToSession(held, { from: s.changedFrom, previous: s.written!.previous, messages: s.written!.messages })!;
-      expect(patched).toEqual(store.loadSession(id));
-      await sameAsFreshImport(store, dir, file, id);
+      expect(patched).toEqual(t.store.loadSession(id));
+      await sameAsFreshImport(t.store, t.dir, file, id);
       held = patched;
     }
   });
