@@ -4,31 +4,18 @@
  * tokenizes no summary text it counted before — only what is new in each summary.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../../src/core/model';
 import { replay } from '../../../src/core/replay/index';
 import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
 import type { Summarizer, SummaryRequest } from '../../../src/core/summarize/types';
 import { countWith, getTokenizer } from '../../../src/core/tokens/index';
-import { assistant, call, msg, result, session, user } from '../../helpers/session';
+import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
-
-/** A coding session: each turn a request, a read with a distinct result, and a decision. */
-function coding(turns: number): Message[] {
-  const out: Message[] = [];
-  for (let t = 0; t < turns; t++) {
-    out.push(user(`Please fix handleRequest${t} in src/server/module${t}.ts, the port ${8000 + t} is wrong.`));
-    out.push(assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]));
-    out.push(msg('user', [result(`c${t}`, `export const port${t} = ${9000 + t};\n`.repeat(30))]));
-    out.push(assistant(`The root cause is the default port ${9000 + t}, because config${t} is undefined. I decided to use ${8000 + t}.`));
-  }
-  return out;
-}
 
 describe('a re-run after a threshold change', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('summarizes only new folds and tokenizes no summary text it has seen', async () => {
-    const s = session(coding(80));
+    const s = session(codingTurns(80));
     const tokenizer = 'tiktoken:o200k_base';
     const counts = countWith(s, tokenizer);
     const asked: SummaryRequest[] = [];

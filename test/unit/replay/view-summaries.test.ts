@@ -3,28 +3,16 @@
  * or a comparison ships through JSON) hold none, the detail of a compression holds its summary.
  */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/core/model';
 import { replay, toView } from '../../../src/core/replay/index';
 import { stepDetail } from '../../../src/core/replay/step-detail';
 import { countWith } from '../../../src/core/tokens/index';
 import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
 import { getPolicy } from '../../../src/core/policies/index';
-import { assistant, call, msg, result, session, user } from '../../helpers/session';
+import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
 
-function coding(turns: number): Message[] {
-  const out: Message[] = [];
-  for (let t = 0; t < turns; t++) {
-    out.push(user(`Please fix handleRequest${t} in src/server/module${t}.ts, the port ${8000 + t} is wrong.`));
-    out.push(assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]));
-    out.push(msg('user', [result(`c${t}`, `export const port${t} = ${9000 + t};\n`.repeat(30))]));
-    out.push(assistant(`The root cause is the default port ${9000 + t}, because config${t} is undefined. I decided to use ${8000 + t}.`));
-  }
-  return out;
-}
-
 describe('summary texts', () => {
-  const s = session(coding(60));
+  const s = session(codingTurns(60));
   const config = policy('letta', { tokenizer: 'chars4', window: 16_000, maxOutput: 2_000, trigger: 0.5 });
 
   it('are left out of the view and kept in the result and in the detail of their call', async () => {
