@@ -50,6 +50,20 @@ export interface BudgetCheck {
  * S3's CheckBudget, over every layer: `used + pending > limit` rejects in hard mode, warns in
  * soft mode and asks for approval in approval mode; passing the warning threshold warns.
  */
+/**
+ * One dimension of one layer, the arithmetic every budget verdict shares: null when the layer sets
+ * no limit there; else the usage after the pending work (`next`), and whether it exceeds the limit
+ * ("used" layers: reached before the call; "projected": passed by it).
+ */
+export function dimensionCheck(layer: BudgetLayer, d: BudgetDimensionName, used: BudgetUsage, pending: Partial<BudgetUsage>): { readonly now: number; readonly next: number; readonly max: number; readonly over: boolean } | null {
+  const max = layer.limits[d];
+  if (!Number.isFinite(max) || max <= 0) return null;
+  const now = used[d];
+  const atStart = layer.rule === 'used';
+  const next = atStart ? now : now + (pending[d] ?? 0);
+  return { now, next, max, over: atStart ? next >= max : next > max };
+}
+
 export function checkBudget(layers: readonly BudgetLayer[], used: BudgetUsage, pending: Partial<BudgetUsage> = {}): BudgetCheck {
   let canProceed = true;
   let requireApproval = false;
@@ -57,14 +71,13 @@ export function checkBudget(layers: readonly BudgetLayer[], used: BudgetUsage, p
   const warnings: string[] = [];
   let usage = 0;
   for (const layer of layers) {
+    const atStart = layer.rule === 'used';
     for (const d of BUDGET_DIMENSIONS) {
-      const max = layer.limits[d];
-      if (!Number.isFinite(max) || max <= 0) continue;
-      const now = used[d];
-      const atStart = layer.rule === 'used';
-      const next = atStart ? now : now + (pending[d] ?? 0);
+      const c = dimensionCheck(layer, d, used, pending);
+      if (!c) continue;
+      const { now, next, max } = c;
       usage = Math.max(usage, now / max);
-      if (atStart ? next >= max : next > max) {
+      if (c.over) {
         exceeded ??= { layer: layer.name, dimension: d, used: next, max };
         if (layer.mode === 'hard') canProceed = false;
         else if (layer.mode === 'approval') requireApproval = true;

@@ -5,7 +5,7 @@
  * S4's hard limits are a session layer checked at the start of each call (`used ≥ max`, S4's
  * turns being LLM calls). Called before each call with what the calls before it used.
  */
-import { backpressureDelayMs, BUDGET_DIMENSIONS, checkBudget, fmt, fmtMax, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
+import { backpressureDelayMs, BUDGET_DIMENSIONS, checkBudget, dimensionCheck, fmt, fmtMax, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
 import type { BudgetLayerConfig, ReplayConfig } from '../config';
 import type { ReplayEvent } from './types';
 import type { StepDecision } from './state';
@@ -36,25 +36,23 @@ export class BudgetHandler {
 
   /**
    * The status `check` sets, in numbers only: no text, no events, no backpressure levels (a lean
-   * replay, ReplayOptions.detail 'totals'). Per layer the same arithmetic as checkBudget: a hard
+   * replay, ReplayOptions.detail 'totals'). Per dimension checkBudget's own arithmetic (dimensionCheck): a hard
    * layer over its limit aborts; any other layer over it, or one past its warning threshold, warns.
    */
   verdict(used: BudgetUsage, request: number, d: StepDecision): void {
     let warn = false;
+    const pending = { tokens: request };
     for (const layer of this.layers) {
-      const atStart = layer.rule === 'used';
       let exceeded = false;
       let warned = false;
       for (const dim of BUDGET_DIMENSIONS) {
-        const max = layer.limits[dim];
-        if (!Number.isFinite(max) || max <= 0) continue;
-        const now = used[dim];
-        const next = atStart || dim !== 'tokens' ? now : now + request;
-        if (atStart ? next >= max : next > max) {
+        const c = dimensionCheck(layer, dim, used, pending);
+        if (!c) continue;
+        if (c.over) {
           exceeded = true;
           break;
         }
-        if (now / max > layer.warningThreshold) warned = true;
+        if (c.now / c.max > layer.warningThreshold) warned = true;
       }
       if (exceeded && layer.mode === 'hard') {
         d.status = 'abort';
