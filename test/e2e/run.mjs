@@ -39,7 +39,7 @@ function chromiumPath() {
  * this process's environment (e.g. HOME, CLAUDE_CONFIG_DIR, CODEX_HOME pointing at a fixture tree).
  */
 export async function startServe(args, dbDir, env = {}) {
-  const child = spawn(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'serve', ...args, '--db', join(dbDir, 'e2e.db')], {
+  const child = spawn(process.execPath, [...(process.env.CTXSCOPE_SERVE_NODE_ARGS ? process.env.CTXSCOPE_SERVE_NODE_ARGS.split(' ') : []), join(root, 'bin', 'ctxscope.mjs'), 'serve', ...args, '--db', join(dbDir, 'e2e.db')], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, CTXSCOPE_DB: join(dbDir, 'e2e.db'), ...env },

@@ -7,6 +7,7 @@
 import { sentForm, type Message } from '../model';
 import type { ReplayResult } from '../replay/types';
 import { PLACEHOLDER_TEXT } from '../strategies/index';
+import { summaryOf, type SummaryText } from '../summarize/summary-text';
 
 export interface WindowAt {
   readonly messages: Message[];
@@ -19,13 +20,14 @@ export function windowAt(result: ReplayResult, messages: readonly Message[], at:
   const step = at === 'end' ? steps.count - 1 : at;
   const end = at === 'end' ? messages.length : steps.messageIndex[at]!;
   let kept: [number, number][] | null = null;
-  let summary: string | null = null;
+  let summary: SummaryText | undefined;
   const masked = new Set<number>();
   for (const e of result.events) {
     if (e.kind !== 'compression' || e.step > step) continue;
     // A compression at this very step happened before the call: it counts.
     kept = e.kept.map(([a, b]) => [a, b]);
-    summary = e.summary ?? null;
+    // The summary itself, not its text: only the last one's text is written (summary-text.ts).
+    summary = summaryOf(e);
     for (const [a, b] of e.masked ?? []) for (let i = a; i <= b; i++) masked.add(i);
   }
   const indices: number[] = [];
@@ -46,5 +48,5 @@ export function windowAt(result: ReplayResult, messages: readonly Message[], at:
     if (!masked.has(i)) return m.sentAs && m.sentAs.fromMessage <= callAt ? sentForm(m, m.sentAs.text) : m;
     return { ...m, parts: m.parts.map((p) => (p.kind === 'tool_result' ? { ...p, text: PLACEHOLDER_TEXT } : p)) };
   });
-  return { messages: out, summary };
+  return { messages: out, summary: summary?.text ?? null };
 }

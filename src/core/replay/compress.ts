@@ -10,26 +10,29 @@ import type { StrategyId } from '../config';
 import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
 import { checkedResult } from '../strategies/check';
 import { mergeRanges, toRanges } from '../strategies/util';
+import { attachSummary, sameSummary, SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
 import { exchangeStarts } from '../turns';
 import { requestAt, type ReplayState } from './state';
-import type { CompressionPath, MessageRange } from './types';
+import type { CompressionPath, MessageRange, ReplayEvent } from './types';
+
+type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 
 /**
  * Summaries by what was folded (ranges of this message list, the earlier summary, the target),
  * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
  * the summarizer's own cache means formatting and hashing every folded message first.
  */
-const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<string | null, string>>>>();
+const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
 
-async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<string> {
+async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<SummaryText> {
   let bySummarizer = foldMemo.get(s.messages);
   if (!bySummarizer) foldMemo.set(s.messages, (bySummarizer = new Map()));
   let memo = bySummarizer.get(summarizer);
   if (!memo) bySummarizer.set(summarizer, (memo = new Map()));
-  // Keyed by the earlier summary in a map of its own, not inside the key: it is long, and the same
-  // string object comes back from this memo on a re-run, so its hash is computed once, not per lookup.
+  // Keyed by the earlier summary object in a map of its own: the same object comes back from this
+  // memo on a re-run (and a summary known only as text is one object per text, SummaryText.of).
   const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
   let byPrevious = memo.get(key);
   const hit = byPrevious?.get(s.summary);
@@ -43,7 +46,8 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
   const folded = new Array<Message>(n);
   let at = 0;
   for (const [a, z] of fold) for (let i = a, end = Math.min(z, last); i <= end; i++) folded[at++] = s.messages[i]!;
-  const out = await summarizer.summarize({ messages: folded, previousSummary: s.summary, targetTokens });
+  // A local summarizer lays its summary out without writing it; a remote one answers text.
+  const out = summarizer.summarizeText ? summarizer.summarizeText({ messages: folded, previous: s.summary, targetTokens }) : SummaryText.of(await summarizer.summarize({ messages: folded, previousSummary: s.summary?.text ?? null, targetTokens }));
   if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
   if (!byPrevious) memo.set(key, (byPrevious = new Map()));
   byPrevious.set(s.summary, out);
@@ -59,9 +63,9 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
 export function carryFoldMemo(old: readonly Message[], next: readonly Message[], from: number): void {
   const bySummarizer = foldMemo.get(old);
   if (!bySummarizer || foldMemo.has(next)) return;
-  const carried = new Map<Summarizer, Map<string, Map<string | null, string>>>();
+  const carried = new Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>();
   for (const [summarizer, memo] of bySummarizer) {
-    const kept = new Map<string, Map<string | null, string>>();
+    const kept = new Map<string, Map<SummaryText | null, SummaryText>>();
     for (const [key, byPrevious] of memo) if (foldEnd(key) < from) kept.set(key, byPrevious);
     carried.set(summarizer, kept);
   }
@@ -148,18 +152,29 @@ function cutPoints(s: ReplayState, end: number): readonly number[] {
   const { starts, turnOfMsg } = s.shape;
   if (!s.config.cutWithinTurn || end <= 0) return starts;
   const t = turnOfMsg[end - 1]!;
-  const inner = exchangeStarts(s.messages, starts[t] ?? 0, end);
-  if (inner.length === 0) return starts;
-  // Copied in one pass into an array of the final length: a long session has thousands of turns
-  // and a compression per call asked for this at each one (three slices and a spread before).
-  const out = new Array<number>(starts.length + inner.length);
-  let k = 0;
-  for (let i = 0; i <= t && i < starts.length; i++) out[k++] = starts[i]!;
-  for (const x of inner) out[k++] = x;
-  for (let i = t + 1; i < starts.length; i++) out[k++] = starts[i]!;
-  out.length = k;
+  // One list per turn, with the exchange starts of the whole turn: those at or past `end` change
+  // no strategy's answer, as the later turns' starts already there do not (every cut is clamped to
+  // the call's own turn start, latestCut, and a kept range never reaches past `end`); and an
+  // exchange start depends only on the messages before it. A policy compressing at every call
+  // built this list of every turn start at each one (O(turns) per call, O(calls × turns) a replay).
+  const hit = cutCache.get(s);
+  if (hit && hit.turn === t) return hit.points;
+  const inner = exchangeStarts(s.messages, starts[t] ?? 0, starts[t + 1] ?? s.messages.length);
+  let out: readonly number[] = starts;
+  if (inner.length > 0) {
+    const merged = new Array<number>(starts.length + inner.length);
+    let k = 0;
+    for (let i = 0; i <= t && i < starts.length; i++) merged[k++] = starts[i]!;
+    for (const x of inner) merged[k++] = x;
+    for (let i = t + 1; i < starts.length; i++) merged[k++] = starts[i]!;
+    merged.length = k;
+    out = merged;
+  }
+  cutCache.set(s, { turn: t, points: out });
   return out;
 }
+/** Per replay, the cut points of the turn last asked for (cutPoints). */
+const cutCache = new WeakMap<ReplayState, { readonly turn: number; readonly points: readonly number[] }>();
 
 function strategyContext(s: ReplayState, end: number): StrategyContext {
   let turnStarts: readonly number[] | undefined;
@@ -188,13 +203,13 @@ function fitSummary(s: ReplayState, allowed: number): void {
     s.summaryTokens = 0;
     return;
   }
-  let text = s.summary.slice(0, Math.floor((s.summary.length * allowed) / s.summaryTokens));
+  let text = s.summary.text.slice(0, Math.floor((s.summary.length * allowed) / s.summaryTokens));
   let tokens = s.countText(text);
   while (text && tokens > allowed) {
     text = text.slice(0, Math.floor(text.length * 0.9));
     tokens = s.countText(text);
   }
-  s.summary = text || null;
+  s.summary = text ? SummaryText.of(text) : null;
   s.summaryTokens = text ? tokens : 0;
 }
 
@@ -231,7 +246,7 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   const media: string[] = [];
   for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
   const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
-  if (dropped.length > 0) s.summary = `${s.summary ? s.summary + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`;
+  if (dropped.length > 0) s.summary = SummaryText.of(`${s.summary ? s.summary.text + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`);
   return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
 }
 
@@ -300,8 +315,9 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
       }
     }
   }
-  if (removal.dropped.length === 0 && removal.masked.length === 0 && s.summary === summaryBefore) return null;
-  if (s.summary !== summaryBefore) s.summaryTokens = s.summary ? s.countText(s.summary) : 0;
+  const summaryChanged = !sameSummary(s.summary, summaryBefore);
+  if (removal.dropped.length === 0 && removal.masked.length === 0 && !summaryChanged) return null;
+  if (summaryChanged) s.summaryTokens = s.summary ? s.countSummary(s.summary) : 0;
   const removedHistory = before - s.fixed - summaryTokensBefore - s.win.historyTokens(end);
   fitSummary(s, summaryTokensBefore + Math.max(0, removedHistory));
   for (const i of removal.masked) s.retention.markLeft(i, step);
@@ -310,19 +326,24 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
   s.totals.compressions++;
   s.totals.tokensRemoved += Math.max(0, before - after);
   // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
-  if (!s.lean) s.events.push({
-    kind: 'compression',
-    step,
-    path,
-    strategy: removal.strategy,
-    tokensBefore: before,
-    tokensAfter: after,
-    dropped: mergeRanges(removal.dropped),
-    kept: windowRanges(s, end),
-    ...(removal.masked.length ? { masked: toRanges(removal.masked) } : {}),
-    ...(s.summary ? { summary: s.summary } : {}),
-    note: removal.notes.join('; '),
-  });
+  if (!s.lean) {
+    const event: { -readonly [K in keyof Compression]: Compression[K] } = {
+      kind: 'compression',
+      step,
+      path,
+      strategy: removal.strategy,
+      tokensBefore: before,
+      tokensAfter: after,
+      dropped: mergeRanges(removal.dropped),
+      kept: windowRanges(s, end),
+      ...(removal.masked.length ? { masked: toRanges(removal.masked) } : {}),
+    };
+    // The summary's text is written only if something reads it (summary-text.ts); it keeps its
+    // place before the note, as JSON shows the event.
+    if (s.summary) attachSummary(event, s.summary);
+    event.note = removal.notes.join('; ');
+    s.events.push(event);
+  }
   s.retention.afterCompression(end, step);
   return { before, after, ...(removal.turnsDropped !== undefined ? { turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : {}) };
 }

@@ -42,7 +42,7 @@ import { SentAsHandler } from './sent-as';
 import { SourceCompactions } from './source-compactions';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
-import { summaryCounter } from './summary-tokens';
+import { summaryCounter, summaryTextCounter } from './summary-tokens';
 import type { ReplayResult } from './types';
 import { WindowState } from './window';
 
@@ -144,6 +144,7 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
     shape,
     pins: pinsOf(messages, config, options.pinned),
     countText,
+    countSummary: summaryTextCounter(tokenizerId),
     summarizer: config.summarizer === 'none' ? undefined : (options.summarizer ?? defaultSummarizer),
     customStrategies,
     model: limits.model,

@@ -5,6 +5,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage, type Fact } from '../summarize/facts';
+import type { SummaryText } from '../summarize/summary-text';
 import type { MessageRange, NeedleTrack, ReplayResult, RetentionLoss } from './types';
 import { parseNeedle, type Needle } from '../pattern';
 
@@ -172,7 +173,7 @@ export class RetentionTracker {
   private readonly needleLostAt: number[];
   private readonly needleLeft: number[][];
   /** The summary last looked in, its version, and per fact the version it was found in (−1: none). */
-  private seenSummary: string | null = null;
+  private seenSummary: SummaryText | null = null;
   private summaryVersion = 0;
   private readonly foundIn: Int32Array;
 
@@ -180,7 +181,7 @@ export class RetentionTracker {
     private readonly messages: readonly Message[],
     needleSpecs: readonly string[],
     private readonly inWindow: (i: number, end: number) => boolean,
-    private readonly summary: () => string | null,
+    private readonly summary: () => SummaryText | null,
   ) {
     this.fx = factIndex(messages);
     this.speaking = speakingOf(messages);
@@ -248,7 +249,7 @@ export class RetentionTracker {
       if (this.needleLostAt[q] !== -1) continue;
       const ms = this.needleMentions[q]!;
       if (ms.length === 0 || ms.some((i) => this.inWindow(i, end))) continue;
-      if (summary !== null && this.needles[q]!.test(summary)) continue;
+      if (summary !== null && this.needles[q]!.test(summary.text)) continue;
       this.needleLostAt[q] = step;
       this.needleLeft[q]!.push(step);
     }

@@ -5,6 +5,7 @@
  * result gives byte-identical JSON.
  */
 import type { ReplayView } from '../../shared/api';
+import { hasSummary } from '../summarize/summary-text';
 import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult } from './types';
 
 /**
@@ -13,8 +14,10 @@ import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult } from './t
  * compresses at every call), which the view and compare answers copied through JSON for nothing.
  */
 export function withoutSummary<E extends ReplayEvent>(e: E): E {
-  if ((e.kind !== 'compression' && e.kind !== 'source-compaction') || e.summary === undefined) return e;
-  const { summary: _dropped, ...rest } = e;
+  if ((e.kind !== 'compression' && e.kind !== 'source-compaction') || !hasSummary(e)) return e;
+  // Copied key by key, never reading `summary`: reading it writes the text (summary-text.ts).
+  const rest: Record<string, unknown> = {};
+  for (const k of Object.keys(e)) if (k !== 'summary') rest[k] = (e as Record<string, unknown>)[k];
   return rest as E;
 }
 

@@ -8,6 +8,7 @@ import type { ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Message, Session } from '../model';
 import type { Strategy } from '../strategies/index';
+import type { SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
 import type { SessionCounts } from '../tokens/index';
 import type { Enforcement } from './enforce';
@@ -64,6 +65,8 @@ export interface ReplayState {
   readonly pins: Pins;
   /** Counts a text (a summary, a note) as the config's tokenizer does. */
   readonly countText: (text: string) => number;
+  /** Counts a summary as countText counts its text, without writing the text (summary-text.ts). */
+  readonly countSummary: (summary: SummaryText) => number;
   readonly summarizer: Summarizer | undefined;
   readonly customStrategies: ReadonlyMap<string, Strategy>;
   readonly model: ModelInfo | undefined;
@@ -71,7 +74,7 @@ export interface ReplayState {
   readonly retention: RetentionTracker;
   readonly events: ReplayEvent[];
   readonly totals: RunningTotals;
-  summary: string | null;
+  summary: SummaryText | null;
   summaryTokens: number;
   /** Tool calls the agent has made so far (assistant messages before the current call). */
   toolCalls: number;

@@ -15,6 +15,7 @@ import type { Session } from '../model';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
 import { mergeRanges } from '../strategies/util';
+import { sameSummary, summaryOf, type SummaryText } from '../summarize/summary-text';
 
 type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 
@@ -261,8 +262,8 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
  * what left the window and the summary after it; when the summary changed (and the path was not
  * S0's emergency drop, which only appends a note) what left was folded into it.
  */
-function foldedBy(e: Compression, summaryBefore: string | null): boolean {
-  return e.path !== 'emergency' && e.summary !== undefined && e.summary !== summaryBefore;
+function foldedBy(e: Compression, summary: SummaryText | null, summaryBefore: SummaryText | null): boolean {
+  return e.path !== 'emergency' && summary !== null && !sameSummary(summary, summaryBefore);
 }
 
 function runsOf(state: Uint8Array, from: number, to: number, pick: (s: number) => boolean): MessageRange[] {
@@ -296,7 +297,8 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const stepEvents: ReplayEvent[] = [];
   const compressedAt = new Set<number>();
   const fallbackAt = new Map<number, string>();
-  let summary: string | null = null;
+  // Summaries, not their texts: only the ones this call shows are written (summary-text.ts).
+  let summary: SummaryText | null = null;
   let compression: StepDetail['compression'] = null;
   let lastKept: readonly MessageRange[] | null = null;
   const preflight: Extract<ReplayEvent, { kind: 'tool-preflight' }>[] = [];
@@ -307,7 +309,8 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     if (e.kind === 'guard' && e.decision === 'skip' && e.fallback) fallbackAt.set(e.step, e.fallback);
     if (e.kind !== 'compression') continue;
     compressedAt.add(e.step);
-    const folded = foldedBy(e, summary);
+    const after = summaryOf(e) ?? null;
+    const folded = foldedBy(e, after, summary);
     for (const [a, z] of e.dropped) for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW || state[i] === MASKED) state[i] = folded ? SUMMARISED : DROPPED;
     for (const [a, z] of e.masked ?? []) for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW) state[i] = MASKED;
     lastKept = e.kept;
@@ -320,14 +323,14 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
         dropped: folded ? [] : e.dropped,
         masked: e.masked ?? [],
         summarised: folded ? e.dropped : [],
-        summary: e.summary ?? null,
-        summaryBefore: summary,
+        summary: after?.text ?? null,
+        summaryBefore: summary?.text ?? null,
         // Compression only removes: the history before it is what it kept plus what it removed.
         before: mergeRanges([...e.dropped, ...e.kept]),
         note: e.note ?? '',
       };
     }
-    summary = e.summary ?? null;
+    summary = after;
   }
   // Whatever the last compression left out of its window (below its end) is gone, listed or not.
   if (lastKept && lastKept.length > 0) {
@@ -387,7 +390,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     context: {
       system: { tokens: regions.system, text: session.systemPrompt },
       unlogged: { tokens: regions.unlogged, inferred: true },
-      summary: { tokens: regions.summary, text: summary },
+      summary: { tokens: regions.summary, text: summary?.text ?? null },
       history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced, sentAs },
       tools: { tokens: regions.tools, names: session.tools.map((t) => t.name) },
     },

@@ -16,7 +16,7 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
-import { writtenLayout, type WrittenLayout } from '../summarize/extractive';
+import type { SummaryLayout, SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
@@ -108,7 +108,7 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
  * hash in it) — so a rolling summary of 70 KB costs a lookup per item, not a read of its text:
  * 10,000 calls at a compression per call made 50 MB of summary text per replay.
  */
-function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: WrittenLayout) => number {
+function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: SummaryLayout) => number {
   // One memo per (prefix, suffix), looked up once per section rather than once per item: a
   // rolling summary holds thousands of items, and building the shape's name for each was most of
   // a count's cost (and garbage).
@@ -157,38 +157,44 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
 
 const memos = new Map<string, Map<string, number>>();
 /**
- * Whole summaries counted, per BPE tokenizer. A re-run after a slider move gets many summaries
- * back from compress.ts's fold memo, long after the summarizer forgot their layout; they are the
- * same string objects, whose hash V8 keeps, so a lookup here reads none of their text. Bounded by
- * characters (a compression per call at 10,000 calls is 50 MB of summaries per replay).
+ * Whole summary texts counted, per BPE tokenizer (a summary known only as text: a remote model's,
+ * a cut one). Bounded by characters.
  */
 const wholeMemos = new Map<string, { readonly counts: Map<string, number>; chars: number }>();
-const WHOLE_CHARS = 160 * 1024 * 1024;
+const WHOLE_CHARS = 64 * 1024 * 1024;
 /** Per BPE tokenizer, one memo per (prefix, suffix) around an item (layoutSum). */
 const shapeMemos = new Map<string, Map<string, Map<string, number>>>();
+/**
+ * Per BPE tokenizer, the count of each summary object: a re-run after a slider move gets most of
+ * its summaries back from compress.ts's fold memo, the same objects, and looks each up once.
+ */
+const docMemos = new Map<string, WeakMap<SummaryText, number>>();
+
+function bpeOf(tokenizerId: string): { base: string; bpeId: string | undefined } {
+  const base = tokenizerId === 'calibrated' ? CALIBRATION_BASE : tokenizerId;
+  const bpeId = base.startsWith('max:') ? base.slice(4) : base;
+  return { base, bpeId: bpeId.startsWith('tiktoken:') ? bpeId : undefined };
+}
+
+function memoOf<V>(all: Map<string, V>, id: string, make: () => V): V {
+  let m = all.get(id);
+  if (!m) all.set(id, (m = make()));
+  return m;
+}
 
 /** A function counting summary text as `tokenizerId` would count it, exactly. */
 export function summaryCounter(tokenizerId: string): (text: string) => number {
-  const base = tokenizerId === 'calibrated' ? CALIBRATION_BASE : tokenizerId;
-  const bpeId = base.startsWith('max:') ? base.slice(4) : base;
-  if (!bpeId.startsWith('tiktoken:')) {
+  const { base, bpeId } = bpeOf(tokenizerId);
+  if (!bpeId) {
     const t = getTokenizer(base);
     return (text) => t.countText(text);
   }
-  let memo = memos.get(bpeId);
-  if (!memo) memos.set(bpeId, (memo = new Map()));
-  const segments = segmentSum(getTokenizer(bpeId), memo);
-  let shapes = shapeMemos.get(bpeId);
-  if (!shapes) shapeMemos.set(bpeId, (shapes = new Map()));
-  const byLayout = layoutSum(getTokenizer(bpeId), memo, shapes);
-  let whole = wholeMemos.get(bpeId);
-  if (!whole) wholeMemos.set(bpeId, (whole = { counts: new Map(), chars: 0 }));
-  const known = whole;
+  const segments = segmentSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()));
+  const known = memoOf(wholeMemos, bpeId, () => ({ counts: new Map<string, number>(), chars: 0 }));
   const sum = (text: string): number => {
     let n = known.counts.get(text);
     if (n !== undefined) return n;
-    const layout = writtenLayout(text);
-    n = layout ? byLayout(layout) : segments(text);
+    n = segments(text);
     known.chars += text.length;
     if (known.chars > WHOLE_CHARS) {
       known.counts.clear();
@@ -199,4 +205,28 @@ export function summaryCounter(tokenizerId: string): (text: string) => number {
   };
   // S1's max(tokenizer, chars/4) takes the maximum over the whole text, not per segment.
   return base.startsWith('max:') ? (text) => Math.max(sum(text), chars4.countText(text)) : sum;
+}
+
+/**
+ * A function counting a summary (summary-text.ts) as `tokenizerId` would count its text, exactly:
+ * one laid out by the extractive summarizer from its layout, without writing its text; any other
+ * from its text.
+ */
+export function summaryTextCounter(tokenizerId: string): (summary: SummaryText) => number {
+  const ofText = summaryCounter(tokenizerId);
+  const { base, bpeId } = bpeOf(tokenizerId);
+  // chars4 counts the text's length, which a summary knows without writing its text.
+  if (base === chars4.id) return (summary) => Math.ceil(summary.length / 4);
+  if (!bpeId) return (summary) => ofText(summary.text);
+  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()));
+  const counted = memoOf(docMemos, bpeId, () => new WeakMap());
+  const max = base.startsWith('max:');
+  return (summary) => {
+    const layout = summary.layout;
+    if (!layout) return ofText(summary.text);
+    let n = counted.get(summary);
+    if (n === undefined) counted.set(summary, (n = byLayout(layout)));
+    // chars4 of the text is its length over 4, which the summary knows without its text.
+    return max ? Math.max(n, Math.ceil(summary.length / 4)) : n;
+  };
 }

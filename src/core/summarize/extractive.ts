@@ -13,7 +13,8 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import type { Summarizer, SummaryRequest } from './types';
+import { layoutLength, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
 // No leading \b on error/exception: "TypeError", "ValueError", "NullPointerException" count.
@@ -335,11 +336,21 @@ function fill(sections: Sections, budget: number): Sections {
   return out;
 }
 
+/** The summary's text (for callers that hold summaries as strings). */
 export function extractiveSummary(req: SummaryRequest): string {
+  return extractiveSummaryText({ messages: req.messages, previous: req.previousSummary === null ? null : SummaryText.of(req.previousSummary), targetTokens: req.targetTokens }).text;
+}
+
+/**
+ * The summary, laid out and not yet written as text: the replay counts it from its layout, and
+ * the next summary reads its sections, so its text is written only if something shows it.
+ */
+export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
   const { sections: fresh, readsBack: freshReadsBack } = extract(req.messages);
-  const fromWritten = req.previousSummary ? written.get(req.previousSummary) : undefined;
-  const previous = req.previousSummary ? (fromWritten ?? parseSummary(req.previousSummary)) : undefined;
+  // A summary laid out here stands for its own parse (its items read back, see readsBack).
+  const fromWritten = req.previous?.layout ? sectionsOf(req.previous.layout) : undefined;
+  const previous = req.previous ? (fromWritten ?? parseSummary(req.previous.text)) : undefined;
   const covered = (previous?.messages ?? 0) + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
@@ -365,27 +376,21 @@ export function extractiveSummary(req: SummaryRequest): string {
     merged = new Map();
     unchecked = fromWritten ? [freshFit] : [merged];
     for (const s of SECTIONS) {
-      const items = unique([...(freshFit.get(s) ?? []), ...(old.get(s) ?? [])]);
+      const items = mergeUnique(freshFit.get(s) ?? [], old.get(s) ?? [], fromWritten !== undefined);
       if (items.length) merged.set(s, items);
     }
   }
   if (goal) merged.set('Goal', [goal]);
   unchecked.push(goalSections);
-  let out = header + render(merged);
+  const layout = layoutOf(header, covered, merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
-  if (out.length > budgetChars) out = out.slice(0, budgetChars - 1) + '…';
+  if (layoutLength(layout) > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  else if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) remember(out, { messages: covered, sections: merged });
-  return out;
+  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return SummaryText.laidOut(layout);
+  return SummaryText.of(renderLayout(layout));
 }
 
-/**
- * The sections of the last summaries written, by their text: a rolling summary is handed back as
- * the next one's previous summary, and parsing it again was a pass over its whole text. What
- * `parseSummary` would read back from `render`'s output is what was rendered (items never hold a
- * line break, see readsBack), so the written sections stand in for the parse.
- */
 /** True when `parseSummary(render(sections))` gives these sections back item for item. */
 function readsBack(sections: Sections): boolean {
   for (const [section, items] of sections) {
@@ -397,45 +402,19 @@ function readsBack(sections: Sections): boolean {
   return true;
 }
 
-/** A summary this summarizer wrote, as `render` laid it out: the header line, then each section's items. */
-export interface WrittenLayout {
-  readonly header: string;
-  readonly sections: readonly { readonly title: string; readonly inline: boolean; readonly items: readonly string[] }[];
-}
-
-/**
- * The layout of `text` when it is one of the last summaries written here, else undefined. The
- * replay counts such a summary item by item (replay/summary-tokens.ts): its items are the very
- * strings earlier summaries held, so they are looked up, not read again.
- */
-export function writtenLayout(text: string): WrittenLayout | undefined {
-  const w = written.get(text);
-  if (!w) return undefined;
-  const header = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'));
-  const sections: { title: string; inline: boolean; items: readonly string[] }[] = [];
-  for (const s of SECTIONS) {
-    const items = w.sections.get(s);
-    if (items && items.length > 0) sections.push({ title: s, inline: INLINE.has(s), items });
-  }
-  return { header, sections };
-}
-
-const written = new Map<string, { messages: number; sections: Sections }>();
-const WRITTEN_KEPT = 64;
-function remember(text: string, parsed: { messages: number; sections: Sections }): void {
-  if (written.size >= WRITTEN_KEPT) written.delete(written.keys().next().value as string);
-  written.set(text, parsed);
-}
-
-function render(sections: Sections): string {
-  let out = '';
+/** The sections in the order they are shown, the empty ones left out (render skips them). */
+function layoutOf(header: string, messages: number, sections: Sections): SummaryLayout {
+  const out: SummarySection[] = [];
   for (const s of SECTIONS) {
     const items = sections.get(s);
-    if (!items || items.length === 0) continue;
-    // One join per section (not a "- item" string per item first): a rolling summary is tens of KB.
-    out += `\n## ${s}\n- ` + items.join(INLINE.has(s) ? ', ' : '\n- ');
+    if (items && items.length > 0) out.push({ title: s, inline: INLINE.has(s), items });
   }
-  return out;
+  return { header, sections: out, messages };
+}
+
+/** A layout's sections as `parseSummary` would read them back from its text. */
+function sectionsOf(layout: SummaryLayout): { messages: number; sections: Sections } {
+  return { messages: layout.messages, sections: new Map(layout.sections.map((s) => [s.title as Section, s.items as string[]])) };
 }
 
 /** Characters `render` will use for these sections, counted without rendering them. */
@@ -455,6 +434,22 @@ function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
+/**
+ * `unique([...fresh, ...old])`. Fresh items are distinct (extract keeps one mention of each), and
+ * so are the old ones when they come from a summary laid out here (its items were made unique
+ * when it was written): then only an old item that is also fresh can repeat, and a set of the few
+ * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
+ * away at every compression (most of a replay's garbage when it compresses at every call).
+ */
+function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
+  if (!oldDistinct) return unique([...fresh, ...old]);
+  if (fresh.length === 0) return old.slice();
+  const seen = new Set(fresh);
+  const out = fresh.slice();
+  for (const x of old) if (!seen.has(x)) out.push(x);
+  return out;
+}
+
 
 export const extractiveSummarizer: Summarizer = {
   id: 'extractive',
@@ -463,4 +458,5 @@ export const extractiveSummarizer: Summarizer = {
   prompt: '',
   local: true,
   summarize: async (req) => extractiveSummary(req),
+  summarizeText: (req) => extractiveSummaryText(req),
 };

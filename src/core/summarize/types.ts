@@ -1,5 +1,6 @@
 /** Summarizers turn the messages a strategy folds away into summary text. */
 import type { Message } from '../model';
+import type { SummaryText } from './summary-text';
 
 export interface SummaryRequest {
   readonly messages: readonly Message[];
@@ -23,6 +24,18 @@ export interface Summarizer {
    */
   readonly local?: boolean;
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<string>;
+  /**
+   * The same summary, synchronously and laid out rather than written (a local summarizer's): the
+   * replay prefers it, and writes a summary's text only when something reads it (summary-text.ts).
+   */
+  summarizeText?(request: SummaryTextRequest): SummaryText;
+}
+
+/** A summary request whose previous summary is held as the replay holds it (summary-text.ts). */
+export interface SummaryTextRequest {
+  readonly messages: readonly Message[];
+  readonly previous: SummaryText | null;
+  readonly targetTokens: number;
 }
 
 /** The compression prompt of docs/policies.md §S3: target budget, and the conversation's own language. */

@@ -14,6 +14,7 @@ import { ExportPool } from '../export/pool';
 import type { StoreRef } from '../export/protocol';
 import { previewFor } from './export-preview';
 import type { ReplayResult } from '../../core/replay/types';
+import { withoutSummary } from '../../core/replay/serialize';
 import { exportFor, type BuildFn, type ExportArgs, type ExportRow, type ReplayOf } from './exports';
 
 /** The parsed session, asked for only when there is no database a worker can read it from. */
@@ -52,7 +53,12 @@ function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promi
  */
 export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayResult {
   if (args.to === 'report-json' || args.to === 'report-csv') return replay;
-  return { ...replay, events: replay.events.filter((e) => e.kind === 'compression'), retention: { lost: [] } };
+  // The compressions up to the call, and only the last one's summary: sending an event writes its
+  // summary's text (core/summarize/summary-text.ts), tens of KB per compression.
+  const upTo = args.at === 'end' ? Number.POSITIVE_INFINITY : args.at;
+  const compressions = replay.events.filter((e) => e.kind === 'compression' && e.step <= upTo);
+  const events = compressions.map((e, i) => (i === compressions.length - 1 ? e : withoutSummary(e)));
+  return { ...replay, events, retention: { lost: [] } };
 }
 
 /** `store`: the database the workers read sessions from; without it the host sends its parsed ones. */

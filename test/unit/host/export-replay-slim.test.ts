@@ -12,7 +12,7 @@ import { replay } from '../../../src/core/replay/index';
 import { replayForWorker } from '../../../src/main/host/export-runner';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
-const args = (to: 'openai' | 'report-csv') => ({ sessionId: 's', overrides: {}, at: 'end' as const, to, redact: false, redactPatterns: [] });
+const args = (to: 'openai' | 'report-csv', at: number | 'end' = 'end') => ({ sessionId: 's', overrides: {}, at, to, redact: false, redactPatterns: [] });
 
 describe('replayForWorker', () => {
   it('keeps every window of a compressing replay, at every call, with fewer events', async () => {
@@ -21,8 +21,11 @@ describe('replayForWorker', () => {
     expect(full.events.some((e) => e.kind === 'compression')).toBe(true);
     const slim = replayForWorker(full, args('openai'));
     expect(slim.events.length).toBeLessThan(full.events.length);
-    for (let at = 0; at < full.steps.count; at++) expect(windowAt(slim, session.messages, at)).toEqual(windowAt(full, session.messages, at));
-    expect(windowAt(slim, session.messages, 'end')).toEqual(windowAt(full, session.messages, 'end'));
+    // Only the last compression's summary goes: sending a summary writes its text (summary-text.ts).
+    expect(slim.events.filter((e) => 'summary' in e).length).toBe(1);
+    // What the worker receives is a structured clone: the summary arrives as its text.
+    expect(windowAt(structuredClone(slim), session.messages, 'end')).toEqual(windowAt(full, session.messages, 'end'));
+    for (let at = 0; at < full.steps.count; at++) expect(windowAt(structuredClone(replayForWorker(full, args('openai', at))), session.messages, at)).toEqual(windowAt(full, session.messages, at));
     expect(replayForWorker(full, args('report-csv'))).toBe(full);
   });
 });

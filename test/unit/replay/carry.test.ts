@@ -10,7 +10,7 @@ import { carryReplayCaches } from '../../../src/core/replay/carry';
 import { replay } from '../../../src/core/replay/index';
 import { factIndex } from '../../../src/core/replay/retention';
 import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
-import type { Summarizer, SummaryRequest } from '../../../src/core/summarize/types';
+import type { Summarizer, SummaryTextRequest } from '../../../src/core/summarize/types';
 import { countWith } from '../../../src/core/tokens/index';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
@@ -35,8 +35,9 @@ const fresh = (ms: readonly Message[]): Message[] => JSON.parse(JSON.stringify(m
 describe('replay caches carried to a grown session', () => {
   it('summarizes no fold twice, with the result of a fresh replay', async () => {
     const old = coding(0, 80);
-    const asked: SummaryRequest[] = [];
-    const spy: Summarizer = { ...extractiveSummarizer, summarize: async (req) => (asked.push(req), extractiveSummarizer.summarize(req)) };
+    const asked: SummaryTextRequest[] = [];
+    // The replay asks a local summarizer for its laid-out summary (summarizeText).
+    const spy: Summarizer = { ...extractiveSummarizer, summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)) };
     const before = session(old);
     await replay(before, config, { counts: countWith(before, tokenizer), summarizer: spy });
     expect(compressions(await replay(before, config, { counts: countWith(before, tokenizer), summarizer: spy })).length).toBeGreaterThan(3);
@@ -67,6 +68,6 @@ describe('replay caches carried to a grown session', () => {
   });
 });
 
-function foldKey(r: SummaryRequest): string {
-  return JSON.stringify([r.targetTokens, r.previousSummary, r.messages.map((m) => m.id)]);
+function foldKey(r: SummaryTextRequest): string {
+  return JSON.stringify([r.targetTokens, r.previous?.text ?? null, r.messages.map((m) => m.id)]);
 }

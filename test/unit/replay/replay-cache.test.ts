@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { replay } from '../../../src/core/replay/index';
 import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
-import type { Summarizer, SummaryRequest } from '../../../src/core/summarize/types';
+import type { Summarizer, SummaryTextRequest } from '../../../src/core/summarize/types';
 import { countWith, getTokenizer } from '../../../src/core/tokens/index';
 import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
@@ -18,8 +18,9 @@ describe('a re-run after a threshold change', () => {
     const s = session(codingTurns(80));
     const tokenizer = 'tiktoken:o200k_base';
     const counts = countWith(s, tokenizer);
-    const asked: SummaryRequest[] = [];
-    const spySummarizer: Summarizer = { ...extractiveSummarizer, summarize: async (req) => (asked.push(req), extractiveSummarizer.summarize(req)) };
+    const asked: SummaryTextRequest[] = [];
+    // The replay asks a local summarizer for its laid-out summary (summarizeText).
+    const spySummarizer: Summarizer = { ...extractiveSummarizer, summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)) };
     const encoded: string[] = [];
     const bpe = getTokenizer(tokenizer);
     const real = bpe.countText.bind(bpe);
@@ -50,6 +51,6 @@ describe('a re-run after a threshold change', () => {
   });
 });
 
-function foldKey(r: SummaryRequest): string {
-  return JSON.stringify([r.targetTokens, r.previousSummary, r.messages.map((m) => m.id)]);
+function foldKey(r: SummaryTextRequest): string {
+  return JSON.stringify([r.targetTokens, r.previous?.text ?? null, r.messages.map((m) => m.id)]);
 }

@@ -5,19 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { importSource, stringSource } from '../../../src/core/import/index';
-import { summaryCounter } from '../../../src/core/replay/summary-tokens';
-import { extractiveSummary, writtenLayout } from '../../../src/core/summarize/extractive';
+import { summaryCounter, summaryTextCounter } from '../../../src/core/replay/summary-tokens';
+import { extractiveSummaryText } from '../../../src/core/summarize/extractive';
+import { SummaryText } from '../../../src/core/summarize/summary-text';
 import { getTokenizer } from '../../../src/core/tokens/index';
 import { claudeCodeText } from '../../bench/corpus';
 
-async function rollingSummaries(): Promise<string[]> {
+async function rollingSummaries(): Promise<SummaryText[]> {
   const { sessions } = await importSource(stringSource('s.jsonl', claudeCodeText({ calls: 400 })));
   const messages = sessions[0]!.messages;
-  const out: string[] = [];
-  let previous: string | null = null;
+  const out: SummaryText[] = [];
+  let previous: SummaryText | null = null;
   // Folds of a few messages each, with growing and shrinking targets: items carried, faded, new.
   for (let at = 0, i = 0; at < messages.length; at += 7 + (i % 5), i++) {
-    previous = extractiveSummary({ messages: messages.slice(at, at + 7 + (i % 5)), previousSummary: previous, targetTokens: [300, 2_000, 8_000][i % 3]! });
+    previous = extractiveSummaryText({ messages: messages.slice(at, at + 7 + (i % 5)), previous, targetTokens: [300, 2_000, 8_000][i % 3]! });
     out.push(previous);
   }
   return out;
@@ -27,22 +28,28 @@ describe('summaryCounter on extractive summaries', () => {
   it.each(['tiktoken:o200k_base', 'tiktoken:cl100k_base', 'calibrated', 'max:tiktoken:o200k_base'])('counts each summary by its layout exactly as %s counts its text', async (id) => {
     const summaries = await rollingSummaries();
     expect(summaries.length).toBeGreaterThan(50);
-    const count = summaryCounter(id);
+    const count = summaryTextCounter(id);
+    const countText = summaryCounter(id);
     const base = id === 'calibrated' ? getTokenizer('tiktoken:o200k_base') : getTokenizer(id.replace(/^max:/, ''));
     let viaLayout = 0;
-    for (const text of summaries) {
-      if (writtenLayout(text)) viaLayout++;
+    for (const summary of summaries) {
+      // Counted before the text is read: a laid-out summary is counted without writing it.
+      const n = count(summary);
+      if (summary.layout) viaLayout++;
+      const text = summary.text;
       const exact = id.startsWith('max:') ? Math.max(base.countText(text), Math.ceil(text.length / 4)) : base.countText(text);
-      expect(count(text)).toBe(exact);
+      expect([n, countText(text)]).toEqual([exact, exact]);
+      expect(summary.length).toBe(text.length);
     }
-    // The layout path was taken (the last summaries written are remembered), not only the text path.
-    expect(viaLayout).toBeGreaterThan(0);
+    // The layout path was taken for every summary here (their items all read back), not the text path.
+    expect(viaLayout).toBe(summaries.length);
   });
 
   it('counts a summary it did not write (cut, or from elsewhere) from its text', () => {
     const count = summaryCounter('tiktoken:o200k_base');
     const text = 'Summary of 3 earlier messages:\n## Facts to keep\n- a, b, c\n[Context overflow: 2 earlier turns were dropped.]';
-    expect(writtenLayout(text)).toBeUndefined();
+    expect(SummaryText.of(text).layout).toBeUndefined();
     expect(count(text)).toBe(getTokenizer('tiktoken:o200k_base').countText(text));
+    expect(summaryTextCounter('tiktoken:o200k_base')(SummaryText.of(text))).toBe(getTokenizer('tiktoken:o200k_base').countText(text));
   });
 });

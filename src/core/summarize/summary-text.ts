@@ -1,0 +1,225 @@
+/**
+ * A summary as the replay holds it: its text is written out only when something reads it.
+ *
+ * A rolling summary (summarize/extractive.ts) is tens of KB, and a policy that compresses at
+ * nearly every call (letta below its target) writes one per call: 10,000 calls made ~50 MB of
+ * summary text per replay, kept alive by the compression events, of which the window shows one
+ * (the selected call's detail). The replay needs of a summary only its token count (counted from
+ * its layout, replay/summary-tokens.ts), whether a fact's key is in it (searched item by item,
+ * `includes`) and the next summary's input (its sections) — none of which needs the text.
+ *
+ * Public results keep `summary?: string` on their events: `attachSummary` defines it as a getter
+ * that writes the text on first read (JSON, structured clone and the API read it as a string),
+ * while the engine reads the summary itself with `summaryOf`, which never writes the text.
+ */
+
+/** A summary the extractive summarizer wrote, as `render` lays it out: the header line, then each non-empty section's items. */
+export interface SummaryLayout {
+  readonly header: string;
+  readonly sections: readonly SummarySection[];
+  /** Messages the summary covers (the header's number), for the next rolling summary. */
+  readonly messages: number;
+}
+
+export interface SummarySection {
+  readonly title: string;
+  /** Items on one line, "- a, b, c" (facts); else one "- item" per line. */
+  readonly inline: boolean;
+  readonly items: readonly string[];
+}
+
+/** The text `layout` stands for: "header", then per section "\n## title\n- " and its items joined. */
+export function renderLayout(layout: SummaryLayout): string {
+  let out = layout.header;
+  // One join per section (not a "- item" string per item first): a rolling summary is tens of KB.
+  for (const s of layout.sections) out += `\n## ${s.title}\n- ` + s.items.join(s.inline ? ', ' : '\n- ');
+  return out;
+}
+
+/** Characters `renderLayout` writes, counted without writing them. */
+export function layoutLength(layout: SummaryLayout): number {
+  let n = layout.header.length;
+  for (const s of layout.sections) {
+    // "\n## title\n", then "- a, b" (inline) or "- a\n- b".
+    n += s.title.length + 5 + (s.inline ? 2 + 2 * (s.items.length - 1) : 3 * s.items.length - 1);
+    for (const i of s.items) n += i.length;
+  }
+  return n;
+}
+
+export class SummaryText {
+  #text: string | undefined;
+  /**
+   * Present when the text is exactly `renderLayout(layout)` and every item reads back from it as
+   * itself (no line break, no ", " in an inline item): then the layout may stand for the text in
+   * counting, searching and the next summary's input.
+   */
+  readonly layout: SummaryLayout | undefined;
+  /** The text's length in UTF-16 code units. */
+  readonly length: number;
+
+  private constructor(text: string | undefined, layout: SummaryLayout | undefined) {
+    this.#text = text;
+    this.layout = layout;
+    this.length = text !== undefined ? text.length : layoutLength(layout!);
+  }
+
+  /**
+   * A summary known only as text (a remote model's, an agent's own, one cut or noted). The same
+   * text gives the same object while it is remembered, so memos keyed by summary (the fold memo
+   * in replay/compress.ts) hit as they did when summaries were strings.
+   */
+  static of(text: string): SummaryText {
+    let t = plain.get(text);
+    if (!t) {
+      if (plain.size >= PLAIN_KEPT) plain.clear();
+      plain.set(text, (t = new SummaryText(text, undefined)));
+    }
+    return t;
+  }
+
+  /**
+   * A summary laid out by the extractive summarizer (see `layout` for what it must satisfy). The
+   * same layout gives the same object while it is remembered, as `of` does for texts: a re-run at
+   * another threshold often writes a summary it wrote before from other folds (a budget full of the
+   * newest items), and the folds after it then hit the fold memo.
+   */
+  static laidOut(layout: SummaryLayout): SummaryText {
+    const print = fingerprint(layout);
+    const bucket = laidOutByPrint.get(print);
+    if (bucket) for (const t of bucket) if (sameLayout(t.layout!, layout)) return t;
+    const t = new SummaryText(undefined, layout);
+    laidOutItems += 1 + layout.sections.reduce((n, s) => n + s.items.length, 0);
+    if (laidOutItems > LAID_OUT_ITEMS) forgetLaidOut();
+    if (bucket) bucket.push(t);
+    else laidOutByPrint.set(print, [t]);
+    return t;
+  }
+
+  /** The text, written on first read and kept. */
+  get text(): string {
+    return (this.#text ??= renderLayout(this.layout!));
+  }
+
+  /** `text.includes(key)`, without writing the text when the layout can answer exactly. */
+  includes(key: string): boolean {
+    const layout = this.layout;
+    if (this.#text !== undefined || layout === undefined || !searchableByItem(key)) return this.text.includes(key);
+    if (layout.header.includes(key)) return true;
+    for (const s of layout.sections) {
+      if (`## ${s.title}`.includes(key)) return true;
+      for (const item of s.items) if (item.includes(key)) return true;
+    }
+    return false;
+  }
+
+  toString(): string {
+    return this.text;
+  }
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/**
+ * Whether an occurrence of `key` in a rendered layout must lie inside one piece (the header, a
+ * "## title" or an item). The glue between pieces is "\n## ", "\n- " or ", ": an occurrence that
+ * runs past a piece's end meets the glue's first character ("\n" or ","); one that starts in the
+ * glue and runs into the next piece starts with "#", " " or "-". A key with none of those
+ * therefore matches the text exactly where it matches a piece.
+ */
+function searchableByItem(key: string): boolean {
+  if (key === '' || key.includes('\n') || key.includes(',')) return false;
+  const c = key.charCodeAt(0);
+  return c !== 35 /* # */ && c !== 32 /* space */ && c !== 45 /* - */;
+}
+
+/** Bounded: a long-lived process (the app) replays many sessions. */
+const PLAIN_KEPT = 4_096;
+const plain = new Map<string, SummaryText>();
+
+/**
+ * Laid-out summaries by a fingerprint of their items, bounded by the items they hold (a rolling
+ * summary holds thousands; the fold memo holds the same objects, so this adds little). Items are
+ * numbered through a table whose lookups reuse the hash V8 keeps in each string: fingerprinting
+ * reads no item's characters again.
+ */
+const LAID_OUT_ITEMS = 4_000_000;
+let laidOutItems = 0;
+let laidOutByPrint = new Map<number, SummaryText[]>();
+let itemIds = new Map<string, number>();
+
+function forgetLaidOut(): void {
+  laidOutByPrint = new Map();
+  itemIds = new Map();
+  laidOutItems = 0;
+}
+
+function itemId(item: string): number {
+  let id = itemIds.get(item);
+  if (id === undefined) itemIds.set(item, (id = itemIds.size));
+  return id;
+}
+
+/** Two 32-bit multiplicative hashes over the layout's item numbers, as one safe integer. */
+function fingerprint(layout: SummaryLayout): number {
+  let a = Math.imul(0x811c9dc5 ^ itemId(layout.header), 0x01000193);
+  let b = Math.imul(0x9747b28c + layout.messages, 0x5bd1e995);
+  for (const s of layout.sections) {
+    a = Math.imul(a ^ itemId(s.title), 0x01000193);
+    b = Math.imul(b ^ s.items.length, 0x5bd1e995);
+    for (const item of s.items) {
+      const id = itemId(item);
+      a = Math.imul(a ^ id, 0x01000193);
+      b = Math.imul((b ^ (b >>> 15)) + id, 0x5bd1e995);
+    }
+  }
+  return (a >>> 0) * 0x200000 + (b >>> 11);
+}
+
+function sameLayout(x: SummaryLayout, y: SummaryLayout): boolean {
+  if (x.header !== y.header || x.messages !== y.messages || x.sections.length !== y.sections.length) return false;
+  for (let k = 0; k < x.sections.length; k++) {
+    const p = x.sections[k]!;
+    const q = y.sections[k]!;
+    if (p.title !== q.title || p.inline !== q.inline || p.items.length !== q.items.length) return false;
+    for (let i = 0; i < p.items.length; i++) if (p.items[i] !== q.items[i]) return false;
+  }
+  return true;
+}
+
+/** Same text: the same object, or (rarely, same length) the same characters. */
+export function sameSummary(a: SummaryText | null, b: SummaryText | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a.length !== b.length) return false;
+  // Two layouts whose items read back (see `layout`) render the same text exactly when they are
+  // the same layout: compared item by item (mostly the same string objects), no text written.
+  if (a.layout && b.layout) return sameLayout(a.layout, b.layout);
+  return a.text === b.text;
+}
+
+/** The summaries behind events' `summary` getters (attachSummary). */
+const attached = new WeakMap<object, SummaryText>();
+
+/**
+ * Gives `event` an enumerable `summary` property that reads as the text (written on first read),
+ * in the position it is defined at (JSON keeps the order keys were added).
+ */
+export function attachSummary<E extends object>(event: E, summary: SummaryText): E {
+  attached.set(event, summary);
+  Object.defineProperty(event, 'summary', { enumerable: true, configurable: true, get: () => summary.text });
+  return event;
+}
+
+/** The summary an event carries, without writing its text: attached ones as they are, plain strings wrapped. */
+export function summaryOf(event: { readonly summary?: string }): SummaryText | undefined {
+  const hit = attached.get(event);
+  if (hit) return hit;
+  return event.summary === undefined ? undefined : SummaryText.of(event.summary);
+}
+
+/** Whether an event has a summary, without writing its text. */
+export function hasSummary(event: object): boolean {
+  return attached.has(event) || (event as { summary?: unknown }).summary !== undefined;
+}
