@@ -174,7 +174,26 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
       const fields = await api<{ key: string; kind: string; min: number | null; max: number | null; applies: boolean; value: unknown }[]>(serve, 'getConfigFields', { policy: p.id });
       const f = fields.find((x) => x.applies && x.min !== null && x.max !== null && typeof x.value === 'number');
       if (!f) {
-        push({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'no ranged setting applies' });
+        // No slider (s1, the OpenHands presets): the first numeric setting that applies, typed into
+        // its field and committed with Enter, as a person tries another value there.
+        // The setting that policy is about first (the tuner sweeps the same ones), else any.
+        const numeric = fields.filter((x) => x.applies && (x.kind === 'integer' || x.kind === 'number') && typeof x.value === 'number' && x.value > 1);
+        const n = ['triggerMessages', 'attentionWindow', 'maxOutput'].map((k) => numeric.find((x) => x.key === k)).find((x) => x !== undefined) ?? numeric[0];
+        if (!n) {
+          push({ name: `setting → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'no numeric setting applies' });
+          continue;
+        }
+        const field = page.getByTestId(`field-${n.key}`);
+        await field.scrollIntoViewIfNeeded();
+        const key = await page.getByTestId('region-bars').getAttribute('data-key');
+        const shown = Number(await field.inputValue());
+        const next = n.kind === 'integer' ? Math.max(n.min ?? 1, Math.round(shown * 0.6)) : shown * 0.6;
+        const t0 = performance.now();
+        await field.fill(String(next));
+        await field.press('Enter');
+        await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(key)}`, null, { timeout: 120_000, polling: 'raf' });
+        const ms = performance.now() - t0;
+        push({ name: `field ${n.key} ${shown} → ${next}, new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: 'typed, no debounce' });
         continue;
       }
       const slider = page.getByTestId(`slider-${f.key}`);
