@@ -296,44 +296,76 @@ export function parseSummary(text: string): { messages: number; sections: Sectio
  * one of short items (facts), nor the reverse.
  */
 function fill(sections: Sections, budget: number): Sections {
-  const out: Sections = new Map();
-  const queues = SECTIONS.map((s) => ({ s, items: sections.get(s) ?? [], next: 0 }));
+  return fillSized(sections, budget).sections;
+}
+
+/** What `render` spends on a section's title ("\n## title\n"), by SECTIONS index. */
+const TITLE_COST = SECTIONS.map((s) => s.length + 5);
+const IS_INLINE = SECTIONS.map((s) => INLINE.has(s));
+
+/**
+ * `fill`, and the characters `render` writes for what it took (`size` of its result). Per section
+ * an array and a cursor rather than a map of queues: a rolling summary carries thousands of items
+ * and is filled three times per compression.
+ */
+function fillSized(sections: Sections, budget: number): { sections: Sections; size: number } {
+  const n = SECTIONS.length;
+  const items: (readonly string[])[] = SECTIONS.map((s) => sections.get(s) ?? []);
+  const next = new Array<number>(n).fill(0);
+  const taken: (string[] | undefined)[] = new Array<string[] | undefined>(n).fill(undefined);
   // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
-  const cost = (q: (typeof queues)[number]): number => q.items[q.next]!.length + 3 + (out.has(q.s) ? 0 : q.s.length + 5);
-  const take = (q: (typeof queues)[number]): number => {
-    const c = cost(q);
-    (out.get(q.s) ?? out.set(q.s, []).get(q.s)!).push(q.items[q.next++]!);
+  const cost = (k: number): number => items[k]![next[k]!]!.length + 3 + (taken[k] ? 0 : TITLE_COST[k]!);
+  let spentAll = 0;
+  const take = (k: number): number => {
+    const c = cost(k);
+    (taken[k] ??= []).push(items[k]![next[k]!++]!);
+    spentAll += c;
     return c;
   };
+  const has = (k: number): boolean => next[k]! < items[k]!.length;
   let left = budget;
   // Every section first shows its top item (the newest), where it fits at all.
-  for (const q of queues) {
-    while (q.next < q.items.length && cost(q) > left) q.next++;
-    if (q.next < q.items.length) left -= take(q);
+  for (let k = 0; k < n; k++) {
+    while (has(k) && cost(k) > left) next[k]!++;
+    if (has(k)) left -= take(k);
   }
   for (;;) {
     // An item that cannot fit in what is left never will: skip it.
-    for (const q of queues) while (q.next < q.items.length && cost(q) > left) q.next++;
-    const active = queues.filter((q) => q.next < q.items.length);
-    if (active.length === 0) break;
-    const share = Math.floor(left / active.length);
+    let active = 0;
+    for (let k = 0; k < n; k++) {
+      while (has(k) && cost(k) > left) next[k]!++;
+      if (has(k)) active++;
+    }
+    if (active === 0) break;
+    const share = Math.floor(left / active);
     let took = false;
-    for (const q of active) {
+    for (let k = 0; k < n; k++) {
+      if (!has(k)) continue;
       let spent = 0;
-      while (q.next < q.items.length && spent + cost(q) <= share) {
-        const c = take(q);
+      while (has(k) && spent + cost(k) <= share) {
+        const c = take(k);
         spent += c;
         left -= c;
         took = true;
       }
     }
     if (!took) {
-      // Every next item is over its share: the cheapest one still goes in.
-      const q = active.reduce((a, b) => (cost(b) < cost(a) ? b : a));
-      left -= take(q);
+      // Every next item is over its share: the cheapest one still goes in (the first of equals).
+      let best = -1;
+      for (let k = 0; k < n; k++) if (has(k) && (best < 0 || cost(k) < cost(best))) best = k;
+      left -= take(best);
     }
   }
-  return out;
+  const out: Sections = new Map();
+  let size = spentAll;
+  for (let k = 0; k < n; k++) {
+    const t = taken[k];
+    if (!t) continue;
+    out.set(SECTIONS[k]!, t);
+    // `size` counts ", " (2) between inline items and no separator after the last line item.
+    size -= IS_INLINE[k] ? t.length : 1;
+  }
+  return { sections: out, size };
 }
 
 /** The summary's text (for callers that hold summaries as strings). */
@@ -369,8 +401,8 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
     // The carried sections are newest first already, so a share that runs out drops the oldest.
     const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
-    const oldFirst = fill(carried, Math.floor(rest * oldShare));
-    const freshFit = fill(fresh, rest - size(oldFirst));
+    const oldFirst = fillSized(carried, Math.floor(rest * oldShare)).size;
+    const freshFit = fill(fresh, rest - oldFirst);
     // What the fresh material left unused goes back to the older material.
     const old = fill(carried, rest - size(freshFit));
     merged = new Map();
@@ -384,10 +416,11 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   unchecked.push(goalSections);
   const layout = layoutOf(header, covered, merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
-  if (layoutLength(layout) > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
+  const length = layoutLength(layout);
+  if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return SummaryText.laidOut(layout);
+  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return SummaryText.laidOut(layout, length);
   return SummaryText.of(renderLayout(layout));
 }
 

@@ -58,10 +58,10 @@ export class SummaryText {
   /** The text's length in UTF-16 code units. */
   readonly length: number;
 
-  private constructor(text: string | undefined, layout: SummaryLayout | undefined) {
+  private constructor(text: string | undefined, layout: SummaryLayout | undefined, length: number) {
     this.#text = text;
     this.layout = layout;
-    this.length = text !== undefined ? text.length : layoutLength(layout!);
+    this.length = length;
   }
 
   /**
@@ -73,7 +73,7 @@ export class SummaryText {
     let t = plain.get(text);
     if (!t) {
       if (plain.size >= PLAIN_KEPT) plain.clear();
-      plain.set(text, (t = new SummaryText(text, undefined)));
+      plain.set(text, (t = new SummaryText(text, undefined, text.length)));
     }
     return t;
   }
@@ -84,11 +84,11 @@ export class SummaryText {
    * another threshold often writes a summary it wrote before from other folds (a budget full of the
    * newest items), and the folds after it then hit the fold memo.
    */
-  static laidOut(layout: SummaryLayout): SummaryText {
+  static laidOut(layout: SummaryLayout, length = layoutLength(layout)): SummaryText {
     const print = fingerprint(layout);
     const bucket = laidOutByPrint.get(print);
     if (bucket) for (const t of bucket) if (sameLayout(t.layout!, layout)) return t;
-    const t = new SummaryText(undefined, layout);
+    const t = new SummaryText(undefined, layout, length);
     laidOutItems += 1 + layout.sections.reduce((n, s) => n + s.items.length, 0);
     if (laidOutItems > LAID_OUT_ITEMS) forgetLaidOut();
     if (bucket) bucket.push(t);
@@ -141,38 +141,31 @@ const plain = new Map<string, SummaryText>();
 
 /**
  * Laid-out summaries by a fingerprint of their items, bounded by the items they hold (a rolling
- * summary holds thousands; the fold memo holds the same objects, so this adds little). Items are
- * numbered through a table whose lookups reuse the hash V8 keeps in each string: fingerprinting
- * reads no item's characters again.
+ * summary holds thousands; the fold memo holds the same objects, so this adds little). The
+ * fingerprint reads each item's length and first and last characters, not its text: equal layouts
+ * get equal prints, and `sameLayout` settles the rare collision.
  */
 const LAID_OUT_ITEMS = 4_000_000;
 let laidOutItems = 0;
 let laidOutByPrint = new Map<number, SummaryText[]>();
-let itemIds = new Map<string, number>();
 
 function forgetLaidOut(): void {
   laidOutByPrint = new Map();
-  itemIds = new Map();
   laidOutItems = 0;
 }
 
-function itemId(item: string): number {
-  let id = itemIds.get(item);
-  if (id === undefined) itemIds.set(item, (id = itemIds.size));
-  return id;
-}
-
-/** Two 32-bit multiplicative hashes over the layout's item numbers, as one safe integer. */
+/** Two 32-bit multiplicative hashes over the layout's shape and its items' ends, as one safe integer. */
 function fingerprint(layout: SummaryLayout): number {
-  let a = Math.imul(0x811c9dc5 ^ itemId(layout.header), 0x01000193);
-  let b = Math.imul(0x9747b28c + layout.messages, 0x5bd1e995);
+  let a = 0x811c9dc5 ^ layout.messages;
+  let b = Math.imul(0x9747b28c + layout.header.length, 0x5bd1e995);
   for (const s of layout.sections) {
-    a = Math.imul(a ^ itemId(s.title), 0x01000193);
+    a = Math.imul(a ^ s.title.length, 0x01000193);
     b = Math.imul(b ^ s.items.length, 0x5bd1e995);
     for (const item of s.items) {
-      const id = itemId(item);
-      a = Math.imul(a ^ id, 0x01000193);
-      b = Math.imul((b ^ (b >>> 15)) + id, 0x5bd1e995);
+      const n = item.length;
+      a = Math.imul(a ^ n, 0x01000193);
+      a = Math.imul(a ^ item.charCodeAt(0), 0x01000193);
+      b = Math.imul((b ^ (b >>> 15)) + item.charCodeAt(n - 1) + (item.charCodeAt(n >> 1) << 16), 0x5bd1e995);
     }
   }
   return (a >>> 0) * 0x200000 + (b >>> 11);
