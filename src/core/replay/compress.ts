@@ -161,15 +161,8 @@ function cutPoints(s: ReplayState, end: number): readonly number[] {
   if (hit && hit.turn === t) return hit.points;
   const inner = exchangeStarts(s.messages, starts[t] ?? 0, starts[t + 1] ?? s.messages.length);
   let out: readonly number[] = starts;
-  if (inner.length > 0) {
-    const merged = new Array<number>(starts.length + inner.length);
-    let k = 0;
-    for (let i = 0; i <= t && i < starts.length; i++) merged[k++] = starts[i]!;
-    for (const x of inner) merged[k++] = x;
-    for (let i = t + 1; i < starts.length; i++) merged[k++] = starts[i]!;
-    merged.length = k;
-    out = merged;
-  }
+  // Native slices and concat (copied in bulk), not an element-by-element loop or a spread.
+  if (inner.length > 0) out = starts.slice(0, t + 1).concat(inner, starts.slice(t + 1));
   cutCache.set(s, { turn: t, points: out });
   return out;
 }

@@ -476,7 +476,8 @@ function unique(xs: string[]): string[] {
  */
 function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
   if (!oldDistinct) return unique([...fresh, ...old]);
-  if (fresh.length === 0) return old.slice();
+  // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
+  if (fresh.length === 0) return old as string[];
   const seen = new Set(fresh);
   const out = fresh.slice();
   for (const x of old) if (!seen.has(x)) out.push(x);

@@ -85,7 +85,7 @@ export class SummaryText {
    * newest items), and the folds after it then hit the fold memo.
    */
   static laidOut(layout: SummaryLayout, length = layoutLength(layout)): SummaryText {
-    const print = fingerprint(layout);
+    const print = fingerprint(layout, length);
     const bucket = laidOutByPrint.get(print);
     if (bucket) for (const t of bucket) if (sameLayout(t.layout!, layout)) return t;
     const t = new SummaryText(undefined, layout, length);
@@ -140,10 +140,8 @@ const PLAIN_KEPT = 4_096;
 const plain = new Map<string, SummaryText>();
 
 /**
- * Laid-out summaries by a fingerprint of their items, bounded by the items they hold (a rolling
- * summary holds thousands; the fold memo holds the same objects, so this adds little). The
- * fingerprint reads each item's length and first and last characters, not its text: equal layouts
- * get equal prints, and `sameLayout` settles the rare collision.
+ * Laid-out summaries by a fingerprint of their shape, bounded by the items they hold (a rolling
+ * summary holds thousands; the fold memo holds the same objects, so this adds little).
  */
 const LAID_OUT_ITEMS = 4_000_000;
 let laidOutItems = 0;
@@ -154,21 +152,16 @@ function forgetLaidOut(): void {
   laidOutItems = 0;
 }
 
-/** Two 32-bit multiplicative hashes over the layout's shape and its items' ends, as one safe integer. */
-function fingerprint(layout: SummaryLayout): number {
-  let a = 0x811c9dc5 ^ layout.messages;
-  let b = Math.imul(0x9747b28c + layout.header.length, 0x5bd1e995);
-  for (const s of layout.sections) {
-    a = Math.imul(a ^ s.title.length, 0x01000193);
-    b = Math.imul(b ^ s.items.length, 0x5bd1e995);
-    for (const item of s.items) {
-      const n = item.length;
-      a = Math.imul(a ^ n, 0x01000193);
-      a = Math.imul(a ^ item.charCodeAt(0), 0x01000193);
-      b = Math.imul((b ^ (b >>> 15)) + item.charCodeAt(n - 1) + (item.charCodeAt(n >> 1) << 16), 0x5bd1e995);
-    }
-  }
-  return (a >>> 0) * 0x200000 + (b >>> 11);
+/**
+ * A hash of the layout's shape — covered messages, length, and per section its title and number of
+ * items — in O(sections): equal layouts get equal prints, and `sameLayout` (which stops at the
+ * first item that differs, mostly comparing the same string objects) settles the rest.
+ */
+function fingerprint(layout: SummaryLayout, length: number): number {
+  let h = Math.imul(0x811c9dc5 ^ layout.messages, 0x01000193);
+  h = Math.imul(h ^ length, 0x01000193);
+  for (const s of layout.sections) h = Math.imul(Math.imul(h ^ s.title.length, 0x01000193) ^ s.items.length, 0x01000193);
+  return h >>> 0;
 }
 
 function sameLayout(x: SummaryLayout, y: SummaryLayout): boolean {
