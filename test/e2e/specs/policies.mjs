@@ -36,6 +36,9 @@ export async function testEditSaveReplayDeletePolicy({ page, assert, consoleErro
 
 export async function testCompareTwoPolicies({ page, assert, consoleErrors }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
+  // The sample opens on chars/4 estimates, under which claude-code does not compact it; the exact
+  // counts swap in when the count worker is done (late on a loaded machine).
+  await page.waitForFunction(() => { const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer'); return !!t && t !== 'chars4'; }, null, { timeout: 60_000 });
   await page.getByTestId('policy-picker').selectOption('s2');
   await page.getByTestId('tab-compare').click();
   await page.getByTestId('compare-picker').selectOption('claude-code');

@@ -155,15 +155,31 @@ describe('renderer store: config', () => {
     expect(store.getState().chartError).toBeNull();
   });
 
-  it('a dragged slider replays once, after the debounce, with the last value', async () => {
+  it('a dragged slider replays its first move at once, and the moves after it once, after the debounce, with the last value', async () => {
     const { store, charts, runTimers } = await opened();
-    for (const v of [0.5, 0.55, 0.6]) void store.getState().setOverride('trigger', v, true);
-    await flush();
-    expect(charts).toHaveLength(1);
-    runTimers();
+    // Moves in one task (a tuner point sets its keys together) are one replay, sent at once.
+    for (const v of [0.5, 0.55]) void store.getState().setOverride('trigger', v, true);
     await flush();
     expect(charts).toHaveLength(2);
-    expect(charts[1]!.input.overrides).toEqual({ trigger: 0.6 });
+    expect(charts[1]!.input.overrides).toEqual({ trigger: 0.55 });
+    // The drag goes on: nothing more until it pauses for the debounce, then one replay of the last value.
+    void store.getState().setOverride('trigger', 0.6, true);
+    await flush();
+    void store.getState().setOverride('trigger', 0.65, true);
+    await flush();
+    expect(charts).toHaveLength(2);
+    runTimers();
+    await flush();
+    expect(charts).toHaveLength(3);
+    expect(charts[2]!.input.overrides).toEqual({ trigger: 0.65 });
+    // A single move after the pause: at once again, and no second replay of it after the debounce.
+    runTimers();
+    void store.getState().setOverride('trigger', 0.7, true);
+    await flush();
+    expect(charts).toHaveLength(4);
+    runTimers();
+    await flush();
+    expect(charts).toHaveLength(4);
   });
 
   it('switching policy keeps the overrides that still apply and names the dropped ones', async () => {
