@@ -72,8 +72,12 @@ export class SummaryText {
   static of(text: string): SummaryText {
     let t = plain.get(text);
     if (!t) {
-      if (plain.size >= PLAIN_KEPT) plain.clear();
+      if (plain.size >= PLAIN_KEPT || plainChars + text.length > PLAIN_CHARS) {
+        plain.clear();
+        plainChars = 0;
+      }
       plain.set(text, (t = new SummaryText(text, undefined, text.length)));
+      plainChars += text.length;
     }
     return t;
   }
@@ -135,8 +139,10 @@ function searchableByItem(key: string): boolean {
   return c !== 35 /* # */ && c !== 32 /* space */ && c !== 45 /* - */;
 }
 
-/** Bounded: a long-lived process (the app) replays many sessions. */
+/** Bounded in number and characters: a long-lived process (the app) replays many sessions. */
 const PLAIN_KEPT = 4_096;
+const PLAIN_CHARS = 32 * 1024 * 1024;
+let plainChars = 0;
 const plain = new Map<string, SummaryText>();
 
 /**
