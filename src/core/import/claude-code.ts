@@ -66,6 +66,32 @@ function hash(key: string): number {
   return h;
 }
 
+const PAGE_BITS = 13;
+const PAGE = 1 << PAGE_BITS;
+
+/**
+ * A column of values by line index, in pages of 8192 slots made as they are first written.
+ * Growing copies nothing: a column pushed to a million lines left its outgrown backing stores
+ * (together about twice its final size, ~16 MB a column) as garbage that no collection came for
+ * before the parse ended, on top of the session at the parse's peak (issue 14 item 12). A page
+ * is a small heap object, not one of the large ones V8 frees only in a full collection. An
+ * unwritten slot reads as undefined.
+ */
+class Column<T> {
+  private readonly pages: (T | undefined)[][] = [];
+
+  get(i: number): T | undefined {
+    return this.pages[i >> PAGE_BITS]?.[i & (PAGE - 1)];
+  }
+
+  set(i: number, value: T): void {
+    const p = i >> PAGE_BITS;
+    let page = this.pages[p];
+    if (page === undefined) this.pages[p] = page = new Array<T | undefined>(PAGE);
+    page[i & (PAGE - 1)] = value;
+  }
+}
+
 /** `Lines.parent` values that are not an index. */
 const NO_PARENT = -1;
 /** The parent was not read yet when the line was (or never is): its uuid is in `Lines.laterParent`. */
@@ -88,7 +114,7 @@ const LATER_PARENT = -2;
 class Lines {
   count = 0;
   /** USER/ASSISTANT: the message (its id is the line's uuid); any other line: its uuid. */
-  readonly key: (Message | string)[] = [];
+  readonly key = new Column<Message | string>();
   /** The parent's index when it was read before this line; NO_PARENT; LATER_PARENT. */
   parent = new Int32Array(1024);
   /** The kind and the bits above. */
@@ -99,8 +125,8 @@ class Lines {
   readonly laterParent = new Map<number, string>();
   /** SUMMARY: the summary text; BOUNDARY: the compaction. */
   readonly payload = new Map<number, string | Compaction>();
-  /** Assistant lines: `message.id`, shared by the lines of one split response; made at the first one. */
-  private apiIds: (string | undefined)[] | undefined;
+  /** Assistant lines: `message.id`, shared by the lines of one split response (no page before the first one). */
+  private readonly apiIds = new Column<string>();
   /** `logicalParentUuid` and `agentId`, on the few lines that have them. */
   readonly logicalParent = new Map<number, string>();
   readonly agentId = new Map<number, string>();
@@ -128,22 +154,21 @@ class Lines {
       p.set(this.parent);
       this.parent = p;
     }
-    this.key.push(key);
+    this.key.set(i, key);
     this.parent[i] = parent;
     this.flags[i] = flags;
     this.line[i] = line;
-    if (apiId !== undefined && this.apiIds === undefined) this.apiIds = new Array<string | undefined>(i).fill(undefined);
-    this.apiIds?.push(apiId);
+    if (apiId !== undefined) this.apiIds.set(i, apiId);
     return i;
   }
 
   uuid(i: number): string {
-    const k = this.key[i]!;
+    const k = this.key.get(i)!;
     return typeof k === 'string' ? k : k.id;
   }
 
   apiId(i: number): string | undefined {
-    return this.apiIds?.[i];
+    return this.apiIds.get(i);
   }
 
   /** The uuid line `i` names as its parent. */
@@ -301,9 +326,16 @@ function assistantMessage(id: string, parts: Part[], timestamp: number | undefin
   return m;
 }
 
-/** Builds messages from an ordered list of lines (main chain or one sidechain). */
+/**
+ * Builds messages from an ordered list of lines: the main chain (the pass that gets
+ * `compactions`, run first), or one sidechain (the groups share no line).
+ */
 function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
   const messages: Message[] = [];
+  // 1 where messages[k] is a line's own message that a later pass takes too: a sidechain line on
+  // the main chain, whose subagent is built after it. Only such a message is copied to be merged
+  // into; any other is this session's alone and is merged into in place.
+  const shared = new Uint8Array(indices.length);
   const byApiId = new StringIndex();
   const models = new Map<string, number>();
   let pendingBoundary = false;
@@ -332,7 +364,7 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       continue;
     }
     if (kind !== USER && kind !== ASSISTANT) continue;
-    let m = key[i] as Message;
+    let m = key.get(i) as Message;
     if (kind === ASSISTANT) {
       const model = m.model;
       if (model && model !== '<synthetic>') models.set(model, (models.get(model) ?? 0) + 1);
@@ -340,19 +372,23 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
       if (existing !== -1) {
         const prev = messages[existing]!;
-        // A copy (the line's own message may be in another session too), with the properties in
-        // the order a spread gives. Object.assign and concat, not a spread of conditional
-        // literals: that made a dictionary-mode object and over-sized arrays, ~800 bytes a merged
-        // message instead of ~330 (a million short split-response lines were over the memory bound).
-        const merged: Draft = Object.assign({}, prev);
+        // In place: a copy per merge left the first line's message held by the line table until
+        // the end of the parse, beside its copy, and the copy itself was one more object (a
+        // million split-response lines peaked at ~2 % under the memory bound, issue 14 item 12).
+        // A shared message is copied, with the properties in the order a spread gives (so the
+        // same order as in place). Object.assign and concat, not a spread of conditional literals:
+        // that made a dictionary-mode object and over-sized arrays (~800 bytes a merged message
+        // instead of ~330); concat keeps the parts array exact-size (a push would reserve ~17 slots).
+        const merged: Draft = shared[existing] === 1 ? Object.assign({}, prev) : (prev as Draft);
+        shared[existing] = 0;
         merged.parts = prev.parts.concat(m.parts);
         if (m.usage) merged.usage = m.usage;
         if (ctx.keepRaw) merged.raw = `${prev.raw ?? ''}\n${m.raw}`;
         if (m.sourceLine !== undefined) merged.mergedLines = prev.mergedLines ? prev.mergedLines.concat(m.sourceLine) : [m.sourceLine];
         messages[existing] = merged;
-        // The line's message lives on only in the copy: a main-chain line is in no other session,
+        // The line's message lives on only in the merged one: a main-chain line is in no other session,
         // so it keeps just its uuid (a sidechain line may still name it as its parent).
-        if ((flags[i]! & SIDECHAIN) === 0) key[i] = m.id;
+        if ((flags[i]! & SIDECHAIN) === 0) key.set(i, m.id);
         continue;
       }
     } else if (m.parts.length === 0) {
@@ -360,6 +396,7 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
     }
     // A line in two sessions (a main-chain line whose parent is a sidechain line): no shared objects.
     if ((flags[i]! & USED) !== 0) m = { ...m };
+    else if (compactions !== undefined && (flags[i]! & SIDECHAIN) !== 0) shared[messages.length] = 1;
     flags[i] = flags[i]! | USED;
     messages.push(m);
     if (messages.length % 5000 === 0) ctx.progress(messages.length, 0);
