@@ -38,6 +38,15 @@ const SUMMARY = 2; // the `isCompactSummary` line after a boundary: the summary 
 const META = 3; // `isMeta` the model was not sent (see sentMeta)
 const USER = 4;
 const ASSISTANT = 5;
+/**
+ * An assistant line that goes on with the response of the line before (the same `message.id`,
+ * that line its parent, neither a sidechain line) and carries nothing but content: no message of
+ * its own is built, only its parts are kept (Lines.continuation). On the chain it always follows
+ * that line, so it is merged into the response (only a cycle can put it first: then its message
+ * is built there). A million minimal split-response lines built, held and dropped a message and a
+ * parts array for each of these, ~110 bytes a line of old-generation garbage at the parse's peak.
+ */
+const CONTINUATION = 6;
 const KIND = 7;
 /** `isSidechain: true`. */
 const SIDECHAIN = 8;
@@ -127,6 +136,8 @@ class Lines {
   readonly payload = new Map<number, string | Compaction>();
   /** Assistant lines: `message.id`, shared by the lines of one split response (no page before the first one). */
   private readonly apiIds = new Column<string>();
+  /** CONTINUATION lines: their parts (a single part as itself: concat appends it alike). */
+  private readonly continued = new Column<Part | Part[]>();
   /** `logicalParentUuid` and `agentId`, on the few lines that have them. */
   readonly logicalParent = new Map<number, string>();
   readonly agentId = new Map<number, string>();
@@ -169,6 +180,20 @@ class Lines {
 
   apiId(i: number): string | undefined {
     return this.apiIds.get(i);
+  }
+
+  /** Whether an assistant line with this `message.id` whose parent is line `i` goes on with line `i`'s response. */
+  continues(i: number, apiId: string): boolean {
+    const f = this.flags[i]! & (KIND | SIDECHAIN);
+    return (f === ASSISTANT || f === CONTINUATION) && this.apiIds.get(i) === apiId;
+  }
+
+  setContinuation(i: number, parts: Part[]): void {
+    this.continued.set(i, parts.length === 1 ? parts[0]! : parts);
+  }
+
+  continuation(i: number): Part | Part[] {
+    return this.continued.get(i)!;
   }
 
   /** The uuid line `i` names as its parent. */
@@ -363,10 +388,15 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       pendingBoundary = false;
       continue;
     }
-    if (kind !== USER && kind !== ASSISTANT) continue;
-    let m = key.get(i) as Message;
-    if (kind === ASSISTANT) {
-      const model = m.model;
+    if (kind !== USER && kind !== ASSISTANT && kind !== CONTINUATION) continue;
+    let m: Message;
+    if (kind === USER) {
+      m = key.get(i) as Message;
+      if (m.parts.length === 0) continue;
+    } else {
+      // A CONTINUATION line has no message (nor model, usage or raw): its parts stand for it.
+      const own = kind === ASSISTANT ? (key.get(i) as Message) : undefined;
+      const model = own?.model;
       if (model && model !== '<synthetic>') models.set(model, (models.get(model) ?? 0) + 1);
       const apiId = lines.apiId(i);
       const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
@@ -381,18 +411,23 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
         // instead of ~330); concat keeps the parts array exact-size (a push would reserve ~17 slots).
         const merged: Draft = shared[existing] === 1 ? Object.assign({}, prev) : (prev as Draft);
         shared[existing] = 0;
-        merged.parts = prev.parts.concat(m.parts);
-        if (m.usage) merged.usage = m.usage;
-        if (ctx.keepRaw) merged.raw = `${prev.raw ?? ''}\n${m.raw}`;
-        if (m.sourceLine !== undefined) merged.mergedLines = prev.mergedLines ? prev.mergedLines.concat(m.sourceLine) : [m.sourceLine];
+        merged.parts = prev.parts.concat(own ? own.parts : lines.continuation(i));
+        if (own?.usage) merged.usage = own.usage;
+        if (ctx.keepRaw) merged.raw = `${prev.raw ?? ''}\n${own?.raw}`;
+        const sourceLine = own ? own.sourceLine : lines.line[i]!;
+        if (sourceLine !== undefined) merged.mergedLines = prev.mergedLines ? prev.mergedLines.concat(sourceLine) : [sourceLine];
         messages[existing] = merged;
         // The line's message lives on only in the merged one: a main-chain line is in no other session,
         // so it keeps just its uuid (a sidechain line may still name it as its parent).
-        if ((flags[i]! & SIDECHAIN) === 0) key.set(i, m.id);
+        if (own && (flags[i]! & SIDECHAIN) === 0) key.set(i, own.id);
         continue;
       }
-    } else if (m.parts.length === 0) {
-      continue;
+      if (own) m = own;
+      else {
+        // The line it goes on with came after it on the chain (a cycle): a response of its own, as read.
+        const parts = lines.continuation(i);
+        m = assistantMessage(lines.uuid(i), Array.isArray(parts) ? parts : [parts], undefined, undefined, undefined, lines.line[i]!, undefined);
+      }
     }
     // A line in two sessions (a main-chain line whose parent is a sidechain line): no shared objects.
     if ((flags[i]! & USED) !== 0) m = { ...m };
@@ -467,8 +502,20 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       // Keep only what the window needs, built now: the envelope, the content blocks and
       // `toolUseResult` (structured output the model never saw, often the biggest part of a line)
       // go with the parsed line instead of being held to the end of the file.
+      const p = r['parentUuid'];
+      // The parent is usually read already, most often just before: its index (its uuid is the
+      // same text, so nothing is lost) and the parentUuid string can go.
+      let parent = NO_PARENT;
+      if (typeof p === 'string') {
+        if (previous !== -1 && p === all.uuid(previous)) parent = previous;
+        else {
+          const at = all.find(p);
+          parent = at !== -1 ? at : LATER_PARENT;
+        }
+      }
       let flags = NONE;
       let data: Message | undefined;
+      let continued: Part[] | undefined;
       let payload: string | Compaction | undefined;
       let apiId: string | undefined;
       if (type === 'system') {
@@ -491,7 +538,6 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
           if (type === 'user' && invokesSlashCommand(msg['content'])) slashCommand = uuid;
           const timestamp = time(r['timestamp']);
           if (type === 'assistant') {
-            flags |= ASSISTANT;
             apiId = str(msg['id']);
             const usage = anthropicUsage(msg['usage']);
             let model = msg['model'];
@@ -501,7 +547,16 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
             } else {
               model = undefined;
             }
-            data = assistantMessage(uuid, parts, timestamp, usage, model as string | undefined, l.line, keepRaw ? l.raw : undefined);
+            // Only a line with nothing but content: a timestamp, usage or model makes a line big
+            // enough for its message, and with `raw` the whole line is kept anyway.
+            const bare = timestamp === undefined && usage === undefined && model === undefined && !keepRaw;
+            if (bare && apiId !== undefined && parent >= 0 && parent === previous && r['isSidechain'] !== true && all.continues(parent, apiId)) {
+              flags |= CONTINUATION;
+              continued = parts;
+            } else {
+              flags |= ASSISTANT;
+              data = assistantMessage(uuid, parts, timestamp, usage, model as string | undefined, l.line, keepRaw ? l.raw : undefined);
+            }
           } else {
             flags |= USER;
             data = userMessage(uuid, parts, timestamp, l.line, keepRaw ? l.raw : undefined);
@@ -513,20 +568,10 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       }
       if (r['isSidechain'] === true) flags |= SIDECHAIN;
       if (r['subtype'] === 'compact_boundary') flags |= COMPACT_BOUNDARY;
-      const p = r['parentUuid'];
-      // The parent is usually read already, most often just before: its index (its uuid is the
-      // same text, so nothing is lost) and the parentUuid string can go.
-      let parent = NO_PARENT;
-      if (typeof p === 'string') {
-        if (previous !== -1 && p === all.uuid(previous)) parent = previous;
-        else {
-          const at = all.find(p);
-          parent = at !== -1 ? at : LATER_PARENT;
-        }
-      }
       const i = all.add(data ?? uuid, parent, flags, l.line, apiId);
       if (parent === LATER_PARENT) all.laterParent.set(i, p as string);
       if (payload !== undefined) all.payload.set(i, payload);
+      if (continued !== undefined) all.setContinuation(i, continued);
       const lp = r['logicalParentUuid'];
       if (typeof lp === 'string') all.logicalParent.set(i, lp);
       const agentId = r['agentId'];
