@@ -246,61 +246,62 @@ class Lines {
 }
 
 /**
- * string → index (≥ 0), for the lookups by message id (one per assistant line on a chain; the
- * uuid table is Lines' own): an open-addressing table over typed arrays that hashes a key once
- * and rarely compares strings. A Map does the same job at about twice the cost per insert on
- * this hot path (measured on the import bench's 80k lines).
+ * `message.id` → the index of the message that took it (≥ 0), for the merge of a split response
+ * (one lookup per assistant line on a chain; the uuid table is Lines' own): an open-addressing
+ * table over typed arrays that hashes a key once and rarely compares strings. A Map does the same
+ * job at about twice the cost per insert on this hot path (measured on the import bench's 80k
+ * lines). A slot names the line the id was read on instead of holding the string: an array of
+ * keys beside the typed arrays was ~16 MB more heap (with its outgrown copies) at the parse's
+ * peak on a million split-response lines.
  */
-class StringIndex {
+class ApiIdIndex {
   private mask = 63;
   private hashes = new Int32Array(64);
   private values = new Int32Array(64).fill(-1);
-  private keys: (string | undefined)[] = new Array<string | undefined>(64).fill(undefined);
+  /** The line whose `message.id` is the slot's key. */
+  private keyLines = new Int32Array(64);
   /** Distinct keys. */
-  size = 0;
+  private size = 0;
+
+  constructor(private readonly lines: Lines) {}
 
   /** The slot holding `key`, or the empty slot where it would go. */
   private slot(key: string, h: number): number {
-    const { mask, hashes, values, keys } = this;
+    const { mask, hashes, values, keyLines, lines } = this;
     let i = h & mask;
-    while (values[i] !== -1 && (hashes[i] !== h || keys[i] !== key)) i = (i + 1) & mask;
+    while (values[i] !== -1 && (hashes[i] !== h || lines.apiId(keyLines[i]!) !== key)) i = (i + 1) & mask;
     return i;
   }
 
   private grow(): void {
-    const { hashes, values, keys } = this;
+    const { hashes, values, keyLines } = this;
     const capacity = values.length * 2;
     this.mask = capacity - 1;
     this.hashes = new Int32Array(capacity);
     this.values = new Int32Array(capacity).fill(-1);
-    this.keys = new Array<string | undefined>(capacity).fill(undefined);
+    this.keyLines = new Int32Array(capacity);
     for (let j = 0; j < values.length; j++) {
       if (values[j] === -1) continue;
       let i = hashes[j]! & this.mask;
       while (this.values[i] !== -1) i = (i + 1) & this.mask;
       this.hashes[i] = hashes[j]!;
       this.values[i] = values[j]!;
-      this.keys[i] = keys[j];
+      this.keyLines[i] = keyLines[j]!;
     }
   }
 
-  get(key: string): number {
-    return this.values[this.slot(key, hash(key))]!;
-  }
-
-  /** Maps `key` to `value` unless it is mapped already (`replace` maps it anyway); returns the value it had, or -1. */
-  add(key: string, value: number, replace: boolean): number {
+  /** Maps line `line`'s `message.id` to `value` unless the id is mapped already; returns the value it had, or -1. */
+  add(line: number, value: number): number {
     if (this.size * 2 >= this.mask) this.grow();
+    const key = this.lines.apiId(line)!;
     const h = hash(key);
     const i = this.slot(key, h);
     const had = this.values[i]!;
     if (had === -1) {
       this.hashes[i] = h;
-      this.keys[i] = key;
+      this.keyLines[i] = line;
       this.values[i] = value;
       this.size++;
-    } else if (replace) {
-      this.values[i] = value;
     }
     return had;
   }
@@ -361,7 +362,7 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
   // the main chain, whose subagent is built after it. Only such a message is copied to be merged
   // into; any other is this session's alone and is merged into in place.
   const shared = new Uint8Array(indices.length);
-  const byApiId = new StringIndex();
+  const byApiId = new ApiIdIndex(lines);
   const models = new Map<string, number>();
   let pendingBoundary = false;
 
@@ -398,8 +399,7 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       const own = kind === ASSISTANT ? (key.get(i) as Message) : undefined;
       const model = own?.model;
       if (model && model !== '<synthetic>') models.set(model, (models.get(model) ?? 0) + 1);
-      const apiId = lines.apiId(i);
-      const existing = apiId !== undefined ? byApiId.add(apiId, messages.length, false) : -1;
+      const existing = lines.apiId(i) !== undefined ? byApiId.add(i, messages.length) : -1;
       if (existing !== -1) {
         const prev = messages[existing]!;
         // In place: a copy per merge left the first line's message held by the line table until
