@@ -120,8 +120,8 @@ const LATER_PARENT = -2;
  * were over the memory bound with ~75–100 bytes a line here). It is now ~25: one slot that is
  * the line's message or else its uuid (a message's id is its uuid), typed arrays for the parent
  * index, line number and flags, and a uuid table that holds no strings of its own. The rare
- * payloads (a summary's text, a compaction, a split response's id) sit beside, in maps or in a
- * column made only once a line needs it.
+ * payloads (a summary's text, a compaction, a split response's id, a CONTINUATION line's parts)
+ * sit beside, in maps or in paged columns that have no page before a line needs one.
  */
 class Lines {
   count = 0;
