@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS, importSource, type ImportOutcome } from '../core/import/index';
 import type { FormatId, Session } from '../core/model';
 import { fileSource } from '../main/io/file-source';
+import { collectGarbage } from '../main/store/collect-garbage';
 import { withSubagentFiles } from '../main/io/subagent-files';
 import { compilePattern, PatternError } from '../core/pattern';
 import { CliError, EXIT } from './errors';
@@ -32,7 +33,7 @@ export async function loadFile(path: string, format?: string, onProgress?: (byte
   if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
   if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
   checkRegularFile(path);
-  const outcome = await importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined });
+  const outcome = await importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined, onPhaseEnd: collectGarbage });
   // A Claude Code 2.x session's subagents are files beside it: counted as the app counts them.
   return withSubagentFiles(path, outcome, { keepRaw: false, tolerant });
 }

@@ -22,6 +22,7 @@ import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type Se
 import { pairToolCalls, turnStarts } from '../../core/turns';
 import { countExact } from '../../main/count/exact';
 import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
+import { collectGarbage } from '../../main/store/collect-garbage';
 import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
 import { expandInputs, isBatch } from '../inputs';
@@ -125,6 +126,11 @@ export function registerInspect(program: Command): void {
       if (isBatch(inputs)) return inspectFolder(inputs, opts);
       const file = inputs[0]!;
       const outcome = await loadFile(file, opts.format);
+      // The parse's garbage goes before the counting passes allocate on top of it, as in import
+      // (src/main/store/collect-garbage.ts): on a million split-response lines the heap held ~120 MB
+      // of dead scaffolding there and the counts, the tokenizer's tables and the report came on
+      // top, the peak of `inspect` (issue 14 item 12).
+      collectGarbage();
       const report: InspectReport = {
         file,
         format: outcome.format,

@@ -28,6 +28,8 @@ export interface ImportOptions {
   readonly tolerant?: boolean;
   readonly onProgress?: (p: { bytes: number; sessions: number; messages: number }) => void;
   readonly signal?: AbortSignal;
+  /** ParseContext.phaseEnd: a Node host passes a full garbage collection (src/main/store/collect-garbage.ts). */
+  readonly onPhaseEnd?: () => void;
 }
 
 export interface ImportOutcome {
@@ -144,6 +146,7 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
       sessions = s;
     },
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onPhaseEnd ? { phaseEnd: options.onPhaseEnd } : {}),
   };
   let skippedLines = 0;
   const skipped: string[] = [];

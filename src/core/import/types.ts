@@ -59,6 +59,11 @@ export interface ParseContext {
   /** Progress callback: messages normalised so far. */
   progress(messages: number, sessions: number): void;
   readonly signal?: AbortSignal;
+  /**
+   * Called by an importer of a big input between two phases, when what the first one left behind
+   * is garbage: the host may collect it before the next phase allocates on top of it (ImportOptions.onPhaseEnd).
+   */
+  phaseEnd?(): void;
 }
 
 export interface Importer {

@@ -110,6 +110,7 @@ export async function importFileToStore(store: SessionStore, path: string, optio
       tolerant: options.tolerant ?? false,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onPhaseEnd: collectGarbage,
     }), { tolerant: options.tolerant ?? false, ...(options.signal ? { signal: options.signal } : {}) });
     if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
     hash ??= writer && linesFormat ? await writer.hashed() : (hashing?.digest() ?? (await hashFile(path, size)));

@@ -145,6 +145,72 @@ describe('Claude Code importer', () => {
     expect(inMain).not.toBe(inSub);
   });
 
+  // A bare line (content only: no timestamp, model or usage) that goes on with its parent's
+  // response keeps only its parts until the merge; the first line's message is merged into in
+  // place unless another session takes it too (issue 14 item 12, memory on split responses).
+  describe('split responses over bare lines', () => {
+    const bare = (uuid: string, parentUuid: string | null, id: string, text: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ type: 'assistant', uuid, parentUuid, sessionId: 'S', message: { id, role: 'assistant', content: [{ type: 'text', text }] }, ...extra });
+    const texts = (m: { parts: readonly { kind: string }[] }) => m.parts.map((p) => ('text' in p ? p.text : p.kind));
+
+    it('merges a bare second line on the chain, and leaves the first line whole when a fork skips it', async () => {
+      const head = [u('u1', null, 'q'), a('a1', 'u1', 'm1', { type: 'text', text: 'first' }), bare('b2', 'a1', 'm1', 'second'), bare('b3', 'b2', 'm1', 'third')];
+      const on = (await importSource(stringSource('on.jsonl', [...head, u('u4', 'b3', 'next')].join('\n')))).sessions[0]!;
+      expect(on.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u4']);
+      expect(texts(on.messages[1]!)).toEqual(['first', 'second', 'third']);
+      expect(on.messages[1]!.mergedLines).toEqual([3, 4]);
+      // A rewind right after the first line: the bare lines are off the chain.
+      const fork = await importSource(stringSource('fork.jsonl', [...head, u('u4', 'a1', 'rewound')].join('\n')));
+      const s = fork.sessions[0]!;
+      expect(s.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u4']);
+      expect(texts(s.messages[1]!)).toEqual(['first']);
+      expect(s.messages[1]!.mergedLines).toBeUndefined();
+      expect(fork.warnings.join()).toMatch(/2 message line\(s\) are off the main chain/);
+    });
+
+    it('gives a bare line its own message when a cycle puts it before the line it goes on with', async () => {
+      // a1's parent is read later (z), z's parent is b2, b2's is a1; the walk starts at a1.
+      const text = [
+        a('a1', 'z', 'm1', { type: 'text', text: 'first' }),
+        bare('b2', 'a1', 'm1', 'second'),
+        u('z', 'b2', 'loop'),
+        JSON.stringify({ type: 'last-prompt', leafUuid: 'a1', sessionId: 'S' }),
+      ].join('\n');
+      const s = (await importSource(stringSource('cycle.jsonl', text))).sessions[0]!;
+      expect(s.messages.map((m) => m.id)).toEqual(['b2', 'z']);
+      expect(s.messages[0]).toMatchObject({ id: 'b2', role: 'assistant', sourceLine: 2, mergedLines: [1] });
+      // What its line had, in the order a message read from it has (the merge adds mergedLines).
+      expect(Object.keys(s.messages[0]!)).toEqual(['id', 'role', 'parts', 'sourceLine', 'mergedLines']);
+      expect(texts(s.messages[0]!)).toEqual(['second', 'first']);
+    });
+
+    it('merges into a copy when the first line is a sidechain line that its subagent takes too', async () => {
+      const text = [
+        u('u1', null, 'q'),
+        bare('s1', 'u1', 'm1', 'side first', { isSidechain: true }),
+        bare('a2', 's1', 'm1', 'main second'),
+      ].join('\n');
+      const s = (await importSource(stringSource('shared-split.jsonl', text))).sessions[0]!;
+      const inMain = s.messages.find((m) => m.id === 's1')!;
+      const inSub = s.subagents[0]!.messages.find((m) => m.id === 's1')!;
+      expect(texts(inMain)).toEqual(['side first', 'main second']);
+      expect(inMain.mergedLines).toEqual([3]);
+      expect(texts(inSub)).toEqual(['side first']);
+      expect(inSub.mergedLines).toBeUndefined();
+    });
+
+    it('tells the host when the read of a big file is over, once, and not for a small one', async () => {
+      const lines = (n: number) => Array.from({ length: n }, (_, k) => (k % 3 === 0 ? u(`l${k}`, k ? `l${k - 1}` : null, 'hi') : bare(`l${k}`, `l${k - 1}`, `m${Math.floor(k / 3)}`, 'ok'))).join('\n');
+      let ends = 0;
+      const small = await importSource(stringSource('small.jsonl', lines(3000)), { onPhaseEnd: () => ends++ });
+      expect(ends).toBe(0);
+      expect(small.sessions[0]!.messages).toHaveLength(2000);
+      const big = await importSource(stringSource('big.jsonl', lines(100_002)), { onPhaseEnd: () => ends++ });
+      expect(ends).toBe(1);
+      expect(big.sessions[0]!.messages).toHaveLength(66_668);
+    });
+  });
+
   it('gives the same sessions with the format named as when detected', async () => {
     const auto = await importSource(fileSource(sample));
     const named = await importSource(fileSource(sample), { format: 'claude-code' });
