@@ -12,7 +12,7 @@
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
  *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
  *   document written again whole with more elements at the end of its arrays takes
- *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts).
+ *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts, OpenAI chat request: tail-openai-chat.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -38,6 +38,7 @@ import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
 import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } from './tail-document';
 import { geminiDocument } from './tail-gemini-json';
+import { openAIChatDocument } from './tail-openai-chat';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -76,7 +77,7 @@ export interface TailState {
 }
 
 /** The document formats with a fast path (tail-<format>.ts). */
-const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument };
+const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument };
 
 export interface TailSessionUpdate {
   readonly id: string;
