@@ -229,13 +229,14 @@ function walk(b: Buffer, format: DocumentFormat, old: DocumentTail | undefined):
         if (at >= b.length) throw SHORT;
         if (b[at] !== 34) return undefined;
         const keyEnd = stringEnd(b, at);
-        const key = JSON.parse(b.toString('utf8', at, keyEnd)) as string;
+        const key = parsed(b, at, keyEnd);
+        if (!key.ok) return undefined;
         at = skipSpace(b, keyEnd);
         if (at >= b.length) throw SHORT;
         if (b[at] !== 58) return undefined;
         at = skipSpace(b, at + 1);
-        if (format.arrays.includes(key) && b[at] === 91) {
-          const next = track(key, at);
+        if (typeof key.value === 'string' && format.arrays.includes(key.value) && b[at] === 91) {
+          const next = track(key.value, at);
           if (next === undefined) return undefined;
           at = next;
         } else at = valueEnd(b, at);
@@ -252,17 +253,27 @@ function walk(b: Buffer, format: DocumentFormat, old: DocumentTail | undefined):
   }
   if (skipSpace(b, at) !== b.length || arrays.length !== format.arrays.length) return undefined;
   pieces.push(b.subarray(piece));
-  return { skeleton: Buffer.concat(pieces).toString('utf8'), arrays };
+  const skeleton = decoded(Buffer.concat(pieces));
+  return skeleton === undefined ? undefined : { skeleton, arrays };
 }
 
 /** Strict UTF-8, as the import decodes (an invalid byte is the whole-file path's error to name). */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-function parsed(b: Buffer, from: number, to: number): { ok: true; value: unknown } | { ok: false } {
+function decoded(b: Uint8Array): string | undefined {
   try {
-    return { ok: true, value: JSON.parse(utf8.decode(b.subarray(from, to))) };
+    return utf8.decode(b);
   } catch {
-    return { ok: false };
+    return undefined;
   }
+}
+function parsed(b: Buffer, from: number, to: number): { ok: true; value: unknown } | { ok: false } {
+  const text = decoded(b.subarray(from, to));
+  try {
+    if (text !== undefined) return { ok: true, value: JSON.parse(text) };
+  } catch {
+    // Not JSON: the whole-file path says where.
+  }
+  return { ok: false };
 }
 
 /** The comparable skeleton of a walked document, or undefined (not valid, or the format's fast path does not apply). */

@@ -128,6 +128,16 @@ describe('live tail of a Gemini CLI JSON session', () => {
     writeFileSync(file, doc(records));
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
     await sameAsFreshImport(t.store, t.dir, file, id);
+    // Bytes that are not UTF-8, in a new record or in a key nothing is stored from: refused as a first import refuses them.
+    const bad = (text: string, marker: string): Buffer => {
+      const at = Buffer.from(text).indexOf(marker);
+      return Buffer.concat([Buffer.from(text).subarray(0, at), Buffer.from([0xff]), Buffer.from(text).subarray(at + marker.length)]);
+    };
+    writeFileSync(file, bad(doc([...records, ...turn(6)]), 'Step 6 is fixed'));
+    await expect(updateTail(t.store, tail)).rejects.toThrow(/UTF-8/);
+    writeFileSync(file, bad(doc([...records, ...turn(6)]), iso(records.length + 3)));
+    await expect(updateTail(t.store, tail)).rejects.toThrow(/UTF-8/);
+    expect(t.store.getRow(id)!.messageCount).toBe(12);
     // Two records written again: the earlier one is not the last element.
     const two = [...records.slice(0, -2), { ...records.at(-2)!, content: 'changed' }, records.at(-1)!, ...turn(5)];
     writeFileSync(file, doc(two));
