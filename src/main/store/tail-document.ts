@@ -28,6 +28,15 @@ import type { Message } from '../../core/model';
 import type { SessionStore } from './sessions';
 import { inline, onlySession, planAppend, type FastPlan, type OnlySession } from './tail-append';
 
+/** What a format's conversion of new elements may read. */
+export interface ConvertContext {
+  /** The source's name (the import names messages and sessions after it). */
+  readonly path: string;
+  readonly skeleton: Json;
+  /** The format's own state (`scan`), when it keeps one. */
+  readonly state: unknown;
+}
+
 /** How one format's document grows and becomes messages (tail-<format>.ts). */
 export interface DocumentFormat {
   /** Keys of the root object whose arrays grow (`''`: the root is the array). */
@@ -39,8 +48,17 @@ export interface DocumentFormat {
    * the session is built from. Undefined when the fast path does not apply to this document.
    */
   readonly skeleton: (doc: unknown) => unknown;
-  /** The messages conversation element `index` makes (the importer's own rules); `path`: the source's name. */
-  readonly convert: (element: unknown, index: number, path: string, skeleton: Json) => Message[];
+  /**
+   * The messages each of `elements` (conversation elements `first`, `first + 1`, …) makes by the
+   * importer's own rules, or undefined when they depend on what came before (the whole file decides).
+   */
+  readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => Message[][] | undefined;
+  /** Each element converts alone, so the last one written again in place replaces its own messages. */
+  readonly reopen: boolean;
+  /** State read from the imported bytes for `convert` (undefined: no fast path for them). */
+  readonly scan?: (b: Buffer) => unknown;
+  /** Moves the state on by the elements a fast update stored. */
+  readonly extend?: (state: unknown, elements: readonly unknown[]) => void;
   /**
    * Whether the session's own fields (its model above all) stay as stored when `removed` (the
    * stored messages of the last element written again) give way to `changed`.
@@ -69,7 +87,15 @@ export interface DocumentTail {
   readonly skeleton: string;
   /** Messages the conversation's last element made (replaced when it is written again). */
   readonly lastCount: number;
+  /** The format's own state (DocumentFormat.scan). */
+  readonly state: unknown;
 }
+
+/** `convert` for a format whose elements convert one by one. */
+export const eachAlone =
+  (one: (element: unknown, index: number, path: string, skeleton: Json) => Message[]): DocumentFormat['convert'] =>
+  (elements, first, c) =>
+    elements.map((e, j) => one(e, first + j, c.path, c.skeleton));
 
 /** The file ended inside the document (still being written). */
 const SHORT = new Error('document cut short');
@@ -207,7 +233,7 @@ function walk(b: Buffer, format: DocumentFormat, old: DocumentTail | undefined):
     if (arrays.some((a) => a.mark.key === key)) return undefined;
     const prev = old ? old.arrays.find((a) => a.key === key) : undefined;
     if (old && !prev) return undefined;
-    const r = walkArray(b, key, open, prev, key === format.conversation);
+    const r = walkArray(b, key, open, prev, key === format.conversation && format.reopen);
     if (!r) return undefined;
     arrays.push(r.walked);
     pieces.push(b.subarray(piece, open + 1));
@@ -311,15 +337,18 @@ export function documentTail(format: DocumentFormat, path: string, size: number,
   }
   const skeleton = w && comparable(format, w.skeleton);
   if (!w || !skeleton) return undefined;
+  const state = format.scan?.(b);
+  if (format.scan && state === undefined) return undefined;
   const conv = w.arrays.find((a) => a.mark.key === format.conversation)!;
   const last = conv.fresh.at(-1);
   let lastCount = 0;
-  if (last) {
+  if (last && format.reopen) {
     const v = parsed(b, last[0], last[1]);
-    if (!v.ok) return undefined;
-    lastCount = format.convert(v.value, conv.mark.count - 1, path, skeleton.value).length;
+    const made = v.ok ? format.convert([v.value], conv.mark.count - 1, { path, skeleton: skeleton.value, state }) : undefined;
+    if (!made) return undefined;
+    lastCount = made[0]!.length;
   }
-  return { format, arrays: w.arrays.map((a) => a.mark), skeleton: skeleton.text, lastCount };
+  return { format, arrays: w.arrays.map((a) => a.mark), skeleton: skeleton.text, lastCount, state };
 }
 
 /** A fast update of a document: the plan, and what the source now is. */
@@ -361,7 +390,8 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
     }
     if (a === conv) elements = values;
   }
-  const made = elements.map((e, j) => tail.format.convert(e, conv.first + j, path, skeleton.value));
+  const made = tail.format.convert(elements, conv.first, { path, skeleton: skeleton.value, state: tail.state });
+  if (!made) return undefined;
   const changed = made.flat();
   const from = session.messageCount - (conv.reopened ? tail.lastCount : 0);
   // Messages before the first stored one would change how the session starts (a system prompt): the whole file decides.
@@ -371,13 +401,16 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   const plan = planAppend(store, { session, from, removed, changed, record: inline });
   if (!plan) return undefined;
   const lastCount = made.length > 0 ? made.at(-1)!.length : tail.lastCount;
-  const next: DocumentTail = { format: tail.format, arrays: w.arrays.map((a) => a.mark), skeleton: tail.skeleton, lastCount };
+  const next: DocumentTail = { format: tail.format, arrays: w.arrays.map((a) => a.mark), skeleton: tail.skeleton, lastCount, state: tail.state };
   return {
     ...plan,
     size: b.length,
     hash: createHash('sha256').update(b),
     tailDigest: createHash('sha256').update(b.subarray(Math.max(0, b.length - checkBytes))).digest('hex'),
-    advance: () => Object.assign(tail, next),
+    advance: () => {
+      tail.format.extend?.(tail.state, elements);
+      Object.assign(tail, next);
+    },
   };
 }
 

@@ -10,7 +10,7 @@
  */
 import { convert } from '../../core/import/gemini-cli';
 import { isRecord } from '../../core/import/util';
-import type { DocumentFormat } from './tail-document';
+import { eachAlone, type DocumentFormat } from './tail-document';
 
 export const geminiDocument: DocumentFormat = {
   arrays: ['messages'],
@@ -21,7 +21,8 @@ export const geminiDocument: DocumentFormat = {
     return kept;
   },
   // The import keeps the records that are objects, without line numbers or raw records (a document).
-  convert: (element) => (isRecord(element) ? convert(element, undefined, true, undefined) : []),
+  convert: eachAlone((element) => (isRecord(element) ? convert(element, undefined, true, undefined) : [])),
+  reopen: true,
   keepsSession: (session, _skeleton, removed, changed) => {
     const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
     return model !== undefined ? model === session.model : !removed.some((m) => m.model !== undefined);

@@ -10,14 +10,15 @@
  */
 import { chatMessages } from '../../core/import/chat-messages';
 import { isRecord } from '../../core/import/util';
-import type { DocumentFormat } from './tail-document';
+import { eachAlone, type DocumentFormat } from './tail-document';
 
 export const openAIChatDocument: DocumentFormat = {
   arrays: ['messages'],
   conversation: 'messages',
   skeleton: (doc) => (isRecord(doc) && !('response' in doc) ? doc : undefined),
   // As the import converts a request's list: ids `<file>#<index>` unless a message has its own.
-  convert: (element, index, path) => chatMessages([element], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages,
+  convert: eachAlone((element, index, path) => chatMessages([element], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages),
+  reopen: true,
   keepsSession: (session, skeleton, removed, changed) =>
     typeof skeleton['model'] === 'string' || (!removed.some((m) => m.model) && (session.model !== null || !changed.some((m) => m.model))),
 };

@@ -12,7 +12,7 @@ import { chatMessages } from '../../core/import/chat-messages';
 import { lastNObservations } from '../../core/import/swe-agent-config';
 import { historyEntry, trajectoryAgent } from '../../core/import/swe-agent';
 import { isRecord } from '../../core/import/util';
-import type { DocumentFormat } from './tail-document';
+import { eachAlone, type DocumentFormat } from './tail-document';
 
 export const sweAgentDocument: DocumentFormat = {
   arrays: ['trajectory', 'history'],
@@ -22,7 +22,8 @@ export const sweAgentDocument: DocumentFormat = {
     const { model_stats: _volatile, ...info } = doc['info'];
     return { ...doc, info };
   },
-  convert: (element, index, path) => chatMessages([historyEntry(element)], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages,
+  convert: eachAlone((element, index, path) => chatMessages([historyEntry(element)], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages),
+  reopen: true,
   // The model is the run config's, in the skeleton.
   keepsSession: () => true,
 };
