@@ -11,8 +11,8 @@
  * again finished, the answer; a `$rewindTo` forces the whole file).
  * The JSON documents (Gemini CLI JSON, OpenHands events, SWE-agent trajectories, raw OpenAI chat
  * requests; generators in tail-corpus.ts) are written again whole by their agent with one more
- * turn (the time runs from that write done): Gemini CLI JSON, SWE-agent and OpenAI chat take the
- * document fast path (store/tail-document.ts), OpenHands every update through the whole file.
+ * turn (the time runs from that write done) and take the document fast path
+ * (store/tail-document.ts).
  * The host rounds start once the session's exact counts are stored and charted, as a session open
  * in a window is (before that, the first count runs on every core for seconds).
  * Target: the session updated in place within 1 s of the append.
@@ -103,7 +103,7 @@ const FORMAT: Record<string, Format> = {
   },
   'gemini-jsonl': { label: 'Gemini CLI JSONL ', write: geminiJsonl.write, append: geminiJsonl.append, file: 'session.jsonl', forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) } },
   'gemini-json': document('Gemini CLI JSON ', geminiJson, 'session.json', true),
-  openhands: document('OpenHands events ', openHandsEvents, 'events.json', false),
+  openhands: document('OpenHands events ', openHandsEvents, 'events.json', true),
   'swe-agent': document('SWE-agent ', sweAgentTraj, 'run.traj', true),
   'openai-chat': document('OpenAI chat request ', openAIChatRequest, 'request.json', true),
 };

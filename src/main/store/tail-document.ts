@@ -52,7 +52,7 @@ export interface DocumentFormat {
    * The messages each of `elements` (conversation elements `first`, `first + 1`, …) makes by the
    * importer's own rules, or undefined when they depend on what came before (the whole file decides).
    */
-  readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => Message[][] | undefined;
+  readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => (readonly Message[])[] | undefined;
   /** Each element converts alone, so the last one written again in place replaces its own messages. */
   readonly reopen: boolean;
   /** State read from the imported bytes for `convert` (undefined: no fast path for them). */

@@ -13,7 +13,7 @@
  *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
  *   document written again whole with more elements at the end of its arrays takes
  *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts, OpenAI chat request:
- *   tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts).
+ *   tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events: tail-openhands.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -41,6 +41,7 @@ import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } 
 import { geminiDocument } from './tail-gemini-json';
 import { openAIChatDocument } from './tail-openai-chat';
 import { sweAgentDocument } from './tail-swe-agent';
+import { openHandsDocument } from './tail-openhands';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -79,7 +80,7 @@ export interface TailState {
 }
 
 /** The document formats with a fast path (tail-<format>.ts). */
-const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument, 'swe-agent': sweAgentDocument };
+const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument, 'swe-agent': sweAgentDocument, openhands: openHandsDocument };
 
 export interface TailSessionUpdate {
   readonly id: string;
