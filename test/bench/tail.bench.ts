@@ -81,8 +81,8 @@ interface Format {
   /** The file's name (an importer may go by its extension). */
   readonly file?: string;
 }
-/** A JSON document format from test/bench/tail-corpus.ts; `fast`: it has a fast path. */
-const document = (label: string, c: TailCorpus, file: string, fast: boolean): Format => ({ label, write: c.write, append: c.append, file, ...(fast ? {} : { wholeFile: true as const }) });
+/** A JSON document format from test/bench/tail-corpus.ts (its fast path: store/tail-document.ts). */
+const document = (label: string, c: TailCorpus, file: string): Format => ({ label, write: c.write, append: c.append, file });
 const FORMAT: Record<string, Format> = {
   'claude-code': {
     label: '',
@@ -102,10 +102,10 @@ const FORMAT: Record<string, Format> = {
     append: (file, n) => appendFileSync(file, JSON.stringify({ role: 'user', content: `tail prompt ${n}` }) + '\n' + JSON.stringify({ role: 'assistant', content: `tail answer ${n}`, model: 'gpt-4o', usage: { prompt_tokens: 900, completion_tokens: 5 } }) + '\n'),
   },
   'gemini-jsonl': { label: 'Gemini CLI JSONL ', write: geminiJsonl.write, append: geminiJsonl.append, file: 'session.jsonl', forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) } },
-  'gemini-json': document('Gemini CLI JSON ', geminiJson, 'session.json', true),
-  openhands: document('OpenHands events ', openHandsEvents, 'events.json', true),
-  'swe-agent': document('SWE-agent ', sweAgentTraj, 'run.traj', true),
-  'openai-chat': document('OpenAI chat request ', openAIChatRequest, 'request.json', true),
+  'gemini-json': document('Gemini CLI JSON ', geminiJson, 'session.json'),
+  openhands: document('OpenHands events ', openHandsEvents, 'events.json'),
+  'swe-agent': document('SWE-agent ', sweAgentTraj, 'run.traj'),
+  'openai-chat': document('OpenAI chat request ', openAIChatRequest, 'request.json'),
 };
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
