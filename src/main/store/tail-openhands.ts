@@ -33,31 +33,43 @@ interface OpenHandsState {
 const TOOL_CALL_ID = Buffer.from('"tool_call_id"');
 const MODEL_RESPONSE = Buffer.from('"model_response"');
 /** Text right after a key: its colon and the value's start. */
+const STRING_START = /^\s*:\s*"/;
 const STRING_VALUE = /^\s*:\s*("(?:[^"\\]|\\.)*")/;
 const RECORD_VALUE = /^\s*:\s*\{/;
 const RECORD_ID = /^\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/;
-const WINDOW = 4096;
+/** Text read after a key: ids are short; a longer one is read again with the long window. */
+const WINDOW = 256;
+const LONG_WINDOW = 64 << 10;
 
-/** Every occurrence of `key` in `b`, with the text after it (a window: an id is far shorter). */
-function* after(b: Buffer, key: Buffer): Generator<string> {
-  for (let at = b.indexOf(key); at >= 0; at = b.indexOf(key, at + key.length)) yield b.toString('utf8', at + key.length, Math.min(b.length, at + key.length + WINDOW));
+/** Every occurrence of `key` in `b`, as a function of the window of text after it. */
+function* after(b: Buffer, key: Buffer): Generator<(window: number) => string> {
+  for (let at = b.indexOf(key); at >= 0; at = b.indexOf(key, at + key.length)) {
+    const from = at + key.length;
+    yield (window) => b.toString('utf8', from, Math.min(b.length, from + window));
+  }
+}
+
+/** The first match of `re` in the text after a key, the long window tried when the short one cuts it. */
+function matchAfter(text: (window: number) => string, re: RegExp): RegExpExecArray | null {
+  return re.exec(text(WINDOW)) ?? re.exec(text(LONG_WINDOW));
 }
 
 function scan(b: Buffer): OpenHandsState | undefined {
   const ids = new Set<string>();
   for (const text of after(b, TOOL_CALL_ID)) {
     // Not a key with a string value: no call id the import reads there.
-    const m = STRING_VALUE.exec(text);
-    if (!m) continue;
+    if (!STRING_START.test(text(WINDOW))) continue;
+    const m = matchAfter(text, STRING_VALUE);
+    if (!m) return undefined;
     const id = JSON.parse(m[1]!) as string;
     if (isTextCallId(id)) return undefined;
     ids.add(id);
   }
   const responses = new Set<string>();
   for (const text of after(b, MODEL_RESPONSE)) {
-    if (!RECORD_VALUE.test(text)) continue;
+    if (!RECORD_VALUE.test(text(WINDOW))) continue;
     // A response whose id is not its first key (litellm writes it first) is not read here: no fast path.
-    const m = RECORD_ID.exec(text);
+    const m = matchAfter(text, RECORD_ID);
     if (!m) return undefined;
     responses.add(JSON.parse(m[1]!) as string);
   }
