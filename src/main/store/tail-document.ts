@@ -171,7 +171,8 @@ function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefi
   let end = start;
   let beforeLast: string | undefined;
   if (old) {
-    if (start + old.len > b.length) throw SHORT;
+    // Not there: another document (a longer head, fewer elements), not necessarily one cut short.
+    if (start + old.len > b.length) return undefined;
     h.update(b.subarray(start, start + old.lastLen));
     const before = digestOf(h);
     const full = h.copy().update(b.subarray(start + old.lastLen, start + old.len));

@@ -128,6 +128,13 @@ describe('live tail of a Gemini CLI JSON session', () => {
     writeFileSync(file, doc(records));
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
     await sameAsFreshImport(t.store, t.dir, file, id);
+    // A longer head and fewer records, the file no shorter: another document, not one cut short.
+    writeFileSync(file, doc(records.slice(0, -3), { summary: 'A long summary. '.repeat(400) }));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    writeFileSync(file, doc(records));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
     // Bytes that are not UTF-8, in a new record or in a key nothing is stored from: refused as a first import refuses them.
     const bad = (text: string, marker: string): Buffer => {
       const at = Buffer.from(text).indexOf(marker);
