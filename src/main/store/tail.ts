@@ -12,8 +12,9 @@
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
  *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
  *   document written again whole with more elements at the end of its arrays takes
- *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts, OpenAI chat request:
- *   tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events: tail-openhands.ts).
+ *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts,
+ *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events:
+ *   tail-openhands.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
