@@ -74,6 +74,35 @@ describe('live tail of a logged OpenAI chat request', () => {
     await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
+  it('walks strings and nesting as JSON reads them: brackets, quotes and backslashes in text, a nested messages key, numbers', async () => {
+    const odd = (n: number): Msg[] => [
+      { role: 'user', content: `a ] b } c [ { \\" \\\\ "quoted" \u2028 é ${n}` },
+      { role: 'assistant', content: [{ type: 'text', text: `\\ ends with a backslash ${n}\\` }], tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"a\\"]}"}' } }] },
+      { role: 'tool', tool_call_id: `c${n}`, content: '[1, [2, [3]], {"k": "}"}]' },
+    ];
+    const messages = [...odd(1), 7 as unknown as Msg];
+    const extra = { model: 'gpt-4o', metadata: { messages: ['x]', { y: '[' }], note: '"messages": [' } };
+    const { file, id, tail } = await imported(request(messages, extra, false));
+    expect(tail.doc).toBeDefined();
+    // A number last: a digit after it is another number, not a new element.
+    writeFileSync(file, request([...odd(1), 77 as unknown as Msg], extra, false));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    messages.splice(messages.length - 1, 1, 77 as unknown as Msg, ...odd(2));
+    writeFileSync(file, request(messages, extra, false));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ messages: 6 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    messages.push(...odd(3));
+    writeFileSync(file, request(messages, extra));
+    // Pretty-printed now: every byte before the new messages moved, so the whole file decides; then pretty on.
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    messages.push(...odd(4));
+    writeFileSync(file, request(messages, extra));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ messages: 12 }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+  });
+
   it('takes the whole-file path for another model, other tools, an edited message or a logged response', async () => {
     const messages = [...turn(1), ...turn(2)];
     const { file, id, tail } = await imported(request(messages));
