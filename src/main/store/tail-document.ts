@@ -284,6 +284,15 @@ function walk(b: Buffer, format: DocumentFormat, old: DocumentTail | undefined):
   return skeleton === undefined ? undefined : { skeleton, arrays };
 }
 
+/** A format's answer, or undefined when it throws: the whole-file path then reads the file and says what is wrong. */
+function attempt<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Strict UTF-8, as the import decodes (an invalid byte is the whole-file path's error to name). */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 function decoded(b: Uint8Array): string | undefined {
@@ -338,14 +347,14 @@ export function documentTail(format: DocumentFormat, path: string, size: number,
   }
   const skeleton = w && comparable(format, w.skeleton);
   if (!w || !skeleton) return undefined;
-  const state = format.scan?.(b);
+  const state = format.scan ? attempt(() => format.scan!(b)) : undefined;
   if (format.scan && state === undefined) return undefined;
   const conv = w.arrays.find((a) => a.mark.key === format.conversation)!;
   const last = conv.fresh.at(-1);
   let lastCount = 0;
   if (last && format.reopen) {
     const v = parsed(b, last[0], last[1]);
-    const made = v.ok ? format.convert([v.value], conv.mark.count - 1, { path, skeleton: skeleton.value, state }) : undefined;
+    const made = v.ok ? attempt(() => format.convert([v.value], conv.mark.count - 1, { path, skeleton: skeleton.value, state })) : undefined;
     if (!made) return undefined;
     lastCount = made[0]!.length;
   }
@@ -391,7 +400,7 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
     }
     if (a === conv) elements = values;
   }
-  const made = tail.format.convert(elements, conv.first, { path, skeleton: skeleton.value, state: tail.state });
+  const made = attempt(() => tail.format.convert(elements, conv.first, { path, skeleton: skeleton.value, state: tail.state }));
   if (!made) return undefined;
   const changed = made.flat();
   const from = session.messageCount - (conv.reopened ? tail.lastCount : 0);
