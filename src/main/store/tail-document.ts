@@ -407,6 +407,8 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   // Messages before the first stored one would change how the session starts (a system prompt): the whole file decides.
   if (from <= 0) return undefined;
   const removed = conv.reopened ? storedFrom(store, session, from) : [];
+  // A prompt written again may be the one the title comes from (planAppend keeps a title a stored typed prompt gave).
+  if (removed.some((m) => m.role === 'user')) return undefined;
   if (!tail.format.keepsSession(session, skeleton.value, removed, changed)) return undefined;
   const plan = planAppend(store, { session, from, removed, changed, record: inline });
   if (!plan) return undefined;

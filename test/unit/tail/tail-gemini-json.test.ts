@@ -85,6 +85,22 @@ describe('live tail of a Gemini CLI JSON session', () => {
     await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
+  it('takes the whole-file path for the first prompt written again (the title comes from it)', async () => {
+    // A greeting first (Gemini CLI may record one), then the first typed prompt, last.
+    const records = [answer(0), user(1, 'First wording')];
+    const { file, id, tail } = await imported(doc(records));
+    expect(t.store.getRow(id)!.title).toContain('First wording');
+    records[1] = user(1, 'Second wording');
+    writeFileSync(file, doc(records));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+    expect(t.store.getRow(id)!.title).toContain('Second wording');
+    records.push(finished(1), answer(1));
+    writeFileSync(file, doc(records));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+  });
+
   it('takes the whole-file path for a write that changes what came before or the session, then the fast path again', async () => {
     const records = [...turn(1), ...turn(2)];
     const { file, id, tail } = await imported(doc(records));
