@@ -2,7 +2,8 @@
  * Live tail's fast path for a session file that is one JSON document (README "Live tail"): its
  * agent writes the whole document again at every change, and the usual change is the same
  * document with more elements at the end of an array (Gemini CLI's `messages`, a logged OpenAI
- * request's `messages`, SWE-agent's `trajectory` and `history`). Reading only what is new:
+ * request's `messages`, SWE-agent's `trajectory` and `history`, OpenHands' event list). Reading
+ * only what is new:
  *
  * - What was imported is remembered per growing array: the byte length of its content up to the
  *   end of its last element, and the sha256 of those bytes and of the bytes before its last
@@ -15,7 +16,8 @@
  *   (a running call that got its result): then the bytes before it must hash as before, and it is
  *   converted again in its place. The new skeleton must equal the old one.
  * - The new elements of the conversation array become messages by the importer's own rules
- *   (tail-<format>.ts) and are stored by tail-append.ts as a first import of the file would.
+ *   (tail-<format>.ts: one by one, or as a batch with the format's own checks where elements
+ *   depend on earlier ones) and are stored by tail-append.ts as a first import of the file would.
  *
  * Anything else — an earlier element changed, another key changed, keys repeated, a document
  * this walk does not read — goes through the whole-file path (store/tail.ts). A document cut
@@ -79,14 +81,14 @@ interface ArrayMark {
   readonly beforeLast: string;
 }
 
-/** What the fast path keeps between writes (TailState.doc). */
+/** What the fast path keeps between writes (TailState.doc); a fast update moves it on. */
 export interface DocumentTail {
   readonly format: DocumentFormat;
-  readonly arrays: readonly ArrayMark[];
+  arrays: readonly ArrayMark[];
   /** The comparable skeleton, as JSON text. */
   readonly skeleton: string;
   /** Messages the conversation's last element made (replaced when it is written again). */
-  readonly lastCount: number;
+  lastCount: number;
   /** The format's own state (DocumentFormat.scan). */
   readonly state: unknown;
 }
@@ -413,7 +415,7 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   const plan = planAppend(store, { session, from, removed, changed, record: inline });
   if (!plan) return undefined;
   const lastCount = made.length > 0 ? made.at(-1)!.length : tail.lastCount;
-  const next: DocumentTail = { format: tail.format, arrays: w.arrays.map((a) => a.mark), skeleton: tail.skeleton, lastCount, state: tail.state };
+  const arrays = w.arrays.map((a) => a.mark);
   return {
     ...plan,
     size: b.length,
@@ -421,7 +423,8 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
     tailDigest: createHash('sha256').update(b.subarray(Math.max(0, b.length - checkBytes))).digest('hex'),
     advance: () => {
       tail.format.extend?.(tail.state, elements);
-      Object.assign(tail, next);
+      tail.arrays = arrays;
+      tail.lastCount = lastCount;
     },
   };
 }
