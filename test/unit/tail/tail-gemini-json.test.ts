@@ -5,7 +5,8 @@
  * import of the file stores; any other change takes the whole-file path; a document cut short
  * waits for the rest.
  */
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFileToStore } from '../../../src/main/store/index';
@@ -58,6 +59,9 @@ describe('live tail of a Gemini CLI JSON session', () => {
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 8, messages: 13 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
     expect(t.store.loadSession(id)!.messages.at(-2)).toMatchObject({ id: 'g-3-a', role: 'assistant', usage: { input: 7603 } });
+    // The source is the file as it is now (a later watch, or an import of it, finds it unchanged).
+    const bytes = readFileSync(file);
+    expect(t.store.db.prepare('SELECT size, hash FROM sources WHERE id = ?').get(tail.sourceId)).toEqual({ size: bytes.length, hash: createHash('sha256').update(bytes).digest('hex') });
     // Only lastUpdated written again: nothing to store.
     writeFileSync(file, doc(records, { pretty, updated: 99 }));
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [] });
