@@ -9,10 +9,10 @@
  *   worker as in the app).
  * Gemini CLI JSONL takes its fast path (a turn of five lines: prompt, `$set`, the call running and
  * again finished, the answer; a `$rewindTo` forces the whole file).
- * The formats without a fast path (Gemini CLI JSON, OpenHands events, SWE-agent
- * trajectories, raw OpenAI chat requests; generators in tail-corpus.ts) are measured the same way,
- * every update through the whole file (a JSON document is written again whole by its agent: the
- * time runs from that write done).
+ * The JSON documents (Gemini CLI JSON, OpenHands events, SWE-agent trajectories, raw OpenAI chat
+ * requests; generators in tail-corpus.ts) are written again whole by their agent with one more
+ * turn (the time runs from that write done) and take the document fast path
+ * (store/tail-document.ts).
  * The host rounds start once the session's exact counts are stored and charted, as a session open
  * in a window is (before that, the first count runs on every core for seconds).
  * Target: the session updated in place within 1 s of the append.
@@ -81,8 +81,8 @@ interface Format {
   /** The file's name (an importer may go by its extension). */
   readonly file?: string;
 }
-/** A format the tail follows through the whole-file path, from test/bench/tail-corpus.ts. */
-const whole = (label: string, c: TailCorpus, file: string): Format => ({ label, write: c.write, append: c.append, wholeFile: true, file });
+/** A JSON document format from test/bench/tail-corpus.ts (its fast path: store/tail-document.ts). */
+const document = (label: string, c: TailCorpus, file: string): Format => ({ label, write: c.write, append: c.append, file });
 const FORMAT: Record<string, Format> = {
   'claude-code': {
     label: '',
@@ -102,10 +102,10 @@ const FORMAT: Record<string, Format> = {
     append: (file, n) => appendFileSync(file, JSON.stringify({ role: 'user', content: `tail prompt ${n}` }) + '\n' + JSON.stringify({ role: 'assistant', content: `tail answer ${n}`, model: 'gpt-4o', usage: { prompt_tokens: 900, completion_tokens: 5 } }) + '\n'),
   },
   'gemini-jsonl': { label: 'Gemini CLI JSONL ', write: geminiJsonl.write, append: geminiJsonl.append, file: 'session.jsonl', forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) } },
-  'gemini-json': whole('Gemini CLI JSON ', geminiJson, 'session.json'),
-  openhands: whole('OpenHands events ', openHandsEvents, 'events.json'),
-  'swe-agent': whole('SWE-agent ', sweAgentTraj, 'run.traj'),
-  'openai-chat': whole('OpenAI chat request ', openAIChatRequest, 'request.json'),
+  'gemini-json': document('Gemini CLI JSON ', geminiJson, 'session.json'),
+  openhands: document('OpenHands events ', openHandsEvents, 'events.json'),
+  'swe-agent': document('SWE-agent ', sweAgentTraj, 'run.traj'),
+  'openai-chat': document('OpenAI chat request ', openAIChatRequest, 'request.json'),
 };
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -128,7 +128,7 @@ async function storeRows(dir: string, file: string, mb: number, f: Format): Prom
     ];
     if (f.wholeFile) return rows;
     // The same append without the fast path (its state dropped): what every append cost before it.
-    tail.claudeCode = tail.codex = tail.jsonl = tail.gemini = undefined;
+    tail.claudeCode = tail.codex = tail.jsonl = tail.gemini = tail.doc = undefined;
     f.append(file, ROUNDS);
     rows.push({ name: `${f.label}${mb} MB: append → stored without the fast path (whole file)`, value: await timeMs(() => updateTail(store, tail)), unit: 'ms' });
     if (f.forceWhole) {

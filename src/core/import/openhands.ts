@@ -260,3 +260,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
 }
 
 export const importer: Importer = { id: 'openhands', label: 'OpenHands events / eval output', detect, parse };
+
+/** For the live tail's fast path (store/tail-openhands.ts): a call id OpenHands made up parsing calls out of text (the session may then be sent with text calling). */
+export function isTextCallId(id: string): boolean {
+  return TEXT_CALL_ID.test(id);
+}

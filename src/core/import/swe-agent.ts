@@ -83,3 +83,18 @@ function safeJson(v: unknown): unknown {
 }
 
 export const importer: Importer = { id: 'swe-agent', label: 'SWE-agent trajectory (.traj)', detect, parse };
+
+/**
+ * For the live tail's fast path (store/tail-swe-agent.ts), which converts appended history
+ * entries on their own: the run's agent config as `parse` reads it (a `replay_config` may be a
+ * JSON string), and one history entry as `parse` hands it to chatMessages (a tool result naming
+ * its call in `tool_call_ids` only gets `tool_call_id`).
+ */
+export function trajectoryAgent(traj: Json): Json {
+  return rec(rec(traj['replay_config'] ? safeJson(traj['replay_config']) : {})['agent']);
+}
+export function historyEntry(h: unknown): Json {
+  const r = rec(h);
+  const ids = arr(r['tool_call_ids']);
+  return r['role'] === 'tool' && !r['tool_call_id'] && ids.length ? { ...r, tool_call_id: String(ids[0]) } : r;
+}

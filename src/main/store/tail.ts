@@ -10,7 +10,11 @@
  *   complete line; a partial last line waits for its newline. A JSON document is read whole.
  * - An append that only continues the session takes a fast path: the new lines are parsed alone
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
- *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts).
+ *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
+ *   document written again whole with more elements at the end of its arrays takes
+ *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts,
+ *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events:
+ *   tail-openhands.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -34,6 +38,11 @@ import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 import { appendCodex, type CodexTail } from './tail-codex';
 import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
+import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } from './tail-document';
+import { geminiDocument } from './tail-gemini-json';
+import { openAIChatDocument } from './tail-openai-chat';
+import { sweAgentDocument } from './tail-swe-agent';
+import { openHandsDocument } from './tail-openhands';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -67,7 +76,12 @@ export interface TailState {
   jsonl?: JsonlTail | undefined;
   /** A Gemini CLI JSONL session whose appends can take the fast path (store/tail-gemini.ts). */
   gemini?: GeminiTail | undefined;
+  /** A JSON document whose new writes can take the fast path (store/tail-document.ts). */
+  doc?: DocumentTail | undefined;
 }
+
+/** The document formats with a fast path (tail-<format>.ts). */
+const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument, 'swe-agent': sweAgentDocument, openhands: openHandsDocument };
 
 export interface TailSessionUpdate {
   readonly id: string;
@@ -206,6 +220,8 @@ function setFastTails(state: TailState, scan: LineScan): void {
   state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
   state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
   state.gemini = lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
+  const doc = state.document === true ? DOCUMENTS[state.format] : undefined;
+  state.doc = doc && documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'));
 }
 
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
@@ -315,7 +331,10 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   let end = size;
   let hash: Hash | undefined;
   if (document) {
-    // The whole file's hash, from the import's read of it.
+    // The new write alone when it only adds to the document; else the whole file's hash, from the import's read of it.
+    const plan = state.doc && appendDocument(store, state.sourceId, state.path, state.doc, TAIL_CHECK_BYTES);
+    if (plan === 'incomplete') return undefined;
+    if (plan) return commitFast(store, state, plan, plan.size, plan.hash, plan.tailDigest);
   } else if (!rewritten) {
     // Lines when the import ended on a newline; a JSON document is read whole.
     const lines = state.size === 0 || readRange(state.path, state.size - 1, state.size)[0] === 10;
@@ -327,19 +346,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
       const appended = readRange(state.path, state.size, end);
       hash.update(appended);
       const plan = await fastPlan(store, state, appended);
-      if (plan) {
-        const digest = hash.copy().digest('hex');
-        store.db.transaction(() => {
-          plan.apply();
-          updateSource(store, state.sourceId, end, digest);
-        })();
-        plan.advance();
-        state.size = end;
-        state.hash = hash;
-        state.tailDigest = digestBefore(state.path, end);
-        const u = plan.update;
-        return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom, written: { messages: u.written, previous: u.previous } }] : [], deleted: [], size: end, fast: true };
-      }
+      if (plan) return commitFast(store, state, plan, end, hash, digestBefore(state.path, end));
       hash = state.hash.copy();
     }
     for (let at = state.size; at < end; at += 1 << 20) hash.update(readRange(state.path, at, Math.min(end, at + (1 << 20))));
@@ -365,6 +372,21 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   state.stale = false;
   setFastTails(state, scan);
   return { rewritten: reimport, sessions: updated, deleted, size: end, fast: false };
+}
+
+/** Stores a fast path's plan with the source's new size and hash (one transaction), and moves the tail on. */
+function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: number, hash: Hash, tailDigest: string): TailUpdate {
+  const digest = hash.copy().digest('hex');
+  store.db.transaction(() => {
+    plan.apply();
+    updateSource(store, state.sourceId, end, digest);
+  })();
+  plan.advance();
+  state.size = end;
+  state.hash = hash;
+  state.tailDigest = tailDigest;
+  const u = plan.update;
+  return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom, written: { messages: u.written, previous: u.previous } }] : [], deleted: [], size: end, fast: true };
 }
 
 interface ApplyOptions {

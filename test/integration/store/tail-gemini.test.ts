@@ -137,7 +137,7 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     expect(fast).toBeGreaterThan(all.length / 2);
   });
 
-  it('leaves a JSON-document session to the whole-file path', async () => {
+  it('leaves a JSON-document session to the document fast path (store/tail-document.ts), not this one', async () => {
     const file = join(t.dir, 'session.json');
     const doc = (n: number): string => j({ sessionId: 'doc', projectHash: 'ab'.repeat(32), startTime: iso(0), messages: Array.from({ length: n }, (_, t) => [JSON.parse(user(t)), JSON.parse(answer(t))]).flat() }) + '\n';
     writeFileSync(file, doc(2));
@@ -145,7 +145,8 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     const tail = await openTail(t.store, id);
     expect(tail.gemini).toBeUndefined();
     writeFileSync(file, doc(3));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: false, sessions: [{ changedFrom: 4, messages: 6 }] });
+    expect(tail.doc).toBeDefined();
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 4, messages: 6 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
   });
 });

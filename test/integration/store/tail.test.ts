@@ -225,6 +225,8 @@ describe('live tail', () => {
     // Written again whole with three more messages: the two stored ones are kept, and the host
     // gets the new ones to patch the session it holds.
     writeFileSync(file, doc(5));
+    // The document fast path (store/tail-document.ts, its own tests) dropped: this is the whole-file path.
+    tail.doc = undefined;
     const grown = await updateTail(t.store, tail);
     expect(grown).toMatchObject({ rewritten: false, fast: false, sessions: [{ id, messages: 5, changedFrom: 2 }] });
     expect(grown?.sessions[0]?.written?.messages.map((m) => m.parts)).toEqual(t.store.loadSession(id)!.messages.slice(2).map((m) => m.parts));

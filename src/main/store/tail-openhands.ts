@@ -1,0 +1,127 @@
+/**
+ * Live tail's fast path for an OpenHands event list (`[{id, source, action|observation, …}]`,
+ * core/import/openhands.ts; the walk: tail-document.ts). The list is written again with the new
+ * events at its end. Its events depend on earlier ones, so the new ones are converted as a batch
+ * by the importer's own `eventsToSession`, and taken only where that is provably what a first
+ * import of the whole list makes:
+ * - no `system` event (the prompt and tools), `condensation` (a compaction that names earlier
+ *   events), `recall` observation (it leaves out microagents already recalled), or event without
+ *   an id (the import numbers those by the messages before);
+ * - no action of an LLM response seen before (the import merges it into that earlier message:
+ *   response ids are read from the imported bytes, `"model_response": {"id": …}`);
+ * - every call a new action makes is answered within the batch, and every result answers a call
+ *   of the batch (the import keeps a call only once its result exists, wherever it is); no id is
+ *   one the imported bytes name as a `tool_call_id`, none looks made up from text (`toolu_01`: the
+ *   session might then be sent with text calling), none is a bare number (an event id);
+ * - the session's model (the last response's) stays.
+ * A call still waiting for its result therefore goes through the whole file, once. The imported
+ * bytes are scanned as text for the keys as Python's json writes them (never spelled with escapes).
+ */
+import { eventsToSession, isTextCallId } from '../../core/import/openhands';
+import type { ParseContext } from '../../core/import/types';
+import { isRecord, str } from '../../core/import/util';
+import type { DocumentFormat } from './tail-document';
+
+/** Ids the imported events use, which new events must not meet. */
+interface OpenHandsState {
+  /** `model_response.id` of every event. */
+  readonly responses: Set<string>;
+  /** Every `tool_call_id` string. */
+  readonly ids: Set<string>;
+}
+
+const TOOL_CALL_ID = Buffer.from('"tool_call_id"');
+const MODEL_RESPONSE = Buffer.from('"model_response"');
+/** Text right after a key: its colon and the value's start. */
+const STRING_START = /^\s*:\s*"/;
+const STRING_VALUE = /^\s*:\s*("(?:[^"\\]|\\.)*")/;
+const RECORD_VALUE = /^\s*:\s*\{/;
+const RECORD_ID = /^\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/;
+/** Text read after a key: ids are short; a longer one is read again with the long window. */
+const WINDOW = 256;
+const LONG_WINDOW = 64 << 10;
+
+/** Every occurrence of `key` in `b`, as a function of the window of text after it. */
+function* after(b: Buffer, key: Buffer): Generator<(window: number) => string> {
+  for (let at = b.indexOf(key); at >= 0; at = b.indexOf(key, at + key.length)) {
+    const from = at + key.length;
+    yield (window) => b.toString('utf8', from, Math.min(b.length, from + window));
+  }
+}
+
+/** The first match of `re` in the text after a key, the long window tried when the short one cuts it. */
+function matchAfter(text: (window: number) => string, re: RegExp): RegExpExecArray | null {
+  return re.exec(text(WINDOW)) ?? re.exec(text(LONG_WINDOW));
+}
+
+function scan(b: Buffer): OpenHandsState | undefined {
+  const ids = new Set<string>();
+  for (const text of after(b, TOOL_CALL_ID)) {
+    // Not a key with a string value: no call id the import reads there.
+    if (!STRING_START.test(text(WINDOW))) continue;
+    const m = matchAfter(text, STRING_VALUE);
+    if (!m) return undefined;
+    const id = JSON.parse(m[1]!) as string;
+    if (isTextCallId(id)) return undefined;
+    ids.add(id);
+  }
+  const responses = new Set<string>();
+  for (const text of after(b, MODEL_RESPONSE)) {
+    if (!RECORD_VALUE.test(text(WINDOW))) continue;
+    // A response whose id is not its first key (litellm writes it first) is not read here: no fast path.
+    const m = matchAfter(text, RECORD_ID);
+    if (!m) return undefined;
+    responses.add(JSON.parse(m[1]!) as string);
+  }
+  return { responses, ids };
+}
+
+const metaOf = (e: Record<string, unknown>): Record<string, unknown> | undefined => (isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined);
+const responseId = (meta: Record<string, unknown> | undefined): string | undefined => (meta && isRecord(meta['model_response']) ? str(meta['model_response']['id']) : undefined);
+
+export const openHandsDocument: DocumentFormat = {
+  arrays: [''],
+  conversation: '',
+  skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
+  reopen: false,
+  scan,
+  convert: (elements, _first, c) => {
+    const state = c.state as OpenHandsState;
+    const made: string[] = [];
+    for (const e of elements) {
+      if (!isRecord(e)) continue;
+      if (typeof e['id'] !== 'number' && typeof e['id'] !== 'string') return undefined;
+      if (e['action'] === 'system' || e['action'] === 'condensation' || e['observation'] === 'recall') return undefined;
+      const meta = metaOf(e);
+      const resp = responseId(meta);
+      if (resp !== undefined && state.responses.has(resp)) return undefined;
+      if (meta && typeof e['action'] === 'string') {
+        const call = meta['tool_call_id'];
+        if (typeof call !== 'string') return undefined;
+        made.push(call);
+      }
+    }
+    const quiet: ParseContext = { name: c.path, keepRaw: true, lineRecords: false, warn: () => {}, progress: () => {} };
+    const s = eventsToSession(c.path, elements, quiet);
+    const calls = new Set(s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_call' ? [p.id] : []))));
+    const results = s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
+    if (made.some((id) => !calls.has(id)) || results.some((id) => !calls.has(id))) return undefined;
+    if ([...calls].some((id) => isTextCallId(id) || /^\d+$/.test(id) || state.ids.has(id))) return undefined;
+    return [s.messages];
+  },
+  extend: (state, elements) => {
+    const st = state as OpenHandsState;
+    for (const e of elements) {
+      if (!isRecord(e)) continue;
+      const meta = metaOf(e);
+      const call = meta ? str(meta['tool_call_id']) : undefined;
+      if (call !== undefined) st.ids.add(call);
+      const resp = responseId(meta);
+      if (resp !== undefined) st.responses.add(resp);
+    }
+  },
+  keepsSession: (session, _skeleton, _removed, changed) => {
+    const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
+    return model === undefined || model === session.model;
+  },
+};

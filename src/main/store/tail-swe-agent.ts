@@ -1,0 +1,29 @@
+/**
+ * Live tail's fast path for a SWE-agent trajectory (`{trajectory[], history[], info}`,
+ * core/import/swe-agent.ts; the walk: tail-document.ts). SWE-agent writes the `.traj` again after
+ * each step: a step at the end of `trajectory` (not read by the import, checked to only grow) and
+ * its messages at the end of `history`, which convert with chatMessages at their place in the
+ * list, as the import converts them. `info.model_stats` moves at every step and only feeds an
+ * import warning (not stored); every other key is the session's (its instance, model, tools).
+ * A run whose config elides old observations (`last_n_observations`: each new call changes how
+ * earlier ones were sent) takes the whole-file path.
+ */
+import { chatMessages } from '../../core/import/chat-messages';
+import { lastNObservations } from '../../core/import/swe-agent-config';
+import { historyEntry, trajectoryAgent } from '../../core/import/swe-agent';
+import { isRecord } from '../../core/import/util';
+import { eachAlone, type DocumentFormat } from './tail-document';
+
+export const sweAgentDocument: DocumentFormat = {
+  arrays: ['trajectory', 'history'],
+  conversation: 'history',
+  skeleton: (doc) => {
+    if (!isRecord(doc) || !isRecord(doc['info']) || lastNObservations(trajectoryAgent(doc))) return undefined;
+    const { model_stats: _volatile, ...info } = doc['info'];
+    return { ...doc, info };
+  },
+  convert: eachAlone((element, index, path) => chatMessages([historyEntry(element)], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages),
+  reopen: true,
+  // The model is the run config's, in the skeleton.
+  keepsSession: () => true,
+};
