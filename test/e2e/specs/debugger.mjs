@@ -125,9 +125,10 @@ export async function testDraggingTheTriggerChangesTheMarkers({ page, assert }) 
   await page.mouse.down();
   for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + box.width * (0.85 - (0.73 * i) / 8), box.y + box.height / 2);
   await page.mouse.up();
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="chart-markers"]')?.getAttribute('data-markers')) > n, before, { timeout: 20_000 });
-  assert.ok((await markerCount(page)) > before);
-  assert.match(await page.evaluate(() => decodeURIComponent(location.hash)), /"trigger":0\.[01]\d*/, 'the URL remembers the override');
+  // The drag's first move replays at once and its last one when the drag pauses: the URL names the
+  // overrides of the chart on screen, so it shows the last value once that replay is drawn.
+  await page.waitForFunction(() => /"trigger":0\.[01]\d*/.test(decodeURIComponent(location.hash)), null, { timeout: 20_000 });
+  assert.ok((await markerCount(page)) > before, 'an earlier trigger compresses more often');
 }
 
 export async function testAnInvalidValueLeavesThePreviousChart({ page, assert }) {
