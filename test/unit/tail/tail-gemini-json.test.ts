@@ -7,11 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
+import { updateTail } from '../../../src/main/store/tail';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
+import { importedForTail } from '../../helpers/tail-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tailgemjson-');
@@ -38,12 +37,7 @@ function doc(records: Rec[], o: { pretty?: boolean; updated?: number; summary?: 
   return o.pretty === false ? JSON.stringify(d) : JSON.stringify(d, null, 2);
 }
 
-async function imported(text: string): Promise<{ file: string; id: string; tail: TailState }> {
-  const file = join(t.dir, 'session-2026-05-02T09-00-tail.json');
-  writeFileSync(file, text);
-  const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-  return { file, id, tail: await openTail(t.store, id) };
-}
+const imported = (text: string) => importedForTail(t, 'session-2026-05-02T09-00-tail.json', text);
 
 describe('live tail of a Gemini CLI JSON session', () => {
   it.each([true, false])('stores the records a new write adds from them alone, as a first import would (pretty: %s)', async (pretty) => {

@@ -5,11 +5,10 @@
  * other change takes the whole-file path.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
+import { updateTail } from '../../../src/main/store/tail';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
+import { importedForTail } from '../../helpers/tail-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tailchat-');
@@ -27,12 +26,7 @@ const request = (messages: Msg[], extra: Record<string, unknown> = { model: 'gpt
   return pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
 };
 
-async function imported(text: string): Promise<{ file: string; id: string; tail: TailState }> {
-  const file = join(t.dir, 'request.json');
-  writeFileSync(file, text);
-  const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-  return { file, id, tail: await openTail(t.store, id) };
-}
+const imported = (text: string) => importedForTail(t, 'request.json', text);
 
 describe('live tail of a logged OpenAI chat request', () => {
   it.each([true, false])('stores the messages the next request adds from them alone, as a first import would (pretty: %s)', async (pretty) => {

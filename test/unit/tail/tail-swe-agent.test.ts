@@ -5,11 +5,10 @@
  * what a first import of the file stores; any other change takes the whole-file path.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, updateTail, type TailState } from '../../../src/main/store/tail';
+import { updateTail } from '../../../src/main/store/tail';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
+import { importedForTail } from '../../helpers/tail-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tailswe-');
@@ -44,12 +43,7 @@ function traj(r: Run): string {
   return JSON.stringify({ environment: 'main', trajectory: steps.map((s) => s.step), history: r.history ? r.history(history) : history, info, replay_config: replay }, null, 2);
 }
 
-async function imported(text: string): Promise<{ file: string; id: string; tail: TailState }> {
-  const file = join(t.dir, 'humanize__humanize-42.traj');
-  writeFileSync(file, text);
-  const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-  return { file, id, tail: await openTail(t.store, id) };
-}
+const imported = (text: string) => importedForTail(t, 'humanize__humanize-42.traj', text);
 
 describe('live tail of a SWE-agent trajectory', () => {
   it('stores the entries a step adds from them alone, as a first import would', async () => {
