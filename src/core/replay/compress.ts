@@ -128,7 +128,11 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
 
 /** The history ranges in the request before `end` (for the event's `kept`). */
 function windowRanges(s: ReplayState, end: number): MessageRange[] {
-  const out = toRanges(s.win.keepBefore.filter((i) => i < s.win.from));
+  const kb = s.win.keepBefore;
+  // Mostly every kept message is before the live range: no filtered copy then.
+  let allBefore = true;
+  for (let q = 0; q < kb.length && allBefore; q++) if (kb[q]! >= s.win.from) allBefore = false;
+  const out = toRanges(allBefore ? kb : kb.filter((i) => i < s.win.from));
   if (s.win.from < end) {
     const last = out[out.length - 1];
     if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
@@ -169,21 +173,39 @@ function cutPoints(s: ReplayState, end: number): readonly number[] {
 /** Per replay, the cut points of the turn last asked for (cutPoints). */
 const cutCache = new WeakMap<ReplayState, { readonly turn: number; readonly points: readonly number[] }>();
 
+/**
+ * The strategies' context for a request ending at `end`. One object per replay, pointed at each
+ * compression's `end` (a policy compressing at every call built an object and three closures per
+ * call). A plain object with own properties, not a class: the pipeline spreads it (withMasked).
+ */
 function strategyContext(s: ReplayState, end: number): StrategyContext {
-  let turnStarts: readonly number[] | undefined;
-  const win = s.win;
-  return {
-    messages: s.messages,
-    // Built only if a strategy reads it: masking never does, and it runs at every call.
-    get turnStarts() {
-      return (turnStarts ??= cutPoints(s, end));
-    },
-    config: s.config,
-    rangeTokens: (a, c) => win.rangeTokens(a, c),
-    tokensOf: (i) => win.tokensOf(i),
-    isMasked: (i) => win.masked[i] === 1,
-  };
+  let held = contexts.get(s);
+  if (!held) {
+    const win = s.win;
+    const h: { end: number; turnStarts: readonly number[] | undefined; readonly ctx: StrategyContext } = {
+      end,
+      turnStarts: undefined,
+      ctx: {
+        messages: s.messages,
+        // Built only if a strategy reads it: masking never does, and it runs at every call.
+        get turnStarts() {
+          return (h.turnStarts ??= cutPoints(s, h.end));
+        },
+        config: s.config,
+        rangeTokens: (a, c) => win.rangeTokens(a, c),
+        tokensOf: (i) => win.tokensOf(i),
+        isMasked: (i) => win.masked[i] === 1,
+      },
+    };
+    contexts.set(s, (held = h));
+  }
+  if (held.end !== end) {
+    held.end = end;
+    held.turnStarts = undefined;
+  }
+  return held.ctx;
 }
+const contexts = new WeakMap<ReplayState, { end: number; turnStarts: readonly number[] | undefined; readonly ctx: StrategyContext }>();
 
 /**
  * Cuts the summary so that compression never grows the request: it may take at most what it had

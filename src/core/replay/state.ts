@@ -101,6 +101,19 @@ export function requestAt(s: ReplayState, end: number): number {
   return s.fixed + s.summaryTokens + s.win.historyTokens(end);
 }
 
-export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+/**
+ * A whole number as `toLocaleString('en-US')` writes it (12,345), grouped by hand for a
+ * non-negative safe integer: ICU's formatting costs microseconds, and a policy compressing at every
+ * call words two or three numbers per call. Anything else (negative, -0, huge, NaN) goes to ICU.
+ */
+export const int = (n: number): string => {
+  const r = Math.round(n);
+  if (r < 0 || Object.is(r, -0) || !Number.isSafeInteger(r)) return r.toLocaleString('en-US');
+  const d = String(r);
+  if (d.length <= 3) return d;
+  let out = d.slice(0, ((d.length - 1) % 3) + 1);
+  for (let i = out.length; i < d.length; i += 3) out += ',' + d.slice(i, i + 3);
+  return out;
+};
 /** A share as a whole percentage, truncated like S2's int() (87.9% → 87%). */
 export const pct = (part: number, whole: number): string => `${whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0}%`;

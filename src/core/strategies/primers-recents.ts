@@ -7,6 +7,7 @@
  * note. When primers + summary + recents still exceed the target the strategy keeps them all and
  * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
  */
+import type { Message } from '../model';
 import type { Strategy, StrategyContext } from './types';
 import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
@@ -16,6 +17,12 @@ export const S3_SUMMARY_TOKENS = 400;
 /** First `n` messages, extended so no tool call in them loses its result (none when that never closes before `limit`). */
 export function primerIndices(ctx: StrategyContext, n: number, limit: number): number[] {
   if (n <= 0) return [];
+  if (n <= limit && Number.isInteger(n)) {
+    // Where the first n messages' calls all have their results depends on the messages only:
+    // found once per list and n, not at every compression.
+    const close = primersClose(ctx.messages, n);
+    return close <= limit ? range(0, close) : [];
+  }
   let k = Math.min(n, limit);
   const open = new Set<string>();
   const scan = (i: number): void => {
@@ -27,6 +34,32 @@ export function primerIndices(ctx: StrategyContext, n: number, limit: number): n
   for (let i = 0; i < k; i++) scan(i);
   while (open.size > 0 && k < limit) scan(k++);
   return open.size > 0 ? [] : range(0, k);
+}
+
+/**
+ * The smallest k ≥ n at which messages [0, k) leave no tool call without its result (Infinity when
+ * none does): primerIndices' extension, as scanned from the start, per message list and n.
+ */
+const closeCache = new WeakMap<readonly Message[], Map<number, number>>();
+function primersClose(messages: readonly Message[], n: number): number {
+  let byN = closeCache.get(messages);
+  if (!byN) closeCache.set(messages, (byN = new Map()));
+  let close = byN.get(n);
+  if (close === undefined) {
+    const open = new Set<string>();
+    const scan = (i: number): void => {
+      for (const p of messages[i]!.parts) {
+        if (p.kind === 'tool_call') open.add(p.id);
+        else if (p.kind === 'tool_result') open.delete(p.callId);
+      }
+    };
+    let k = Math.min(n, messages.length);
+    for (let i = 0; i < k; i++) scan(i);
+    while (open.size > 0 && k < messages.length) scan(k++);
+    close = open.size > 0 ? Infinity : k;
+    byN.set(n, close);
+  }
+  return close;
 }
 
 export const primersRecents: Strategy = (h, budget, ctx) => {
