@@ -311,49 +311,82 @@ const IS_INLINE = SECTIONS.map((s) => INLINE.has(s));
 function fillSized(sections: Sections, budget: number): { sections: Sections; size: number } {
   const n = SECTIONS.length;
   const items: (readonly string[])[] = SECTIONS.map((s) => sections.get(s) ?? []);
-  const next = new Array<number>(n).fill(0);
-  const taken: (string[] | undefined)[] = new Array<string[] | undefined>(n).fill(undefined);
-  // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
-  const cost = (k: number): number => items[k]![next[k]!]!.length + 3 + (taken[k] ? 0 : TITLE_COST[k]!);
+  // Per section: the next item's index, and what it took (undefined until its first item, which
+  // also pays for the title). Written out in plain loops (no closures per item): a rolling summary
+  // carries thousands of items and is filled three times per compression.
+  const next = [0, 0, 0, 0, 0, 0];
+  const taken: (string[] | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
   let spentAll = 0;
-  const take = (k: number): number => {
-    const c = cost(k);
-    (taken[k] ??= []).push(items[k]![next[k]!++]!);
-    spentAll += c;
-    return c;
-  };
-  const has = (k: number): boolean => next[k]! < items[k]!.length;
   let left = budget;
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
-    while (has(k) && cost(k) > left) next[k]!++;
-    if (has(k)) left -= take(k);
+    const list = items[k]!;
+    const title = TITLE_COST[k]!;
+    let q = next[k]!;
+    // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
+    while (q < list.length && list[q]!.length + 3 + title > left) q++;
+    if (q < list.length) {
+      const c = list[q]!.length + 3 + title;
+      taken[k] = [list[q]!];
+      q++;
+      spentAll += c;
+      left -= c;
+    }
+    next[k] = q;
   }
   for (;;) {
     // An item that cannot fit in what is left never will: skip it.
     let active = 0;
     for (let k = 0; k < n; k++) {
-      while (has(k) && cost(k) > left) next[k]!++;
-      if (has(k)) active++;
+      const list = items[k]!;
+      const extra = 3 + (taken[k] ? 0 : TITLE_COST[k]!);
+      let q = next[k]!;
+      while (q < list.length && list[q]!.length + extra > left) q++;
+      next[k] = q;
+      if (q < list.length) active++;
     }
     if (active === 0) break;
     const share = Math.floor(left / active);
     let took = false;
     for (let k = 0; k < n; k++) {
-      if (!has(k)) continue;
+      const list = items[k]!;
+      let q = next[k]!;
+      if (q >= list.length) continue;
       let spent = 0;
-      while (has(k) && spent + cost(k) <= share) {
-        const c = take(k);
+      let t = taken[k];
+      for (;;) {
+        if (q >= list.length) break;
+        const c = list[q]!.length + 3 + (t ? 0 : TITLE_COST[k]!);
+        if (spent + c > share) break;
+        if (t) t.push(list[q]!);
+        else taken[k] = t = [list[q]!];
+        q++;
+        spentAll += c;
         spent += c;
         left -= c;
         took = true;
       }
+      next[k] = q;
     }
     if (!took) {
       // Every next item is over its share: the cheapest one still goes in (the first of equals).
       let best = -1;
-      for (let k = 0; k < n; k++) if (has(k) && (best < 0 || cost(k) < cost(best))) best = k;
-      left -= take(best);
+      let bestCost = 0;
+      for (let k = 0; k < n; k++) {
+        const list = items[k]!;
+        if (next[k]! >= list.length) continue;
+        const c = list[next[k]!]!.length + 3 + (taken[k] ? 0 : TITLE_COST[k]!);
+        if (best < 0 || c < bestCost) {
+          best = k;
+          bestCost = c;
+        }
+      }
+      const t = taken[best];
+      if (t) t.push(items[best]![next[best]!]!);
+      else taken[best] = [items[best]![next[best]!]!];
+      next[best]!++;
+      spentAll += bestCost;
+      left -= bestCost;
     }
   }
   const out: Sections = new Map();
@@ -474,13 +507,25 @@ function unique(xs: string[]): string[] {
  * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
  * away at every compression (most of a replay's garbage when it compresses at every call).
  */
+/** Item lengths told apart by mergeUnique (items are clipped to ITEM_CHARS; longer ones share the last slot). */
+const ITEM_LENGTH_SLOTS = 512;
+
 function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
   if (!oldDistinct) return unique([...fresh, ...old]);
   // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
   if (fresh.length === 0) return old as string[];
+  // An old item can equal a fresh one only if their lengths are equal: most old items are passed
+  // over by one look-up of their length, and when none repeats the lists are joined in bulk.
+  const lengthSeen = new Uint8Array(ITEM_LENGTH_SLOTS);
+  for (const x of fresh) lengthSeen[Math.min(x.length, ITEM_LENGTH_SLOTS - 1)] = 1;
   const seen = new Set(fresh);
-  const out = fresh.slice();
-  for (const x of old) if (!seen.has(x)) out.push(x);
+  const repeated = (x: string): boolean => lengthSeen[Math.min(x.length, ITEM_LENGTH_SLOTS - 1)] === 1 && seen.has(x);
+  let i = 0;
+  while (i < old.length && !repeated(old[i]!)) i++;
+  if (i === old.length) return fresh.concat(old);
+  // Old items before the first repeat are kept as they are; after it, each is looked up.
+  const out = i > 0 ? fresh.concat(old.slice(0, i)) : fresh.slice();
+  for (i++; i < old.length; i++) if (!repeated(old[i]!)) out.push(old[i]!);
   return out;
 }
 
