@@ -265,6 +265,14 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
 }
 
+/** The pipeline's name in events ("a+b"), one string per config rather than one per compression. */
+const pipelineNames = new WeakMap<readonly string[], string>();
+function pipelineName(pipeline: readonly string[]): string {
+  let name = pipelineNames.get(pipeline);
+  if (name === undefined) pipelineNames.set(pipeline, (name = pipeline.join('+')));
+  return name;
+}
+
 /** The configured strategy pipeline, until the history fits `historyBudget`. */
 function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: MessageRange[]; targetTokens: number } {
   const win = s.win;
@@ -287,9 +295,9 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     const keep = withPinnedTurns(s, win.from, r.kept.from, r.kept.keepBefore, end);
     if (keep === r.kept.keepBefore) {
       // Nothing pinned was in the way: the strategy's ranges stand as they are.
-      dropped.push(...r.dropped);
+      for (const x of r.dropped) dropped.push(x);
       if (r.summaryRequest) {
-        fold.push(...r.summaryRequest.ranges);
+        for (const x of r.summaryRequest.ranges) fold.push(x);
         targetTokens = r.summaryRequest.targetTokens;
       }
     } else {
@@ -305,7 +313,7 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     notes.push(r.note);
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked, notes, strategy: s.config.pipeline.join('+'), fold, targetTokens };
+  return { dropped, masked, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
 }
 
 /**
@@ -351,12 +359,13 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
       tokensAfter: after,
       dropped: mergeRanges(removal.dropped),
       kept: windowRanges(s, end),
-      ...(removal.masked.length ? { masked: toRanges(removal.masked) } : {}),
     };
+    // Set after `kept`, as JSON shows it (no object spread per compression).
+    if (removal.masked.length) event.masked = toRanges(removal.masked);
     // The summary's text is written only if something reads it (summary-text.ts); it keeps its
     // place before the note, as JSON shows the event.
     if (s.summary) attachSummary(event, s.summary);
-    event.note = removal.notes.join('; ');
+    event.note = removal.notes.length === 1 ? removal.notes[0]! : removal.notes.join('; ');
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);

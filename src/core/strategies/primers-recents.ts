@@ -66,7 +66,11 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   const { primers, recents } = ctx.config;
   const end = h.end;
   const inView = (i: number): boolean => (i >= h.from && i < end) || h.keepBefore.includes(i);
-  const primerSet = primerIndices(ctx, primers, end).filter(inView);
+  const primerSet = primerIndices(ctx, primers, end);
+  // Filtered in place (primerIndices hands out a new array): no second array per compression.
+  let inViewCount = 0;
+  for (let q = 0; q < primerSet.length; q++) if (inView(primerSet[q]!)) primerSet[inViewCount++] = primerSet[q]!;
+  primerSet.length = inViewCount;
   const primerEnd = primerSet.length > 0 ? primerSet[primerSet.length - 1]! + 1 : 0;
   const lo = Math.max(h.from, primerEnd);
   const target = Math.max(lo, end - recents);
@@ -89,9 +93,12 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     }
   }
   const dropped = droppedRanges(h, from, keepBefore);
-  const folded = dropped.reduce((n, [a, b]) => n + b - a + 1, 0);
+  let folded = 0;
+  for (const [a, b] of dropped) folded += b - a + 1;
   const summaryTarget = S3_SUMMARY_TOKENS;
-  let note = `primers ${primerSet.filter((i) => i < from).length} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  let primersKept = 0;
+  for (const i of primerSet) if (i < from) primersKept++;
+  let note = `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
   // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
   let targetUnmet: { tokens: number; budget: number } | undefined;
   if (ctx.config.triggerMessages === undefined) {

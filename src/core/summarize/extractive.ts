@@ -507,19 +507,25 @@ function unique(xs: string[]): string[] {
  * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
  * away at every compression (most of a replay's garbage when it compresses at every call).
  */
-/** Item lengths told apart by mergeUnique (items are clipped to ITEM_CHARS; longer ones share the last slot). */
-const ITEM_LENGTH_SLOTS = 512;
+/** Slots mergeUnique sorts items into before it asks a set: from the length and three characters. */
+const ITEM_SLOTS = 4096;
+function slotOf(x: string): number {
+  const n = x.length;
+  if (n === 0) return 0;
+  return (n * 31 + x.charCodeAt(0) * 7 + x.charCodeAt(n >> 1) * 13 + x.charCodeAt(n - 1)) & (ITEM_SLOTS - 1);
+}
 
 function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
   if (!oldDistinct) return unique([...fresh, ...old]);
   // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
   if (fresh.length === 0) return old as string[];
-  // An old item can equal a fresh one only if their lengths are equal: most old items are passed
-  // over by one look-up of their length, and when none repeats the lists are joined in bulk.
-  const lengthSeen = new Uint8Array(ITEM_LENGTH_SLOTS);
-  for (const x of fresh) lengthSeen[Math.min(x.length, ITEM_LENGTH_SLOTS - 1)] = 1;
+  // An old item can equal a fresh one only if it falls in the same slot (a few characters and the
+  // length): most old items are passed over by one look-up, and when none repeats the lists are
+  // joined in bulk.
+  const slots = new Uint8Array(ITEM_SLOTS);
+  for (const x of fresh) slots[slotOf(x)] = 1;
   const seen = new Set(fresh);
-  const repeated = (x: string): boolean => lengthSeen[Math.min(x.length, ITEM_LENGTH_SLOTS - 1)] === 1 && seen.has(x);
+  const repeated = (x: string): boolean => slots[slotOf(x)] === 1 && seen.has(x);
   let i = 0;
   while (i < old.length && !repeated(old[i]!)) i++;
   if (i === old.length) return fresh.concat(old);
