@@ -229,9 +229,9 @@ function fitSummary(s: ReplayState, allowed: number): void {
 }
 
 interface Removal {
-  readonly dropped: MessageRange[];
-  readonly masked: number[];
-  readonly notes: string[];
+  readonly dropped: readonly MessageRange[];
+  readonly masked: readonly number[];
+  readonly notes: readonly string[];
   readonly strategy: string;
   turnsDropped?: number;
   turnsInWindow?: number;
@@ -274,46 +274,55 @@ function pipelineName(pipeline: readonly string[]): string {
 }
 
 /** The configured strategy pipeline, until the history fits `historyBudget`. */
-function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: MessageRange[]; targetTokens: number } {
+function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: readonly MessageRange[]; targetTokens: number } {
   const win = s.win;
   const ctx = strategyContext(s, end);
-  const dropped: MessageRange[] = [];
-  const masked: number[] = [];
-  const fold: MessageRange[] = [];
+  // A one-stage pipeline (every built-in policy) hands its strategy's lists on as they are; a list
+  // is copied only when a later stage adds to it (indexed loops: no iterator per range, and no
+  // array grown per compression for what one stage said — a policy compressing at every call made
+  // several per call).
+  let dropped: readonly MessageRange[] = NONE;
+  let masked: number[] | undefined;
+  let fold: readonly MessageRange[] = NONE;
   const notes: string[] = [];
   let targetTokens = 256;
-  for (const id of s.config.pipeline) {
+  const pipeline = s.config.pipeline;
+  for (let p = 0; p < pipeline.length; p++) {
+    const id = pipeline[p]!;
     const view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
     const custom = s.customStrategies.get(id);
     const r = custom ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx) : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
-    for (const i of r.masked) {
+    for (let q = 0; q < r.masked.length; q++) {
+      const i = r.masked[q]!;
       if (s.pins.isPinned(i) || win.masked[i] === 1) continue;
       win.reduceTo(i, PLACEHOLDER_TOKENS);
       win.masked[i] = 1;
-      masked.push(i);
+      (masked ??= []).push(i);
     }
     const keep = withPinnedTurns(s, win.from, r.kept.from, r.kept.keepBefore, end);
-    if (keep === r.kept.keepBefore) {
-      // Nothing pinned was in the way: the strategy's ranges stand as they are.
-      for (const x of r.dropped) dropped.push(x);
-      if (r.summaryRequest) {
-        for (const x of r.summaryRequest.ranges) fold.push(x);
-        targetTokens = r.summaryRequest.targetTokens;
-      }
-    } else {
-      const kept = new Set(keep);
-      dropped.push(...minusKept(r.dropped, kept));
-      if (r.summaryRequest) {
-        fold.push(...minusKept(r.summaryRequest.ranges, kept));
-        targetTokens = r.summaryRequest.targetTokens;
-      }
+    // Nothing pinned in the way: the strategy's ranges stand as they are.
+    const kept = keep === r.kept.keepBefore ? undefined : new Set(keep);
+    const stageDropped = kept ? minusKept(r.dropped, kept) : r.dropped;
+    dropped = joined(dropped, stageDropped);
+    if (r.summaryRequest) {
+      fold = joined(fold, kept ? minusKept(r.summaryRequest.ranges, kept) : r.summaryRequest.ranges);
+      targetTokens = r.summaryRequest.targetTokens;
     }
     win.from = Math.max(win.from, r.kept.from);
     win.keepBefore = keep;
     notes.push(r.note);
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  return { dropped, masked: masked ?? NONE_MASKED, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+}
+const NONE: readonly MessageRange[] = Object.freeze([]);
+const NONE_MASKED: readonly number[] = Object.freeze([]);
+
+/** `a` then `b`: either one itself when the other is empty (neither is changed later), else a copy. */
+function joined(a: readonly MessageRange[], b: readonly MessageRange[]): readonly MessageRange[] {
+  if (b.length === 0) return a.length === 0 ? NONE : a;
+  if (a.length === 0) return b;
+  return a.concat(b);
 }
 
 /**
@@ -369,5 +378,5 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);
-  return { before, after, ...(removal.turnsDropped !== undefined ? { turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : {}) };
+  return removal.turnsDropped !== undefined ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : { before, after };
 }

@@ -109,11 +109,17 @@ export function requestAt(s: ReplayState, end: number): number {
 export const int = (n: number): string => {
   const r = Math.round(n);
   if (r < 0 || Object.is(r, -0) || !Number.isSafeInteger(r)) return r.toLocaleString('en-US');
-  const d = String(r);
-  if (d.length <= 3) return d;
-  let out = d.slice(0, ((d.length - 1) % 3) + 1);
-  for (let i = out.length; i < d.length; i += 3) out += ',' + d.slice(i, i + 3);
-  return out;
+  if (r < 1000) return String(r);
+  // Groups of three from a table, divided exactly (r − r % 1000 is a multiple of 1000).
+  let rest = r;
+  let out = '';
+  while (rest >= 1000) {
+    const g = rest % 1000;
+    out = out === '' ? THREE_DIGITS[g]! : THREE_DIGITS[g]! + ',' + out;
+    rest = (rest - g) / 1000;
+  }
+  return String(rest) + ',' + out;
 };
+const THREE_DIGITS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 /** A share as a whole percentage, truncated like S2's int() (87.9% → 87%). */
 export const pct = (part: number, whole: number): string => `${whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0}%`;

@@ -93,11 +93,12 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     }
   }
   const dropped = droppedRanges(h, from, keepBefore);
+  // Indexed loops: destructuring a range per iteration made an iterator per compression.
   let folded = 0;
-  for (const [a, b] of dropped) folded += b - a + 1;
+  for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
   const summaryTarget = S3_SUMMARY_TOKENS;
   let primersKept = 0;
-  for (const i of primerSet) if (i < from) primersKept++;
+  for (let q = 0; q < primerSet.length; q++) if (primerSet[q]! < from) primersKept++;
   let note = `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
   // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
   let targetUnmet: { tokens: number; budget: number } | undefined;
@@ -108,12 +109,11 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
       note += `; target not met: primers + summary + recents need ${kept.toLocaleString('en-US')} tokens, the target leaves ${Math.max(0, Math.floor(budget)).toLocaleString('en-US')} — all kept (docs/policies.md §S3)`;
     }
   }
-  return {
-    kept: { from, keepBefore },
-    dropped,
-    masked: [],
-    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: summaryTarget } } : {}),
-    ...(targetUnmet ? { targetUnmet } : {}),
-    note,
-  };
+  // Written out per case, not with spreads of optional parts (an object copied per compression).
+  const kept = { from, keepBefore };
+  if (!dropped.length) return targetUnmet ? { kept, dropped, masked: NO_MASKS, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, note };
+  const summaryRequest = { ranges: dropped, targetTokens: summaryTarget };
+  return targetUnmet ? { kept, dropped, masked: NO_MASKS, summaryRequest, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
 };
+/** This strategy masks nothing: one empty list for every result (no one writes to a result's lists). */
+const NO_MASKS: readonly number[] = Object.freeze([]);

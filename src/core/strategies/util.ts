@@ -40,22 +40,23 @@ export function latestCut(h: HistoryView, ctx: StrategyContext): number {
 /** Everything in the history before `from` that is not kept again, as ranges. */
 export function droppedRanges(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {
   // Ranges built as the candidates are walked (kept-before ones, then the live range up to the
-  // cut): no array of every index, no set — a policy compressing at every call asks at each one.
-  // The result is toRanges of the candidates not kept, which sorts them when they are not ascending.
+  // cut): no array of every index, no set, no closure — a policy compressing at every call asks at
+  // each one. The result is toRanges of the candidates not kept, which sorts them when they are
+  // not ascending. A few primers are searched in place; a long list (pinned turns) through a set.
+  const keep = keepBefore.length > 16 ? new Set(keepBefore) : undefined;
   const out: [number, number][] = [];
   let last = -Infinity;
   let ascending = true;
-  // A few primers are searched in place; a long list (pinned turns) through a set.
-  const keep = keepBefore.length > 16 ? new Set(keepBefore) : undefined;
-  const add = (i: number): void => {
-    if (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i)) return;
+  const before = h.keepBefore;
+  for (let q = 0; q < before.length; q++) {
+    const i = before[q]!;
+    if (i >= from || (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i))) continue;
     if (i < last) ascending = false;
     last = i;
     const tail = out[out.length - 1];
     if (tail && i === tail[1] + 1) tail[1] = i;
     else out.push([i, i]);
-  };
-  for (const i of h.keepBefore) if (i < from) add(i);
+  }
   const liveEnd = Math.min(from, h.end);
   if (keepBefore.length === 0 && ascending && h.from >= last && h.from < liveEnd) {
     // The common case: the whole live part is one run, joined to the last range when it touches.
@@ -64,7 +65,14 @@ export function droppedRanges(h: HistoryView, from: number, keepBefore: readonly
     else out.push([h.from, liveEnd - 1]);
     return out;
   }
-  for (let i = h.from; i < liveEnd; i++) add(i);
+  for (let i = h.from; i < liveEnd; i++) {
+    if (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i)) continue;
+    if (i < last) ascending = false;
+    last = i;
+    const tail = out[out.length - 1];
+    if (tail && i === tail[1] + 1) tail[1] = i;
+    else out.push([i, i]);
+  }
   if (ascending) return out;
   const again: number[] = [];
   for (const [a, b] of out) for (let i = a; i <= b; i++) again.push(i);
@@ -284,9 +292,16 @@ export function pairSafeCut(ctx: StrategyContext, target: number, end: number, b
 /** A note for a cut that had to move ("" when it did not). */
 export function movedNote(moved: number): string {
   if (moved === 0) return '';
-  const n = Math.abs(moved);
-  return ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
+  // The same few moves come back at every call of a policy cutting at each: one string per move.
+  let note = movedNotes.get(moved);
+  if (note === undefined) {
+    const n = Math.abs(moved);
+    note = ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
+    if (movedNotes.size < 1024) movedNotes.set(moved, note);
+  }
+  return note;
 }
+const movedNotes = new Map<number, string>();
 
 /** Sorted, merged copy of inclusive ranges (overlapping or touching ranges become one). */
 export function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
@@ -295,7 +310,9 @@ export function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
   for (let k = 1; k < ranges.length && inOrder; k++) if (ranges[k]![0] < ranges[k - 1]![0]) inOrder = false;
   const sorted = inOrder ? ranges : [...ranges].sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
-  for (const [a, b] of sorted) {
+  for (let q = 0; q < sorted.length; q++) {
+    const a = sorted[q]![0];
+    const b = sorted[q]![1];
     const last = out[out.length - 1];
     if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
     else out.push([a, b]);
