@@ -8,7 +8,7 @@
  * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
  */
 import type { Message } from '../model';
-import type { Strategy, StrategyContext } from './types';
+import type { HistoryView, Strategy, StrategyContext } from './types';
 import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
 /** docs/policies.md §S3, compress_context's default: "Keep the summary under {target_tokens} tokens", target_tokens = 400. */
@@ -62,14 +62,18 @@ function primersClose(messages: readonly Message[], n: number): number {
   return close;
 }
 
+/** Message i is in the history view (a module function: a closure per compression was garbage). */
+function inView(h: HistoryView, i: number): boolean {
+  return (i >= h.from && i < h.end) || h.keepBefore.includes(i);
+}
+
 export const primersRecents: Strategy = (h, budget, ctx) => {
   const { primers, recents } = ctx.config;
   const end = h.end;
-  const inView = (i: number): boolean => (i >= h.from && i < end) || h.keepBefore.includes(i);
   const primerSet = primerIndices(ctx, primers, end);
   // Filtered in place (primerIndices hands out a new array): no second array per compression.
   let inViewCount = 0;
-  for (let q = 0; q < primerSet.length; q++) if (inView(primerSet[q]!)) primerSet[inViewCount++] = primerSet[q]!;
+  for (let q = 0; q < primerSet.length; q++) if (inView(h, primerSet[q]!)) primerSet[inViewCount++] = primerSet[q]!;
   primerSet.length = inViewCount;
   const primerEnd = primerSet.length > 0 ? primerSet[primerSet.length - 1]! + 1 : 0;
   const lo = Math.max(h.from, primerEnd);
@@ -77,11 +81,14 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   const recentsCut = target === lo ? { cut: lo, moved: 0 } : pairSafeCut(ctx, target, end, { lo, hi: end, prefer: 'nearest' });
   let from = recentsCut.cut;
   let promptNote = '';
-  const keepBefore = primerSet.filter((i) => i < from);
+  // primerSet ascends: those before the cut are a prefix of it.
+  let before = 0;
+  while (before < primerSet.length && primerSet[before]! < from) before++;
+  const keepBefore = primerSet.slice(0, before);
   // docs/policies.md §S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
   // keeps exactly its first and most recent events, so its counts stay its own.
   const prompt = ctx.config.triggerMessages === undefined ? currentPrompt(ctx.messages, end) : -1;
-  if (prompt >= primerEnd && prompt < from && inView(prompt)) {
+  if (prompt >= primerEnd && prompt < from && inView(h, prompt)) {
     if (ctx.messages[prompt]!.parts.some((p) => p.kind === 'tool_result')) {
       // A prompt that also carries tool results keeps their calls: the recents reach back to it.
       from = pairSafeCut(ctx, prompt, end, { lo, hi: prompt, prefer: 'nearest' }).cut;

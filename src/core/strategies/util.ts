@@ -58,10 +58,14 @@ export function droppedRanges(h: HistoryView, from: number, keepBefore: readonly
     else out.push([i, i]);
   }
   const liveEnd = Math.min(from, h.end);
-  if (keepBefore.length === 0 && ascending && h.from >= last && h.from < liveEnd) {
-    // The common case: the whole live part is one run, joined to the last range when it touches.
+  let liveKept = false;
+  for (let q = 0; q < keepBefore.length && !liveKept; q++) if (keepBefore[q]! >= h.from && keepBefore[q]! < liveEnd) liveKept = true;
+  if (!liveKept && ascending && h.from >= last && h.from < liveEnd) {
+    // The common case: the whole live part is one run (nothing kept inside it), joined to the last
+    // range when it touches; alone, a list of exactly one range.
     const tail = out[out.length - 1];
-    if (tail && h.from === tail[1] + 1) tail[1] = liveEnd - 1;
+    if (!tail) return [[h.from, liveEnd - 1]];
+    if (h.from === tail[1] + 1) tail[1] = liveEnd - 1;
     else out.push([h.from, liveEnd - 1]);
     return out;
   }
