@@ -34,10 +34,10 @@ function layout(r: (n: number) => number, n: number): Message[] {
     }
     if (r(10) < 4 && open.length > 0) {
       const k = r(open.length);
-      parts.push({ kind: 'tool_result', callId: open[k]!, text: 'ok' });
+      parts.push({ kind: 'tool_result', callId: open[k]!, text: 'ok', isError: false });
       if (r(10) < 7) open.splice(k, 1);
     }
-    if (r(20) === 0) parts.push({ kind: 'tool_result', callId: 'unknown', text: 'ok' });
+    if (r(20) === 0) parts.push({ kind: 'tool_result', callId: 'unknown', text: 'ok', isError: false });
     if (parts.length === 0) parts.push({ kind: 'text', text: 'hi' });
     out.push({ id: `m${i}`, role: parts.some((p) => p.kind === 'tool_result') ? 'tool' : 'assistant', parts } as Message);
   }
