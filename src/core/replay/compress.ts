@@ -128,7 +128,11 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
 
 /** The history ranges in the request before `end` (for the event's `kept`). */
 function windowRanges(s: ReplayState, end: number): MessageRange[] {
-  const out = toRanges(s.win.keepBefore.filter((i) => i < s.win.from));
+  const kb = s.win.keepBefore;
+  // Mostly every kept message is before the live range: no filtered copy then.
+  let allBefore = true;
+  for (let q = 0; q < kb.length && allBefore; q++) if (kb[q]! >= s.win.from) allBefore = false;
+  const out = toRanges(allBefore ? kb : kb.filter((i) => i < s.win.from));
   if (s.win.from < end) {
     const last = out[out.length - 1];
     if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
@@ -169,21 +173,39 @@ function cutPoints(s: ReplayState, end: number): readonly number[] {
 /** Per replay, the cut points of the turn last asked for (cutPoints). */
 const cutCache = new WeakMap<ReplayState, { readonly turn: number; readonly points: readonly number[] }>();
 
+/**
+ * The strategies' context for a request ending at `end`. One object per replay, pointed at each
+ * compression's `end` (a policy compressing at every call built an object and three closures per
+ * call). A plain object with own properties, not a class: the pipeline spreads it (withMasked).
+ */
 function strategyContext(s: ReplayState, end: number): StrategyContext {
-  let turnStarts: readonly number[] | undefined;
-  const win = s.win;
-  return {
-    messages: s.messages,
-    // Built only if a strategy reads it: masking never does, and it runs at every call.
-    get turnStarts() {
-      return (turnStarts ??= cutPoints(s, end));
-    },
-    config: s.config,
-    rangeTokens: (a, c) => win.rangeTokens(a, c),
-    tokensOf: (i) => win.tokensOf(i),
-    isMasked: (i) => win.masked[i] === 1,
-  };
+  let held = contexts.get(s);
+  if (!held) {
+    const win = s.win;
+    const h: { end: number; turnStarts: readonly number[] | undefined; readonly ctx: StrategyContext } = {
+      end,
+      turnStarts: undefined,
+      ctx: {
+        messages: s.messages,
+        // Built only if a strategy reads it: masking never does, and it runs at every call.
+        get turnStarts() {
+          return (h.turnStarts ??= cutPoints(s, h.end));
+        },
+        config: s.config,
+        rangeTokens: (a, c) => win.rangeTokens(a, c),
+        tokensOf: (i) => win.tokensOf(i),
+        isMasked: (i) => win.masked[i] === 1,
+      },
+    };
+    contexts.set(s, (held = h));
+  }
+  if (held.end !== end) {
+    held.end = end;
+    held.turnStarts = undefined;
+  }
+  return held.ctx;
 }
+const contexts = new WeakMap<ReplayState, { end: number; turnStarts: readonly number[] | undefined; readonly ctx: StrategyContext }>();
 
 /**
  * Cuts the summary so that compression never grows the request: it may take at most what it had
@@ -207,9 +229,9 @@ function fitSummary(s: ReplayState, allowed: number): void {
 }
 
 interface Removal {
-  readonly dropped: MessageRange[];
-  readonly masked: number[];
-  readonly notes: string[];
+  readonly dropped: readonly MessageRange[];
+  readonly masked: readonly number[];
+  readonly notes: readonly string[];
   readonly strategy: string;
   turnsDropped?: number;
   turnsInWindow?: number;
@@ -243,47 +265,64 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
 }
 
+/** The pipeline's name in events ("a+b"), one string per config rather than one per compression. */
+const pipelineNames = new WeakMap<readonly string[], string>();
+function pipelineName(pipeline: readonly string[]): string {
+  let name = pipelineNames.get(pipeline);
+  if (name === undefined) pipelineNames.set(pipeline, (name = pipeline.join('+')));
+  return name;
+}
+
 /** The configured strategy pipeline, until the history fits `historyBudget`. */
-function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: MessageRange[]; targetTokens: number } {
+function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: readonly MessageRange[]; targetTokens: number } {
   const win = s.win;
   const ctx = strategyContext(s, end);
-  const dropped: MessageRange[] = [];
-  const masked: number[] = [];
-  const fold: MessageRange[] = [];
+  // A one-stage pipeline (every built-in policy) hands its strategy's lists on as they are; a list
+  // is copied only when a later stage adds to it (indexed loops: no iterator per range, and no
+  // array grown per compression for what one stage said — a policy compressing at every call made
+  // several per call).
+  let dropped: readonly MessageRange[] = NONE;
+  let masked: number[] | undefined;
+  let fold: readonly MessageRange[] = NONE;
   const notes: string[] = [];
   let targetTokens = 256;
-  for (const id of s.config.pipeline) {
+  const pipeline = s.config.pipeline;
+  for (let p = 0; p < pipeline.length; p++) {
+    const id = pipeline[p]!;
     const view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
     const custom = s.customStrategies.get(id);
     const r = custom ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx) : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
-    for (const i of r.masked) {
+    for (let q = 0; q < r.masked.length; q++) {
+      const i = r.masked[q]!;
       if (s.pins.isPinned(i) || win.masked[i] === 1) continue;
       win.reduceTo(i, PLACEHOLDER_TOKENS);
       win.masked[i] = 1;
-      masked.push(i);
+      (masked ??= []).push(i);
     }
     const keep = withPinnedTurns(s, win.from, r.kept.from, r.kept.keepBefore, end);
-    if (keep === r.kept.keepBefore) {
-      // Nothing pinned was in the way: the strategy's ranges stand as they are.
-      dropped.push(...r.dropped);
-      if (r.summaryRequest) {
-        fold.push(...r.summaryRequest.ranges);
-        targetTokens = r.summaryRequest.targetTokens;
-      }
-    } else {
-      const kept = new Set(keep);
-      dropped.push(...minusKept(r.dropped, kept));
-      if (r.summaryRequest) {
-        fold.push(...minusKept(r.summaryRequest.ranges, kept));
-        targetTokens = r.summaryRequest.targetTokens;
-      }
+    // Nothing pinned in the way: the strategy's ranges stand as they are.
+    const kept = keep === r.kept.keepBefore ? undefined : new Set(keep);
+    const stageDropped = kept ? minusKept(r.dropped, kept) : r.dropped;
+    dropped = joined(dropped, stageDropped);
+    if (r.summaryRequest) {
+      fold = joined(fold, kept ? minusKept(r.summaryRequest.ranges, kept) : r.summaryRequest.ranges);
+      targetTokens = r.summaryRequest.targetTokens;
     }
     win.from = Math.max(win.from, r.kept.from);
     win.keepBefore = keep;
     notes.push(r.note);
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked, notes, strategy: s.config.pipeline.join('+'), fold, targetTokens };
+  return { dropped, masked: masked ?? NONE_MASKED, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+}
+const NONE: readonly MessageRange[] = Object.freeze([]);
+const NONE_MASKED: readonly number[] = Object.freeze([]);
+
+/** `a` then `b`: either one itself when the other is empty (neither is changed later), else a copy. */
+function joined(a: readonly MessageRange[], b: readonly MessageRange[]): readonly MessageRange[] {
+  if (b.length === 0) return a.length === 0 ? NONE : a;
+  if (a.length === 0) return b;
+  return a.concat(b);
 }
 
 /**
@@ -329,14 +368,15 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
       tokensAfter: after,
       dropped: mergeRanges(removal.dropped),
       kept: windowRanges(s, end),
-      ...(removal.masked.length ? { masked: toRanges(removal.masked) } : {}),
     };
+    // Set after `kept`, as JSON shows it (no object spread per compression).
+    if (removal.masked.length) event.masked = toRanges(removal.masked);
     // The summary's text is written only if something reads it (summary-text.ts); it keeps its
     // place before the note, as JSON shows the event.
     if (s.summary) attachSummary(event, s.summary);
-    event.note = removal.notes.join('; ');
+    event.note = removal.notes.length === 1 ? removal.notes[0]! : removal.notes.join('; ');
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);
-  return { before, after, ...(removal.turnsDropped !== undefined ? { turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : {}) };
+  return removal.turnsDropped !== undefined ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : { before, after };
 }

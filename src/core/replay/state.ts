@@ -101,6 +101,25 @@ export function requestAt(s: ReplayState, end: number): number {
   return s.fixed + s.summaryTokens + s.win.historyTokens(end);
 }
 
-export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+/**
+ * A whole number as `toLocaleString('en-US')` writes it (12,345), grouped by hand for a
+ * non-negative safe integer: ICU's formatting costs microseconds, and a policy compressing at every
+ * call words two or three numbers per call. Anything else (negative, -0, huge, NaN) goes to ICU.
+ */
+export const int = (n: number): string => {
+  const r = Math.round(n);
+  if (r < 0 || Object.is(r, -0) || !Number.isSafeInteger(r)) return r.toLocaleString('en-US');
+  if (r < 1000) return String(r);
+  // Groups of three from a table, divided exactly (r − r % 1000 is a multiple of 1000).
+  let rest = r;
+  let out = '';
+  while (rest >= 1000) {
+    const g = rest % 1000;
+    out = out === '' ? THREE_DIGITS[g]! : THREE_DIGITS[g]! + ',' + out;
+    rest = (rest - g) / 1000;
+  }
+  return String(rest) + ',' + out;
+};
+const THREE_DIGITS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 /** A share as a whole percentage, truncated like S2's int() (87.9% → 87%). */
 export const pct = (part: number, whole: number): string => `${whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0}%`;

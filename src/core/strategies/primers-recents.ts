@@ -7,7 +7,8 @@
  * note. When primers + summary + recents still exceed the target the strategy keeps them all and
  * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
  */
-import type { Strategy, StrategyContext } from './types';
+import type { Message } from '../model';
+import type { HistoryView, Strategy, StrategyContext } from './types';
 import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
 /** docs/policies.md §S3, compress_context's default: "Keep the summary under {target_tokens} tokens", target_tokens = 400. */
@@ -16,6 +17,12 @@ export const S3_SUMMARY_TOKENS = 400;
 /** First `n` messages, extended so no tool call in them loses its result (none when that never closes before `limit`). */
 export function primerIndices(ctx: StrategyContext, n: number, limit: number): number[] {
   if (n <= 0) return [];
+  if (n <= limit && Number.isInteger(n)) {
+    // Where the first n messages' calls all have their results depends on the messages only:
+    // found once per list and n, not at every compression.
+    const close = primersClose(ctx.messages, n);
+    return close <= limit ? range(0, close) : [];
+  }
   let k = Math.min(n, limit);
   const open = new Set<string>();
   const scan = (i: number): void => {
@@ -29,22 +36,59 @@ export function primerIndices(ctx: StrategyContext, n: number, limit: number): n
   return open.size > 0 ? [] : range(0, k);
 }
 
+/**
+ * The smallest k ≥ n at which messages [0, k) leave no tool call without its result (Infinity when
+ * none does): primerIndices' extension, as scanned from the start, per message list and n.
+ */
+const closeCache = new WeakMap<readonly Message[], Map<number, number>>();
+function primersClose(messages: readonly Message[], n: number): number {
+  let byN = closeCache.get(messages);
+  if (!byN) closeCache.set(messages, (byN = new Map()));
+  let close = byN.get(n);
+  if (close === undefined) {
+    const open = new Set<string>();
+    const scan = (i: number): void => {
+      for (const p of messages[i]!.parts) {
+        if (p.kind === 'tool_call') open.add(p.id);
+        else if (p.kind === 'tool_result') open.delete(p.callId);
+      }
+    };
+    let k = Math.min(n, messages.length);
+    for (let i = 0; i < k; i++) scan(i);
+    while (open.size > 0 && k < messages.length) scan(k++);
+    close = open.size > 0 ? Infinity : k;
+    byN.set(n, close);
+  }
+  return close;
+}
+
+/** Message i is in the history view (a module function: a closure per compression was garbage). */
+function inView(h: HistoryView, i: number): boolean {
+  return (i >= h.from && i < h.end) || h.keepBefore.includes(i);
+}
+
 export const primersRecents: Strategy = (h, budget, ctx) => {
   const { primers, recents } = ctx.config;
   const end = h.end;
-  const inView = (i: number): boolean => (i >= h.from && i < end) || h.keepBefore.includes(i);
-  const primerSet = primerIndices(ctx, primers, end).filter(inView);
+  const primerSet = primerIndices(ctx, primers, end);
+  // Filtered in place (primerIndices hands out a new array): no second array per compression.
+  let inViewCount = 0;
+  for (let q = 0; q < primerSet.length; q++) if (inView(h, primerSet[q]!)) primerSet[inViewCount++] = primerSet[q]!;
+  primerSet.length = inViewCount;
   const primerEnd = primerSet.length > 0 ? primerSet[primerSet.length - 1]! + 1 : 0;
   const lo = Math.max(h.from, primerEnd);
   const target = Math.max(lo, end - recents);
   const recentsCut = target === lo ? { cut: lo, moved: 0 } : pairSafeCut(ctx, target, end, { lo, hi: end, prefer: 'nearest' });
   let from = recentsCut.cut;
   let promptNote = '';
-  const keepBefore = primerSet.filter((i) => i < from);
+  // primerSet ascends: those before the cut are a prefix of it.
+  let before = 0;
+  while (before < primerSet.length && primerSet[before]! < from) before++;
+  const keepBefore = primerSet.slice(0, before);
   // docs/policies.md §S3 keeps the prompt the call answers. An event-count condenser (OpenHands, `triggerMessages`)
   // keeps exactly its first and most recent events, so its counts stay its own.
   const prompt = ctx.config.triggerMessages === undefined ? currentPrompt(ctx.messages, end) : -1;
-  if (prompt >= primerEnd && prompt < from && inView(prompt)) {
+  if (prompt >= primerEnd && prompt < from && inView(h, prompt)) {
     if (ctx.messages[prompt]!.parts.some((p) => p.kind === 'tool_result')) {
       // A prompt that also carries tool results keeps their calls: the recents reach back to it.
       from = pairSafeCut(ctx, prompt, end, { lo, hi: prompt, prefer: 'nearest' }).cut;
@@ -56,9 +100,13 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
     }
   }
   const dropped = droppedRanges(h, from, keepBefore);
-  const folded = dropped.reduce((n, [a, b]) => n + b - a + 1, 0);
+  // Indexed loops: destructuring a range per iteration made an iterator per compression.
+  let folded = 0;
+  for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
   const summaryTarget = S3_SUMMARY_TOKENS;
-  let note = `primers ${primerSet.filter((i) => i < from).length} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  let primersKept = 0;
+  for (let q = 0; q < primerSet.length; q++) if (primerSet[q]! < from) primersKept++;
+  let note = `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
   // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
   let targetUnmet: { tokens: number; budget: number } | undefined;
   if (ctx.config.triggerMessages === undefined) {
@@ -68,12 +116,11 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
       note += `; target not met: primers + summary + recents need ${kept.toLocaleString('en-US')} tokens, the target leaves ${Math.max(0, Math.floor(budget)).toLocaleString('en-US')} — all kept (docs/policies.md §S3)`;
     }
   }
-  return {
-    kept: { from, keepBefore },
-    dropped,
-    masked: [],
-    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: summaryTarget } } : {}),
-    ...(targetUnmet ? { targetUnmet } : {}),
-    note,
-  };
+  // Written out per case, not with spreads of optional parts (an object copied per compression).
+  const kept = { from, keepBefore };
+  if (!dropped.length) return targetUnmet ? { kept, dropped, masked: NO_MASKS, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, note };
+  const summaryRequest = { ranges: dropped, targetTokens: summaryTarget };
+  return targetUnmet ? { kept, dropped, masked: NO_MASKS, summaryRequest, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
 };
+/** This strategy masks nothing: one empty list for every result (no one writes to a result's lists). */
+const NO_MASKS: readonly number[] = Object.freeze([]);

@@ -39,9 +39,48 @@ export function latestCut(h: HistoryView, ctx: StrategyContext): number {
 
 /** Everything in the history before `from` that is not kept again, as ranges. */
 export function droppedRanges(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {
-  const keep = new Set(keepBefore);
-  const candidates = [...h.keepBefore.filter((i) => i < from), ...range(h.from, Math.min(from, h.end))];
-  return toRanges(candidates.filter((i) => !keep.has(i)));
+  // Ranges built as the candidates are walked (kept-before ones, then the live range up to the
+  // cut): no array of every index, no set, no closure — a policy compressing at every call asks at
+  // each one. The result is toRanges of the candidates not kept, which sorts them when they are
+  // not ascending. A few primers are searched in place; a long list (pinned turns) through a set.
+  const keep = keepBefore.length > 16 ? new Set(keepBefore) : undefined;
+  const out: [number, number][] = [];
+  let last = -Infinity;
+  let ascending = true;
+  const before = h.keepBefore;
+  for (let q = 0; q < before.length; q++) {
+    const i = before[q]!;
+    if (i >= from || (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i))) continue;
+    if (i < last) ascending = false;
+    last = i;
+    const tail = out[out.length - 1];
+    if (tail && i === tail[1] + 1) tail[1] = i;
+    else out.push([i, i]);
+  }
+  const liveEnd = Math.min(from, h.end);
+  let liveKept = false;
+  for (let q = 0; q < keepBefore.length && !liveKept; q++) if (keepBefore[q]! >= h.from && keepBefore[q]! < liveEnd) liveKept = true;
+  if (!liveKept && ascending && h.from >= last && h.from < liveEnd) {
+    // The common case: the whole live part is one run (nothing kept inside it), joined to the last
+    // range when it touches; alone, a list of exactly one range.
+    const tail = out[out.length - 1];
+    if (!tail) return [[h.from, liveEnd - 1]];
+    if (h.from === tail[1] + 1) tail[1] = liveEnd - 1;
+    else out.push([h.from, liveEnd - 1]);
+    return out;
+  }
+  for (let i = h.from; i < liveEnd; i++) {
+    if (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i)) continue;
+    if (i < last) ascending = false;
+    last = i;
+    const tail = out[out.length - 1];
+    if (tail && i === tail[1] + 1) tail[1] = i;
+    else out.push([i, i]);
+  }
+  if (ascending) return out;
+  const again: number[] = [];
+  for (const [a, b] of out) for (let i = a; i <= b; i++) again.push(i);
+  return toRanges(again);
 }
 
 export function range(a: number, b: number): number[] {
@@ -149,6 +188,40 @@ export function currentPrompt(messages: readonly Message[], end: number): number
   return best;
 }
 
+/**
+ * For each cut t (0..n), the first message x ≥ t holding a result whose call is before t (n when
+ * none): a cut at t orphans nothing in [t, end) exactly when this is ≥ end. Result x with earliest
+ * call c orphans the cuts c < t ≤ x; walking x upward, each cut takes the first x that claims it
+ * (a next-unclaimed pointer skips the claimed ones, so the table costs O(n) once per list).
+ */
+const firstOrphanCache = new WeakMap<readonly Message[], Int32Array>();
+function firstOrphanFrom(messages: readonly Message[], callOf: Float64Array): Int32Array {
+  let out = firstOrphanCache.get(messages);
+  if (out) return out;
+  const n = messages.length;
+  out = new Int32Array(n + 1).fill(n);
+  // unclaimed[t]: the first cut ≥ t not yet claimed (path-halved as it is followed).
+  const unclaimed = new Int32Array(n + 2);
+  for (let t = 0; t <= n + 1; t++) unclaimed[t] = t;
+  const find = (t: number): number => {
+    while (unclaimed[t]! !== t) {
+      unclaimed[t] = unclaimed[unclaimed[t]!]!;
+      t = unclaimed[t]!;
+    }
+    return t;
+  };
+  for (let x = 0; x < n; x++) {
+    const c = callOf[x]!;
+    if (!(c < x)) continue;
+    for (let t = find(c + 1); t <= x; t = find(t + 1)) {
+      out[t] = x;
+      unclaimed[t] = t + 1;
+    }
+  }
+  firstOrphanCache.set(messages, out);
+  return out;
+}
+
 /** Where a message-count cut landed: the cut, and how far it moved so no tool call lost its result. */
 export interface PairSafeCut {
   readonly cut: number;
@@ -167,7 +240,31 @@ export function pairSafeCut(ctx: StrategyContext, target: number, end: number, b
   const callOf = earliestCallOfResults(ctx.messages);
   /** Smallest call index among the results of message x. */
   const earliestCallOf = (x: number): number => callOf[x]!;
-  // The common case (the cut orphans nothing) needs one pass and no allocation.
+  // The common case (the cut orphans nothing): one look-up in a table made once per message list.
+  // (A pass over [target, end) per cut was the largest share of a policy cutting at every call.)
+  const n = ctx.messages.length;
+  if (Number.isInteger(target) && Number.isInteger(end) && target >= 0 && end <= n) {
+    // A cut at x is safe exactly when firstOrphan[x] ≥ end: the move is found by looking cuts up
+    // one by one from the target (a move is a message or two), no per-cut array.
+    const firstOrphan = firstOrphanFrom(ctx.messages, callOf);
+    if (firstOrphan[target]! >= end) return { cut: target, moved: 0 };
+    let later: number | undefined;
+    for (let x = target + 1, hi = Math.min(bounds.hi, end); x <= hi; x++)
+      if (firstOrphan[x]! >= end) {
+        later = x;
+        break;
+      }
+    if (bounds.prefer === 'later') return { cut: later ?? bounds.hi, moved: (later ?? bounds.hi) - target };
+    let earlier: number | undefined;
+    const limit = later === undefined ? bounds.lo : Math.max(bounds.lo, target - (later - target));
+    for (let x = target - 1; x >= limit && x >= 0; x--)
+      if (firstOrphan[x]! >= end) {
+        earlier = x;
+        break;
+      }
+    const cut = earlier ?? later ?? bounds.lo;
+    return { cut, moved: cut - target };
+  }
   let safe = true;
   for (let x = target; x < end && safe; x++) if (earliestCallOf(x) < target) safe = false;
   if (safe) return { cut: target, moved: 0 };
@@ -199,15 +296,27 @@ export function pairSafeCut(ctx: StrategyContext, target: number, end: number, b
 /** A note for a cut that had to move ("" when it did not). */
 export function movedNote(moved: number): string {
   if (moved === 0) return '';
-  const n = Math.abs(moved);
-  return ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
+  // The same few moves come back at every call of a policy cutting at each: one string per move.
+  let note = movedNotes.get(moved);
+  if (note === undefined) {
+    const n = Math.abs(moved);
+    note = ` (cut moved ${n} message${n === 1 ? '' : 's'} ${moved < 0 ? 'earlier' : 'later'} so no tool call is separated from its result)`;
+    if (movedNotes.size < 1024) movedNotes.set(moved, note);
+  }
+  return note;
 }
+const movedNotes = new Map<number, string>();
 
 /** Sorted, merged copy of inclusive ranges (overlapping or touching ranges become one). */
 export function mergeRanges(ranges: readonly MessageRange[]): MessageRange[] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  // Mostly already in order (one strategy's ranges): copied and sorted only when they are not.
+  let inOrder = true;
+  for (let k = 1; k < ranges.length && inOrder; k++) if (ranges[k]![0] < ranges[k - 1]![0]) inOrder = false;
+  const sorted = inOrder ? ranges : [...ranges].sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
-  for (const [a, b] of sorted) {
+  for (let q = 0; q < sorted.length; q++) {
+    const a = sorted[q]![0];
+    const b = sorted[q]![1];
     const last = out[out.length - 1];
     if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
     else out.push([a, b]);

@@ -296,76 +296,177 @@ export function parseSummary(text: string): { messages: number; sections: Sectio
  * one of short items (facts), nor the reverse.
  */
 function fill(sections: Sections, budget: number): Sections {
-  return fillSized(sections, budget).sections;
+  const items = itemLists(sections);
+  pick(items, budget, true);
+  const out: Sections = new Map();
+  for (let k = 0; k < SECTIONS.length; k++) if (picked[k]! > 0) out.set(SECTIONS[k]!, pickedItems(items[k]!, k));
+  return out;
 }
 
 /** What `render` spends on a section's title ("\n## title\n"), by SECTIONS index. */
 const TITLE_COST = SECTIONS.map((s) => s.length + 5);
 const IS_INLINE = SECTIONS.map((s) => INLINE.has(s));
 
+function itemLists(sections: Sections): (readonly string[])[] {
+  return SECTIONS.map((s) => sections.get(s) ?? []);
+}
+
 /**
- * `fill`, and the characters `render` writes for what it took (`size` of its result). Per section
- * an array and a cursor rather than a map of queues: a rolling summary carries thousands of items
- * and is filled three times per compression.
+ * What `pick` took, by SECTIONS index: how many items (`picked`) and, when it was asked to keep
+ * them, their indices in order (`picks`). Scratch shared by every fill and read right after it: a
+ * rolling summary carries thousands of items and is filled three times per compression, and
+ * arrays grown item by item were most of a summary's garbage (letta at 716 compressions: 47 MB
+ * per replay).
  */
-function fillSized(sections: Sections, budget: number): { sections: Sections; size: number } {
+const picked = new Int32Array(SECTIONS.length);
+const picks: Int32Array[] = SECTIONS.map(() => new Int32Array(256));
+
+/**
+ * The fill: every section first gets its top item, then each section with items left gets an
+ * equal share of the characters left and takes its items in priority order while they fit its
+ * share; what a section does not use is shared again. Returns the characters `render` writes for
+ * what it took; `keep`: record the items' indices in `picks`.
+ */
+function pick(items: readonly (readonly string[])[], budget: number, keep: boolean): number {
   const n = SECTIONS.length;
-  const items: (readonly string[])[] = SECTIONS.map((s) => sections.get(s) ?? []);
-  const next = new Array<number>(n).fill(0);
-  const taken: (string[] | undefined)[] = new Array<string[] | undefined>(n).fill(undefined);
-  // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
-  const cost = (k: number): number => items[k]![next[k]!]!.length + 3 + (taken[k] ? 0 : TITLE_COST[k]!);
+  if (keep) for (let k = 0; k < n; k++) if (picks[k]!.length < items[k]!.length) picks[k] = new Int32Array(Math.max(items[k]!.length, 2 * picks[k]!.length));
+  // Per section: the next item's index; a section's first item also pays for its title. Plain
+  // loops (no closure per item).
+  const next = [0, 0, 0, 0, 0, 0];
+  picked.fill(0);
   let spentAll = 0;
-  const take = (k: number): number => {
-    const c = cost(k);
-    (taken[k] ??= []).push(items[k]![next[k]!++]!);
-    spentAll += c;
-    return c;
-  };
-  const has = (k: number): boolean => next[k]! < items[k]!.length;
   let left = budget;
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
-    while (has(k) && cost(k) > left) next[k]!++;
-    if (has(k)) left -= take(k);
+    const list = items[k]!;
+    const title = TITLE_COST[k]!;
+    let q = next[k]!;
+    // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
+    while (q < list.length && list[q]!.length + 3 + title > left) q++;
+    if (q < list.length) {
+      const c = list[q]!.length + 3 + title;
+      if (keep) picks[k]![0] = q;
+      picked[k] = 1;
+      q++;
+      spentAll += c;
+      left -= c;
+    }
+    next[k] = q;
   }
   for (;;) {
     // An item that cannot fit in what is left never will: skip it.
     let active = 0;
     for (let k = 0; k < n; k++) {
-      while (has(k) && cost(k) > left) next[k]!++;
-      if (has(k)) active++;
+      const list = items[k]!;
+      const extra = 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
+      let q = next[k]!;
+      while (q < list.length && list[q]!.length + extra > left) q++;
+      next[k] = q;
+      if (q < list.length) active++;
     }
     if (active === 0) break;
     const share = Math.floor(left / active);
     let took = false;
     for (let k = 0; k < n; k++) {
-      if (!has(k)) continue;
+      const list = items[k]!;
+      let q = next[k]!;
+      if (q >= list.length) continue;
       let spent = 0;
-      while (has(k) && spent + cost(k) <= share) {
-        const c = take(k);
+      let count = picked[k]!;
+      for (;;) {
+        if (q >= list.length) break;
+        const c = list[q]!.length + 3 + (count > 0 ? 0 : TITLE_COST[k]!);
+        if (spent + c > share) break;
+        if (keep) picks[k]![count] = q;
+        count++;
+        q++;
+        spentAll += c;
         spent += c;
         left -= c;
         took = true;
       }
+      picked[k] = count;
+      next[k] = q;
     }
     if (!took) {
       // Every next item is over its share: the cheapest one still goes in (the first of equals).
       let best = -1;
-      for (let k = 0; k < n; k++) if (has(k) && (best < 0 || cost(k) < cost(best))) best = k;
-      left -= take(best);
+      let bestCost = 0;
+      for (let k = 0; k < n; k++) {
+        const list = items[k]!;
+        if (next[k]! >= list.length) continue;
+        const c = list[next[k]!]!.length + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
+        if (best < 0 || c < bestCost) {
+          best = k;
+          bestCost = c;
+        }
+      }
+      if (keep) picks[best]![picked[best]!] = next[best]!;
+      picked[best]!++;
+      next[best]!++;
+      spentAll += bestCost;
+      left -= bestCost;
     }
   }
-  const out: Sections = new Map();
   let size = spentAll;
-  for (let k = 0; k < n; k++) {
-    const t = taken[k];
-    if (!t) continue;
-    out.set(SECTIONS[k]!, t);
-    // `size` counts ", " (2) between inline items and no separator after the last line item.
-    size -= IS_INLINE[k] ? t.length : 1;
+  // `size` counts ", " (2) between inline items and no separator after the last line item.
+  for (let k = 0; k < n; k++) if (picked[k]! > 0) size -= IS_INLINE[k] ? picked[k]! : 1;
+  return size;
+}
+
+/** The items `pick` kept of section k, in an array of their exact number (a slice when they are one run). */
+function pickedItems(list: readonly string[], k: number): string[] {
+  const count = picked[k]!;
+  const at = picks[k]!;
+  if (at[count - 1]! - at[0]! === count - 1) return list.slice(at[0]!, at[0]! + count);
+  const out = new Array<string>(count);
+  for (let j = 0; j < count; j++) out[j] = list[at[j]!]!;
+  return out;
+}
+
+/** Characters `render` writes for what `fill` would take, without taking it. */
+function fillSize(sections: Sections, budget: number): number {
+  return pick(itemLists(sections), budget, false);
+}
+
+/**
+ * `fill(carried, budget)` merged after `fresh` section by section as `mergeUnique(fresh, old,
+ * true)` merges them (carried items are distinct: a summary laid out here), each section built in
+ * one array of its final size rather than filled, then copied behind the fresh items.
+ */
+function fillBehind(fresh: Sections, carried: Sections, budget: number): Sections {
+  const items = itemLists(carried);
+  pick(items, budget, true);
+  const out: Sections = new Map();
+  for (let k = 0; k < SECTIONS.length; k++) {
+    const first = fresh.get(SECTIONS[k]!) ?? [];
+    const count = picked[k]!;
+    if (count === 0) {
+      if (first.length) out.set(SECTIONS[k]!, mergeUnique(first, [], true));
+      continue;
+    }
+    if (first.length === 0) {
+      out.set(SECTIONS[k]!, pickedItems(items[k]!, k));
+      continue;
+    }
+    // An old item can equal a fresh one only if it falls in the same slot (see mergeUnique).
+    const slots = new Uint8Array(ITEM_SLOTS);
+    for (const x of first) slots[slotOf(x)] = 1;
+    const seen = new Set(first);
+    const list = items[k]!;
+    const at = picks[k]!;
+    const merged = new Array<string>(first.length + count);
+    let w = 0;
+    for (; w < first.length; w++) merged[w] = first[w]!;
+    for (let j = 0; j < count; j++) {
+      const x = list[at[j]!]!;
+      if (slots[slotOf(x)] === 1 && seen.has(x)) continue;
+      merged[w++] = x;
+    }
+    merged.length = w;
+    out.set(SECTIONS[k]!, merged);
   }
-  return { sections: out, size };
+  return out;
 }
 
 /** The summary's text (for callers that hold summaries as strings). */
@@ -401,15 +502,20 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
     // The carried sections are newest first already, so a share that runs out drops the oldest.
     const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
-    const oldFirst = fillSized(carried, Math.floor(rest * oldShare)).size;
+    const oldFirst = fillSize(carried, Math.floor(rest * oldShare));
     const freshFit = fill(fresh, rest - oldFirst);
     // What the fresh material left unused goes back to the older material.
-    const old = fill(carried, rest - size(freshFit));
-    merged = new Map();
-    unchecked = fromWritten ? [freshFit] : [merged];
-    for (const s of SECTIONS) {
-      const items = mergeUnique(freshFit.get(s) ?? [], old.get(s) ?? [], fromWritten !== undefined);
-      if (items.length) merged.set(s, items);
+    if (fromWritten) {
+      merged = fillBehind(freshFit, carried, rest - size(freshFit));
+      unchecked = [freshFit];
+    } else {
+      const old = fill(carried, rest - size(freshFit));
+      merged = new Map();
+      unchecked = [merged];
+      for (const s of SECTIONS) {
+        const items = mergeUnique(freshFit.get(s) ?? [], old.get(s) ?? [], false);
+        if (items.length) merged.set(s, items);
+      }
     }
   }
   if (goal) merged.set('Goal', [goal]);
@@ -474,13 +580,31 @@ function unique(xs: string[]): string[] {
  * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
  * away at every compression (most of a replay's garbage when it compresses at every call).
  */
+/** Slots mergeUnique sorts items into before it asks a set: from the length and three characters. */
+const ITEM_SLOTS = 4096;
+function slotOf(x: string): number {
+  const n = x.length;
+  if (n === 0) return 0;
+  return (n * 31 + x.charCodeAt(0) * 7 + x.charCodeAt(n >> 1) * 13 + x.charCodeAt(n - 1)) & (ITEM_SLOTS - 1);
+}
+
 function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
   if (!oldDistinct) return unique([...fresh, ...old]);
   // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
   if (fresh.length === 0) return old as string[];
+  // An old item can equal a fresh one only if it falls in the same slot (a few characters and the
+  // length): most old items are passed over by one look-up, and when none repeats the lists are
+  // joined in bulk.
+  const slots = new Uint8Array(ITEM_SLOTS);
+  for (const x of fresh) slots[slotOf(x)] = 1;
   const seen = new Set(fresh);
-  const out = fresh.slice();
-  for (const x of old) if (!seen.has(x)) out.push(x);
+  const repeated = (x: string): boolean => slots[slotOf(x)] === 1 && seen.has(x);
+  let i = 0;
+  while (i < old.length && !repeated(old[i]!)) i++;
+  if (i === old.length) return fresh.concat(old);
+  // Old items before the first repeat are kept as they are; after it, each is looked up.
+  const out = i > 0 ? fresh.concat(old.slice(0, i)) : fresh.slice();
+  for (i++; i < old.length; i++) if (!repeated(old[i]!)) out.push(old[i]!);
   return out;
 }
 

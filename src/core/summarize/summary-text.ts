@@ -110,10 +110,11 @@ export class SummaryText {
     const layout = this.layout;
     if (this.#text !== undefined || layout === undefined || !searchableByItem(key)) return this.text.includes(key);
     if (layout.header.includes(key)) return true;
-    for (const s of layout.sections) {
-      if (`## ${s.title}`.includes(key)) return true;
-      for (const item of s.items) if (item.includes(key)) return true;
-    }
+    // Any piece will do: the inline sections (facts, short keys — what retention mostly looks
+    // for) are searched first, then the rest, so a fact kept is found without reading every
+    // decision before it.
+    for (const s of layout.sections) if (s.inline && piecesInclude(s, key)) return true;
+    for (const s of layout.sections) if (!s.inline && piecesInclude(s, key)) return true;
     return false;
   }
 
@@ -124,6 +125,13 @@ export class SummaryText {
   toJSON(): string {
     return this.text;
   }
+}
+
+/** Whether the section's "## title" or one of its items holds `key`. */
+function piecesInclude(s: SummarySection, key: string): boolean {
+  if (`## ${s.title}`.includes(key)) return true;
+  for (const item of s.items) if (item.includes(key)) return true;
+  return false;
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
-import { extractiveSummary, provideMessageList } from '../../../src/core/summarize/extractive';
+import { extractiveSummary, extractiveSummaryText, provideMessageList } from '../../../src/core/summarize/extractive';
+import type { SummaryText } from '../../../src/core/summarize/summary-text';
 import { assistant, call, msg, result, user } from '../../helpers/session';
 
 /** Items that repeat across messages (the dedupe matters), an error result, a decision, paths, a fact with ", ". */
@@ -63,4 +64,24 @@ describe('extractive summary over a provided message list', () => {
     expect(files[0]).toBe(`- ${(JSON.parse(args && args.kind === 'tool_call' ? args.args : '{}') as { file_path: string }).file_path} (Read)`);
     expect(files.length).toBeGreaterThan(3);
   });
+
+  it('rolls a laid-out summary forward as the text path does: an item both fresh and carried shown once, fresh first', () => {
+    // The replay hands the previous summary over as its layout (mergeUnique's carried items are
+    // distinct); reading it back from its text must give the same next summary, fold after fold.
+    for (const targetTokens of [120, 600, 3_000]) {
+      let previous: SummaryText | null = null;
+      let repeatedFiles = 0;
+      for (let a = 0; a + 9 <= laid.length; a += 9) {
+        const fold = laid.slice(a, a + 9);
+        const next = extractiveSummaryText({ messages: fold, previous, targetTokens });
+        expect(next.text).toBe(extractiveSummary({ messages: fold, previousSummary: previous?.text ?? null, targetTokens }));
+        const files = next.text.includes('## Files') ? next.text.slice(next.text.indexOf('## Files')).split('\n## ')[0]!.split('\n').slice(1) : [];
+        expect(new Set(files).size).toBe(files.length);
+        if (previous?.text.includes('## Files') && files.some((f) => previous!.text.includes(f + '\n') || previous!.text.endsWith(f))) repeatedFiles++;
+        previous = next;
+      }
+      if (targetTokens >= 600) expect(repeatedFiles).toBeGreaterThan(0);
+    }
+  });
 });
+
