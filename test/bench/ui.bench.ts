@@ -198,6 +198,12 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
       }
       const slider = page.getByTestId(`slider-${f.key}`);
       await slider.scrollIntoViewIfNeeded();
+      if (await slider.isDisabled()) {
+        // CTXSCOPE_UI_BENCH_CARRY: an override carried from another policy may replace this setting
+        // (the OpenHands presets' triggerMessages replaces letta's trigger); the panel disables it.
+        push({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'disabled: a carried override replaces it' });
+        continue;
+      }
       const key = await page.getByTestId('region-bars').getAttribute('data-key');
       // Move away from the value the slider shows now: an override kept from the previous policy
       // (the panel keeps overrides that still apply) may already sit where the policy's own value
