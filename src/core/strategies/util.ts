@@ -39,48 +39,49 @@ export function latestCut(h: HistoryView, ctx: StrategyContext): number {
 
 /** Everything in the history before `from` that is not kept again, as ranges. */
 export function droppedRanges(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {
-  // Ranges built as the candidates are walked (kept-before ones, then the live range up to the
-  // cut): no array of every index, no set, no closure — a policy compressing at every call asks at
-  // each one. The result is toRanges of the candidates not kept, which sorts them when they are
-  // not ascending. A few primers are searched in place; a long list (pinned turns) through a set.
+  // Built as runs: the kept-before messages one by one (a few primers or pinned turns), then the
+  // live part [h.from, cut) as the runs between the messages kept again inside it — no array of
+  // every index, as a policy compressing at every call asks at each one. Anything out of order
+  // (a kept-before list not ascending, or reaching into the live part) takes the plain way.
   const keep = keepBefore.length > 16 ? new Set(keepBefore) : undefined;
   const out: [number, number][] = [];
-  let last = -Infinity;
-  let ascending = true;
-  const before = h.keepBefore;
-  for (let q = 0; q < before.length; q++) {
-    const i = before[q]!;
-    if (i >= from || (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i))) continue;
-    if (i < last) ascending = false;
-    last = i;
-    const tail = out[out.length - 1];
-    if (tail && i === tail[1] + 1) tail[1] = i;
-    else out.push([i, i]);
+  for (let q = 0; q < h.keepBefore.length; q++) {
+    const i = h.keepBefore[q]!;
+    if (i >= from || (keep ? keep.has(i) : keepBefore.includes(i))) continue;
+    if (!appendRun(out, i, i)) return droppedRangesPlain(h, from, keepBefore);
   }
   const liveEnd = Math.min(from, h.end);
-  let liveKept = false;
-  for (let q = 0; q < keepBefore.length && !liveKept; q++) if (keepBefore[q]! >= h.from && keepBefore[q]! < liveEnd) liveKept = true;
-  if (!liveKept && ascending && h.from >= last && h.from < liveEnd) {
-    // The common case: the whole live part is one run (nothing kept inside it), joined to the last
-    // range when it touches; alone, a list of exactly one range.
-    const tail = out[out.length - 1];
-    if (!tail) return [[h.from, liveEnd - 1]];
-    if (h.from === tail[1] + 1) tail[1] = liveEnd - 1;
-    else out.push([h.from, liveEnd - 1]);
-    return out;
+  let a = h.from;
+  for (const k of keptInside(keepBefore, h.from, liveEnd)) {
+    if (k > a && !appendRun(out, a, k - 1)) return droppedRangesPlain(h, from, keepBefore);
+    a = Math.max(a, k + 1);
   }
-  for (let i = h.from; i < liveEnd; i++) {
-    if (keep ? keep.has(i) : keepBefore.length > 0 && keepBefore.includes(i)) continue;
-    if (i < last) ascending = false;
-    last = i;
-    const tail = out[out.length - 1];
-    if (tail && i === tail[1] + 1) tail[1] = i;
-    else out.push([i, i]);
-  }
-  if (ascending) return out;
-  const again: number[] = [];
-  for (const [a, b] of out) for (let i = a; i <= b; i++) again.push(i);
-  return toRanges(again);
+  if (a < liveEnd && !appendRun(out, a, liveEnd - 1)) return droppedRangesPlain(h, from, keepBefore);
+  return out;
+}
+
+/** Appends the run [a, b] to ascending ranges, joined to the last when it touches; false when it would not come after it. */
+function appendRun(out: [number, number][], a: number, b: number): boolean {
+  const tail = out[out.length - 1];
+  if (!tail) out.push([a, b]);
+  else if (a === tail[1] + 1) tail[1] = b;
+  else if (a > tail[1] + 1) out.push([a, b]);
+  else return false;
+  return true;
+}
+
+/** The kept indices in [lo, hi), ascending (usually none or a few). */
+function keptInside(keepBefore: readonly number[], lo: number, hi: number): readonly number[] {
+  let inside: number[] | undefined;
+  for (let q = 0; q < keepBefore.length; q++) if (keepBefore[q]! >= lo && keepBefore[q]! < hi) (inside ??= []).push(keepBefore[q]!);
+  return inside ? inside.sort((x, y) => x - y) : [];
+}
+
+/** droppedRanges by its definition: the candidates in order, less the kept ones, through toRanges. */
+function droppedRangesPlain(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {
+  const keep = new Set(keepBefore);
+  const candidates = [...h.keepBefore.filter((i) => i < from), ...range(h.from, Math.min(from, h.end))];
+  return toRanges(candidates.filter((i) => !keep.has(i)));
 }
 
 export function range(a: number, b: number): number[] {

@@ -449,10 +449,7 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
       out.set(SECTIONS[k]!, pickedItems(items[k]!, k));
       continue;
     }
-    // An old item can equal a fresh one only if it falls in the same slot (see mergeUnique).
-    const slots = new Uint8Array(ITEM_SLOTS);
-    for (const x of first) slots[slotOf(x)] = 1;
-    const seen = new Set(first);
+    const repeated = freshTest(first);
     const list = items[k]!;
     const at = picks[k]!;
     const merged = new Array<string>(first.length + count);
@@ -460,7 +457,7 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
     for (; w < first.length; w++) merged[w] = first[w]!;
     for (let j = 0; j < count; j++) {
       const x = list[at[j]!]!;
-      if (slots[slotOf(x)] === 1 && seen.has(x)) continue;
+      if (repeated(x)) continue;
       merged[w++] = x;
     }
     merged.length = w;
@@ -573,14 +570,7 @@ function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
-/**
- * `unique([...fresh, ...old])`. Fresh items are distinct (extract keeps one mention of each), and
- * so are the old ones when they come from a summary laid out here (its items were made unique
- * when it was written): then only an old item that is also fresh can repeat, and a set of the few
- * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
- * away at every compression (most of a replay's garbage when it compresses at every call).
- */
-/** Slots mergeUnique sorts items into before it asks a set: from the length and three characters. */
+/** Slots freshTest sorts items into before it asks a set: from the length and three characters. */
 const ITEM_SLOTS = 4096;
 function slotOf(x: string): number {
   const n = x.length;
@@ -588,17 +578,30 @@ function slotOf(x: string): number {
   return (n * 31 + x.charCodeAt(0) * 7 + x.charCodeAt(n >> 1) * 13 + x.charCodeAt(n - 1)) & (ITEM_SLOTS - 1);
 }
 
+/**
+ * Whether an item is one of `fresh`: an old item can equal a fresh one only if it falls in the
+ * same slot (a few characters and the length), so most are passed over by one look-up.
+ */
+function freshTest(fresh: readonly string[]): (x: string) => boolean {
+  const slots = new Uint8Array(ITEM_SLOTS);
+  for (const x of fresh) slots[slotOf(x)] = 1;
+  const seen = new Set(fresh);
+  return (x) => slots[slotOf(x)] === 1 && seen.has(x);
+}
+
+/**
+ * `unique([...fresh, ...old])`. Fresh items are distinct (extract keeps one mention of each), and
+ * so are the old ones when they come from a summary laid out here (its items were made unique
+ * when it was written): then only an old item that is also fresh can repeat, and a set of the few
+ * fresh items finds it — not a set of the thousands a rolling summary carries, built and thrown
+ * away at every compression (most of a replay's garbage when it compresses at every call).
+ */
 function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistinct: boolean): string[] {
   if (!oldDistinct) return unique([...fresh, ...old]);
   // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
   if (fresh.length === 0) return old as string[];
-  // An old item can equal a fresh one only if it falls in the same slot (a few characters and the
-  // length): most old items are passed over by one look-up, and when none repeats the lists are
-  // joined in bulk.
-  const slots = new Uint8Array(ITEM_SLOTS);
-  for (const x of fresh) slots[slotOf(x)] = 1;
-  const seen = new Set(fresh);
-  const repeated = (x: string): boolean => slots[slotOf(x)] === 1 && seen.has(x);
+  // When none repeats the lists are joined in bulk.
+  const repeated = freshTest(fresh);
   let i = 0;
   while (i < old.length && !repeated(old[i]!)) i++;
   if (i === old.length) return fresh.concat(old);
