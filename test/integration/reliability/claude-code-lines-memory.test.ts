@@ -38,6 +38,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cappedCli, expectRanToEnd } from '../../helpers/capped-cli';
 
 const LINES = 1_000_000;
 const HEAP_MB = 280;
@@ -98,32 +99,18 @@ function builtPeakRss(...args: string[]): { status: number | null; peak: number 
   return { status: r.status, peak: m ? Number(m[1]) * 1024 : null, stderr: r.stderr };
 }
 
-/** The CLI from source in one process (tsx as a loader, so the heap cap applies to it). */
-function ctxscope(heapMb: number, ...args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '', CTXSCOPE_DB: join(dir, 'unused.db') },
-    maxBuffer: 1 << 24,
-  });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () => {
   it('ctxscope import stores every message of the chain', () => {
-    const r = ctxscope(HEAP_MB, 'import', file, '--db', join(dir, 'store.db'), '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(HEAP_MB, dir, 'import', file, '--db', join(dir, 'store.db'), '--json');
+    expectRanToEnd(r);
     const [result] = JSON.parse(r.stdout) as { messages: number; format: string }[];
     expect(result).toMatchObject({ format: 'claude-code', messages: LINES });
   }, 300_000);
 
   it('ctxscope inspect counts every message of the chain', () => {
-    const r = ctxscope(HEAP_MB, 'inspect', file, '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(HEAP_MB, dir, 'inspect', file, '--json');
+    expectRanToEnd(r);
     const report = JSON.parse(r.stdout) as { format: string; sessions: { id: string; messages: { user: number; assistant: number } }[] };
     expect(report.format).toBe('claude-code');
     expect(report.sessions).toHaveLength(1);
@@ -134,19 +121,15 @@ describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () =
 describe(`a million minimal Claude Code lines of split responses within a ${SPLIT_HEAP_MB} MB heap`, () => {
   // Lines 0, 3, … 999,999 are prompts; each response is lines 3n+1 and 3n+2.
   it('ctxscope import stores every merged message', () => {
-    const r = ctxscope(SPLIT_HEAP_MB, 'import', split, '--db', join(dir, 'split-capped.db'), '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(SPLIT_HEAP_MB, dir, 'import', split, '--db', join(dir, 'split-capped.db'), '--json');
+    expectRanToEnd(r);
     const [result] = JSON.parse(r.stdout) as { messages: number; format: string }[];
     expect(result).toMatchObject({ format: 'claude-code', messages: 666_667 });
   }, 300_000);
 
   it('ctxscope inspect counts every merged message', () => {
-    const r = ctxscope(SPLIT_HEAP_MB, 'inspect', split, '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(SPLIT_HEAP_MB, dir, 'inspect', split, '--json');
+    expectRanToEnd(r);
     const report = JSON.parse(r.stdout) as { sessions: { messages: { user: number; assistant: number } }[] };
     expect(report.sessions[0]!.messages).toMatchObject({ user: 333_334, assistant: 333_333 });
   }, 300_000);

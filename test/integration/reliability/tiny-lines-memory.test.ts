@@ -7,15 +7,14 @@
  * figures; this cap is below what the code before the fix needed (it aborted at 280 MB on both
  * commands) and ~50 MB above what it needs now (inspect aborts at 250 MB).
  */
-import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cappedCli, expectRanToEnd } from '../../helpers/capped-cli';
 
 const LINES = 1_000_000;
 const HEAP_MB = 300;
-const root = resolve(__dirname, '../../..');
 
 let dir: string;
 let file: string;
@@ -36,32 +35,18 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The CLI from source in one process (tsx as a loader, so the heap cap applies to it). */
-function ctxscope(...args: string[]): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '', CTXSCOPE_DB: join(dir, 'unused.db') },
-    maxBuffer: 1 << 24,
-  });
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe(`a million tiny lines within a ${HEAP_MB} MB heap`, () => {
   it('ctxscope import stores every message', () => {
-    const r = ctxscope('import', file, '--db', join(dir, 'store.db'), '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(HEAP_MB, dir, 'import', file, '--db', join(dir, 'store.db'), '--json');
+    expectRanToEnd(r);
     const [result] = JSON.parse(r.stdout) as { messages: number; format: string }[];
     expect(result).toMatchObject({ format: 'jsonl', messages: LINES });
   }, 300_000);
 
   it('ctxscope inspect counts every message', () => {
-    const r = ctxscope('inspect', file, '--json');
-    expect(r.stderr).not.toMatch(/heap out of memory/);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(0);
+    const r = cappedCli(HEAP_MB, dir, 'inspect', file, '--json');
+    expectRanToEnd(r);
     const report = JSON.parse(r.stdout) as { sessions: { messages: { user: number; assistant: number } }[] };
     expect(report.sessions[0]!.messages).toMatchObject({ user: LINES / 2, assistant: LINES / 2 });
   }, 300_000);
