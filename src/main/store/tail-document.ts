@@ -51,6 +51,13 @@ export interface DocumentFormat {
    */
   readonly skeleton: (doc: unknown) => unknown;
   /**
+   * Whether a new write's skeleton `now` may follow the imported one `old` (without it: they must
+   * be equal). For a format whose skeleton holds a list that grows beside the conversation
+   * (OpenHands' `metrics.token_usages`): it checks that what was there is unchanged and that what
+   * is new changes no stored message. `convert` then reads `now`.
+   */
+  readonly follows?: (old: Json, now: Json, state: unknown) => boolean;
+  /**
    * The messages each of `elements` (conversation elements `first`, `first + 1`, …) makes by the
    * importer's own rules, or undefined when they depend on what came before (the whole file decides).
    */
@@ -85,8 +92,8 @@ interface ArrayMark {
 export interface DocumentTail {
   readonly format: DocumentFormat;
   arrays: readonly ArrayMark[];
-  /** The comparable skeleton, as JSON text. */
-  readonly skeleton: string;
+  /** The comparable skeleton, as JSON text (moved on by a fast update when the format `follows`). */
+  skeleton: string;
   /** Messages the conversation's last element made (replaced when it is written again). */
   lastCount: number;
   /** The format's own state (DocumentFormat.scan). */
@@ -329,9 +336,10 @@ function comparable(format: DocumentFormat, skeleton: string): { text: string; v
 
 /**
  * The fast path's state for bytes [0, size) of `path`, which must hash to `digest` (what was
- * imported), or undefined (not a document this path reads, or the file changed meanwhile).
+ * imported), or undefined (not a document this path reads, or the file changed meanwhile). A
+ * format's documents may have several shapes (`formats`, one per shape): the first that reads it.
  */
-export function documentTail(format: DocumentFormat, path: string, size: number, digest: string): DocumentTail | undefined {
+export function documentTail(formats: readonly DocumentFormat[], path: string, size: number, digest: string): DocumentTail | undefined {
   let b: Buffer;
   try {
     b = readFileSync(path);
@@ -341,6 +349,15 @@ export function documentTail(format: DocumentFormat, path: string, size: number,
   if (b.length < size) return undefined;
   b = b.subarray(0, size);
   if (createHash('sha256').update(b).digest('hex') !== digest) return undefined;
+  for (const format of formats) {
+    const tail = tailOf(format, path, b);
+    if (tail) return tail;
+  }
+  return undefined;
+}
+
+/** The fast path's state for the imported bytes `b` read as one shape of document. */
+function tailOf(format: DocumentFormat, path: string, b: Buffer): DocumentTail | undefined {
   let w: ReturnType<typeof walk>;
   try {
     w = walk(b, format, undefined);
@@ -389,7 +406,9 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   }
   if (!w) return undefined;
   const skeleton = comparable(tail.format, w.skeleton);
-  if (!skeleton || skeleton.text !== tail.skeleton) return undefined;
+  if (!skeleton) return undefined;
+  const follows = tail.format.follows;
+  if (follows ? !attempt(() => follows(JSON.parse(tail.skeleton) as Json, skeleton.value, tail.state)) : skeleton.text !== tail.skeleton) return undefined;
   // Every new element must be JSON, as the import parses the whole document.
   const conv = w.arrays.find((a) => a.mark.key === tail.format.conversation)!;
   let elements: unknown[] = [];
@@ -425,6 +444,7 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
       tail.format.extend?.(tail.state, elements);
       tail.arrays = arrays;
       tail.lastCount = lastCount;
+      tail.skeleton = skeleton.text;
     },
   };
 }

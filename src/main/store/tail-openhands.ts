@@ -16,11 +16,21 @@
  * - the session's model (the last response's) stays.
  * A call still waiting for its result therefore goes through the whole file, once. The imported
  * bytes are scanned as text for the keys as Python's json writes them (never spelled with escapes).
+ *
+ * An eval instance written as one document (`{instance_id, metadata, history[], metrics, …}`)
+ * grows in its `history` the same way, converted with the instance's options (its LLM config,
+ * and the usage `metrics.token_usages` gives responses logged without it). Those usages grow
+ * beside the history: what was there must stay, and no new entry may name a response already
+ * imported (the import takes an id's last entry: it would change a stored message); the rest of
+ * `metrics` (running totals, costs, latencies) stores nothing. An instance run with text calling
+ * (`native_tool_calling: false`: the first prompt and every result are rewritten around the tools)
+ * takes the whole-file path; every other key must stay as it was.
  */
-import { eventsToSession, isTextCallId } from '../../core/import/openhands';
+import { eventsToSession, instanceOptions, isTextCallId, type OpenHandsOptions } from '../../core/import/openhands';
 import type { ParseContext } from '../../core/import/types';
-import { isRecord, str } from '../../core/import/util';
-import type { DocumentFormat } from './tail-document';
+import { arr, isRecord, rec, str, type Json } from '../../core/import/util';
+import type { Message } from '../../core/model';
+import type { ConvertContext, DocumentFormat } from './tail-document';
 
 /** Ids the imported events use, which new events must not meet. */
 interface OpenHandsState {
@@ -79,36 +89,39 @@ function scan(b: Buffer): OpenHandsState | undefined {
 const metaOf = (e: Record<string, unknown>): Record<string, unknown> | undefined => (isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined);
 const responseId = (meta: Record<string, unknown> | undefined): string | undefined => (meta && isRecord(meta['model_response']) ? str(meta['model_response']['id']) : undefined);
 
+/** New events converted as a batch by the importer, or undefined where that may differ from a first import of the whole list (see above). */
+function convertEvents(elements: readonly unknown[], c: ConvertContext, options: OpenHandsOptions): (readonly Message[])[] | undefined {
+  const state = c.state as OpenHandsState;
+  const made: string[] = [];
+  for (const e of elements) {
+    if (!isRecord(e)) continue;
+    if (typeof e['id'] !== 'number' && typeof e['id'] !== 'string') return undefined;
+    if (e['action'] === 'system' || e['action'] === 'condensation' || e['observation'] === 'recall') return undefined;
+    const meta = metaOf(e);
+    const resp = responseId(meta);
+    if (resp !== undefined && state.responses.has(resp)) return undefined;
+    if (meta && typeof e['action'] === 'string') {
+      const call = meta['tool_call_id'];
+      if (typeof call !== 'string') return undefined;
+      made.push(call);
+    }
+  }
+  const quiet: ParseContext = { name: c.path, keepRaw: true, lineRecords: false, warn: () => {}, progress: () => {} };
+  const s = eventsToSession(c.path, elements, quiet, undefined, options);
+  const calls = new Set(s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_call' ? [p.id] : []))));
+  const results = s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
+  if (made.some((id) => !calls.has(id)) || results.some((id) => !calls.has(id))) return undefined;
+  if ([...calls].some((id) => isTextCallId(id) || /^\d+$/.test(id) || state.ids.has(id))) return undefined;
+  return [s.messages];
+}
+
 export const openHandsDocument: DocumentFormat = {
   arrays: [''],
   conversation: '',
   skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
   reopen: false,
   scan,
-  convert: (elements, _first, c) => {
-    const state = c.state as OpenHandsState;
-    const made: string[] = [];
-    for (const e of elements) {
-      if (!isRecord(e)) continue;
-      if (typeof e['id'] !== 'number' && typeof e['id'] !== 'string') return undefined;
-      if (e['action'] === 'system' || e['action'] === 'condensation' || e['observation'] === 'recall') return undefined;
-      const meta = metaOf(e);
-      const resp = responseId(meta);
-      if (resp !== undefined && state.responses.has(resp)) return undefined;
-      if (meta && typeof e['action'] === 'string') {
-        const call = meta['tool_call_id'];
-        if (typeof call !== 'string') return undefined;
-        made.push(call);
-      }
-    }
-    const quiet: ParseContext = { name: c.path, keepRaw: true, lineRecords: false, warn: () => {}, progress: () => {} };
-    const s = eventsToSession(c.path, elements, quiet);
-    const calls = new Set(s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_call' ? [p.id] : []))));
-    const results = s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
-    if (made.some((id) => !calls.has(id)) || results.some((id) => !calls.has(id))) return undefined;
-    if ([...calls].some((id) => isTextCallId(id) || /^\d+$/.test(id) || state.ids.has(id))) return undefined;
-    return [s.messages];
-  },
+  convert: (elements, _first, c) => convertEvents(elements, c, {}),
   extend: (state, elements) => {
     const st = state as OpenHandsState;
     for (const e of elements) {
@@ -124,4 +137,36 @@ export const openHandsDocument: DocumentFormat = {
     const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
     return model === undefined || model === session.model;
   },
+};
+
+/** `metrics.token_usages` of an instance's comparable skeleton. */
+const usagesOf = (skeleton: Json): unknown[] => arr(rec(skeleton['metrics'])['token_usages']);
+
+export const openHandsInstanceDocument: DocumentFormat = {
+  arrays: ['history'],
+  conversation: 'history',
+  skeleton: (doc) => {
+    if (!isRecord(doc) || typeof doc['instance_id'] !== 'string' || instanceOptions(doc).nativeToolCalling === false) return undefined;
+    // Of `metrics`, only the usages are read by the import.
+    const { metrics, ...rest } = doc;
+    return { ...rest, metrics: { token_usages: arr(rec(metrics)['token_usages']) } };
+  },
+  follows: (old, now, state) => {
+    const { metrics: _old, ...oldRest } = old;
+    const { metrics: _now, ...nowRest } = now;
+    if (JSON.stringify(oldRest) !== JSON.stringify(nowRest)) return false;
+    const before = usagesOf(old);
+    const after = usagesOf(now);
+    if (after.length < before.length || JSON.stringify(after.slice(0, before.length)) !== JSON.stringify(before)) return false;
+    const { responses } = state as OpenHandsState;
+    return after.slice(before.length).every((t) => {
+      const id = str(rec(t)['response_id']);
+      return id === undefined || !responses.has(id);
+    });
+  },
+  reopen: false,
+  scan,
+  convert: (elements, _first, c) => convertEvents(elements, c, instanceOptions(c.skeleton)),
+  extend: openHandsDocument.extend!,
+  keepsSession: openHandsDocument.keepsSession,
 };

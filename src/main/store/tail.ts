@@ -42,7 +42,7 @@ import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } 
 import { geminiDocument } from './tail-gemini-json';
 import { openAIChatDocument } from './tail-openai-chat';
 import { sweAgentDocument } from './tail-swe-agent';
-import { openHandsDocument } from './tail-openhands';
+import { openHandsDocument, openHandsInstanceDocument } from './tail-openhands';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -80,8 +80,8 @@ export interface TailState {
   doc?: DocumentTail | undefined;
 }
 
-/** The document formats with a fast path (tail-<format>.ts). */
-const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument, 'swe-agent': sweAgentDocument, openhands: openHandsDocument };
+/** The document formats with a fast path (tail-<format>.ts), one entry per shape of document. */
+const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = { 'gemini-cli': [geminiDocument], 'openai-chat': [openAIChatDocument], 'swe-agent': [sweAgentDocument], openhands: [openHandsDocument, openHandsInstanceDocument] };
 
 export interface TailSessionUpdate {
   readonly id: string;
