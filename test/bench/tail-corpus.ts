@@ -97,6 +97,22 @@ export const geminiJson: TailCorpus = documentCorpus(
   },
 );
 
+/** A Gemini CLI checkpoint (`/chat save <tag>`: a bare `[{role, parts}]`, no ids, usage or time): the same turns as the session, saved again whole. */
+export const geminiCheckpoint: TailCorpus = documentCorpus(
+  (turns) => `[\n${turns.join(',\n')}\n]\n`,
+  (t, rnd) => {
+    const call = { id: `read_file-${1_777_713_295_030 + t}-0`, name: 'read_file' };
+    return [
+      { role: 'user', parts: [{ text: `Look at src/module${t % 40}.ts and fix step ${t}.` }] },
+      { role: 'model', parts: [{ thought: true, text: `Reading: Read module${t % 40}.` }, { functionCall: { ...call, args: { absolute_path: `/w/src/module${t % 40}.ts` } } }] },
+      { role: 'user', parts: [{ functionResponse: { ...call, response: { output: code(t, 10 + Math.floor(rnd() * 35)) } } }] },
+      { role: 'model', parts: [{ text: `Step ${t}: module${t % 40}.ts reads input${t % 7}; the fix is in compute${t % 13}.` }] },
+    ]
+      .map((m) => JSON.stringify(m))
+      .join(',\n');
+  },
+);
+
 /** OpenHands' system prompt and task, the first two events of a run. */
 const openHandsHead = (): string =>
   `${JSON.stringify({ id: 0, timestamp: iso(0), source: 'agent', message: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', action: 'system', args: { content: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', tools: [{ type: 'function', function: { name: 'execute_bash' } }], openhands_version: '0.51.0', agent_class: 'CodeActAgent' } })},\n${JSON.stringify({ id: 1, timestamp: iso(0, 1), source: 'user', message: 'Add server-side email validation to the signup form.', action: 'message', args: { content: 'Add server-side email validation to the signup form.', image_urls: null, file_urls: null, wait_for_response: false } })}`;

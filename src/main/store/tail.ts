@@ -12,9 +12,9 @@
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
  *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
  *   document written again whole with more elements at the end of its arrays takes
- *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts,
- *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events:
- *   tail-openhands.ts).
+ *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON and checkpoints: tail-gemini-json.ts,
+ *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events and
+ *   eval instances: tail-openhands.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -39,7 +39,7 @@ import { appendCodex, type CodexTail } from './tail-codex';
 import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
 import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } from './tail-document';
-import { geminiDocument } from './tail-gemini-json';
+import { geminiCheckpointDocument, geminiDocument } from './tail-gemini-json';
 import { openAIChatDocument } from './tail-openai-chat';
 import { sweAgentDocument } from './tail-swe-agent';
 import { openHandsDocument, openHandsInstanceDocument } from './tail-openhands';
@@ -81,7 +81,7 @@ export interface TailState {
 }
 
 /** The document formats with a fast path (tail-<format>.ts), one entry per shape of document. */
-const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = { 'gemini-cli': [geminiDocument], 'openai-chat': [openAIChatDocument], 'swe-agent': [sweAgentDocument], openhands: [openHandsDocument, openHandsInstanceDocument] };
+const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = { 'gemini-cli': [geminiDocument, geminiCheckpointDocument], 'openai-chat': [openAIChatDocument], 'swe-agent': [sweAgentDocument], openhands: [openHandsDocument, openHandsInstanceDocument] };
 
 export interface TailSessionUpdate {
   readonly id: string;
