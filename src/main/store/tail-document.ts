@@ -110,13 +110,14 @@ export const eachAlone =
 const SHORT = new Error('document cut short');
 
 const isSpace = (c: number | undefined): boolean => c === 32 || c === 10 || c === 13 || c === 9;
-function skipSpace(b: Buffer, at: number): number {
+/** The first byte at or after `at` that is not JSON whitespace. */
+export function skipSpace(b: Buffer, at: number): number {
   while (at < b.length && isSpace(b[at])) at++;
   return at;
 }
 
-/** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides). */
-function stringEnd(b: Buffer, at: number): number {
+/** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides); throws when the bytes end inside it. */
+export function stringEnd(b: Buffer, at: number): number {
   for (let i = at + 1; ; ) {
     const q = b.indexOf(34, i);
     if (q < 0) throw SHORT;
@@ -349,6 +350,14 @@ export function documentTail(formats: readonly DocumentFormat[], path: string, s
   if (b.length < size) return undefined;
   b = b.subarray(0, size);
   if (createHash('sha256').update(b).digest('hex') !== digest) return undefined;
+  return documentTailOf(formats, path, b);
+}
+
+/**
+ * The same for `b`, the imported bytes as the caller read and verified them (the watch's one read
+ * of the file: reading and hashing it again cost as much as the walk).
+ */
+export function documentTailOf(formats: readonly DocumentFormat[], path: string, b: Buffer): DocumentTail | undefined {
   for (const format of formats) {
     const tail = tailOf(format, path, b);
     if (tail) return tail;

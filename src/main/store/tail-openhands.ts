@@ -30,7 +30,7 @@ import { eventsToSession, instanceOptions, isTextCallId, type OpenHandsOptions }
 import type { ParseContext } from '../../core/import/types';
 import { arr, isRecord, rec, str, type Json } from '../../core/import/util';
 import type { Message } from '../../core/model';
-import type { ConvertContext, DocumentFormat } from './tail-document';
+import { skipSpace, stringEnd, type ConvertContext, type DocumentFormat } from './tail-document';
 
 /** Ids the imported events use, which new events must not meet. */
 interface OpenHandsState {
@@ -42,46 +42,45 @@ interface OpenHandsState {
 
 const TOOL_CALL_ID = Buffer.from('"tool_call_id"');
 const MODEL_RESPONSE = Buffer.from('"model_response"');
-/** Text right after a key: its colon and the value's start. */
-const STRING_START = /^\s*:\s*"/;
-const STRING_VALUE = /^\s*:\s*("(?:[^"\\]|\\.)*")/;
-const RECORD_VALUE = /^\s*:\s*\{/;
-const RECORD_ID = /^\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/;
-/** Text read after a key: ids are short; a longer one is read again with the long window. */
-const WINDOW = 256;
-const LONG_WINDOW = 64 << 10;
+const ID_KEY = Buffer.from('"id"');
+const COLON = 58;
+const QUOTE = 34;
+const BRACE = 123;
 
-/** Every occurrence of `key` in `b`, as a function of the window of text after it. */
-function* after(b: Buffer, key: Buffer): Generator<(window: number) => string> {
-  for (let at = b.indexOf(key); at >= 0; at = b.indexOf(key, at + key.length)) {
-    const from = at + key.length;
-    yield (window) => b.toString('utf8', from, Math.min(b.length, from + window));
-  }
+/** Where the value of the key ending before `at` starts (after its colon), or -1 when no colon follows (the text is not a key). */
+function valueAfter(b: Buffer, at: number): number {
+  const colon = skipSpace(b, at);
+  return b[colon] === COLON ? skipSpace(b, colon + 1) : -1;
 }
 
-/** The first match of `re` in the text after a key, the long window tried when the short one cuts it. */
-function matchAfter(text: (window: number) => string, re: RegExp): RegExpExecArray | null {
-  return re.exec(text(WINDOW)) ?? re.exec(text(LONG_WINDOW));
-}
+/** The JSON string opening at `at`, decoded. */
+const stringAt = (b: Buffer, at: number): string => JSON.parse(b.toString('utf8', at, stringEnd(b, at))) as string;
 
+/**
+ * The ids the events in `b` use, read byte by byte (the keys found natively, their values walked
+ * as JSON strings: a watch's start reads the whole document, and decoding a window of text per
+ * key cost more than the walk), or undefined when one is not where the import would read it.
+ */
 function scan(b: Buffer): OpenHandsState | undefined {
   const ids = new Set<string>();
-  for (const text of after(b, TOOL_CALL_ID)) {
+  for (let at = b.indexOf(TOOL_CALL_ID); at >= 0; at = b.indexOf(TOOL_CALL_ID, at + TOOL_CALL_ID.length)) {
+    const v = valueAfter(b, at + TOOL_CALL_ID.length);
     // Not a key with a string value: no call id the import reads there.
-    if (!STRING_START.test(text(WINDOW))) continue;
-    const m = matchAfter(text, STRING_VALUE);
-    if (!m) return undefined;
-    const id = JSON.parse(m[1]!) as string;
+    if (v < 0 || b[v] !== QUOTE) continue;
+    const id = stringAt(b, v);
     if (isTextCallId(id)) return undefined;
     ids.add(id);
   }
   const responses = new Set<string>();
-  for (const text of after(b, MODEL_RESPONSE)) {
-    if (!RECORD_VALUE.test(text(WINDOW))) continue;
+  for (let at = b.indexOf(MODEL_RESPONSE); at >= 0; at = b.indexOf(MODEL_RESPONSE, at + MODEL_RESPONSE.length)) {
+    const v = valueAfter(b, at + MODEL_RESPONSE.length);
+    if (v < 0 || b[v] !== BRACE) continue;
     // A response whose id is not its first key (litellm writes it first) is not read here: no fast path.
-    const m = matchAfter(text, RECORD_ID);
-    if (!m) return undefined;
-    responses.add(JSON.parse(m[1]!) as string);
+    const key = skipSpace(b, v + 1);
+    if (!b.subarray(key, key + ID_KEY.length).equals(ID_KEY)) return undefined;
+    const id = valueAfter(b, key + ID_KEY.length);
+    if (id < 0 || b[id] !== QUOTE) return undefined;
+    responses.add(stringAt(b, id));
   }
   return { responses, ids };
 }

@@ -135,6 +135,21 @@ describe('live tail of an OpenHands eval instance document', () => {
     await whole();
   });
 
+  it('follows an instance written on one line longer than the head detection reads (as Python writes it)', async () => {
+    const i = start();
+    const [run, output] = turn(1000);
+    // A command whose output is longer than the 16 MB head (its head alone looks like JSON lines).
+    i.events.push(run!, { ...output!, content: 'a.py\n'.repeat(3_500_000) });
+    const { file, id, tail } = await importedForTail(t, 'instance.json', doc(i, false));
+    expect(readFileSync(file).length).toBeGreaterThan(16 << 20);
+    expect(tail).toMatchObject({ document: true, doc: expect.anything() });
+    i.events.push(...turn(100));
+    i.usages.push(usage(100));
+    writeFileSync(file, doc(i, false));
+    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id }] });
+    await sameAsFreshImport(t.store, t.dir, file, id);
+  });
+
   it('leaves an instance run with text calling to the whole file', async () => {
     const i: Instance = { ...start(), llm: { native_tool_calling: false } };
     const { file, id, tail } = await importedForTail(t, 'instance.json', doc(i));
