@@ -64,6 +64,12 @@ export interface DocumentFormat {
   readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => (readonly Message[])[] | undefined;
   /** Each element converts alone, so the last one written again in place replaces its own messages. */
   readonly reopen: boolean;
+  /**
+   * `convert` does not read the elements' indices (`first` may be UNCOUNTED): a watch's start
+   * then finds a root array's imported content by its closing bracket instead of walking every
+   * element (OpenHands events: the walk of a 100 MB list was most of the start).
+   */
+  readonly indexFree?: boolean;
   /** State read from the imported bytes for `convert` (undefined: no fast path for them). */
   readonly scan?: (b: Buffer) => unknown;
   /** Moves the state on by the elements a fast update stored. */
@@ -75,10 +81,13 @@ export interface DocumentFormat {
   readonly keepsSession: (session: OnlySession, skeleton: Json, removed: readonly Message[], changed: readonly Message[]) => boolean;
 }
 
+/** The elements of an array found by its closing bracket were not counted (DocumentFormat.indexFree). */
+export const UNCOUNTED = -1;
+
 /** One growing array as imported. */
 interface ArrayMark {
   readonly key: string;
-  /** Elements. */
+  /** Elements (UNCOUNTED: one or more, and so are the ones after them). */
   readonly count: number;
   /** Bytes from just after `[` to the end of the last element. */
   readonly len: number;
@@ -204,6 +213,7 @@ function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefi
   const fresh: [number, number][] = [];
   // After an element: a comma or the end; before the first one (or the one written again): an element or the end.
   let expectElement = count === 0 || reopened;
+  const counted = count !== UNCOUNTED;
   for (;;) {
     at = skipSpace(b, at);
     if (at >= b.length) throw SHORT;
@@ -219,7 +229,7 @@ function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefi
     fresh.push([at, e]);
     lastStart = at;
     end = at = e;
-    count++;
+    if (counted) count++;
     expectElement = false;
   }
   if (fresh.length > 0) {
@@ -365,8 +375,36 @@ export function documentTailOf(formats: readonly DocumentFormat[], path: string,
   return undefined;
 }
 
+/**
+ * A root array's imported content found by its closing bracket (the last byte that is not
+ * space): the bytes are those the import parsed as one JSON value (the caller verified their
+ * hash), so nothing but the array's own content lies between its brackets. Undefined for an empty
+ * array (then the walk says whether its first element needs no comma) or another shape.
+ */
+function rootByBrackets(format: DocumentFormat, b: Buffer): DocumentTail | undefined {
+  const open = skipSpace(b, 0);
+  let close = b.length - 1;
+  while (close > open && isSpace(b[close])) close--;
+  if (b[open] !== 91 || b[close] !== 93) return undefined;
+  const start = open + 1;
+  let end = close;
+  while (end > start && isSpace(b[end - 1])) end--;
+  if (end === start) return undefined;
+  const state = format.scan ? attempt(() => format.scan!(b)) : undefined;
+  if (format.scan && state === undefined) return undefined;
+  const digest = createHash('sha256').update(b.subarray(start, end)).digest('hex');
+  // Not reopened (the format's last element is never written again): the part before it is not needed.
+  const mark: ArrayMark = { key: '', count: UNCOUNTED, len: end - start, lastLen: end - start, digest, beforeLast: digest };
+  const skeleton = comparable(format, '[]');
+  return skeleton && { format, arrays: [mark], skeleton: skeleton.text, lastCount: 0, state };
+}
+
 /** The fast path's state for the imported bytes `b` read as one shape of document. */
 function tailOf(format: DocumentFormat, path: string, b: Buffer): DocumentTail | undefined {
+  if (format.indexFree && !format.reopen && format.arrays.length === 1 && format.arrays[0] === '') {
+    const quick = rootByBrackets(format, b);
+    if (quick) return quick;
+  }
   let w: ReturnType<typeof walk>;
   try {
     w = walk(b, format, undefined);

@@ -119,6 +119,8 @@ export const openHandsDocument: DocumentFormat = {
   conversation: '',
   skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
   reopen: false,
+  // Events are converted by their content, never by their place in the list.
+  indexFree: true,
   scan,
   convert: (elements, _first, c) => convertEvents(elements, c, {}),
   extend: (state, elements) => {

@@ -2,13 +2,16 @@
  * Starting the live tail of a JSON document (store/tail.ts openTail, store/tail-document.ts): the
  * arrays are found in the bytes the watch reads to hash the file, and a watch begun again on the
  * unchanged file takes the state its last watch left (closeTail) instead of walking the document
- * again — only when that state was read from what is stored now.
+ * again — only when that state was read from what is stored now. An OpenHands event list (its
+ * events converted by content, not place) is found by its closing bracket, its events not counted.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFileToStore } from '../../../src/main/store/index';
 import { closeTail, openTail, updateTail } from '../../../src/main/store/tail';
-import { geminiJson, openHandsInstance, type TailCorpus } from '../../bench/tail-corpus';
+import { UNCOUNTED } from '../../../src/main/store/tail-document';
+import { geminiJson, openHandsEvents, openHandsInstance, type TailCorpus } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
@@ -72,5 +75,26 @@ describe.each([
     corpus.append(file, 1);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
+  });
+});
+
+describe('starting the tail of an OpenHands event list', () => {
+  it.each([false, true])('finds the imported events by the closing bracket, uncounted, and follows on from them (pretty: %s)', async (pretty) => {
+    const file = join(t.dir, 'events.json');
+    await openHandsEvents.write(file, 0.05);
+    // Written again as OpenHands' pretty-printed list, blank lines after it.
+    const written = (): void => {
+      if (pretty) writeFileSync(file, JSON.stringify(JSON.parse(readFileSync(file, 'utf8')), null, 2) + '\n\n');
+    };
+    written();
+    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+    const tail = await openTail(t.store, id);
+    expect(tail.doc!.arrays).toMatchObject([{ key: '', count: UNCOUNTED }]);
+    for (let n = 0; n < 2; n++) {
+      openHandsEvents.append(file, n);
+      written();
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+    }
   });
 });
