@@ -153,6 +153,16 @@ function readRange(path: string, from: number, to: number): Buffer {
   return buf;
 }
 
+/** Bytes [0, size) of a file, or undefined when it is now shorter (changed meanwhile: the stream's hash says so). */
+function readWhole(path: string, size: number): Buffer | undefined {
+  try {
+    return readRange(path, 0, size);
+  } catch (e) {
+    if (e instanceof TailError) return undefined;
+    throw e;
+  }
+}
+
 const digestBefore = (path: string, end: number): string => createHash('sha256').update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end)).digest('hex');
 
 function fileSize(path: string): number {
@@ -175,10 +185,10 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   const size = fileSize(src.path);
   const hash = createHash('sha256');
   const scan = new LineScan();
-  // The head alone says whether it is a document (a stale file is re-imported whole: no fast path to prepare).
+  // Whether it is one document, as the import detects it (a stale file is re-imported whole: no fast path to prepare).
   const document = size >= src.size ? await isJsonDocument(src.path, src.size) : undefined;
   const docFormats = document === true ? DOCUMENTS[src.format] : undefined;
-  const bytes = docFormats ? readRange(src.path, 0, src.size) : undefined;
+  const bytes = docFormats ? readWhole(src.path, src.size) : undefined;
   // Gemini CLI's fast path needs the ids in the file: read on this pass (a JSONL file, by its name).
   const ids = !bytes && src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
   if (bytes) hash.update(bytes);
