@@ -97,38 +97,71 @@ export const geminiJson: TailCorpus = documentCorpus(
   },
 );
 
-/** OpenHands' event stream (fixture openhands-events.json): per turn a command with its output, an edit with its result, the LLM response and usage on each action. */
-export const openHandsEvents: TailCorpus = documentCorpus(
-  (turns) =>
-    `[\n${JSON.stringify({ id: 0, timestamp: iso(0), source: 'agent', message: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', action: 'system', args: { content: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', tools: [{ type: 'function', function: { name: 'execute_bash' } }], openhands_version: '0.51.0', agent_class: 'CodeActAgent' } })},\n${JSON.stringify({ id: 1, timestamp: iso(0, 1), source: 'user', message: 'Add server-side email validation to the signup form.', action: 'message', args: { content: 'Add server-side email validation to the signup form.', image_urls: null, file_urls: null, wait_for_response: false } })},\n${turns.join(',\n')}\n]\n`,
+/** A Gemini CLI checkpoint (`/chat save <tag>`: a bare `[{role, parts}]`, no ids, usage or time): the same turns as the session, saved again whole. */
+export const geminiCheckpoint: TailCorpus = documentCorpus(
+  (turns) => `[\n${turns.join(',\n')}\n]\n`,
   (t, rnd) => {
-    const id = 2 + t * 4;
-    const meta = (call: string, name: string, args: string, text: string, prompt: number) => ({
-      function_name: name,
-      tool_call_id: call,
-      model_response: {
-        id: `chatcmpl-${call}`,
-        created: 1_776_160_802 + t,
-        model: 'claude-sonnet-4-20250514',
-        object: 'chat.completion',
-        choices: [{ finish_reason: 'tool_calls', index: 0, message: { content: text, role: 'assistant', tool_calls: [{ index: 1, function: { arguments: args, name }, id: call, type: 'function' }] } }],
-        usage: { completion_tokens: 88, prompt_tokens: prompt, total_tokens: prompt + 88, prompt_tokens_details: { cached_tokens: prompt - 300 }, cache_creation_input_tokens: 300, cache_read_input_tokens: prompt - 300 },
-      },
-      total_calls_in_response: 1,
-    });
-    const command = `grep -n "compute${t % 13}" -A 30 app/module${t % 40}.py`;
-    const run = meta(`toolu_r${t}`, 'execute_bash', JSON.stringify({ command, is_input: 'false' }), `Let me look at module${t % 40} (step ${t}).`, 5000 + t * 4);
-    const edit = meta(`toolu_e${t}`, 'str_replace_editor', JSON.stringify({ command: 'str_replace', path: `/workspace/app/module${t % 40}.py`, old_str: `compute${t % 13}(`, new_str: `compute${t % 13}_checked(` }), `Guarding compute${t % 13}.`, 5400 + t * 4);
+    const call = { id: `read_file-${1_777_713_295_030 + t}-0`, name: 'read_file' };
     return [
-      { id, timestamp: iso(t), source: 'agent', message: `Running command: ${command}`, action: 'run', tool_call_metadata: run, args: { command, is_input: false, thought: `Let me look at module${t % 40} (step ${t}).`, blocking: false, hidden: false, confirmation_state: 'confirmed' } },
-      { id: id + 1, timestamp: iso(t, 1), source: 'agent', message: `Command \`${command}\` executed with exit code 0.`, cause: id, observation: 'run', tool_call_metadata: run, content: code(t, 10 + Math.floor(rnd() * 35)), extras: { command, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false } },
-      { id: id + 2, timestamp: iso(t, 2), source: 'agent', message: `Editing /workspace/app/module${t % 40}.py`, action: 'edit', tool_call_metadata: edit, args: { path: `/workspace/app/module${t % 40}.py`, command: 'str_replace', old_str: `compute${t % 13}(`, new_str: `compute${t % 13}_checked(`, thought: `Guarding compute${t % 13}.` } },
-      { id: id + 3, timestamp: iso(t, 3), source: 'agent', message: `I edited the file /workspace/app/module${t % 40}.py.`, cause: id + 2, observation: 'edit', tool_call_metadata: edit, content: `The file /workspace/app/module${t % 40}.py has been edited.\n${code(t, 6)}`, extras: { path: `/workspace/app/module${t % 40}.py`, prev_exist: true, old_content: null, new_content: null, impl_source: 'oh_aci', diff: null } },
+      { role: 'user', parts: [{ text: `Look at src/module${t % 40}.ts and fix step ${t}.` }] },
+      { role: 'model', parts: [{ thought: true, text: `Reading: Read module${t % 40}.` }, { functionCall: { ...call, args: { absolute_path: `/w/src/module${t % 40}.ts` } } }] },
+      { role: 'user', parts: [{ functionResponse: { ...call, response: { output: code(t, 10 + Math.floor(rnd() * 35)) } } }] },
+      { role: 'model', parts: [{ text: `Step ${t}: module${t % 40}.ts reads input${t % 7}; the fix is in compute${t % 13}.` }] },
     ]
-      .map((e) => JSON.stringify(e))
+      .map((m) => JSON.stringify(m))
       .join(',\n');
   },
 );
+
+/** OpenHands' system prompt and task, the first two events of a run. */
+const openHandsHead = (): string =>
+  `${JSON.stringify({ id: 0, timestamp: iso(0), source: 'agent', message: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', action: 'system', args: { content: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.', tools: [{ type: 'function', function: { name: 'execute_bash' } }], openhands_version: '0.51.0', agent_class: 'CodeActAgent' } })},\n${JSON.stringify({ id: 1, timestamp: iso(0, 1), source: 'user', message: 'Add server-side email validation to the signup form.', action: 'message', args: { content: 'Add server-side email validation to the signup form.', image_urls: null, file_urls: null, wait_for_response: false } })}`;
+
+/** OpenHands' event stream (fixture openhands-events.json): per turn a command with its output, an edit with its result, the LLM response and usage on each action. */
+export const openHandsEvents: TailCorpus = documentCorpus(
+  (turns) => `[\n${openHandsHead()},\n${turns.join(',\n')}\n]\n`,
+  (t, rnd) => openHandsTurn(t, rnd),
+);
+
+/**
+ * An OpenHands eval instance saved as one document (fixture openhands-eval.jsonl, one line): the
+ * same events in its `history`, and per response its `metrics.token_usages` entry after it, as
+ * the run's metrics grow with it.
+ */
+export const openHandsInstance: TailCorpus = documentCorpus((turns) => {
+  const usages = turns.flatMap((_, t) => ['r', 'e'].map((k, j) => JSON.stringify({ model: 'claude-sonnet-4-20250514', prompt_tokens: 5000 + t * 4 + j * 400, completion_tokens: 88, cache_read_tokens: 4700 + t * 4 + j * 400, cache_write_tokens: 300, response_id: `chatcmpl-toolu_${k}${t}` })));
+  const metadata = { agent_class: 'CodeActAgent', llm_config: { model: 'litellm_proxy/claude-sonnet-4-20250514', temperature: 0, max_message_chars: 30000, native_tool_calling: true }, max_iterations: 100, condenser_config: { type: 'noop' } };
+  return `{"instance_id":"acme__signup-42","instruction":"Add server-side email validation to the signup form.","metadata":${JSON.stringify(metadata)},"history":[\n${openHandsHead()},\n${turns.join(',\n')}\n],"metrics":{"accumulated_cost":${(turns.length * 0.01).toFixed(2)},"token_usages":[\n${usages.join(',\n')}\n]},"error":null}\n`;
+}, (t, rnd) => openHandsTurn(t, rnd));
+
+/** One OpenHands turn of four events (a command and its output, an edit and its result). */
+function openHandsTurn(t: number, rnd: () => number): string {
+  const id = 2 + t * 4;
+  const meta = (call: string, name: string, args: string, text: string, prompt: number) => ({
+    function_name: name,
+    tool_call_id: call,
+    model_response: {
+      id: `chatcmpl-${call}`,
+      created: 1_776_160_802 + t,
+      model: 'claude-sonnet-4-20250514',
+      object: 'chat.completion',
+      choices: [{ finish_reason: 'tool_calls', index: 0, message: { content: text, role: 'assistant', tool_calls: [{ index: 1, function: { arguments: args, name }, id: call, type: 'function' }] } }],
+      usage: { completion_tokens: 88, prompt_tokens: prompt, total_tokens: prompt + 88, prompt_tokens_details: { cached_tokens: prompt - 300 }, cache_creation_input_tokens: 300, cache_read_input_tokens: prompt - 300 },
+    },
+    total_calls_in_response: 1,
+  });
+  const command = `grep -n "compute${t % 13}" -A 30 app/module${t % 40}.py`;
+  const run = meta(`toolu_r${t}`, 'execute_bash', JSON.stringify({ command, is_input: 'false' }), `Let me look at module${t % 40} (step ${t}).`, 5000 + t * 4);
+  const edit = meta(`toolu_e${t}`, 'str_replace_editor', JSON.stringify({ command: 'str_replace', path: `/workspace/app/module${t % 40}.py`, old_str: `compute${t % 13}(`, new_str: `compute${t % 13}_checked(` }), `Guarding compute${t % 13}.`, 5400 + t * 4);
+  return [
+    { id, timestamp: iso(t), source: 'agent', message: `Running command: ${command}`, action: 'run', tool_call_metadata: run, args: { command, is_input: false, thought: `Let me look at module${t % 40} (step ${t}).`, blocking: false, hidden: false, confirmation_state: 'confirmed' } },
+    { id: id + 1, timestamp: iso(t, 1), source: 'agent', message: `Command \`${command}\` executed with exit code 0.`, cause: id, observation: 'run', tool_call_metadata: run, content: code(t, 10 + Math.floor(rnd() * 35)), extras: { command, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false } },
+    { id: id + 2, timestamp: iso(t, 2), source: 'agent', message: `Editing /workspace/app/module${t % 40}.py`, action: 'edit', tool_call_metadata: edit, args: { path: `/workspace/app/module${t % 40}.py`, command: 'str_replace', old_str: `compute${t % 13}(`, new_str: `compute${t % 13}_checked(`, thought: `Guarding compute${t % 13}.` } },
+    { id: id + 3, timestamp: iso(t, 3), source: 'agent', message: `I edited the file /workspace/app/module${t % 40}.py.`, cause: id + 2, observation: 'edit', tool_call_metadata: edit, content: `The file /workspace/app/module${t % 40}.py has been edited.\n${code(t, 6)}`, extras: { path: `/workspace/app/module${t % 40}.py`, prev_exist: true, old_content: null, new_content: null, impl_source: 'oh_aci', diff: null } },
+  ]
+    .map((e) => JSON.stringify(e))
+    .join(',\n');
+}
 
 /** SWE-agent's trajectory (fixture swe-agent.traj): the history of messages with tool calls and observations, and a trajectory step per action. */
 export const sweAgentTraj: TailCorpus = documentCorpus(

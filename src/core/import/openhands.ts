@@ -265,3 +265,8 @@ export const importer: Importer = { id: 'openhands', label: 'OpenHands events / 
 export function isTextCallId(id: string): boolean {
   return TEXT_CALL_ID.test(id);
 }
+
+/** For the live tail's fast path (store/tail-openhands.ts): the options an eval instance's import converts its history with (its LLM config and `metrics.token_usages`). */
+export function instanceOptions(instance: Json): OpenHandsOptions {
+  return optionsOf(instance);
+}

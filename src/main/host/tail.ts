@@ -16,7 +16,7 @@ import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { countsKey } from '../../core/tokens/version';
 import { ApiError, type EventSink } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
-import { openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
+import { closeTail, openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
 import type { SessionAppend } from './session-append';
 
 /** Quiet time after the last change before an update runs. */
@@ -227,6 +227,8 @@ export class TailService {
     clearInterval(w.poll);
     if (w.timer !== undefined) clearTimeout(w.timer);
     this.watches.delete(w.path);
+    // A document's arrays, kept for a watch begun again (not while an update may still move them on).
+    if (!w.running) w.state.then((s) => closeTail(this.options.store, s), () => undefined);
   }
 
   close(): void {

@@ -51,12 +51,25 @@ export interface DocumentFormat {
    */
   readonly skeleton: (doc: unknown) => unknown;
   /**
+   * Whether a new write's skeleton `now` may follow the imported one `old` (without it: they must
+   * be equal). For a format whose skeleton holds a list that grows beside the conversation
+   * (OpenHands' `metrics.token_usages`): it checks that what was there is unchanged and that what
+   * is new changes no stored message. `convert` then reads `now`.
+   */
+  readonly follows?: (old: Json, now: Json, state: unknown) => boolean;
+  /**
    * The messages each of `elements` (conversation elements `first`, `first + 1`, …) makes by the
    * importer's own rules, or undefined when they depend on what came before (the whole file decides).
    */
   readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => (readonly Message[])[] | undefined;
   /** Each element converts alone, so the last one written again in place replaces its own messages. */
   readonly reopen: boolean;
+  /**
+   * `convert` does not read the elements' indices (`first` may be UNCOUNTED): a watch's start
+   * then finds a root array's imported content by its closing bracket instead of walking every
+   * element (OpenHands events: the walk of a 100 MB list was most of the start).
+   */
+  readonly indexFree?: boolean;
   /** State read from the imported bytes for `convert` (undefined: no fast path for them). */
   readonly scan?: (b: Buffer) => unknown;
   /** Moves the state on by the elements a fast update stored. */
@@ -68,10 +81,13 @@ export interface DocumentFormat {
   readonly keepsSession: (session: OnlySession, skeleton: Json, removed: readonly Message[], changed: readonly Message[]) => boolean;
 }
 
+/** The elements of an array found by its closing bracket were not counted (DocumentFormat.indexFree). */
+export const UNCOUNTED = -1;
+
 /** One growing array as imported. */
 interface ArrayMark {
   readonly key: string;
-  /** Elements. */
+  /** Elements (UNCOUNTED: one or more, and so are the ones after them). */
   readonly count: number;
   /** Bytes from just after `[` to the end of the last element. */
   readonly len: number;
@@ -85,8 +101,8 @@ interface ArrayMark {
 export interface DocumentTail {
   readonly format: DocumentFormat;
   arrays: readonly ArrayMark[];
-  /** The comparable skeleton, as JSON text. */
-  readonly skeleton: string;
+  /** The comparable skeleton, as JSON text (moved on by a fast update when the format `follows`). */
+  skeleton: string;
   /** Messages the conversation's last element made (replaced when it is written again). */
   lastCount: number;
   /** The format's own state (DocumentFormat.scan). */
@@ -103,13 +119,14 @@ export const eachAlone =
 const SHORT = new Error('document cut short');
 
 const isSpace = (c: number | undefined): boolean => c === 32 || c === 10 || c === 13 || c === 9;
-function skipSpace(b: Buffer, at: number): number {
+/** The first byte at or after `at` that is not JSON whitespace. */
+export function skipSpace(b: Buffer, at: number): number {
   while (at < b.length && isSpace(b[at])) at++;
   return at;
 }
 
-/** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides). */
-function stringEnd(b: Buffer, at: number): number {
+/** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides); throws when the bytes end inside it. */
+export function stringEnd(b: Buffer, at: number): number {
   for (let i = at + 1; ; ) {
     const q = b.indexOf(34, i);
     if (q < 0) throw SHORT;
@@ -196,6 +213,7 @@ function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefi
   const fresh: [number, number][] = [];
   // After an element: a comma or the end; before the first one (or the one written again): an element or the end.
   let expectElement = count === 0 || reopened;
+  const counted = count !== UNCOUNTED;
   for (;;) {
     at = skipSpace(b, at);
     if (at >= b.length) throw SHORT;
@@ -211,7 +229,7 @@ function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefi
     fresh.push([at, e]);
     lastStart = at;
     end = at = e;
-    count++;
+    if (counted) count++;
     expectElement = false;
   }
   if (fresh.length > 0) {
@@ -329,9 +347,10 @@ function comparable(format: DocumentFormat, skeleton: string): { text: string; v
 
 /**
  * The fast path's state for bytes [0, size) of `path`, which must hash to `digest` (what was
- * imported), or undefined (not a document this path reads, or the file changed meanwhile).
+ * imported), or undefined (not a document this path reads, or the file changed meanwhile). A
+ * format's documents may have several shapes (`formats`, one per shape): the first that reads it.
  */
-export function documentTail(format: DocumentFormat, path: string, size: number, digest: string): DocumentTail | undefined {
+export function documentTail(formats: readonly DocumentFormat[], path: string, size: number, digest: string): DocumentTail | undefined {
   let b: Buffer;
   try {
     b = readFileSync(path);
@@ -341,6 +360,51 @@ export function documentTail(format: DocumentFormat, path: string, size: number,
   if (b.length < size) return undefined;
   b = b.subarray(0, size);
   if (createHash('sha256').update(b).digest('hex') !== digest) return undefined;
+  return documentTailOf(formats, path, b);
+}
+
+/**
+ * The same for `b`, the imported bytes as the caller read and verified them (the watch's one read
+ * of the file: reading and hashing it again cost as much as the walk).
+ */
+export function documentTailOf(formats: readonly DocumentFormat[], path: string, b: Buffer): DocumentTail | undefined {
+  for (const format of formats) {
+    const tail = tailOf(format, path, b);
+    if (tail) return tail;
+  }
+  return undefined;
+}
+
+/**
+ * A root array's imported content found by its closing bracket (the last byte that is not
+ * space): the bytes are those the import parsed as one JSON value (the caller verified their
+ * hash), so nothing but the array's own content lies between its brackets. Undefined for an empty
+ * array (then the walk says whether its first element needs no comma) or another shape.
+ */
+function rootByBrackets(format: DocumentFormat, b: Buffer): DocumentTail | undefined {
+  const open = skipSpace(b, 0);
+  let close = b.length - 1;
+  while (close > open && isSpace(b[close])) close--;
+  if (b[open] !== 91 || b[close] !== 93) return undefined;
+  const start = open + 1;
+  let end = close;
+  while (end > start && isSpace(b[end - 1])) end--;
+  if (end === start) return undefined;
+  const state = format.scan ? attempt(() => format.scan!(b)) : undefined;
+  if (format.scan && state === undefined) return undefined;
+  const digest = createHash('sha256').update(b.subarray(start, end)).digest('hex');
+  // Not reopened (the format's last element is never written again): the part before it is not needed.
+  const mark: ArrayMark = { key: '', count: UNCOUNTED, len: end - start, lastLen: end - start, digest, beforeLast: digest };
+  const skeleton = comparable(format, '[]');
+  return skeleton && { format, arrays: [mark], skeleton: skeleton.text, lastCount: 0, state };
+}
+
+/** The fast path's state for the imported bytes `b` read as one shape of document. */
+function tailOf(format: DocumentFormat, path: string, b: Buffer): DocumentTail | undefined {
+  if (format.indexFree && !format.reopen && format.arrays.length === 1 && format.arrays[0] === '') {
+    const quick = rootByBrackets(format, b);
+    if (quick) return quick;
+  }
   let w: ReturnType<typeof walk>;
   try {
     w = walk(b, format, undefined);
@@ -389,7 +453,9 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   }
   if (!w) return undefined;
   const skeleton = comparable(tail.format, w.skeleton);
-  if (!skeleton || skeleton.text !== tail.skeleton) return undefined;
+  if (!skeleton) return undefined;
+  const follows = tail.format.follows;
+  if (follows ? !attempt(() => follows(JSON.parse(tail.skeleton) as Json, skeleton.value, tail.state)) : skeleton.text !== tail.skeleton) return undefined;
   // Every new element must be JSON, as the import parses the whole document.
   const conv = w.arrays.find((a) => a.mark.key === tail.format.conversation)!;
   let elements: unknown[] = [];
@@ -425,6 +491,7 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
       tail.format.extend?.(tail.state, elements);
       tail.arrays = arrays;
       tail.lastCount = lastCount;
+      tail.skeleton = skeleton.text;
     },
   };
 }

@@ -7,9 +7,14 @@
  * changes at every write and nothing stored comes from it. The session's model is its last
  * message's: another one (or none where the replaced record had one) takes the whole-file path,
  * as do the other keys (the id, start time and summary are the session's).
+ *
+ * A checkpoint (`/chat save <tag>`: `checkpoint-<tag>.json`, a bare `[{role: user|model,
+ * parts[]}]`) is saved again whole with more turns: each new element converts alone as the
+ * import converts it (its role as its type). An element that is not such a record (the import then
+ * refuses the file) takes the whole-file path, to say so.
  */
 import { convert } from '../../core/import/gemini-cli';
-import { isRecord } from '../../core/import/util';
+import { isRecord, type Json } from '../../core/import/util';
 import { eachAlone, type DocumentFormat } from './tail-document';
 
 export const geminiDocument: DocumentFormat = {
@@ -27,4 +32,16 @@ export const geminiDocument: DocumentFormat = {
     const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
     return model !== undefined ? model === session.model : !removed.some((m) => m.model !== undefined);
   },
+};
+
+/** An element of a checkpoint as the import requires every one to be (else it refuses the file). */
+const isCheckpointRecord = (m: unknown): m is Json => isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']);
+
+export const geminiCheckpointDocument: DocumentFormat = {
+  arrays: [''],
+  conversation: '',
+  skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
+  convert: (elements) => (elements.every(isCheckpointRecord) ? elements.map((m) => convert({ ...m, type: m['role'] }, undefined, true, undefined)) : undefined),
+  reopen: true,
+  keepsSession: geminiDocument.keepsSession,
 };

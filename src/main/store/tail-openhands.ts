@@ -16,11 +16,21 @@
  * - the session's model (the last response's) stays.
  * A call still waiting for its result therefore goes through the whole file, once. The imported
  * bytes are scanned as text for the keys as Python's json writes them (never spelled with escapes).
+ *
+ * An eval instance written as one document (`{instance_id, metadata, history[], metrics, …}`)
+ * grows in its `history` the same way, converted with the instance's options (its LLM config,
+ * and the usage `metrics.token_usages` gives responses logged without it). Those usages grow
+ * beside the history: what was there must stay, and no new entry may name a response already
+ * imported (the import takes an id's last entry: it would change a stored message); the rest of
+ * `metrics` (running totals, costs, latencies) stores nothing. An instance run with text calling
+ * (`native_tool_calling: false`: the first prompt and every result are rewritten around the tools)
+ * takes the whole-file path; every other key must stay as it was.
  */
-import { eventsToSession, isTextCallId } from '../../core/import/openhands';
+import { eventsToSession, instanceOptions, isTextCallId, type OpenHandsOptions } from '../../core/import/openhands';
 import type { ParseContext } from '../../core/import/types';
-import { isRecord, str } from '../../core/import/util';
-import type { DocumentFormat } from './tail-document';
+import { arr, isRecord, rec, str, type Json } from '../../core/import/util';
+import type { Message } from '../../core/model';
+import { skipSpace, stringEnd, type ConvertContext, type DocumentFormat } from './tail-document';
 
 /** Ids the imported events use, which new events must not meet. */
 interface OpenHandsState {
@@ -32,46 +42,45 @@ interface OpenHandsState {
 
 const TOOL_CALL_ID = Buffer.from('"tool_call_id"');
 const MODEL_RESPONSE = Buffer.from('"model_response"');
-/** Text right after a key: its colon and the value's start. */
-const STRING_START = /^\s*:\s*"/;
-const STRING_VALUE = /^\s*:\s*("(?:[^"\\]|\\.)*")/;
-const RECORD_VALUE = /^\s*:\s*\{/;
-const RECORD_ID = /^\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/;
-/** Text read after a key: ids are short; a longer one is read again with the long window. */
-const WINDOW = 256;
-const LONG_WINDOW = 64 << 10;
+const ID_KEY = Buffer.from('"id"');
+const COLON = 58;
+const QUOTE = 34;
+const BRACE = 123;
 
-/** Every occurrence of `key` in `b`, as a function of the window of text after it. */
-function* after(b: Buffer, key: Buffer): Generator<(window: number) => string> {
-  for (let at = b.indexOf(key); at >= 0; at = b.indexOf(key, at + key.length)) {
-    const from = at + key.length;
-    yield (window) => b.toString('utf8', from, Math.min(b.length, from + window));
-  }
+/** Where the value of the key ending before `at` starts (after its colon), or -1 when no colon follows (the text is not a key). */
+function valueAfter(b: Buffer, at: number): number {
+  const colon = skipSpace(b, at);
+  return b[colon] === COLON ? skipSpace(b, colon + 1) : -1;
 }
 
-/** The first match of `re` in the text after a key, the long window tried when the short one cuts it. */
-function matchAfter(text: (window: number) => string, re: RegExp): RegExpExecArray | null {
-  return re.exec(text(WINDOW)) ?? re.exec(text(LONG_WINDOW));
-}
+/** The JSON string opening at `at`, decoded. */
+const stringAt = (b: Buffer, at: number): string => JSON.parse(b.toString('utf8', at, stringEnd(b, at))) as string;
 
+/**
+ * The ids the events in `b` use, read byte by byte (the keys found natively, their values walked
+ * as JSON strings: a watch's start reads the whole document, and decoding a window of text per
+ * key cost more than the walk), or undefined when one is not where the import would read it.
+ */
 function scan(b: Buffer): OpenHandsState | undefined {
   const ids = new Set<string>();
-  for (const text of after(b, TOOL_CALL_ID)) {
+  for (let at = b.indexOf(TOOL_CALL_ID); at >= 0; at = b.indexOf(TOOL_CALL_ID, at + TOOL_CALL_ID.length)) {
+    const v = valueAfter(b, at + TOOL_CALL_ID.length);
     // Not a key with a string value: no call id the import reads there.
-    if (!STRING_START.test(text(WINDOW))) continue;
-    const m = matchAfter(text, STRING_VALUE);
-    if (!m) return undefined;
-    const id = JSON.parse(m[1]!) as string;
+    if (v < 0 || b[v] !== QUOTE) continue;
+    const id = stringAt(b, v);
     if (isTextCallId(id)) return undefined;
     ids.add(id);
   }
   const responses = new Set<string>();
-  for (const text of after(b, MODEL_RESPONSE)) {
-    if (!RECORD_VALUE.test(text(WINDOW))) continue;
+  for (let at = b.indexOf(MODEL_RESPONSE); at >= 0; at = b.indexOf(MODEL_RESPONSE, at + MODEL_RESPONSE.length)) {
+    const v = valueAfter(b, at + MODEL_RESPONSE.length);
+    if (v < 0 || b[v] !== BRACE) continue;
     // A response whose id is not its first key (litellm writes it first) is not read here: no fast path.
-    const m = matchAfter(text, RECORD_ID);
-    if (!m) return undefined;
-    responses.add(JSON.parse(m[1]!) as string);
+    const key = skipSpace(b, v + 1);
+    if (!b.subarray(key, key + ID_KEY.length).equals(ID_KEY)) return undefined;
+    const id = valueAfter(b, key + ID_KEY.length);
+    if (id < 0 || b[id] !== QUOTE) return undefined;
+    responses.add(stringAt(b, id));
   }
   return { responses, ids };
 }
@@ -79,36 +88,41 @@ function scan(b: Buffer): OpenHandsState | undefined {
 const metaOf = (e: Record<string, unknown>): Record<string, unknown> | undefined => (isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined);
 const responseId = (meta: Record<string, unknown> | undefined): string | undefined => (meta && isRecord(meta['model_response']) ? str(meta['model_response']['id']) : undefined);
 
+/** New events converted as a batch by the importer, or undefined where that may differ from a first import of the whole list (see above). */
+function convertEvents(elements: readonly unknown[], c: ConvertContext, options: OpenHandsOptions): (readonly Message[])[] | undefined {
+  const state = c.state as OpenHandsState;
+  const made: string[] = [];
+  for (const e of elements) {
+    if (!isRecord(e)) continue;
+    if (typeof e['id'] !== 'number' && typeof e['id'] !== 'string') return undefined;
+    if (e['action'] === 'system' || e['action'] === 'condensation' || e['observation'] === 'recall') return undefined;
+    const meta = metaOf(e);
+    const resp = responseId(meta);
+    if (resp !== undefined && state.responses.has(resp)) return undefined;
+    if (meta && typeof e['action'] === 'string') {
+      const call = meta['tool_call_id'];
+      if (typeof call !== 'string') return undefined;
+      made.push(call);
+    }
+  }
+  const quiet: ParseContext = { name: c.path, keepRaw: true, lineRecords: false, warn: () => {}, progress: () => {} };
+  const s = eventsToSession(c.path, elements, quiet, undefined, options);
+  const calls = new Set(s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_call' ? [p.id] : []))));
+  const results = s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
+  if (made.some((id) => !calls.has(id)) || results.some((id) => !calls.has(id))) return undefined;
+  if ([...calls].some((id) => isTextCallId(id) || /^\d+$/.test(id) || state.ids.has(id))) return undefined;
+  return [s.messages];
+}
+
 export const openHandsDocument: DocumentFormat = {
   arrays: [''],
   conversation: '',
   skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
   reopen: false,
+  // Events are converted by their content, never by their place in the list.
+  indexFree: true,
   scan,
-  convert: (elements, _first, c) => {
-    const state = c.state as OpenHandsState;
-    const made: string[] = [];
-    for (const e of elements) {
-      if (!isRecord(e)) continue;
-      if (typeof e['id'] !== 'number' && typeof e['id'] !== 'string') return undefined;
-      if (e['action'] === 'system' || e['action'] === 'condensation' || e['observation'] === 'recall') return undefined;
-      const meta = metaOf(e);
-      const resp = responseId(meta);
-      if (resp !== undefined && state.responses.has(resp)) return undefined;
-      if (meta && typeof e['action'] === 'string') {
-        const call = meta['tool_call_id'];
-        if (typeof call !== 'string') return undefined;
-        made.push(call);
-      }
-    }
-    const quiet: ParseContext = { name: c.path, keepRaw: true, lineRecords: false, warn: () => {}, progress: () => {} };
-    const s = eventsToSession(c.path, elements, quiet);
-    const calls = new Set(s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_call' ? [p.id] : []))));
-    const results = s.messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
-    if (made.some((id) => !calls.has(id)) || results.some((id) => !calls.has(id))) return undefined;
-    if ([...calls].some((id) => isTextCallId(id) || /^\d+$/.test(id) || state.ids.has(id))) return undefined;
-    return [s.messages];
-  },
+  convert: (elements, _first, c) => convertEvents(elements, c, {}),
   extend: (state, elements) => {
     const st = state as OpenHandsState;
     for (const e of elements) {
@@ -124,4 +138,36 @@ export const openHandsDocument: DocumentFormat = {
     const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
     return model === undefined || model === session.model;
   },
+};
+
+/** `metrics.token_usages` of an instance's comparable skeleton. */
+const usagesOf = (skeleton: Json): unknown[] => arr(rec(skeleton['metrics'])['token_usages']);
+
+export const openHandsInstanceDocument: DocumentFormat = {
+  arrays: ['history'],
+  conversation: 'history',
+  skeleton: (doc) => {
+    if (!isRecord(doc) || typeof doc['instance_id'] !== 'string' || instanceOptions(doc).nativeToolCalling === false) return undefined;
+    // Of `metrics`, only the usages are read by the import.
+    const { metrics, ...rest } = doc;
+    return { ...rest, metrics: { token_usages: arr(rec(metrics)['token_usages']) } };
+  },
+  follows: (old, now, state) => {
+    const { metrics: _old, ...oldRest } = old;
+    const { metrics: _now, ...nowRest } = now;
+    if (JSON.stringify(oldRest) !== JSON.stringify(nowRest)) return false;
+    const before = usagesOf(old);
+    const after = usagesOf(now);
+    if (after.length < before.length || JSON.stringify(after.slice(0, before.length)) !== JSON.stringify(before)) return false;
+    const { responses } = state as OpenHandsState;
+    return after.slice(before.length).every((t) => {
+      const id = str(rec(t)['response_id']);
+      return id === undefined || !responses.has(id);
+    });
+  },
+  reopen: false,
+  scan,
+  convert: (elements, _first, c) => convertEvents(elements, c, instanceOptions(c.skeleton)),
+  extend: openHandsDocument.extend!,
+  keepsSession: openHandsDocument.keepsSession,
 };

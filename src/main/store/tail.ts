@@ -12,9 +12,9 @@
  *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
  *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
  *   document written again whole with more elements at the end of its arrays takes
- *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON: tail-gemini-json.ts,
- *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events:
- *   tail-openhands.ts).
+ *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON and checkpoints: tail-gemini-json.ts,
+ *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events and
+ *   eval instances: tail-openhands.ts).
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -38,11 +38,12 @@ import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
 import { appendCodex, type CodexTail } from './tail-codex';
 import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
 import { appendJsonl, type JsonlTail } from './tail-jsonl';
-import { appendDocument, documentTail, type DocumentFormat, type DocumentTail } from './tail-document';
-import { geminiDocument } from './tail-gemini-json';
+import { isJsonDocument } from './tail-shape';
+import { appendDocument, documentTail, documentTailOf, type DocumentFormat, type DocumentTail } from './tail-document';
+import { geminiCheckpointDocument, geminiDocument } from './tail-gemini-json';
 import { openAIChatDocument } from './tail-openai-chat';
 import { sweAgentDocument } from './tail-swe-agent';
-import { openHandsDocument } from './tail-openhands';
+import { openHandsDocument, openHandsInstanceDocument } from './tail-openhands';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -80,8 +81,8 @@ export interface TailState {
   doc?: DocumentTail | undefined;
 }
 
-/** The document formats with a fast path (tail-<format>.ts). */
-const DOCUMENTS: Partial<Record<FormatId, DocumentFormat>> = { 'gemini-cli': geminiDocument, 'openai-chat': openAIChatDocument, 'swe-agent': sweAgentDocument, openhands: openHandsDocument };
+/** The document formats with a fast path (tail-<format>.ts), one entry per shape of document. */
+const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = { 'gemini-cli': [geminiDocument, geminiCheckpointDocument], 'openai-chat': [openAIChatDocument], 'swe-agent': [sweAgentDocument], openhands: [openHandsDocument, openHandsInstanceDocument] };
 
 export interface TailSessionUpdate {
   readonly id: string;
@@ -152,6 +153,16 @@ function readRange(path: string, from: number, to: number): Buffer {
   return buf;
 }
 
+/** Bytes [0, size) of a file, or undefined when it is now shorter (changed meanwhile: the stream's hash says so). */
+function readWhole(path: string, size: number): Buffer | undefined {
+  try {
+    return readRange(path, 0, size);
+  } catch (e) {
+    if (e instanceof TailError) return undefined;
+    throw e;
+  }
+}
+
 const digestBefore = (path: string, end: number): string => createHash('sha256').update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end)).digest('hex');
 
 function fileSize(path: string): number {
@@ -165,7 +176,8 @@ function fileSize(path: string): number {
 /**
  * Starts tailing the source of `sessionId`: hashes what was imported (one read of it) and
  * compares it with the stored hash, so a file rewritten while nobody watched is re-imported by
- * the first update.
+ * the first update. A JSON document with a fast path is read whole on that one pass, and its
+ * arrays are found in the same bytes.
  */
 export async function openTail(store: SessionStore, sessionId: string): Promise<TailState> {
   const src = sourceOfSession(store, sessionId);
@@ -173,22 +185,62 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   const size = fileSize(src.path);
   const hash = createHash('sha256');
   const scan = new LineScan();
+  // Whether it is one document, as the import detects it (a stale file is re-imported whole: no fast path to prepare).
+  const document = size >= src.size ? await isJsonDocument(src.path, src.size) : undefined;
+  const docFormats = document === true ? DOCUMENTS[src.format] : undefined;
+  const bytes = docFormats ? readWhole(src.path, src.size) : undefined;
   // Gemini CLI's fast path needs the ids in the file: read on this pass (a JSONL file, by its name).
-  const ids = src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
-  for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
-    hash.update(chunk);
-    scan.feed(chunk);
-    ids?.feed(chunk);
-  }
+  const ids = !bytes && src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
+  if (bytes) hash.update(bytes);
+  else
+    for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
+      hash.update(chunk);
+      scan.feed(chunk);
+      ids?.feed(chunk);
+    }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
-  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : await isDocument(src.path, src.size) };
-  if (!stale) setFastTails(state, scan);
+  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : document };
+  // A document watched before, unchanged since: its arrays as that watch left them (the same bytes walk the same).
+  const kept = unpark(store, src);
+  if (!stale) setFastTails(state, scan, bytes, kept);
   if (state.gemini && ids) state.gemini.ids = ids.done();
   return state;
 }
 
-/** Whether bytes [0, end) of the file are one JSON document (as the import's detection reads them), not JSON lines. */
-const isDocument = async (path: string, end: number): Promise<boolean | undefined> => (end > 0 ? (await sniffSource(fileSource(path, end))).shape === 'json' : undefined);
+/** A document's fast-path state parked when its watch ended, with the source it was read from. */
+interface Parked {
+  readonly size: number;
+  readonly digest: string;
+  readonly doc: DocumentTail;
+}
+/** By store, then source id; a few per store (each holds a document's skeleton and the format's ids). */
+const parked = new WeakMap<SessionStore, Map<number, Parked>>();
+const PARKED_PER_STORE = 8;
+
+/**
+ * Ends a tail (its watch stopped, no update running): a document's fast-path state is kept, so
+ * a watch begun again on the unchanged file (the window switching back to the session) does not
+ * walk the document again. The tail gives it up.
+ */
+export function closeTail(store: SessionStore, state: TailState): void {
+  const doc = state.doc;
+  state.doc = undefined;
+  if (!doc || state.stale) return;
+  let bySource = parked.get(store);
+  if (!bySource) parked.set(store, (bySource = new Map()));
+  bySource.delete(state.sourceId);
+  bySource.set(state.sourceId, { size: state.size, digest: state.hash.copy().digest('hex'), doc });
+  // The oldest first (a Map keeps insertion order).
+  for (const id of bySource.keys()) if (bySource.size > PARKED_PER_STORE) bySource.delete(id);
+}
+
+/** The parked state of a source, taken (one tail owns it), when it was read from what is stored now. */
+function unpark(store: SessionStore, src: SourceRow): DocumentTail | undefined {
+  const bySource = parked.get(store);
+  const p = bySource?.get(src.id);
+  bySource?.delete(src.id);
+  return p && p.size === src.size && p.digest === src.hash ? p.doc : undefined;
+}
 
 /** `"last-prompt"`: a Claude Code line naming the leaf of the main chain. */
 const LAST_PROMPT = Buffer.from('"last-prompt"');
@@ -213,15 +265,18 @@ function claudeCodeTail(state: TailState, scan: LineScan): ClaudeCodeTail | unde
   return { lines: scan.lines, leaf: lastMainUuid(state.path, state.size), ids: undefined };
 }
 
-/** The fast path's state for the file's format, when the imported bytes end on a newline. */
-function setFastTails(state: TailState, scan: LineScan): void {
+/**
+ * The fast path's state for the file's format, when the imported bytes end on a newline (a
+ * document's: from `bytes` when the caller read them, verified against the state's hash).
+ */
+function setFastTails(state: TailState, scan: LineScan, bytes?: Buffer, kept?: DocumentTail): void {
   state.claudeCode = claudeCodeTail(state, scan);
   const lines = state.size > 0 && readRange(state.path, state.size - 1, state.size)[0] === 10;
   state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
   state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
   state.gemini = lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
   const doc = state.document === true ? DOCUMENTS[state.format] : undefined;
-  state.doc = doc && documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'));
+  state.doc = doc && (kept ?? (bytes ? documentTailOf(doc, state.path, bytes) : documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'))));
 }
 
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
@@ -260,35 +315,41 @@ function lastMainUuid(path: string, end: number): string | undefined {
   return undefined;
 }
 
-/** What one complete read of the file saw: where each line starts, its lines, its hash. */
+/** What one complete read of the file saw: where each line starts, its lines, its hash (and its bytes, when kept). */
 interface Indexed {
   readonly lineStarts: number[];
   readonly scan: LineScan;
   readonly hash: Hash;
+  readonly bytes: Buffer | undefined;
 }
 
 /**
  * The file as the parser streams it, indexed on the way. The framework reads a source more than
  * once (the format sniff reads its head): each read starts afresh, and the last complete one is
- * the result.
+ * the result. With `keep`, its bytes are kept too (a document's fast path walks them after the
+ * import instead of reading and hashing the file once more).
  */
-function indexingSource(path: string, size: number): { source: ByteSource; indexed: () => Indexed } {
+function indexingSource(path: string, size: number, keep: boolean): { source: ByteSource; indexed: () => Indexed } {
   const inner = fileSource(path, size);
   let done: Indexed | undefined;
   const source: ByteSource = {
     name: inner.name,
     size: inner.size,
     async *chunks() {
-      const pass: Indexed = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
+      const pass = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
+      const bytes = keep ? Buffer.allocUnsafe(size) : undefined;
       let at = 0;
       for await (const chunk of inner.chunks()) {
         pass.hash.update(chunk);
         pass.scan.feed(chunk);
+        // The reader reuses its buffer: copied out.
+        bytes?.set(chunk, at);
         for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) pass.lineStarts.push(at + nl + 1);
         at += chunk.length;
         yield chunk;
       }
-      done = pass;
+      // A file cut short while read: not the bytes imported.
+      done = { ...pass, bytes: bytes && at === size ? bytes : undefined };
     },
   };
   return {
@@ -353,12 +414,13 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   } else {
     if (size === 0) return undefined;
     const shape = (await sniffSource(fileSource(state.path, size))).shape;
-    if (shape === 'jsonl') end = lastLineEnd(state.path, 0, size);
+    // JSON lines are read to their last complete line (a head that only looks like lines may be one long document).
+    if (shape === 'jsonl' && (await isJsonDocument(state.path, size)) === false) end = lastLineEnd(state.path, 0, size);
     if (end === 0) return undefined;
   }
-  const { source, indexed } = indexingSource(state.path, end);
+  const { source, indexed } = indexingSource(state.path, end, document && DOCUMENTS[state.format] !== undefined);
   const outcome = await importSource(source, { format: state.format, keepRaw: 'lines' });
-  const { lineStarts, scan } = indexed();
+  const { lineStarts, scan, bytes } = indexed();
   // An append hashes its new bytes onto the running hash; a re-import has the whole file's.
   const fullHash = hash ?? indexed().hash;
   const digest = fullHash.copy().digest('hex');
@@ -368,9 +430,11 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   state.size = end;
   state.hash = fullHash;
   state.tailDigest = digestBefore(state.path, end);
-  state.document = await isDocument(state.path, end);
+  // The import's own bytes, when it read exactly what is now imported (an append hashes onto the running hash).
+  const read = hash ? undefined : bytes;
+  state.document = await isJsonDocument(state.path, end, read);
   state.stale = false;
-  setFastTails(state, scan);
+  setFastTails(state, scan, read);
   return { rewritten: reimport, sessions: updated, deleted, size: end, fast: false };
 }
 
