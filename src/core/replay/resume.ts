@@ -33,8 +33,16 @@
  *      strategies (they could read anything).
  * A run that ended (abort, forced final) continues exactly: its later calls are recorded as not
  * made and emit nothing, as in a full replay. Anything else is refused (`undefined`) and the
- * caller replays the whole session, as before. The kept run is never changed: a continuation
- * copies what it goes on from (window, retention, step arrays, events, handlers).
+ * caller replays the whole session, as before. The kept run is never changed by a continuation,
+ * which copies what it goes on from (window, retention, step arrays, events, handlers); only the
+ * copy that made its last call wrote on in its step arrays and events, past what it recorded
+ * (LiveReplay.reasons, .events, run.next), and a continuation copies no more than that. So a
+ * run can be continued twice, and a result never changes once made.
+ *
+ * Cost: what planResume compares and copies is linear in the session (pointer and number
+ * compares, typed-array copies: milliseconds at 165,000 messages), the new calls are replayed as
+ * any call is; the shape and the facts of the grown list are made from the old ones
+ * (grownShapeOf, carryFacts), not read again.
  */
 import type { ReplayConfig, ReplayConfigInput } from '../config';
 import type { Session } from '../model';
@@ -42,7 +50,7 @@ import { countWith, type SessionCounts } from '../tokens/index';
 import { sentAsTokens } from '../tokens/sent-as';
 import { finishRun, limitsOf, resolveTokenizer, runSteps, setupRun, type ReplayOptions, type Run } from './run';
 import { SentAsHandler } from './sent-as';
-import { pinsOf, referenceCountsOf, shapeOf } from './setup';
+import { grownShapeOf, pinsOf, referenceCountsOf } from './setup';
 import { SourceCompactions } from './source-compactions';
 import type { Pins, ReplayState, SessionShape } from './state';
 import { STEP_STATUSES, type ReplayResult } from './types';
@@ -56,6 +64,12 @@ export interface LiveReplay {
   readonly run: Run;
   /** Why it can never be continued, or undefined. */
   readonly closed: string | undefined;
+  /**
+   * The reasons and events the run had recorded when it was kept: the copy that made its last
+   * call went on in the same arrays (and the result reads them), so a continuation copies only these.
+   */
+  readonly reasons: number;
+  readonly events: number;
 }
 
 export interface LiveResult {
@@ -96,11 +110,14 @@ async function finishedFrom(run: Run, shouldStop: (() => boolean) | undefined): 
   const S = run.s.shape.stepMsg.length;
   await runSteps(run, shouldStop, Math.max(run.next, S - 1));
   let closed = closedBecause(run);
-  const copy = closed === undefined ? continued(run, run.s.session, run.s.counts, run.s.reference, run.s.shape, run.s.pins) : undefined;
+  const kept = { reasons: run.out.reasonCount, events: run.s.events.length };
+  // The copy writes on in the run's step arrays and events (no copy of those: only what the
+  // run recorded itself is read again, `kept`), in copies of its window and retention.
+  const copy = closed === undefined ? continued(run, run.s.session, run.s.counts, run.s.reference, run.s.shape, run.s.pins, undefined) : undefined;
   if (typeof copy === 'string') closed = copy;
   const last = typeof copy === 'object' ? copy : run;
   await runSteps(last, shouldStop);
-  return { result: finishRun(last), live: { run, closed } };
+  return { result: finishRun(last), live: { run, closed, ...kept } };
 }
 
 function closedBecause(run: Run): string | undefined {
@@ -142,7 +159,7 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
   }
   if (messages.find((m) => m.timestamp !== undefined)?.timestamp !== old.startTime) return 'the first timestamp changed';
 
-  const shape = shapeOf(messages);
+  const shape = grownShapeOf(s.messages, s.shape, messages);
   const was = s.shape;
   if (shape.stepMsg.length < S) return 'the session has fewer calls';
   for (let j = 0; j < S; j++) if (shape.stepMsg[j] !== was.stepMsg[j]) return `call ${j} is another message`;
@@ -167,28 +184,30 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
   if (compactions.length < emitted || JSON.stringify(compactions.slice(0, emitted)) !== JSON.stringify(old.sources.sorted.slice(0, emitted))) return 'an emitted source compaction changed';
   if (compactions.length > emitted && compactions[emitted]!.atMessage <= emittedThrough(old)) return 'a source compaction was added among the replayed calls';
 
-  return continued(old, session, counts, reference, shape, pins);
+  return continued(old, session, counts, reference, shape, pins, live);
 }
 
 /**
- * `old` as a new run over `session` (itself, or grown as planResume checked), every part it
- * changes as it goes copied: `old` is left as it was. A string says why it cannot be.
+ * `old` as a new run over `session` (grown as planResume checked, with `kept`; or itself, for the
+ * copy that makes the last call), every part it changes as it goes copied — but for the copy, the
+ * step arrays and events, which it writes on past what `old` recorded. A string says why it
+ * cannot be.
  */
-function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins): Run | string {
+function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins, kept: Pick<LiveReplay, 'reasons' | 'events'> | undefined): Run | string {
   const s = old.s;
   const win = s.win.grownTo(counts.perMessage, counts.prefix);
   if (!win) return 'the window cannot be carried exactly';
   const retention = s.retention.grownTo(session.messages, old.entered, (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => next.summary);
   if (!retention) return 'the facts of the messages that entered changed';
   // A new state object: caches keyed by it (cut points, the strategies' context) start empty.
-  const next: ReplayState = { ...s, session, messages: session.messages, counts, reference, shape, pins, win, retention, events: [...s.events], totals: { ...s.totals } };
+  const next: ReplayState = { ...s, session, messages: session.messages, counts, reference, shape, pins, win, retention, events: kept ? s.events.slice(0, kept.events) : s.events, totals: { ...s.totals } };
   const sources = new SourceCompactions(next);
   sources.next = old.sources.next;
   Object.assign(sources.original, old.sources.original);
   return {
     ...old,
     s: next,
-    out: old.out.grownTo(shape.stepMsg.length),
+    out: kept ? old.out.grownTo(shape.stepMsg.length, old.next, kept.reasons) : old.out,
     budgets: old.budgets.clone(),
     cost: old.cost.clone(),
     sources,

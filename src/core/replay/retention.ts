@@ -89,7 +89,22 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
   }
   const fx: FactIndex = { keys, kinds, offsets, ids };
   idMaps.set(fx, idOf);
+  derivedFrom.set(fx, { base, from });
   return fx;
+}
+
+/** An index internFacts extended from another: its messages before `from` have `base`'s facts and ids. */
+const derivedFrom = new WeakMap<FactIndex, { readonly base: FactIndex; readonly from: number }>();
+
+/** Whether `fx` gives the first `count` messages of `base` the same facts under the same ids, by how it was made (not by reading them). */
+function keepsPrefix(fx: FactIndex, base: FactIndex, count: number): boolean {
+  for (let at: FactIndex | undefined = fx, depth = 0; at && depth < 16; depth++) {
+    if (at === base) return true;
+    const d = derivedFrom.get(at);
+    if (!d || d.from < count) return false;
+    at = d.base;
+  }
+  return false;
 }
 
 /**
@@ -116,6 +131,13 @@ export function carryFacts(old: readonly Message[], next: readonly Message[], fr
   factCache.set(next, perMessage);
   const fx = indexCache.get(old);
   if (fx) indexCache.set(next, internFacts(perMessage, fx, from));
+  const speaking = speakingCache.get(old);
+  if (speaking && !speakingCache.has(next)) {
+    const out = new Uint8Array(next.length);
+    out.set(speaking.subarray(0, from));
+    for (let i = from; i < next.length; i++) out[i] = speaks(next[i]!) ? 1 : 0;
+    speakingCache.set(next, out);
+  }
 }
 
 // Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.
@@ -224,16 +246,22 @@ export class RetentionTracker {
     const fx = factIndex(messages);
     const was = this.fx;
     if (entered > messages.length || entered >= was.offsets.length) return undefined;
-    for (let i = 0; i <= entered; i++) if (fx.offsets[i] !== was.offsets[i]) return undefined;
-    let facts = 0;
-    for (let q = 0, end = was.offsets[entered]!; q < end; q++) {
-      const id = was.ids[q]!;
-      if (fx.ids[q] !== id) return undefined;
-      if (id >= facts) facts = id + 1;
+    // Facts of entered messages only were ever touched: with the same ids for them, the state of
+    // every id both indexes have carries over (an untouched id is as a fresh tracker has it).
+    let facts = Math.min(was.keys.length, fx.keys.length);
+    if (!keepsPrefix(fx, was, entered)) {
+      // Not made from this index (a list read again): compared.
+      for (let i = 0; i <= entered; i++) if (fx.offsets[i] !== was.offsets[i]) return undefined;
+      facts = 0;
+      for (let q = 0, end = was.offsets[entered]!; q < end; q++) {
+        const id = was.ids[q]!;
+        if (fx.ids[q] !== id) return undefined;
+        if (id >= facts) facts = id + 1;
+      }
+      for (let id = 0; id < facts; id++) if (fx.keys[id] !== was.keys[id] || fx.kinds[id] !== was.kinds[id]) return undefined;
+      for (let id = facts; id < this.lastMention.length; id++) if (this.lastMention[id] !== -1 || this.reported[id] !== 0 || this.foundIn[id] !== -1) return undefined;
     }
-    for (let id = 0; id < facts; id++) if (fx.keys[id] !== was.keys[id] || fx.kinds[id] !== was.kinds[id]) return undefined;
-    // Only facts of entered messages were ever touched; a message past the new end must not have left.
-    for (let id = facts; id < this.lastMention.length; id++) if (this.lastMention[id] !== -1 || this.reported[id] !== 0 || this.foundIn[id] !== -1) return undefined;
+    // A message past the new end must not have left the window.
     for (let i = messages.length; i < this.leftAt.length; i++) if (this.leftAt[i] !== -1) return undefined;
     return new RetentionTracker(messages, [], inWindow, summary, { tracker: this, facts });
   }

@@ -37,14 +37,20 @@ export class StepArrays {
     this.keptFrom = new Uint32Array(count);
   }
 
+  /** Reasons named so far ('' included). */
+  get reasonCount(): number {
+    return this.reasons.length;
+  }
+
   /**
-   * These steps and room for more, for a run continued over a grown session (resume.ts): the steps
-   * recorded so far and the reasons they name are copied; this object (a result reads its arrays)
-   * stays as it is.
+   * These steps and room for more, for a run continued over a grown session (resume.ts): the
+   * first `filled` steps and the first `reasons` reasons (what the run recorded itself: a copy that
+   * made its last call may have written more into these arrays) are copied; this object (a result
+   * reads its arrays) stays as it is.
    */
-  grownTo(count: number): StepArrays {
+  grownTo(count: number, filled = this.count, reasons = this.reasons.length): StepArrays {
     const g = new StepArrays(count, this.triggerTokens, this.lean);
-    const n = Math.min(count, this.count);
+    const n = Math.min(count, this.count, filled);
     for (const r of REGIONS) g.regions[r].set(this.regions[r].subarray(0, n));
     g.total.set(this.total.subarray(0, n));
     g.limit.set(this.limit.subarray(0, n));
@@ -53,7 +59,7 @@ export class StepArrays {
     g.status.set(this.status.subarray(0, n));
     g.reasonIndex.set(this.reasonIndex.subarray(0, n));
     g.keptFrom.set(this.keptFrom.subarray(0, n));
-    for (let q = 1; q < this.reasons.length; q++) {
+    for (let q = 1; q < Math.min(reasons, this.reasons.length); q++) {
       g.reasons.push(this.reasons[q]!);
       g.reasonIds.set(this.reasons[q]!, q);
     }

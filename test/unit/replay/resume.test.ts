@@ -14,6 +14,7 @@ import { getPolicy, POLICY_IDS } from '../../../src/core/policies/index';
 import { carryReplayCaches } from '../../../src/core/replay/carry';
 import { replay, replayToJSON } from '../../../src/core/replay/index';
 import { extendReplay, replayLive, resumeRefusal, type LiveReplay } from '../../../src/core/replay/resume';
+import { grownShapeOf, shapeOf } from '../../../src/core/replay/setup';
 import { REGIONS, type ReplayResult } from '../../../src/core/replay/types';
 import { countWith, type SessionCounts } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, usage, user } from '../../helpers/session';
@@ -57,10 +58,10 @@ const NEEDLES = ['ORD-3', '/port 800[12]/'];
 /**
  * The message as it was before the rest of it arrived: another object, its texts cut short — or,
  * with `sameText`, only its reported usage different (a streamed response's usage grows, its
- * count does not move: only the object tells the change).
+ * count does not move: only the object tells the change; or it reported usage the full one lacks).
  */
 const partial = (m: Message, sameText: boolean): Message =>
-  sameText ? { ...m, ...(m.usage ? { usage: { ...m.usage, output: m.usage.output + 7 } } : {}) } : { ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text.slice(0, Math.ceil(p.text.length / 2)) } : p)) };
+  sameText ? { ...m, usage: m.usage ? { ...m.usage, output: m.usage.output + 7 } : usage(321, 0, 0, 4) } : { ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text.slice(0, Math.ceil(p.text.length / 2)) } : p)) };
 
 /** Everything a view or a comparison reads, compared. */
 function expectSame(a: ReplayResult, b: ReplayResult): void {
@@ -147,6 +148,21 @@ describe('a replay continued over an append (oracle, property)', () => {
     expect(once).toBeDefined();
     expectSame(once!.result, twice!.result);
     expect(replayToJSON(a.result)).toBe(before);
+  });
+});
+
+describe('the shape of a grown session', () => {
+  it('made from the earlier shape is the shape of the whole list (property)', () => {
+    fc.assert(
+      fc.property(messagesArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), (msgs, at, rewrite) => {
+        const cut = Math.max(1, Math.floor(at * msgs.length));
+        const old = msgs.slice(0, cut);
+        // The last message written again (another object), or not; then the rest.
+        const grown = rewrite ? [...old.slice(0, -1), { ...old.at(-1)! }, ...msgs.slice(cut)] : msgs;
+        expect(grownShapeOf(old, shapeOf(old), grown)).toEqual(shapeOf(fresh(grown)));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
