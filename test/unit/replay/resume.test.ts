@@ -12,9 +12,10 @@ import type { ReplayConfigInput } from '../../../src/core/config';
 import type { Message, Session } from '../../../src/core/model';
 import { getPolicy, POLICY_IDS } from '../../../src/core/policies/index';
 import { carryReplayCaches } from '../../../src/core/replay/carry';
-import { replay, replayToJSON } from '../../../src/core/replay/index';
+import { replay, replayToJSON, toView } from '../../../src/core/replay/index';
 import { extendReplay, replayLive, resumeRefusal, type LiveReplay } from '../../../src/core/replay/resume';
 import { grownShapeOf, shapeOf } from '../../../src/core/replay/setup';
+import { stepDetail } from '../../../src/core/replay/step-detail';
 import { REGIONS, type ReplayResult } from '../../../src/core/replay/types';
 import { countWith, type SessionCounts } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, usage, user } from '../../helpers/session';
@@ -120,6 +121,11 @@ describe('a replay continued over an append (oracle, property)', () => {
           const copy = session(fresh(list), { sourceCompactions });
           const expected = await replay(copy, config, { counts: counted(copy), needles: NEEDLES });
           expectSame(got.result, expected);
+          // What the views read of it: the view, and the detail of the first and the last calls.
+          expect(toView(got.result)).toEqual(toView(expected));
+          for (const step of new Set(expected.steps.count > 0 ? [0, expected.steps.count - 1] : [])) {
+            expect(stepDetail(got.result, grown, step, { key: 'k', perMessage: options.counts.perMessage })).toEqual(stepDetail(expected, copy, step, { key: 'k', perMessage: counted(copy).perMessage }));
+          }
           if (expected.totals.compressions > 0) compressed++;
           if (expected.retention.lost.length > 0) lost++;
           live = got.live;
