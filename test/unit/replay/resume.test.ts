@@ -240,6 +240,23 @@ describe('a continuation that could differ is refused', () => {
     expect(resumeRefusal(await liveOf(), g, { counts: counted(g) })).toMatch(/source compaction was added/);
   });
 
+  it('when an append brings a message the agent sent rewritten (SWE-agent eliding observations)', async () => {
+    // A new message sent as a placeholder from the last call on: setup counts the rewrites and warns with their number.
+    const at = msgs.length - 2;
+    const rewritten = session([...msgs.slice(0, at), { ...msgs[at]!, sentAs: { text: '(elided)', fromMessage: msgs.length - 1 } }, ...msgs.slice(at + 1)]);
+    const live = await liveOf();
+    expect(resumeRefusal(live, rewritten, { counts: counted(rewritten) })).toMatch(/rewritten messages \(sentAs\) changed/);
+  });
+
+  it('but continues over rewrites it knew of, as a full replay does', async () => {
+    const list = [...msgs.slice(0, 2), { ...msgs[2]!, sentAs: { text: '(elided)', fromMessage: 4 } }, ...msgs.slice(3)];
+    const live = await liveOf(config, session(list.slice(0, half)));
+    const g = session(list);
+    const got = await extendReplay(live, g, { counts: counted(g) });
+    expect(got).toBeDefined();
+    expectSame(got!.result, await replay(session(fresh(list)), config));
+  });
+
   it('when the summarizer is remote', async () => {
     const live = await liveOf({ ...config, summarizer: 'openai' });
     expect(live.closed).toMatch(/remote/);
