@@ -89,21 +89,23 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
   }
   const fx: FactIndex = { keys, kinds, offsets, ids };
   idMaps.set(fx, idOf);
-  derivedFrom.set(fx, { base, from });
+  // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
+  const ancestors = [{ index: new WeakRef(base), from }, ...(derivedFrom.get(base) ?? []).map((a) => ({ index: a.index, from: Math.min(a.from, from) }))];
+  derivedFrom.set(fx, ancestors.slice(0, 16));
   return fx;
 }
 
-/** An index internFacts extended from another: its messages before `from` have `base`'s facts and ids. */
-const derivedFrom = new WeakMap<FactIndex, { readonly base: FactIndex; readonly from: number }>();
+/**
+ * The indexes internFacts extended each index from, nearest first, with how many first messages
+ * kept their facts and ids all the way. Weakly held: a live tail makes an index per append, and
+ * a chain of them held strongly would keep every earlier version's mentions.
+ */
+const derivedFrom = new WeakMap<FactIndex, readonly { readonly index: WeakRef<FactIndex>; readonly from: number }[]>();
 
 /** Whether `fx` gives the first `count` messages of `base` the same facts under the same ids, by how it was made (not by reading them). */
 function keepsPrefix(fx: FactIndex, base: FactIndex, count: number): boolean {
-  for (let at: FactIndex | undefined = fx, depth = 0; at && depth < 16; depth++) {
-    if (at === base) return true;
-    const d = derivedFrom.get(at);
-    if (!d || d.from < count) return false;
-    at = d.base;
-  }
+  if (fx === base) return true;
+  for (const a of derivedFrom.get(fx) ?? []) if (a.index.deref() === base) return a.from >= count;
   return false;
 }
 
