@@ -5,8 +5,8 @@
  * - store: `updateTail` after the append — the fast path (the new lines alone) and, for
  *   comparison, the whole-file path (a sidechain line forces it; on Codex a compaction);
  * - host: append → `sessionUpdated` emitted (fs.watch, debounce, update), then the refresh a
- *   window does: the session detail, then the chart (a full replay of every call, in the replay
- *   worker as in the app).
+ *   window does: the session detail, then the chart (in the replay worker as in the app: the run
+ *   kept from the last chart continued over the new calls, core/replay/resume.ts).
  * Gemini CLI JSONL takes its fast path (a turn of five lines: prompt, `$set`, the call running and
  * again finished, the answer; a `$rewindTo` forces the whole file).
  * The JSON documents (Gemini CLI JSON and checkpoints, OpenHands events and eval instances, SWE-agent trajectories, raw OpenAI chat
@@ -193,7 +193,8 @@ async function hostRows(dir: string, file: string, mb: number, f: Format): Promi
     return [
       { name: `${f.label}${mb} MB: append → sessionUpdated (watcher + update)`, value: e, unit: 'ms', target: '≤ 1000 ms', pass: e <= 1000 },
       { name: `${f.label}${mb} MB: append → session detail refreshed`, value: median(detail), unit: 'ms' },
-      { name: `${f.label}${mb} MB: append → chart extended (full replay)`, value: median(chart), unit: 'ms', target: '≤ 1000 ms', pass: median(chart) <= 1000 },
+      { name: `${f.label}${mb} MB: append → chart extended (the kept replay continued over the new calls)`, value: median(chart), unit: 'ms', target: '≤ 1000 ms', pass: median(chart) <= 1000 },
+      { name: `${f.label}${mb} MB: the chart request alone (after the detail)`, value: median(chart.map((c, i) => c - detail[i]!)), unit: 'ms', note: 'core/replay/resume.ts; a refused continuation replays every call' },
     ];
   } finally {
     await host.close();

@@ -34,6 +34,11 @@ export class BudgetHandler {
     this.active = this.layers.length > 0;
   }
 
+  /** A copy to go on from (resume.ts continues a kept run and leaves it as it was). */
+  clone(): BudgetHandler {
+    return Object.assign(Object.create(BudgetHandler.prototype) as BudgetHandler, this, { warned: new Set(this.warned) });
+  }
+
   /**
    * The status `check` sets, in numbers only: no text, no events, no backpressure levels (a lean
    * replay, ReplayOptions.detail 'totals'). Per dimension checkBudget's own arithmetic (dimensionCheck): a hard

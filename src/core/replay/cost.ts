@@ -13,6 +13,11 @@ export class CostHandler {
   private prevRequest = -1;
   private compressedSincePrev = true;
 
+  /** A copy to go on from (resume.ts continues a kept run and leaves it as it was). */
+  clone(): CostHandler {
+    return Object.assign(new CostHandler(), { prevRequest: this.prevRequest, compressedSincePrev: this.compressedSincePrev });
+  }
+
   /** A compression ran before the coming call: the cache is broken after system + tools. */
   compressed(): void {
     this.compressedSincePrev = true;

@@ -89,7 +89,24 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
   }
   const fx: FactIndex = { keys, kinds, offsets, ids };
   idMaps.set(fx, idOf);
+  // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
+  const ancestors = [{ index: new WeakRef(base), from }, ...(derivedFrom.get(base) ?? []).map((a) => ({ index: a.index, from: Math.min(a.from, from) }))];
+  derivedFrom.set(fx, ancestors.slice(0, 16));
   return fx;
+}
+
+/**
+ * The indexes internFacts extended each index from, nearest first, with how many first messages
+ * kept their facts and ids all the way. Weakly held: a live tail makes an index per append, and
+ * a chain of them held strongly would keep every earlier version's mentions.
+ */
+const derivedFrom = new WeakMap<FactIndex, readonly { readonly index: WeakRef<FactIndex>; readonly from: number }[]>();
+
+/** Whether `fx` gives the first `count` messages of `base` the same facts under the same ids, by how it was made (not by reading them). */
+function keepsPrefix(fx: FactIndex, base: FactIndex, count: number): boolean {
+  if (fx === base) return true;
+  for (const a of derivedFrom.get(fx) ?? []) if (a.index.deref() === base) return a.from >= count;
+  return false;
 }
 
 /**
@@ -116,6 +133,13 @@ export function carryFacts(old: readonly Message[], next: readonly Message[], fr
   factCache.set(next, perMessage);
   const fx = indexCache.get(old);
   if (fx) indexCache.set(next, internFacts(perMessage, fx, from));
+  const speaking = speakingCache.get(old);
+  if (speaking && !speakingCache.has(next)) {
+    const out = new Uint8Array(next.length);
+    out.set(speaking.subarray(0, from));
+    for (let i = from; i < next.length; i++) out[i] = speaks(next[i]!) ? 1 : 0;
+    speakingCache.set(next, out);
+  }
 }
 
 // Needles run on RE2 (linear time on any input): a user's regex can never freeze the replay.
@@ -166,7 +190,7 @@ export class RetentionTracker {
   private readonly reported: Uint8Array;
   /** Per message: the step at which it left the window (dropped or masked), −1 while in. */
   private readonly leftAt: Int32Array;
-  private readonly lost: RetentionLoss[] = [];
+  private readonly lost: RetentionLoss[];
   private readonly needles: Needle[];
   private readonly needleMentions: number[][];
   /** Per needle: the step it is currently lost since, −1 while in the window. */
@@ -177,11 +201,13 @@ export class RetentionTracker {
   private summaryVersion = 0;
   private readonly foundIn: Int32Array;
 
+  /** `carried`: the state of a tracker over an earlier list to go on from (grownTo). */
   constructor(
     private readonly messages: readonly Message[],
     needleSpecs: readonly string[],
     private readonly inWindow: (i: number, end: number) => boolean,
     private readonly summary: () => SummaryText | null,
+    carried?: { readonly tracker: RetentionTracker; readonly facts: number },
   ) {
     this.fx = factIndex(messages);
     this.speaking = speakingOf(messages);
@@ -189,10 +215,57 @@ export class RetentionTracker {
     this.reported = new Uint8Array(this.fx.keys.length);
     this.foundIn = new Int32Array(this.fx.keys.length).fill(-1);
     this.leftAt = new Int32Array(messages.length).fill(-1);
-    this.needles = needleSpecs.map(parseNeedle);
-    this.needleMentions = this.needles.map(() => []);
-    this.needleLostAt = this.needles.map(() => -1);
-    this.needleLeft = this.needles.map(() => []);
+    if (!carried) {
+      this.lost = [];
+      this.needles = needleSpecs.map(parseNeedle);
+      this.needleMentions = this.needles.map(() => []);
+      this.needleLostAt = this.needles.map(() => -1);
+      this.needleLeft = this.needles.map(() => []);
+      return;
+    }
+    const t = carried.tracker;
+    this.lastMention.set(t.lastMention.subarray(0, carried.facts));
+    this.reported.set(t.reported.subarray(0, carried.facts));
+    this.foundIn.set(t.foundIn.subarray(0, carried.facts));
+    this.leftAt.set(t.leftAt.subarray(0, Math.min(t.leftAt.length, messages.length)));
+    this.lost = [...t.lost];
+    this.needles = t.needles;
+    this.needleMentions = t.needleMentions.map((m) => [...m]);
+    this.needleLostAt = [...t.needleLostAt];
+    this.needleLeft = t.needleLeft.map((l) => [...l]);
+    this.seenSummary = t.seenSummary;
+    this.summaryVersion = t.summaryVersion;
+  }
+
+  /**
+   * This tracker over a grown list (resume.ts) whose messages before `entered` — all that entered
+   * the request so far — are this list's. The state is copied (this tracker stays as it is), on
+   * the new list's fact index: undefined unless that index gives those messages the same facts
+   * under the same ids (ids are handed out in order of first mention, so a list that differs
+   * only after them does), and unless nothing past the new list's end has left the window.
+   */
+  grownTo(messages: readonly Message[], entered: number, inWindow: (i: number, end: number) => boolean, summary: () => SummaryText | null): RetentionTracker | undefined {
+    const fx = factIndex(messages);
+    const was = this.fx;
+    if (entered > messages.length || entered >= was.offsets.length) return undefined;
+    // Facts of entered messages only were ever touched: with the same ids for them, the state of
+    // every id both indexes have carries over (an untouched id is as a fresh tracker has it).
+    let facts = Math.min(was.keys.length, fx.keys.length);
+    if (!keepsPrefix(fx, was, entered)) {
+      // Not made from this index (a list read again): compared.
+      for (let i = 0; i <= entered; i++) if (fx.offsets[i] !== was.offsets[i]) return undefined;
+      facts = 0;
+      for (let q = 0, end = was.offsets[entered]!; q < end; q++) {
+        const id = was.ids[q]!;
+        if (fx.ids[q] !== id) return undefined;
+        if (id >= facts) facts = id + 1;
+      }
+      for (let id = 0; id < facts; id++) if (fx.keys[id] !== was.keys[id] || fx.kinds[id] !== was.kinds[id]) return undefined;
+      for (let id = facts; id < this.lastMention.length; id++) if (this.lastMention[id] !== -1 || this.reported[id] !== 0 || this.foundIn[id] !== -1) return undefined;
+    }
+    // A message past the new end must not have left the window.
+    for (let i = messages.length; i < this.leftAt.length; i++) if (this.leftAt[i] !== -1) return undefined;
+    return new RetentionTracker(messages, [], inWindow, summary, { tracker: this, facts });
   }
 
   markLeft(i: number, step: number): void {

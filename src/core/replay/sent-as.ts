@@ -10,12 +10,15 @@ import { sentAsTokens, type SentAsTokens } from '../tokens/sent-as';
 import type { ReplayState } from './state';
 
 export class SentAsHandler {
-  private readonly entries: readonly SentAsTokens[];
-  private next = 0;
+  readonly entries: readonly SentAsTokens[];
+  /** Rewrites applied so far (entries before it). */
+  next = 0;
 
-  constructor(s: ReplayState) {
+  /** `resumeAt`: continuing a run (resume.ts) that applied that many — its warning is already out. */
+  constructor(s: ReplayState, resumeAt?: number) {
     this.entries = sentAsTokens(s.session, s.counts);
-    if (this.entries.length > 0) {
+    if (resumeAt !== undefined) this.next = resumeAt;
+    else if (this.entries.length > 0) {
       s.events.push({ kind: 'warning', step: 0, text: `${this.entries.length} message${this.entries.length === 1 ? '' : 's'} the agent sent rewritten by its history processor from a later call on (elided observations): each call counts them as that call received them` });
     }
   }

@@ -7,7 +7,7 @@
 import type { ReplayConfig } from '../config';
 import type { Message, Session } from '../model';
 import { countWith, type SessionCounts } from '../tokens/index';
-import { turnIndex, turnStarts as computeTurnStarts } from '../turns';
+import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
 
 /** Steps, turn of each message, turn starts and tool calls per message: fixed per message list, so cached for sweeps. */
@@ -22,6 +22,43 @@ export function shapeOf(messages: readonly Message[]): SessionShape {
     shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages), toolCallsOf };
     shapeCache.set(messages, shape);
   }
+  return shape;
+}
+
+/**
+ * The shape of `messages`, a list grown from `oldMessages` (a live-tail append): the first
+ * messages that are the same objects keep their steps, turns and tool calls, and only the rest is
+ * read — what shapeOf builds over the whole list (each message's turn depends on it and the turn
+ * before; test/unit/replay/resume.test.ts compares them).
+ */
+export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionShape, messages: readonly Message[]): SessionShape {
+  let shape = shapeCache.get(messages);
+  if (shape) return shape;
+  const n = messages.length;
+  let same = 0;
+  while (same < n && same < oldMessages.length && messages[same] === oldMessages[same]) same++;
+  if (same === 0 || oldShape.turnOfMsg.length !== oldMessages.length) return shapeOf(messages);
+  const steps: number[] = [];
+  for (let j = 0; j < oldShape.stepMsg.length && oldShape.stepMsg[j]! < same; j++) steps.push(oldShape.stepMsg[j]!);
+  const turnOfMsg = new Uint32Array(n);
+  turnOfMsg.set(oldShape.turnOfMsg.subarray(0, same));
+  const toolCallsOf = new Uint32Array(n);
+  toolCallsOf.set(oldShape.toolCallsOf.subarray(0, same));
+  const starts: number[] = [];
+  for (const x of oldShape.starts) if (x < same) starts.push(x);
+  let turn = turnOfMsg[same - 1]!;
+  for (let i = same; i < n; i++) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') steps.push(i);
+    if (isTurnBoundary(m)) {
+      turn++;
+      starts.push(i);
+    }
+    turnOfMsg[i] = turn;
+    for (const p of m.parts) if (p.kind === 'tool_call') toolCallsOf[i]!++;
+  }
+  shape = { stepMsg: Uint32Array.from(steps), turnOfMsg, starts, toolCallsOf };
+  shapeCache.set(messages, shape);
   return shape;
 }
 

@@ -8,13 +8,19 @@ import type { ReplayState } from './state';
 import type { OriginalWindow } from './emergency';
 
 export class SourceCompactions {
-  private next = 0;
-  private readonly sorted;
+  /** Compactions emitted so far (sorted before it). */
+  next = 0;
+  readonly sorted;
   /** The original agent's window since its last compaction. */
   readonly original: OriginalWindow = { from: 0, summaryTokens: 0 };
 
   constructor(private readonly s: ReplayState) {
     this.sorted = [...s.session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
+  }
+
+  /** Compactions not emitted yet. */
+  get pending(): number {
+    return this.sorted.length - this.next;
   }
 
   /** Emits those at or before message `upTo` (Infinity: all that are left) at `step`. */

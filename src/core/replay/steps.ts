@@ -22,15 +22,48 @@ export class StepArrays {
   private readonly reasonIds = new Map<string, number>([['', 0]]);
 
   /** `lean`: no reason is recorded (every reasonIndex 0), as ReplayOptions.detail 'totals' asks. */
-  constructor(readonly count: number, trigger: number, private readonly lean = false) {
+  constructor(
+    readonly count: number,
+    private readonly triggerTokens: number,
+    private readonly lean = false,
+  ) {
     this.regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(count)])) as Record<(typeof REGIONS)[number], Float64Array>;
     this.total = new Float64Array(count);
     this.limit = new Float64Array(count);
-    this.trigger = new Float64Array(count).fill(trigger);
+    this.trigger = new Float64Array(count).fill(triggerTokens);
     this.reported = new Float64Array(count).fill(NaN);
     this.status = new Uint8Array(count);
     this.reasonIndex = new Uint16Array(count);
     this.keptFrom = new Uint32Array(count);
+  }
+
+  /** Reasons named so far ('' included). */
+  get reasonCount(): number {
+    return this.reasons.length;
+  }
+
+  /**
+   * These steps and room for more, for a run continued over a grown session (resume.ts): the
+   * first `filled` steps and the first `reasons` reasons (what the run recorded itself: a copy that
+   * made its last call may have written more into these arrays) are copied; this object (a result
+   * reads its arrays) stays as it is.
+   */
+  grownTo(count: number, filled = this.count, reasons = this.reasons.length): StepArrays {
+    const g = new StepArrays(count, this.triggerTokens, this.lean);
+    const n = Math.min(count, this.count, filled);
+    for (const r of REGIONS) g.regions[r].set(this.regions[r].subarray(0, n));
+    g.total.set(this.total.subarray(0, n));
+    g.limit.set(this.limit.subarray(0, n));
+    g.trigger.set(this.trigger.subarray(0, n));
+    g.reported.set(this.reported.subarray(0, n));
+    g.status.set(this.status.subarray(0, n));
+    g.reasonIndex.set(this.reasonIndex.subarray(0, n));
+    g.keptFrom.set(this.keptFrom.subarray(0, n));
+    for (let q = 1; q < Math.min(reasons, this.reasons.length); q++) {
+      g.reasons.push(this.reasons[q]!);
+      g.reasonIds.set(this.reasons[q]!, q);
+    }
+    return g;
   }
 
   private reasonOf(text: string): number {

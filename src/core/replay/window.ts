@@ -14,6 +14,26 @@ class Fenwick {
   add(i: number, v: number): void {
     for (let x = i + 1; x < this.tree.length; x += x & -x) this.tree[x]! += v;
   }
+  /**
+   * The tree of these values, built in one pass. The tree `add` builds holds the same sums added in
+   * another order: equal when every value is a whole number (WindowState.grownTo checks).
+   */
+  copy(): Fenwick {
+    const f = new Fenwick(this.tree.length - 1);
+    f.tree.set(this.tree);
+    return f;
+  }
+
+  static of(values: Float64Array): Fenwick {
+    const f = new Fenwick(values.length);
+    const t = f.tree;
+    for (let x = 1; x < t.length; x++) {
+      t[x]! += values[x - 1]!;
+      const up = x + (x & -x);
+      if (up < t.length) t[up]! += t[x]!;
+    }
+    return f;
+  }
   /** Sum of [0, i). */
   prefix(i: number): number {
     let s = 0;
@@ -28,7 +48,7 @@ export class WindowState {
   private kept: readonly number[] = [];
   /** 1 for each message in `keepBefore` (membership in O(1): retention asks per fact). */
   private readonly keptFlag: Uint8Array;
-  private readonly reduction: Fenwick;
+  private reduction: Fenwick;
   /** Token reduction per message (so a second mask does not double-count). */
   readonly reduced: Float64Array;
   /** Masked (placeholder) tool results. */
@@ -89,6 +109,38 @@ export class WindowState {
   *indices(end: number): Generator<number> {
     for (const i of this.keepBefore) yield i;
     for (let i = this.from; i < end; i++) yield i;
+  }
+
+  /**
+   * This window over a grown session (resume.ts): `perMessage` and `prefix` count the same first
+   * messages and more after them (or as many: a copy). The state is copied (this one stays as it
+   * is). Undefined when it cannot be carried exactly: a reduction that is not a whole number on a
+   * list of another length (the tree is built again, summing in another order), or anything
+   * reduced, masked or kept past the new list's end.
+   */
+  grownTo(perMessage: Uint32Array, prefix: Float64Array): WindowState | undefined {
+    const n = perMessage.length;
+    if (n === this.perMessage.length) {
+      const w = new WindowState(perMessage, prefix);
+      w.from = this.from;
+      w.keepBefore = this.kept;
+      w.reduced.set(this.reduced);
+      w.masked.set(this.masked);
+      w.reduction = this.reduction.copy();
+      return w;
+    }
+    for (let i = 0; i < this.reduced.length; i++) {
+      const r = this.reduced[i]!;
+      if (!Number.isInteger(r) || (i >= n && (r !== 0 || this.masked[i] !== 0 || this.keptFlag[i] !== 0))) return undefined;
+    }
+    const w = new WindowState(perMessage, prefix);
+    const copied = Math.min(n, this.reduced.length);
+    w.from = this.from;
+    w.keepBefore = this.kept;
+    w.reduced.set(this.reduced.subarray(0, copied));
+    w.masked.set(this.masked.subarray(0, copied));
+    w.reduction = Fenwick.of(w.reduced);
+    return w;
   }
 
   isInWindow(i: number, end: number): boolean {

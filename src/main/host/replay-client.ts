@@ -58,7 +58,8 @@ export function inThreadExecutor(service: ReplayService): ReplayExecutor {
     stopRunning: () => {
       current.stopped = true;
     },
-    forget: (id, what, _append, tokenizer) => service.forget(id, what === 'counts' ? tokenizer : undefined),
+    // The host patched the session it holds (handlers.ts): the replays kept for it may be continued.
+    forget: (id, what, append, tokenizer) => service.forget(id, what === 'counts' ? tokenizer : undefined, append !== undefined),
     close: async () => {},
   };
 }

@@ -62,7 +62,8 @@ function start(data: ReplayWorkerData): void {
       // A live-tail update patches the session held instead of reading it all again.
       const patched = held && m.append && appendToSession(held, m.append);
       if (patched) sessions.set(m.sessionId, patched);
-      service.forget(m.sessionId, m.what === 'counts' ? m.tokenizer : undefined);
+      // Patched: the replays kept for the session may be continued over the new calls (resume.ts).
+      service.forget(m.sessionId, m.what === 'counts' ? m.tokenizer : undefined, Boolean(patched));
       return;
     }
     const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;

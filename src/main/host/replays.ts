@@ -14,11 +14,12 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, envOverrides, resolveConfig, type Overrides, type ReplayConfig } from '../../core/config';
-import type { Session } from '../../core/model';
+import type { Message, Session } from '../../core/model';
 import { getPolicy, POLICIES, type Policy } from '../../core/policies/index';
 import { chartView } from '../../core/replay/chart-view';
 import { compare, comparisonToJSON } from '../../core/replay/compare';
-import { replay, ReplayCancelled, resolveTokenizer } from '../../core/replay/index';
+import { ReplayCancelled, resolveTokenizer } from '../../core/replay/index';
+import { extendReplay, replayLive, type LiveReplay } from '../../core/replay/resume';
 import { toView, withoutSummary } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
@@ -26,6 +27,7 @@ import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
+import { countsCarried } from './counts-carry';
 import { sessionDetailOf, shownCounts, type SessionDetailBody } from './session-detail';
 
 export function policyInfo(p: Policy, saved: boolean): PolicyInfo {
@@ -123,6 +125,9 @@ export interface ReplayServiceDeps {
   readonly requestCount?: (sessionId: string, tokenizer: string) => void;
 }
 
+/** Runs kept to be continued after an append (ReplayService.live): one per replay key, the most recent. */
+const LIVE_RUNS = 4;
+
 /** Tokenizers whose exact count of a long session takes seconds (BPE): counted in the background. */
 const isBpe = (tokenizer: string): boolean => tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
 
@@ -143,6 +148,10 @@ interface Run {
 
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
+  /** The messages each entry of `counts` counted here was made for (not those loaded from the store). */
+  private readonly countedFor = new Map<string, readonly Message[]>();
+  /** Counts made before an append, to count the grown session from (counts-carry.ts). */
+  private readonly carried = new Map<string, { readonly counts: SessionCounts; readonly messages: readonly Message[] }>();
   /** The counts the window shows per session (session-detail.ts), until forgotten. */
   private readonly shown = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached & Run>();
@@ -161,8 +170,17 @@ export class ReplayService {
    * key lookup (environment, then the OS keychain) should happen once, not per replay.
    */
   private readonly summarizers = new Map<string, Promise<Summarizer | undefined>>();
+  /**
+   * Runs kept to be continued (core/replay/resume.ts), by replay key: after a live-tail append
+   * the same inputs replay only the new calls. Kept across `forget` of an append (the session
+   * held was patched, its earlier messages the same objects); resume.ts refuses whatever could
+   * differ (counts of replayed messages, the session's shape...), and the replay is then run whole.
+   */
+  private readonly live = new Map<string, { readonly sessionId: string; readonly live: LiveReplay }>();
   /** Replays actually run (not answered from the cache), for tests and the bench. */
   runs = 0;
+  /** Of those, the ones continued from a kept run instead of replayed from call 0. */
+  resumed = 0;
 
   constructor(private readonly deps: ReplayServiceDeps) {}
 
@@ -184,7 +202,12 @@ export class ReplayService {
     }
     if (!c) {
       try {
-        c = countWith(session, tokenizer, { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: scaled ? config.schemaScale : 1 });
+        const options = { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: scaled ? config.schemaScale : 1 };
+        // After an append, the counts made for the session before it count its kept messages.
+        const before = this.carried.get(cacheKey);
+        this.carried.delete(cacheKey);
+        c = before ? countsCarried(before.counts, before.messages, session, options) : countWith(session, tokenizer, options);
+        this.countedFor.set(cacheKey, session.messages);
       } catch (e) {
         throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
       }
@@ -219,7 +242,7 @@ export class ReplayService {
     let run = this.running.get(key);
     if (!run) {
       const tokenizers = this.tokenizersOf(inputs);
-      run = { done: this.execute(inputs, shouldStop), sessionId: inputs.sessionId, tokenizers, stamp: this.stampOf(inputs.sessionId, tokenizers) };
+      run = { done: this.execute(key, inputs, shouldStop), sessionId: inputs.sessionId, tokenizers, stamp: this.stampOf(inputs.sessionId, tokenizers) };
       this.running.set(key, run);
     }
     try {
@@ -248,7 +271,7 @@ export class ReplayService {
     return [this.generation.get(sessionId) ?? 0, ...counts].join('.');
   }
 
-  private async execute(inputs: ReplayInputs, shouldStop?: () => boolean): Promise<Cached> {
+  private async execute(key: string, inputs: ReplayInputs, shouldStop?: () => boolean): Promise<Cached> {
     const config = configOf(inputs.policy, inputs.overrides);
     const session = this.deps.session(inputs.sessionId);
     const counts = this.counted(inputs.sessionId, session, resolveTokenizer(session, config), config, true);
@@ -258,13 +281,25 @@ export class ReplayService {
     const summarizer = await this.summarizerOf(config);
     this.runs++;
     try {
-      const result = await replay(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}), ...(shouldStop ? { shouldStop } : {}) });
-      return { result, session, counts, inputs };
+      const kept = this.live.get(key);
+      const resumed = kept && kept.sessionId === inputs.sessionId ? await extendReplay(kept.live, session, { counts, ...(referenceCounts ? { referenceCounts } : {}), ...(shouldStop ? { shouldStop } : {}) }) : undefined;
+      if (resumed) this.resumed++;
+      const done = resumed ?? (await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}), ...(shouldStop ? { shouldStop } : {}) }));
+      this.keep(key, inputs.sessionId, done.live);
+      return { result: done.result, session, counts, inputs };
     } catch (e) {
       if (e instanceof ReplayCancelled) throw new ApiError('cancelled', `superseded by a newer request: ${e.message}`);
       if (e instanceof Error && /^needle /.test(e.message)) throw new ApiError('bad_input', e.message);
       throw e;
     }
+  }
+
+  /** Keeps `live` as the run to continue for `key` (the few most recent; each holds arrays the size of the session). */
+  private keep(key: string, sessionId: string, live: LiveReplay): void {
+    this.live.delete(key);
+    if (live.closed !== undefined) return;
+    this.live.set(key, { sessionId, live });
+    while (this.live.size > LIVE_RUNS) this.live.delete(this.live.keys().next().value as string);
   }
 
   private async summarizerOf(config: ReplayConfig): Promise<Summarizer | undefined> {
@@ -340,20 +375,34 @@ export class ReplayService {
   /**
    * Drops what is known about a session: everything (re-imported, grown), or with `tokenizer`
    * (its exact counts were stored since) only its counts under that tokenizer and the replays
-   * that read them.
+   * that read them. `appended`: the session held was patched by a live-tail append
+   * (session-append.ts), so the runs kept for it stay, to be continued.
    */
-  forget(sessionId: string, tokenizer?: string): void {
+  forget(sessionId: string, tokenizer?: string, appended = false): void {
     this.shown.delete(sessionId);
     if (tokenizer !== undefined) {
       const k = `${sessionId}\u0000${tokenizer}`;
       this.countsGeneration.set(k, (this.countsGeneration.get(k) ?? 0) + 1);
-      for (const c of this.counts.keys()) if (c.startsWith(k + '\u0000')) this.counts.delete(c);
+      for (const c of this.counts.keys()) {
+        if (!c.startsWith(k + '\u0000')) continue;
+        this.counts.delete(c);
+        this.countedFor.delete(c);
+        this.carried.delete(c);
+      }
       for (const [key, v] of this.results) if (v.inputs.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.results.delete(key);
       for (const [key, v] of this.running) if (v.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.running.delete(key);
       return;
     }
     this.generation.set(sessionId, (this.generation.get(sessionId) ?? 0) + 1);
-    for (const k of this.counts.keys()) if (k.startsWith(sessionId + '\u0000')) this.counts.delete(k);
+    if (!appended) for (const [k, v] of this.live) if (v.sessionId === sessionId) this.live.delete(k);
+    for (const k of this.carried.keys()) if (k.startsWith(sessionId + '\u0000')) this.carried.delete(k);
+    for (const [k, c] of this.counts) {
+      if (!k.startsWith(sessionId + '\u0000')) continue;
+      const messages = this.countedFor.get(k);
+      if (appended && messages) this.carried.set(k, { counts: c, messages });
+      this.counts.delete(k);
+      this.countedFor.delete(k);
+    }
     for (const [k, v] of this.results) if (v.inputs.sessionId === sessionId) this.results.delete(k);
     for (const [k, v] of this.running) if (v.sessionId === sessionId) this.running.delete(k);
   }
