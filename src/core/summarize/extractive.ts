@@ -13,7 +13,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { layoutLength, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { layoutLength, noteCarried, Recent, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -230,6 +230,14 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
   const goalText = goal?.parts.find((p) => p.kind === 'text');
   const out: string[][] = [[], [], [], []];
   let readsBack = true;
+  // Started again only here, between folds: every number of one fold is from one table (its
+  // items' here, its carried sections' in fillBehind).
+  if (internStrings.length > INTERN_LIMIT) {
+    internGeneration++;
+    internIds = new Map();
+    internStrings = [];
+    recentIds.clear();
+  }
   const run = runOf(messages);
   if (run) {
     const b = run.a + messages.length;
@@ -241,12 +249,6 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
-    // Started again only here, between folds: every number of one fold is from one table.
-    if (internStrings.length > INTERN_LIMIT) {
-      internGeneration++;
-      internIds = new Map();
-      internStrings = [];
-    }
     const interned = messages.map(idsOf);
     for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k);
     readsBack = messages.every((m) => itemsOf(m).readsBack);
@@ -318,6 +320,39 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
     }
   }
   return out;
+}
+
+/**
+ * The interned numbers of the last few sections written (fillBehind), by items array: the next
+ * summary carries them. Only the last few: numbers kept for every summary would live as long as
+ * the summaries (the fold memo keeps them), and be promoted and kept.
+ */
+const recentIds = new Recent<readonly string[], Int32Array>(16);
+
+function idsOfItems(items: readonly string[]): Int32Array {
+  let ids = recentIds.get(items);
+  if (!ids) recentIds.set(items, (ids = Int32Array.from(items, intern)));
+  return ids;
+}
+
+/** Per interned number, the stamp of the last markFreshIds that held it. */
+let freshMark = new Int32Array(1024);
+let freshMarkStamp = 0;
+
+/** Marks the numbers of `fresh` with a new stamp, returned: a carried item is fresh when its number holds it. */
+function markFreshIds(fresh: readonly string[]): number {
+  const ids = Int32Array.from(fresh, intern);
+  if (freshMark.length < internStrings.length) {
+    const grown = new Int32Array(Math.max(internStrings.length, freshMark.length * 2));
+    grown.set(freshMark);
+    freshMark = grown;
+  }
+  if (++freshMarkStamp === 0x7fffffff) {
+    freshMark.fill(0);
+    freshMarkStamp = 1;
+  }
+  for (let q = 0; q < ids.length; q++) freshMark[ids[q]!] = freshMarkStamp;
+  return freshMarkStamp;
 }
 
 /**
@@ -509,22 +544,41 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
       if (first.length) out.set(SECTIONS[k]!, mergeUnique(first, [], true));
       continue;
     }
-    if (first.length === 0) {
-      out.set(SECTIONS[k]!, pickedItems(items[k]!, k));
-      continue;
-    }
-    markFresh(first);
     const list = items[k]!;
     const at = picks[k]!;
-    const merged = new Array<string>(first.length + count);
+    if (first.length === 0) {
+      const taken = pickedItems(list, k);
+      noteCarried(taken, { from: list, fresh: 0, src: at.slice(0, count) });
+      out.set(SECTIONS[k]!, taken);
+      continue;
+    }
+    // Carried items that repeat a fresh one are left out: told apart by interned number (a typed
+    // read per item, where a string was looked up for each of a rolling summary's thousands),
+    // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
+    const ids = idsOfItems(list);
+    const stamp = markFreshIds(first);
+    const nFresh = first.length;
+    const merged = new Array<string>(nFresh + count);
+    const mergedIds = new Int32Array(nFresh + count);
+    // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
+    const src = new Int32Array(count);
     let w = 0;
-    for (; w < first.length; w++) merged[w] = first[w]!;
+    for (; w < nFresh; w++) {
+      merged[w] = first[w]!;
+      mergedIds[w] = intern(first[w]!);
+    }
+    let c = 0;
     for (let j = 0; j < count; j++) {
-      const x = list[at[j]!]!;
-      if (isFresh(x)) continue;
-      merged[w++] = x;
+      const q = at[j]!;
+      const id = ids[q]!;
+      if (freshMark[id] === stamp) continue;
+      merged[w] = list[q]!;
+      mergedIds[w++] = id;
+      src[c++] = q;
     }
     merged.length = w;
+    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.slice(0, w));
+    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.slice(0, c) });
     out.set(SECTIONS[k]!, merged);
   }
   return out;
