@@ -335,6 +335,21 @@ function idsOfItems(items: readonly string[]): Int32Array {
   return ids;
 }
 
+/**
+ * `laidOut` hands back the summary written before when this one is the same (same items, other
+ * arrays): the next summary carries that one's arrays, so they get the numbers just made.
+ */
+function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
+  const kept = t.layout;
+  if (kept && kept !== layout && kept.sections.length === layout.sections.length) {
+    for (let k = 0; k < layout.sections.length; k++) {
+      const ids = recentIds.get(layout.sections[k]!.items);
+      if (ids) recentIds.set(kept.sections[k]!.items, ids);
+    }
+  }
+  return t;
+}
+
 /** Per interned number, the stamp of the last markFreshIds that held it. */
 let freshMark = new Int32Array(1024);
 let freshMarkStamp = 0;
@@ -641,7 +656,7 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return SummaryText.laidOut(layout, length);
+  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
 }
 
