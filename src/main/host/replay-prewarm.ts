@@ -12,7 +12,11 @@
  * loop: a request arriving meanwhile is handled before the next slice, and stops the work
  * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. The
  * list is used for folds only once it is laid out whole, so an interrupted preparation costs a
- * request nothing. Nothing here changes any replay's result, only when the work is done.
+ * request nothing. Once per session: a live-tail append hands the worker a grown list at every
+ * append, and laying each out again would spend the idle time of a tailed session on it; folds
+ * inside the list it grew from still use that one's layout (the same message objects), and the
+ * rest take the per-message path. Nothing here changes any replay's result, only when the work
+ * is done.
  */
 import type { Message } from '../../core/model';
 import { prepareMessageList } from '../../core/summarize/extractive';
@@ -23,8 +27,8 @@ const SLICE_MS = 2;
 export interface Prewarm {
   /** A request arrived: no slice starts until `idle` is called again. */
   interrupt(): void;
-  /** The worker is idle after answering for this message list: prepare it (or go on preparing it). */
-  idle(list: readonly Message[]): void;
+  /** The worker is idle after answering for this session: prepare its list (or go on preparing it), once per session. */
+  idle(sessionId: string, list: readonly Message[]): void;
   /** Settles when the work started by the last `idle` stopped, done or interrupted (tests). */
   readonly settled: Promise<void>;
 }
@@ -42,17 +46,24 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   // Bumped by every interrupt and idle: a slice scheduled under an older one does nothing.
   let generation = 0;
   let settled: Promise<void> = Promise.resolve();
+  /** Sessions whose list was laid out whole (their ids only: a list held here would outlive the session). */
+  const done = new Set<string>();
   return {
     interrupt() {
       generation++;
     },
-    idle(list) {
+    idle(sessionId, list) {
       const mine = ++generation;
-      settled = new Promise<void>((done) => {
+      if (done.has(sessionId)) return;
+      settled = new Promise<void>((stopped) => {
         const step = (): void => {
           const until = performance.now() + sliceMs;
-          if (mine !== generation || prepareMessageList(list, () => performance.now() >= until)) done();
-          else later(step);
+          if (mine !== generation) return stopped();
+          if (prepareMessageList(list, () => performance.now() >= until)) {
+            done.add(sessionId);
+            return stopped();
+          }
+          later(step);
         };
         later(step);
       });

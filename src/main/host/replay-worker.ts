@@ -73,7 +73,7 @@ function start(data: ReplayWorkerData): void {
     dispatch(service, m.op, shouldStop).then(
       (value) => {
         port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
-        if (m.op.op === 'chart') prewarm.idle(sessionOf(m.op.inputs.sessionId).messages);
+        if (m.op.op === 'chart') prewarm.idle(m.op.inputs.sessionId, sessionOf(m.op.inputs.sessionId).messages);
       },
       (e: unknown) => port.postMessage(errorReply(m.id, e)),
     );

@@ -76,7 +76,7 @@ describe('replay prewarm', () => {
     const xs = list(200);
     const sched = manual();
     const prewarm = createPrewarm({ sliceMs: 0, later: sched.later });
-    prewarm.idle(xs);
+    prewarm.idle('s', xs);
     // Nothing runs synchronously: the answer that made the worker idle is sent first.
     expect(sched.pending()).toBe(1);
     for (let k = 0; k < 5; k++) expect(sched.runOne()).toBe(true);
@@ -86,7 +86,7 @@ describe('replay prewarm', () => {
     expect(sched.pending()).toBe(0);
     await prewarm.settled;
     expect(prepareMessageList(xs, () => true)).toBe(false);
-    prewarm.idle(xs);
+    prewarm.idle('s', xs);
     let turns = 0;
     while (sched.runOne()) turns++;
     await prewarm.settled;
@@ -96,12 +96,34 @@ describe('replay prewarm', () => {
     expect(summaries(xs)).toEqual(summaries(list(200)));
   });
 
+  it('prepares a session once: the grown list a live-tail append hands over is not laid out again', async () => {
+    const xs = list(20);
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later });
+    prewarm.idle('s', xs);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(xs, () => true)).toBe(true);
+    const grown = [...xs, ...list(5)];
+    prewarm.idle('s', grown);
+    expect(sched.pending()).toBe(0);
+    expect(prepareMessageList(grown, () => true)).toBe(false);
+    // Folds of the grown list (inside the old one, or reaching past it) summarize as before.
+    expect(summaries(grown)).toEqual(summaries([...list(20), ...list(5)]));
+    // Another session is prepared.
+    const other = list(10);
+    prewarm.idle('t', other);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(other, () => true)).toBe(true);
+  });
+
   it('does nothing more for a list already prepared', async () => {
     const xs = list(20);
     while (!prepareMessageList(xs, () => false));
     const sched = manual();
     const prewarm = createPrewarm({ later: sched.later });
-    prewarm.idle(xs);
+    prewarm.idle('s', xs);
     expect(sched.runOne()).toBe(true);
     expect(sched.pending()).toBe(0);
     await prewarm.settled;
