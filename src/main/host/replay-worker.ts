@@ -56,7 +56,7 @@ function start(data: ReplayWorkerData): void {
     },
     ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
   });
-  // Idle time after a chart: the session's summary items read ahead (replay-prewarm.ts); any request stops it.
+  // Idle time after a chart: summary items read ahead, the summarizer rehearsed (replay-prewarm.ts); any request stops it.
   const prewarm = createPrewarm();
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
@@ -73,7 +73,7 @@ function start(data: ReplayWorkerData): void {
     dispatch(service, m.op, shouldStop).then(
       (value) => {
         port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
-        if (m.op.op === 'chart') prewarm.idle(m.op.inputs.sessionId, sessionOf(m.op.inputs.sessionId).messages);
+        if (m.op.op === 'chart') prewarm.afterChart(sessionOf(m.op.inputs.sessionId), m.op.inputs);
       },
       (e: unknown) => port.postMessage(errorReply(m.id, e)),
     );

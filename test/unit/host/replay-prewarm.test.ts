@@ -75,7 +75,7 @@ describe('replay prewarm', () => {
   it('prepares the list in slices on later turns and stops when a request interrupts, then goes on when idle again', async () => {
     const xs = list(200);
     const sched = manual();
-    const prewarm = createPrewarm({ sliceMs: 0, later: sched.later });
+    const prewarm = createPrewarm({ sliceMs: 0, later: sched.later, rehearsalMs: 0 });
     prewarm.idle('s', xs);
     // Nothing runs synchronously: the answer that made the worker idle is sent first.
     expect(sched.pending()).toBe(1);
@@ -99,7 +99,7 @@ describe('replay prewarm', () => {
   it('prepares a session once: the grown list a live-tail append hands over is not laid out again', async () => {
     const xs = list(20);
     const sched = manual();
-    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later });
+    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
     prewarm.idle('s', xs);
     while (sched.runOne());
     await prewarm.settled;
@@ -118,11 +118,44 @@ describe('replay prewarm', () => {
     expect(prepareMessageList(other, () => true)).toBe(true);
   });
 
+  it('then rehearses the summarizer for its time budget, once per worker, on later turns like the rest', async () => {
+    // Turns taken to prepare a list alone, and with a rehearsal after it.
+    const turnsOf = async (rehearsalMs: number): Promise<{ turns: number; again: number }> => {
+      const xs = list(200);
+      const sched = manual();
+      const prewarm = createPrewarm({ sliceMs: 0, later: sched.later, rehearsalMs });
+      prewarm.idle('s', xs, 'tiktoken:o200k_base');
+      let turns = 0;
+      const t0 = performance.now();
+      while (sched.runOne()) {
+        turns++;
+        expect(performance.now() - t0).toBeLessThan(10_000);
+      }
+      await prewarm.settled;
+      expect(prepareMessageList(xs, () => true)).toBe(true);
+      // Once per worker: idle again (this session or another already prepared) schedules nothing.
+      prewarm.idle('s', xs, 'tiktoken:o200k_base');
+      return { turns, again: sched.pending() };
+    };
+    const plain = await turnsOf(0);
+    const rehearsed = await turnsOf(20);
+    expect(plain.turns).toBeGreaterThan(list(200).length);
+    expect(rehearsed.turns).toBeGreaterThan(plain.turns);
+    expect([plain.again, rehearsed.again]).toEqual([0, 0]);
+    // Nothing it wrote changed what a summary of the list is.
+    const xs = list(200);
+    const prewarm = createPrewarm({ sliceMs: 5, rehearsalMs: 20 });
+    prewarm.idle('s', xs, 'tiktoken:o200k_base');
+    await new Promise((r) => setTimeout(r, 50));
+    await prewarm.settled;
+    expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
   it('does nothing more for a list already prepared', async () => {
     const xs = list(20);
     while (!prepareMessageList(xs, () => false));
     const sched = manual();
-    const prewarm = createPrewarm({ later: sched.later });
+    const prewarm = createPrewarm({ later: sched.later, rehearsalMs: 0 });
     prewarm.idle('s', xs);
     expect(sched.runOne()).toBe(true);
     expect(sched.pending()).toBe(0);
