@@ -48,8 +48,8 @@ export interface Prewarm {
    * it), once per session; then rehearse (once per worker), counting with `tokenizer`.
    */
   idle(sessionId: string, list: readonly Message[], tokenizer?: string): void;
-  /** `idle` after a chart of `inputs` was answered: its session, counted as that chart was. */
-  afterChart(session: Session, inputs: ReplayInputs): void;
+  /** `idle` after a chart of `inputs` was answered: its session (from `sessionOf`), counted as that chart was. */
+  afterChart(sessionOf: (id: string) => Session, inputs: ReplayInputs): void;
   /** Settles when the work started by the last `idle` stopped, done or interrupted (tests). */
   readonly settled: Promise<void>;
 }
@@ -100,17 +100,32 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
         const step = (): void => {
           const until = performance.now() + sliceMs;
           if (mine !== generation) return stopped();
-          if (!done.has(sessionId)) {
-            if (prepareMessageList(list, () => performance.now() >= until)) done.add(sessionId);
-          } else if (!rehearse(list, tokenizer, until)) return stopped();
+          try {
+            if (!done.has(sessionId)) {
+              if (prepareMessageList(list, () => performance.now() >= until)) done.add(sessionId);
+            } else if (!rehearse(list, tokenizer, until)) return stopped();
+          } catch {
+            // Ahead-of-time work only: a failure here must never reach the worker (an uncaught
+            // error would end it); the replays do the same work when they need it.
+            done.add(sessionId);
+            rehearsal.left = 0;
+            return stopped();
+          }
           if (done.has(sessionId) && rehearsal.left <= 0) return stopped();
           later(step);
         };
         later(step);
       });
     },
-    afterChart(session, inputs) {
-      this.idle(inputs.sessionId, session.messages, tokenizerOf(session, inputs));
+    afterChart(sessionOf, inputs) {
+      // The chart was just answered from this session and config, so both resolve; if either ever
+      // does not, there is nothing to prepare (an error thrown here would end the worker).
+      try {
+        const session = sessionOf(inputs.sessionId);
+        this.idle(inputs.sessionId, session.messages, tokenizerOf(session, inputs));
+      } catch {
+        return;
+      }
     },
     get settled() {
       return settled;

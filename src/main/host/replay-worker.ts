@@ -73,7 +73,7 @@ function start(data: ReplayWorkerData): void {
     dispatch(service, m.op, shouldStop).then(
       (value) => {
         port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
-        if (m.op.op === 'chart') prewarm.afterChart(sessionOf(m.op.inputs.sessionId), m.op.inputs);
+        if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
       },
       (e: unknown) => port.postMessage(errorReply(m.id, e)),
     );

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
 import { extractiveSummary, prepareMessageList } from '../../../src/core/summarize/extractive';
 import { createPrewarm } from '../../../src/main/host/replay-prewarm';
-import { assistant, call, msg, result, user } from '../../helpers/session';
+import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
 /** Items that repeat across messages (the dedupe matters), an error result, decisions, paths. */
 function list(n = 60): Message[] {
@@ -149,6 +149,20 @@ describe('replay prewarm', () => {
     await new Promise((r) => setTimeout(r, 50));
     await prewarm.settled;
     expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
+  it('after a chart: prepares the session the worker holds, and a session it cannot find (or a config that fails) ends nothing', async () => {
+    const s = session(list(30), { id: 'x' });
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
+    const inputs = { sessionId: 'x', policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize'] } }, overrides: {}, needles: [], pins: [] };
+    expect(() => prewarm.afterChart(() => { throw new Error('no session with id "x"'); }, inputs)).not.toThrow();
+    expect(() => prewarm.afterChart(() => s, { ...inputs, overrides: { trigger: 'high' } })).not.toThrow();
+    expect(sched.pending()).toBe(0);
+    prewarm.afterChart(() => s, inputs);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(s.messages, () => true)).toBe(true);
   });
 
   it('does nothing more for a list already prepared', async () => {
