@@ -16,7 +16,7 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
-import type { SummaryLayout, SummaryText } from '../summarize/summary-text';
+import { carriedFrom, Recent, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
@@ -98,6 +98,9 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
   };
 }
 
+/** layoutSum's counts of the last few sections counted, by shape memo (so per tokenizer and shape). */
+const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int32Array>>();
+
 /**
  * A summary the extractive summarizer just wrote, counted from its layout instead of its text:
  * `header`, then per section "\n## title\n" and its items, "- item" one per line, or inline as
@@ -127,6 +130,27 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     }
     return n;
   };
+  /**
+   * Each item's count in a section's middle shape: the numbers the memo gives item by item, but
+   * for the items a rolling summary carries (summary-text.ts `noteCarried`) gathered from the
+   * previous section's, which were just made — a typed read per item instead of a look-up by
+   * string. Kept for the last few sections only (the next summary reads them, nothing after).
+   */
+  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string): Int32Array => {
+    let recent = perItems.get(m);
+    if (!recent) perItems.set(m, (recent = new Recent(16)));
+    const carried = carriedFrom(items);
+    const from = carried && recent.get(carried.from);
+    const per = new Int32Array(items.length);
+    let i = 0;
+    if (carried && from && carried.fresh + carried.src.length === items.length) {
+      for (; i < carried.fresh; i++) per[i] = count(m, prefix, items[i]!, suffix);
+      const { src } = carried;
+      for (let j = 0; j < src.length; j++) per[i + j] = from[src[j]!]!;
+    } else for (; i < items.length; i++) per[i] = count(m, prefix, items[i]!, suffix);
+    recent.set(items, per);
+    return per;
+  };
   const whole = memoCount(tokenizer, memo);
   const titles = shapeOf('## ', '\n');
   return ({ header, sections }) => {
@@ -147,8 +171,10 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
         continue;
       }
       total += count(shapeOf('- ', midSuffix), '- ', items[0]!, midSuffix);
-      const mid = shapeOf(midPrefix, midSuffix);
-      for (let i = 1; i < n - 1; i++) total += count(mid, midPrefix, items[i]!, midSuffix);
+      if (n > 2) {
+        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix);
+        for (let i = 1; i < n - 1; i++) total += per[i]!;
+      }
       total += count(shapeOf(midPrefix, end), midPrefix, items[n - 1]!, end);
     }
     return total;

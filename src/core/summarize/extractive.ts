@@ -13,7 +13,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { layoutLength, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { layoutLength, noteCarried, Recent, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -125,26 +125,90 @@ export function provideMessageList(list: readonly Message[]): void {
   list.forEach((m, index) => listOf.set(m, { at, index }));
 }
 
-function layOut(list: readonly Message[]): ListItems {
-  const per = list.map(itemsOf);
-  const sections = ITEM_FIELDS.map((f) => {
-    const start = new Uint32Array(list.length + 1);
-    const items: string[] = [];
-    per.forEach((m, i) => {
-      for (const x of m[f]) items.push(x);
-      start[i + 1] = items.length;
-    });
-    const next = new Uint32Array(items.length);
-    const later = new Map<string, number>();
-    for (let q = items.length - 1; q >= 0; q--) {
-      next[q] = later.get(items[q]!) ?? items.length;
-      later.set(items[q]!, q);
+/** A list's layout in the making (layOutSome), kept between slices of it. */
+interface LayoutBuild {
+  /** Next message to read (phase one, forward). */
+  i: number;
+  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; later?: Map<string, number>; q: number }[];
+  readonly unsafeBefore: Uint32Array;
+  /** Section whose `next` table is being made (phase two, backward over its mentions). */
+  f: number;
+}
+const builds = new WeakMap<readonly Message[], LayoutBuild>();
+
+/**
+ * Goes on laying out `list` until `enough()` (asked after each message read and every 256
+ * mentions indexed) and returns the layout once it is whole. The same tables whether made at once or a slice at a time
+ * (one code path): every message's items in list order, where each message's start, and per
+ * mention the next mention of the same item.
+ */
+function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
+  let b = builds.get(list);
+  if (!b) {
+    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), f: 0 };
+    builds.set(list, b);
+  }
+  const n = list.length;
+  for (;;) {
+    if (b.i < n) {
+      const i = b.i++;
+      const m = itemsOf(list[i]!);
+      for (let f = 0; f < ITEM_FIELDS.length; f++) {
+        const sec = b.per[f]!;
+        const xs = m[ITEM_FIELDS[f]!];
+        for (const x of xs) sec.items.push(x);
+        sec.start[i + 1] = sec.items.length;
+      }
+      b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m.readsBack ? 0 : 1);
+      if (enough()) return undefined;
+      continue;
     }
-    return { items, start, next };
-  });
-  const unsafeBefore = new Uint32Array(list.length + 1);
-  per.forEach((m, i) => (unsafeBefore[i + 1] = unsafeBefore[i]! + (m.readsBack ? 0 : 1)));
-  return { sections, unsafeBefore };
+    if (b.f < ITEM_FIELDS.length) {
+      const sec = b.per[b.f]!;
+      const { items } = sec;
+      if (!sec.next || !sec.later) {
+        sec.next = new Uint32Array(items.length);
+        sec.later = new Map();
+        sec.q = items.length - 1;
+      }
+      const { next, later } = sec;
+      for (const stop = Math.max(-1, sec.q - 256); sec.q > stop; sec.q--) {
+        const x = items[sec.q]!;
+        next[sec.q] = later.get(x) ?? items.length;
+        later.set(x, sec.q);
+      }
+      if (sec.q < 0) {
+        delete sec.later;
+        b.f++;
+      }
+      if (enough()) return undefined;
+      continue;
+    }
+    builds.delete(list);
+    return { sections: b.per.map(({ items, start, next }) => ({ items, start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore };
+  }
+}
+
+function layOut(list: readonly Message[]): ListItems {
+  return layOutSome(list, () => false)!;
+}
+
+/**
+ * Lays out `list` for folds (as `provideMessageList` and its first fold would) until `enough()`
+ * — the replay worker's idle time, a slice per turn of its event loop
+ * (main/host/replay-prewarm.ts) — and provides it once whole: true then. Until then folds go on
+ * as before, so an interrupted preparation costs a request nothing. Summaries are the same with
+ * or without it.
+ */
+export function prepareMessageList(list: readonly Message[], enough: () => boolean): boolean {
+  if (list.length === 0) return true;
+  const hit = listOf.get(list[0]!);
+  if (hit?.at.list === list && hit.at.items) return true;
+  const items = layOutSome(list, enough);
+  if (!items) return false;
+  provideMessageList(list);
+  listOf.get(list[0]!)!.at.items ??= items;
+  return true;
 }
 
 /** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
@@ -166,6 +230,14 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
   const goalText = goal?.parts.find((p) => p.kind === 'text');
   const out: string[][] = [[], [], [], []];
   let readsBack = true;
+  // Started again only here, between folds: every number of one fold is from one table (its
+  // items' here, its carried sections' in fillBehind).
+  if (internStrings.length > INTERN_LIMIT) {
+    internGeneration++;
+    internIds = new Map();
+    internStrings = [];
+    recentIds.clear();
+  }
   const run = runOf(messages);
   if (run) {
     const b = run.a + messages.length;
@@ -177,12 +249,6 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
-    // Started again only here, between folds: every number of one fold is from one table.
-    if (internStrings.length > INTERN_LIMIT) {
-      internGeneration++;
-      internIds = new Map();
-      internStrings = [];
-    }
     const interned = messages.map(idsOf);
     for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k);
     readsBack = messages.every((m) => itemsOf(m).readsBack);
@@ -254,6 +320,54 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
     }
   }
   return out;
+}
+
+/**
+ * The interned numbers of the last few sections written (fillBehind), by items array: the next
+ * summary carries them. Only the last few: numbers kept for every summary would live as long as
+ * the summaries (the fold memo keeps them), and be promoted and kept.
+ */
+const recentIds = new Recent<readonly string[], Int32Array>(16);
+
+function idsOfItems(items: readonly string[]): Int32Array {
+  let ids = recentIds.get(items);
+  if (!ids) recentIds.set(items, (ids = Int32Array.from(items, intern)));
+  return ids;
+}
+
+/**
+ * `laidOut` hands back the summary written before when this one is the same (same items, other
+ * arrays): the next summary carries that one's arrays, so they get the numbers just made.
+ */
+function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
+  const kept = t.layout;
+  if (kept && kept !== layout && kept.sections.length === layout.sections.length) {
+    for (let k = 0; k < layout.sections.length; k++) {
+      const ids = recentIds.get(layout.sections[k]!.items);
+      if (ids) recentIds.set(kept.sections[k]!.items, ids);
+    }
+  }
+  return t;
+}
+
+/** Per interned number, the stamp of the last markFreshIds that held it. */
+let freshMark = new Int32Array(1024);
+let freshMarkStamp = 0;
+
+/** Marks the numbers of `fresh` with a new stamp, returned: a carried item is fresh when its number holds it. */
+function markFreshIds(fresh: readonly string[]): number {
+  const ids = Int32Array.from(fresh, intern);
+  if (freshMark.length < internStrings.length) {
+    const grown = new Int32Array(Math.max(internStrings.length, freshMark.length * 2));
+    grown.set(freshMark);
+    freshMark = grown;
+  }
+  if (++freshMarkStamp === 0x7fffffff) {
+    freshMark.fill(0);
+    freshMarkStamp = 1;
+  }
+  for (let q = 0; q < ids.length; q++) freshMark[ids[q]!] = freshMarkStamp;
+  return freshMarkStamp;
 }
 
 /**
@@ -445,22 +559,41 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
       if (first.length) out.set(SECTIONS[k]!, mergeUnique(first, [], true));
       continue;
     }
-    if (first.length === 0) {
-      out.set(SECTIONS[k]!, pickedItems(items[k]!, k));
-      continue;
-    }
-    const repeated = freshTest(first);
     const list = items[k]!;
     const at = picks[k]!;
-    const merged = new Array<string>(first.length + count);
+    if (first.length === 0) {
+      const taken = pickedItems(list, k);
+      noteCarried(taken, { from: list, fresh: 0, src: at.slice(0, count) });
+      out.set(SECTIONS[k]!, taken);
+      continue;
+    }
+    // Carried items that repeat a fresh one are left out: told apart by interned number (a typed
+    // read per item, where a string was looked up for each of a rolling summary's thousands),
+    // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
+    const ids = idsOfItems(list);
+    const stamp = markFreshIds(first);
+    const nFresh = first.length;
+    const merged = new Array<string>(nFresh + count);
+    const mergedIds = new Int32Array(nFresh + count);
+    // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
+    const src = new Int32Array(count);
     let w = 0;
-    for (; w < first.length; w++) merged[w] = first[w]!;
+    for (; w < nFresh; w++) {
+      merged[w] = first[w]!;
+      mergedIds[w] = intern(first[w]!);
+    }
+    let c = 0;
     for (let j = 0; j < count; j++) {
-      const x = list[at[j]!]!;
-      if (repeated(x)) continue;
-      merged[w++] = x;
+      const q = at[j]!;
+      const id = ids[q]!;
+      if (freshMark[id] === stamp) continue;
+      merged[w] = list[q]!;
+      mergedIds[w++] = id;
+      src[c++] = q;
     }
     merged.length = w;
+    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.slice(0, w));
+    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.slice(0, c) });
     out.set(SECTIONS[k]!, merged);
   }
   return out;
@@ -523,7 +656,7 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return SummaryText.laidOut(layout, length);
+  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
 }
 
@@ -570,7 +703,7 @@ function unique(xs: string[]): string[] {
   return [...new Set(xs)];
 }
 
-/** Slots freshTest sorts items into before it asks a set: from the length and three characters. */
+/** Slots markFresh sorts items into before it asks a set: from the length and three characters. */
 const ITEM_SLOTS = 4096;
 function slotOf(x: string): number {
   const n = x.length;
@@ -579,14 +712,37 @@ function slotOf(x: string): number {
 }
 
 /**
- * Whether an item is one of `fresh`: an old item can equal a fresh one only if it falls in the
- * same slot (a few characters and the length), so most are passed over by one look-up.
+ * Which slots hold a fresh item: stamped with the current `markFresh`'s number, so marking a new
+ * list of fresh items allocates and clears nothing (a slot table and a set per section per
+ * compression were a share of a rolling summary's garbage at a compression per call).
  */
-function freshTest(fresh: readonly string[]): (x: string) => boolean {
-  const slots = new Uint8Array(ITEM_SLOTS);
-  for (const x of fresh) slots[slotOf(x)] = 1;
-  const seen = new Set(fresh);
-  return (x) => slots[slotOf(x)] === 1 && seen.has(x);
+const freshSlots = new Int32Array(ITEM_SLOTS);
+let freshStamp = 0;
+let freshItems: readonly string[] = [];
+/** The fresh items as a set, made only when a slot matches (most old items match none). */
+let freshSet: Set<string> | undefined;
+
+/**
+ * Marks `fresh` as the items `isFresh` answers for, until the next call: one list at a time (its
+ * callers test one section's old items right after marking that section's fresh ones).
+ */
+function markFresh(fresh: readonly string[]): void {
+  if (++freshStamp === 0x7fffffff) {
+    freshSlots.fill(0);
+    freshStamp = 1;
+  }
+  for (const x of fresh) freshSlots[slotOf(x)] = freshStamp;
+  freshItems = fresh;
+  freshSet = undefined;
+}
+
+/**
+ * Whether an item is one of the marked fresh ones: an old item can equal a fresh one only if it
+ * falls in the same slot (a few characters and the length), so most are passed over by one look-up.
+ */
+function isFresh(x: string): boolean {
+  if (freshSlots[slotOf(x)] !== freshStamp) return false;
+  return (freshSet ??= new Set(freshItems)).has(x);
 }
 
 /**
@@ -601,13 +757,13 @@ function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistin
   // `old` is a list `fill` just made, owned by no one else: it becomes the section as it is.
   if (fresh.length === 0) return old as string[];
   // When none repeats the lists are joined in bulk.
-  const repeated = freshTest(fresh);
+  markFresh(fresh);
   let i = 0;
-  while (i < old.length && !repeated(old[i]!)) i++;
+  while (i < old.length && !isFresh(old[i]!)) i++;
   if (i === old.length) return fresh.concat(old);
   // Old items before the first repeat are kept as they are; after it, each is looked up.
   const out = i > 0 ? fresh.concat(old.slice(0, i)) : fresh.slice();
-  for (i++; i < old.length; i++) if (!repeated(old[i]!)) out.push(old[i]!);
+  for (i++; i < old.length; i++) if (!isFresh(old[i]!)) out.push(old[i]!);
   return out;
 }
 

@@ -28,6 +28,52 @@ export interface SummarySection {
   readonly items: readonly string[];
 }
 
+/**
+ * A map keeping only its last `size` entries: scratch about the summary just written, read by the
+ * next one (a rolling summary is written at every compression), that must not live as long as
+ * the summaries do (kept by the fold memo and the events: all of it would be promoted and kept).
+ */
+export class Recent<K, V> {
+  readonly #map = new Map<K, V>();
+  constructor(private readonly size: number) {}
+  get(k: K): V | undefined {
+    return this.#map.get(k);
+  }
+  set(k: K, v: V): void {
+    this.#map.delete(k);
+    this.#map.set(k, v);
+    if (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value as K);
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+/**
+ * Where a laid-out section's items came from when most of them are another section's (a rolling
+ * summary carries the previous one's items behind the fresh ones): `items[fresh + j]` is the very
+ * string `from[src[j]]`. A counter (replay/summary-tokens.ts) then adds the carried items' counts
+ * from the ones it has for `from`, instead of looking each of thousands of items up again.
+ */
+export interface CarriedItems {
+  readonly from: readonly string[];
+  /** Items before the carried ones (the fresh ones, counted on their own). */
+  readonly fresh: number;
+  readonly src: Int32Array;
+}
+/** The last few sections' (two summaries' worth at most six sections each). */
+const carriedItems = new Recent<readonly string[], CarriedItems>(16);
+
+/** Records that `items` are `fresh` items, then `from[src[j]]` for each j (see CarriedItems). */
+export function noteCarried(items: readonly string[], carried: CarriedItems): void {
+  carriedItems.set(items, carried);
+}
+
+/** What `noteCarried` recorded for these items, if it is still remembered. */
+export function carriedFrom(items: readonly string[]): CarriedItems | undefined {
+  return carriedItems.get(items);
+}
+
 /** The text `layout` stands for: "header", then per section "\n## title\n- " and its items joined. */
 export function renderLayout(layout: SummaryLayout): string {
   let out = layout.header;

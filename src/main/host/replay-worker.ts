@@ -11,6 +11,7 @@ import type { Session } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
 import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { createPrewarm } from './replay-prewarm';
 import { ReplayService } from './replays';
 import { appendToSession } from './session-append';
 
@@ -55,6 +56,8 @@ function start(data: ReplayWorkerData): void {
     },
     ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
   });
+  // Idle time after a chart: summary items read ahead, the summarizer rehearsed (replay-prewarm.ts); any request stops it.
+  const prewarm = createPrewarm();
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
       const held = sessions.get(m.sessionId);
@@ -67,8 +70,12 @@ function start(data: ReplayWorkerData): void {
       return;
     }
     const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;
+    prewarm.interrupt();
     dispatch(service, m.op, shouldStop).then(
-      (value) => port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker),
+      (value) => {
+        port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
+        if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
+      },
       (e: unknown) => port.postMessage(errorReply(m.id, e)),
     );
   });

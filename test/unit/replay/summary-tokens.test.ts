@@ -45,6 +45,28 @@ describe('summaryCounter on extractive summaries', () => {
     expect(viaLayout).toBe(summaries.length);
   });
 
+  it.each(['tiktoken:o200k_base', 'calibrated'])('counts each rolling summary right after writing it, as a replay does (carried items read from the previous count), exactly as %s counts its text', async (id) => {
+    // The replay counts a summary before the next is written: the items the next one carries are
+    // then added from the counts just made (noteCarried), not looked up one by one.
+    const { sessions } = await importSource(stringSource('s.jsonl', claudeCodeText({ calls: 400 })));
+    const messages = sessions[0]!.messages;
+    const count = summaryTextCounter(id);
+    const base = getTokenizer('tiktoken:o200k_base');
+    let previous: SummaryText | null = null;
+    let checked = 0;
+    let carried = 0;
+    for (let at = 0, i = 0; at < messages.length; at += 3 + (i % 4), i++) {
+      const next: SummaryText = extractiveSummaryText({ messages: messages.slice(at, at + 3 + (i % 4)), previous, targetTokens: [1_500, 4_000][i % 2]! });
+      const n = count(next);
+      expect(n).toBe(base.countText(next.text));
+      if (previous?.layout && next.layout) carried++;
+      previous = next;
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(carried).toBeGreaterThan(100);
+  });
+
   it('counts a summary it did not write (cut, or from elsewhere) from its text', () => {
     const count = summaryCounter('tiktoken:o200k_base');
     const text = 'Summary of 3 earlier messages:\n## Facts to keep\n- a, b, c\n[Context overflow: 2 earlier turns were dropped.]';

@@ -1,0 +1,139 @@
+/**
+ * The replay worker's idle time, spent on what the next replay that summarizes would otherwise do
+ * inside a request: reading every message's summary items (decisions, errors, files, facts) and
+ * laying the session's message list out for folds (summarize/extractive.ts `prepareMessageList`),
+ * which makes each fold of it a scan of integer tables. Measured in one process on the bench's
+ * 10,000-call session opened under a policy that does not summarize (openhands-recent): letta
+ * picked next replayed in 184–218 ms of CPU instead of 394–471, and the first drag after it in
+ * 255–269 instead of 316–334. (A session opened under a policy that summarizes everything, as
+ * claude-code does at its compactions, has paid most of it inside its first chart already.)
+ *
+ * Then, once per worker, a rehearsal: a rolling summary written and counted fold after fold over
+ * the session's first messages for about 30 ms, results thrown away, so that the summarizer and
+ * its counting are compiled (JIT) before a request needs them. A fresh process's first replay of
+ * new folds cost 30–50 ms CPU more than the next; measured in one process (the bench's session,
+ * opened under claude-code, 5 runs alternated), letta picked next took 128–172 ms CPU instead of
+ * 178–209 and its first drag (trigger 0.4, 716 rolling summaries) 272–306 instead of 290–336.
+ *
+ * Started after a chart is answered, a slice at a time, each slice on its own turn of the event
+ * loop: a request arriving meanwhile is handled before the next slice, and stops the work
+ * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. The
+ * list is used for folds only once it is laid out whole, so an interrupted preparation costs a
+ * request nothing. Once per session: a live-tail append hands the worker a grown list at every
+ * append, and laying each out again would spend the idle time of a tailed session on it; folds
+ * inside the list it grew from still use that one's layout (the same message objects), and the
+ * rest take the per-message path. Nothing here changes any replay's result, only when the work
+ * is done.
+ */
+import type { Message, Session } from '../../core/model';
+import { resolveTokenizer } from '../../core/replay/index';
+import { summaryTextCounter } from '../../core/replay/summary-tokens';
+import { extractiveSummaryText, prepareMessageList } from '../../core/summarize/extractive';
+import type { SummaryText } from '../../core/summarize/summary-text';
+import { configOf, type ReplayInputs } from './replays';
+
+/** Milliseconds per slice: a request arriving meanwhile waits no longer than this (and one message's items). */
+const SLICE_MS = 2;
+/** The rehearsal's length in all: enough for the hot functions to be optimized. */
+const REHEARSAL_MS = 30;
+/** Messages per rehearsed fold, and its summary's target: a rolling summary of some thousand items, as letta's are. */
+const REHEARSAL_FOLD = 14;
+const REHEARSAL_TOKENS = 8_000;
+
+export interface Prewarm {
+  /** A request arrived: no slice starts until `idle` is called again. */
+  interrupt(): void;
+  /**
+   * The worker is idle after answering for this session: prepare its list (or go on preparing
+   * it), once per session; then rehearse (once per worker), counting with `tokenizer`.
+   */
+  idle(sessionId: string, list: readonly Message[], tokenizer?: string): void;
+  /** `idle` after a chart of `inputs` was answered: its session (from `sessionOf`), counted as that chart was. */
+  afterChart(sessionOf: (id: string) => Session, inputs: ReplayInputs): void;
+  /** Settles when the work started by the last `idle` stopped, done or interrupted (tests). */
+  readonly settled: Promise<void>;
+}
+
+export interface PrewarmOptions {
+  /** Milliseconds per slice (see SLICE_MS). */
+  readonly sliceMs?: number;
+  /** Runs the next slice on a later turn (setImmediate: after any message waiting). */
+  readonly later?: (run: () => void) => void;
+  /** The rehearsal's length in all, ms (see REHEARSAL_MS; 0: none). */
+  readonly rehearsalMs?: number;
+}
+
+export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
+  const sliceMs = options.sliceMs ?? SLICE_MS;
+  const later = options.later ?? ((run: () => void) => void setImmediate(run));
+  // Bumped by every interrupt and idle: a slice scheduled under an older one does nothing.
+  let generation = 0;
+  let settled: Promise<void> = Promise.resolve();
+  /** Sessions whose list was laid out whole (their ids only: a list held here would outlive the session). */
+  const done = new Set<string>();
+  // The rehearsal so far: time spent, the next fold's start and the summary it rolls on from.
+  const rehearsal = { left: options.rehearsalMs ?? REHEARSAL_MS, at: 0, previous: null as SummaryText | null };
+  /** One slice of the rehearsal, until `until`; false when there is nothing left to rehearse. */
+  const rehearse = (list: readonly Message[], tokenizer: string, until: number): boolean => {
+    if (rehearsal.left <= 0 || list.length < REHEARSAL_FOLD) return false;
+    const t0 = performance.now();
+    const count = summaryTextCounter(tokenizer);
+    do {
+      if (rehearsal.at + REHEARSAL_FOLD > list.length) rehearsal.at = 0;
+      rehearsal.previous = extractiveSummaryText({ messages: list.slice(rehearsal.at, rehearsal.at + REHEARSAL_FOLD), previous: rehearsal.previous, targetTokens: REHEARSAL_TOKENS });
+      count(rehearsal.previous);
+      rehearsal.at += REHEARSAL_FOLD;
+    } while (performance.now() < until);
+    rehearsal.left -= performance.now() - t0;
+    // What it wrote is not kept: only the compiled code is.
+    if (rehearsal.left <= 0) rehearsal.previous = null;
+    return true;
+  };
+  return {
+    interrupt() {
+      generation++;
+    },
+    idle(sessionId, list, tokenizer = 'chars4') {
+      const mine = ++generation;
+      if (done.has(sessionId) && rehearsal.left <= 0) return;
+      settled = new Promise<void>((stopped) => {
+        const step = (): void => {
+          const until = performance.now() + sliceMs;
+          if (mine !== generation) return stopped();
+          try {
+            if (!done.has(sessionId)) {
+              if (prepareMessageList(list, () => performance.now() >= until)) done.add(sessionId);
+            } else if (!rehearse(list, tokenizer, until)) return stopped();
+          } catch {
+            // Ahead-of-time work only: a failure here must never reach the worker (an uncaught
+            // error would end it); the replays do the same work when they need it.
+            done.add(sessionId);
+            rehearsal.left = 0;
+            return stopped();
+          }
+          if (done.has(sessionId) && rehearsal.left <= 0) return stopped();
+          later(step);
+        };
+        later(step);
+      });
+    },
+    afterChart(sessionOf, inputs) {
+      // The chart was just answered from this session and config, so both resolve; if either ever
+      // does not, there is nothing to prepare (an error thrown here would end the worker).
+      try {
+        const session = sessionOf(inputs.sessionId);
+        this.idle(inputs.sessionId, session.messages, tokenizerOf(session, inputs));
+      } catch {
+        return;
+      }
+    },
+    get settled() {
+      return settled;
+    },
+  };
+}
+
+/** The tokenizer a chart of `inputs` counted with (the rehearsal counts as it will). */
+export function tokenizerOf(session: Session, inputs: ReplayInputs): string {
+  return resolveTokenizer(session, configOf(inputs.policy, inputs.overrides));
+}

@@ -1,0 +1,178 @@
+/**
+ * The replay worker's idle-time preparation (main/host/replay-prewarm.ts, summarize/extractive.ts
+ * `prepareMessageList`): a message list laid out a slice at a time — interrupted by requests and
+ * resumed — must give the very summaries a list never prepared gives, and must be used for folds
+ * only once whole.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/core/model';
+import { extractiveSummary, prepareMessageList } from '../../../src/core/summarize/extractive';
+import { createPrewarm } from '../../../src/main/host/replay-prewarm';
+import { assistant, call, msg, result, session, user } from '../../helpers/session';
+
+/** Items that repeat across messages (the dedupe matters), an error result, decisions, paths. */
+function list(n = 60): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < n; i++) {
+    const file = `src/pkg${i % 4}/mod${i % 6}.ts`;
+    if (i % 5 === 0) out.push(user(`Please fix parseConfig${i % 3} in ${file}, limit ${1000 + (i % 7)}.`));
+    out.push(assistant([{ kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
+    out.push(msg('user', [result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0)]));
+  }
+  return out;
+}
+
+/** Every run [a, b) of `xs` (a stride of them), summarized with and without an earlier summary. */
+function summaries(xs: readonly Message[]): string[] {
+  const out: string[] = [];
+  for (let a = 0; a < xs.length; a += 7) {
+    for (let b = a + 1; b <= xs.length; b += 11) {
+      const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens: 200 });
+      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens: 200 }));
+    }
+  }
+  return out;
+}
+
+/** A scheduler the test runs by hand: each `later` queues a slice. */
+function manual(): { later: (run: () => void) => void; runOne: () => boolean; pending: () => number } {
+  const queue: (() => void)[] = [];
+  return {
+    later: (run) => void queue.push(run),
+    runOne: () => {
+      const next = queue.shift();
+      next?.();
+      return next !== undefined;
+    },
+    pending: () => queue.length,
+  };
+}
+
+describe('prepareMessageList', () => {
+  it('lays a list out a slice at a time, and the summaries of its runs are those of a list never prepared', () => {
+    const plain = list();
+    const laid = list();
+    let slices = 1;
+    // One message (or 256 mentions) per slice: the most slices there can be.
+    while (!prepareMessageList(laid, () => true)) slices++;
+    expect(slices).toBeGreaterThan(laid.length);
+    expect(prepareMessageList(laid, () => true)).toBe(true);
+    expect(summaries(laid)).toEqual(summaries(plain));
+  });
+
+  it('is not used for folds until whole: a half-prepared list summarizes as before, and finishing it changes nothing', () => {
+    const plain = list();
+    const half = list();
+    for (let k = 0; k < half.length / 2; k++) expect(prepareMessageList(half, () => true)).toBe(false);
+    const want = summaries(plain);
+    expect(summaries(half)).toEqual(want);
+    while (!prepareMessageList(half, () => true));
+    expect(summaries(half)).toEqual(want);
+  });
+});
+
+describe('replay prewarm', () => {
+  it('prepares the list in slices on later turns and stops when a request interrupts, then goes on when idle again', async () => {
+    const xs = list(200);
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 0, later: sched.later, rehearsalMs: 0 });
+    prewarm.idle('s', xs);
+    // Nothing runs synchronously: the answer that made the worker idle is sent first.
+    expect(sched.pending()).toBe(1);
+    for (let k = 0; k < 5; k++) expect(sched.runOne()).toBe(true);
+    prewarm.interrupt();
+    // The slice queued before the interrupt does nothing and queues nothing more.
+    sched.runOne();
+    expect(sched.pending()).toBe(0);
+    await prewarm.settled;
+    expect(prepareMessageList(xs, () => true)).toBe(false);
+    prewarm.idle('s', xs);
+    let turns = 0;
+    while (sched.runOne()) turns++;
+    await prewarm.settled;
+    // It went on where it stopped and finished: nothing is left to prepare.
+    expect(turns).toBeGreaterThan(10);
+    expect(prepareMessageList(xs, () => true)).toBe(true);
+    expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
+  it('prepares a session once: the grown list a live-tail append hands over is not laid out again', async () => {
+    const xs = list(20);
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
+    prewarm.idle('s', xs);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(xs, () => true)).toBe(true);
+    const grown = [...xs, ...list(5)];
+    prewarm.idle('s', grown);
+    expect(sched.pending()).toBe(0);
+    expect(prepareMessageList(grown, () => true)).toBe(false);
+    // Folds of the grown list (inside the old one, or reaching past it) summarize as before.
+    expect(summaries(grown)).toEqual(summaries([...list(20), ...list(5)]));
+    // Another session is prepared.
+    const other = list(10);
+    prewarm.idle('t', other);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(other, () => true)).toBe(true);
+  });
+
+  it('then rehearses the summarizer for its time budget, once per worker, on later turns like the rest', async () => {
+    // Turns taken to prepare a list alone, and with a rehearsal after it.
+    const turnsOf = async (rehearsalMs: number): Promise<{ turns: number; again: number }> => {
+      const xs = list(200);
+      const sched = manual();
+      const prewarm = createPrewarm({ sliceMs: 0, later: sched.later, rehearsalMs });
+      prewarm.idle('s', xs, 'tiktoken:o200k_base');
+      let turns = 0;
+      const t0 = performance.now();
+      while (sched.runOne()) {
+        turns++;
+        expect(performance.now() - t0).toBeLessThan(10_000);
+      }
+      await prewarm.settled;
+      expect(prepareMessageList(xs, () => true)).toBe(true);
+      // Once per worker: idle again (this session or another already prepared) schedules nothing.
+      prewarm.idle('s', xs, 'tiktoken:o200k_base');
+      return { turns, again: sched.pending() };
+    };
+    const plain = await turnsOf(0);
+    const rehearsed = await turnsOf(20);
+    expect(plain.turns).toBeGreaterThan(list(200).length);
+    expect(rehearsed.turns).toBeGreaterThan(plain.turns);
+    expect([plain.again, rehearsed.again]).toEqual([0, 0]);
+    // Nothing it wrote changed what a summary of the list is.
+    const xs = list(200);
+    const prewarm = createPrewarm({ sliceMs: 5, rehearsalMs: 20 });
+    prewarm.idle('s', xs, 'tiktoken:o200k_base');
+    await new Promise((r) => setTimeout(r, 50));
+    await prewarm.settled;
+    expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
+  it('after a chart: prepares the session the worker holds, and a session it cannot find (or a config that fails) ends nothing', async () => {
+    const s = session(list(30), { id: 'x' });
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
+    const inputs = { sessionId: 'x', policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize'] } }, overrides: {}, needles: [], pins: [] };
+    expect(() => prewarm.afterChart(() => { throw new Error('no session with id "x"'); }, inputs)).not.toThrow();
+    expect(() => prewarm.afterChart(() => s, { ...inputs, overrides: { trigger: 'high' } })).not.toThrow();
+    expect(sched.pending()).toBe(0);
+    prewarm.afterChart(() => s, inputs);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(prepareMessageList(s.messages, () => true)).toBe(true);
+  });
+
+  it('does nothing more for a list already prepared', async () => {
+    const xs = list(20);
+    while (!prepareMessageList(xs, () => false));
+    const sched = manual();
+    const prewarm = createPrewarm({ later: sched.later, rehearsalMs: 0 });
+    prewarm.idle('s', xs);
+    expect(sched.runOne()).toBe(true);
+    expect(sched.pending()).toBe(0);
+    await prewarm.settled;
+  });
+});
