@@ -155,7 +155,7 @@ describe('replay prewarm', () => {
     const s = session(list(30), { id: 'x' });
     const sched = manual();
     const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
-    const inputs = { sessionId: 'x', policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize'] } }, overrides: {}, needles: [], pins: [] };
+    const inputs = { sessionId: 'x', policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize' as const] } }, overrides: {}, needles: [], pins: [] };
     expect(() => prewarm.afterChart(() => { throw new Error('no session with id "x"'); }, inputs)).not.toThrow();
     expect(() => prewarm.afterChart(() => s, { ...inputs, overrides: { trigger: 'high' } })).not.toThrow();
     expect(sched.pending()).toBe(0);
