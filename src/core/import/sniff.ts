@@ -70,7 +70,7 @@ export function inconclusive(sniff: Sniff): boolean {
 const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null;
 
 /** The head's first non-blank line when it ends inside the head, else undefined (it runs past it). */
-function completeFirstLine(head: string): string | undefined {
+export function completeFirstLine(head: string): string | undefined {
   let start = 0;
   for (let nl = head.indexOf('\n'); nl >= 0; nl = head.indexOf('\n', start)) {
     const line = head.slice(start, nl).trim();

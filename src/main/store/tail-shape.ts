@@ -13,7 +13,7 @@
  * applied to them.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { inconclusive, sniffSource } from '../../core/import/sniff';
+import { completeFirstLine, inconclusive, sniffSource } from '../../core/import/sniff';
 import { fileSource } from '../io/file-source';
 
 const CHUNK = 1 << 20;
@@ -24,17 +24,6 @@ function tryParse(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The head's first non-blank line when it ends inside the head (confirmSniff's rule). */
-function completeFirstLine(head: string): string | undefined {
-  let start = 0;
-  for (let nl = head.indexOf('\n'); nl >= 0; nl = head.indexOf('\n', start)) {
-    const line = head.slice(start, nl).trim();
-    if (line) return line;
-    start = nl + 1;
-  }
-  return undefined;
 }
 
 /** Bytes [from, to) of the file: from `bytes` when the caller holds them, else read. */
