@@ -274,8 +274,28 @@ const INTERN_LIMIT = 2_000_000;
 let internGeneration = 0;
 let internIds = new Map<string, number>();
 let internStrings: string[] = [];
-let seen = new Int32Array(1024);
-let stamp = 0;
+/**
+ * A stamp per interned number: emptied in O(1) by taking the next stamp (a number is in it while
+ * it holds the current one).
+ */
+interface StampTable {
+  marks: Int32Array;
+  stamp: number;
+}
+/** Sizes `t` for every interned number so far and takes its next stamp (the table emptied). */
+function nextStamp(t: StampTable): number {
+  if (t.marks.length < internStrings.length) {
+    const grown = new Int32Array(Math.max(internStrings.length, t.marks.length * 2));
+    grown.set(t.marks);
+    t.marks = grown;
+  }
+  if (++t.stamp === 0x7fffffff) {
+    t.marks.fill(0);
+    t.stamp = 1;
+  }
+  return t.stamp;
+}
+const seen: StampTable = { marks: new Int32Array(1024), stamp: 0 };
 const idsCache = new WeakMap<Message, { readonly generation: number; readonly ids: readonly Int32Array[] }>();
 
 function intern(x: string): number {
@@ -300,22 +320,15 @@ function idsOf(m: Message): readonly Int32Array[] {
 
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
 function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number): string[] {
-  if (seen.length < internStrings.length) {
-    const grown = new Int32Array(Math.max(internStrings.length, seen.length * 2));
-    grown.set(seen);
-    seen = grown;
-  }
-  if (++stamp === 0x7fffffff) {
-    seen.fill(0);
-    stamp = 1;
-  }
+  const stamp = nextStamp(seen);
+  const marks = seen.marks;
   const out: string[] = [];
   for (let i = interned.length - 1; i >= 0; i--) {
     const ids = interned[i]![section]!;
     for (let k = ids.length - 1; k >= 0; k--) {
       const id = ids[k]!;
-      if (seen[id] === stamp) continue;
-      seen[id] = stamp;
+      if (marks[id] === stamp) continue;
+      marks[id] = stamp;
       out.push(internStrings[id]!);
     }
   }
@@ -351,23 +364,16 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
 }
 
 /** Per interned number, the stamp of the last markFreshIds that held it. */
-let freshMark = new Int32Array(1024);
-let freshMarkStamp = 0;
+const freshMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
 
 /** Marks the numbers of `fresh` with a new stamp, returned: a carried item is fresh when its number holds it. */
 function markFreshIds(fresh: readonly string[]): number {
+  // Interned first: that may add numbers the table is then sized for.
   const ids = Int32Array.from(fresh, intern);
-  if (freshMark.length < internStrings.length) {
-    const grown = new Int32Array(Math.max(internStrings.length, freshMark.length * 2));
-    grown.set(freshMark);
-    freshMark = grown;
-  }
-  if (++freshMarkStamp === 0x7fffffff) {
-    freshMark.fill(0);
-    freshMarkStamp = 1;
-  }
-  for (let q = 0; q < ids.length; q++) freshMark[ids[q]!] = freshMarkStamp;
-  return freshMarkStamp;
+  const stamp = nextStamp(freshMark);
+  const marks = freshMark.marks;
+  for (let q = 0; q < ids.length; q++) marks[ids[q]!] = stamp;
+  return stamp;
 }
 
 /**
@@ -583,10 +589,11 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
       mergedIds[w] = intern(first[w]!);
     }
     let c = 0;
+    const freshMarks = freshMark.marks;
     for (let j = 0; j < count; j++) {
       const q = at[j]!;
       const id = ids[q]!;
-      if (freshMark[id] === stamp) continue;
+      if (freshMarks[id] === stamp) continue;
       merged[w] = list[q]!;
       mergedIds[w++] = id;
       src[c++] = q;
