@@ -6,13 +6,11 @@
  * or another model takes the whole-file path.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, updateTail } from '../../../src/main/store/tail';
+import { updateTail } from '../../../src/main/store/tail';
 import { geminiCheckpoint } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
-import { importedForTail } from '../../helpers/tail-import';
+import { followsBenchCorpusFast, importedForTail } from '../../helpers/tail-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tailgemcp-');
@@ -82,14 +80,6 @@ describe('live tail of a Gemini CLI checkpoint', () => {
   });
 
   it('follows the tail bench checkpoint (test/bench/tail-corpus.ts) on the fast path', async () => {
-    const file = join(t.dir, 'checkpoint-bench.json');
-    await geminiCheckpoint.write(file, 0.05);
-    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(t.store, id);
-    for (let k = 0; k < 2; k++) {
-      geminiCheckpoint.append(file, k);
-      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
-      await sameAsFreshImport(t.store, t.dir, file, id);
-    }
+    await followsBenchCorpusFast(t, geminiCheckpoint, 'checkpoint-bench.json');
   });
 });

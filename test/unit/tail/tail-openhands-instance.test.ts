@@ -9,11 +9,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, updateTail } from '../../../src/main/store/tail';
+import { updateTail } from '../../../src/main/store/tail';
 import { openHandsInstance } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
-import { importedForTail } from '../../helpers/tail-import';
+import { followsBenchCorpusFast, importedForTail } from '../../helpers/tail-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tailohi-');
@@ -161,14 +160,6 @@ describe('live tail of an OpenHands eval instance document', () => {
   });
 
   it('follows the tail bench instance (test/bench/tail-corpus.ts) on the fast path, its usages growing', async () => {
-    const file = join(t.dir, 'instance.json');
-    await openHandsInstance.write(file, 0.05);
-    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(t.store, id);
-    for (let n = 0; n < 2; n++) {
-      openHandsInstance.append(file, n);
-      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
-      await sameAsFreshImport(t.store, t.dir, file, id);
-    }
+    await followsBenchCorpusFast(t, openHandsInstance, 'instance.json');
   });
 });

@@ -13,6 +13,7 @@ import { openTail, updateTail, type TailState } from '../../../src/main/store/ta
 import { openHandsEvents } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
 import { tempStoreEach } from '../../helpers/temp-store';
+import { followsBenchCorpusFast } from '../../helpers/tail-import';
 
 const t = tempStoreEach('ctxscope-tailoh-');
 
@@ -114,14 +115,6 @@ describe('live tail of an OpenHands event list', () => {
   });
 
   it('follows the tail bench session (test/bench/tail-corpus.ts) on the fast path', async () => {
-    const file = join(t.dir, 'events.json');
-    await openHandsEvents.write(file, 0.05);
-    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(t.store, id);
-    for (let n = 0; n < 2; n++) {
-      openHandsEvents.append(file, n);
-      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
-      await sameAsFreshImport(t.store, t.dir, file, id);
-    }
+    await followsBenchCorpusFast(t, openHandsEvents, 'events.json');
   });
 });
