@@ -257,8 +257,8 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
 
 /**
  * The result of a run that replayed every call. A compaction the original agent did after its
- * last call still belongs to the session: it is emitted at the last step here (so a run that had
- * one pending cannot be continued: resume.ts asks `sources.pending`).
+ * last call still belongs to the session: it is emitted at the last step here (resume.ts finishes
+ * on a copy, so a kept run never holds it and emits it where a longer session puts it).
  */
 export function finishRun(run: Run): ReplayResult {
   const { s, out, tokenizerId } = run;

@@ -18,11 +18,6 @@ export class SourceCompactions {
     this.sorted = [...s.session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
   }
 
-  /** Compactions not emitted yet. */
-  get pending(): number {
-    return this.sorted.length - this.next;
-  }
-
   /** Emits those at or before message `upTo` (Infinity: all that are left) at `step`. */
   emitUpTo(upTo: number, step: number): void {
     while (this.next < this.sorted.length && this.sorted[this.next]!.atMessage <= upTo) {

@@ -18,6 +18,12 @@ export interface CountOptions {
    * the same session (calibrated): cheaper than a memo, which holds an object per message.
    */
   readonly tally?: Tally;
+  /**
+   * The counts of the first messages, made before by the same counter over the same message
+   * objects (a live tail's grown session): taken instead of counted. Used only where each
+   * message's count is its own (no scale, ratio or tally); ignored otherwise.
+   */
+  readonly known?: Uint32Array;
 }
 
 export interface Tally {
@@ -42,7 +48,13 @@ export function countSession(session: Session, counter: Counter, options: CountO
   const system = Math.round(floored * ratio);
   const tally = options.tally;
   const replay = tally?.filled === true;
-  for (let i = 0; i < n; i++) {
+  const known = scale === 1 && ratio === 1 && !tally && options.known ? options.known.subarray(0, n) : undefined;
+  const start = known?.length ?? 0;
+  if (known) {
+    perMessage.set(known);
+    for (let i = 0; i < start; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
+  }
+  for (let i = start; i < n; i++) {
     let bUnits: number;
     let bTotal: number;
     if (replay) {
