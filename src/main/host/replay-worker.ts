@@ -11,6 +11,7 @@ import type { Session } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
 import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { traceSpan } from '../trace';
 import { createPrewarm } from './replay-prewarm';
 import { ReplayService } from './replays';
 import { appendToSession } from './session-append';
@@ -71,9 +72,13 @@ function start(data: ReplayWorkerData): void {
     }
     const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;
     prewarm.interrupt();
+    const span = traceSpan(`worker ${m.op.op}`);
     dispatch(service, m.op, shouldStop).then(
       (value) => {
+        span();
+        const posting = traceSpan('worker post');
         port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
+        posting();
         if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
       },
       (e: unknown) => port.postMessage(errorReply(m.id, e)),

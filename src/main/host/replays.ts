@@ -27,6 +27,7 @@ import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
+import { traceSpan } from '../trace';
 import { countsCarried } from './counts-carry';
 import { sessionDetailOf, shownCounts, type SessionDetailBody } from './session-detail';
 
@@ -281,11 +282,13 @@ export class ReplayService {
     const summarizer = await this.summarizerOf(config);
     this.runs++;
     try {
+      const span = traceSpan(`replay ${inputs.policy.id}`);
       const kept = this.live.get(key);
       const resumed = kept && kept.sessionId === inputs.sessionId ? await extendReplay(kept.live, session, { counts, ...(referenceCounts ? { referenceCounts } : {}), ...(shouldStop ? { shouldStop } : {}) }) : undefined;
       if (resumed) this.resumed++;
       const done = resumed ?? (await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}), ...(shouldStop ? { shouldStop } : {}) }));
       this.keep(key, inputs.sessionId, done.live);
+      span(resumed ? '(continued)' : '');
       return { result: done.result, session, counts, inputs };
     } catch (e) {
       if (e instanceof ReplayCancelled) throw new ApiError('cancelled', `superseded by a newer request: ${e.message}`);
@@ -332,7 +335,10 @@ export class ReplayService {
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
     const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
-    return chartView(c.result, { key: c.key, buckets, warnings });
+    const span = traceSpan('chart view');
+    const view = chartView(c.result, { key: c.key, buckets, warnings });
+    span(`${view.markers.length} markers`);
+    return view;
   }
 
   async detail(inputs: ReplayInputs, step: number, shouldStop?: () => boolean): Promise<StepDetail> {

@@ -15,6 +15,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { type EventName, type EventPayload, type Handlers } from '../../shared/api';
+import { traceSpan } from '../trace';
 import { dispatch, type Logger } from './dispatch';
 import type { Route } from './upload';
 
@@ -146,7 +147,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         sendJson(res, 400, { ok: false, error: { code: 'bad_input', message } });
         return;
       }
+      const span = traceSpan(`http ${method}`);
       const envelope = await dispatch(options.handlers, method, payload, log);
+      span();
       const status = envelope.ok ? 200 : envelope.error.code === 'bad_input' ? 400 : envelope.error.code === 'not_found' ? 404 : envelope.error.code === 'internal' ? 500 : 409;
       sendJson(res, status, envelope);
       return;
