@@ -172,11 +172,41 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
   let livePending = false;
   let playTimer: unknown = null;
   const detailCache = new Map<string, StepDetail>();
+  /** The detail being fetched ahead (prefetchAhead), and the way the selection last moved (+1 / -1). */
+  let ahead: { readonly cacheKey: string; readonly promise: Promise<StepDetail> } | null = null;
+  let lastDirection = 1;
 
   return createStore<AppState>()((set, get, store) => {
     const inputs = (): ReplayInputs | null => {
       const { currentId, policyId, overrides, needles } = get();
       return currentId && policyId ? { sessionId: currentId, policy: policyId, overrides, needles } : null;
+    };
+
+    /** Keeps a call's detail for the chart it was asked under (the oldest goes first). */
+    const remember = (cacheKey: string, d: StepDetail): void => {
+      if (detailCache.size >= DETAIL_CACHE) detailCache.delete(detailCache.keys().next().value as string);
+      detailCache.set(cacheKey, d);
+    };
+
+    /**
+     * The next call's detail, asked for while the user reads this one: stepping on (→, or ← after a
+     * step back, and playback) then shows it from the cache in a frame, instead of waiting for a
+     * round trip to the host at every step. One at a time, on its own channel (a newer one
+     * supersedes it); its answer only fills the cache.
+     */
+    const prefetchAhead = (chart: ChartView, chartFor: ReplayInputs, step: number): void => {
+      const next = step + lastDirection;
+      const cacheKey = `${chart.key}#${next}`;
+      if (next < 0 || next >= chart.stepCount || detailCache.has(cacheKey) || ahead?.cacheKey === cacheKey) return;
+      const promise = api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step: next, channel: 'step-ahead' });
+      const mine = { cacheKey, promise };
+      ahead = mine;
+      promise.then(
+        (d) => remember(cacheKey, d),
+        () => undefined,
+      ).finally(() => {
+        if (ahead === mine) ahead = null;
+      });
     };
 
     const requestStepDetail = async (): Promise<void> => {
@@ -185,12 +215,21 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       const cacheKey = `${chart.key}#${selectedStep}`;
       const cached = detailCache.get(cacheKey);
       const seq = ++stepSeq;
-      if (cached) return set({ stepDetail: cached, stepDetailError: null });
+      if (cached) {
+        set({ stepDetail: cached, stepDetailError: null });
+        prefetchAhead(chart, chartFor, selectedStep);
+        return;
+      }
       try {
-        const d = await api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step: selectedStep, channel: 'step' });
-        if (detailCache.size >= DETAIL_CACHE) detailCache.delete(detailCache.keys().next().value as string);
-        detailCache.set(cacheKey, d);
-        if (seq === stepSeq) set({ stepDetail: d, stepDetailError: null });
+        // The call asked for ahead of time, still on its way: its answer, not a second request.
+        let d: StepDetail | null = null;
+        if (ahead?.cacheKey === cacheKey) d = await ahead.promise.catch(() => null);
+        d ??= await api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step: selectedStep, channel: 'step' });
+        remember(cacheKey, d);
+        if (seq === stepSeq) {
+          set({ stepDetail: d, stepDetailError: null });
+          prefetchAhead(chart, chartFor, selectedStep);
+        }
       } catch (e) {
         if (seq !== stepSeq || codeOf(e) === 'cancelled') return;
         set({ stepDetailError: describe(e) });
@@ -585,6 +624,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           return;
         }
         const selectedStep = clampStep(step, count);
+        const previous = get().selectedStep;
+        if (previous !== null && selectedStep !== previous) lastDirection = selectedStep > previous ? 1 : -1;
         const inspectedMessage = opts?.message ?? get().detail?.steps[selectedStep] ?? null;
         set({ selectedStep, inspectedMessage });
         if (inspectedMessage !== null) void get().ensureMessages(inspectedMessage - 20, inspectedMessage + 20);

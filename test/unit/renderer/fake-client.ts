@@ -106,6 +106,7 @@ export const FIELDS: ConfigField[] = [
 export function fakeApi() {
   const charts: Deferred<ChartView>[] = [];
   const details: Deferred<StepDetail>[] = [];
+  const ahead: Deferred<StepDetail>[] = [];
   const exports: MethodInput<'exportSession'>[] = [];
   const previews: Deferred<ExportPreview>[] = [];
   const listeners = new Map<string, ((payload: unknown) => void)[]>();
@@ -124,9 +125,11 @@ export function fakeApi() {
       charts.push(d);
       return promise;
     },
+    // Details fetched ahead of the selection (channel 'step-ahead') are kept apart, so a test
+    // counts the requests the selection itself made.
     getStepDetail: (i: MethodInput<'getStepDetail'>) => {
       const { d, promise } = deferred<StepDetail>(i as Record<string, unknown>);
-      details.push(d);
+      (i.channel === 'step-ahead' ? ahead : details).push(d);
       return promise;
     },
     getConfigFields: (i: MethodInput<'getConfigFields'>) => ok(fieldsByPolicy[i.policy] ?? []),
@@ -155,7 +158,7 @@ export function fakeApi() {
   const emit = (event: string, payload: unknown = {}): void => {
     for (const l of listeners.get(event) ?? []) l(payload);
   };
-  return { api: client, charts, details, exports, previews, emit };
+  return { api: client, charts, details, ahead, exports, previews, emit };
 }
 
 /** Lets pending promise callbacks run. */

@@ -65,17 +65,18 @@ describe('renderer store: races', () => {
 
   it('discards an older step detail that arrives after a newer one', async () => {
     const { store, details } = await opened();
-    store.getState().selectStep(1);
+    // Calls 2 and 3: neither is the one fetched ahead (1), so both are asked for.
     store.getState().selectStep(2);
+    store.getState().selectStep(3);
     await flush();
-    const [forOne, forTwo] = [details[1]!, details[2]!];
-    expect(forOne.input).toMatchObject({ step: 1, channel: 'step' });
+    const [forTwo, forThree] = [details[1]!, details[2]!];
+    expect(forTwo.input).toMatchObject({ step: 2, channel: 'step' });
+    forThree.resolve(stepDetail('k1', 3));
+    await flush();
     forTwo.resolve(stepDetail('k1', 2));
     await flush();
-    forOne.resolve(stepDetail('k1', 1));
-    await flush();
-    expect(store.getState().selectedStep).toBe(2);
-    expect(store.getState().stepDetail?.step).toBe(2);
+    expect(store.getState().selectedStep).toBe(3);
+    expect(store.getState().stepDetail?.step).toBe(3);
   });
 
   it('ignores a cancelled chart request and keeps the chart on screen', async () => {
@@ -130,6 +131,50 @@ describe('renderer store: one selection', () => {
     const input = { tagName: 'INPUT' } as unknown as EventTarget;
     expect(key('ArrowLeft', { target: input })).toBe(false);
     expect(store.getState().selectedStep).toBe(2);
+  });
+});
+
+describe('renderer store: the next call fetched ahead', () => {
+  it('asks for the next call while one is shown, and a step onto it needs no request', async () => {
+    const { store, details, ahead } = await opened();
+    // Call 0 shown: call 1 is asked for ahead, on its own channel.
+    expect(ahead).toHaveLength(1);
+    expect(ahead[0]!.input).toMatchObject({ step: 1, channel: 'step-ahead' });
+    ahead[0]!.resolve(stepDetail('k1', 1));
+    await flush();
+    store.getState().stepBy(1);
+    // Shown at once from what came ahead; the selection made no request of its own.
+    expect(store.getState().stepDetail?.step).toBe(1);
+    expect(details).toHaveLength(1);
+    // And the one after it is asked for in turn.
+    expect(ahead[1]!.input).toMatchObject({ step: 2 });
+  });
+
+  it('a step onto a call still on its way waits for that answer instead of asking again', async () => {
+    const { store, details, ahead } = await opened();
+    store.getState().stepBy(1);
+    await flush();
+    expect(details).toHaveLength(1);
+    ahead[0]!.resolve(stepDetail('k1', 1));
+    await flush();
+    expect(store.getState().stepDetail?.step).toBe(1);
+  });
+
+  it('follows the way the selection moves: after a step back it fetches the call before', async () => {
+    const { store, details, ahead } = await opened();
+    // The call after 0 was asked for ahead and superseded: nothing of it is kept.
+    ahead[0]!.reject(new ApiError('cancelled', 'superseded'));
+    await flush();
+    store.getState().selectStep(3);
+    details[1]!.resolve(stepDetail('k1', 3));
+    await flush();
+    // Call 3 is the last: nothing after it to fetch.
+    expect(ahead).toHaveLength(1);
+    store.getState().stepBy(-1);
+    details[2]!.resolve(stepDetail('k1', 2));
+    await flush();
+    expect(ahead).toHaveLength(2);
+    expect(ahead[1]!.input).toMatchObject({ step: 1, channel: 'step-ahead' });
   });
 });
 

@@ -76,9 +76,16 @@ export function TurnList() {
     const messageOf = (r: ReturnType<typeof rows.at>): number => (r.kind === 'turn' ? r.first : r.kind === 'subagent' ? r.after : r.index);
     void ensureMessages(messageOf(rows.at(firstRow)), messageOf(rows.at(Math.max(firstRow, lastRow))));
   }, [firstRow, lastRow, rows, ensureMessages]);
-  // The list follows the selection: the inspected message scrolls into view.
+  // The list follows the selection: the inspected message scrolls into view. A row already in
+  // view is left alone: scrollToIndex reads the list's scroll height (a layout of the page) even
+  // when it then scrolls nothing, at every step. Rows are all ROW_HEIGHT high.
   useEffect(() => {
-    if (inspected !== null && inspected < total) virtualizer.scrollToIndex(rows.rowOf(inspected), { align: 'auto' });
+    if (inspected === null || inspected >= total) return;
+    const row = rows.rowOf(inspected);
+    const top = virtualizer.scrollOffset;
+    const height = virtualizer.scrollRect?.height;
+    if (top !== null && height !== undefined && row * ROW_HEIGHT >= top && (row + 1) * ROW_HEIGHT <= top + height) return;
+    virtualizer.scrollToIndex(row, { align: 'auto' });
   }, [inspected, rows, total, virtualizer]);
 
   return (
