@@ -31,9 +31,9 @@ describe('selection helpers', () => {
 
   it('finds the next and previous compression', () => {
     const steps = compressionSteps([
-      { step: 9, kind: 'compression', label: '' },
-      { step: 4, kind: 'compression', label: '' },
-      { step: 6, kind: 'warn', label: '' },
+      { step: 9, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 },
+      { step: 4, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 },
+      { step: 6, kind: 'warn', reason: '' },
     ]);
     expect(steps).toEqual([4, 9]);
     expect(nextCompression(steps, 0, 1)).toBe(4);
@@ -150,7 +150,7 @@ describe('chart geometry', () => {
     const v = { ...chartView('k', 10), bucketStart: [0, 4, 8], peakStep: [2, 5, 9] };
     expect([0, 3, 4, 9].map((s) => bucketOf(v, s))).toEqual([0, 0, 1, 2]);
     expect(stepForBucket(v, 1, undefined)).toBe(5);
-    expect(stepForBucket(v, 1, [{ step: 6, kind: 'compression', label: '' }])).toBe(6);
+    expect(stepForBucket(v, 1, [{ step: 6, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 }])).toBe(6);
   });
 
   it('flags a bucket whose request is above the window or the limit', () => {

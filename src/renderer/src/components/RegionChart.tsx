@@ -10,6 +10,7 @@ import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../color
 import { bucketFlag, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
 import { fmtInt } from '../format';
 import { bucketReason } from '../model/hover';
+import { markerLabel } from '../model/marker-label';
 import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
 
@@ -163,7 +164,7 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
       </table>
       {markers.slice(0, 4).map((m, i) => (
         <div key={i} className={`marker-line marker-${m.kind}`}>
-          #{m.step} <bdi>{m.label}</bdi>
+          #{m.step} <bdi>{markerLabel(m)}</bdi>
         </div>
       ))}
       {markers.length > 4 ? <div className="muted">and {markers.length - 4} more</div> : null}
