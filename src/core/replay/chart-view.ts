@@ -84,51 +84,25 @@ function compressionMarkers(events: readonly ReplayEvent[], out: ChartMarker[]):
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
 const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
 
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-/** Past the number that starts at `i` (its first digit already read): digits, thousands commas, a decimal point. */
-function numberEnd(s: string, i: number): number {
-  for (; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (!isDigit(c) && c !== 44 /* , */ && c !== 46 /* . */) break;
-  }
-  return i;
-}
-
-/**
- * Whether two reasons say the same thing but for their numbers ("… 81,232/200,000 tokens …" and
- * "… 81,990/200,000 tokens …"): a number is a digit followed by digits, commas and dots, as a
- * whole it matches any other number. Walks both strings in place — a policy with a reason per call
- * compares a reason per call, and allocating a numberless copy of each cost a regex per call.
- */
-export function sameUpToNumbers(a: string, b: string): boolean {
-  if (a === b) return true;
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(j);
-    const dx = isDigit(x);
-    if (dx !== isDigit(y)) return false;
-    if (dx) {
-      i = numberEnd(a, i + 1);
-      j = numberEnd(b, j + 1);
-    } else {
-      if (x !== y) return false;
-      i++;
-      j++;
-    }
-  }
-  return i === a.length && j === b.length;
-}
-
 /**
  * Status markers, one per run of consecutive calls with the same status and the same reason up to
  * its numbers (`until` = the run's last call), so a soft budget that warns on every remaining call
  * — its reason naming the tokens used so far — is one exact marker, not 30,000. A run that ended
  * (final / abort) is one marker from the call that ended it. The reason is the first call's.
+ *
+ * "Up to its numbers": a reason's wording with each number replaced, once per distinct reason. The
+ * regex runs as native code from its first use; a JavaScript loop comparing two reasons character
+ * by character (no allocation) measured slower here — the chart view runs cold in the worker, and
+ * letta with a reason per call has ~1.4 M characters of reasons to walk.
  */
 function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   const s = r.steps;
+  const templates = new Map<number, string>();
+  const templateOf = (index: number): string => {
+    let t = templates.get(index);
+    if (t === undefined) templates.set(index, (t = (s.reasons[index] ?? '').replace(/\d[\d,.]*/g, '#')));
+    return t;
+  };
   let i = 0;
   while (i < s.count) {
     const code = s.status[i]!;
@@ -138,11 +112,12 @@ function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
       continue;
     }
     const index = s.reasonIndex[i]!;
-    const reason = s.reasons[index] ?? '';
+    const template = templateOf(index);
     let j = i + 1;
     // After a final / abort every call keeps that status (with its own reason): one run.
     const ended = kind === 'final' || kind === 'abort';
-    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === index || sameUpToNumbers(s.reasons[s.reasonIndex[j]!] ?? '', reason))) j++;
+    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === index || templateOf(s.reasonIndex[j]!) === template)) j++;
+    const reason = s.reasons[index] ?? '';
     out.push(j - 1 > i ? { step: i, kind, reason, until: j - 1 } : { step: i, kind, reason });
     i = j;
   }
@@ -194,7 +169,13 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
   const warnings: string[] = [...(options.warnings ?? []), ...(resolvedOf(r.config).warnings ?? [])];
   for (const e of r.events) {
     if (e.kind === 'source-compaction')
-      markers.push({ step: e.step, kind: 'source-compaction', trigger: e.trigger, ...(e.tokensBefore !== undefined ? { tokensBefore: e.tokensBefore } : {}), ...(e.tokensAfter !== undefined ? { tokensAfter: e.tokensAfter } : {}) });
+      markers.push(
+        e.tokensBefore === undefined
+          ? { step: e.step, kind: 'source-compaction', trigger: e.trigger }
+          : e.tokensAfter === undefined
+            ? { step: e.step, kind: 'source-compaction', trigger: e.trigger, tokensBefore: e.tokensBefore }
+            : { step: e.step, kind: 'source-compaction', trigger: e.trigger, tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter },
+      );
     else if (e.kind === 'summarizer-failure') warnings.push(`summarizer failed at call ${e.step}: ${e.error}`);
     // Warnings at call 0 are the replay's notes about its inputs (summarizer missing, counts made with another tokenizer).
     else if (e.kind === 'warning' && e.step === 0) warnings.push(e.text);
