@@ -59,12 +59,42 @@ export function stepLinePath(f: Frame, n: number, series: readonly (number | nul
   return d;
 }
 
-function stepLine(ctx: CanvasRenderingContext2D, d: string, color: string, dash: number[], width = 1.25): void {
-  if (!d) return;
+/**
+ * The canvas's step line: the same line as stepLinePath (which the SVG export writes), traced with
+ * path calls instead of a path string Path2D parses again — three series of a few thousand
+ * full-precision points were ~100 KB of text each per chart. A run of buckets at one value is one
+ * segment.
+ */
+function stepLine(ctx: CanvasRenderingContext2D, f: Frame, n: number, series: readonly (number | null)[], color: string, dash: number[], width = 1.25): void {
+  ctx.beginPath();
+  let drawn = false;
+  let pen = false;
+  let y = 0;
+  let end = 0;
+  for (let b = 0; b < n; b++) {
+    const v = series[b];
+    if (v === null || v === undefined) {
+      if (pen) ctx.lineTo(end, y);
+      pen = false;
+      continue;
+    }
+    const yb = yOf(f, v);
+    const x = xOfBucket(f, n, b);
+    if (!pen) ctx.moveTo(x, yb);
+    else if (yb !== y) {
+      ctx.lineTo(end, y);
+      ctx.lineTo(x, yb);
+    }
+    y = yb;
+    end = xOfBucket(f, n, b + 1);
+    pen = drawn = true;
+  }
+  if (pen) ctx.lineTo(end, y);
+  if (!drawn) return;
   ctx.strokeStyle = color;
   ctx.lineWidth = width;
   ctx.setLineDash(dash);
-  ctx.stroke(new Path2D(d));
+  ctx.stroke();
   ctx.setLineDash([]);
 }
 
@@ -245,10 +275,10 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
   for (const [st, rects] of Object.entries(shapes.status)) fill(rects, STATUS_COLOR[st as StepStatus]);
   fill(shapes.flags, LINE_COLOR.limit);
 
-  stepLine(ctx, stepLinePath(f, n, view.window.max), LINE_COLOR.window, []);
-  stepLine(ctx, stepLinePath(f, n, view.limit.max), LINE_COLOR.limit, [5, 3], 1.5);
-  stepLine(ctx, stepLinePath(f, n, view.trigger.max), LINE_COLOR.trigger, [2, 3], 1.5);
-  if (o.compare) stepLine(ctx, stepLinePath(f, n, o.compare), LINE_COLOR.compare, [], 1.5);
+  stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
+  stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
+  stepLine(ctx, f, n, view.trigger.max, LINE_COLOR.trigger, [2, 3], 1.5);
+  if (o.compare) stepLine(ctx, f, n, o.compare, LINE_COLOR.compare, [], 1.5);
   fill(shapes.reported, LINE_COLOR.reported);
 
   ctx.strokeStyle = o.text;
