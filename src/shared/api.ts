@@ -270,18 +270,51 @@ export interface BucketSeries {
   readonly max: readonly (number | null)[];
 }
 
-/** A guard status other than ok, a compression (by path) or a source compaction, at one call. Never downsampled. */
-export interface ChartMarker {
+/**
+ * A guard status other than ok, a compression (by path) or a source compaction, at one call. Never
+ * downsampled. Markers carry numbers, not prose: a replay has one per compression (thousands at
+ * 10,000 calls), and the renderer writes the one line a person reads only for the markers on
+ * screen (src/renderer/src/model/marker-label.ts).
+ */
+export type ChartMarker = CompressionMarker | SourceCompactionMarker | StatusMarker;
+
+interface MarkerSpan {
   readonly step: number;
-  readonly kind: 'compression' | 'source-compaction' | 'warn' | 'skip' | 'final' | 'abort';
-  readonly path?: CompressionPath;
-  /** One line for the hover card: what happened, with its numbers. */
-  readonly label: string;
   /**
-   * Last call of a run of consecutive calls with the same status and reason (a soft budget that
-   * warns on every later call, the calls after a final / abort): the run is one marker.
+   * Last call of a run of consecutive calls drawn as one marker (compressions of one path and
+   * strategy at every call, a status whose reason changes only in its numbers, the calls after a
+   * final / abort). Absent for a single call.
    */
   readonly until?: number;
+}
+
+/** A compression the replay ran; with `until`, one of a run at every call from `step` to `until`. */
+export interface CompressionMarker extends MarkerSpan {
+  readonly kind: 'compression';
+  readonly path: CompressionPath;
+  readonly strategy: string;
+  /** The request before and after the (first) compression. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** A run's last compression (present with `until`). */
+  readonly lastTokensBefore?: number;
+  readonly lastTokensAfter?: number;
+}
+
+/** A compaction the original agent did (what the transcript records). */
+export interface SourceCompactionMarker extends MarkerSpan {
+  readonly kind: 'source-compaction';
+  /** The agent's own word for why (auto, manual, …). */
+  readonly trigger: string;
+  readonly tokensBefore?: number;
+  readonly tokensAfter?: number;
+}
+
+/** A guard status other than ok / compress, from `step` (to `until` for a run). */
+export interface StatusMarker extends MarkerSpan {
+  readonly kind: 'warn' | 'skip' | 'final' | 'abort';
+  /** The guard's reason at the run's first call, as the replay wrote it ('' when it gave none). */
+  readonly reason: string;
 }
 
 /**

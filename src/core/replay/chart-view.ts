@@ -8,11 +8,8 @@
  * One pass over the typed arrays; no object per call.
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
-import type { BucketSeries, ChartMarker, ChartView } from '../../shared/api';
+import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
 import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
-
-/** 12,345 — by hand: toLocaleString costs microseconds, and a masking policy has a marker per call. */
-const fmt = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
 interface ResolvedLimits {
@@ -55,31 +52,22 @@ function reduceSeries(values: ArrayLike<number>, starts: readonly number[], end:
 
 type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 
-/** The hover-card line of a compression: path, strategy and before → after. */
-export function compressionLabel(e: Compression): string {
-  return `${e.path} compression (${e.strategy}): ${fmt(e.tokensBefore)} → ${fmt(e.tokensAfter)} tokens`;
-}
-
 /**
  * Compression markers: one per compression, except that compressions of one path and strategy on
  * consecutive calls (a masking policy masks at every call) are one marker whose `until` is the last
- * call of the run — every compressed call is still covered, at its exact call.
+ * call of the run — every compressed call is still covered, at its exact call. Numbers only: the
+ * renderer writes the line a person reads (the shared ChartMarker type says why).
  */
-function compressionMarkers(events: readonly ReplayEvent[]): ChartMarker[] {
-  const out: ChartMarker[] = [];
+function compressionMarkers(events: readonly ReplayEvent[], out: ChartMarker[]): void {
   let first: Compression | undefined;
   let last: Compression | undefined;
   const flush = (): void => {
     if (!first || !last) return;
-    if (first === last) out.push({ step: first.step, kind: 'compression', path: first.path, label: compressionLabel(first) });
-    else
-      out.push({
-        step: first.step,
-        kind: 'compression',
-        path: first.path,
-        until: last.step,
-        label: `${first.path} compression (${first.strategy}) at every call ${first.step}–${last.step}: ${fmt(first.tokensBefore)} → ${fmt(first.tokensAfter)} tokens first, ${fmt(last.tokensBefore)} → ${fmt(last.tokensAfter)} last`,
-      });
+    const m: CompressionMarker =
+      first === last
+        ? { step: first.step, kind: 'compression', path: first.path, strategy: first.strategy, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter }
+        : { step: first.step, kind: 'compression', path: first.path, strategy: first.strategy, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter, until: last.step, lastTokensBefore: last.tokensBefore, lastTokensAfter: last.tokensAfter };
+    out.push(m);
   };
   for (const e of events) {
     if (e.kind !== 'compression') continue;
@@ -91,27 +79,24 @@ function compressionMarkers(events: readonly ReplayEvent[]): ChartMarker[] {
     first = last = e;
   }
   flush();
-  return out;
-}
-
-function sourceCompactionLabel(e: Extract<ReplayEvent, { kind: 'source-compaction' }>): string {
-  const numbers = e.tokensBefore !== undefined ? `: ${fmt(e.tokensBefore)}${e.tokensAfter !== undefined ? ` → ${fmt(e.tokensAfter)}` : ''} tokens` : '';
-  return `the original agent compacted (${e.trigger})${numbers}`;
 }
 
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
-const MARKED: Partial<Record<StepStatus, ChartMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
+const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
 
 /**
  * Status markers, one per run of consecutive calls with the same status and the same reason up to
  * its numbers (`until` = the run's last call), so a soft budget that warns on every remaining call
  * — its reason naming the tokens used so far — is one exact marker, not 30,000. A run that ended
- * (final / abort) is one marker from the call that ended it. The label is the first call's reason.
+ * (final / abort) is one marker from the call that ended it. The reason is the first call's.
+ *
+ * "Up to its numbers": a reason's wording with each number replaced, once per distinct reason. The
+ * regex runs as native code from its first use; a JavaScript loop comparing two reasons character
+ * by character (no allocation) measured slower here — the chart view runs cold in the worker, and
+ * letta with a reason per call has ~1.4 M characters of reasons to walk.
  */
-function statusMarkers(r: ReplayResult): ChartMarker[] {
+function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   const s = r.steps;
-  const out: ChartMarker[] = [];
-  // A reason's wording without its numbers, once per distinct reason.
   const templates = new Map<number, string>();
   const templateOf = (index: number): string => {
     let t = templates.get(index);
@@ -126,19 +111,16 @@ function statusMarkers(r: ReplayResult): ChartMarker[] {
       i++;
       continue;
     }
-    const reason = s.reasonIndex[i]!;
-    const template = templateOf(reason);
+    const index = s.reasonIndex[i]!;
+    const template = templateOf(index);
     let j = i + 1;
     // After a final / abort every call keeps that status (with its own reason): one run.
     const ended = kind === 'final' || kind === 'abort';
-    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === reason || templateOf(s.reasonIndex[j]!) === template)) j++;
-    const text = s.reasons[reason] || kind;
-    const later = j - 1 - i;
-    const label = ended && later > 0 ? `${text} (the ${fmt(later)} later calls would not have happened)` : later > 0 ? `${text} (calls ${i}–${j - 1})` : text;
-    out.push({ step: i, kind, label, ...(j - 1 > i ? { until: j - 1 } : {}) });
+    while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === index || templateOf(s.reasonIndex[j]!) === template)) j++;
+    const reason = s.reasons[index] ?? '';
+    out.push(j - 1 > i ? { step: i, kind, reason, until: j - 1 } : { step: i, kind, reason });
     i = j;
   }
-  return out;
 }
 
 export interface ChartViewOptions {
@@ -186,12 +168,20 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
   const markers: ChartMarker[] = [];
   const warnings: string[] = [...(options.warnings ?? []), ...(resolvedOf(r.config).warnings ?? [])];
   for (const e of r.events) {
-    if (e.kind === 'source-compaction') markers.push({ step: e.step, kind: 'source-compaction', label: sourceCompactionLabel(e) });
+    if (e.kind === 'source-compaction')
+      markers.push(
+        e.tokensBefore === undefined
+          ? { step: e.step, kind: 'source-compaction', trigger: e.trigger }
+          : e.tokensAfter === undefined
+            ? { step: e.step, kind: 'source-compaction', trigger: e.trigger, tokensBefore: e.tokensBefore }
+            : { step: e.step, kind: 'source-compaction', trigger: e.trigger, tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter },
+      );
     else if (e.kind === 'summarizer-failure') warnings.push(`summarizer failed at call ${e.step}: ${e.error}`);
     // Warnings at call 0 are the replay's notes about its inputs (summarizer missing, counts made with another tokenizer).
     else if (e.kind === 'warning' && e.step === 0) warnings.push(e.text);
   }
-  markers.push(...compressionMarkers(r.events), ...statusMarkers(r));
+  compressionMarkers(r.events, markers);
+  statusMarkers(r, markers);
   markers.sort((a, b) => a.step - b.step);
 
   return {

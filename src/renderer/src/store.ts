@@ -14,6 +14,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartView, type CompareView, type ConfigField, type ExportResult, type MessageView, type PolicyInfo, type SessionDetail, type SessionSummary, type StepDetail } from '../../shared/api';
+import { afterPaint as afterNextPaint } from './after-paint';
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
 import type { UrlState } from './model/url-state';
@@ -149,11 +150,14 @@ export interface StoreOptions {
   /** Timers, replaceable in tests. */
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
+  /** Runs a function once the frame showing the last store change is drawn (tests: at once). */
+  afterPaint?: (fn: () => void) => void;
   /** How files chosen in the page reach the host (src/renderer/src/api/files.ts); none: the page takes no files. */
   files?: FileImporter | null;
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 const codeOf = (e: unknown): string | null => (e instanceof ApiError ? e.code : null);
 
 export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppStore {
@@ -162,6 +166,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
   const debounceMs = options.debounceMs ?? 40;
   const setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
+  const afterPaint = options.afterPaint ?? afterNextPaint;
   let listening = false;
   let chartSeq = 0;
   let stepSeq = 0;
@@ -464,6 +469,9 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           const selectedStep = chart.stepCount === 0 ? null : clampStep(step ?? 0, chart.stepCount);
           const inspectedMessage = selectedStep === step && get().inspectedMessage !== null ? get().inspectedMessage : selectedStep === null ? null : (get().detail?.steps[selectedStep] ?? null);
           set({ chart, chartFor: req, chartError: null, chartLoading: false, invalid: null, selectedStep, inspectedMessage });
+          // The chart is drawn before the selected call's detail (and a comparison) is asked for:
+          // an answer that arrived first would be parsed and rendered ahead of the chart's frame.
+          await new Promise<void>((done) => afterPaint(done));
           await Promise.all([requestStepDetail(), get().comparePolicyId ? get().runCompare() : undefined]);
         } catch (e) {
           if (seq !== chartSeq) return;

@@ -33,7 +33,7 @@ function fullView(n: number): ChartView {
     trigger: { min: fill(700), max: fill(700) },
     reported: { min: fill(430), max: fill(430) },
     status: v.status.map((s, i) => (i === 2 ? 'warn' : s)),
-    markers: [...v.markers, { step: 3, kind: 'source-compaction', label: 'the agent compacted' }],
+    markers: [...v.markers, { step: 3, kind: 'source-compaction', trigger: 'auto' }],
   };
 }
 

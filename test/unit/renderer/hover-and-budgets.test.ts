@@ -24,16 +24,16 @@ describe('hover card reason', () => {
     expect(bucketReason(v, 0)).toBe('ok: 41,200 of 167,000 limit (25%)');
   });
 
-  it('gives the host\'s reason (the marker\'s label) for other statuses, a run of calls included', () => {
+  it('gives the marker\'s line (the guard\'s reason, the compression\'s numbers) for other statuses, a run of calls included', () => {
     const v = view({
       status: ['ok', 'warn', 'warn', 'compress'],
       markers: [
-        { step: 1, kind: 'warn', label: 'request 180,000 > limit 167,000 (window − buffer − maxOutput)', until: 2 },
-        { step: 3, kind: 'compression', path: 'proactive', label: 'proactive: 170,000 → 60,000 tokens' },
+        { step: 1, kind: 'warn', reason: 'request 180,000 > limit 167,000 (window − buffer − maxOutput)', until: 2 },
+        { step: 3, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 170_000, tokensAfter: 60_000 },
       ],
     });
-    expect(bucketReason(v, 2)).toBe('warn: request 180,000 > limit 167,000 (window − buffer − maxOutput)');
-    expect(bucketReason(v, 3)).toBe('compress: proactive: 170,000 → 60,000 tokens');
+    expect(bucketReason(v, 2)).toBe('warn: request 180,000 > limit 167,000 (window − buffer − maxOutput) (calls 1–2)');
+    expect(bucketReason(v, 3)).toBe('compress: proactive compression (summarize): 170,000 → 60,000 tokens');
   });
 });
 

@@ -6,7 +6,7 @@ import { rangeList, describeRanges } from '../../../src/renderer/src/model/range
 import { formatUrlState, parseUrlState } from '../../../src/renderer/src/model/url-state';
 import { fieldProblem, guessFieldKey, withOverrides } from '../../../src/renderer/src/model/config';
 import { toolPartner } from '../../../src/renderer/src/model/tool-links';
-import { bucketFlag, bucketOf, stepForBucket } from '../../../src/renderer/src/model/chart-geometry';
+import { bucketFlag, bucketOf, markersInBucket, stepForBucket } from '../../../src/renderer/src/model/chart-geometry';
 import { chartView, FIELDS } from './fake-client';
 
 describe('selection helpers', () => {
@@ -31,9 +31,9 @@ describe('selection helpers', () => {
 
   it('finds the next and previous compression', () => {
     const steps = compressionSteps([
-      { step: 9, kind: 'compression', label: '' },
-      { step: 4, kind: 'compression', label: '' },
-      { step: 6, kind: 'warn', label: '' },
+      { step: 9, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 },
+      { step: 4, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 },
+      { step: 6, kind: 'warn', reason: '' },
     ]);
     expect(steps).toEqual([4, 9]);
     expect(nextCompression(steps, 0, 1)).toBe(4);
@@ -150,7 +150,16 @@ describe('chart geometry', () => {
     const v = { ...chartView('k', 10), bucketStart: [0, 4, 8], peakStep: [2, 5, 9] };
     expect([0, 3, 4, 9].map((s) => bucketOf(v, s))).toEqual([0, 0, 1, 2]);
     expect(stepForBucket(v, 1, undefined)).toBe(5);
-    expect(stepForBucket(v, 1, [{ step: 6, kind: 'compression', label: '' }])).toBe(6);
+    expect(stepForBucket(v, 1, [{ step: 6, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 }])).toBe(6);
+  });
+
+  it('finds the markers of a bucket among markers sorted by call', () => {
+    const c = (step: number) => ({ step, kind: 'compression' as const, path: 'proactive' as const, strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 });
+    const v = { ...chartView('k', 10), bucketStart: [0, 4, 8], markers: [c(0), c(3), c(4), c(4), c(7), { step: 8, kind: 'warn' as const, reason: 'r', until: 9 }] };
+    expect(markersInBucket(v, 0).map((m) => m.step)).toEqual([0, 3]);
+    expect(markersInBucket(v, 1).map((m) => m.step)).toEqual([4, 4, 7]);
+    expect(markersInBucket(v, 2).map((m) => m.kind)).toEqual(['warn']);
+    expect(markersInBucket({ ...v, markers: [c(9)] }, 1)).toEqual([]);
   });
 
   it('flags a bucket whose request is above the window or the limit', () => {

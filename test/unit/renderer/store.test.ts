@@ -260,3 +260,22 @@ describe('renderer store: exact counts landing', () => {
     expect(s.store.getState().chart?.key).toBe('exact');
   });
 });
+
+describe('renderer store: the chart first', () => {
+  it('asks for the selected call\'s detail only once the new chart\'s frame is drawn', async () => {
+    const fake = fakeApi();
+    const painted: (() => void)[] = [];
+    const store = createAppStore(fake.api, { setTimer: () => 0, clearTimer: () => undefined, afterPaint: (fn) => painted.push(fn) });
+    void store.getState().init();
+    await flush();
+    fake.charts[0]!.resolve(chartView('k1'));
+    await flush();
+    // The chart is in the store (React draws it); its detail has not been asked for yet.
+    expect(store.getState().chart?.key).toBe('k1');
+    expect(fake.details).toHaveLength(0);
+    for (const fn of painted.splice(0)) fn();
+    await flush();
+    expect(fake.details).toHaveLength(1);
+    expect(fake.details[0]!.input).toMatchObject({ step: 0, channel: 'step' });
+  });
+});

@@ -66,8 +66,10 @@ describe('chartView', () => {
     expect(at('warn')).toEqual(Array.from({ length: 30 }, (_, k) => 999 * (k + 1)));
     expect(at('skip')).toEqual([12_345]);
     // The abort and the 9 calls after it are one marker.
-    expect(v.markers.filter((m) => m.kind === 'abort')).toEqual([{ step: 29_990, kind: 'abort', until: 29_999, label: 'tokens budget exceeded (the 9 later calls would not have happened)' }]);
-    expect(v.markers.find((m) => m.kind === 'compression')!.label).toBe('proactive compression (summarize): 150,000 → 30,000 tokens');
+    expect(v.markers.filter((m) => m.kind === 'abort')).toEqual([{ step: 29_990, kind: 'abort', until: 29_999, reason: 'tokens budget exceeded' }]);
+    // Numbers, not prose: the renderer writes the line (model/marker-label.ts).
+    expect(v.markers.find((m) => m.kind === 'compression')).toEqual({ step: 5, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 150_000, tokensAfter: 30_000 });
+    expect(v.markers.find((m) => m.kind === 'source-compaction')).toEqual({ step: 500, kind: 'source-compaction', trigger: 'auto', tokensBefore: 160_000 });
     // Sorted by call.
     expect(v.markers.map((m) => m.step)).toEqual([...v.markers.map((m) => m.step)].sort((a, b) => a - b));
     // The bucket of call 12,345 (12,345 / 37.5 = 329.2 → bucket 329) shows the skip as its worst status.
@@ -107,16 +109,19 @@ describe('chartView', () => {
   it('makes one marker of a run of calls with the same status and reason', () => {
     const v = chartView(synthetic(20, (i) => (i >= 5 && i < 15 ? 'warn' : 'ok'), (i) => (i >= 5 && i < 10 ? 'soft budget' : i >= 10 && i < 15 ? 'other' : '')), { key: 'k', buckets: 800 });
     expect(v.markers).toEqual([
-      { step: 5, kind: 'warn', until: 9, label: 'soft budget (calls 5–9)' },
-      { step: 10, kind: 'warn', until: 14, label: 'other (calls 10–14)' },
+      { step: 5, kind: 'warn', until: 9, reason: 'soft budget' },
+      { step: 10, kind: 'warn', until: 14, reason: 'other' },
     ]);
   });
 
   it('makes one marker of a run whose reasons differ only in their numbers', () => {
-    const v = chartView(synthetic(10, (i) => (i >= 2 ? 'warn' : 'ok'), (i) => (i >= 2 && i < 6 ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)` : i >= 6 ? 'request 1,200 > limit 1,000 (trigger)' : '')), { key: 'k', buckets: 800 });
+    // Numbers of any length, with thousands commas or a decimal point, are one number.
+    const v = chartView(synthetic(10, (i) => (i >= 2 ? 'warn' : 'ok'), (i) => (i >= 2 && i < 6 ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)` : i === 6 ? 'request 1,200 > limit 1,000 (trigger)' : i === 7 ? 'request 999.5 > limit 1,000 (trigger)' : i >= 8 ? 'request 12 > limit 1,000 (window)' : '')), { key: 'k', buckets: 800 });
     expect(v.markers).toEqual([
-      { step: 2, kind: 'warn', until: 5, label: 'session tokens budget exceeded (302,000 of 300,000; soft mode) (calls 2–5)' },
-      { step: 6, kind: 'warn', until: 9, label: 'request 1,200 > limit 1,000 (trigger) (calls 6–9)' },
+      { step: 2, kind: 'warn', until: 5, reason: 'session tokens budget exceeded (302,000 of 300,000; soft mode)' },
+      { step: 6, kind: 'warn', until: 7, reason: 'request 1,200 > limit 1,000 (trigger)' },
+      // Different words: a new run.
+      { step: 8, kind: 'warn', until: 9, reason: 'request 12 > limit 1,000 (window)' },
     ]);
   });
 
@@ -125,9 +130,9 @@ describe('chartView', () => {
     const events = [masked(3, 1_000), masked(4, 1_050), masked(5, 1_100), masked(8, 1_200), compression(9)];
     const v = chartView(synthetic(20, () => 'ok', () => '', events), { key: 'k', buckets: 800 });
     expect(v.markers).toEqual([
-      { step: 3, kind: 'compression', path: 'proactive', until: 5, label: 'proactive compression (observation-masking) at every call 3–5: 1,000 → 900 tokens first, 1,100 → 1,000 last' },
-      { step: 8, kind: 'compression', path: 'proactive', label: 'proactive compression (observation-masking): 1,200 → 1,100 tokens' },
-      { step: 9, kind: 'compression', path: 'proactive', label: 'proactive compression (summarize): 150,000 → 30,000 tokens' },
+      { step: 3, kind: 'compression', path: 'proactive', strategy: 'observation-masking', until: 5, tokensBefore: 1_000, tokensAfter: 900, lastTokensBefore: 1_100, lastTokensAfter: 1_000 },
+      { step: 8, kind: 'compression', path: 'proactive', strategy: 'observation-masking', tokensBefore: 1_200, tokensAfter: 1_100 },
+      { step: 9, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 150_000, tokensAfter: 30_000 },
     ]);
   });
 
@@ -142,7 +147,7 @@ describe('chartView', () => {
     // Drop-oldest drops messages until 2,000 fits (docs/policies.md §S2): at call 10 message 0 goes
     // (2,100 → 2,000); each later call brings two messages (2,200) and drops the two oldest (→ 2,000):
     // calls 10..14 all compress, one marker.
-    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', until: 14, label: 'proactive compression (drop-oldest) at every call 10–14: 2,100 → 2,000 tokens first, 2,200 → 2,000 last' }]);
+    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', strategy: 'drop-oldest', until: 14, tokensBefore: 2_100, tokensAfter: 2_000, lastTokensBefore: 2_200, lastTokensAfter: 2_000 }]);
     expect(v.total.max[9]).toBe(1_900);
     expect(v.status[10]).toBe('compress');
   });

@@ -6,6 +6,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import { useAppStore } from '../context';
+import { markerLabel } from '../model/marker-label';
 
 export function EventList() {
   const markers = useAppStore((s) => s.chart?.markers);
@@ -26,13 +27,13 @@ export function EventList() {
             return (
               <div
                 key={it.key}
-                className={`event event-${m.kind}${m.path ? ` path-${m.path}` : ''}${selected === m.step ? ' selected' : ''}`}
+                className={`event event-${m.kind}${m.kind === 'compression' ? ` path-${m.path}` : ''}${selected === m.step ? ' selected' : ''}`}
                 data-testid="event-row"
                 data-step={m.step}
                 style={{ transform: `translateY(${it.start}px)` }}
                 onClick={() => selectStep(m.step)}
               >
-                <span className="step">#{m.step}</span> <span className="kind">{m.path ? `${m.path} ` : ''}{m.kind}</span> <bdi>{m.label}</bdi>
+                <span className="step">#{m.step}</span> <span className="kind">{m.kind === 'compression' ? `${m.path} ` : ''}{m.kind}</span> <bdi>{markerLabel(m)}</bdi>
               </div>
             );
           })}

@@ -7,9 +7,10 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useAppStore } from '../context';
 import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
-import { bucketFlag, bucketRange, markersByBucket, stepForBucket, yMax } from '../model/chart-geometry';
+import { bucketFlag, bucketRange, markersInBucket, stepForBucket, yMax } from '../model/chart-geometry';
 import { fmtInt } from '../format';
 import { bucketReason } from '../model/hover';
+import { markerLabel } from '../model/marker-label';
 import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
 
@@ -64,12 +65,9 @@ export function RegionChart() {
     drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text: cssVar(c, '--muted', '#8a94a6'), grid: cssVar(c, '--line', '#262c36') });
   }, [chart, frame, compareLine]);
 
-  const byBucket = useMemo(() => (chart ? markersByBucket(chart) : new Map()), [chart]);
-  const paths = useMemo(() => {
-    if (!chart || !frame) return null;
-    const m = markerPaths(chart, frame, comparison?.compressions.b ?? []);
-    return { ...m, cursor: selectedStep === null ? null : markerX(chart, frame, selectedStep) };
-  }, [chart, frame, comparison, selectedStep]);
+  // The marker layer follows the chart, not the selection: stepping redraws the cursor alone.
+  const paths = useMemo(() => (chart && frame ? markerPaths(chart, frame, comparison?.compressions.b ?? []) : null), [chart, frame, comparison]);
+  const cursor = chart && frame && selectedStep !== null ? markerX(chart, frame, selectedStep) : null;
 
   if (!chart) {
     return (
@@ -105,14 +103,14 @@ export function RegionChart() {
       onMouseLeave={() => setHover(null)}
       onClick={(e) => {
         const b = bucketAt(e.clientX);
-        if (b !== null) selectStep(stepForBucket(chart, b, byBucket.get(b)));
+        if (b !== null) selectStep(stepForBucket(chart, b, markersInBucket(chart, b)));
       }}
     >
       <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
       {paths && frame ? (
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
           {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
-          {paths.cursor !== null ? <path d={`M${paths.cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
+          {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}
       {loading ? <span className="chart-busy">replaying…</span> : null}
@@ -127,7 +125,7 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
   if (!chart) return null;
   const [from, to] = bucketRange(chart, b);
   const peak = chart.peakStep[b] ?? from;
-  const markers = chart.markers.filter((m) => m.step >= from && m.step <= to);
+  const markers = markersInBucket(chart, b);
   const flag = bucketFlag(chart, b);
   const total = chart.total.max[b];
   const limit = chart.limit.max[b];
@@ -163,7 +161,7 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
       </table>
       {markers.slice(0, 4).map((m, i) => (
         <div key={i} className={`marker-line marker-${m.kind}`}>
-          #{m.step} <bdi>{m.label}</bdi>
+          #{m.step} <bdi>{markerLabel(m)}</bdi>
         </div>
       ))}
       {markers.length > 4 ? <div className="muted">and {markers.length - 4} more</div> : null}

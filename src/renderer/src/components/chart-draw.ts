@@ -59,12 +59,42 @@ export function stepLinePath(f: Frame, n: number, series: readonly (number | nul
   return d;
 }
 
-function stepLine(ctx: CanvasRenderingContext2D, d: string, color: string, dash: number[], width = 1.25): void {
-  if (!d) return;
+/**
+ * The canvas's step line: the same line as stepLinePath (which the SVG export writes), traced with
+ * path calls instead of a path string Path2D parses again — three series of a few thousand
+ * full-precision points were ~100 KB of text each per chart. A run of buckets at one value is one
+ * segment.
+ */
+function stepLine(ctx: CanvasRenderingContext2D, f: Frame, n: number, series: readonly (number | null)[], color: string, dash: number[], width = 1.25): void {
+  ctx.beginPath();
+  let drawn = false;
+  let pen = false;
+  let y = 0;
+  let end = 0;
+  for (let b = 0; b < n; b++) {
+    const v = series[b];
+    if (v === null || v === undefined) {
+      if (pen) ctx.lineTo(end, y);
+      pen = false;
+      continue;
+    }
+    const yb = yOf(f, v);
+    const x = xOfBucket(f, n, b);
+    if (!pen) ctx.moveTo(x, yb);
+    else if (yb !== y) {
+      ctx.lineTo(end, y);
+      ctx.lineTo(x, yb);
+    }
+    y = yb;
+    end = xOfBucket(f, n, b + 1);
+    pen = drawn = true;
+  }
+  if (pen) ctx.lineTo(end, y);
+  if (!drawn) return;
   ctx.strokeStyle = color;
   ctx.lineWidth = width;
   ctx.setLineDash(dash);
-  ctx.stroke(new Path2D(d));
+  ctx.stroke();
   ctx.setLineDash([]);
 }
 
@@ -99,40 +129,91 @@ export interface ChartShapes {
   readonly reported: Rect[];
 }
 
-export function chartShapes(view: ChartView, f: Frame): ChartShapes {
+/** The kinds of filled rectangle, in the order the canvas paints them (STATUS_GROUP + a status's index in STATUSES: its strip). */
+const RESERVE = PROMPT_REGIONS.length;
+const FLAGS = RESERVE + 1;
+const REPORTED = RESERVE + 2;
+const STATUS_GROUP = RESERVE + 3;
+const STATUSES = Object.keys(STATUS_COLOR) as StepStatus[];
+const GROUPS = STATUS_GROUP + STATUSES.length;
+
+/** Receives every rectangle of the chart: its group (above) and its box. */
+type RectSink = (group: number, x: number, y: number, w: number, h: number) => void;
+
+/** The chart's filled rectangles, bucket by bucket: the one geometry the canvas and the SVG export draw. */
+function traceShapes(view: ChartView, f: Frame, sink: RectSink): void {
   const n = view.bucketStart.length;
-  const regions = Object.fromEntries(PROMPT_REGIONS.map((r) => [r, [] as Rect[]])) as Record<PromptRegion, Rect[]>;
-  const reserve: Rect[] = [];
-  const status: Partial<Record<StepStatus, Rect[]>> = {};
-  const flags: Rect[] = [];
-  const reported: Rect[] = [];
   for (let b = 0; b < n; b++) {
     const x = xOfBucket(f, n, b);
-    const w = Math.max(1, xOfBucket(f, n, b + 1) - x);
+    const next = xOfBucket(f, n, b + 1);
+    const w = Math.max(1, next - x);
     let acc = 0;
-    for (const r of PROMPT_REGIONS) {
-      const v = view.regions[r][b] ?? 0;
+    for (let g = 0; g < PROMPT_REGIONS.length; g++) {
+      const v = view.regions[PROMPT_REGIONS[g]!][b] ?? 0;
       if (v <= 0) continue;
       const yTop = yOf(f, acc + v);
-      regions[r].push({ x, y: yTop, w, h: yOf(f, acc) - yTop });
+      sink(g, x, yTop, w, yOf(f, acc) - yTop);
       acc += v;
     }
     const window = view.window.max[b];
     const reserved = (view.regions.output[b] ?? 0) + (view.regions.buffer[b] ?? 0);
     if (window !== null && window !== undefined && reserved > 0) {
       const yTop = yOf(f, window);
-      reserve.push({ x, y: yTop, w, h: yOf(f, window - reserved) - yTop });
+      sink(RESERVE, x, yTop, w, yOf(f, window - reserved) - yTop);
     }
     const st = view.status[b] ?? 'ok';
-    if (st !== 'ok') (status[st] ??= []).push({ x, y: 0, w, h: 4 });
+    if (st !== 'ok') sink(STATUS_GROUP + STATUSES.indexOf(st), x, 0, w, 4);
     if (bucketFlag(view, b)) {
       const total = view.total.max[b] ?? 0;
-      flags.push({ x, y: yOf(f, total) - 2, w, h: 3 }, { x, y: 5, w, h: 3 });
+      sink(FLAGS, x, yOf(f, total) - 2, w, 3);
+      sink(FLAGS, x, 5, w, 3);
     }
     const rep = view.reported.max[b];
-    if (rep !== null && rep !== undefined) reported.push({ x: (x + xOfBucket(f, n, b + 1)) / 2 - 1, y: yOf(f, rep) - 1, w: 2, h: 2 });
+    if (rep !== null && rep !== undefined) sink(REPORTED, (x + next) / 2 - 1, yOf(f, rep) - 1, 2, 2);
   }
+}
+
+/** The rectangles as objects by group (the SVG export writes them as one path per group). */
+export function chartShapes(view: ChartView, f: Frame): ChartShapes {
+  const regions = Object.fromEntries(PROMPT_REGIONS.map((r) => [r, [] as Rect[]])) as Record<PromptRegion, Rect[]>;
+  const reserve: Rect[] = [];
+  const status: Partial<Record<StepStatus, Rect[]>> = {};
+  const flags: Rect[] = [];
+  const reported: Rect[] = [];
+  traceShapes(view, f, (g, x, y, w, h) => {
+    const r = { x, y, w, h };
+    if (g < RESERVE) regions[PROMPT_REGIONS[g]!].push(r);
+    else if (g === RESERVE) reserve.push(r);
+    else if (g === FLAGS) flags.push(r);
+    else if (g === REPORTED) reported.push(r);
+    else (status[STATUSES[g - STATUS_GROUP]!] ??= []).push(r);
+  });
   return { regions, reserve, status, flags, reported };
+}
+
+/**
+ * The rectangles as numbers, four per rectangle, a growing Float64Array per group: the canvas
+ * fills a chart's ~10,000 rectangles without an object for each (they were most of a new
+ * chart's garbage collection).
+ */
+function shapeBuffers(view: ChartView, f: Frame): { readonly data: Float64Array[]; readonly length: number[] } {
+  const data = Array.from({ length: GROUPS }, () => new Float64Array(4 * Math.max(16, view.bucketStart.length)));
+  const length = new Array<number>(GROUPS).fill(0);
+  traceShapes(view, f, (g, x, y, w, h) => {
+    let d = data[g]!;
+    const at = length[g]!;
+    if (at + 4 > d.length) {
+      const grown = new Float64Array(d.length * 2);
+      grown.set(d);
+      data[g] = d = grown;
+    }
+    d[at] = x;
+    d[at + 1] = y;
+    d[at + 2] = w;
+    d[at + 3] = h;
+    length[g] = at + 4;
+  });
+  return { data, length };
 }
 
 /** The x of call `step`'s marker: the middle of its bucket, on a half pixel so a 1 px line is sharp. */
@@ -234,22 +315,25 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
     ctx.fillText(t.label, f.left - 4, t.y);
   }
 
-  const shapes = chartShapes(view, f);
-  const fill = (rects: readonly Rect[], style: string | CanvasPattern): void => {
+  const shapes = shapeBuffers(view, f);
+  const fill = (g: number, style: string | CanvasPattern): void => {
+    const d = shapes.data[g]!;
+    const len = shapes.length[g]!;
+    if (len === 0) return;
     ctx.fillStyle = style;
-    for (const r of rects) ctx.fillRect(r.x, r.y, r.w, r.h);
+    for (let i = 0; i < len; i += 4) ctx.fillRect(d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!);
   };
-  for (const r of PROMPT_REGIONS) fill(shapes.regions[r], REGION_COLOR[r]);
+  for (let g = 0; g < PROMPT_REGIONS.length; g++) fill(g, REGION_COLOR[PROMPT_REGIONS[g]!]);
   // Output reserve + buffer: hatched under the window line, not stacked on the prompt.
-  fill(shapes.reserve, hatch(ctx, REGION_COLOR.reserve));
-  for (const [st, rects] of Object.entries(shapes.status)) fill(rects, STATUS_COLOR[st as StepStatus]);
-  fill(shapes.flags, LINE_COLOR.limit);
+  if (shapes.length[RESERVE]) fill(RESERVE, hatch(ctx, REGION_COLOR.reserve));
+  STATUSES.forEach((st, k) => fill(STATUS_GROUP + k, STATUS_COLOR[st]));
+  fill(FLAGS, LINE_COLOR.limit);
 
-  stepLine(ctx, stepLinePath(f, n, view.window.max), LINE_COLOR.window, []);
-  stepLine(ctx, stepLinePath(f, n, view.limit.max), LINE_COLOR.limit, [5, 3], 1.5);
-  stepLine(ctx, stepLinePath(f, n, view.trigger.max), LINE_COLOR.trigger, [2, 3], 1.5);
-  if (o.compare) stepLine(ctx, stepLinePath(f, n, o.compare), LINE_COLOR.compare, [], 1.5);
-  fill(shapes.reported, LINE_COLOR.reported);
+  stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
+  stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
+  stepLine(ctx, f, n, view.trigger.max, LINE_COLOR.trigger, [2, 3], 1.5);
+  if (o.compare) stepLine(ctx, f, n, o.compare, LINE_COLOR.compare, [], 1.5);
+  fill(REPORTED, LINE_COLOR.reported);
 
   ctx.strokeStyle = o.text;
   ctx.stroke(new Path2D(turnTickPath(view, f)));

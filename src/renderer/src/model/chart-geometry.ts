@@ -17,15 +17,22 @@ export function bucketRange(view: Pick<ChartView, 'bucketStart' | 'stepCount'>, 
   return [from, Math.max(from, next - 1)];
 }
 
-/** Markers grouped by the bucket that draws them. */
-export function markersByBucket(view: Pick<ChartView, 'bucketStart' | 'markers'>): Map<number, ChartMarker[]> {
-  const out = new Map<number, ChartMarker[]>();
-  for (const m of view.markers) {
-    const b = bucketOf(view, m.step);
-    const list = out.get(b);
-    if (list) list.push(m);
-    else out.set(b, [m]);
+/**
+ * The markers at the calls of bucket b (the host sends them sorted by call): found by binary search
+ * when asked — on a click or a hover — instead of grouping every marker of every new chart.
+ */
+export function markersInBucket(view: Pick<ChartView, 'bucketStart' | 'stepCount' | 'markers'>, b: number): ChartMarker[] {
+  const [from, to] = bucketRange(view, b);
+  const ms = view.markers;
+  let lo = 0;
+  let hi = ms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ms[mid]!.step < from) lo = mid + 1;
+    else hi = mid;
   }
+  const out: ChartMarker[] = [];
+  for (let i = lo; i < ms.length && ms[i]!.step <= to; i++) out.push(ms[i]!);
   return out;
 }
 

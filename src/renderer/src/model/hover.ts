@@ -7,13 +7,14 @@
 import type { ChartView } from '../../../shared/api';
 import { fmtInt } from '../format';
 import { bucketRange } from './chart-geometry';
+import { markerLabel } from './marker-label';
 
 export function bucketReason(view: ChartView, b: number): string {
   const [from, to] = bucketRange(view, b);
   const status = view.status[b] ?? 'ok';
   const kind = status === 'compress' ? 'compression' : status;
   const marker = status === 'ok' ? undefined : view.markers.find((m) => m.kind === kind && m.step <= to && (m.until ?? m.step) >= from);
-  if (marker) return `${status}: ${marker.label}`;
+  if (marker) return `${status}: ${markerLabel(marker)}`;
   const total = view.total.max[b];
   const limit = view.limit.max[b];
   if (total === null || total === undefined || limit === null || limit === undefined || limit <= 0) return status;

@@ -1,0 +1,17 @@
+/**
+ * Runs `fn` once the frame that shows the current DOM is drawn: a timeout queued from an animation
+ * frame runs after that frame's paint. Work that can wait (the URL, the selected call's detail)
+ * goes here so it does not delay a new chart's frame. A hidden page draws no frames, so a plain
+ * timeout stands in after `fallbackMs`; where there are no frames at all (tests in Node), at once.
+ */
+export function afterPaint(fn: () => void, fallbackMs = 100): void {
+  if (typeof requestAnimationFrame !== 'function') return fn();
+  let done = false;
+  const run = (): void => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  requestAnimationFrame(() => setTimeout(run, 0));
+  setTimeout(run, fallbackMs);
+}

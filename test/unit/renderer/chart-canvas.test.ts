@@ -1,0 +1,97 @@
+/**
+ * The canvas draws the geometry the SVG export writes (chartShapes): every rectangle in its
+ * region's colour, and the window line as one segment per run of one value, broken where a bucket
+ * has no value. Drawn on a recording stand-in for CanvasRenderingContext2D.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chartShapes, drawChart, type Frame } from '../../../src/renderer/src/components/chart-draw';
+import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR } from '../../../src/renderer/src/colors';
+import type { ChartView } from '../../../src/shared/api';
+import { chartView } from './fake-client';
+
+type Call = [string, ...unknown[]];
+
+function recorder(): { ctx: CanvasRenderingContext2D; calls: Call[] } {
+  const calls: Call[] = [];
+  const state: Record<string, unknown> = {};
+  const ctx = new Proxy(state, {
+    get: (t, k: string) => (k in t ? t[k] : (...args: unknown[]) => void calls.push([k, ...args])),
+    set: (t, k: string, v) => {
+      t[k] = v;
+      calls.push([`${k}=`, v]);
+      return true;
+    },
+  });
+  return { ctx: ctx as unknown as CanvasRenderingContext2D, calls };
+}
+
+/** Rectangles filled in each fill style, in the order drawn. */
+function fills(calls: Call[]): Map<unknown, number[][]> {
+  const out = new Map<unknown, number[][]>();
+  let style: unknown;
+  for (const [k, ...a] of calls) {
+    if (k === 'fillStyle=') style = a[0];
+    if (k === 'fillRect') (out.get(style) ?? out.set(style, []).get(style)!).push(a as number[]);
+  }
+  return out;
+}
+
+const g = globalThis as { document?: unknown; Path2D?: unknown };
+const saved = { document: g.document, Path2D: g.Path2D };
+beforeEach(() => {
+  // The reserve's hatch tile: no 2D context here, so the hatch falls back to its colour.
+  g.document = { createElement: () => ({ getContext: () => null }) };
+  // The turn ticks' path (a string, as the SVG export writes it).
+  g.Path2D = class {
+    constructor(readonly d: string) {}
+  };
+});
+afterEach(() => {
+  g.document = saved.document;
+  g.Path2D = saved.Path2D;
+});
+
+function view(n: number): ChartView {
+  const v = chartView('k', n);
+  const fill = (x: number | null): (number | null)[] => new Array<number | null>(n).fill(x);
+  const window = fill(1000);
+  window[3] = null;
+  return {
+    ...v,
+    regions: { system: fill(50) as number[], unlogged: fill(10) as number[], summary: fill(20) as number[], history: v.regions.history.map((_, i) => 100 + 10 * i), tools: fill(40) as number[], output: fill(100) as number[], buffer: fill(50) as number[], free: fill(430) as number[] },
+    window: { min: window, max: window },
+    status: v.status.map((s, i) => (i === 2 ? 'warn' : s)),
+  };
+}
+
+describe('drawChart', () => {
+  it('fills the rectangles chartShapes gives, each region in its colour', () => {
+    const v = view(8);
+    const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };
+    const { ctx, calls } = recorder();
+    drawChart(ctx, v, f, { text: '#888', grid: '#333' });
+    const drawn = fills(calls);
+    const shapes = chartShapes(v, f);
+    for (const r of PROMPT_REGIONS) expect(drawn.get(REGION_COLOR[r]) ?? []).toEqual(shapes.regions[r].map((x) => [x.x, x.y, x.w, x.h]));
+    expect(drawn.get(REGION_COLOR.reserve)).toEqual(shapes.reserve.map((x) => [x.x, x.y, x.w, x.h]));
+    expect(shapes.status.warn).toHaveLength(1);
+  });
+
+  it('draws the window line as one segment per run of a value, broken at a bucket without one', () => {
+    const v = view(8);
+    const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };
+    const { ctx, calls } = recorder();
+    drawChart(ctx, v, f, { text: '#888', grid: '#333' });
+    // The window's path: from its beginPath to the stroke after strokeStyle = the window colour.
+    const at = calls.findIndex((c) => c[0] === 'strokeStyle=' && c[1] === LINE_COLOR.window);
+    const begin = calls.slice(0, at).map((c) => c[0]).lastIndexOf('beginPath');
+    const path = calls.slice(begin + 1, at).filter((c) => c[0] === 'moveTo' || c[0] === 'lineTo');
+    // Buckets 0–2 at 1,000, none at 3, 4–7 at 1,000: two segments, each one moveTo and one lineTo.
+    const plot = 400 - 44 - 8;
+    expect(path.map((c) => c[0])).toEqual(['moveTo', 'lineTo', 'moveTo', 'lineTo']);
+    expect(path[0]![1]).toBeCloseTo(44);
+    expect(path[1]![1]).toBeCloseTo(44 + (3 * plot) / 8);
+    expect(path[2]![1]).toBeCloseTo(44 + (4 * plot) / 8);
+    expect(path[3]![1]).toBeCloseTo(44 + plot);
+  });
+});
