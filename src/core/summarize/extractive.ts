@@ -104,9 +104,12 @@ const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
  * distinct items newest first come from one scan of integers — no set of strings per fold.
  */
 interface ListItems {
-  readonly sections: readonly { readonly items: readonly string[]; readonly start: Uint32Array; readonly next: Uint32Array }[];
+  /** Per mention also its item's interned number (`ids`), so a fold's items come out of the scan with their numbers. */
+  readonly sections: readonly { readonly items: readonly string[]; readonly ids: Int32Array; readonly start: Uint32Array; readonly next: Uint32Array }[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
+  /** The intern table's generation `ids` are of: a fold after a restart of the table interns its items again. */
+  readonly generation: number;
 }
 /** A provided list; its items are laid out at its first fold (a policy that never summarizes pays nothing). */
 interface ProvidedList {
@@ -129,11 +132,21 @@ export function provideMessageList(list: readonly Message[]): void {
 interface LayoutBuild {
   /** Next message to read (phase one, forward). */
   i: number;
-  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; later?: Map<string, number>; q: number }[];
+  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; ids?: Int32Array; q: number }[];
   readonly unsafeBefore: Uint32Array;
-  /** Section whose `next` table is being made (phase two, backward over its mentions). */
+  /** Section whose `next` and `ids` tables are being made (phase two, backward over its mentions). */
   f: number;
+  /** The intern table's generation phase two started in (a restart meanwhile makes it start again). */
+  generation: number;
 }
+
+/**
+ * Per interned number, the position of its latest mention seen by phase two of a layout (valid
+ * where `laterMark` holds the section's stamp): integers where a map of strings was, as the item
+ * is interned there anyway.
+ */
+const laterMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
+let laterAt = new Int32Array(1024);
 const builds = new WeakMap<readonly Message[], LayoutBuild>();
 
 /**
@@ -145,8 +158,17 @@ const builds = new WeakMap<readonly Message[], LayoutBuild>();
 function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
   let b = builds.get(list);
   if (!b) {
-    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), f: 0 };
+    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), f: 0, generation: internGeneration };
     builds.set(list, b);
+  }
+  if (b.generation !== internGeneration) {
+    // The intern table started again between slices: the numbers so far are of the old one.
+    for (const sec of b.per) {
+      delete sec.next;
+      delete sec.ids;
+    }
+    b.f = 0;
+    b.generation = internGeneration;
   }
   const n = list.length;
   for (;;) {
@@ -166,27 +188,52 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
     if (b.f < ITEM_FIELDS.length) {
       const sec = b.per[b.f]!;
       const { items } = sec;
-      if (!sec.next || !sec.later) {
+      if (!sec.next || !sec.ids) {
         sec.next = new Uint32Array(items.length);
-        sec.later = new Map();
+        sec.ids = new Int32Array(items.length);
         sec.q = items.length - 1;
+        // One stamp per section: a slice of another list's layout in between would take the next one.
+        laterStamp = nextStamp(laterMark);
+        laterOf = sec;
+      } else if (laterOf !== sec) {
+        // Another layout's phase two ran meanwhile (a second list prepared): its marks are not ours.
+        laterStamp = nextStamp(laterMark);
+        laterOf = sec;
+        for (let q = items.length - 1; q > sec.q; q--) markLater(sec.ids[q]!, q);
       }
-      const { next, later } = sec;
+      const { next, ids } = sec;
       for (const stop = Math.max(-1, sec.q - 256); sec.q > stop; sec.q--) {
-        const x = items[sec.q]!;
-        next[sec.q] = later.get(x) ?? items.length;
-        later.set(x, sec.q);
+        const id = intern(items[sec.q]!);
+        ids[sec.q] = id;
+        next[sec.q] = laterMark.marks.length > id && laterMark.marks[id] === laterStamp ? laterAt[id]! : items.length;
+        markLater(id, sec.q);
       }
       if (sec.q < 0) {
-        delete sec.later;
+        laterOf = undefined;
         b.f++;
       }
       if (enough()) return undefined;
       continue;
     }
     builds.delete(list);
-    return { sections: b.per.map(({ items, start, next }) => ({ items, start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore };
+    return { sections: b.per.map(({ items, start, next, ids }) => ({ items, ids: ids ?? new Int32Array(0), start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore, generation: b.generation };
   }
+}
+
+/** The section phase two is marking for, and its stamp in laterMark. */
+let laterOf: object | undefined;
+let laterStamp = 0;
+
+/** Records `q` as the latest mention of `id` seen (phase two goes backward: the nearest after). */
+function markLater(id: number, q: number): void {
+  if (laterMark.marks.length <= id) sizeFor(laterMark);
+  if (laterAt.length < laterMark.marks.length) {
+    const grown = new Int32Array(laterMark.marks.length);
+    grown.set(laterAt);
+    laterAt = grown;
+  }
+  laterMark.marks[id] = laterStamp;
+  laterAt[id] = q;
 }
 
 function layOut(list: readonly Message[]): ListItems {
@@ -225,10 +272,13 @@ function runOf(messages: readonly Message[]): { at: ListItems; a: number } | und
  * What the folded messages say, section by section, newest first (a share that runs out drops the
  * oldest); the goal is the first request. `readsBack`: every folded message's items do (see readsBack).
  */
-function extract(messages: readonly Message[]): { sections: Sections; readsBack: boolean } {
+function extract(messages: readonly Message[]): { sections: Sections; ids: readonly (readonly number[])[]; readsBack: boolean } {
   const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
   const goalText = goal?.parts.find((p) => p.kind === 'text');
   const out: string[][] = [[], [], [], []];
+  // Each item's interned number beside it (by SECTIONS index, as `fill` reads them): the merge
+  // with the carried items tells them apart by number without interning every fresh item again.
+  const ids: number[][] = SECTIONS.map(() => []);
   let readsBack = true;
   // Started again only here, between folds: every number of one fold is from one table (its
   // items' here, its carried sections' in fillBehind).
@@ -241,16 +291,22 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
   const run = runOf(messages);
   if (run) {
     const b = run.a + messages.length;
-    run.at.sections.forEach(({ items, start, next }, f) => {
+    const current = run.at.generation === internGeneration;
+    run.at.sections.forEach(({ items, ids: itemIds, start, next }, f) => {
       const A = start[run.a]!;
       const B = start[b]!;
       const into = out[f]!;
-      for (let q = B - 1; q >= A; q--) if (next[q]! >= B) into.push(items[q]!);
+      const intoIds = ids[f + ITEM_SECTION]!;
+      for (let q = B - 1; q >= A; q--) {
+        if (next[q]! < B) continue;
+        into.push(items[q]!);
+        intoIds.push(current ? itemIds[q]! : intern(items[q]!));
+      }
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
     const interned = messages.map(idsOf);
-    for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k);
+    for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k, ids[k + ITEM_SECTION]!);
     readsBack = messages.every((m) => itemsOf(m).readsBack);
   }
   const sections = new Map<Section, string[]>([
@@ -260,8 +316,11 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     ['Files', out[2]!],
     ['Facts to keep', out[3]!],
   ]);
-  return { sections, readsBack };
+  return { sections, ids, readsBack };
 }
+
+/** SECTIONS index of ITEM_FIELDS' first ('decisions' is 'Decisions and findings'). */
+const ITEM_SECTION = 2;
 
 /**
  * Items interned as numbers, so that the distinct items of a fold, newest first, are found with a
@@ -282,13 +341,18 @@ interface StampTable {
   marks: Int32Array;
   stamp: number;
 }
-/** Sizes `t` for every interned number so far and takes its next stamp (the table emptied). */
-function nextStamp(t: StampTable): number {
+/** Sizes `t` for every interned number so far. */
+function sizeFor(t: StampTable): void {
   if (t.marks.length < internStrings.length) {
     const grown = new Int32Array(Math.max(internStrings.length, t.marks.length * 2));
     grown.set(t.marks);
     t.marks = grown;
   }
+}
+
+/** Sizes `t` for every interned number so far and takes its next stamp (the table emptied). */
+function nextStamp(t: StampTable): number {
+  sizeFor(t);
   if (++t.stamp === 0x7fffffff) {
     t.marks.fill(0);
     t.stamp = 1;
@@ -319,7 +383,7 @@ function idsOf(m: Message): readonly Int32Array[] {
 }
 
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
-function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number): string[] {
+function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number, outIds: number[]): string[] {
   const stamp = nextStamp(seen);
   const marks = seen.marks;
   const out: string[] = [];
@@ -330,6 +394,7 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
       if (marks[id] === stamp) continue;
       marks[id] = stamp;
       out.push(internStrings[id]!);
+      outIds.push(id);
     }
   }
   return out;
@@ -366,14 +431,24 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
 /** Per interned number, the stamp of the last markFreshIds that held it. */
 const freshMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
 
-/** Marks the numbers of `fresh` with a new stamp, returned: a carried item is fresh when its number holds it. */
-function markFreshIds(fresh: readonly string[]): number {
-  // Interned first: that may add numbers the table is then sized for.
-  const ids = Int32Array.from(fresh, intern);
+/** Marks the fresh items' numbers with a new stamp, returned: a carried item is fresh when its number holds it. */
+function markFreshIds(ids: Int32Array): number {
   const stamp = nextStamp(freshMark);
   const marks = freshMark.marks;
   for (let q = 0; q < ids.length; q++) marks[ids[q]!] = stamp;
   return stamp;
+}
+
+/** The numbers of the items the last `pick` kept, by SECTIONS index (`ids`: every item's, by the same index). */
+function pickedIds(ids: readonly (readonly number[])[]): Int32Array[] {
+  return SECTIONS.map((_, k) => {
+    const count = picked[k]!;
+    const at = picks[k]!;
+    const from = ids[k]!;
+    const out = new Int32Array(count);
+    for (let j = 0; j < count; j++) out[j] = from[at[j]!]!;
+    return out;
+  });
 }
 
 /**
@@ -554,7 +629,7 @@ function fillSize(sections: Sections, budget: number): number {
  * true)` merges them (carried items are distinct: a summary laid out here), each section built in
  * one array of its final size rather than filled, then copied behind the fresh items.
  */
-function fillBehind(fresh: Sections, carried: Sections, budget: number): Sections {
+function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: Sections, budget: number): Sections {
   const items = itemLists(carried);
   pick(items, budget, true);
   const out: Sections = new Map();
@@ -562,14 +637,23 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
     const first = fresh.get(SECTIONS[k]!) ?? [];
     const count = picked[k]!;
     if (count === 0) {
-      if (first.length) out.set(SECTIONS[k]!, mergeUnique(first, [], true));
+      if (first.length) {
+        const only = mergeUnique(first, [], true);
+        recentIds.set(only, freshIds[k]!);
+        out.set(SECTIONS[k]!, only);
+      }
       continue;
     }
     const list = items[k]!;
     const at = picks[k]!;
     if (first.length === 0) {
       const taken = pickedItems(list, k);
-      noteCarried(taken, { from: list, fresh: 0, src: at.slice(0, count) });
+      const src = at.slice(0, count);
+      const from = idsOfItems(list);
+      const takenIds = new Int32Array(count);
+      for (let j = 0; j < count; j++) takenIds[j] = from[src[j]!]!;
+      recentIds.set(taken, takenIds);
+      noteCarried(taken, { from: list, fresh: 0, src });
       out.set(SECTIONS[k]!, taken);
       continue;
     }
@@ -577,7 +661,8 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
     // read per item, where a string was looked up for each of a rolling summary's thousands),
     // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
     const ids = idsOfItems(list);
-    const stamp = markFreshIds(first);
+    const firstIds = freshIds[k]!;
+    const stamp = markFreshIds(firstIds);
     const nFresh = first.length;
     const merged = new Array<string>(nFresh + count);
     const mergedIds = new Int32Array(nFresh + count);
@@ -586,7 +671,7 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
     let w = 0;
     for (; w < nFresh; w++) {
       merged[w] = first[w]!;
-      mergedIds[w] = intern(first[w]!);
+      mergedIds[w] = firstIds[w]!;
     }
     let c = 0;
     const freshMarks = freshMark.marks;
@@ -617,7 +702,7 @@ export function extractiveSummary(req: SummaryRequest): string {
  */
 export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
-  const { sections: fresh, readsBack: freshReadsBack } = extract(req.messages);
+  const { sections: fresh, ids: freshIds, readsBack: freshReadsBack } = extract(req.messages);
   // A summary laid out here stands for its own parse (its items read back, see readsBack).
   const fromWritten = req.previous?.layout ? sectionsOf(req.previous.layout) : undefined;
   const previous = req.previous ? (fromWritten ?? parseSummary(req.previous.text)) : undefined;
@@ -633,8 +718,15 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   // What readsBack must read: items carried from a summary written here were checked when it was
   // (a rolling summary holds thousands; reading them all at every compression was a share of each replay).
   let unchecked: Sections[];
-  if (!previous || previous.sections.size === 0) unchecked = [(merged = fill(fresh, rest))];
-  else {
+  if (!previous || previous.sections.size === 0) {
+    unchecked = [(merged = fill(fresh, rest))];
+    // The next summary carries these sections: their numbers are known now.
+    const fitIds = pickedIds(freshIds);
+    for (let k = 0; k < SECTIONS.length; k++) {
+      const items = merged.get(SECTIONS[k]!);
+      if (items) recentIds.set(items, fitIds[k]!);
+    }
+  } else {
     // The previous summary's share: what it covered against what is folded now, at most half.
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
     // The carried sections are newest first already, so a share that runs out drops the oldest.
@@ -643,7 +735,9 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
     const freshFit = fill(fresh, rest - oldFirst);
     // What the fresh material left unused goes back to the older material.
     if (fromWritten) {
-      merged = fillBehind(freshFit, carried, rest - size(freshFit));
+      // Read right after the fill that picked them (`picks` is scratch of every fill).
+      const fitIds = pickedIds(freshIds);
+      merged = fillBehind(freshFit, fitIds, carried, rest - size(freshFit));
       unchecked = [freshFit];
     } else {
       const old = fill(carried, rest - size(freshFit));

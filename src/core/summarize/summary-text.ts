@@ -34,18 +34,46 @@ export interface SummarySection {
  * the summaries do (kept by the fold memo and the events: all of it would be promoted and kept).
  */
 export class Recent<K, V> {
-  readonly #map = new Map<K, V>();
-  constructor(private readonly size: number) {}
+  // A ring of a few slots compared by identity, newest at `#at`: a look-up reads at most `size`
+  // slots and a set overwrites the oldest — a Map of a few entries, deleted and set several
+  // times per summary, spent more on hashing, its deleted slots and its key iterator.
+  readonly #keys: (K | undefined)[];
+  readonly #values: (V | undefined)[];
+  #at = 0;
+  constructor(private readonly size: number) {
+    this.#keys = new Array<K | undefined>(size).fill(undefined);
+    this.#values = new Array<V | undefined>(size).fill(undefined);
+  }
   get(k: K): V | undefined {
-    return this.#map.get(k);
+    // Newest first: the one just set is the one most often asked for.
+    for (let n = 0, i = this.#at; n < this.size; n++) {
+      if (this.#keys[i] === k) return this.#values[i];
+      if (--i < 0) i = this.size - 1;
+    }
+    return undefined;
   }
   set(k: K, v: V): void {
-    this.#map.delete(k);
-    this.#map.set(k, v);
-    if (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value as K);
+    const keys = this.#keys;
+    const values = this.#values;
+    let i = keys.indexOf(k);
+    if (i < 0) {
+      // The oldest slot (the one after the newest) takes it.
+      i = this.#at = this.#at + 1 === this.size ? 0 : this.#at + 1;
+    } else {
+      // Set again: it becomes the newest (as a Map's delete then set made it), the newer ones
+      // moved one slot back.
+      for (let j = i; j !== this.#at; j = i) {
+        i = j + 1 === this.size ? 0 : j + 1;
+        keys[j] = keys[i];
+        values[j] = values[i];
+      }
+    }
+    keys[i] = k;
+    values[i] = v;
   }
   clear(): void {
-    this.#map.clear();
+    this.#keys.fill(undefined);
+    this.#values.fill(undefined);
   }
 }
 
@@ -254,9 +282,29 @@ const attached = new WeakMap<object, SummaryText>();
  */
 export function attachSummary<E extends object>(event: E, summary: SummaryText): E {
   attached.set(event, summary);
-  Object.defineProperty(event, 'summary', { enumerable: true, configurable: true, get: () => summary.text });
+  // One getter for every event (it finds the summary by its `this`), not a closure per event:
+  // events given the same accessor share their shape, where each closure made a shape of its own.
+  Object.defineProperty(event, 'summary', SUMMARY_PROPERTY);
   return event;
 }
+
+/** The summary attached to `o` or to the nearest object it inherits from. */
+function summaryAbove(o: object | null): SummaryText | undefined {
+  for (; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    const summary = attached.get(o);
+    if (summary) return summary;
+  }
+  return undefined;
+}
+
+const SUMMARY_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): string | undefined {
+    // `this` is the event, or an object that inherits from it.
+    return summaryAbove(this)?.text;
+  },
+};
 
 /** The summary an event carries, without writing its text: attached ones as they are, plain strings wrapped. */
 export function summaryOf(event: { readonly summary?: string }): SummaryText | undefined {

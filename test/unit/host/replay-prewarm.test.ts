@@ -23,12 +23,12 @@ function list(n = 60): Message[] {
 }
 
 /** Every run [a, b) of `xs` (a stride of them), summarized with and without an earlier summary. */
-function summaries(xs: readonly Message[]): string[] {
+function summaries(xs: readonly Message[], targetTokens = 200): string[] {
   const out: string[] = [];
   for (let a = 0; a < xs.length; a += 7) {
     for (let b = a + 1; b <= xs.length; b += 11) {
-      const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens: 200 });
-      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens: 200 }));
+      const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens });
+      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens }));
     }
   }
   return out;
@@ -58,6 +58,24 @@ describe('prepareMessageList', () => {
     expect(slices).toBeGreaterThan(laid.length);
     expect(prepareMessageList(laid, () => true)).toBe(true);
     expect(summaries(laid)).toEqual(summaries(plain));
+  });
+
+  it('lays two lists out in alternating slices (a section of each half done at a time) as each would be alone', () => {
+    // Over 256 mentions per section, so each list's slices stop inside a section's backward pass
+    // and the other list's pass runs in between.
+    const plain = list(400);
+    const one = list(400);
+    const two = list(400);
+    let oneDone = false;
+    let twoDone = false;
+    while (!oneDone || !twoDone) {
+      if (!oneDone) oneDone = prepareMessageList(one, () => true);
+      if (!twoDone) twoDone = prepareMessageList(two, () => true);
+    }
+    // A target that holds every item: a mention wrongly taken for its item's newest would show twice.
+    const want = summaries(plain, 20_000);
+    expect(summaries(one, 20_000)).toEqual(want);
+    expect(summaries(two, 20_000)).toEqual(want);
   });
 
   it('is not used for folds until whole: a half-prepared list summarizes as before, and finishing it changes nothing', () => {
