@@ -98,6 +98,11 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
   };
 }
 
+/** The header extractive.ts writes, around its number of messages (layoutSum's headerCount). */
+const HEADER_HEAD = 'Summary of ';
+const HEADER_TAIL = ' earlier messages:';
+const HEADER_TAIL_NL = HEADER_TAIL + '\n';
+
 /** layoutSum's counts of the last few sections counted, by shape memo (so per tokenizer and shape). */
 const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int32Array>>();
 
@@ -111,7 +116,7 @@ const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int3
  * hash in it) — so a rolling summary of 70 KB costs a lookup per item, not a read of its text:
  * 10,000 calls at a compression per call made 50 MB of summary text per replay.
  */
-function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: SummaryLayout) => number {
+function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>, chunks: Int32Array): (layout: SummaryLayout) => number {
   // One memo per (prefix, suffix), looked up once per section rather than once per item: a
   // rolling summary holds thousands of items, and building the shape's name for each was most of
   // a count's cost (and garbage).
@@ -153,9 +158,38 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
   };
   const whole = memoCount(tokenizer, memo);
   const titles = shapeOf('## ', '\n');
+  /**
+   * The header, "Summary of N earlier messages:" and "\n" when sections follow, counted in pieces:
+   * each summary has its own N, and a BPE count of each header was most of the counting of a
+   * replay's first rolling summaries. Both split patterns make "Summary", " of", " " (a space
+   * before a digit is a piece of its own), N's digits three at a time from the left, " earlier",
+   * " messages" and ":" with its line break — the same pieces as "Summary of ", each three digits
+   * and " earlier messages:\n" each alone, so the count is theirs summed (the digits' memoized by
+   * number, allocation-free). Any other header is counted whole.
+   */
+  const headerCount = (header: string, end: string): number => {
+    const d = header.length - HEADER_TAIL.length;
+    if (d <= HEADER_HEAD.length || !header.startsWith(HEADER_HEAD) || !header.endsWith(HEADER_TAIL)) return whole(header + end);
+    for (let i = HEADER_HEAD.length; i < d; i++) {
+      const c = header.charCodeAt(i);
+      if (c < 48 || c > 57) return whole(header + end);
+    }
+    let total = whole(HEADER_HEAD) + whole(end === '' ? HEADER_TAIL : HEADER_TAIL_NL);
+    for (let i = HEADER_HEAD.length; i < d; i += 3) {
+      const to = Math.min(d, i + 3);
+      let value = 0;
+      for (let k = i; k < to; k++) value = value * 10 + header.charCodeAt(k) - 48;
+      // "7", "07" and "007" are different pieces: the chunk's length is part of its slot.
+      const slot = (to - i - 1) * 1000 + value;
+      let n = chunks[slot]!;
+      if (n < 0) chunks[slot] = n = tokenizer.countText(header.slice(i, to));
+      total += n;
+    }
+    return total;
+  };
   return ({ header, sections }) => {
-    if (sections.length === 0) return whole(header);
-    let total = whole(header + '\n');
+    if (sections.length === 0) return headerCount(header, '');
+    let total = headerCount(header, '\n');
     for (let si = 0; si < sections.length; si++) {
       const { title, inline, items } = sections[si]!;
       const lastSection = si === sections.length - 1;
@@ -190,6 +224,8 @@ const wholeMemos = new Map<string, { readonly counts: Map<string, number>; chars
 const WHOLE_CHARS = 64 * 1024 * 1024;
 /** Per BPE tokenizer, one memo per (prefix, suffix) around an item (layoutSum). */
 const shapeMemos = new Map<string, Map<string, Map<string, number>>>();
+/** Per BPE tokenizer, the counts of a header's digit pieces by length and value (layoutSum's headerCount; -1: not yet). */
+const chunkMemos = new Map<string, Int32Array>();
 /**
  * Per BPE tokenizer, the count of each summary object: a re-run after a slider move gets most of
  * its summaries back from compress.ts's fold memo, the same objects, and looks each up once.
@@ -207,6 +243,41 @@ function memoOf<V>(all: Map<string, V>, id: string, make: () => V): V {
   if (!m) all.set(id, (m = make()));
   return m;
 }
+
+/**
+ * Counts summary items ahead of any summary, as `summaryTextCounter(tokenizerId)` will count them
+ * in the middle of a section ("- item\n", or " item," inline): the replay worker's idle time
+ * (main/host/replay-prewarm.ts) spends it on the session's items, so that the first replay
+ * writing rolling summaries finds its fresh items counted — their first BPE counts were most of
+ * that replay's counting (letta at trigger 0.4 and openhands-summary at 60 messages, 10,000 calls).
+ * From `from` until `enough()` (asked every 64 items); returns where it stopped (`items.length`
+ * when done). Nothing to do for a tokenizer that is not BPE, and it stops short of filling the
+ * memo (a memo cleared mid-replay would count everything again). No count changes, only when it is made.
+ */
+export function precountSummaryItems(tokenizerId: string, items: readonly string[], inline: boolean, from: number, enough: () => boolean): number {
+  const { base, bpeId } = bpeOf(tokenizerId);
+  if (!bpeId || base === chars4.id) return items.length;
+  const tokenizer = getTokenizer(bpeId);
+  const shapes = memoOf(shapeMemos, bpeId, () => new Map());
+  const prefix = inline ? ' ' : '- ';
+  const suffix = inline ? ',' : '\n';
+  let m = shapes.get(prefix + suffix);
+  if (!m) shapes.set(prefix + suffix, (m = new Map()));
+  let q = from;
+  while (q < items.length) {
+    if (m.size >= PRECOUNT_LIMIT) return items.length;
+    const stop = Math.min(items.length, q + 64);
+    for (; q < stop; q++) {
+      const item = items[q]!;
+      if (!m.has(item)) m.set(item, tokenizer.countText(prefix + item + suffix));
+    }
+    if (enough()) break;
+  }
+  return q;
+}
+
+/** Items counted ahead per shape at most: well short of ITEM_MEMO_LIMIT, so replays' own items still fit. */
+const PRECOUNT_LIMIT = ITEM_MEMO_LIMIT / 2;
 
 /** A function counting summary text as `tokenizerId` would count it, exactly. */
 export function summaryCounter(tokenizerId: string): (text: string) => number {
@@ -244,7 +315,7 @@ export function summaryTextCounter(tokenizerId: string): (summary: SummaryText) 
   // chars4 counts the text's length, which a summary knows without writing its text.
   if (base === chars4.id) return (summary) => Math.ceil(summary.length / 4);
   if (!bpeId) return (summary) => ofText(summary.text);
-  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()));
+  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()), memoOf(chunkMemos, bpeId, () => new Int32Array(3000).fill(-1)));
   const counted = memoOf(docMemos, bpeId, () => new WeakMap());
   const max = base.startsWith('max:');
   return (summary) => {

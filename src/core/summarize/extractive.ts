@@ -258,6 +258,17 @@ export function prepareMessageList(list: readonly Message[], enough: () => boole
   return true;
 }
 
+/**
+ * The items of a list `prepareMessageList` laid out, per section as a summary shows them
+ * (`inline`: on one line, facts), every mention in list order — for counting them ahead
+ * (replay/summary-tokens.ts `precountSummaryItems`). Undefined until the list is laid out whole.
+ */
+export function preparedItems(list: readonly Message[]): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
+  const hit = list.length > 0 ? listOf.get(list[0]!) : undefined;
+  if (hit?.at.list !== list || !hit.at.items) return undefined;
+  return hit.at.items.sections.map(({ items }, f) => ({ items, inline: IS_INLINE[f + ITEM_SECTION]! }));
+}
+
 /** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
 function runOf(messages: readonly Message[]): { at: ListItems; a: number } | undefined {
   const hit = messages.length > 0 ? listOf.get(messages[0]!) : undefined;
@@ -299,8 +310,12 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
       const intoIds = ids[f + ITEM_SECTION]!;
       for (let q = B - 1; q >= A; q--) {
         if (next[q]! < B) continue;
-        into.push(items[q]!);
-        intoIds.push(current ? itemIds[q]! : intern(items[q]!));
+        const id = current ? itemIds[q]! : intern(items[q]!);
+        // The interned string, not this mention's own: every summary then holds one string object
+        // per item, which the counter's memo (replay/summary-tokens.ts) finds by identity where
+        // another mention's equal string was compared character by character.
+        into.push(internStrings[id]!);
+        intoIds.push(id);
       }
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];

@@ -6,15 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
-import { extractiveSummary, prepareMessageList } from '../../../src/core/summarize/extractive';
+import { summaryTextCounter } from '../../../src/core/replay/summary-tokens';
+import { extractiveSummary, extractiveSummaryText, prepareMessageList } from '../../../src/core/summarize/extractive';
+import { getTokenizer } from '../../../src/core/tokens/index';
 import { createPrewarm } from '../../../src/main/host/replay-prewarm';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
 /** Items that repeat across messages (the dedupe matters), an error result, decisions, paths. */
-function list(n = 60): Message[] {
+function list(n = 60, salt = ''): Message[] {
   const out: Message[] = [];
   for (let i = 0; i < n; i++) {
-    const file = `src/pkg${i % 4}/mod${i % 6}.ts`;
+    const file = `src/pkg${i % 4}${salt}/mod${i % 6}.ts`;
     if (i % 5 === 0) out.push(user(`Please fix parseConfig${i % 3} in ${file}, limit ${1000 + (i % 7)}.`));
     out.push(assistant([{ kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
     out.push(msg('user', [result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0)]));
@@ -167,6 +169,39 @@ describe('replay prewarm', () => {
     await new Promise((r) => setTimeout(r, 50));
     await prewarm.settled;
     expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
+  it('counts the prepared items ahead with a BPE tokenizer, so a summary of them is counted with fewer encodings and to the same count', async () => {
+    // Each case its own items (salted), so one case's counts are not the other's.
+    const countCalls = async (tokenizer: string, salt: string): Promise<{ calls: number; count: number; exact: number }> => {
+      const xs = list(120, salt);
+      const sched = manual();
+      const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
+      prewarm.idle('s', xs, tokenizer);
+      while (sched.runOne());
+      await prewarm.settled;
+      const bpe = getTokenizer('tiktoken:o200k_base');
+      const countText = bpe.countText.bind(bpe);
+      let calls = 0;
+      bpe.countText = (text: string): number => {
+        calls++;
+        return countText(text);
+      };
+      try {
+        const summary = extractiveSummaryText({ messages: xs.slice(10, 200), previous: null, targetTokens: 20_000 });
+        const count = summaryTextCounter('tiktoken:o200k_base')(summary);
+        return { calls, count, exact: countText(summary.text) };
+      } finally {
+        bpe.countText = countText;
+      }
+    };
+    const ahead = await countCalls('tiktoken:o200k_base', '-a');
+    const cold = await countCalls('chars4', '-b');
+    expect(ahead.count).toBe(ahead.exact);
+    expect(cold.count).toBe(cold.exact);
+    // The same items but for the salt: as many pieces to count, most of them counted ahead.
+    expect(cold.calls).toBeGreaterThan(10);
+    expect(ahead.calls).toBeLessThan(cold.calls / 2);
   });
 
   it('after a chart: prepares the session the worker holds, and a session it cannot find (or a config that fails) ends nothing', async () => {
