@@ -16,7 +16,7 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
-import { carriedFrom, Recent, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
+import { carriedFrom, Recent, recentInts, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
@@ -146,7 +146,7 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     if (!recent) perItems.set(m, (recent = new Recent(16)));
     const carried = carriedFrom(items);
     const from = carried && recent.get(carried.from);
-    const per = new Int32Array(items.length);
+    const per = recentInts(items.length);
     let i = 0;
     if (carried && from && carried.fresh + carried.src.length === items.length) {
       for (; i < carried.fresh; i++) per[i] = count(m, prefix, items[i]!, suffix);

@@ -13,7 +13,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { layoutLength, noteCarried, Recent, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { layoutLength, noteCarried, Recent, recentInts, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -424,7 +424,11 @@ const recentIds = new Recent<readonly string[], Int32Array>(16);
 
 function idsOfItems(items: readonly string[]): Int32Array {
   let ids = recentIds.get(items);
-  if (!ids) recentIds.set(items, (ids = Int32Array.from(items, intern)));
+  if (!ids) {
+    ids = recentInts(items.length);
+    for (let q = 0; q < items.length; q++) ids[q] = intern(items[q]!);
+    recentIds.set(items, ids);
+  }
   return ids;
 }
 
@@ -460,7 +464,7 @@ function pickedIds(ids: readonly (readonly number[])[]): Int32Array[] {
     const count = picked[k]!;
     const at = picks[k]!;
     const from = ids[k]!;
-    const out = new Int32Array(count);
+    const out = recentInts(count);
     for (let j = 0; j < count; j++) out[j] = from[at[j]!]!;
     return out;
   });
@@ -663,9 +667,10 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
     const at = picks[k]!;
     if (first.length === 0) {
       const taken = pickedItems(list, k);
-      const src = at.slice(0, count);
+      const src = recentInts(count);
+      src.set(at.subarray(0, count));
       const from = idsOfItems(list);
-      const takenIds = new Int32Array(count);
+      const takenIds = recentInts(count);
       for (let j = 0; j < count; j++) takenIds[j] = from[src[j]!]!;
       recentIds.set(taken, takenIds);
       noteCarried(taken, { from: list, fresh: 0, src });
@@ -680,9 +685,9 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
     const stamp = markFreshIds(firstIds);
     const nFresh = first.length;
     const merged = new Array<string>(nFresh + count);
-    const mergedIds = new Int32Array(nFresh + count);
+    const mergedIds = recentInts(nFresh + count);
     // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
-    const src = new Int32Array(count);
+    const src = recentInts(count);
     let w = 0;
     for (; w < nFresh; w++) {
       merged[w] = first[w]!;
@@ -699,8 +704,8 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
       src[c++] = q;
     }
     merged.length = w;
-    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.slice(0, w));
-    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.slice(0, c) });
+    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.subarray(0, w));
+    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.subarray(0, c) });
     out.set(SECTIONS[k]!, merged);
   }
   return out;

@@ -89,6 +89,28 @@ export interface CarriedItems {
   readonly fresh: number;
   readonly src: Int32Array;
 }
+/**
+ * A zeroed Int32Array of `n` for numbers about the summary just written that the next one reads
+ * (item numbers, where carried items came from, their counts): cut from a shared slab, so that
+ * the several such arrays per section of every rolling summary are views of one buffer instead
+ * of a buffer each (a typed array's own buffer is memory outside the heap, slow to allocate and
+ * to free, and a compression per call made thousands per replay). A slab lives while any of its
+ * views does: these are held only by `Recent` maps, a few summaries long.
+ */
+export function recentInts(n: number): Int32Array {
+  if (n > SLAB_INTS / 8) return new Int32Array(n);
+  if (slabAt + n > SLAB_INTS) {
+    slab = new Int32Array(SLAB_INTS);
+    slabAt = 0;
+  }
+  const out = slab.subarray(slabAt, slabAt + n);
+  slabAt += n;
+  return out;
+}
+const SLAB_INTS = 1 << 16;
+let slab = new Int32Array(SLAB_INTS);
+let slabAt = 0;
+
 /** The last few sections' (two summaries' worth at most six sections each). */
 const carriedItems = new Recent<readonly string[], CarriedItems>(16);
 
