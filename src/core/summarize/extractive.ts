@@ -751,7 +751,11 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
     // The carried sections are newest first already, so a share that runs out drops the oldest.
     const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
-    const oldFirst = fillSize(carried, Math.floor(rest * oldShare));
+    const oldCap = Math.floor(rest * oldShare);
+    // Fresh material that fits beside the most the older share can take is taken whole whatever
+    // that share takes (a fill whose budget holds every item takes every item): the carried
+    // items — thousands in a rolling summary — are then not walked for it.
+    const oldFirst = pickCost(fresh) <= rest - oldCap ? 0 : fillSize(carried, oldCap);
     const freshFit = fill(fresh, rest - oldFirst);
     // What the fresh material left unused goes back to the older material.
     if (fromWritten) {
@@ -815,6 +819,21 @@ function size(sections: Sections): number {
     if (!items || items.length === 0) continue;
     // "\n## title\n", then "- a, b" (inline) or "- a\n- b".
     n += s.length + 5 + (INLINE.has(s) ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
+    for (const i of items) n += i.length;
+  }
+  return n;
+}
+
+/**
+ * What `pick` spends on taking every item of these sections (a separator after each item, which
+ * `size` does not count after a section's last): a budget of at least this takes them all.
+ */
+function pickCost(sections: Sections): number {
+  let n = 0;
+  for (let k = 0; k < SECTIONS.length; k++) {
+    const items = sections.get(SECTIONS[k]!);
+    if (!items || items.length === 0) continue;
+    n += TITLE_COST[k]! + 3 * items.length;
     for (const i of items) n += i.length;
   }
   return n;
