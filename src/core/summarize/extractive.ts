@@ -13,7 +13,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { layoutLength, noteCarried, Recent, recentInts, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { noteCarried, Recent, recentInts, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -422,6 +422,47 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
  */
 const recentIds = new Recent<readonly string[], Int32Array>(16);
 
+/**
+ * The characters of each item of the last few sections written, by items array (as recentIds):
+ * the next summary's fill reads them from one typed array instead of from thousands of strings
+ * scattered over the heap, and its length is their sum.
+ */
+const recentLens = new Recent<readonly string[], Int32Array>(16);
+
+function lensOfItems(items: readonly string[]): Int32Array {
+  let lens = recentLens.get(items);
+  if (!lens) {
+    lens = recentInts(items.length);
+    for (let q = 0; q < items.length; q++) lens[q] = items[q]!.length;
+    recentLens.set(items, lens);
+  }
+  return lens;
+}
+
+/** Fresh items told apart from carried ones with `freshTable` at most this many; more take the stamp table. */
+const FRESH_TABLE_MAX = 1024;
+/** Open addressing, -1 for empty: 4 096 slots (the most FRESH_TABLE_MAX needs at a quarter full). */
+const freshTable = new Int32Array(4096);
+
+/**
+ * Puts the fresh numbers in `freshTable` (sized to a power of two at least four times their
+ * number, emptied first) and returns its mask: a carried item's probe then mostly meets an empty
+ * slot at once.
+ */
+function tableFresh(ids: Int32Array): number {
+  let size = 64;
+  while (size < 4 * ids.length) size *= 2;
+  const mask = size - 1;
+  freshTable.fill(-1, 0, size);
+  for (let q = 0; q < ids.length; q++) {
+    const id = ids[q]!;
+    let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
+    while (freshTable[h] !== -1 && freshTable[h] !== id) h = (h + 1) & mask;
+    freshTable[h] = id;
+  }
+  return mask;
+}
+
 function idsOfItems(items: readonly string[]): Int32Array {
   let ids = recentIds.get(items);
   if (!ids) {
@@ -442,6 +483,8 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
     for (let k = 0; k < layout.sections.length; k++) {
       const ids = recentIds.get(layout.sections[k]!.items);
       if (ids) recentIds.set(kept.sections[k]!.items, ids);
+      const lens = recentLens.get(layout.sections[k]!.items);
+      if (lens) recentLens.set(kept.sections[k]!.items, lens);
     }
   }
   return t;
@@ -541,7 +584,7 @@ const picks: Int32Array[] = SECTIONS.map(() => new Int32Array(256));
  * share; what a section does not use is shared again. Returns the characters `render` writes for
  * what it took; `keep`: record the items' indices in `picks`.
  */
-function pick(items: readonly (readonly string[])[], budget: number, keep: boolean): number {
+function pick(items: readonly (readonly string[])[], budget: number, keep: boolean, lens?: readonly (Int32Array | undefined)[]): number {
   const n = SECTIONS.length;
   if (keep) for (let k = 0; k < n; k++) if (picks[k]!.length < items[k]!.length) picks[k] = new Int32Array(Math.max(items[k]!.length, 2 * picks[k]!.length));
   // Per section: the next item's index; a section's first item also pays for its title. Plain
@@ -553,12 +596,13 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
     const list = items[k]!;
+    const len = lens?.[k];
     const title = TITLE_COST[k]!;
     let q = next[k]!;
     // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
-    while (q < list.length && list[q]!.length + 3 + title > left) q++;
+    while (q < list.length && (len ? len[q]! : list[q]!.length) + 3 + title > left) q++;
     if (q < list.length) {
-      const c = list[q]!.length + 3 + title;
+      const c = (len ? len[q]! : list[q]!.length) + 3 + title;
       if (keep) picks[k]![0] = q;
       picked[k] = 1;
       q++;
@@ -572,9 +616,10 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
     let active = 0;
     for (let k = 0; k < n; k++) {
       const list = items[k]!;
+      const len = lens?.[k];
       const extra = 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
       let q = next[k]!;
-      while (q < list.length && list[q]!.length + extra > left) q++;
+      while (q < list.length && (len ? len[q]! : list[q]!.length) + extra > left) q++;
       next[k] = q;
       if (q < list.length) active++;
     }
@@ -583,13 +628,14 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
     let took = false;
     for (let k = 0; k < n; k++) {
       const list = items[k]!;
+      const len = lens?.[k];
       let q = next[k]!;
       if (q >= list.length) continue;
       let spent = 0;
       let count = picked[k]!;
       for (;;) {
         if (q >= list.length) break;
-        const c = list[q]!.length + 3 + (count > 0 ? 0 : TITLE_COST[k]!);
+        const c = (len ? len[q]! : list[q]!.length) + 3 + (count > 0 ? 0 : TITLE_COST[k]!);
         if (spent + c > share) break;
         if (keep) picks[k]![count] = q;
         count++;
@@ -609,7 +655,8 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
       for (let k = 0; k < n; k++) {
         const list = items[k]!;
         if (next[k]! >= list.length) continue;
-        const c = list[next[k]!]!.length + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
+        const len = lens?.[k];
+        const c = (len ? len[next[k]!]! : list[next[k]!]!.length) + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
         if (best < 0 || c < bestCost) {
           best = k;
           bestCost = c;
@@ -640,7 +687,8 @@ function pickedItems(list: readonly string[], k: number): string[] {
 
 /** Characters `render` writes for what `fill` would take, without taking it. */
 function fillSize(sections: Sections, budget: number): number {
-  return pick(itemLists(sections), budget, false);
+  const items = itemLists(sections);
+  return pick(items, budget, false, items.map(lensOfItems));
 }
 
 /**
@@ -650,7 +698,8 @@ function fillSize(sections: Sections, budget: number): number {
  */
 function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: Sections, budget: number): Sections {
   const items = itemLists(carried);
-  pick(items, budget, true);
+  const lens = items.map(lensOfItems);
+  pick(items, budget, true, lens);
   const out: Sections = new Map();
   for (let k = 0; k < SECTIONS.length; k++) {
     const first = fresh.get(SECTIONS[k]!) ?? [];
@@ -664,6 +713,7 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
       continue;
     }
     const list = items[k]!;
+    const listLens = lens[k]!;
     const at = picks[k]!;
     if (first.length === 0) {
       const taken = pickedItems(list, k);
@@ -671,8 +721,13 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
       src.set(at.subarray(0, count));
       const from = idsOfItems(list);
       const takenIds = recentInts(count);
-      for (let j = 0; j < count; j++) takenIds[j] = from[src[j]!]!;
+      const takenLens = recentInts(count);
+      for (let j = 0; j < count; j++) {
+        takenIds[j] = from[src[j]!]!;
+        takenLens[j] = listLens[src[j]!]!;
+      }
       recentIds.set(taken, takenIds);
+      recentLens.set(taken, takenLens);
       noteCarried(taken, { from: list, fresh: 0, src });
       out.set(SECTIONS[k]!, taken);
       continue;
@@ -682,29 +737,55 @@ function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: S
     // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
     const ids = idsOfItems(list);
     const firstIds = freshIds[k]!;
-    const stamp = markFreshIds(firstIds);
     const nFresh = first.length;
     const merged = new Array<string>(nFresh + count);
     const mergedIds = recentInts(nFresh + count);
+    const mergedLens = recentInts(nFresh + count);
     // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
     const src = recentInts(count);
     let w = 0;
     for (; w < nFresh; w++) {
       merged[w] = first[w]!;
       mergedIds[w] = firstIds[w]!;
+      mergedLens[w] = first[w]!.length;
     }
     let c = 0;
-    const freshMarks = freshMark.marks;
-    for (let j = 0; j < count; j++) {
-      const q = at[j]!;
-      const id = ids[q]!;
-      if (freshMarks[id] === stamp) continue;
-      merged[w] = list[q]!;
-      mergedIds[w++] = id;
-      src[c++] = q;
+    if (nFresh <= FRESH_TABLE_MAX) {
+      // The few fresh numbers in a small open-addressed table (in cache), probed per carried item.
+      const mask = tableFresh(firstIds);
+      for (let j = 0; j < count; j++) {
+        const q = at[j]!;
+        const id = ids[q]!;
+        let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
+        let hit = false;
+        for (let t = freshTable[h]!; t !== -1; t = freshTable[(h = (h + 1) & mask)]!) {
+          if (t === id) {
+            hit = true;
+            break;
+          }
+        }
+        if (hit) continue;
+        merged[w] = list[q]!;
+        mergedIds[w] = id;
+        mergedLens[w++] = listLens[q]!;
+        src[c++] = q;
+      }
+    } else {
+      const stamp = markFreshIds(firstIds);
+      const freshMarks = freshMark.marks;
+      for (let j = 0; j < count; j++) {
+        const q = at[j]!;
+        const id = ids[q]!;
+        if (freshMarks[id] === stamp) continue;
+        merged[w] = list[q]!;
+        mergedIds[w] = id;
+        mergedLens[w++] = listLens[q]!;
+        src[c++] = q;
+      }
     }
     merged.length = w;
     recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.subarray(0, w));
+    recentLens.set(merged, w === nFresh + count ? mergedLens : mergedLens.subarray(0, w));
     noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.subarray(0, c) });
     out.set(SECTIONS[k]!, merged);
   }
@@ -777,12 +858,25 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   unchecked.push(goalSections);
   const layout = layoutOf(header, covered, merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
-  const length = layoutLength(layout);
+  const length = lengthOf(layout);
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
   if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
+}
+
+/** `layoutLength(layout)`, each section's characters summed from its lengths when fillBehind kept them. */
+function lengthOf(layout: SummaryLayout): number {
+  let n = layout.header.length;
+  for (const s of layout.sections) {
+    const items = s.items;
+    n += s.title.length + 5 + (s.inline ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
+    const lens = recentLens.get(items);
+    if (lens) for (let q = 0; q < lens.length; q++) n += lens[q]!;
+    else for (const i of items) n += i.length;
+  }
+  return n;
 }
 
 /** True when `parseSummary(render(sections))` gives these sections back item for item. */
