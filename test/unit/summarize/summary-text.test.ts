@@ -9,7 +9,7 @@ import { replay } from '../../../src/core/replay/index';
 import { toView, withoutSummary } from '../../../src/core/replay/serialize';
 import { chartView } from '../../../src/core/replay/chart-view';
 import { stepDetail } from '../../../src/core/replay/step-detail';
-import { attachSummary, Recent, renderLayout, sameSummary, summaryOf, SummaryText, type SummaryLayout } from '../../../src/core/summarize/summary-text';
+import { attachSummary, Recent, recentInts, renderLayout, sameSummary, summaryOf, SummaryText, type SummaryLayout } from '../../../src/core/summarize/summary-text';
 import { countWith } from '../../../src/core/tokens/index';
 import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
@@ -116,5 +116,16 @@ describe('Recent', () => {
     expect(keys.map((k) => r.get(k))).toEqual(['v0', undefined, undefined, undefined, 'again', 'v5']);
     r.clear();
     expect(keys.map((k) => r.get(k))).toEqual(keys.map(() => undefined));
+  });
+});
+
+describe('recentInts', () => {
+  it('hands out zeroed arrays of the size asked, none sharing an element with another', () => {
+    const arrays = [3, 0, 1_000, 5_000, 70_000, 2_048, 2_049, 17].flatMap((n) => Array.from({ length: 12 }, () => recentInts(n)));
+    for (const a of arrays) expect(a.every((x) => x === 0)).toBe(true);
+    // Each written with its own mark: a shared element would show another array's mark.
+    arrays.forEach((a, i) => a.fill(i + 1));
+    arrays.forEach((a, i) => expect(a.every((x) => x === i + 1)).toBe(true));
+    expect(arrays.map((a) => a.length).slice(0, 13)).toEqual([...Array.from({ length: 12 }, () => 3), 0]);
   });
 });
