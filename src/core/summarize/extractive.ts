@@ -108,6 +108,8 @@ interface ListItems {
   readonly sections: readonly { readonly items: readonly string[]; readonly ids: Int32Array; readonly start: Uint32Array; readonly next: Uint32Array }[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
+  /** The first message at or after i that states a goal (isGoal), or the list's length. */
+  readonly nextGoal: Uint32Array;
   /** The intern table's generation `ids` are of: a fold after a restart of the table interns its items again. */
   readonly generation: number;
 }
@@ -134,6 +136,8 @@ interface LayoutBuild {
   i: number;
   readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; ids?: Int32Array; q: number }[];
   readonly unsafeBefore: Uint32Array;
+  /** 1 where a message states a goal (phase one); made the nextGoal table when the layout is whole. */
+  readonly goals: Uint32Array;
   /** Section whose `next` and `ids` tables are being made (phase two, backward over its mentions). */
   f: number;
   /** The intern table's generation phase two started in (a restart meanwhile makes it start again). */
@@ -158,7 +162,7 @@ const builds = new WeakMap<readonly Message[], LayoutBuild>();
 function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
   let b = builds.get(list);
   if (!b) {
-    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), f: 0, generation: internGeneration };
+    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), goals: new Uint32Array(list.length + 1), f: 0, generation: internGeneration };
     builds.set(list, b);
   }
   if (b.generation !== internGeneration) {
@@ -182,6 +186,7 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
         sec.start[i + 1] = sec.items.length;
       }
       b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m.readsBack ? 0 : 1);
+      if (isGoal(list[i]!)) b.goals[i] = 1;
       if (enough()) return undefined;
       continue;
     }
@@ -216,7 +221,11 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
       continue;
     }
     builds.delete(list);
-    return { sections: b.per.map(({ items, start, next, ids }) => ({ items, ids: ids ?? new Int32Array(0), start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore, generation: b.generation };
+    // Flags to "next at or after": one backward pass, in place.
+    const nextGoal = b.goals;
+    nextGoal[n] = n;
+    for (let i = n - 1; i >= 0; i--) nextGoal[i] = nextGoal[i] === 1 ? i : nextGoal[i + 1]!;
+    return { nextGoal, sections: b.per.map(({ items, start, next, ids }) => ({ items, ids: ids ?? new Int32Array(0), start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore, generation: b.generation };
   }
 }
 
@@ -284,8 +293,6 @@ function runOf(messages: readonly Message[]): { at: ListItems; a: number } | und
  * oldest); the goal is the first request. `readsBack`: every folded message's items do (see readsBack).
  */
 function extract(messages: readonly Message[]): { sections: Sections; ids: readonly (readonly number[])[]; readsBack: boolean } {
-  const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
-  const goalText = goal?.parts.find((p) => p.kind === 'text');
   const out: string[][] = [[], [], [], []];
   // Each item's interned number beside it (by SECTIONS index, as `fill` reads them): the merge
   // with the carried items tells them apart by number without interning every fresh item again.
@@ -300,6 +307,10 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
     recentIds.clear();
   }
   const run = runOf(messages);
+  // The first request: in a laid-out run, read from its table instead of testing each message.
+  const g = run ? run.at.nextGoal[run.a]! - run.a : -1;
+  const goal = run ? (g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
+  const goalText = goal?.parts.find((p) => p.kind === 'text');
   if (run) {
     const b = run.a + messages.length;
     const current = run.at.generation === internGeneration;
@@ -332,6 +343,11 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
     ['Facts to keep', out[3]!],
   ]);
   return { sections, ids, readsBack };
+}
+
+/** A user message with text: the first of a fold states its goal. */
+function isGoal(m: Message): boolean {
+  return m.role === 'user' && m.parts.some((p) => p.kind === 'text');
 }
 
 /** SECTIONS index of ITEM_FIELDS' first ('decisions' is 'Decisions and findings'). */

@@ -77,7 +77,7 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   let settled: Promise<void> = Promise.resolve();
   /** Sessions whose list was laid out whole (their ids only: a list held here would outlive the session). */
   const done = new Set<string>();
-  /** Sessions whose items were counted ahead, by session id and tokenizer (countKey). */
+  /** Sessions whose items were counted ahead, by session id and tokenizer ("id\\0tokenizer"). */
   const counted = new Set<string>();
   // Where the counting ahead stopped: the session and tokenizer, the section and the item.
   const counting = { key: '', f: 0, q: 0 };
