@@ -16,6 +16,7 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
+import { recentItemIds } from '../summarize/extractive';
 import { carriedFrom, Recent, recentInts, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
@@ -103,6 +104,17 @@ const HEADER_HEAD = 'Summary of ';
 const HEADER_TAIL = ' earlier messages:';
 const HEADER_TAIL_NL = HEADER_TAIL + '\n';
 
+/**
+ * Per shape memo, its counts by interned item number (summarize/extractive.ts `recentItemIds`; -1:
+ * not yet), for the intern table's generation `generation`. The same counts as the memo's: a
+ * number names one item's string while its generation lasts.
+ */
+interface CountsById {
+  generation: number;
+  counts: Int32Array;
+}
+const byIdOf = new WeakMap<Map<string, number>, CountsById>();
+
 /** layoutSum's counts of the last few sections counted, by shape memo (so per tokenizer and shape). */
 const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int32Array>>();
 
@@ -126,6 +138,21 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     if (!m) shapes.set(shape, (m = new Map()));
     return m;
   };
+  /** `count` of items[i] in shape m, read by its number when `ids` has it (see CountsById). */
+  const countAt = (m: Map<string, number>, prefix: string, items: readonly string[], i: number, suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): number => {
+    if (!ids) return count(m, prefix, items[i]!, suffix);
+    let t = byIdOf.get(m);
+    if (!t || t.generation !== ids.generation) byIdOf.set(m, (t = { generation: ids.generation, counts: new Int32Array(1024).fill(-1) }));
+    const id = ids.ids[i]!;
+    if (id >= t.counts.length) {
+      const grown = new Int32Array(Math.max(id + 1, 2 * t.counts.length)).fill(-1);
+      grown.set(t.counts);
+      t.counts = grown;
+    }
+    let n = t.counts[id]!;
+    if (n < 0) t.counts[id] = n = count(m, prefix, items[i]!, suffix);
+    return n;
+  };
   const count = (m: Map<string, number>, prefix: string, item: string, suffix: string): number => {
     let n = m.get(item);
     if (n === undefined) {
@@ -141,7 +168,7 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
    * previous section's, which were just made — a typed read per item instead of a look-up by
    * string. Kept for the last few sections only (the next summary reads them, nothing after).
    */
-  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string): Int32Array => {
+  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): Int32Array => {
     let recent = perItems.get(m);
     if (!recent) perItems.set(m, (recent = new Recent(16)));
     const carried = carriedFrom(items);
@@ -149,10 +176,10 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     const per = recentInts(items.length);
     let i = 0;
     if (carried && from && carried.fresh + carried.src.length === items.length) {
-      for (; i < carried.fresh; i++) per[i] = count(m, prefix, items[i]!, suffix);
+      for (; i < carried.fresh; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
       const { src } = carried;
       for (let j = 0; j < src.length; j++) per[i + j] = from[src[j]!]!;
-    } else for (; i < items.length; i++) per[i] = count(m, prefix, items[i]!, suffix);
+    } else for (; i < items.length; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
     recent.set(items, per);
     return per;
   };
@@ -199,17 +226,18 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
       const end = lastSection ? '' : '\n';
       const midSuffix = inline ? ',' : '\n';
       const midPrefix = inline ? ' ' : '- ';
+      const ids = recentItemIds(items);
       // The first item takes "- ", the last one the section's end; the rest share one shape.
       if (n === 1) {
-        total += count(shapeOf('- ', end), '- ', items[0]!, end);
+        total += countAt(shapeOf('- ', end), '- ', items, 0, end, ids);
         continue;
       }
-      total += count(shapeOf('- ', midSuffix), '- ', items[0]!, midSuffix);
+      total += countAt(shapeOf('- ', midSuffix), '- ', items, 0, midSuffix, ids);
       if (n > 2) {
-        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix);
+        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix, ids);
         for (let i = 1; i < n - 1; i++) total += per[i]!;
       }
-      total += count(shapeOf(midPrefix, end), midPrefix, items[n - 1]!, end);
+      total += countAt(shapeOf(midPrefix, end), midPrefix, items, n - 1, end, ids);
     }
     return total;
   };

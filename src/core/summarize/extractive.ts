@@ -490,6 +490,17 @@ function idsOfItems(items: readonly string[]): Int32Array {
 }
 
 /**
+ * The interned numbers of a section's items, index for index, while the summarizer still knows
+ * them (the last few sections it wrote), with the intern table's generation they belong to: a
+ * counter (replay/summary-tokens.ts) keeps counts by number, a typed read where a string was
+ * looked up in a map of every item it ever counted.
+ */
+export function recentItemIds(items: readonly string[]): { readonly ids: Int32Array; readonly generation: number } | undefined {
+  const ids = recentIds.get(items);
+  return ids && ids.length === items.length ? { ids, generation: internGeneration } : undefined;
+}
+
+/**
  * `laidOut` hands back the summary written before when this one is the same (same items, other
  * arrays): the next summary carries that one's arrays, so they get the numbers just made.
  */
