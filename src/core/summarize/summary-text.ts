@@ -95,7 +95,8 @@ export interface CarriedItems {
  * the several such arrays per section of every rolling summary are views of one buffer instead
  * of a buffer each (a typed array's own buffer is memory outside the heap, slow to allocate and
  * to free, and a compression per call made thousands per replay). A slab lives while any of its
- * views does: these are held only by `Recent` maps, a few summaries long.
+ * views does: these are held only by `Recent` maps, a few summaries long. 64 KB a slab: small
+ * enough to come from malloc's reused memory, where 256 KB slabs were fresh pages (mmap) each.
  */
 export function recentInts(n: number): Int32Array {
   if (n > SLAB_INTS / 8) return new Int32Array(n);
@@ -107,7 +108,7 @@ export function recentInts(n: number): Int32Array {
   slabAt += n;
   return out;
 }
-const SLAB_INTS = 1 << 16;
+const SLAB_INTS = 1 << 14;
 let slab = new Int32Array(SLAB_INTS);
 let slabAt = 0;
 
