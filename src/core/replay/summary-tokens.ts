@@ -16,7 +16,8 @@
  * carried from the previous summary: segments are memoized, so only new items are encoded. The
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
-import { carriedFrom, Recent, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
+import { recentItemIds } from '../summarize/extractive';
+import { carriedFrom, Recent, recentInts, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
@@ -98,6 +99,22 @@ function segmentSum(tokenizer: Tokenizer, memo: Map<string, number>): (text: str
   };
 }
 
+/** The header extractive.ts writes, around its number of messages (layoutSum's headerCount). */
+const HEADER_HEAD = 'Summary of ';
+const HEADER_TAIL = ' earlier messages:';
+const HEADER_TAIL_NL = HEADER_TAIL + '\n';
+
+/**
+ * Per shape memo, its counts by interned item number (summarize/extractive.ts `recentItemIds`; -1:
+ * not yet), for the intern table's generation `generation`. The same counts as the memo's: a
+ * number names one item's string while its generation lasts.
+ */
+interface CountsById {
+  generation: number;
+  counts: Int32Array;
+}
+const byIdOf = new WeakMap<Map<string, number>, CountsById>();
+
 /** layoutSum's counts of the last few sections counted, by shape memo (so per tokenizer and shape). */
 const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int32Array>>();
 
@@ -111,7 +128,7 @@ const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int3
  * hash in it) — so a rolling summary of 70 KB costs a lookup per item, not a read of its text:
  * 10,000 calls at a compression per call made 50 MB of summary text per replay.
  */
-function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>): (layout: SummaryLayout) => number {
+function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>, chunks: Int32Array): (layout: SummaryLayout) => number {
   // One memo per (prefix, suffix), looked up once per section rather than once per item: a
   // rolling summary holds thousands of items, and building the shape's name for each was most of
   // a count's cost (and garbage).
@@ -120,6 +137,21 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     let m = shapes.get(shape);
     if (!m) shapes.set(shape, (m = new Map()));
     return m;
+  };
+  /** `count` of items[i] in shape m, read by its number when `ids` has it (see CountsById). */
+  const countAt = (m: Map<string, number>, prefix: string, items: readonly string[], i: number, suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): number => {
+    if (!ids) return count(m, prefix, items[i]!, suffix);
+    let t = byIdOf.get(m);
+    if (!t || t.generation !== ids.generation) byIdOf.set(m, (t = { generation: ids.generation, counts: new Int32Array(1024).fill(-1) }));
+    const id = ids.ids[i]!;
+    if (id >= t.counts.length) {
+      const grown = new Int32Array(Math.max(id + 1, 2 * t.counts.length)).fill(-1);
+      grown.set(t.counts);
+      t.counts = grown;
+    }
+    let n = t.counts[id]!;
+    if (n < 0) t.counts[id] = n = count(m, prefix, items[i]!, suffix);
+    return n;
   };
   const count = (m: Map<string, number>, prefix: string, item: string, suffix: string): number => {
     let n = m.get(item);
@@ -136,26 +168,55 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
    * previous section's, which were just made — a typed read per item instead of a look-up by
    * string. Kept for the last few sections only (the next summary reads them, nothing after).
    */
-  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string): Int32Array => {
+  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): Int32Array => {
     let recent = perItems.get(m);
     if (!recent) perItems.set(m, (recent = new Recent(16)));
     const carried = carriedFrom(items);
     const from = carried && recent.get(carried.from);
-    const per = new Int32Array(items.length);
+    const per = recentInts(items.length);
     let i = 0;
     if (carried && from && carried.fresh + carried.src.length === items.length) {
-      for (; i < carried.fresh; i++) per[i] = count(m, prefix, items[i]!, suffix);
+      for (; i < carried.fresh; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
       const { src } = carried;
       for (let j = 0; j < src.length; j++) per[i + j] = from[src[j]!]!;
-    } else for (; i < items.length; i++) per[i] = count(m, prefix, items[i]!, suffix);
+    } else for (; i < items.length; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
     recent.set(items, per);
     return per;
   };
   const whole = memoCount(tokenizer, memo);
   const titles = shapeOf('## ', '\n');
+  /**
+   * The header, "Summary of N earlier messages:" and "\n" when sections follow, counted in pieces:
+   * each summary has its own N, and a BPE count of each header was most of the counting of a
+   * replay's first rolling summaries. Both split patterns make "Summary", " of", " " (a space
+   * before a digit is a piece of its own), N's digits three at a time from the left, " earlier",
+   * " messages" and ":" with its line break — the same pieces as "Summary of ", each three digits
+   * and " earlier messages:\n" each alone, so the count is theirs summed (the digits' memoized by
+   * number, allocation-free). Any other header is counted whole.
+   */
+  const headerCount = (header: string, end: string): number => {
+    const d = header.length - HEADER_TAIL.length;
+    if (d <= HEADER_HEAD.length || !header.startsWith(HEADER_HEAD) || !header.endsWith(HEADER_TAIL)) return whole(header + end);
+    for (let i = HEADER_HEAD.length; i < d; i++) {
+      const c = header.charCodeAt(i);
+      if (c < 48 || c > 57) return whole(header + end);
+    }
+    let total = whole(HEADER_HEAD) + whole(end === '' ? HEADER_TAIL : HEADER_TAIL_NL);
+    for (let i = HEADER_HEAD.length; i < d; i += 3) {
+      const to = Math.min(d, i + 3);
+      let value = 0;
+      for (let k = i; k < to; k++) value = value * 10 + header.charCodeAt(k) - 48;
+      // "7", "07" and "007" are different pieces: the chunk's length is part of its slot.
+      const slot = (to - i - 1) * 1000 + value;
+      let n = chunks[slot]!;
+      if (n < 0) chunks[slot] = n = tokenizer.countText(header.slice(i, to));
+      total += n;
+    }
+    return total;
+  };
   return ({ header, sections }) => {
-    if (sections.length === 0) return whole(header);
-    let total = whole(header + '\n');
+    if (sections.length === 0) return headerCount(header, '');
+    let total = headerCount(header, '\n');
     for (let si = 0; si < sections.length; si++) {
       const { title, inline, items } = sections[si]!;
       const lastSection = si === sections.length - 1;
@@ -165,17 +226,18 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
       const end = lastSection ? '' : '\n';
       const midSuffix = inline ? ',' : '\n';
       const midPrefix = inline ? ' ' : '- ';
+      const ids = recentItemIds(items);
       // The first item takes "- ", the last one the section's end; the rest share one shape.
       if (n === 1) {
-        total += count(shapeOf('- ', end), '- ', items[0]!, end);
+        total += countAt(shapeOf('- ', end), '- ', items, 0, end, ids);
         continue;
       }
-      total += count(shapeOf('- ', midSuffix), '- ', items[0]!, midSuffix);
+      total += countAt(shapeOf('- ', midSuffix), '- ', items, 0, midSuffix, ids);
       if (n > 2) {
-        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix);
+        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix, ids);
         for (let i = 1; i < n - 1; i++) total += per[i]!;
       }
-      total += count(shapeOf(midPrefix, end), midPrefix, items[n - 1]!, end);
+      total += countAt(shapeOf(midPrefix, end), midPrefix, items, n - 1, end, ids);
     }
     return total;
   };
@@ -190,6 +252,8 @@ const wholeMemos = new Map<string, { readonly counts: Map<string, number>; chars
 const WHOLE_CHARS = 64 * 1024 * 1024;
 /** Per BPE tokenizer, one memo per (prefix, suffix) around an item (layoutSum). */
 const shapeMemos = new Map<string, Map<string, Map<string, number>>>();
+/** Per BPE tokenizer, the counts of a header's digit pieces by length and value (layoutSum's headerCount; -1: not yet). */
+const chunkMemos = new Map<string, Int32Array>();
 /**
  * Per BPE tokenizer, the count of each summary object: a re-run after a slider move gets most of
  * its summaries back from compress.ts's fold memo, the same objects, and looks each up once.
@@ -207,6 +271,41 @@ function memoOf<V>(all: Map<string, V>, id: string, make: () => V): V {
   if (!m) all.set(id, (m = make()));
   return m;
 }
+
+/**
+ * Counts summary items ahead of any summary, as `summaryTextCounter(tokenizerId)` will count them
+ * in the middle of a section ("- item\n", or " item," inline): the replay worker's idle time
+ * (main/host/replay-prewarm.ts) spends it on the session's items, so that the first replay
+ * writing rolling summaries finds its fresh items counted — their first BPE counts were most of
+ * that replay's counting (letta at trigger 0.4 and openhands-summary at 60 messages, 10,000 calls).
+ * From `from` until `enough()` (asked every 64 items); returns where it stopped (`items.length`
+ * when done). Nothing to do for a tokenizer that is not BPE, and it stops short of filling the
+ * memo (a memo cleared mid-replay would count everything again). No count changes, only when it is made.
+ */
+export function precountSummaryItems(tokenizerId: string, items: readonly string[], inline: boolean, from: number, enough: () => boolean): number {
+  const { base, bpeId } = bpeOf(tokenizerId);
+  if (!bpeId || base === chars4.id) return items.length;
+  const tokenizer = getTokenizer(bpeId);
+  const shapes = memoOf(shapeMemos, bpeId, () => new Map());
+  const prefix = inline ? ' ' : '- ';
+  const suffix = inline ? ',' : '\n';
+  let m = shapes.get(prefix + suffix);
+  if (!m) shapes.set(prefix + suffix, (m = new Map()));
+  let q = from;
+  while (q < items.length) {
+    if (m.size >= PRECOUNT_LIMIT) return items.length;
+    const stop = Math.min(items.length, q + 64);
+    for (; q < stop; q++) {
+      const item = items[q]!;
+      if (!m.has(item)) m.set(item, tokenizer.countText(prefix + item + suffix));
+    }
+    if (enough()) break;
+  }
+  return q;
+}
+
+/** Items counted ahead per shape at most: well short of ITEM_MEMO_LIMIT, so replays' own items still fit. */
+const PRECOUNT_LIMIT = ITEM_MEMO_LIMIT / 2;
 
 /** A function counting summary text as `tokenizerId` would count it, exactly. */
 export function summaryCounter(tokenizerId: string): (text: string) => number {
@@ -244,7 +343,7 @@ export function summaryTextCounter(tokenizerId: string): (summary: SummaryText) 
   // chars4 counts the text's length, which a summary knows without writing its text.
   if (base === chars4.id) return (summary) => Math.ceil(summary.length / 4);
   if (!bpeId) return (summary) => ofText(summary.text);
-  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()));
+  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()), memoOf(chunkMemos, bpeId, () => new Int32Array(3000).fill(-1)));
   const counted = memoOf(docMemos, bpeId, () => new WeakMap());
   const max = base.startsWith('max:');
   return (summary) => {

@@ -13,7 +13,7 @@
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { layoutLength, noteCarried, Recent, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { noteCarried, Recent, recentInts, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -104,9 +104,14 @@ const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
  * distinct items newest first come from one scan of integers — no set of strings per fold.
  */
 interface ListItems {
-  readonly sections: readonly { readonly items: readonly string[]; readonly start: Uint32Array; readonly next: Uint32Array }[];
+  /** Per mention also its item's interned number (`ids`), so a fold's items come out of the scan with their numbers. */
+  readonly sections: readonly { readonly items: readonly string[]; readonly ids: Int32Array; readonly start: Uint32Array; readonly next: Uint32Array }[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
+  /** The first message at or after i that states a goal (isGoal), or the list's length. */
+  readonly nextGoal: Uint32Array;
+  /** The intern table's generation `ids` are of: a fold after a restart of the table interns its items again. */
+  readonly generation: number;
 }
 /** A provided list; its items are laid out at its first fold (a policy that never summarizes pays nothing). */
 interface ProvidedList {
@@ -129,11 +134,23 @@ export function provideMessageList(list: readonly Message[]): void {
 interface LayoutBuild {
   /** Next message to read (phase one, forward). */
   i: number;
-  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; later?: Map<string, number>; q: number }[];
+  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; ids?: Int32Array; q: number }[];
   readonly unsafeBefore: Uint32Array;
-  /** Section whose `next` table is being made (phase two, backward over its mentions). */
+  /** 1 where a message states a goal (phase one); made the nextGoal table when the layout is whole. */
+  readonly goals: Uint32Array;
+  /** Section whose `next` and `ids` tables are being made (phase two, backward over its mentions). */
   f: number;
+  /** The intern table's generation phase two started in (a restart meanwhile makes it start again). */
+  generation: number;
 }
+
+/**
+ * Per interned number, the position of its latest mention seen by phase two of a layout (valid
+ * where `laterMark` holds the section's stamp): integers where a map of strings was, as the item
+ * is interned there anyway.
+ */
+const laterMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
+let laterAt = new Int32Array(1024);
 const builds = new WeakMap<readonly Message[], LayoutBuild>();
 
 /**
@@ -145,8 +162,17 @@ const builds = new WeakMap<readonly Message[], LayoutBuild>();
 function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
   let b = builds.get(list);
   if (!b) {
-    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), f: 0 };
+    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), goals: new Uint32Array(list.length + 1), f: 0, generation: internGeneration };
     builds.set(list, b);
+  }
+  if (b.generation !== internGeneration) {
+    // The intern table started again between slices: the numbers so far are of the old one.
+    for (const sec of b.per) {
+      delete sec.next;
+      delete sec.ids;
+    }
+    b.f = 0;
+    b.generation = internGeneration;
   }
   const n = list.length;
   for (;;) {
@@ -160,33 +186,63 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
         sec.start[i + 1] = sec.items.length;
       }
       b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m.readsBack ? 0 : 1);
+      if (isGoal(list[i]!)) b.goals[i] = 1;
       if (enough()) return undefined;
       continue;
     }
     if (b.f < ITEM_FIELDS.length) {
       const sec = b.per[b.f]!;
       const { items } = sec;
-      if (!sec.next || !sec.later) {
+      if (!sec.next || !sec.ids) {
         sec.next = new Uint32Array(items.length);
-        sec.later = new Map();
+        sec.ids = new Int32Array(items.length);
         sec.q = items.length - 1;
+        // One stamp per section: a slice of another list's layout in between would take the next one.
+        laterStamp = nextStamp(laterMark);
+        laterOf = sec;
+      } else if (laterOf !== sec) {
+        // Another layout's phase two ran meanwhile (a second list prepared): its marks are not ours.
+        laterStamp = nextStamp(laterMark);
+        laterOf = sec;
+        for (let q = items.length - 1; q > sec.q; q--) markLater(sec.ids[q]!, q);
       }
-      const { next, later } = sec;
+      const { next, ids } = sec;
       for (const stop = Math.max(-1, sec.q - 256); sec.q > stop; sec.q--) {
-        const x = items[sec.q]!;
-        next[sec.q] = later.get(x) ?? items.length;
-        later.set(x, sec.q);
+        const id = intern(items[sec.q]!);
+        ids[sec.q] = id;
+        next[sec.q] = laterMark.marks.length > id && laterMark.marks[id] === laterStamp ? laterAt[id]! : items.length;
+        markLater(id, sec.q);
       }
       if (sec.q < 0) {
-        delete sec.later;
+        laterOf = undefined;
         b.f++;
       }
       if (enough()) return undefined;
       continue;
     }
     builds.delete(list);
-    return { sections: b.per.map(({ items, start, next }) => ({ items, start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore };
+    // Flags to "next at or after": one backward pass, in place.
+    const nextGoal = b.goals;
+    nextGoal[n] = n;
+    for (let i = n - 1; i >= 0; i--) nextGoal[i] = nextGoal[i] === 1 ? i : nextGoal[i + 1]!;
+    return { nextGoal, sections: b.per.map(({ items, start, next, ids }) => ({ items, ids: ids ?? new Int32Array(0), start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore, generation: b.generation };
   }
+}
+
+/** The section phase two is marking for, and its stamp in laterMark. */
+let laterOf: object | undefined;
+let laterStamp = 0;
+
+/** Records `q` as the latest mention of `id` seen (phase two goes backward: the nearest after). */
+function markLater(id: number, q: number): void {
+  if (laterMark.marks.length <= id) sizeFor(laterMark);
+  if (laterAt.length < laterMark.marks.length) {
+    const grown = new Int32Array(laterMark.marks.length);
+    grown.set(laterAt);
+    laterAt = grown;
+  }
+  laterMark.marks[id] = laterStamp;
+  laterAt[id] = q;
 }
 
 function layOut(list: readonly Message[]): ListItems {
@@ -211,6 +267,17 @@ export function prepareMessageList(list: readonly Message[], enough: () => boole
   return true;
 }
 
+/**
+ * The items of a list `prepareMessageList` laid out, per section as a summary shows them
+ * (`inline`: on one line, facts), every mention in list order — for counting them ahead
+ * (replay/summary-tokens.ts `precountSummaryItems`). Undefined until the list is laid out whole.
+ */
+export function preparedItems(list: readonly Message[]): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
+  const hit = list.length > 0 ? listOf.get(list[0]!) : undefined;
+  if (hit?.at.list !== list || !hit.at.items) return undefined;
+  return hit.at.items.sections.map(({ items }, f) => ({ items, inline: IS_INLINE[f + ITEM_SECTION]! }));
+}
+
 /** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
 function runOf(messages: readonly Message[]): { at: ListItems; a: number } | undefined {
   const hit = messages.length > 0 ? listOf.get(messages[0]!) : undefined;
@@ -225,10 +292,11 @@ function runOf(messages: readonly Message[]): { at: ListItems; a: number } | und
  * What the folded messages say, section by section, newest first (a share that runs out drops the
  * oldest); the goal is the first request. `readsBack`: every folded message's items do (see readsBack).
  */
-function extract(messages: readonly Message[]): { sections: Sections; readsBack: boolean } {
-  const goal = messages.find((m) => m.role === 'user' && m.parts.some((p) => p.kind === 'text'));
-  const goalText = goal?.parts.find((p) => p.kind === 'text');
+function extract(messages: readonly Message[]): { sections: Sections; ids: readonly (readonly number[])[]; readsBack: boolean } {
   const out: string[][] = [[], [], [], []];
+  // Each item's interned number beside it (by SECTIONS index, as `fill` reads them): the merge
+  // with the carried items tells them apart by number without interning every fresh item again.
+  const ids: number[][] = SECTIONS.map(() => []);
   let readsBack = true;
   // Started again only here, between folds: every number of one fold is from one table (its
   // items' here, its carried sections' in fillBehind).
@@ -239,18 +307,32 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     recentIds.clear();
   }
   const run = runOf(messages);
+  // The first request: in a laid-out run, read from its table instead of testing each message.
+  const g = run ? run.at.nextGoal[run.a]! - run.a : -1;
+  const goal = run ? (g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
+  const goalText = goal?.parts.find((p) => p.kind === 'text');
   if (run) {
     const b = run.a + messages.length;
-    run.at.sections.forEach(({ items, start, next }, f) => {
+    const current = run.at.generation === internGeneration;
+    run.at.sections.forEach(({ items, ids: itemIds, start, next }, f) => {
       const A = start[run.a]!;
       const B = start[b]!;
       const into = out[f]!;
-      for (let q = B - 1; q >= A; q--) if (next[q]! >= B) into.push(items[q]!);
+      const intoIds = ids[f + ITEM_SECTION]!;
+      for (let q = B - 1; q >= A; q--) {
+        if (next[q]! < B) continue;
+        const id = current ? itemIds[q]! : intern(items[q]!);
+        // The interned string, not this mention's own: every summary then holds one string object
+        // per item, which the counter's memo (replay/summary-tokens.ts) finds by identity where
+        // another mention's equal string was compared character by character.
+        into.push(internStrings[id]!);
+        intoIds.push(id);
+      }
     });
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
     const interned = messages.map(idsOf);
-    for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k);
+    for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k, ids[k + ITEM_SECTION]!);
     readsBack = messages.every((m) => itemsOf(m).readsBack);
   }
   const sections = new Map<Section, string[]>([
@@ -260,8 +342,16 @@ function extract(messages: readonly Message[]): { sections: Sections; readsBack:
     ['Files', out[2]!],
     ['Facts to keep', out[3]!],
   ]);
-  return { sections, readsBack };
+  return { sections, ids, readsBack };
 }
+
+/** A user message with text: the first of a fold states its goal. */
+function isGoal(m: Message): boolean {
+  return m.role === 'user' && m.parts.some((p) => p.kind === 'text');
+}
+
+/** SECTIONS index of ITEM_FIELDS' first ('decisions' is 'Decisions and findings'). */
+const ITEM_SECTION = 2;
 
 /**
  * Items interned as numbers, so that the distinct items of a fold, newest first, are found with a
@@ -282,13 +372,18 @@ interface StampTable {
   marks: Int32Array;
   stamp: number;
 }
-/** Sizes `t` for every interned number so far and takes its next stamp (the table emptied). */
-function nextStamp(t: StampTable): number {
+/** Sizes `t` for every interned number so far. */
+function sizeFor(t: StampTable): void {
   if (t.marks.length < internStrings.length) {
     const grown = new Int32Array(Math.max(internStrings.length, t.marks.length * 2));
     grown.set(t.marks);
     t.marks = grown;
   }
+}
+
+/** Sizes `t` for every interned number so far and takes its next stamp (the table emptied). */
+function nextStamp(t: StampTable): number {
+  sizeFor(t);
   if (++t.stamp === 0x7fffffff) {
     t.marks.fill(0);
     t.stamp = 1;
@@ -319,7 +414,7 @@ function idsOf(m: Message): readonly Int32Array[] {
 }
 
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
-function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number): string[] {
+function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number, outIds: number[]): string[] {
   const stamp = nextStamp(seen);
   const marks = seen.marks;
   const out: string[] = [];
@@ -330,6 +425,7 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
       if (marks[id] === stamp) continue;
       marks[id] = stamp;
       out.push(internStrings[id]!);
+      outIds.push(id);
     }
   }
   return out;
@@ -342,10 +438,66 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
  */
 const recentIds = new Recent<readonly string[], Int32Array>(16);
 
+/**
+ * The characters of each item of the last few sections written, by items array (as recentIds):
+ * the next summary's fill reads them from one typed array instead of from thousands of strings
+ * scattered over the heap, and its length is their sum.
+ */
+const recentLens = new Recent<readonly string[], Int32Array>(16);
+
+function lensOfItems(items: readonly string[]): Int32Array {
+  let lens = recentLens.get(items);
+  if (!lens) {
+    lens = recentInts(items.length);
+    for (let q = 0; q < items.length; q++) lens[q] = items[q]!.length;
+    recentLens.set(items, lens);
+  }
+  return lens;
+}
+
+/** Fresh items told apart from carried ones with `freshTable` at most this many; more take the stamp table. */
+const FRESH_TABLE_MAX = 1024;
+/** Open addressing, -1 for empty: 4 096 slots (the most FRESH_TABLE_MAX needs at a quarter full). */
+const freshTable = new Int32Array(4096);
+
+/**
+ * Puts the fresh numbers in `freshTable` (sized to a power of two at least four times their
+ * number, emptied first) and returns its mask: a carried item's probe then mostly meets an empty
+ * slot at once.
+ */
+function tableFresh(ids: Int32Array): number {
+  let size = 64;
+  while (size < 4 * ids.length) size *= 2;
+  const mask = size - 1;
+  freshTable.fill(-1, 0, size);
+  for (let q = 0; q < ids.length; q++) {
+    const id = ids[q]!;
+    let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
+    while (freshTable[h] !== -1 && freshTable[h] !== id) h = (h + 1) & mask;
+    freshTable[h] = id;
+  }
+  return mask;
+}
+
 function idsOfItems(items: readonly string[]): Int32Array {
   let ids = recentIds.get(items);
-  if (!ids) recentIds.set(items, (ids = Int32Array.from(items, intern)));
+  if (!ids) {
+    ids = recentInts(items.length);
+    for (let q = 0; q < items.length; q++) ids[q] = intern(items[q]!);
+    recentIds.set(items, ids);
+  }
   return ids;
+}
+
+/**
+ * The interned numbers of a section's items, index for index, while the summarizer still knows
+ * them (the last few sections it wrote), with the intern table's generation they belong to: a
+ * counter (replay/summary-tokens.ts) keeps counts by number, a typed read where a string was
+ * looked up in a map of every item it ever counted.
+ */
+export function recentItemIds(items: readonly string[]): { readonly ids: Int32Array; readonly generation: number } | undefined {
+  const ids = recentIds.get(items);
+  return ids && ids.length === items.length ? { ids, generation: internGeneration } : undefined;
 }
 
 /**
@@ -358,6 +510,8 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
     for (let k = 0; k < layout.sections.length; k++) {
       const ids = recentIds.get(layout.sections[k]!.items);
       if (ids) recentIds.set(kept.sections[k]!.items, ids);
+      const lens = recentLens.get(layout.sections[k]!.items);
+      if (lens) recentLens.set(kept.sections[k]!.items, lens);
     }
   }
   return t;
@@ -366,14 +520,24 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
 /** Per interned number, the stamp of the last markFreshIds that held it. */
 const freshMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
 
-/** Marks the numbers of `fresh` with a new stamp, returned: a carried item is fresh when its number holds it. */
-function markFreshIds(fresh: readonly string[]): number {
-  // Interned first: that may add numbers the table is then sized for.
-  const ids = Int32Array.from(fresh, intern);
+/** Marks the fresh items' numbers with a new stamp, returned: a carried item is fresh when its number holds it. */
+function markFreshIds(ids: Int32Array): number {
   const stamp = nextStamp(freshMark);
   const marks = freshMark.marks;
   for (let q = 0; q < ids.length; q++) marks[ids[q]!] = stamp;
   return stamp;
+}
+
+/** The numbers of the items the last `pick` kept, by SECTIONS index (`ids`: every item's, by the same index). */
+function pickedIds(ids: readonly (readonly number[])[]): Int32Array[] {
+  return SECTIONS.map((_, k) => {
+    const count = picked[k]!;
+    const at = picks[k]!;
+    const from = ids[k]!;
+    const out = recentInts(count);
+    for (let j = 0; j < count; j++) out[j] = from[at[j]!]!;
+    return out;
+  });
 }
 
 /**
@@ -447,7 +611,7 @@ const picks: Int32Array[] = SECTIONS.map(() => new Int32Array(256));
  * share; what a section does not use is shared again. Returns the characters `render` writes for
  * what it took; `keep`: record the items' indices in `picks`.
  */
-function pick(items: readonly (readonly string[])[], budget: number, keep: boolean): number {
+function pick(items: readonly (readonly string[])[], budget: number, keep: boolean, lens?: readonly (Int32Array | undefined)[]): number {
   const n = SECTIONS.length;
   if (keep) for (let k = 0; k < n; k++) if (picks[k]!.length < items[k]!.length) picks[k] = new Int32Array(Math.max(items[k]!.length, 2 * picks[k]!.length));
   // Per section: the next item's index; a section's first item also pays for its title. Plain
@@ -459,12 +623,13 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
     const list = items[k]!;
+    const len = lens?.[k];
     const title = TITLE_COST[k]!;
     let q = next[k]!;
     // What `render` spends on an item: "- item" and a separator; a section's first also pays for "\n## title\n".
-    while (q < list.length && list[q]!.length + 3 + title > left) q++;
+    while (q < list.length && (len ? len[q]! : list[q]!.length) + 3 + title > left) q++;
     if (q < list.length) {
-      const c = list[q]!.length + 3 + title;
+      const c = (len ? len[q]! : list[q]!.length) + 3 + title;
       if (keep) picks[k]![0] = q;
       picked[k] = 1;
       q++;
@@ -478,9 +643,10 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
     let active = 0;
     for (let k = 0; k < n; k++) {
       const list = items[k]!;
+      const len = lens?.[k];
       const extra = 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
       let q = next[k]!;
-      while (q < list.length && list[q]!.length + extra > left) q++;
+      while (q < list.length && (len ? len[q]! : list[q]!.length) + extra > left) q++;
       next[k] = q;
       if (q < list.length) active++;
     }
@@ -489,13 +655,14 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
     let took = false;
     for (let k = 0; k < n; k++) {
       const list = items[k]!;
+      const len = lens?.[k];
       let q = next[k]!;
       if (q >= list.length) continue;
       let spent = 0;
       let count = picked[k]!;
       for (;;) {
         if (q >= list.length) break;
-        const c = list[q]!.length + 3 + (count > 0 ? 0 : TITLE_COST[k]!);
+        const c = (len ? len[q]! : list[q]!.length) + 3 + (count > 0 ? 0 : TITLE_COST[k]!);
         if (spent + c > share) break;
         if (keep) picks[k]![count] = q;
         count++;
@@ -515,7 +682,8 @@ function pick(items: readonly (readonly string[])[], budget: number, keep: boole
       for (let k = 0; k < n; k++) {
         const list = items[k]!;
         if (next[k]! >= list.length) continue;
-        const c = list[next[k]!]!.length + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
+        const len = lens?.[k];
+        const c = (len ? len[next[k]!]! : list[next[k]!]!.length) + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
         if (best < 0 || c < bestCost) {
           best = k;
           bestCost = c;
@@ -546,7 +714,8 @@ function pickedItems(list: readonly string[], k: number): string[] {
 
 /** Characters `render` writes for what `fill` would take, without taking it. */
 function fillSize(sections: Sections, budget: number): number {
-  return pick(itemLists(sections), budget, false);
+  const items = itemLists(sections);
+  return pick(items, budget, false, items.map(lensOfItems));
 }
 
 /**
@@ -554,22 +723,39 @@ function fillSize(sections: Sections, budget: number): number {
  * true)` merges them (carried items are distinct: a summary laid out here), each section built in
  * one array of its final size rather than filled, then copied behind the fresh items.
  */
-function fillBehind(fresh: Sections, carried: Sections, budget: number): Sections {
+function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: Sections, budget: number): Sections {
   const items = itemLists(carried);
-  pick(items, budget, true);
+  const lens = items.map(lensOfItems);
+  pick(items, budget, true, lens);
   const out: Sections = new Map();
   for (let k = 0; k < SECTIONS.length; k++) {
     const first = fresh.get(SECTIONS[k]!) ?? [];
     const count = picked[k]!;
     if (count === 0) {
-      if (first.length) out.set(SECTIONS[k]!, mergeUnique(first, [], true));
+      if (first.length) {
+        const only = mergeUnique(first, [], true);
+        recentIds.set(only, freshIds[k]!);
+        out.set(SECTIONS[k]!, only);
+      }
       continue;
     }
     const list = items[k]!;
+    const listLens = lens[k]!;
     const at = picks[k]!;
     if (first.length === 0) {
       const taken = pickedItems(list, k);
-      noteCarried(taken, { from: list, fresh: 0, src: at.slice(0, count) });
+      const src = recentInts(count);
+      src.set(at.subarray(0, count));
+      const from = idsOfItems(list);
+      const takenIds = recentInts(count);
+      const takenLens = recentInts(count);
+      for (let j = 0; j < count; j++) {
+        takenIds[j] = from[src[j]!]!;
+        takenLens[j] = listLens[src[j]!]!;
+      }
+      recentIds.set(taken, takenIds);
+      recentLens.set(taken, takenLens);
+      noteCarried(taken, { from: list, fresh: 0, src });
       out.set(SECTIONS[k]!, taken);
       continue;
     }
@@ -577,30 +763,57 @@ function fillBehind(fresh: Sections, carried: Sections, budget: number): Section
     // read per item, where a string was looked up for each of a rolling summary's thousands),
     // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
     const ids = idsOfItems(list);
-    const stamp = markFreshIds(first);
+    const firstIds = freshIds[k]!;
     const nFresh = first.length;
     const merged = new Array<string>(nFresh + count);
-    const mergedIds = new Int32Array(nFresh + count);
+    const mergedIds = recentInts(nFresh + count);
+    const mergedLens = recentInts(nFresh + count);
     // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
-    const src = new Int32Array(count);
+    const src = recentInts(count);
     let w = 0;
     for (; w < nFresh; w++) {
       merged[w] = first[w]!;
-      mergedIds[w] = intern(first[w]!);
+      mergedIds[w] = firstIds[w]!;
+      mergedLens[w] = first[w]!.length;
     }
     let c = 0;
-    const freshMarks = freshMark.marks;
-    for (let j = 0; j < count; j++) {
-      const q = at[j]!;
-      const id = ids[q]!;
-      if (freshMarks[id] === stamp) continue;
-      merged[w] = list[q]!;
-      mergedIds[w++] = id;
-      src[c++] = q;
+    if (nFresh <= FRESH_TABLE_MAX) {
+      // The few fresh numbers in a small open-addressed table (in cache), probed per carried item.
+      const mask = tableFresh(firstIds);
+      for (let j = 0; j < count; j++) {
+        const q = at[j]!;
+        const id = ids[q]!;
+        let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
+        let hit = false;
+        for (let t = freshTable[h]!; t !== -1; t = freshTable[(h = (h + 1) & mask)]!) {
+          if (t === id) {
+            hit = true;
+            break;
+          }
+        }
+        if (hit) continue;
+        merged[w] = list[q]!;
+        mergedIds[w] = id;
+        mergedLens[w++] = listLens[q]!;
+        src[c++] = q;
+      }
+    } else {
+      const stamp = markFreshIds(firstIds);
+      const freshMarks = freshMark.marks;
+      for (let j = 0; j < count; j++) {
+        const q = at[j]!;
+        const id = ids[q]!;
+        if (freshMarks[id] === stamp) continue;
+        merged[w] = list[q]!;
+        mergedIds[w] = id;
+        mergedLens[w++] = listLens[q]!;
+        src[c++] = q;
+      }
     }
     merged.length = w;
-    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.slice(0, w));
-    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.slice(0, c) });
+    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.subarray(0, w));
+    recentLens.set(merged, w === nFresh + count ? mergedLens : mergedLens.subarray(0, w));
+    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.subarray(0, c) });
     out.set(SECTIONS[k]!, merged);
   }
   return out;
@@ -617,7 +830,7 @@ export function extractiveSummary(req: SummaryRequest): string {
  */
 export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
-  const { sections: fresh, readsBack: freshReadsBack } = extract(req.messages);
+  const { sections: fresh, ids: freshIds, readsBack: freshReadsBack } = extract(req.messages);
   // A summary laid out here stands for its own parse (its items read back, see readsBack).
   const fromWritten = req.previous?.layout ? sectionsOf(req.previous.layout) : undefined;
   const previous = req.previous ? (fromWritten ?? parseSummary(req.previous.text)) : undefined;
@@ -633,17 +846,30 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   // What readsBack must read: items carried from a summary written here were checked when it was
   // (a rolling summary holds thousands; reading them all at every compression was a share of each replay).
   let unchecked: Sections[];
-  if (!previous || previous.sections.size === 0) unchecked = [(merged = fill(fresh, rest))];
-  else {
+  if (!previous || previous.sections.size === 0) {
+    unchecked = [(merged = fill(fresh, rest))];
+    // The next summary carries these sections: their numbers are known now.
+    const fitIds = pickedIds(freshIds);
+    for (let k = 0; k < SECTIONS.length; k++) {
+      const items = merged.get(SECTIONS[k]!);
+      if (items) recentIds.set(items, fitIds[k]!);
+    }
+  } else {
     // The previous summary's share: what it covered against what is folded now, at most half.
     const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
     // The carried sections are newest first already, so a share that runs out drops the oldest.
     const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
-    const oldFirst = fillSize(carried, Math.floor(rest * oldShare));
+    const oldCap = Math.floor(rest * oldShare);
+    // Fresh material that fits beside the most the older share can take is taken whole whatever
+    // that share takes (a fill whose budget holds every item takes every item): the carried
+    // items — thousands in a rolling summary — are then not walked for it.
+    const oldFirst = pickCost(fresh) <= rest - oldCap ? 0 : fillSize(carried, oldCap);
     const freshFit = fill(fresh, rest - oldFirst);
     // What the fresh material left unused goes back to the older material.
     if (fromWritten) {
-      merged = fillBehind(freshFit, carried, rest - size(freshFit));
+      // Read right after the fill that picked them (`picks` is scratch of every fill).
+      const fitIds = pickedIds(freshIds);
+      merged = fillBehind(freshFit, fitIds, carried, rest - size(freshFit));
       unchecked = [freshFit];
     } else {
       const old = fill(carried, rest - size(freshFit));
@@ -659,12 +885,25 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   unchecked.push(goalSections);
   const layout = layoutOf(header, covered, merged);
   // The cost estimate above is exact for what it renders; this only guards a bug, never trims in practice.
-  const length = layoutLength(layout);
+  const length = lengthOf(layout);
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
   if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
+}
+
+/** `layoutLength(layout)`, each section's characters summed from its lengths when fillBehind kept them. */
+function lengthOf(layout: SummaryLayout): number {
+  let n = layout.header.length;
+  for (const s of layout.sections) {
+    const items = s.items;
+    n += s.title.length + 5 + (s.inline ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
+    const lens = recentLens.get(items);
+    if (lens) for (let q = 0; q < lens.length; q++) n += lens[q]!;
+    else for (const i of items) n += i.length;
+  }
+  return n;
 }
 
 /** True when `parseSummary(render(sections))` gives these sections back item for item. */
@@ -701,6 +940,21 @@ function size(sections: Sections): number {
     if (!items || items.length === 0) continue;
     // "\n## title\n", then "- a, b" (inline) or "- a\n- b".
     n += s.length + 5 + (INLINE.has(s) ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
+    for (const i of items) n += i.length;
+  }
+  return n;
+}
+
+/**
+ * What `pick` spends on taking every item of these sections (a separator after each item, which
+ * `size` does not count after a section's last): a budget of at least this takes them all.
+ */
+function pickCost(sections: Sections): number {
+  let n = 0;
+  for (let k = 0; k < SECTIONS.length; k++) {
+    const items = sections.get(SECTIONS[k]!);
+    if (!items || items.length === 0) continue;
+    n += TITLE_COST[k]! + 3 * items.length;
     for (const i of items) n += i.length;
   }
   return n;

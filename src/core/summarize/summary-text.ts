@@ -34,18 +34,46 @@ export interface SummarySection {
  * the summaries do (kept by the fold memo and the events: all of it would be promoted and kept).
  */
 export class Recent<K, V> {
-  readonly #map = new Map<K, V>();
-  constructor(private readonly size: number) {}
+  // A ring of a few slots compared by identity, newest at `#at`: a look-up reads at most `size`
+  // slots and a set overwrites the oldest — a Map of a few entries, deleted and set several
+  // times per summary, spent more on hashing, its deleted slots and its key iterator.
+  readonly #keys: (K | undefined)[];
+  readonly #values: (V | undefined)[];
+  #at = 0;
+  constructor(private readonly size: number) {
+    this.#keys = new Array<K | undefined>(size).fill(undefined);
+    this.#values = new Array<V | undefined>(size).fill(undefined);
+  }
   get(k: K): V | undefined {
-    return this.#map.get(k);
+    // Newest first: the one just set is the one most often asked for.
+    for (let n = 0, i = this.#at; n < this.size; n++) {
+      if (this.#keys[i] === k) return this.#values[i];
+      if (--i < 0) i = this.size - 1;
+    }
+    return undefined;
   }
   set(k: K, v: V): void {
-    this.#map.delete(k);
-    this.#map.set(k, v);
-    if (this.#map.size > this.size) this.#map.delete(this.#map.keys().next().value as K);
+    const keys = this.#keys;
+    const values = this.#values;
+    let i = keys.indexOf(k);
+    if (i < 0) {
+      // The oldest slot (the one after the newest) takes it.
+      i = this.#at = this.#at + 1 === this.size ? 0 : this.#at + 1;
+    } else {
+      // Set again: it becomes the newest (as a Map's delete then set made it), the newer ones
+      // moved one slot back.
+      for (let j = i; j !== this.#at; j = i) {
+        i = j + 1 === this.size ? 0 : j + 1;
+        keys[j] = keys[i];
+        values[j] = values[i];
+      }
+    }
+    keys[i] = k;
+    values[i] = v;
   }
   clear(): void {
-    this.#map.clear();
+    this.#keys.fill(undefined);
+    this.#values.fill(undefined);
   }
 }
 
@@ -61,6 +89,29 @@ export interface CarriedItems {
   readonly fresh: number;
   readonly src: Int32Array;
 }
+/**
+ * A zeroed Int32Array of `n` for numbers about the summary just written that the next one reads
+ * (item numbers, where carried items came from, their counts): cut from a shared slab, so that
+ * the several such arrays per section of every rolling summary are views of one buffer instead
+ * of a buffer each (a typed array's own buffer is memory outside the heap, slow to allocate and
+ * to free, and a compression per call made thousands per replay). A slab lives while any of its
+ * views does: these are held only by `Recent` maps, a few summaries long. 64 KB a slab: small
+ * enough to come from malloc's reused memory, where 256 KB slabs were fresh pages (mmap) each.
+ */
+export function recentInts(n: number): Int32Array {
+  if (n > SLAB_INTS / 8) return new Int32Array(n);
+  if (slabAt + n > SLAB_INTS) {
+    slab = new Int32Array(SLAB_INTS);
+    slabAt = 0;
+  }
+  const out = slab.subarray(slabAt, slabAt + n);
+  slabAt += n;
+  return out;
+}
+const SLAB_INTS = 1 << 14;
+let slab = new Int32Array(SLAB_INTS);
+let slabAt = 0;
+
 /** The last few sections' (two summaries' worth at most six sections each). */
 const carriedItems = new Recent<readonly string[], CarriedItems>(16);
 
@@ -254,9 +305,29 @@ const attached = new WeakMap<object, SummaryText>();
  */
 export function attachSummary<E extends object>(event: E, summary: SummaryText): E {
   attached.set(event, summary);
-  Object.defineProperty(event, 'summary', { enumerable: true, configurable: true, get: () => summary.text });
+  // One getter for every event (it finds the summary by its `this`), not a closure per event:
+  // events given the same accessor share their shape, where each closure made a shape of its own.
+  Object.defineProperty(event, 'summary', SUMMARY_PROPERTY);
   return event;
 }
+
+/** The summary attached to `o` or to the nearest object it inherits from. */
+function summaryAbove(o: object | null): SummaryText | undefined {
+  for (; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    const summary = attached.get(o);
+    if (summary) return summary;
+  }
+  return undefined;
+}
+
+const SUMMARY_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): string | undefined {
+    // `this` is the event, or an object that inherits from it.
+    return summaryAbove(this)?.text;
+  },
+};
 
 /** The summary an event carries, without writing its text: attached ones as they are, plain strings wrapped. */
 export function summaryOf(event: { readonly summary?: string }): SummaryText | undefined {

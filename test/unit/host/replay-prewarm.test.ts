@@ -6,15 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
-import { extractiveSummary, prepareMessageList } from '../../../src/core/summarize/extractive';
+import { summaryTextCounter } from '../../../src/core/replay/summary-tokens';
+import { extractiveSummary, extractiveSummaryText, prepareMessageList } from '../../../src/core/summarize/extractive';
+import { getTokenizer } from '../../../src/core/tokens/index';
 import { createPrewarm } from '../../../src/main/host/replay-prewarm';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
 /** Items that repeat across messages (the dedupe matters), an error result, decisions, paths. */
-function list(n = 60): Message[] {
+function list(n = 60, salt = ''): Message[] {
   const out: Message[] = [];
   for (let i = 0; i < n; i++) {
-    const file = `src/pkg${i % 4}/mod${i % 6}.ts`;
+    const file = `src/pkg${i % 4}${salt}/mod${i % 6}.ts`;
     if (i % 5 === 0) out.push(user(`Please fix parseConfig${i % 3} in ${file}, limit ${1000 + (i % 7)}.`));
     out.push(assistant([{ kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
     out.push(msg('user', [result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0)]));
@@ -23,12 +25,12 @@ function list(n = 60): Message[] {
 }
 
 /** Every run [a, b) of `xs` (a stride of them), summarized with and without an earlier summary. */
-function summaries(xs: readonly Message[]): string[] {
+function summaries(xs: readonly Message[], targetTokens = 200): string[] {
   const out: string[] = [];
   for (let a = 0; a < xs.length; a += 7) {
     for (let b = a + 1; b <= xs.length; b += 11) {
-      const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens: 200 });
-      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens: 200 }));
+      const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens });
+      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens }));
     }
   }
   return out;
@@ -58,6 +60,24 @@ describe('prepareMessageList', () => {
     expect(slices).toBeGreaterThan(laid.length);
     expect(prepareMessageList(laid, () => true)).toBe(true);
     expect(summaries(laid)).toEqual(summaries(plain));
+  });
+
+  it('lays two lists out in alternating slices (a section of each half done at a time) as each would be alone', () => {
+    // Over 256 mentions per section, so each list's slices stop inside a section's backward pass
+    // and the other list's pass runs in between.
+    const plain = list(400);
+    const one = list(400);
+    const two = list(400);
+    let oneDone = false;
+    let twoDone = false;
+    while (!oneDone || !twoDone) {
+      if (!oneDone) oneDone = prepareMessageList(one, () => true);
+      if (!twoDone) twoDone = prepareMessageList(two, () => true);
+    }
+    // A target that holds every item: a mention wrongly taken for its item's newest would show twice.
+    const want = summaries(plain, 20_000);
+    expect(summaries(one, 20_000)).toEqual(want);
+    expect(summaries(two, 20_000)).toEqual(want);
   });
 
   it('is not used for folds until whole: a half-prepared list summarizes as before, and finishing it changes nothing', () => {
@@ -149,6 +169,39 @@ describe('replay prewarm', () => {
     await new Promise((r) => setTimeout(r, 50));
     await prewarm.settled;
     expect(summaries(xs)).toEqual(summaries(list(200)));
+  });
+
+  it('counts the prepared items ahead with a BPE tokenizer, so a summary of them is counted with fewer encodings and to the same count', async () => {
+    // Each case its own items (salted), so one case's counts are not the other's.
+    const countCalls = async (tokenizer: string, salt: string): Promise<{ calls: number; count: number; exact: number }> => {
+      const xs = list(120, salt);
+      const sched = manual();
+      const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
+      prewarm.idle('s', xs, tokenizer);
+      while (sched.runOne());
+      await prewarm.settled;
+      const bpe = getTokenizer('tiktoken:o200k_base');
+      const countText = bpe.countText.bind(bpe);
+      let calls = 0;
+      bpe.countText = (text: string): number => {
+        calls++;
+        return countText(text);
+      };
+      try {
+        const summary = extractiveSummaryText({ messages: xs.slice(10, 200), previous: null, targetTokens: 20_000 });
+        const count = summaryTextCounter('tiktoken:o200k_base')(summary);
+        return { calls, count, exact: countText(summary.text) };
+      } finally {
+        bpe.countText = countText;
+      }
+    };
+    const ahead = await countCalls('tiktoken:o200k_base', '-a');
+    const cold = await countCalls('chars4', '-b');
+    expect(ahead.count).toBe(ahead.exact);
+    expect(cold.count).toBe(cold.exact);
+    // The same items but for the salt: as many pieces to count, most of them counted ahead.
+    expect(cold.calls).toBeGreaterThan(10);
+    expect(ahead.calls).toBeLessThan(cold.calls / 2);
   });
 
   it('after a chart: prepares the session the worker holds, and a session it cannot find (or a config that fails) ends nothing', async () => {

@@ -25,6 +25,20 @@ async function rollingSummaries(): Promise<SummaryText[]> {
 }
 
 describe('summaryCounter on extractive summaries', () => {
+  it.each(['tiktoken:o200k_base', 'tiktoken:cl100k_base'])('counts the header, whatever its number of messages, exactly as %s counts the text', (id) => {
+    // The header is counted in pieces (its digits three at a time): numbers of every length,
+    // zeros inside a group ("1000", "1007": "100" and "0", "100" and "7"), with and without sections.
+    const count = summaryTextCounter(id);
+    const base = getTokenizer(id);
+    const numbers = [1, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 1007, 1010, 4096, 10000, 10070, 12345, 99999, 100000, 100007, 1234567, 1000000000];
+    for (const n of numbers) {
+      for (const sections of [[], [{ title: 'Facts to keep', inline: true, items: ['ORD-1187', 'port 8080'] }]]) {
+        const summary = SummaryText.laidOut({ header: `Summary of ${n} earlier messages:`, messages: n, sections });
+        expect([n, count(summary)]).toEqual([n, base.countText(summary.text)]);
+      }
+    }
+  });
+
   it.each(['tiktoken:o200k_base', 'tiktoken:cl100k_base', 'calibrated', 'max:tiktoken:o200k_base'])('counts each summary by its layout exactly as %s counts its text', async (id) => {
     const summaries = await rollingSummaries();
     expect(summaries.length).toBeGreaterThan(50);

@@ -9,7 +9,7 @@ import { replay } from '../../../src/core/replay/index';
 import { toView, withoutSummary } from '../../../src/core/replay/serialize';
 import { chartView } from '../../../src/core/replay/chart-view';
 import { stepDetail } from '../../../src/core/replay/step-detail';
-import { attachSummary, renderLayout, sameSummary, summaryOf, SummaryText, type SummaryLayout } from '../../../src/core/summarize/summary-text';
+import { attachSummary, Recent, recentInts, renderLayout, sameSummary, summaryOf, SummaryText, type SummaryLayout } from '../../../src/core/summarize/summary-text';
 import { countWith } from '../../../src/core/tokens/index';
 import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
@@ -70,6 +70,9 @@ describe('SummaryText', () => {
     expect(structuredClone(event).summary).toBe(text);
     expect(summaryOf(event)?.text).toBe(text);
     expect(summaryOf({ summary: 'plain' })?.text).toBe('plain');
+    // Two events share the one getter, each reading its own summary (and so does a spread copy).
+    const other = attachSummary({ kind: 'compression' as const, step: 4 } as { summary?: string }, SummaryText.of('other'));
+    expect([event.summary, other.summary, { ...other }.summary]).toEqual([text, 'other', 'other']);
   });
 
   it('lets a replay count, search and fold summaries without writing their texts; one call’s detail writes only its own', async () => {
@@ -91,5 +94,38 @@ describe('SummaryText', () => {
     // The call's summary and the one before it: two texts, not one per compression.
     expect(written.mock.calls.length).toBeLessThanOrEqual(4);
     expect(last.summary).toMatch(/^Summary of \d+ earlier messages:/);
+  });
+});
+
+describe('Recent', () => {
+  it('keeps the last `size` keys set (by identity), a key set again counting as the newest', () => {
+    const keys = Array.from({ length: 6 }, (_, i) => [i]);
+    const r = new Recent<number[], string>(3);
+    for (const k of keys.slice(0, 3)) r.set(k, `v${k[0]}`);
+    r.set(keys[0]!, 'again');
+    r.set(keys[3]!, 'v3');
+    // keys[1] was the oldest: dropped; keys[0], set again, stays.
+    expect(keys.slice(0, 4).map((k) => r.get(k))).toEqual(['again', undefined, 'v2', 'v3']);
+    expect(r.get([0])).toBeUndefined();
+    r.set(keys[4]!, 'v4');
+    r.set(keys[5]!, 'v5');
+    expect(keys.map((k) => r.get(k))).toEqual([undefined, undefined, undefined, 'v3', 'v4', 'v5']);
+    // Set again from the middle of the ring: the other two keep their order behind it.
+    r.set(keys[4]!, 'again');
+    r.set(keys[0]!, 'v0');
+    expect(keys.map((k) => r.get(k))).toEqual(['v0', undefined, undefined, undefined, 'again', 'v5']);
+    r.clear();
+    expect(keys.map((k) => r.get(k))).toEqual(keys.map(() => undefined));
+  });
+});
+
+describe('recentInts', () => {
+  it('hands out zeroed arrays of the size asked, none sharing an element with another', () => {
+    const arrays = [3, 0, 1_000, 5_000, 70_000, 2_048, 2_049, 17].flatMap((n) => Array.from({ length: 12 }, () => recentInts(n)));
+    for (const a of arrays) expect(a.every((x) => x === 0)).toBe(true);
+    // Each written with its own mark: a shared element would show another array's mark.
+    arrays.forEach((a, i) => a.fill(i + 1));
+    arrays.forEach((a, i) => expect(a.every((x) => x === i + 1)).toBe(true));
+    expect(arrays.map((a) => a.length).slice(0, 13)).toEqual([...Array.from({ length: 12 }, () => 3), 0]);
   });
 });
