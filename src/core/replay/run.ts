@@ -208,7 +208,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       run.next = j + 1;
       continue;
     }
-    const d: StepDecision = { status: 'ok', reason: '', limit: enforcement.limit, model: s.model };
+    const d: StepDecision = { status: 'ok', reason: '', deferred: undefined, limit: enforcement.limit, model: s.model };
     const compressionsBefore = s.totals.compressions;
 
     // Each path is awaited only when it has work (a promise per call and path was a share of a sweep).
