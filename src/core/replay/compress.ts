@@ -26,7 +26,12 @@ type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
 
-async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<SummaryText> {
+/**
+ * The summary of `fold` on top of the current one: at once when the memo has it or the summarizer
+ * is local (it lays its summary out synchronously), a promise only for a remote one — a policy
+ * folding at every call awaited a promise per call for a summary it already had.
+ */
+function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): SummaryText | Promise<SummaryText> {
   let bySummarizer = foldMemo.get(s.messages);
   if (!bySummarizer) foldMemo.set(s.messages, (bySummarizer = new Map()));
   let memo = bySummarizer.get(summarizer);
@@ -47,11 +52,15 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
   let at = 0;
   for (const [a, z] of fold) for (let i = a, end = Math.min(z, last); i <= end; i++) folded[at++] = s.messages[i]!;
   // A local summarizer lays its summary out without writing it; a remote one answers text.
-  const out = summarizer.summarizeText ? summarizer.summarizeText({ messages: folded, previous: s.summary, targetTokens }) : SummaryText.of(await summarizer.summarize({ messages: folded, previousSummary: s.summary?.text ?? null, targetTokens }));
-  if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
-  if (!byPrevious) memo.set(key, (byPrevious = new Map()));
-  byPrevious.set(s.summary, out);
-  return out;
+  const previous = s.summary;
+  const remember = (out: SummaryText): SummaryText => {
+    if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
+    if (!byPrevious) memo.set(key, (byPrevious = new Map()));
+    byPrevious.set(previous, out);
+    return out;
+  };
+  if (summarizer.summarizeText) return remember(summarizer.summarizeText({ messages: folded, previous, targetTokens }));
+  return summarizer.summarize({ messages: folded, previousSummary: previous?.text ?? null, targetTokens }).then((text) => remember(SummaryText.of(text)));
 }
 
 /**
@@ -330,23 +339,43 @@ function joined(a: readonly MessageRange[], b: readonly MessageRange[]): readonl
  * `historyBudget` is what the history should fit after it; `force` selects S0's forceCompression.
  * Returns null when nothing could be removed (then nothing is recorded).
  */
-export async function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): Promise<CompressionOutcome | null> {
+export function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): CompressionOutcome | null | Promise<CompressionOutcome | null> {
   const before = requestAt(s, end);
   const summaryBefore = s.summary;
   const summaryTokensBefore = s.summaryTokens;
-  let removal: Removal;
-  if (force !== undefined) removal = dropOldestHalf(s, end, force);
-  else {
-    const r = runPipeline(s, end, historyBudget);
-    removal = r;
-    if (r.fold.length > 0 && s.summarizer) {
-      try {
-        s.summary = await summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
-      } catch (e) {
-        s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
-      }
+  if (force !== undefined) return compressed(s, path, end, step, dropOldestHalf(s, end, force), before, summaryBefore, summaryTokensBefore);
+  const r = runPipeline(s, end, historyBudget);
+  if (r.fold.length > 0 && s.summarizer) {
+    // A throw now and a rejection later are the same failure: recorded, and the compression goes on.
+    let folded: SummaryText | Promise<SummaryText>;
+    try {
+      folded = summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
+    } catch (e) {
+      summarizerFailed(s, step, e);
+      return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
     }
+    if (folded instanceof Promise)
+      return folded.then(
+        (summary) => {
+          s.summary = summary;
+          return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+        },
+        (e: unknown) => {
+          summarizerFailed(s, step, e);
+          return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+        },
+      );
+    s.summary = folded;
   }
+  return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+}
+
+function summarizerFailed(s: ReplayState, step: number, e: unknown): void {
+  s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
+}
+
+/** The rest of a compression once `removal` is applied and the summary folded: measured, recorded. */
+function compressed(s: ReplayState, path: CompressionPath, end: number, step: number, removal: Removal, before: number, summaryBefore: SummaryText | null, summaryTokensBefore: number): CompressionOutcome | null {
   const summaryChanged = !sameSummary(s.summary, summaryBefore);
   if (removal.dropped.length === 0 && removal.masked.length === 0 && !summaryChanged) return null;
   if (summaryChanged) s.summaryTokens = s.summary ? s.countSummary(s.summary) : 0;

@@ -4,7 +4,7 @@
  * the window holds more messages than a message-count trigger allows — compress toward the
  * target with the strategy pipeline, or with S0's forceCompression.
  */
-import { compress } from './compress';
+import { compress, type CompressionOutcome } from './compress';
 import { overTrigger } from './enforce';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 
@@ -26,19 +26,25 @@ export function proactiveFires(s: ReplayState, k: number): boolean {
   return c.triggerMessages !== undefined ? k - s.win.from + s.win.keepBefore.length > c.triggerMessages : overTrigger(c, requestAt(s, k), s.enforcement.trigger);
 }
 
-export async function proactivePath(s: ReplayState, k: number, step: number, d: StepDecision): Promise<void> {
+/**
+ * The proactive path before the call of message k. A promise only while a remote summarizer
+ * answers: otherwise the compression is done when this returns (undefined), and the replay awaits
+ * nothing — a policy compressing at every call awaited two promises per call.
+ */
+export function proactivePath(s: ReplayState, k: number, step: number, d: StepDecision): Promise<void> | undefined {
   const c = s.config;
-  if (!proactiveFires(s, k)) return;
+  if (!proactiveFires(s, k)) return undefined;
   const e = s.enforcement;
   const request = requestAt(s, k);
   const messages = k - s.win.from + s.win.keepBefore.length;
   const force = c.proactiveAction === 'force-compression';
+  const budget = Math.max(0, e.target - s.fixed - s.summaryTokens);
   if (s.lean) {
     // Statuses only (ReplayOptions.detail 'totals'): the same branches as below, without their words.
-    const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), force ? '' : undefined);
-    if (done) d.status = 'compress';
-    else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
-    return;
+    const done = compress(s, 'proactive', k, step, budget, force ? '' : undefined);
+    if (done instanceof Promise) return done.then((x) => leanDecision(s, d, x));
+    leanDecision(s, d, done);
+    return undefined;
   }
   // Why it fired, worded by whyOf from these numbers; a compression's reason is worded only when
   // read (a policy compressing at every call has a reason of its own at every call).
@@ -47,7 +53,20 @@ export async function proactivePath(s: ReplayState, k: number, step: number, d: 
   const n1 = c.triggerMessages !== undefined ? c.triggerMessages : e.basisTokens;
   // A forced compression is worded now: its note in the summary says why.
   const forced = force ? (kind === WHY_MESSAGES ? whyOf(kind, n0, n1, e.basisName) : s0Condition(s, request)) : undefined;
-  const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), forced);
+  const done = compress(s, 'proactive', k, step, budget, forced);
+  if (done instanceof Promise) return done.then((x) => decision(s, d, x, forced, kind, n0, n1));
+  decision(s, d, done, forced, kind, n0, n1);
+  return undefined;
+}
+
+function leanDecision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null): void {
+  if (done) d.status = 'compress';
+  else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
+}
+
+/** The step's status and reason after the proactive compression (`done`: null when nothing could be removed). */
+function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null, forced: string | undefined, kind: number, n0: number, n1: number): void {
+  const e = s.enforcement;
   if (done) {
     d.status = 'compress';
     if (forced !== undefined) d.reason = `${forced}, compaction applied: ${int(done.before)} before → ${int(done.after)} after`;
@@ -55,7 +74,7 @@ export async function proactivePath(s: ReplayState, k: number, step: number, d: 
       d.reason = '';
       d.deferred = { words: compactionWords, n0, n1, n2: kind, n3: 0, n4: done.before, n5: done.after, name: e.basisName };
     }
-  } else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) {
+  } else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) {
     // Masking-only policies mask continuously: a call with nothing newly aged out is their steady
     // state, not a warning (the enforced-limit check still warns above the limit).
     d.status = 'warn';
