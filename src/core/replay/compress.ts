@@ -138,16 +138,37 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
 /** The history ranges in the request before `end` (for the event's `kept`). */
 function windowRanges(s: ReplayState, end: number): MessageRange[] {
   const kb = s.win.keepBefore;
-  // Mostly every kept message is before the live range: no filtered copy then.
-  let allBefore = true;
-  for (let q = 0; q < kb.length && allBefore; q++) if (kb[q]! >= s.win.from) allBefore = false;
-  const out = toRanges(allBefore ? kb : kb.filter((i) => i < s.win.from));
+  const from = s.win.from;
+  // The kept messages before the live range as runs, in one indexed pass (as toRanges makes them):
+  // they ascend but for a rare custom order, which takes toRanges' sorted copy.
+  let out: [number, number][] = [];
+  for (let q = 0; q < kb.length; q++) {
+    const i = kb[q]!;
+    if (q > 0 && i < kb[q - 1]!) {
+      out = toRanges(kb.filter((x) => x < from)) as [number, number][];
+      break;
+    }
+    if (i >= from) continue;
+    const last = out[out.length - 1];
+    if (last && i === last[1] + 1) last[1] = i;
+    else out.push([i, i]);
+  }
   if (s.win.from < end) {
     const last = out[out.length - 1];
     if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
     else out.push([s.win.from, end - 1]);
   }
   return out;
+}
+
+/**
+ * `ranges` as mergeRanges gives them: the list itself when it already is (ascending, apart, as one
+ * strategy's list mostly is; nothing changes a strategy's lists after it), else the merged copy.
+ */
+function merged(ranges: readonly MessageRange[]): readonly MessageRange[] {
+  if (ranges.length === 0) return NONE;
+  for (let q = 1; q < ranges.length; q++) if (!(ranges[q]![0] >= ranges[q - 1]![0] && ranges[q]![0] > ranges[q - 1]![1] + 1)) return mergeRanges(ranges);
+  return ranges;
 }
 
 /** Messages of `ranges` not in `kept` (pinned turns rescued), as ranges. */
@@ -240,7 +261,8 @@ function fitSummary(s: ReplayState, allowed: number): void {
 interface Removal {
   readonly dropped: readonly MessageRange[];
   readonly masked: readonly number[];
-  readonly notes: readonly string[];
+  /** The stages' notes, joined by '; '. */
+  readonly note: string;
   readonly strategy: string;
   turnsDropped?: number;
   turnsInWindow?: number;
@@ -271,7 +293,7 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
   const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
   if (dropped.length > 0) s.summary = SummaryText.of(`${s.summary ? s.summary.text + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`);
-  return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
+  return { dropped, masked: [], note: `${why}: dropped the oldest ${dropCount} of ${inWin} turns`, strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
 }
 
 /** The pipeline's name in events ("a+b"), one string per config rather than one per compression. */
@@ -293,7 +315,8 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
   let dropped: readonly MessageRange[] = NONE;
   let masked: number[] | undefined;
   let fold: readonly MessageRange[] = NONE;
-  const notes: string[] = [];
+  // Joined as the stages run: no list per compression for the one note of a one-stage pipeline.
+  let note: string | undefined;
   let targetTokens = 256;
   const pipeline = s.config.pipeline;
   for (let p = 0; p < pipeline.length; p++) {
@@ -319,10 +342,10 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     }
     win.from = Math.max(win.from, r.kept.from);
     win.keepBefore = keep;
-    notes.push(r.note);
+    note = note === undefined ? r.note : `${note}; ${r.note}`;
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked: masked ?? NONE_MASKED, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  return { dropped, masked: masked ?? NONE_MASKED, note: note ?? '', strategy: pipelineName(s.config.pipeline), fold, targetTokens };
 }
 const NONE: readonly MessageRange[] = Object.freeze([]);
 const NONE_MASKED: readonly number[] = Object.freeze([]);
@@ -395,7 +418,7 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
       strategy: removal.strategy,
       tokensBefore: before,
       tokensAfter: after,
-      dropped: mergeRanges(removal.dropped),
+      dropped: merged(removal.dropped),
       kept: windowRanges(s, end),
     };
     // Set after `kept`, as JSON shows it (no object spread per compression).
@@ -403,7 +426,7 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
     // The summary's text is written only if something reads it (summary-text.ts); it keeps its
     // place before the note, as JSON shows the event.
     if (s.summary) attachSummary(event, s.summary);
-    event.note = removal.notes.length === 1 ? removal.notes[0]! : removal.notes.join('; ');
+    event.note = removal.note;
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);
