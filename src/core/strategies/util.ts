@@ -74,8 +74,10 @@ function appendRun(out: [number, number][], a: number, b: number): boolean {
 function keptInside(keepBefore: readonly number[], lo: number, hi: number): readonly number[] {
   let inside: number[] | undefined;
   for (let q = 0; q < keepBefore.length; q++) if (keepBefore[q]! >= lo && keepBefore[q]! < hi) (inside ??= []).push(keepBefore[q]!);
-  return inside ? inside.sort((x, y) => x - y) : [];
+  return inside ? inside.sort((x, y) => x - y) : NONE_INSIDE;
 }
+/** keptInside's answer when none is inside (mostly): one list for all, never written to. */
+const NONE_INSIDE: readonly number[] = Object.freeze([]);
 
 /** droppedRanges by its definition: the candidates in order, less the kept ones, through toRanges. */
 function droppedRangesPlain(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { replay, stepReason, toCliJSON } from '../../../src/core/replay/index';
 import type { ReplayResult } from '../../../src/core/replay/types';
 import { STEP_STATUSES } from '../../../src/core/replay/types';
+import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
+import type { Summarizer } from '../../../src/core/summarize/types';
 import { syntheticSession } from '../../bench/corpus';
 import { policy } from '../../helpers/replay';
 
@@ -45,5 +47,25 @@ describe('deferred reasons', () => {
       expect(viaList).toEqual(byStep);
       // The JSON does not depend on the order of reading.
       expect(JSON.stringify(toCliJSON(one))).toBe(JSON.stringify(toCliJSON(all)));
+    });
+});
+
+/**
+ * A compression waits for its summary only when the summarizer answers later (a remote one): the
+ * same summaries arriving at once or as promises give the same replay, through every path that
+ * compresses (S0's async and proactive paths, a summarizing condenser).
+ */
+describe('a summary that arrives later', () => {
+  const later: Summarizer = { id: 'later', model: 'm', prompt: '', summarize: async (req) => extractiveSummarizer.summarize(req) };
+  const atOnce: Summarizer = { ...extractiveSummarizer, id: 'at-once' };
+  for (const [name, config] of [
+    ['s0', policy('s0', { window: 8_000, maxOutput: 1_000 })],
+    ['openhands-summary', policy('openhands-summary', { triggerMessages: 30 })],
+  ] as const)
+    it(`${name}: gives the replay a summary at once gives`, async () => {
+      const a = await replay(session, config, { summarizer: atOnce });
+      const b = await replay(session, config, { summarizer: later });
+      expect(a.events.filter((e) => e.kind === 'compression').length).toBeGreaterThan(3);
+      expect(JSON.stringify(toCliJSON(b))).toBe(JSON.stringify(toCliJSON(a)));
     });
 });
