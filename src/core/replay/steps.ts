@@ -131,6 +131,8 @@ export class StepArrays {
   }
 
   private reasonOf(text: string): number {
+    // Most calls have no reason: no hashing for them.
+    if (text === '') return 0;
     let id = this.reasonIds.get(text);
     if (id === undefined) {
       id = this.reasons.length;

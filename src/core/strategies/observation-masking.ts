@@ -1,4 +1,5 @@
 /** Observation masking (OpenHands): every tool result but the last N is replaced by a placeholder, whatever the budget. */
+import type { MessageRange } from '../replay/types';
 import type { Strategy } from './types';
 import { PLACEHOLDER_TOKENS } from './tool-pruning';
 import { isToolResultMessage } from './util';
@@ -35,10 +36,12 @@ export const observationMasking: Strategy = (h, _budget, ctx) => {
   }
   older.length = n;
   const masked = older;
-  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: [], masked, note: window !== undefined ? windowNote(masked.length, window) : `masked ${masked.length} observations, kept the last ${Math.min(keep, results.length)}` };
+  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: NONE_DROPPED, masked, note: window !== undefined ? windowNote(masked.length, window) : `masked ${masked.length} observations, kept the last ${Math.min(keep, results.length)}` };
 };
 
 const ascending = (a: number, b: number): number => a - b;
+/** Masking drops nothing: one empty list for every result (no one writes to a result's lists). */
+const NONE_DROPPED: readonly MessageRange[] = Object.freeze([]);
 
 /**
  * "masked N observations, outside the last W messages": the same few come back at every call of a
