@@ -30,6 +30,23 @@ const compressSteps = (r: ReplayResult): number[] => {
 };
 
 describe('deferred reasons', () => {
+  it('a soft budget: each warning worded from its figures, the first exceeded one as its event says', async () => {
+    const config = policy('s3', { tokenizer: 'chars4', window: 64_000, budget: { tokens: 400_000, mode: 'soft', warningThreshold: 0.5 } });
+    const big = syntheticSession(1_200);
+    const r = await replay(big, config);
+    const warned: number[] = [];
+    for (let i = 0; i < r.steps.count; i++) if (STEP_STATUSES[r.steps.status[i]!] === 'warn') warned.push(i);
+    const texts = warned.map((i) => stepReason(r.steps, i));
+    expect(texts.filter((t) => /^session tokens budget at \d+% \([\d,]+ of 400,000\)$/.test(t)).length).toBeGreaterThan(20);
+    const exceeded = texts.filter((t) => /^session tokens budget exceeded \([\d,]+ of 400,000; soft mode\)$/.test(t));
+    expect(exceeded.length).toBeGreaterThan(20);
+    const event = r.events.find((e) => e.kind === 'warning' && e.text.startsWith('session tokens budget exceeded'));
+    expect(event?.kind === 'warning' && event.text).toBe(exceeded[0]);
+    // Read through the list on a fresh result: the same texts.
+    const again = await replay(big, config);
+    expect(warned.map((i) => again.steps.reasons[again.steps.reasonIndex[i]!])).toEqual(texts);
+  });
+
   for (const c of cases)
     it(`${c.name}: worded one by one or all at once, each compress step has its own reason`, async () => {
       const one = await replay(session, c.config);
