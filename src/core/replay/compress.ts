@@ -137,28 +137,50 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
 
 /** The history ranges in the request before `end` (for the event's `kept`). */
 function windowRanges(s: ReplayState, end: number): MessageRange[] {
+  const out = keptBeforeRuns(s).slice() as MessageRange[];
+  const from = s.win.from;
+  if (from < end) {
+    const last = out[out.length - 1];
+    if (last && last[1] + 1 === from) out[out.length - 1] = [last[0], end - 1];
+    else out.push([from, end - 1]);
+  }
+  return out;
+}
+
+/**
+ * The kept messages before the live range as runs (as toRanges makes them). Each event keeps its
+ * ranges for the life of the result, and the primers come back unchanged at every compression of
+ * a policy compressing at each: the runs of the same messages are the same (never written) pairs.
+ */
+function keptBeforeRuns(s: ReplayState): readonly MessageRange[] {
   const kb = s.win.keepBefore;
   const from = s.win.from;
-  // The kept messages before the live range as runs, in one indexed pass (as toRanges makes them):
-  // they ascend but for a rare custom order, which takes toRanges' sorted copy.
-  let out: [number, number][] = [];
+  const held = runsHeld.get(s);
+  if (held && held.from <= from && sameList(held.list, kb) && (kb.length === 0 || kb[kb.length - 1]! < held.from)) return held.runs;
+  // One indexed pass; they ascend but for a rare custom order, which takes toRanges' sorted copy.
+  let runs: [number, number][] = [];
   for (let q = 0; q < kb.length; q++) {
     const i = kb[q]!;
     if (q > 0 && i < kb[q - 1]!) {
-      out = toRanges(kb.filter((x) => x < from)) as [number, number][];
+      runs = toRanges(kb.filter((x) => x < from)) as [number, number][];
       break;
     }
     if (i >= from) continue;
-    const last = out[out.length - 1];
+    const last = runs[runs.length - 1];
     if (last && i === last[1] + 1) last[1] = i;
-    else out.push([i, i]);
+    else runs.push([i, i]);
   }
-  if (s.win.from < end) {
-    const last = out[out.length - 1];
-    if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
-    else out.push([s.win.from, end - 1]);
-  }
-  return out;
+  runsHeld.set(s, { list: kb.slice(), from, runs });
+  return runs;
+}
+/** Per replay, the kept-before list last turned into runs (every one of its messages before `from`, when reused). */
+const runsHeld = new WeakMap<ReplayState, { readonly list: readonly number[]; readonly from: number; readonly runs: readonly MessageRange[] }>();
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
+  return true;
 }
 
 /**

@@ -215,7 +215,11 @@ const owners = new WeakMap<ReplaySteps, StepArrays>();
  * reason is worded alone instead of all of them (a view shows one call's reason).
  */
 export function stepReason(steps: ReplaySteps, i: number): string {
-  const index = steps.reasonIndex[i]!;
+  return reasonText(steps, steps.reasonIndex[i]!);
+}
+
+/** `steps.reasons[index]` (or ''), wording that one reason only: for a reader that goes by index (one template per distinct reason). */
+export function reasonText(steps: ReplaySteps, index: number): string {
   const owner = owners.get(steps);
   return owner ? owner.textOf(index) : (steps.reasons[index] ?? '');
 }
