@@ -195,7 +195,11 @@ export class StepArrays {
       status: this.status,
       reasonIndex: this.reasonIndex,
       get reasons(): readonly string[] {
-        return arrays.allReasons();
+        // Worded once; then a plain property (a reader going step by step read it per step). A
+        // result's arrays are complete: a continued run records into a grown copy (grownTo).
+        const all = arrays.allReasons();
+        Object.defineProperty(steps, 'reasons', { value: all, enumerable: true, configurable: true, writable: false });
+        return all;
       },
       keptFrom: this.keptFrom,
     };
