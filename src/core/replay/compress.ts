@@ -433,22 +433,26 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
   s.totals.tokensRemoved += Math.max(0, before - after);
   // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
   if (!s.lean) {
-    const event: { -readonly [K in keyof Compression]: Compression[K] } = {
-      kind: 'compression',
-      step,
-      path,
-      strategy: removal.strategy,
-      tokensBefore: before,
-      tokensAfter: after,
-      dropped: merged(removal.dropped),
-      kept: windowRanges(s, end),
-    };
-    // Set after `kept`, as JSON shows it (no object spread per compression).
-    if (removal.masked.length) event.masked = toRanges(removal.masked);
-    // The summary's text is written only if something reads it (summary-text.ts); it keeps its
-    // place before the note, as JSON shows the event.
-    if (s.summary) attachSummary(event, s.summary);
-    event.note = removal.note;
+    const dropped = merged(removal.dropped);
+    const kept = windowRanges(s, end);
+    let event: Compression;
+    if (!s.summary) {
+      // Written whole, in the order JSON shows: properties added to an object after its literal
+      // take a second object per event, kept as long as the result (a policy compressing at every
+      // call keeps thousands of events).
+      event = removal.masked.length
+        ? { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, masked: toRanges(removal.masked), note: removal.note }
+        : { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, note: removal.note };
+    } else {
+      const e: { -readonly [K in keyof Compression]: Compression[K] } = { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept };
+      // Set after `kept`, as JSON shows it (no object spread per compression).
+      if (removal.masked.length) e.masked = toRanges(removal.masked);
+      // The summary's text is written only if something reads it (summary-text.ts); it keeps its
+      // place before the note, as JSON shows the event.
+      attachSummary(e, s.summary);
+      e.note = removal.note;
+      event = e;
+    }
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);
