@@ -20,11 +20,20 @@ export function arrive(s: ReplayState, from: number, k: number, step: number, d:
   return undefined;
 }
 
-async function arriveWithAsyncPath(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> {
+/** The same with S0's async path at each turn start: a promise only from a summary that is awaited on. */
+function arriveWithAsyncPath(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> | undefined {
   for (let i = from; i < k; i++) {
-    if (isTurnBoundary(s.messages[i]!)) await asyncPath(s, i, step, d);
+    if (isTurnBoundary(s.messages[i]!)) {
+      const pending = asyncPath(s, i, step, d);
+      if (pending)
+        return pending.then(() => {
+          enter(s, i, step);
+          return arriveWithAsyncPath(s, i + 1, k, step, d);
+        });
+    }
     enter(s, i, step);
   }
+  return undefined;
 }
 
 function enter(s: ReplayState, i: number, step: number): void {

@@ -5,10 +5,10 @@
  * S4's hard limits are a session layer checked at the start of each call (`used ≥ max`, S4's
  * turns being LLM calls). Called before each call with what the calls before it used.
  */
-import { backpressureDelayMs, BUDGET_DIMENSIONS, checkBudget, dimensionCheck, fmt, fmtMax, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
+import { backpressureDelayMs, BUDGET_DIMENSIONS, dimensionCheck, fmt, fmtMax, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
 import type { BudgetLayerConfig, ReplayConfig } from '../config';
 import type { ReplayEvent } from './types';
-import type { StepDecision } from './state';
+import type { DeferredReason, StepDecision } from './state';
 
 interface Layer extends BudgetLayer {
   readonly config: BudgetLayerConfig;
@@ -26,7 +26,8 @@ export class BudgetHandler {
   private readonly layers: readonly Layer[];
   /** False when no budget is set: the replay skips the handler entirely. */
   readonly active: boolean;
-  private readonly warned = new Set<string>();
+  /** Exceeded (layer, dimension) pairs already announced by an event: layer index × dimensions + dimension. */
+  private readonly warned = new Set<number>();
   private lastDelay = 0;
 
   constructor(config: ReplayConfig) {
@@ -68,38 +69,67 @@ export class BudgetHandler {
     if (warn && d.status === 'ok') d.status = 'warn';
   }
 
-  /** The verdict for the call of `step`: `used` before it, `request` the tokens it would send. */
+  /**
+   * The verdict for the call of `step`: `used` before it, `request` the tokens it would send.
+   * checkBudget's verdict per layer, with only what this reads worked out: the layer's usage, its
+   * first exceeded dimension, its first warning. A warning's reason is kept as numbers and worded
+   * when read (a soft budget warns at every call, each time with new figures).
+   */
   check(step: number, used: BudgetUsage, request: number, d: StepDecision, events: ReplayEvent[]): void {
     let hard: { layer: Layer; dimension: (typeof BUDGET_DIMENSIONS)[number]; used: number; max: number } | undefined;
-    let warnText: string | undefined;
+    let warning: DeferredReason | undefined;
     let usage = 0;
     let pressured = false;
-    for (const layer of this.layers) {
-      const r = checkBudget([layer], used, { tokens: request });
+    const pending = { tokens: request };
+    for (let l = 0; l < this.layers.length; l++) {
+      const layer = this.layers[l]!;
+      let layerUsage = 0;
+      let over = -1;
+      let overUsed = 0;
+      let overMax = 0;
+      let warned = -1;
+      let warnedNow = 0;
+      let warnedMax = 0;
+      for (let q = 0; q < BUDGET_DIMENSIONS.length; q++) {
+        const c = dimensionCheck(layer, BUDGET_DIMENSIONS[q]!, used, pending);
+        if (!c) continue;
+        layerUsage = Math.max(layerUsage, c.now / c.max);
+        if (c.over) {
+          if (over < 0) {
+            over = q;
+            overUsed = c.next;
+            overMax = c.max;
+          }
+        } else if (warned < 0 && c.now / c.max > layer.warningThreshold) {
+          warned = q;
+          warnedNow = c.now;
+          warnedMax = c.max;
+        }
+      }
       if (layer.config.backpressure) {
-        usage = Math.max(usage, r.usage);
+        usage = Math.max(usage, layerUsage);
         pressured = true;
       }
-      const x = r.exceeded;
-      if (x && layer.mode === 'hard') {
-        hard ??= { layer, dimension: x.dimension, used: x.used, max: x.max };
-      } else if (x) {
-        const text = `${layer.name} ${x.dimension} budget exceeded (${fmt(x.used, x.dimension)}${unit(x.dimension)} of ${fmtMax(x.max, x.dimension)}; ${layer.mode} mode${layer.mode === 'approval' ? ': approval required' : ''})`;
-        warnText ??= text;
+      if (over >= 0 && layer.mode === 'hard') {
+        hard ??= { layer, dimension: BUDGET_DIMENSIONS[over]!, used: overUsed, max: overMax };
+      } else if (over >= 0) {
+        const exceeded: DeferredReason = { words: budgetWords, n0: layer.mode === 'approval' ? EXCEEDED_APPROVAL : EXCEEDED_SOFT, n1: over, n2: overUsed, n3: overMax, n4: 0, n5: 0, name: layer.name };
+        warning ??= exceeded;
         // One event when a budget is first exceeded; every later call still carries the status.
-        const key = `${layer.name}.${x.dimension}`;
-        if (!this.warned.has(key)) events.push({ kind: 'warning', step, text });
+        const key = l * BUDGET_DIMENSIONS.length + over;
+        if (!this.warned.has(key)) events.push({ kind: 'warning', step, text: budgetText(exceeded) });
         this.warned.add(key);
-      } else if (r.warnings.length > 0) warnText ??= r.warnings[0]!;
+      } else if (warned >= 0) warning ??= { words: budgetWords, n0: PAST_THRESHOLD, n1: warned, n2: warnedNow, n3: warnedMax, n4: 0, n5: 0, name: layer.name };
     }
     if (hard) {
       const { layer, dimension, used: u, max } = hard;
       d.status = 'abort';
       d.reason = `${layer.name} ${dimension} budget exceeded (${fmt(u, dimension)}${unit(dimension)} of ${fmtMax(max, dimension)}): run aborted`;
       events.push({ kind: 'abort', step, budget: dimension, used: u, max, layer: layer.name });
-    } else if (warnText && d.status === 'ok') {
+    } else if (warning && d.status === 'ok') {
       d.status = 'warn';
-      d.reason = warnText;
+      d.reason = '';
+      d.deferred = warning;
     }
     if (pressured) {
       // S3 delays every call past 80%; an event marks each change of level (50 → 300 → 750 → 1,500 ms).
@@ -108,4 +138,24 @@ export class BudgetHandler {
       this.lastDelay = delay;
     }
   }
+}
+
+/** What a budget warning says (budgetWords' n0): past the warning threshold, or exceeded in soft or approval mode. */
+const PAST_THRESHOLD = 0;
+const EXCEEDED_SOFT = 1;
+const EXCEEDED_APPROVAL = 2;
+
+/** A budget warning's text (DeferredReason): n0 what it says, n1 the dimension's index, n2 the usage, n3 the limit; `name` the layer. */
+function budgetWords(n: ArrayLike<number>, at: number, name: string): string {
+  const dimension = BUDGET_DIMENSIONS[n[at + 1]!]!;
+  const amount = n[at + 2]!;
+  const max = n[at + 3]!;
+  const kind = n[at]!;
+  if (kind === PAST_THRESHOLD) return `${name} ${dimension} budget at ${Math.round((amount / max) * 100)}% (${fmt(amount, dimension)} of ${fmtMax(max, dimension)})`;
+  const mode = kind === EXCEEDED_APPROVAL ? 'approval' : 'soft';
+  return `${name} ${dimension} budget exceeded (${fmt(amount, dimension)}${unit(dimension)} of ${fmtMax(max, dimension)}; ${mode} mode${mode === 'approval' ? ': approval required' : ''})`;
+}
+
+function budgetText(r: DeferredReason): string {
+  return budgetWords([r.n0, r.n1, r.n2, r.n3], 0, r.name);
 }

@@ -3,6 +3,7 @@
  * differences. Works on the typed arrays directly, so comparing two 10,000-step runs allocates
  * one delta array and one entry per step that actually differs.
  */
+import { stepReason } from './steps';
 import { STEP_STATUSES, type ReplayResult, type ReplayTotals, type StepStatus } from './types';
 
 export type TotalKey = keyof ReplayTotals;
@@ -65,8 +66,8 @@ export function compare(a: ReplayResult, b: ReplayResult): ReplayComparison {
     differences.push({
       step: i,
       messageIndex: a.steps.messageIndex[i]!,
-      a: { status: STEP_STATUSES[sa]!, total: ta, reason: a.steps.reasons[a.steps.reasonIndex[i]!] ?? '' },
-      b: { status: STEP_STATUSES[sb]!, total: tb, reason: b.steps.reasons[b.steps.reasonIndex[i]!] ?? '' },
+      a: { status: STEP_STATUSES[sa]!, total: ta, reason: stepReason(a.steps, i) },
+      b: { status: STEP_STATUSES[sb]!, total: tb, reason: stepReason(b.steps, i) },
     });
   }
   return {

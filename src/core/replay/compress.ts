@@ -26,7 +26,12 @@ type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
 const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
 
-async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): Promise<SummaryText> {
+/**
+ * The summary of `fold` on top of the current one: at once when the memo has it or the summarizer
+ * is local (it lays its summary out synchronously), a promise only for a remote one — a policy
+ * folding at every call awaited a promise per call for a summary it already had.
+ */
+function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): SummaryText | Promise<SummaryText> {
   let bySummarizer = foldMemo.get(s.messages);
   if (!bySummarizer) foldMemo.set(s.messages, (bySummarizer = new Map()));
   let memo = bySummarizer.get(summarizer);
@@ -47,11 +52,15 @@ async function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: reado
   let at = 0;
   for (const [a, z] of fold) for (let i = a, end = Math.min(z, last); i <= end; i++) folded[at++] = s.messages[i]!;
   // A local summarizer lays its summary out without writing it; a remote one answers text.
-  const out = summarizer.summarizeText ? summarizer.summarizeText({ messages: folded, previous: s.summary, targetTokens }) : SummaryText.of(await summarizer.summarize({ messages: folded, previousSummary: s.summary?.text ?? null, targetTokens }));
-  if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
-  if (!byPrevious) memo.set(key, (byPrevious = new Map()));
-  byPrevious.set(s.summary, out);
-  return out;
+  const previous = s.summary;
+  const remember = (out: SummaryText): SummaryText => {
+    if (memo.size >= FOLD_MEMO_LIMIT) memo.clear();
+    if (!byPrevious) memo.set(key, (byPrevious = new Map()));
+    byPrevious.set(previous, out);
+    return out;
+  };
+  if (summarizer.summarizeText) return remember(summarizer.summarizeText({ messages: folded, previous, targetTokens }));
+  return summarizer.summarize({ messages: folded, previousSummary: previous?.text ?? null, targetTokens }).then((text) => remember(SummaryText.of(text)));
 }
 
 /**
@@ -128,17 +137,60 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
 
 /** The history ranges in the request before `end` (for the event's `kept`). */
 function windowRanges(s: ReplayState, end: number): MessageRange[] {
-  const kb = s.win.keepBefore;
-  // Mostly every kept message is before the live range: no filtered copy then.
-  let allBefore = true;
-  for (let q = 0; q < kb.length && allBefore; q++) if (kb[q]! >= s.win.from) allBefore = false;
-  const out = toRanges(allBefore ? kb : kb.filter((i) => i < s.win.from));
-  if (s.win.from < end) {
+  const out = keptBeforeRuns(s).slice() as MessageRange[];
+  const from = s.win.from;
+  if (from < end) {
     const last = out[out.length - 1];
-    if (last && last[1] + 1 === s.win.from) out[out.length - 1] = [last[0], end - 1];
-    else out.push([s.win.from, end - 1]);
+    if (last && last[1] + 1 === from) out[out.length - 1] = [last[0], end - 1];
+    else out.push([from, end - 1]);
   }
   return out;
+}
+
+/**
+ * The kept messages before the live range as runs (as toRanges makes them). Each event keeps its
+ * ranges for the life of the result, and the primers come back unchanged at every compression of
+ * a policy compressing at each: the runs of the same messages are the same (never written) pairs.
+ */
+function keptBeforeRuns(s: ReplayState): readonly MessageRange[] {
+  const kb = s.win.keepBefore;
+  const from = s.win.from;
+  const held = runsHeld.get(s);
+  if (held && held.from <= from && sameList(held.list, kb) && (kb.length === 0 || kb[kb.length - 1]! < held.from)) return held.runs;
+  // One indexed pass; they ascend but for a rare custom order, which takes toRanges' sorted copy.
+  let runs: [number, number][] = [];
+  for (let q = 0; q < kb.length; q++) {
+    const i = kb[q]!;
+    if (q > 0 && i < kb[q - 1]!) {
+      runs = toRanges(kb.filter((x) => x < from)) as [number, number][];
+      break;
+    }
+    if (i >= from) continue;
+    const last = runs[runs.length - 1];
+    if (last && i === last[1] + 1) last[1] = i;
+    else runs.push([i, i]);
+  }
+  runsHeld.set(s, { list: kb.slice(), from, runs });
+  return runs;
+}
+/** Per replay, the kept-before list last turned into runs (every one of its messages before `from`, when reused). */
+const runsHeld = new WeakMap<ReplayState, { readonly list: readonly number[]; readonly from: number; readonly runs: readonly MessageRange[] }>();
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let q = 0; q < a.length; q++) if (a[q] !== b[q]) return false;
+  return true;
+}
+
+/**
+ * `ranges` as mergeRanges gives them: the list itself when it already is (ascending, apart, as one
+ * strategy's list mostly is; nothing changes a strategy's lists after it), else the merged copy.
+ */
+function merged(ranges: readonly MessageRange[]): readonly MessageRange[] {
+  if (ranges.length === 0) return NONE;
+  for (let q = 1; q < ranges.length; q++) if (!(ranges[q]![0] >= ranges[q - 1]![0] && ranges[q]![0] > ranges[q - 1]![1] + 1)) return mergeRanges(ranges);
+  return ranges;
 }
 
 /** Messages of `ranges` not in `kept` (pinned turns rescued), as ranges. */
@@ -231,7 +283,8 @@ function fitSummary(s: ReplayState, allowed: number): void {
 interface Removal {
   readonly dropped: readonly MessageRange[];
   readonly masked: readonly number[];
-  readonly notes: readonly string[];
+  /** The stages' notes, joined by '; '. */
+  readonly note: string;
   readonly strategy: string;
   turnsDropped?: number;
   turnsInWindow?: number;
@@ -262,7 +315,7 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
   const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
   if (dropped.length > 0) s.summary = SummaryText.of(`${s.summary ? s.summary.text + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`);
-  return { dropped, masked: [], notes: [`${why}: dropped the oldest ${dropCount} of ${inWin} turns`], strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
+  return { dropped, masked: [], note: `${why}: dropped the oldest ${dropCount} of ${inWin} turns`, strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
 }
 
 /** The pipeline's name in events ("a+b"), one string per config rather than one per compression. */
@@ -284,7 +337,8 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
   let dropped: readonly MessageRange[] = NONE;
   let masked: number[] | undefined;
   let fold: readonly MessageRange[] = NONE;
-  const notes: string[] = [];
+  // Joined as the stages run: no list per compression for the one note of a one-stage pipeline.
+  let note: string | undefined;
   let targetTokens = 256;
   const pipeline = s.config.pipeline;
   for (let p = 0; p < pipeline.length; p++) {
@@ -310,10 +364,10 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     }
     win.from = Math.max(win.from, r.kept.from);
     win.keepBefore = keep;
-    notes.push(r.note);
+    note = note === undefined ? r.note : `${note}; ${r.note}`;
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked: masked ?? NONE_MASKED, notes, strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  return { dropped, masked: masked ?? NONE_MASKED, note: note ?? '', strategy: pipelineName(s.config.pipeline), fold, targetTokens };
 }
 const NONE: readonly MessageRange[] = Object.freeze([]);
 const NONE_MASKED: readonly number[] = Object.freeze([]);
@@ -330,23 +384,43 @@ function joined(a: readonly MessageRange[], b: readonly MessageRange[]): readonl
  * `historyBudget` is what the history should fit after it; `force` selects S0's forceCompression.
  * Returns null when nothing could be removed (then nothing is recorded).
  */
-export async function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): Promise<CompressionOutcome | null> {
+export function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): CompressionOutcome | null | Promise<CompressionOutcome | null> {
   const before = requestAt(s, end);
   const summaryBefore = s.summary;
   const summaryTokensBefore = s.summaryTokens;
-  let removal: Removal;
-  if (force !== undefined) removal = dropOldestHalf(s, end, force);
-  else {
-    const r = runPipeline(s, end, historyBudget);
-    removal = r;
-    if (r.fold.length > 0 && s.summarizer) {
-      try {
-        s.summary = await summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
-      } catch (e) {
-        s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
-      }
+  if (force !== undefined) return compressed(s, path, end, step, dropOldestHalf(s, end, force), before, summaryBefore, summaryTokensBefore);
+  const r = runPipeline(s, end, historyBudget);
+  if (r.fold.length > 0 && s.summarizer) {
+    // A throw now and a rejection later are the same failure: recorded, and the compression goes on.
+    let folded: SummaryText | Promise<SummaryText>;
+    try {
+      folded = summarizeFold(s, s.summarizer, r.fold, r.targetTokens);
+    } catch (e) {
+      summarizerFailed(s, step, e);
+      return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
     }
+    if (folded instanceof Promise)
+      return folded.then(
+        (summary) => {
+          s.summary = summary;
+          return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+        },
+        (e: unknown) => {
+          summarizerFailed(s, step, e);
+          return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+        },
+      );
+    s.summary = folded;
   }
+  return compressed(s, path, end, step, r, before, summaryBefore, summaryTokensBefore);
+}
+
+function summarizerFailed(s: ReplayState, step: number, e: unknown): void {
+  s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
+}
+
+/** The rest of a compression once `removal` is applied and the summary folded: measured, recorded. */
+function compressed(s: ReplayState, path: CompressionPath, end: number, step: number, removal: Removal, before: number, summaryBefore: SummaryText | null, summaryTokensBefore: number): CompressionOutcome | null {
   const summaryChanged = !sameSummary(s.summary, summaryBefore);
   if (removal.dropped.length === 0 && removal.masked.length === 0 && !summaryChanged) return null;
   if (summaryChanged) s.summaryTokens = s.summary ? s.countSummary(s.summary) : 0;
@@ -359,22 +433,26 @@ export async function compress(s: ReplayState, path: CompressionPath, end: numbe
   s.totals.tokensRemoved += Math.max(0, before - after);
   // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
   if (!s.lean) {
-    const event: { -readonly [K in keyof Compression]: Compression[K] } = {
-      kind: 'compression',
-      step,
-      path,
-      strategy: removal.strategy,
-      tokensBefore: before,
-      tokensAfter: after,
-      dropped: mergeRanges(removal.dropped),
-      kept: windowRanges(s, end),
-    };
-    // Set after `kept`, as JSON shows it (no object spread per compression).
-    if (removal.masked.length) event.masked = toRanges(removal.masked);
-    // The summary's text is written only if something reads it (summary-text.ts); it keeps its
-    // place before the note, as JSON shows the event.
-    if (s.summary) attachSummary(event, s.summary);
-    event.note = removal.notes.length === 1 ? removal.notes[0]! : removal.notes.join('; ');
+    const dropped = merged(removal.dropped);
+    const kept = windowRanges(s, end);
+    let event: Compression;
+    if (!s.summary) {
+      // Written whole, in the order JSON shows: properties added to an object after its literal
+      // take a second object per event, kept as long as the result (a policy compressing at every
+      // call keeps thousands of events).
+      event = removal.masked.length
+        ? { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, masked: toRanges(removal.masked), note: removal.note }
+        : { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, note: removal.note };
+    } else {
+      const e: { -readonly [K in keyof Compression]: Compression[K] } = { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept };
+      // Set after `kept`, as JSON shows it (no object spread per compression).
+      if (removal.masked.length) e.masked = toRanges(removal.masked);
+      // The summary's text is written only if something reads it (summary-text.ts); it keeps its
+      // place before the note, as JSON shows the event.
+      attachSummary(e, s.summary);
+      e.note = removal.note;
+      event = e;
+    }
     s.events.push(event);
   }
   s.retention.afterCompression(end, step);

@@ -5,7 +5,7 @@
  * forceCompression drops the oldest ~50% of turns and notes it in the summary.
  */
 import { promptTokens } from '../model';
-import { compress } from './compress';
+import { compress, type CompressionOutcome } from './compress';
 import { int, requestAt, type ReplayState, type StepDecision } from './state';
 
 /** The original agent's window since its last compaction (for the correction factor). */
@@ -14,11 +14,16 @@ export interface OriginalWindow {
   summaryTokens: number;
 }
 
-export async function emergencyPath(s: ReplayState, orig: OriginalWindow, k: number, step: number, d: StepDecision): Promise<void> {
-  if (!s.config.paths.emergency) return;
+/**
+ * The emergency path before the call of message k: undefined when it does not fire or its
+ * compression is done at once, a promise only while a remote summarizer answers (it runs before
+ * every call of the policies that have it: a promise per call was a share of their replay).
+ */
+export function emergencyPath(s: ReplayState, orig: OriginalWindow, k: number, step: number, d: StepDecision): Promise<void> | undefined {
+  if (!s.config.paths.emergency) return undefined;
   const usage = s.messages[k]!.usage;
   const request = requestAt(s, k);
-  if ((!usage && !s.reference) || request > s.enforcement.limit) return;
+  if ((!usage && !s.reference) || request > s.enforcement.limit) return undefined;
   let trueSize: number;
   const counts = s.counts;
   if (usage) {
@@ -33,9 +38,15 @@ export async function emergencyPath(s: ReplayState, orig: OriginalWindow, k: num
     trueSize = ref.system + ref.unlogged + ref.tools + (s.summaryTokens + s.win.historyTokens(k)) * ratio;
   }
   const window = s.limits.window;
-  if (trueSize <= window) return;
+  if (trueSize <= window) return undefined;
   const why = `true size ${int(trueSize)} > window ${int(window)} though the estimate ${int(request)} fit`;
-  const done = await compress(s, 'emergency', k, step, 0, `emergency: ${why}`);
+  const done = compress(s, 'emergency', k, step, 0, `emergency: ${why}`);
+  if (done instanceof Promise) return done.then((x) => decision(d, why, x));
+  decision(d, why, done);
+  return undefined;
+}
+
+function decision(d: StepDecision, why: string, done: CompressionOutcome | null): void {
   if (!done) return;
   d.status = 'compress';
   d.reason = `emergency: ${why}; dropped the oldest ${done.turnsDropped} of ${done.turnsInWindow} turns (${int(done.before)} before → ${int(done.after)} after)`;

@@ -36,4 +36,5 @@ export async function replay(session: Session, configInput: ReplayConfig | Repla
 }
 
 export { replayToJSON, toCliJSON, toView } from './serialize';
+export { reasonText, stepReason } from './steps';
 export { compare, comparisonToJSON, type ReplayComparison, type StepDifference } from './compare';

@@ -4,7 +4,7 @@
  * the window holds more messages than a message-count trigger allows — compress toward the
  * target with the strategy pipeline, or with S0's forceCompression.
  */
-import { compress } from './compress';
+import { compress, type CompressionOutcome } from './compress';
 import { overTrigger } from './enforce';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 
@@ -26,36 +26,76 @@ export function proactiveFires(s: ReplayState, k: number): boolean {
   return c.triggerMessages !== undefined ? k - s.win.from + s.win.keepBefore.length > c.triggerMessages : overTrigger(c, requestAt(s, k), s.enforcement.trigger);
 }
 
-export async function proactivePath(s: ReplayState, k: number, step: number, d: StepDecision): Promise<void> {
+/**
+ * The proactive path before the call of message k. A promise only while a remote summarizer
+ * answers: otherwise the compression is done when this returns (undefined), and the replay awaits
+ * nothing — a policy compressing at every call awaited two promises per call.
+ */
+export function proactivePath(s: ReplayState, k: number, step: number, d: StepDecision): Promise<void> | undefined {
   const c = s.config;
-  if (!proactiveFires(s, k)) return;
+  if (!proactiveFires(s, k)) return undefined;
   const e = s.enforcement;
   const request = requestAt(s, k);
   const messages = k - s.win.from + s.win.keepBefore.length;
   const force = c.proactiveAction === 'force-compression';
+  const budget = Math.max(0, e.target - s.fixed - s.summaryTokens);
   if (s.lean) {
     // Statuses only (ReplayOptions.detail 'totals'): the same branches as below, without their words.
-    const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), force ? '' : undefined);
-    if (done) d.status = 'compress';
-    else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
-    return;
+    const done = compress(s, 'proactive', k, step, budget, force ? '' : undefined);
+    if (done instanceof Promise) return done.then((x) => leanDecision(s, d, x));
+    leanDecision(s, d, done);
+    return undefined;
   }
-  const why =
-    c.triggerMessages !== undefined
-      ? `${messages} messages > ${c.triggerMessages}`
-      : force
-        ? s0Condition(s, request)
-        : e.basisName === 'window'
-          ? `context window at ${pct(request, e.basisTokens)} capacity (${int(request)}/${int(e.basisTokens)} tokens)` // S2's status text
-          : `${pct(request, e.basisTokens)} of ${e.basisName} (${int(request)}/${int(e.basisTokens)} tokens)`;
-  const done = await compress(s, 'proactive', k, step, Math.max(0, e.target - s.fixed - s.summaryTokens), force ? why : undefined);
+  // Why it fired, worded by whyOf from these numbers; a compression's reason is worded only when
+  // read (a policy compressing at every call has a reason of its own at every call).
+  const kind = c.triggerMessages !== undefined ? WHY_MESSAGES : e.basisName === 'window' ? WHY_WINDOW : WHY_BASIS;
+  const n0 = c.triggerMessages !== undefined ? messages : request;
+  const n1 = c.triggerMessages !== undefined ? c.triggerMessages : e.basisTokens;
+  // A forced compression is worded now: its note in the summary says why.
+  const forced = force ? (kind === WHY_MESSAGES ? whyOf(kind, n0, n1, e.basisName) : s0Condition(s, request)) : undefined;
+  const done = compress(s, 'proactive', k, step, budget, forced);
+  if (done instanceof Promise) return done.then((x) => decision(s, d, x, forced, kind, n0, n1));
+  decision(s, d, done, forced, kind, n0, n1);
+  return undefined;
+}
+
+function leanDecision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null): void {
+  if (done) d.status = 'compress';
+  else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
+}
+
+/** The step's status and reason after the proactive compression (`done`: null when nothing could be removed). */
+function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null, forced: string | undefined, kind: number, n0: number, n1: number): void {
+  const e = s.enforcement;
   if (done) {
     d.status = 'compress';
-    d.reason = `${why}, compaction applied: ${int(done.before)} before → ${int(done.after)} after`;
-  } else if (d.status === 'ok' && !c.pipeline.every((id) => id === 'observation-masking')) {
+    if (forced !== undefined) d.reason = `${forced}, compaction applied: ${int(done.before)} before → ${int(done.after)} after`;
+    else {
+      d.reason = '';
+      d.deferred = { words: compactionWords, n0, n1, n2: kind, n3: 0, n4: done.before, n5: done.after, name: e.basisName };
+    }
+  } else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) {
     // Masking-only policies mask continuously: a call with nothing newly aged out is their steady
     // state, not a warning (the enforced-limit check still warns above the limit).
     d.status = 'warn';
+    const why = forced ?? whyOf(kind, n0, n1, e.basisName);
     d.reason = `${why}: over the trigger ${Number.isNaN(e.trigger) ? '' : int(e.trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
   }
+}
+
+/** What the trigger compared (whyOf): a message count, the window (S2's status text), another basis. */
+const WHY_MESSAGES = 0;
+const WHY_WINDOW = 1;
+const WHY_BASIS = 2;
+
+/** Why the proactive path fired: `n0`, `n1` are messages and the trigger count, or the request and the basis' tokens. */
+function whyOf(kind: number, n0: number, n1: number, basisName: string): string {
+  if (kind === WHY_MESSAGES) return `${n0} messages > ${n1}`;
+  if (kind === WHY_WINDOW) return `context window at ${pct(n0, n1)} capacity (${int(n0)}/${int(n1)} tokens)`;
+  return `${pct(n0, n1)} of ${basisName} (${int(n0)}/${int(n1)} tokens)`;
+}
+
+/** A proactive compression's reason (DeferredReason): n0, n1 and n2 as whyOf takes them, n4 and n5 the tokens before and after. */
+function compactionWords(n: ArrayLike<number>, at: number, name: string): string {
+  return `${whyOf(n[at + 2]!, n[at]!, n[at + 1]!, name)}, compaction applied: ${int(n[at + 4]!)} before → ${int(n[at + 5]!)} after`;
 }

@@ -322,11 +322,21 @@ export class RetentionTracker {
     for (let q = 0; q < this.needles.length; q++) {
       if (this.needleLostAt[q] !== -1) continue;
       const ms = this.needleMentions[q]!;
-      if (ms.length === 0 || ms.some((i) => this.inWindow(i, end))) continue;
+      if (ms.length === 0 || this.anyInWindow(ms, end)) continue;
       if (summary !== null && this.needles[q]!.test(summary.text)) continue;
       this.needleLostAt[q] = step;
       this.needleLeft[q]!.push(step);
     }
+  }
+
+  /**
+   * Whether a mention is still in the window, newest first: the newest are the ones a compression
+   * leaves, so a needle mentioned all along is answered in a look or two, not by walking every
+   * mention from the oldest at every compression.
+   */
+  private anyInWindow(mentions: readonly number[], end: number): boolean {
+    for (let q = mentions.length - 1; q >= 0; q--) if (this.inWindow(mentions[q]!, end)) return true;
+    return false;
   }
 
   result(): ReplayResult['retention'] {

@@ -208,7 +208,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       run.next = j + 1;
       continue;
     }
-    const d: StepDecision = { status: 'ok', reason: '', limit: enforcement.limit, model: s.model };
+    const d: StepDecision = { status: 'ok', reason: '', deferred: undefined, limit: enforcement.limit, model: s.model };
     const compressionsBefore = s.totals.compressions;
 
     // Each path is awaited only when it has work (a promise per call and path was a share of a sweep).
@@ -217,8 +217,14 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     run.entered = k;
     sentAs.applyUpTo(s, k, j);
     sources.emitUpTo(k, j);
-    if (proactiveFires(s, k)) await proactivePath(s, k, j, d);
-    if (config.paths.emergency) await emergencyPath(s, sources.original, k, j, d);
+    if (proactiveFires(s, k)) {
+      const pending = proactivePath(s, k, j, d);
+      if (pending) await pending;
+    }
+    if (config.paths.emergency) {
+      const pending = emergencyPath(s, sources.original, k, j, d);
+      if (pending) await pending;
+    }
     if (s.totals.compressions !== compressionsBefore) cost.compressed();
 
     const request = requestAt(s, k);

@@ -6,6 +6,7 @@
  */
 import type { ReplayView } from '../../shared/api';
 import { hasSummary } from '../summarize/summary-text';
+import { stepReason } from './steps';
 import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult } from './types';
 
 /**
@@ -24,6 +25,8 @@ export function withoutSummary<E extends ReplayEvent>(e: E): E {
 export function toView(r: ReplayResult): ReplayView {
   const s = r.steps;
   const regions = Object.fromEntries(REGIONS.map((k) => [k, Array.from(s.regions[k])])) as unknown as ReplayView['steps']['regions'];
+  // Read once: the getter words every deferred reason (steps.ts).
+  const reasons = s.reasons;
   return {
     policy: r.policy,
     config: r.config,
@@ -36,7 +39,7 @@ export function toView(r: ReplayResult): ReplayView {
       trigger: Array.from(s.trigger, (v) => (Number.isNaN(v) ? null : v)),
       reported: Array.from(s.reported, (v) => (Number.isNaN(v) ? null : v)),
       status: Array.from(s.status, (c) => STEP_STATUSES[c]!),
-      reason: Array.from(s.reasonIndex, (i) => s.reasons[i] ?? ''),
+      reason: Array.from(s.reasonIndex, (i) => reasons[i] ?? ''),
       keptFrom: Array.from(s.keptFrom),
     },
     events: r.events.map(withoutSummary),
@@ -69,7 +72,7 @@ export function toCliJSON(r: ReplayResult): CliReplayJSON {
       trigger: Number.isNaN(s.trigger[i]!) ? null : s.trigger[i]!,
       reported: Number.isNaN(s.reported[i]!) ? null : s.reported[i]!,
       status: STEP_STATUSES[s.status[i]!]!,
-      reason: s.reasons[s.reasonIndex[i]!] ?? '',
+      reason: stepReason(s, i),
     });
   }
   return { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };

@@ -76,6 +76,22 @@ export function referenceCountsOf(session: Session, tokenizer: string, mediaToke
   return c;
 }
 
+/**
+ * Messages the session itself pins (`Message.pinned`), once per message list: each replay read
+ * the flag of every message (messages of many shapes: a slow property read), a tenth of a replay
+ * of a policy that compresses rarely.
+ */
+const sessionPins = new WeakMap<readonly Message[], readonly number[]>();
+function pinnedInSession(messages: readonly Message[]): readonly number[] {
+  let out = sessionPins.get(messages);
+  if (!out) {
+    const found: number[] = [];
+    for (let i = 0; i < messages.length; i++) if (messages[i]!.pinned === true) found.push(i);
+    sessionPins.set(messages, (out = found));
+  }
+  return out;
+}
+
 /** config.pinned and options.pinned → pinned message indices; an unknown id or index is a clear error. */
 export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra: ReadonlySet<string> | undefined): Pins {
   const idx = new Set<number>();
@@ -94,7 +110,7 @@ export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra
   }
   // Host-supplied ids may name messages of another session version: those are ignored, not fatal.
   if (extra && extra.size > 0) messages.forEach((m, i) => extra.has(m.id) && idx.add(i));
-  messages.forEach((m, i) => m.pinned === true && idx.add(i));
+  for (const i of pinnedInSession(messages)) idx.add(i);
   const sorted = Int32Array.from([...idx].sort((a, b) => a - b));
   const flag = new Uint8Array(messages.length);
   for (const i of sorted) flag[i] = 1;

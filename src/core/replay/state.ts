@@ -86,10 +86,30 @@ export interface ReplayState {
   ended: 'abort' | 'final' | null;
 }
 
+/**
+ * A reason worded only if someone reads it (steps.ts, `stepReason`): the words and the numbers
+ * they need. A policy compressing at every call gave every call its own sentence ("61 messages >
+ * 60, compaction applied: 48,113 before → 47,982 after"), which was formatted, hashed to be
+ * interned and kept for the life of the result, while the views read the reason of one call.
+ */
+export interface DeferredReason {
+  /** A module-level function (no closure per call): the text of numbers[0..5] and `name`. */
+  readonly words: (n: ArrayLike<number>, at: number, name: string) => string;
+  readonly n0: number;
+  readonly n1: number;
+  readonly n2: number;
+  readonly n3: number;
+  readonly n4: number;
+  readonly n5: number;
+  readonly name: string;
+}
+
 /** What the handlers decide about one call, in order; the last word wins where they disagree. */
 export interface StepDecision {
   status: StepStatus;
+  /** The reason as text; '' with `deferred` set means the deferred one (a later handler's text wins). */
   reason: string;
+  deferred: DeferredReason | undefined;
   /** The limit the policy enforces at this call (a fallback model's on a skipped call). */
   limit: number;
   /** The model that takes the call (a fallback after an S1 skip). */

@@ -13,6 +13,7 @@ import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
+import { stepReason } from './steps';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
 import { mergeRanges } from '../strategies/util';
 import { sameSummary, summaryOf, type SummaryText } from '../summarize/summary-text';
@@ -378,7 +379,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     messageIndex: k,
     turn: s.turn[step]!,
     status: STEP_STATUSES[s.status[step]!]!,
-    reason: s.reasons[s.reasonIndex[step]!] ?? '',
+    reason: stepReason(s, step),
     request: s.total[step]!,
     reported: Number.isNaN(reported) ? null : reported,
     regions,

@@ -5,7 +5,7 @@
  * show the request sent after the compression.
  */
 import { REGIONS, STEP_STATUSES, type ReplaySteps, type StepStatus } from './types';
-import type { ReplayState, StepDecision } from './state';
+import type { DeferredReason, ReplayState, StepDecision } from './state';
 
 const STATUS_CODE = Object.fromEntries(STEP_STATUSES.map((s, i) => [s, i])) as Record<StepStatus, number>;
 
@@ -18,8 +18,16 @@ export class StepArrays {
   readonly status: Uint8Array;
   readonly reasonIndex: Uint16Array;
   readonly keptFrom: Uint32Array;
+  /** Reason texts by index; a deferred one is '' until it is worded (`textOf`). */
   private readonly reasons: string[] = [''];
   private readonly reasonIds = new Map<string, number>([['', 0]]);
+  /** Per reason index: the words of a deferred reason (undefined: the text is in `reasons`). */
+  private deferredWords: (DeferredReason['words'] | undefined)[] = [undefined];
+  /** Per reason index: its numbers (DEFERRED_NUMBERS each) and name. */
+  private deferredNumbers = new Float64Array(DEFERRED_NUMBERS * 64);
+  private deferredNames: string[] = [''];
+  /** Deferred reasons not worded yet (0: `reasons` is complete). */
+  private unworded = 0;
 
   /** `lean`: no reason is recorded (every reasonIndex 0), as ReplayOptions.detail 'totals' asks. */
   constructor(
@@ -60,18 +68,78 @@ export class StepArrays {
     g.reasonIndex.set(this.reasonIndex.subarray(0, n));
     g.keptFrom.set(this.keptFrom.subarray(0, n));
     for (let q = 1; q < Math.min(reasons, this.reasons.length); q++) {
+      const words = this.deferredWords[q];
       g.reasons.push(this.reasons[q]!);
-      g.reasonIds.set(this.reasons[q]!, q);
+      g.deferredWords.push(words);
+      g.deferredNames.push(this.deferredNames[q]!);
+      if (words === undefined) g.reasonIds.set(this.reasons[q]!, q);
+      else {
+        g.room(q);
+        g.deferredNumbers.set(this.deferredNumbers.subarray(q * DEFERRED_NUMBERS, (q + 1) * DEFERRED_NUMBERS), q * DEFERRED_NUMBERS);
+        // Worded here already or not: the copy words it again from the same numbers if it is not.
+        if (this.reasons[q] === '') g.unworded++;
+      }
     }
     return g;
   }
 
+  /** deferredNumbers holds index `id`. */
+  private room(id: number): void {
+    if ((id + 1) * DEFERRED_NUMBERS <= this.deferredNumbers.length) return;
+    const grown = new Float64Array(Math.max((id + 1) * DEFERRED_NUMBERS, this.deferredNumbers.length * 2));
+    grown.set(this.deferredNumbers);
+    this.deferredNumbers = grown;
+  }
+
+  /**
+   * An index of its own for a deferred reason (its numbers kept, no text yet). Deferred reasons
+   * are not interned: readers compare texts, never indices (two equal texts may have two indices).
+   */
+  private deferredOf(r: DeferredReason): number {
+    const id = this.reasons.length;
+    if (id >= 65535) return 0;
+    this.room(id);
+    const n = this.deferredNumbers;
+    const at = id * DEFERRED_NUMBERS;
+    n[at] = r.n0;
+    n[at + 1] = r.n1;
+    n[at + 2] = r.n2;
+    n[at + 3] = r.n3;
+    n[at + 4] = r.n4;
+    n[at + 5] = r.n5;
+    this.reasons.push('');
+    this.deferredWords.push(r.words);
+    this.deferredNames.push(r.name);
+    this.unworded++;
+    return id;
+  }
+
+  /** The text of reason `id`, worded now if it was deferred. */
+  textOf(id: number): string {
+    const words = this.deferredWords[id];
+    if (words === undefined || this.reasons[id] !== '') return this.reasons[id] ?? '';
+    const text = words(this.deferredNumbers, id * DEFERRED_NUMBERS, this.deferredNames[id]!);
+    this.reasons[id] = text;
+    this.unworded--;
+    return text;
+  }
+
+  /** Every reason as text (the deferred ones worded now, once). */
+  private allReasons(): readonly string[] {
+    for (let id = 1; this.unworded > 0 && id < this.reasons.length; id++) this.textOf(id);
+    return this.reasons;
+  }
+
   private reasonOf(text: string): number {
+    // Most calls have no reason: no hashing for them.
+    if (text === '') return 0;
     let id = this.reasonIds.get(text);
     if (id === undefined) {
       id = this.reasons.length;
       if (id >= 65535) return 0;
       this.reasons.push(text);
+      this.deferredWords.push(undefined);
+      this.deferredNames.push('');
       this.reasonIds.set(text, id);
     }
     return id;
@@ -94,7 +162,7 @@ export class StepArrays {
     this.total[j] = request;
     this.limit[j] = d.limit;
     this.status[j] = STATUS_CODE[d.status];
-    if (!this.lean) this.reasonIndex[j] = this.reasonOf(d.reason);
+    if (!this.lean) this.reasonIndex[j] = d.reason === '' && d.deferred !== undefined ? this.deferredOf(d.deferred) : this.reasonOf(d.reason);
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 
@@ -108,7 +176,54 @@ export class StepArrays {
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 
+  /**
+   * The steps as a result holds them. `reasons` keeps its contract (text by index) as a getter that
+   * words every deferred reason the first time it is read; `stepReason` words only the one asked for.
+   */
   result(messageIndex: Uint32Array, turn: Uint32Array): ReplaySteps {
-    return { count: this.count, messageIndex, turn, regions: this.regions, total: this.total, limit: this.limit, trigger: this.trigger, reported: this.reported, status: this.status, reasonIndex: this.reasonIndex, reasons: this.reasons, keptFrom: this.keptFrom };
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter below is the object's, the arrays are this one's
+    const arrays = this;
+    const steps: ReplaySteps = {
+      count: this.count,
+      messageIndex,
+      turn,
+      regions: this.regions,
+      total: this.total,
+      limit: this.limit,
+      trigger: this.trigger,
+      reported: this.reported,
+      status: this.status,
+      reasonIndex: this.reasonIndex,
+      get reasons(): readonly string[] {
+        // Worded once; then a plain property (a reader going step by step read it per step). A
+        // result's arrays are complete: a continued run records into a grown copy (grownTo).
+        const all = arrays.allReasons();
+        Object.defineProperty(steps, 'reasons', { value: all, enumerable: true, configurable: true, writable: false });
+        return all;
+      },
+      keptFrom: this.keptFrom,
+    };
+    owners.set(steps, this);
+    return steps;
   }
+}
+
+/** The numbers a deferred reason keeps (DeferredReason n0..n5). */
+const DEFERRED_NUMBERS = 6;
+
+/** The arrays behind each result's steps (for `stepReason`). */
+const owners = new WeakMap<ReplaySteps, StepArrays>();
+
+/**
+ * The reason of step `i` as text: what `steps.reasons[steps.reasonIndex[i]]` reads, but a deferred
+ * reason is worded alone instead of all of them (a view shows one call's reason).
+ */
+export function stepReason(steps: ReplaySteps, i: number): string {
+  return reasonText(steps, steps.reasonIndex[i]!);
+}
+
+/** `steps.reasons[index]` (or ''), wording that one reason only: for a reader that goes by index (one template per distinct reason). */
+export function reasonText(steps: ReplaySteps, index: number): string {
+  const owner = owners.get(steps);
+  return owner ? owner.textOf(index) : (steps.reasons[index] ?? '');
 }

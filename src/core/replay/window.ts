@@ -43,8 +43,15 @@ class Fenwick {
 }
 
 export class WindowState {
-  /** First message of the contiguous live range. */
-  from = 0;
+  private liveFrom = 0;
+  /**
+   * Bumped by every change of what the window holds (its live start, its kept-before list, a
+   * reduction): historyTokens answers a repeated question from the last answer while it is the same.
+   */
+  private version = 0;
+  private askedEnd = -1;
+  private askedVersion = -1;
+  private answered = 0;
   private kept: readonly number[] = [];
   /** 1 for each message in `keepBefore` (membership in O(1): retention asks per fact). */
   private readonly keptFlag: Uint8Array;
@@ -64,6 +71,16 @@ export class WindowState {
     this.masked = new Uint8Array(perMessage.length);
   }
 
+  /** First message of the contiguous live range. */
+  get from(): number {
+    return this.liveFrom;
+  }
+
+  set from(i: number) {
+    this.liveFrom = i;
+    this.version++;
+  }
+
   /** Messages kept from before `from`, ascending. */
   get keepBefore(): readonly number[] {
     return this.kept;
@@ -73,6 +90,7 @@ export class WindowState {
     for (const i of this.kept) this.keptFlag[i] = 0;
     for (const i of list) this.keptFlag[i] = 1;
     this.kept = list;
+    this.version++;
   }
 
   /** Tokens of message i as it stands in the window. */
@@ -86,10 +104,18 @@ export class WindowState {
     return this.prefix[b]! - this.prefix[a]! - (this.reduction.prefix(b) - this.reduction.prefix(a));
   }
 
-  /** History tokens of the request before message `end` (exclusive). */
+  /**
+   * History tokens of the request before message `end` (exclusive). A call's handlers ask it of the
+   * same window five or six times (the trigger, the compression's before and after, the request,
+   * the regions): the last answer is kept until the window changes — the same sum, not summed again.
+   */
   historyTokens(end: number): number {
+    if (end === this.askedEnd && this.version === this.askedVersion) return this.answered;
     let t = this.rangeTokens(this.from, end);
     for (const i of this.keepBefore) t += this.tokensOf(i);
+    this.askedEnd = end;
+    this.askedVersion = this.version;
+    this.answered = t;
     return t;
   }
 
@@ -101,6 +127,7 @@ export class WindowState {
     if (delta > 0) {
       this.reduced[i] = newReduction;
       this.reduction.add(i, delta);
+      this.version++;
     }
     return Math.max(0, delta);
   }
@@ -127,6 +154,7 @@ export class WindowState {
       w.reduced.set(this.reduced);
       w.masked.set(this.masked);
       w.reduction = this.reduction.copy();
+      w.version++;
       return w;
     }
     for (let i = 0; i < this.reduced.length; i++) {
@@ -140,6 +168,7 @@ export class WindowState {
     w.reduced.set(this.reduced.subarray(0, copied));
     w.masked.set(this.masked.subarray(0, copied));
     w.reduction = Fenwick.of(w.reduced);
+    w.version++;
     return w;
   }
 

@@ -106,7 +106,7 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   const summaryTarget = S3_SUMMARY_TOKENS;
   let primersKept = 0;
   for (let q = 0; q < primerSet.length; q++) if (primerSet[q]! < from) primersKept++;
-  let note = `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  let note = promptNote === '' ? countsNote(primersKept, folded, end - from, recentsCut.moved) : `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
   // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
   let targetUnmet: { tokens: number; budget: number } | undefined;
   if (ctx.config.triggerMessages === undefined) {
@@ -122,5 +122,25 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   const summaryRequest = { ranges: dropped, targetTokens: summaryTarget };
   return targetUnmet ? { kept, dropped, masked: NO_MASKS, summaryRequest, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
 };
+/**
+ * "primers P + summary of F + recents R" (and the cut's move): an event-count condenser
+ * compressing at every call says the same few at each (each compression event keeps its note), so
+ * one string per (P, F, R, move) while they fit a key.
+ */
+function countsNote(primers: number, folded: number, recents: number, moved: number): string {
+  const cacheable = primers >= 0 && primers < 1024 && folded >= 0 && folded < 65_536 && recents >= 0 && recents < 65_536 && moved > -512 && moved < 512;
+  const key = ((primers * 65_536 + folded) * 65_536 + recents) * 1024 + (moved + 512);
+  let note = cacheable ? countsNotes.get(key) : undefined;
+  if (note === undefined) {
+    note = `primers ${primers} + summary of ${folded} + recents ${recents}${movedNote(moved)}`;
+    if (cacheable) {
+      if (countsNotes.size >= 4096) countsNotes.clear();
+      countsNotes.set(key, note);
+    }
+  }
+  return note;
+}
+const countsNotes = new Map<number, string>();
+
 /** This strategy masks nothing: one empty list for every result (no one writes to a result's lists). */
 const NO_MASKS: readonly number[] = Object.freeze([]);

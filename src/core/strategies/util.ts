@@ -74,8 +74,10 @@ function appendRun(out: [number, number][], a: number, b: number): boolean {
 function keptInside(keepBefore: readonly number[], lo: number, hi: number): readonly number[] {
   let inside: number[] | undefined;
   for (let q = 0; q < keepBefore.length; q++) if (keepBefore[q]! >= lo && keepBefore[q]! < hi) (inside ??= []).push(keepBefore[q]!);
-  return inside ? inside.sort((x, y) => x - y) : [];
+  return inside ? inside.sort((x, y) => x - y) : NONE_INSIDE;
 }
+/** keptInside's answer when none is inside (mostly): one list for all, never written to. */
+const NONE_INSIDE: readonly number[] = Object.freeze([]);
 
 /** droppedRanges by its definition: the candidates in order, less the kept ones, through toRanges. */
 function droppedRangesPlain(h: HistoryView, from: number, keepBefore: readonly number[]): MessageRange[] {
@@ -134,8 +136,22 @@ export function cutToFit(h: HistoryView, ctx: StrategyContext, budget: number, f
 }
 
 export function isToolResultMessage(ctx: StrategyContext, i: number): boolean {
-  const m = ctx.messages[i];
-  return m !== undefined && m.parts.some((p) => p.kind === 'tool_result');
+  return toolResultFlags(ctx.messages)[i] === 1;
+}
+
+/**
+ * 1 for each message holding a tool result, once per message list (a session's messages never
+ * change): masking asks at every call, and reading the parts with a closure each time was garbage.
+ */
+const toolResultCache = new WeakMap<readonly Message[], Uint8Array>();
+function toolResultFlags(messages: readonly Message[]): Uint8Array {
+  let out = toolResultCache.get(messages);
+  if (!out) {
+    out = new Uint8Array(messages.length);
+    for (let i = 0; i < messages.length; i++) if (messages[i]!.parts.some((p) => p.kind === 'tool_result')) out[i] = 1;
+    toolResultCache.set(messages, out);
+  }
+  return out;
 }
 
 /**
@@ -239,8 +255,6 @@ export interface PairSafeCut {
  */
 export function pairSafeCut(ctx: StrategyContext, target: number, end: number, bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' }): PairSafeCut {
   const callOf = earliestCallOfResults(ctx.messages);
-  /** Smallest call index among the results of message x. */
-  const earliestCallOf = (x: number): number => callOf[x]!;
   // The common case (the cut orphans nothing): one look-up in a table made once per message list.
   // (A pass over [target, end) per cut was the largest share of a policy cutting at every call.)
   const n = ctx.messages.length;
@@ -266,6 +280,9 @@ export function pairSafeCut(ctx: StrategyContext, target: number, end: number, b
     const cut = earlier ?? later ?? bounds.lo;
     return { cut, moved: cut - target };
   }
+  // Defined past the common case: a closure made at every cut of a policy cutting at each was garbage.
+  /** Smallest call index among the results of message x. */
+  const earliestCallOf = (x: number): number => callOf[x]!;
   let safe = true;
   for (let x = target; x < end && safe; x++) if (earliestCallOf(x) < target) safe = false;
   if (safe) return { cut: target, moved: 0 };

@@ -1,0 +1,88 @@
+/**
+ * A proactive compression's reason is kept as numbers and worded when read (steps.ts,
+ * DeferredReason). Whichever way it is read — one step through `stepReason`, all of them through
+ * `steps.reasons`, a copy grown for a live tail — the text is the one the step was given, and the
+ * JSON of a result does not depend on what was read first.
+ */
+import { describe, expect, it } from 'vitest';
+import { replay, stepReason, toCliJSON } from '../../../src/core/replay/index';
+import type { ReplayResult } from '../../../src/core/replay/types';
+import { STEP_STATUSES } from '../../../src/core/replay/types';
+import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
+import type { Summarizer } from '../../../src/core/summarize/types';
+import { syntheticSession } from '../../bench/corpus';
+import { policy } from '../../helpers/replay';
+
+const session = syntheticSession(400);
+const cases = [
+  // An event-count condenser compressing at (nearly) every call: "N messages > 20, …".
+  { name: 'openhands-recent', config: policy('openhands-recent', { triggerMessages: 20 }), why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/ },
+  { name: 'openhands-masking', config: policy('openhands-masking', { triggerMessages: 20, attentionWindow: 20 }), why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/ },
+  // A token trigger on the window (S2's status text) and on another basis.
+  { name: 's2', config: policy('s2', { window: 6_000, trigger: 0.5 }), why: /^context window at \d+% capacity \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/ },
+  { name: 'limit basis', config: policy('s2', { window: 20_000, maxOutput: 4_000, buffer: 1_000, trigger: 0.3, triggerBasis: 'limit' }), why: /^\d+% of [a-z ]+ \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/ },
+];
+
+const compressSteps = (r: ReplayResult): number[] => {
+  const out: number[] = [];
+  for (let i = 0; i < r.steps.count; i++) if (STEP_STATUSES[r.steps.status[i]!] === 'compress') out.push(i);
+  return out;
+};
+
+describe('deferred reasons', () => {
+  it('a soft budget: each warning worded from its figures, the first exceeded one as its event says', async () => {
+    const config = policy('s3', { tokenizer: 'chars4', window: 64_000, budget: { tokens: 400_000, mode: 'soft', warningThreshold: 0.5 } });
+    const big = syntheticSession(1_200);
+    const r = await replay(big, config);
+    const warned: number[] = [];
+    for (let i = 0; i < r.steps.count; i++) if (STEP_STATUSES[r.steps.status[i]!] === 'warn') warned.push(i);
+    const texts = warned.map((i) => stepReason(r.steps, i));
+    expect(texts.filter((t) => /^session tokens budget at \d+% \([\d,]+ of 400,000\)$/.test(t)).length).toBeGreaterThan(20);
+    const exceeded = texts.filter((t) => /^session tokens budget exceeded \([\d,]+ of 400,000; soft mode\)$/.test(t));
+    expect(exceeded.length).toBeGreaterThan(20);
+    const event = r.events.find((e) => e.kind === 'warning' && e.text.startsWith('session tokens budget exceeded'));
+    expect(event?.kind === 'warning' && event.text).toBe(exceeded[0]);
+    // Read through the list on a fresh result: the same texts.
+    const again = await replay(big, config);
+    expect(warned.map((i) => again.steps.reasons[again.steps.reasonIndex[i]!])).toEqual(texts);
+  });
+
+  for (const c of cases)
+    it(`${c.name}: worded one by one or all at once, each compress step has its own reason`, async () => {
+      const one = await replay(session, c.config);
+      const steps = compressSteps(one);
+      expect(steps.length).toBeGreaterThan(5);
+      // One step read alone first (the step detail's way), then every other.
+      const alone = stepReason(one.steps, steps[5]!);
+      expect(alone).toMatch(c.why);
+      const byStep = Array.from({ length: one.steps.count }, (_, i) => stepReason(one.steps, i));
+      for (const i of steps) expect(byStep[i]).toMatch(c.why);
+      expect(byStep[steps[5]!]).toBe(alone);
+      // The contract readers use, on a result nobody read before: the same texts.
+      const all = await replay(session, c.config);
+      const viaList = Array.from(all.steps.reasonIndex, (x) => all.steps.reasons[x] ?? '');
+      expect(viaList).toEqual(byStep);
+      // The JSON does not depend on the order of reading.
+      expect(JSON.stringify(toCliJSON(one))).toBe(JSON.stringify(toCliJSON(all)));
+    });
+});
+
+/**
+ * A compression waits for its summary only when the summarizer answers later (a remote one): the
+ * same summaries arriving at once or as promises give the same replay, through every path that
+ * compresses (S0's async and proactive paths, a summarizing condenser).
+ */
+describe('a summary that arrives later', () => {
+  const later: Summarizer = { id: 'later', model: 'm', prompt: '', summarize: async (req) => extractiveSummarizer.summarize(req) };
+  const atOnce: Summarizer = { ...extractiveSummarizer, id: 'at-once' };
+  for (const [name, config] of [
+    ['s0', policy('s0', { window: 8_000, maxOutput: 1_000 })],
+    ['openhands-summary', policy('openhands-summary', { triggerMessages: 30 })],
+  ] as const)
+    it(`${name}: gives the replay a summary at once gives`, async () => {
+      const a = await replay(session, config, { summarizer: atOnce });
+      const b = await replay(session, config, { summarizer: later });
+      expect(a.events.filter((e) => e.kind === 'compression').length).toBeGreaterThan(3);
+      expect(JSON.stringify(toCliJSON(b))).toBe(JSON.stringify(toCliJSON(a)));
+    });
+});
