@@ -9,6 +9,7 @@
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
+import { reasonText } from './steps';
 import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
@@ -96,11 +97,13 @@ const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn'
  * letta with a reason per call has ~1.4 M characters of reasons to walk.
  */
 function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
+  // Reasons read one by one (reasonText): a policy that compresses at every call keeps its
+  // compression reasons as numbers, and `s.reasons` would word all of them for a few warnings.
   const s = r.steps;
   const templates = new Map<number, string>();
   const templateOf = (index: number): string => {
     let t = templates.get(index);
-    if (t === undefined) templates.set(index, (t = (s.reasons[index] ?? '').replace(/\d[\d,.]*/g, '#')));
+    if (t === undefined) templates.set(index, (t = reasonText(s, index).replace(/\d[\d,.]*/g, '#')));
     return t;
   };
   let i = 0;
@@ -117,7 +120,7 @@ function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
     // After a final / abort every call keeps that status (with its own reason): one run.
     const ended = kind === 'final' || kind === 'abort';
     while (j < s.count && s.status[j] === code && (ended || s.reasonIndex[j] === index || templateOf(s.reasonIndex[j]!) === template)) j++;
-    const reason = s.reasons[index] ?? '';
+    const reason = reasonText(s, index);
     out.push(j - 1 > i ? { step: i, kind, reason, until: j - 1 } : { step: i, kind, reason });
     i = j;
   }
