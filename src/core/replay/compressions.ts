@@ -272,3 +272,9 @@ export function withLazyEvents<R extends { events: readonly ReplayEvent[] }>(res
 export function compressionsOf(result: object): EventColumns | undefined {
   return logs.get(result);
 }
+
+/** The events that are not compressions (a result without columns: all its events, compressions among them). */
+export function otherEvents(result: { readonly events: readonly ReplayEvent[] }): readonly ReplayEvent[] {
+  const cols = logs.get(result);
+  return cols ? cols.others.slice(0, cols.otherCount) : result.events;
+}
