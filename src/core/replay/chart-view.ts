@@ -95,10 +95,19 @@ function compressionMarkers(count: number, at: (c: number) => CompressionRow, ou
 function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
   const cols = compressionsOf(r);
   if (cols) {
+    // Row by row from the columns: a run of consecutive calls is compared in numbers, no object per compression.
     const { log } = cols;
-    // A row object only at a run's first and last compression would save little: these are a few
-    // short-lived objects (young generation), not the kept events with their ranges.
-    compressionMarkers(cols.count, (c) => ({ step: log.step[c]!, path: log.pathOf(c), strategy: log.strategyOf(c), tokensBefore: log.before[c]!, tokensAfter: log.after[c]! }), out);
+    const markerOf = (first: number, last: number): CompressionMarker => {
+      const head = { step: log.step[first]!, kind: 'compression', path: log.pathOf(first), strategy: log.strategyOf(first), tokensBefore: log.before[first]!, tokensAfter: log.after[first]! } as const;
+      return first === last ? head : { ...head, until: log.step[last]!, lastTokensBefore: log.before[last]!, lastTokensAfter: log.after[last]! };
+    };
+    let first = -1;
+    for (let c = 0; c < cols.count; c++) {
+      if (first >= 0 && log.path[c] === log.path[c - 1] && log.strategy[c] === log.strategy[c - 1] && log.step[c] === log.step[c - 1]! + 1) continue;
+      if (first >= 0) out.push(markerOf(first, c - 1));
+      first = c;
+    }
+    if (first >= 0) out.push(markerOf(first, cols.count - 1));
     return;
   }
   const list = r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
