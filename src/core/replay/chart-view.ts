@@ -9,8 +9,9 @@
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
 import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
+import { compressionsOf } from './compressions';
 import { reasonText } from './steps';
-import { REGIONS, STEP_STATUSES, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
+import { REGIONS, STEP_STATUSES, type CompressionPath, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
 interface ResolvedLimits {
@@ -51,17 +52,25 @@ function reduceSeries(values: ArrayLike<number>, starts: readonly number[], end:
   return { min, max };
 }
 
-type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
+/** One compression as the markers read it. */
+interface CompressionRow {
+  readonly step: number;
+  readonly path: CompressionPath;
+  readonly strategy: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
 
 /**
  * Compression markers: one per compression, except that compressions of one path and strategy on
  * consecutive calls (a masking policy masks at every call) are one marker whose `until` is the last
  * call of the run — every compressed call is still covered, at its exact call. Numbers only: the
- * renderer writes the line a person reads (the shared ChartMarker type says why).
+ * renderer writes the line a person reads (the shared ChartMarker type says why). `at(c)` gives
+ * compression c of `count` (from the columns, compressions.ts: no event object for a chart).
  */
-function compressionMarkers(events: readonly ReplayEvent[], out: ChartMarker[]): void {
-  let first: Compression | undefined;
-  let last: Compression | undefined;
+function compressionMarkers(count: number, at: (c: number) => CompressionRow, out: ChartMarker[]): void {
+  let first: CompressionRow | undefined;
+  let last: CompressionRow | undefined;
   const flush = (): void => {
     if (!first || !last) return;
     const m: CompressionMarker =
@@ -70,8 +79,8 @@ function compressionMarkers(events: readonly ReplayEvent[], out: ChartMarker[]):
         : { step: first.step, kind: 'compression', path: first.path, strategy: first.strategy, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter, until: last.step, lastTokensBefore: last.tokensBefore, lastTokensAfter: last.tokensAfter };
     out.push(m);
   };
-  for (const e of events) {
-    if (e.kind !== 'compression') continue;
+  for (let c = 0; c < count; c++) {
+    const e = at(c);
     if (last && e.path === last.path && e.strategy === last.strategy && e.step === last.step + 1) {
       last = e;
       continue;
@@ -80,6 +89,29 @@ function compressionMarkers(events: readonly ReplayEvent[], out: ChartMarker[]):
     first = last = e;
   }
   flush();
+}
+
+/** The compression markers of a result: from its columns when it has them, else from its events. */
+function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
+  const cols = compressionsOf(r);
+  if (cols) {
+    // Row by row from the columns: a run of consecutive calls is compared in numbers, no object per compression.
+    const { log } = cols;
+    const markerOf = (first: number, last: number): CompressionMarker => {
+      const head = { step: log.step[first]!, kind: 'compression', path: log.pathOf(first), strategy: log.strategyOf(first), tokensBefore: log.before[first]!, tokensAfter: log.after[first]! } as const;
+      return first === last ? head : { ...head, until: log.step[last]!, lastTokensBefore: log.before[last]!, lastTokensAfter: log.after[last]! };
+    };
+    let first = -1;
+    for (let c = 0; c < cols.count; c++) {
+      if (first >= 0 && log.path[c] === log.path[c - 1] && log.strategy[c] === log.strategy[c - 1] && log.step[c] === log.step[c - 1]! + 1) continue;
+      if (first >= 0) out.push(markerOf(first, c - 1));
+      first = c;
+    }
+    if (first >= 0) out.push(markerOf(first, cols.count - 1));
+    return;
+  }
+  const list = r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+  compressionMarkers(list.length, (c) => list[c]!, out);
 }
 
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
@@ -170,7 +202,10 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
 
   const markers: ChartMarker[] = [];
   const warnings: string[] = [...(options.warnings ?? []), ...(resolvedOf(r.config).warnings ?? [])];
-  for (const e of r.events) {
+  // The other events only (a result replay made keeps its compressions as columns: no event objects for a chart).
+  const cols = compressionsOf(r);
+  const others = cols ? cols.others.slice(0, cols.otherCount) : r.events;
+  for (const e of others) {
     if (e.kind === 'source-compaction')
       markers.push(
         e.tokensBefore === undefined
@@ -183,7 +218,7 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
     // Warnings at call 0 are the replay's notes about its inputs (summarizer missing, counts made with another tokenizer).
     else if (e.kind === 'warning' && e.step === 0) warnings.push(e.text);
   }
-  compressionMarkers(r.events, markers);
+  resultCompressionMarkers(r, markers);
   statusMarkers(r, markers);
   markers.sort((a, b) => a.step - b.step);
 

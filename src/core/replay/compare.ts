@@ -3,6 +3,7 @@
  * differences. Works on the typed arrays directly, so comparing two 10,000-step runs allocates
  * one delta array and one entry per step that actually differs.
  */
+import { compressionsOf } from './compressions';
 import { stepReason } from './steps';
 import { STEP_STATUSES, type ReplayResult, type ReplayTotals, type StepStatus } from './types';
 
@@ -40,7 +41,12 @@ export interface ReplayComparison {
   readonly compressions: { readonly a: readonly number[]; readonly b: readonly number[] };
 }
 
-const compressionSteps = (r: ReplayResult): number[] => r.events.filter((e) => e.kind === 'compression').map((e) => e.step);
+/** The calls that compressed: from the result's columns when it has them (no event objects made), else its events. */
+function compressionSteps(r: ReplayResult): number[] {
+  const cols = compressionsOf(r);
+  if (!cols) return r.events.filter((e) => e.kind === 'compression').map((e) => e.step);
+  return Array.from(cols.log.step.subarray(0, cols.count));
+}
 
 export function compare(a: ReplayResult, b: ReplayResult): ReplayComparison {
   if (a.steps.count !== b.steps.count) {

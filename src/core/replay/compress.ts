@@ -10,13 +10,11 @@ import type { StrategyId } from '../config';
 import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
 import { checkedResult } from '../strategies/check';
 import { mergeRanges, toRanges } from '../strategies/util';
-import { attachSummary, sameSummary, SummaryText } from '../summarize/summary-text';
+import { sameSummary, SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
 import { exchangeStarts } from '../turns';
 import { requestAt, type ReplayState } from './state';
-import type { CompressionPath, MessageRange, ReplayEvent } from './types';
-
-type Compression = Extract<ReplayEvent, { kind: 'compression' }>;
+import type { CompressionPath, MessageRange } from './types';
 
 /**
  * Summaries by what was folded (ranges of this message list, the earlier summary, the target),
@@ -133,18 +131,6 @@ function withPinnedTurns(s: ReplayState, oldFrom: number, newFrom: number, keep:
   for (let q = lowerBound(p, oldFrom); q < p.length && p[q]! < Math.min(newFrom, end); q++) rescue(p[q]!);
   if (out.size === keep.length) return keep;
   return [...out].sort((x, y) => x - y);
-}
-
-/** The history ranges in the request before `end` (for the event's `kept`). */
-function windowRanges(s: ReplayState, end: number): MessageRange[] {
-  const out = keptBeforeRuns(s).slice() as MessageRange[];
-  const from = s.win.from;
-  if (from < end) {
-    const last = out[out.length - 1];
-    if (last && last[1] + 1 === from) out[out.length - 1] = [last[0], end - 1];
-    else out.push([from, end - 1]);
-  }
-  return out;
 }
 
 /**
@@ -433,27 +419,10 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
   s.totals.tokensRemoved += Math.max(0, before - after);
   // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
   if (!s.lean) {
-    const dropped = merged(removal.dropped);
-    const kept = windowRanges(s, end);
-    let event: Compression;
-    if (!s.summary) {
-      // Written whole, in the order JSON shows: properties added to an object after its literal
-      // take a second object per event, kept as long as the result (a policy compressing at every
-      // call keeps thousands of events).
-      event = removal.masked.length
-        ? { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, masked: toRanges(removal.masked), note: removal.note }
-        : { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept, note: removal.note };
-    } else {
-      const e: { -readonly [K in keyof Compression]: Compression[K] } = { kind: 'compression', step, path, strategy: removal.strategy, tokensBefore: before, tokensAfter: after, dropped, kept };
-      // Set after `kept`, as JSON shows it (no object spread per compression).
-      if (removal.masked.length) e.masked = toRanges(removal.masked);
-      // The summary's text is written only if something reads it (summary-text.ts); it keeps its
-      // place before the note, as JSON shows the event.
-      attachSummary(e, s.summary);
-      e.note = removal.note;
-      event = e;
-    }
-    s.events.push(event);
+    // A row of numbers (compressions.ts): the event object, its range tuples and its kept list are
+    // made only if something reads the result's events.
+    const runs = keptBeforeRuns(s);
+    s.compressions.push(s.events.length, step, path, removal.strategy, before, after, merged(removal.dropped), removal.masked, runs, s.win.from, end, removal.note, s.summary);
   }
   s.retention.afterCompression(end, step);
   return removal.turnsDropped !== undefined ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : { before, after };

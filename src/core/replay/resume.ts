@@ -70,6 +70,7 @@ export interface LiveReplay {
    */
   readonly reasons: number;
   readonly events: number;
+  readonly compressions: number;
 }
 
 export interface LiveResult {
@@ -110,7 +111,7 @@ async function finishedFrom(run: Run, shouldStop: (() => boolean) | undefined): 
   const S = run.s.shape.stepMsg.length;
   await runSteps(run, shouldStop, Math.max(run.next, S - 1));
   let closed = closedBecause(run);
-  const kept = { reasons: run.out.reasonCount, events: run.s.events.length };
+  const kept = { reasons: run.out.reasonCount, events: run.s.events.length, compressions: run.s.compressions.count };
   // The copy writes on in the run's step arrays and events (no copy of those: only what the
   // run recorded itself is read again, `kept`), in copies of its window and retention.
   const copy = closed === undefined ? continued(run, run.s.session, run.s.counts, run.s.reference, run.s.shape, run.s.pins, undefined) : undefined;
@@ -193,14 +194,14 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
  * step arrays and events, which it writes on past what `old` recorded. A string says why it
  * cannot be.
  */
-function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins, kept: Pick<LiveReplay, 'reasons' | 'events'> | undefined): Run | string {
+function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins, kept: Pick<LiveReplay, 'reasons' | 'events' | 'compressions'> | undefined): Run | string {
   const s = old.s;
   const win = s.win.grownTo(counts.perMessage, counts.prefix);
   if (!win) return 'the window cannot be carried exactly';
   const retention = s.retention.grownTo(session.messages, old.entered, (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => next.summary);
   if (!retention) return 'the facts of the messages that entered changed';
   // A new state object: caches keyed by it (cut points, the strategies' context) start empty.
-  const next: ReplayState = { ...s, session, messages: session.messages, counts, reference, shape, pins, win, retention, events: kept ? s.events.slice(0, kept.events) : s.events, totals: { ...s.totals } };
+  const next: ReplayState = { ...s, session, messages: session.messages, counts, reference, shape, pins, win, retention, events: kept ? s.events.slice(0, kept.events) : s.events, compressions: kept ? s.compressions.slice(kept.compressions) : s.compressions, totals: { ...s.totals } };
   const sources = new SourceCompactions(next);
   sources.next = old.sources.next;
   Object.assign(sources.original, old.sources.original);

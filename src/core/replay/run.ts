@@ -15,6 +15,7 @@ import type { Summarizer } from '../summarize/types';
 import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../tokens/index';
 import { arrive } from './arrival';
 import { BudgetHandler } from './budgets';
+import { CompressionLog, withLazyEvents } from './compressions';
 import { CostHandler } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
@@ -164,6 +165,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     // The tracker reads the summary through a function so it never goes stale.
     retention: new RetentionTracker(messages, options.needles ?? [], (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => s.summary),
     events,
+    compressions: new CompressionLog(),
     totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
     summary: null,
     summaryTokens: 0,
@@ -271,7 +273,7 @@ export function finishRun(run: Run): ReplayResult {
   const { config, limits, enforcement, shape } = s;
   const S = shape.stepMsg.length;
   if (S > 0) run.sources.emitUpTo(Infinity, S - 1);
-  return {
+  const result: ReplayResult = {
     policy: config.policy,
     config: {
       ...config,
@@ -294,10 +296,12 @@ export function finishRun(run: Run): ReplayResult {
     },
     steps: out.result(shape.stepMsg, turnsOfSteps(shape.stepMsg, shape.turnOfMsg)),
     // Rare paths (guards, tool preflight, source compactions) still record theirs: a lean result drops them all.
-    events: s.lean ? [] : s.events,
+    // Otherwise the events are made on first read (compressions.ts): set here to keep their place among the keys.
+    events: [],
     totals: { ...s.totals },
     retention: s.retention.result(),
   };
+  return s.lean ? result : withLazyEvents(result, s.events, s.compressions);
 }
 
 /** The turn of each step, in a plain loop (Uint32Array.from with a map function was 1 % of a sweep). */

@@ -11,6 +11,7 @@ import type { Strategy } from '../strategies/index';
 import type { SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
 import type { SessionCounts } from '../tokens/index';
+import type { CompressionLog } from './compressions';
 import type { Enforcement } from './enforce';
 import type { RetentionTracker } from './retention';
 import type { ReplayEvent, StepStatus } from './types';
@@ -72,7 +73,9 @@ export interface ReplayState {
   readonly model: ModelInfo | undefined;
   readonly win: WindowState;
   readonly retention: RetentionTracker;
+  /** Every event but the compressions, which are kept as columns in `compressions` (compressions.ts). */
   readonly events: ReplayEvent[];
+  readonly compressions: CompressionLog;
   readonly totals: RunningTotals;
   summary: SummaryText | null;
   summaryTokens: number;

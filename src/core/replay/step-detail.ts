@@ -13,8 +13,9 @@ import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
+import { compressionsOf, otherEvents } from './compressions';
 import { stepReason } from './steps';
-import { REGIONS, STEP_STATUSES, type BudgetDimension, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
+import { REGIONS, STEP_STATUSES, type BudgetDimension, type CompressionPath, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
 import { mergeRanges } from '../strategies/util';
 import { sameSummary, summaryOf, type SummaryText } from '../summarize/summary-text';
 
@@ -231,7 +232,7 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
     if (code === 'final') break;
   }
   // S1's full-chunked extraction calls made before this call (as its tool outputs arrived) are billed too.
-  for (const e of r.events) {
+  for (const e of otherEvents(r)) {
     if (e.step > step || e.kind !== 'tool-preflight' || e.chunkInput === undefined) continue;
     billed += e.chunkInput;
     outputTokens += e.chunkOutput ?? 0;
@@ -263,8 +264,8 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
  * what left the window and the summary after it; when the summary changed (and the path was not
  * S0's emergency drop, which only appends a note) what left was folded into it.
  */
-function foldedBy(e: Compression, summary: SummaryText | null, summaryBefore: SummaryText | null): boolean {
-  return e.path !== 'emergency' && summary !== null && !sameSummary(summary, summaryBefore);
+function foldedBy(path: CompressionPath, summary: SummaryText | null, summaryBefore: SummaryText | null): boolean {
+  return path !== 'emergency' && summary !== null && !sameSummary(summary, summaryBefore);
 }
 
 function runsOf(state: Uint8Array, from: number, to: number, pick: (s: number) => boolean): MessageRange[] {
@@ -303,19 +304,20 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   let compression: StepDetail['compression'] = null;
   let lastKept: readonly MessageRange[] | null = null;
   const preflight: Extract<ReplayEvent, { kind: 'tool-preflight' }>[] = [];
-  for (const e of r.events) {
-    if (e.step > step) continue;
-    if (e.step === step) stepEvents.push(e);
-    if (e.kind === 'tool-preflight' && e.messageIndex < k) preflight.push(e);
-    if (e.kind === 'guard' && e.decision === 'skip' && e.fallback) fallbackAt.set(e.step, e.fallback);
-    if (e.kind !== 'compression') continue;
-    compressedAt.add(e.step);
-    const after = summaryOf(e) ?? null;
-    const folded = foldedBy(e, after, summary);
-    for (const [a, z] of e.dropped) for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW || state[i] === MASKED) state[i] = folded ? SUMMARISED : DROPPED;
-    for (const [a, z] of e.masked ?? []) for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW) state[i] = MASKED;
-    lastKept = e.kept;
-    if (e.step === step) {
+  // A compression before the call, in order: its removals marked in `state`. `pairs` gives its
+  // dropped and masked ranges; `event` its event object, made only for this call's compressions.
+  const compressionAt = (at: number, path: CompressionPath, after: SummaryText | null, dropped: (visit: (a: number, z: number) => void) => void, masked: (visit: (a: number, z: number) => void) => void, event: () => Compression): void => {
+    compressedAt.add(at);
+    const folded = foldedBy(path, after, summary);
+    dropped((a, z) => {
+      for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW || state[i] === MASKED) state[i] = folded ? SUMMARISED : DROPPED;
+    });
+    masked((a, z) => {
+      for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW) state[i] = MASKED;
+    });
+    if (at === step) {
+      const e = event();
+      stepEvents.push(e);
       compression = {
         path: e.path,
         strategy: e.strategy,
@@ -332,6 +334,62 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
       };
     }
     summary = after;
+  };
+  const other = (e: ReplayEvent): void => {
+    if (e.step === step) stepEvents.push(e);
+    if (e.kind === 'tool-preflight' && e.messageIndex < k) preflight.push(e);
+    if (e.kind === 'guard' && e.decision === 'skip' && e.fallback) fallbackAt.set(e.step, e.fallback);
+  };
+  const cols = compressionsOf(r);
+  if (cols) {
+    // From the columns (compressions.ts): no event object for a compression before the call. The
+    // other events are visited where they were recorded among the compressions (this call's events in order).
+    const { log, others } = cols;
+    let o = 0;
+    let lastRow = -1;
+    for (let c = 0; c < cols.count && log.step[c]! <= step; c++) {
+      for (const at = Math.min(log.at[c]!, cols.otherCount); o < at; o++) if (others[o]!.step <= step) other(others[o]!);
+      const from = log.droppedAt[c]!;
+      const mid = log.maskedAt[c]!;
+      const to = log.droppedAt[c + 1]!;
+      const ranges = log.ranges;
+      compressionAt(
+        log.step[c]!,
+        log.pathOf(c),
+        log.summaries[c]!,
+        (visit) => {
+          for (let q = from; q < mid; q++) visit(ranges[2 * q]!, ranges[2 * q + 1]!);
+        },
+        (visit) => {
+          for (let q = mid; q < to; q++) visit(ranges[2 * q]!, ranges[2 * q + 1]!);
+        },
+        () => log.event(c),
+      );
+      lastRow = c;
+    }
+    for (; o < cols.otherCount; o++) if (others[o]!.step <= step) other(others[o]!);
+    lastKept = lastRow >= 0 ? log.kept(lastRow) : null;
+  } else {
+    for (const e of r.events) {
+      if (e.step > step) continue;
+      if (e.kind !== 'compression') {
+        other(e);
+        continue;
+      }
+      compressionAt(
+        e.step,
+        e.path,
+        summaryOf(e) ?? null,
+        (visit) => {
+          for (const [a, z] of e.dropped) visit(a, z);
+        },
+        (visit) => {
+          for (const [a, z] of e.masked ?? []) visit(a, z);
+        },
+        () => e,
+      );
+      lastKept = e.kept;
+    }
   }
   // Whatever the last compression left out of its window (below its end) is gone, listed or not.
   if (lastKept && lastKept.length > 0) {
@@ -391,7 +449,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     context: {
       system: { tokens: regions.system, text: session.systemPrompt },
       unlogged: { tokens: regions.unlogged, inferred: true },
-      summary: { tokens: regions.summary, text: summary?.text ?? null },
+      summary: { tokens: regions.summary, text: (summary as SummaryText | null)?.text ?? null },
       history: { tokens: regions.history, messages: historyMessages, ranges: historyRanges, masked: maskedRanges, reduced, sentAs },
       tools: { tokens: regions.tools, names: session.tools.map((t) => t.name) },
     },
