@@ -11,7 +11,7 @@
  * as compress.ts wrote them before, key by key: the same JSON. The chart view and compare read
  * the columns.
  */
-import { toRanges } from '../strategies/util';
+import { eachRun } from '../strategies/util';
 import { attachSummary, type SummaryText } from '../summarize/summary-text';
 import type { CompressionPath, MessageRange, ReplayEvent } from './types';
 
@@ -74,24 +74,7 @@ export class CompressionLog {
     this.after[c] = after;
     for (let q = 0; q < dropped.length; q++) this.pair(dropped[q]![0], dropped[q]![1]);
     this.maskedAt[c] = this.rangeLength >> 1;
-    if (masked.length > 0) {
-      // toRanges' runs, written as pairs (no tuple per run).
-      let ascending = true;
-      for (let q = 1; q < masked.length && ascending; q++) if (masked[q]! < masked[q - 1]!) ascending = false;
-      if (ascending) {
-        let a = masked[0]!;
-        let z = a;
-        for (let q = 1; q < masked.length; q++) {
-          const i = masked[q]!;
-          if (i === z + 1) z = i;
-          else {
-            this.pair(a, z);
-            a = z = i;
-          }
-        }
-        this.pair(a, z);
-      } else for (const [a, z] of toRanges(masked)) this.pair(a, z);
-    }
+    eachRun(masked, this.pair);
     this.droppedAt[c + 1] = this.rangeLength >> 1;
     this.keptFrom[c] = keptFrom;
     this.keptEnd[c] = keptEnd;
@@ -101,7 +84,8 @@ export class CompressionLog {
     this.count = c + 1;
   }
 
-  private pair(a: number, z: number): void {
+  /** Appends the range [a, z] to `ranges` (a bound function: eachRun calls it per run). */
+  private readonly pair = (a: number, z: number): void => {
     if (this.rangeLength + 2 > this.ranges.length) {
       const r = new Int32Array(this.ranges.length * 2);
       r.set(this.ranges);
@@ -109,7 +93,7 @@ export class CompressionLog {
     }
     this.ranges[this.rangeLength++] = a;
     this.ranges[this.rangeLength++] = z;
-  }
+  };
 
   private grow(capacity: number): void {
     const g = <T extends Uint32Array | Uint8Array | Uint16Array | Float64Array>(a: T, n: number): T => {

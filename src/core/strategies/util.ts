@@ -93,16 +93,32 @@ export function range(a: number, b: number): number[] {
 }
 
 export function toRanges(sorted: readonly number[]): MessageRange[] {
-  const out: [number, number][] = [];
+  const out: MessageRange[] = [];
+  eachRun(sorted, (a, z) => out.push([a, z]));
+  return out;
+}
+
+/**
+ * Calls `visit(first, last)` for each run of consecutive indices, in order: toRanges without a
+ * tuple per run (a replay's compression log writes the runs as pairs of numbers).
+ */
+export function eachRun(sorted: readonly number[], visit: (first: number, last: number) => void): void {
+  if (sorted.length === 0) return;
   // Callers almost always pass ascending indices: sort (a copy) only when they did not.
   let ascending = true;
   for (let k = 1; k < sorted.length && ascending; k++) if (sorted[k]! < sorted[k - 1]!) ascending = false;
-  for (const i of ascending ? sorted : [...sorted].sort((x, y) => x - y)) {
-    const last = out[out.length - 1];
-    if (last && i === last[1] + 1) last[1] = i;
-    else out.push([i, i]);
+  const xs = ascending ? sorted : [...sorted].sort((x, y) => x - y);
+  let a = xs[0]!;
+  let z = a;
+  for (let k = 1; k < xs.length; k++) {
+    const i = xs[k]!;
+    if (i === z + 1) z = i;
+    else {
+      visit(a, z);
+      a = z = i;
+    }
   }
-  return out;
+  visit(a, z);
 }
 
 /** Tokens of the history view. */
