@@ -17,7 +17,8 @@
  * heuristics (chars/4, runes × 2/5, ...) round per text and are linear anyway: they count whole.
  */
 import { recentItemIds } from '../summarize/extractive';
-import { carriedFrom, Recent, recentInts, type SummaryLayout, type SummaryText } from '../summarize/summary-text';
+import type { LaneView } from '../summarize/lane';
+import type { SummaryLayout, SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
 
@@ -115,9 +116,6 @@ interface CountsById {
 }
 const byIdOf = new WeakMap<Map<string, number>, CountsById>();
 
-/** layoutSum's counts of the last few sections counted, by shape memo (so per tokenizer and shape). */
-const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int32Array>>();
-
 /**
  * A summary the extractive summarizer just wrote, counted from its layout instead of its text:
  * `header`, then per section "\n## title\n" and its items, "- item" one per line, or inline as
@@ -125,8 +123,10 @@ const perItems = new WeakMap<Map<string, number>, Recent<readonly string[], Int3
  * above), so the text's count is the sum of these segments': "header\n", "## title\n",
  * "- item\n" (the text's last one without "\n"), and inline "- a," " b," … " z". Each segment is
  * memoized by its item — the very string object the previous summaries held (V8 keeps a string's
- * hash in it) — so a rolling summary of 70 KB costs a lookup per item, not a read of its text:
- * 10,000 calls at a compression per call made 50 MB of summary text per replay.
+ * hash in it) — so a summary costs a lookup per item, not a read of its text: 10,000 calls at a
+ * compression per call made 50 MB of summary text per replay. A rolling summary's sections, kept
+ * as lanes (summarize/lane.ts), cost less still: their middle items' counts are a running sum the
+ * lane keeps as it grows, so only its fresh items are counted (laneCount).
  */
 function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>, chunks: Int32Array): (layout: SummaryLayout) => number {
   // One memo per (prefix, suffix), looked up once per section rather than once per item: a
@@ -141,16 +141,19 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
   /** `count` of items[i] in shape m, read by its number when `ids` has it (see CountsById). */
   const countAt = (m: Map<string, number>, prefix: string, items: readonly string[], i: number, suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): number => {
     if (!ids) return count(m, prefix, items[i]!, suffix);
+    return countById(m, prefix, items[i]!, suffix, ids.ids[i]!, ids.generation);
+  };
+  /** `count` of `item`, whose interned number is `id` in the table's `generation`, read by number (see CountsById). */
+  const countById = (m: Map<string, number>, prefix: string, item: string, suffix: string, id: number, generation: number): number => {
     let t = byIdOf.get(m);
-    if (!t || t.generation !== ids.generation) byIdOf.set(m, (t = { generation: ids.generation, counts: new Int32Array(1024).fill(-1) }));
-    const id = ids.ids[i]!;
+    if (!t || t.generation !== generation) byIdOf.set(m, (t = { generation, counts: new Int32Array(1024).fill(-1) }));
     if (id >= t.counts.length) {
       const grown = new Int32Array(Math.max(id + 1, 2 * t.counts.length)).fill(-1);
       grown.set(t.counts);
       t.counts = grown;
     }
     let n = t.counts[id]!;
-    if (n < 0) t.counts[id] = n = count(m, prefix, items[i]!, suffix);
+    if (n < 0) t.counts[id] = n = count(m, prefix, item, suffix);
     return n;
   };
   const count = (m: Map<string, number>, prefix: string, item: string, suffix: string): number => {
@@ -161,27 +164,6 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
       m.set(item, n);
     }
     return n;
-  };
-  /**
-   * Each item's count in a section's middle shape: the numbers the memo gives item by item, but
-   * for the items a rolling summary carries (summary-text.ts `noteCarried`) gathered from the
-   * previous section's, which were just made — a typed read per item instead of a look-up by
-   * string. Kept for the last few sections only (the next summary reads them, nothing after).
-   */
-  const midCounts = (m: Map<string, number>, prefix: string, items: readonly string[], suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): Int32Array => {
-    let recent = perItems.get(m);
-    if (!recent) perItems.set(m, (recent = new Recent(16)));
-    const carried = carriedFrom(items);
-    const from = carried && recent.get(carried.from);
-    const per = recentInts(items.length);
-    let i = 0;
-    if (carried && from && carried.fresh + carried.src.length === items.length) {
-      for (; i < carried.fresh; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
-      const { src } = carried;
-      for (let j = 0; j < src.length; j++) per[i + j] = from[src[j]!]!;
-    } else for (; i < items.length; i++) per[i] = countAt(m, prefix, items, i, suffix, ids);
-    recent.set(items, per);
-    return per;
   };
   const whole = memoCount(tokenizer, memo);
   const titles = shapeOf('## ', '\n');
@@ -214,18 +196,45 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     }
     return total;
   };
+  /**
+   * A section that is the head of its lane (summarize/lane.ts), counted as the loop below counts
+   * items: its first and last item in their shapes, and the middle ones as the lane's running sum
+   * of their middle-shape counts (kept by the lane as it grows: each fresh item counted once when
+   * appended, each dropped one taken off) less the first and the last — no item carried is read.
+   */
+  const laneCount = (view: LaneView, end: string, midPrefix: string, midSuffix: string): number => {
+    const lane = view.lane;
+    const first = lane.items[lane.top]!;
+    if (view.count === 1) return count(shapeOf('- ', end), '- ', first, end);
+    const last = lane.items[lane.bottom]!;
+    let total = count(shapeOf('- ', midSuffix), '- ', first, midSuffix) + count(shapeOf(midPrefix, end), midPrefix, last, end);
+    if (view.count > 2) {
+      const m = shapeOf(midPrefix, midSuffix);
+      const generation = lane.generation;
+      const all = lane.sum(m, (item, id) => countById(m, midPrefix, item, midSuffix, id, generation));
+      total += all - lane.valueAt(m, lane.top) - lane.valueAt(m, lane.bottom);
+    }
+    return total;
+  };
   return ({ header, sections }) => {
     if (sections.length === 0) return headerCount(header, '');
     let total = headerCount(header, '\n');
     for (let si = 0; si < sections.length; si++) {
-      const { title, inline, items } = sections[si]!;
+      const section = sections[si]!;
+      const { title, inline } = section;
       const lastSection = si === sections.length - 1;
       total += count(titles, '## ', title, '\n');
-      const n = items.length;
-      if (n === 0) continue;
       const end = lastSection ? '' : '\n';
       const midSuffix = inline ? ',' : '\n';
       const midPrefix = inline ? ' ' : '- ';
+      const view = section.lane;
+      if (view?.isHead) {
+        total += laneCount(view, end, midPrefix, midSuffix);
+        continue;
+      }
+      const items = section.items;
+      const n = items.length;
+      if (n === 0) continue;
       const ids = recentItemIds(items);
       // The first item takes "- ", the last one the section's end; the rest share one shape.
       if (n === 1) {
@@ -234,8 +243,8 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
       }
       total += countAt(shapeOf('- ', midSuffix), '- ', items, 0, midSuffix, ids);
       if (n > 2) {
-        const per = midCounts(shapeOf(midPrefix, midSuffix), midPrefix, items, midSuffix, ids);
-        for (let i = 1; i < n - 1; i++) total += per[i]!;
+        const m = shapeOf(midPrefix, midSuffix);
+        for (let i = 1; i < n - 1; i++) total += countAt(m, midPrefix, items, i, midSuffix, ids);
       }
       total += countAt(shapeOf(midPrefix, end), midPrefix, items, n - 1, end, ids);
     }

@@ -9,11 +9,14 @@
  * it covered, against what is folded now, but never more than half — so the newest material always
  * has room and older material fades by halves instead of crowding it out. Files touched and facts
  * carry over from the previous summary (file tracking, docs/policies.md §S4) as long as their share holds them.
- * Work per call is proportional to what is folded plus the previous summary, never the session.
+ * Work per call is proportional to what is folded and what the summary drops, never the session
+ * nor the items it carries: a summary written here keeps each section as a version of a
+ * persistent log (lane.ts), and the next one is filled from the log's trees.
  */
 import type { Message } from '../model';
 import { factsOfMessage } from './facts';
-import { noteCarried, Recent, recentInts, renderLayout, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { Lane, LaneView } from './lane';
+import { Recent, recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -455,30 +458,6 @@ function lensOfItems(items: readonly string[]): Int32Array {
   return lens;
 }
 
-/** Fresh items told apart from carried ones with `freshTable` at most this many; more take the stamp table. */
-const FRESH_TABLE_MAX = 1024;
-/** Open addressing, -1 for empty: 4 096 slots (the most FRESH_TABLE_MAX needs at a quarter full). */
-const freshTable = new Int32Array(4096);
-
-/**
- * Puts the fresh numbers in `freshTable` (sized to a power of two at least four times their
- * number, emptied first) and returns its mask: a carried item's probe then mostly meets an empty
- * slot at once.
- */
-function tableFresh(ids: Int32Array): number {
-  let size = 64;
-  while (size < 4 * ids.length) size *= 2;
-  const mask = size - 1;
-  freshTable.fill(-1, 0, size);
-  for (let q = 0; q < ids.length; q++) {
-    const id = ids[q]!;
-    let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
-    while (freshTable[h] !== -1 && freshTable[h] !== id) h = (h + 1) & mask;
-    freshTable[h] = id;
-  }
-  return mask;
-}
-
 function idsOfItems(items: readonly string[]): Int32Array {
   let ids = recentIds.get(items);
   if (!ids) {
@@ -508,6 +487,13 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
   const kept = t.layout;
   if (kept && kept !== layout && kept.sections.length === layout.sections.length) {
     for (let k = 0; k < layout.sections.length; k++) {
+      // A lane's numbers and lengths are in its log (lane.ts), not in these maps. The summary kept
+      // stands for this one from now on: the next fold from it goes on in this one's lane, the
+      // head, instead of starting a lane of its own from the kept one's items.
+      const made = layout.sections[k]!.lane;
+      const old = kept.sections[k]!.lane;
+      if (made && old) laneTwins.set(old, made);
+      if (made || old) continue;
       const ids = recentIds.get(layout.sections[k]!.items);
       if (ids) recentIds.set(kept.sections[k]!.items, ids);
       const lens = recentLens.get(layout.sections[k]!.items);
@@ -515,17 +501,6 @@ function sameIds(t: SummaryText, layout: SummaryLayout): SummaryText {
     }
   }
   return t;
-}
-
-/** Per interned number, the stamp of the last markFreshIds that held it. */
-const freshMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
-
-/** Marks the fresh items' numbers with a new stamp, returned: a carried item is fresh when its number holds it. */
-function markFreshIds(ids: Int32Array): number {
-  const stamp = nextStamp(freshMark);
-  const marks = freshMark.marks;
-  for (let q = 0; q < ids.length; q++) marks[ids[q]!] = stamp;
-  return stamp;
 }
 
 /** The numbers of the items the last `pick` kept, by SECTIONS index (`ids`: every item's, by the same index). */
@@ -719,102 +694,178 @@ function fillSize(sections: Sections, budget: number): number {
 }
 
 /**
- * `fill(carried, budget)` merged after `fresh` section by section as `mergeUnique(fresh, old,
- * true)` merges them (carried items are distinct: a summary laid out here), each section built in
- * one array of its final size rather than filled, then copied behind the fresh items.
+ * `pick` over carried sections held as lanes (lane.ts; undefined: an empty section), the same fill
+ * step for step — the same items taken, the same size returned — answered by the lanes' trees
+ * instead of a walk over every item: a section's cursor is a position (`laneAt`, exclusive; the
+ * next item is the highest present one below it), "skip what cannot fit" is the highest item
+ * below the cursor short enough (`find`), and "take items while they fit the share" the lowest
+ * position from which the items up to the cursor cost at most what is left of it (`reach`).
+ * `keep`: record what it took as runs of positions, highest first (`laneRuns`), per section.
  */
-function fillBehind(fresh: Sections, freshIds: readonly Int32Array[], carried: Sections, budget: number): Sections {
-  const items = itemLists(carried);
-  const lens = items.map(lensOfItems);
-  pick(items, budget, true, lens);
-  const out: Sections = new Map();
+function pickLanes(lanes: readonly (LaneView | undefined)[], budget: number, keep: boolean): number {
+  const n = SECTIONS.length;
+  const at = laneAt;
+  for (let k = 0; k < n; k++) {
+    at[k] = lanes[k]?.lane.n ?? 0;
+    laneRunCount[k] = 0;
+  }
+  picked.fill(0);
+  let spentAll = 0;
+  let left = budget;
+  const take = (k: number, a: number, u: number): void => {
+    if (!keep) return;
+    const c = laneRunCount[k]!;
+    const runs = laneRuns[k]!;
+    // Adjacent to the run before it (the cursor moved down onto it): one run.
+    if (c > 0 && runs[2 * c - 2] === u) {
+      runs[2 * c - 2] = a;
+      return;
+    }
+    if (runs.length < 2 * c + 2) {
+      const grown = new Int32Array(2 * runs.length);
+      grown.set(runs);
+      laneRuns[k] = grown;
+    }
+    laneRuns[k]![2 * c] = a;
+    laneRuns[k]![2 * c + 1] = u;
+    laneRunCount[k] = c + 1;
+  };
+  // Every section first shows its top item (the newest), where it fits at all.
+  for (let k = 0; k < n; k++) {
+    const lane = lanes[k]?.lane;
+    if (!lane) continue;
+    const title = TITLE_COST[k]!;
+    const p = lane.find(at[k]!, left - 3 - title);
+    if (p < 0) {
+      at[k] = 0;
+      continue;
+    }
+    const c = lane.lens[p]! + 3 + title;
+    take(k, p, p + 1);
+    picked[k] = 1;
+    at[k] = p;
+    spentAll += c;
+    left -= c;
+  }
+  for (;;) {
+    // An item that cannot fit in what is left never will: skip it (the cursor lands just above the next that can).
+    let active = 0;
+    for (let k = 0; k < n; k++) {
+      const lane = lanes[k]?.lane;
+      if (!lane || at[k] === 0) continue;
+      const p = lane.find(at[k]!, left - 3 - (picked[k]! > 0 ? 0 : TITLE_COST[k]!));
+      at[k] = p + 1;
+      if (p >= 0) active++;
+    }
+    if (active === 0) break;
+    const share = Math.floor(left / active);
+    let took = false;
+    for (let k = 0; k < n; k++) {
+      const lane = lanes[k]?.lane;
+      if (!lane || at[k] === 0) continue;
+      let u = at[k]!;
+      let spent = 0;
+      let count = picked[k]!;
+      if (count === 0) {
+        // The section's first item also pays for its title.
+        const p = u - 1;
+        const c = lane.lens[p]! + 3 + TITLE_COST[k]!;
+        if (c > share) continue;
+        take(k, p, u);
+        count = 1;
+        u = p;
+        spent = c;
+        spentAll += c;
+        left -= c;
+        took = true;
+      }
+      const a = lane.reach(u, share - spent);
+      const got = a < u ? lane.countIn(a, u) : 0;
+      if (got > 0) {
+        const c = lane.costIn(a, u);
+        take(k, a, u);
+        count += got;
+        spentAll += c;
+        left -= c;
+        took = true;
+        u = a;
+      }
+      picked[k] = count;
+      at[k] = u;
+    }
+    if (!took) {
+      // Every next item is over its share: the cheapest one still goes in (the first of equals).
+      let best = -1;
+      let bestCost = 0;
+      for (let k = 0; k < n; k++) {
+        const lane = lanes[k]?.lane;
+        if (!lane || at[k] === 0) continue;
+        const c = lane.lens[at[k]! - 1]! + 3 + (picked[k]! > 0 ? 0 : TITLE_COST[k]!);
+        if (best < 0 || c < bestCost) {
+          best = k;
+          bestCost = c;
+        }
+      }
+      const p = at[best]! - 1;
+      take(best, p, p + 1);
+      picked[best]!++;
+      at[best] = p;
+      spentAll += bestCost;
+      left -= bestCost;
+    }
+  }
+  let size = spentAll;
+  for (let k = 0; k < n; k++) if (picked[k]! > 0) size -= IS_INLINE[k] ? picked[k]! : 1;
+  return size;
+}
+/** A section the summarizer wrote again as a kept summary's (sameIds), by the kept one's view: the same items, maybe its lane's head. */
+const laneTwins = new WeakMap<LaneView, LaneView>();
+
+/** pickLanes' cursors and, with `keep`, its runs per section ([a, u) pairs, highest first). */
+const laneAt = new Int32Array(SECTIONS.length);
+const laneRuns: Int32Array[] = SECTIONS.map(() => new Int32Array(64));
+const laneRunCount = new Int32Array(SECTIONS.length);
+
+/**
+ * The carried sections of a summary laid out here as lane heads, by SECTIONS index ('Goal' and
+ * empty sections undefined): a section already the head of its lane as it is; any other (a
+ * summary's first sections, an older version, numbers of a restarted intern table) in a lane
+ * started from its items.
+ */
+function carriedLanes(layout: SummaryLayout): (LaneView | undefined)[] {
+  const out: (LaneView | undefined)[] = SECTIONS.map(() => undefined);
+  for (const s of layout.sections) {
+    const k = SECTIONS.indexOf(s.title as Section);
+    if (k < 0 || SECTIONS[k] === 'Goal' || sectionCount(s) === 0) continue;
+    let v = s.lane;
+    const twin = v && !v.isHead ? laneTwins.get(v) : undefined;
+    if (twin?.isHead) v = twin;
+    if (v && v.isHead && v.lane.generation === internGeneration) out[k] = v;
+    else if (v && v.lane.generation === internGeneration) out[k] = Lane.fork(v).head;
+    else out[k] = Lane.of(s.items, idsOfItems(s.items), lensOfItems(s.items), internGeneration).head;
+  }
+  return out;
+}
+
+/**
+ * `fillBehind` over lanes: the carried items `pickLanes` keeps within `budget`, those a fresh item
+ * repeats left out, behind the fresh ones — each section the next version of its lane (a fresh-only
+ * section a lane of its own). Work per section: its fresh items, the items it drops, and the fill's
+ * queries; never the items it carries.
+ */
+function extendLanes(fresh: Sections, freshIds: readonly Int32Array[], lanes: readonly (LaneView | undefined)[], budget: number): Map<Section, LaneView> {
+  pickLanes(lanes, budget, true);
+  const out = new Map<Section, LaneView>();
   for (let k = 0; k < SECTIONS.length; k++) {
     const first = fresh.get(SECTIONS[k]!) ?? [];
-    const count = picked[k]!;
-    if (count === 0) {
-      if (first.length) {
-        const only = mergeUnique(first, [], true);
-        recentIds.set(only, freshIds[k]!);
-        out.set(SECTIONS[k]!, only);
-      }
-      continue;
-    }
-    const list = items[k]!;
-    const listLens = lens[k]!;
-    const at = picks[k]!;
-    if (first.length === 0) {
-      const taken = pickedItems(list, k);
-      const src = recentInts(count);
-      src.set(at.subarray(0, count));
-      const from = idsOfItems(list);
-      const takenIds = recentInts(count);
-      const takenLens = recentInts(count);
-      for (let j = 0; j < count; j++) {
-        takenIds[j] = from[src[j]!]!;
-        takenLens[j] = listLens[src[j]!]!;
-      }
-      recentIds.set(taken, takenIds);
-      recentLens.set(taken, takenLens);
-      noteCarried(taken, { from: list, fresh: 0, src });
-      out.set(SECTIONS[k]!, taken);
-      continue;
-    }
-    // Carried items that repeat a fresh one are left out: told apart by interned number (a typed
-    // read per item, where a string was looked up for each of a rolling summary's thousands),
-    // the numbers kept for the next summary (recentIds), as the counter keeps their counts.
-    const ids = idsOfItems(list);
-    const firstIds = freshIds[k]!;
-    const nFresh = first.length;
-    const merged = new Array<string>(nFresh + count);
-    const mergedIds = recentInts(nFresh + count);
-    const mergedLens = recentInts(nFresh + count);
-    // Where each carried item was in `list` (noteCarried): its count is then read, not looked up.
-    const src = recentInts(count);
-    let w = 0;
-    for (; w < nFresh; w++) {
-      merged[w] = first[w]!;
-      mergedIds[w] = firstIds[w]!;
-      mergedLens[w] = first[w]!.length;
-    }
-    let c = 0;
-    if (nFresh <= FRESH_TABLE_MAX) {
-      // The few fresh numbers in a small open-addressed table (in cache), probed per carried item.
-      const mask = tableFresh(firstIds);
-      for (let j = 0; j < count; j++) {
-        const q = at[j]!;
-        const id = ids[q]!;
-        let h = Math.imul(id, 0x9e3779b1) >>> 20 & mask;
-        let hit = false;
-        for (let t = freshTable[h]!; t !== -1; t = freshTable[(h = (h + 1) & mask)]!) {
-          if (t === id) {
-            hit = true;
-            break;
-          }
-        }
-        if (hit) continue;
-        merged[w] = list[q]!;
-        mergedIds[w] = id;
-        mergedLens[w++] = listLens[q]!;
-        src[c++] = q;
-      }
-    } else {
-      const stamp = markFreshIds(firstIds);
-      const freshMarks = freshMark.marks;
-      for (let j = 0; j < count; j++) {
-        const q = at[j]!;
-        const id = ids[q]!;
-        if (freshMarks[id] === stamp) continue;
-        merged[w] = list[q]!;
-        mergedIds[w] = id;
-        mergedLens[w++] = listLens[q]!;
-        src[c++] = q;
-      }
-    }
-    merged.length = w;
-    recentIds.set(merged, w === nFresh + count ? mergedIds : mergedIds.subarray(0, w));
-    recentLens.set(merged, w === nFresh + count ? mergedLens : mergedLens.subarray(0, w));
-    noteCarried(merged, { from: list, fresh: nFresh, src: c === count ? src : src.subarray(0, c) });
-    out.set(SECTIONS[k]!, merged);
+    const ids = freshIds[k]!;
+    const lens = new Int32Array(first.length);
+    for (let i = 0; i < first.length; i++) lens[i] = first[i]!.length;
+    const view = lanes[k];
+    if (view && picked[k]! > 0) {
+      const next = view.lane.extend(laneRuns[k]!, laneRunCount[k]!, first, ids, lens);
+      if (next.count > 0) out.set(SECTIONS[k]!, next);
+    } else if (first.length > 0) out.set(SECTIONS[k]!, Lane.of(first, ids, lens, internGeneration).head);
   }
   return out;
 }
@@ -831,54 +882,63 @@ export function extractiveSummary(req: SummaryRequest): string {
 export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
   const { sections: fresh, ids: freshIds, readsBack: freshReadsBack } = extract(req.messages);
-  // A summary laid out here stands for its own parse (its items read back, see readsBack).
-  const fromWritten = req.previous?.layout ? sectionsOf(req.previous.layout) : undefined;
-  const previous = req.previous ? (fromWritten ?? parseSummary(req.previous.text)) : undefined;
-  const covered = (previous?.messages ?? 0) + req.messages.length;
+  // A summary laid out here stands for its own parse (its items read back, see readsBack); its
+  // sections are read as lanes, never as arrays (that would read every item it carries).
+  const written = req.previous?.layout;
+  const parsed = req.previous && !written ? parseSummary(req.previous.text) : undefined;
+  const previousMessages = written ? written.messages : (parsed?.messages ?? 0);
+  const hasPrevious = written ? written.sections.length > 0 : parsed !== undefined && parsed.sections.size > 0;
+  const covered = previousMessages + req.messages.length;
   const header = `Summary of ${covered} earlier messages:`;
   const room = budgetChars - header.length;
   // The goal is the task as first given: the previous summary's when it had one. It always stays.
-  const goal = clip(previous?.sections.get('Goal')?.[0] ?? fresh.get('Goal')?.[0] ?? '', Math.max(80, Math.floor(room / 4)));
+  const previousGoal = written ? written.sections.find((x) => x.title === 'Goal')?.items[0] : parsed?.sections.get('Goal')?.[0];
+  const goal = clip(previousGoal ?? fresh.get('Goal')?.[0] ?? '', Math.max(80, Math.floor(room / 4)));
   fresh.delete('Goal');
   const goalSections: Sections = new Map(goal ? [['Goal', [goal]]] : []);
   const rest = room - size(goalSections);
-  let merged: Sections;
+  let merged: Map<Section, readonly string[] | LaneView>;
   // What readsBack must read: items carried from a summary written here were checked when it was
   // (a rolling summary holds thousands; reading them all at every compression was a share of each replay).
   let unchecked: Sections[];
-  if (!previous || previous.sections.size === 0) {
-    unchecked = [(merged = fill(fresh, rest))];
+  if (!hasPrevious) {
+    const fit = fill(fresh, rest);
+    unchecked = [fit];
+    merged = fit;
     // The next summary carries these sections: their numbers are known now.
     const fitIds = pickedIds(freshIds);
     for (let k = 0; k < SECTIONS.length; k++) {
-      const items = merged.get(SECTIONS[k]!);
+      const items = fit.get(SECTIONS[k]!);
       if (items) recentIds.set(items, fitIds[k]!);
     }
   } else {
     // The previous summary's share: what it covered against what is folded now, at most half.
-    const oldShare = previous.messages > 0 ? Math.min(0.5, previous.messages / covered) : 0.5;
-    // The carried sections are newest first already, so a share that runs out drops the oldest.
-    const carried: Sections = new Map(SECTIONS.filter((s) => s !== 'Goal').map((s) => [s, previous.sections.get(s) ?? []]));
+    const oldShare = previousMessages > 0 ? Math.min(0.5, previousMessages / covered) : 0.5;
     const oldCap = Math.floor(rest * oldShare);
-    // Fresh material that fits beside the most the older share can take is taken whole whatever
-    // that share takes (a fill whose budget holds every item takes every item): the carried
-    // items — thousands in a rolling summary — are then not walked for it.
-    const oldFirst = pickCost(fresh) <= rest - oldCap ? 0 : fillSize(carried, oldCap);
-    const freshFit = fill(fresh, rest - oldFirst);
-    // What the fresh material left unused goes back to the older material.
-    if (fromWritten) {
+    if (written) {
+      // The carried sections are newest first already, so a share that runs out drops the oldest.
+      const lanes = carriedLanes(written);
+      // Fresh material that fits beside the most the older share can take is taken whole whatever
+      // that share takes (a fill whose budget holds every item takes every item).
+      const oldFirst = pickCost(fresh) <= rest - oldCap ? 0 : pickLanes(lanes, oldCap, false);
+      const freshFit = fill(fresh, rest - oldFirst);
       // Read right after the fill that picked them (`picks` is scratch of every fill).
       const fitIds = pickedIds(freshIds);
-      merged = fillBehind(freshFit, fitIds, carried, rest - size(freshFit));
+      // What the fresh material left unused goes back to the older material.
+      merged = extendLanes(freshFit, fitIds, lanes, rest - size(freshFit));
       unchecked = [freshFit];
     } else {
+      const carried: Sections = new Map(SECTIONS.filter((x) => x !== 'Goal').map((x) => [x, parsed!.sections.get(x) ?? []]));
+      const oldFirst = pickCost(fresh) <= rest - oldCap ? 0 : fillSize(carried, oldCap);
+      const freshFit = fill(fresh, rest - oldFirst);
       const old = fill(carried, rest - size(freshFit));
-      merged = new Map();
-      unchecked = [merged];
-      for (const s of SECTIONS) {
-        const items = mergeUnique(freshFit.get(s) ?? [], old.get(s) ?? [], false);
-        if (items.length) merged.set(s, items);
+      const out: Sections = new Map();
+      unchecked = [out];
+      for (const x of SECTIONS) {
+        const items = mergeUnique(freshFit.get(x) ?? [], old.get(x) ?? [], false);
+        if (items.length) out.set(x, items);
       }
+      merged = out;
     }
   }
   if (goal) merged.set('Goal', [goal]);
@@ -889,7 +949,7 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  if ((freshReadsBack && (!previous || fromWritten !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
+  if ((freshReadsBack && (!req.previous || written !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
 }
 
@@ -897,6 +957,10 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
 function lengthOf(layout: SummaryLayout): number {
   let n = layout.header.length;
   for (const s of layout.sections) {
+    if (s.lane) {
+      n += s.title.length + 5 + (s.inline ? 2 + 2 * (s.lane.count - 1) : 3 * s.lane.count - 1) + s.lane.chars;
+      continue;
+    }
     const items = s.items;
     n += s.title.length + 5 + (s.inline ? 2 + 2 * (items.length - 1) : 3 * items.length - 1);
     const lens = recentLens.get(items);
@@ -918,18 +982,28 @@ function readsBack(sections: Sections): boolean {
 }
 
 /** The sections in the order they are shown, the empty ones left out (render skips them). */
-function layoutOf(header: string, messages: number, sections: Sections): SummaryLayout {
+function layoutOf(header: string, messages: number, sections: ReadonlyMap<Section, readonly string[] | LaneView>): SummaryLayout {
   const out: SummarySection[] = [];
   for (const s of SECTIONS) {
     const items = sections.get(s);
-    if (items && items.length > 0) out.push({ title: s, inline: INLINE.has(s), items });
+    if (!items) continue;
+    if (items instanceof LaneView) {
+      if (items.count > 0) out.push(laneSection(s, items));
+    } else if (items.length > 0) out.push({ title: s, inline: INLINE.has(s), items });
   }
   return { header, sections: out, messages };
 }
 
-/** A layout's sections as `parseSummary` would read them back from its text. */
-function sectionsOf(layout: SummaryLayout): { messages: number; sections: Sections } {
-  return { messages: layout.messages, sections: new Map(layout.sections.map((s) => [s.title as Section, s.items as string[]])) };
+/** A section held by a lane: its items are read from the log only if something asks for them. */
+function laneSection(title: Section, lane: LaneView): SummarySection {
+  return {
+    title,
+    inline: INLINE.has(title),
+    lane,
+    get items() {
+      return lane.items;
+    },
+  };
 }
 
 /** Characters `render` will use for these sections, counted without rendering them. */

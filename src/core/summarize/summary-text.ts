@@ -13,6 +13,8 @@
  * while the engine reads the summary itself with `summaryOf`, which never writes the text.
  */
 
+import type { LaneView } from './lane';
+
 /** A summary the extractive summarizer wrote, as `render` lays it out: the header line, then each non-empty section's items. */
 export interface SummaryLayout {
   readonly header: string;
@@ -26,6 +28,16 @@ export interface SummarySection {
   /** Items on one line, "- a, b, c" (facts); else one "- item" per line. */
   readonly inline: boolean;
   readonly items: readonly string[];
+  /**
+   * Present when the items are a version of a rolling summary's log (lane.ts): its count and
+   * characters are known without reading them, and `items` reads them from the log on first use.
+   */
+  readonly lane?: LaneView;
+}
+
+/** A section's number of items, without reading a lane's items. */
+export function sectionCount(s: SummarySection): number {
+  return s.lane ? s.lane.count : s.items.length;
 }
 
 /**
@@ -78,18 +90,6 @@ export class Recent<K, V> {
 }
 
 /**
- * Where a laid-out section's items came from when most of them are another section's (a rolling
- * summary carries the previous one's items behind the fresh ones): `items[fresh + j]` is the very
- * string `from[src[j]]`. A counter (replay/summary-tokens.ts) then adds the carried items' counts
- * from the ones it has for `from`, instead of looking each of thousands of items up again.
- */
-export interface CarriedItems {
-  readonly from: readonly string[];
-  /** Items before the carried ones (the fresh ones, counted on their own). */
-  readonly fresh: number;
-  readonly src: Int32Array;
-}
-/**
  * A zeroed Int32Array of `n` for numbers about the summary just written that the next one reads
  * (item numbers, where carried items came from, their counts): cut from a shared slab, so that
  * the several such arrays per section of every rolling summary are views of one buffer instead
@@ -112,19 +112,6 @@ const SLAB_INTS = 1 << 14;
 let slab = new Int32Array(SLAB_INTS);
 let slabAt = 0;
 
-/** The last few sections' (two summaries' worth at most six sections each). */
-const carriedItems = new Recent<readonly string[], CarriedItems>(16);
-
-/** Records that `items` are `fresh` items, then `from[src[j]]` for each j (see CarriedItems). */
-export function noteCarried(items: readonly string[], carried: CarriedItems): void {
-  carriedItems.set(items, carried);
-}
-
-/** What `noteCarried` recorded for these items, if it is still remembered. */
-export function carriedFrom(items: readonly string[]): CarriedItems | undefined {
-  return carriedItems.get(items);
-}
-
 /** The text `layout` stands for: "header", then per section "\n## title\n- " and its items joined. */
 export function renderLayout(layout: SummaryLayout): string {
   let out = layout.header;
@@ -138,8 +125,10 @@ export function layoutLength(layout: SummaryLayout): number {
   let n = layout.header.length;
   for (const s of layout.sections) {
     // "\n## title\n", then "- a, b" (inline) or "- a\n- b".
-    n += s.title.length + 5 + (s.inline ? 2 + 2 * (s.items.length - 1) : 3 * s.items.length - 1);
-    for (const i of s.items) n += i.length;
+    const count = sectionCount(s);
+    n += s.title.length + 5 + (s.inline ? 2 + 2 * (count - 1) : 3 * count - 1);
+    if (s.lane) n += s.lane.chars;
+    else for (const i of s.items) n += i.length;
   }
   return n;
 }
@@ -190,7 +179,7 @@ export class SummaryText {
     const bucket = laidOutByPrint.get(print);
     if (bucket) for (const t of bucket) if (sameLayout(t.layout!, layout)) return t;
     const t = new SummaryText(undefined, layout, length);
-    laidOutItems += 1 + layout.sections.reduce((n, s) => n + s.items.length, 0);
+    laidOutItems += 1 + layout.sections.reduce((n, s) => n + sectionCount(s), 0);
     if (laidOutItems > LAID_OUT_ITEMS) forgetLaidOut();
     if (bucket) bucket.push(t);
     else laidOutByPrint.set(print, [t]);
@@ -227,6 +216,7 @@ export class SummaryText {
 /** Whether the section's "## title" or one of its items holds `key`. */
 function piecesInclude(s: SummarySection, key: string): boolean {
   if (`## ${s.title}`.includes(key)) return true;
+  if (s.lane) return s.lane.some((item) => item.includes(key));
   for (const item of s.items) if (item.includes(key)) return true;
   return false;
 }
@@ -271,7 +261,7 @@ function forgetLaidOut(): void {
 function fingerprint(layout: SummaryLayout, length: number): number {
   let h = Math.imul(0x811c9dc5 ^ layout.messages, 0x01000193);
   h = Math.imul(h ^ length, 0x01000193);
-  for (const s of layout.sections) h = Math.imul(Math.imul(h ^ s.title.length, 0x01000193) ^ s.items.length, 0x01000193);
+  for (const s of layout.sections) h = Math.imul(Math.imul(h ^ s.title.length, 0x01000193) ^ sectionCount(s), 0x01000193);
   return h >>> 0;
 }
 
@@ -280,8 +270,15 @@ function sameLayout(x: SummaryLayout, y: SummaryLayout): boolean {
   for (let k = 0; k < x.sections.length; k++) {
     const p = x.sections[k]!;
     const q = y.sections[k]!;
-    if (p.title !== q.title || p.inline !== q.inline || p.items.length !== q.items.length) return false;
-    for (let i = 0; i < p.items.length; i++) if (p.items[i] !== q.items[i]) return false;
+    if (p.title !== q.title || p.inline !== q.inline || sectionCount(p) !== sectionCount(q)) return false;
+    // The same version of one log holds the same items (lane.ts); otherwise they are read and compared.
+    if (p.lane && q.lane) {
+      if (!p.lane.sameItems(q.lane)) return false;
+      continue;
+    }
+    const a = p.items;
+    const b = q.items;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   }
   return true;
 }

@@ -1,0 +1,483 @@
+/**
+ * One section of a rolling summary, kept as a persistent log instead of an array per summary.
+ *
+ * A rolling summary (extractive.ts) carries its predecessor's items behind the fresh ones, newest
+ * first, as far as its budget holds them: letta at a compression per call writes ~700 summaries
+ * of ~1,400 items each on 10,000 calls, and copying, sizing and counting every carried item at
+ * every compression was most of such a replay. Two facts make the carried part cheap to share:
+ * - the fresh items of a fold are newer than every carried one, so a section read newest first is
+ *   a log read backwards: fresh items are appended at its end;
+ * - an item a summary leaves out (over its share, or shown again among the fresh items) never
+ *   comes back into a later summary of the same chain except as a fresh item, appended anew.
+ * So a section is a range of one log (`start`..`end`) minus positions dropped at or before its
+ * version, and the next summary's section is made in work proportional to its fresh items and the
+ * items it drops (each position is dropped once), plus a logarithm per query of its budget fill:
+ * the log keeps, over the items present in its newest version (its head), the sum of their costs
+ * (Fenwick trees) and the shortest item in every range (a segment tree), which answer the fill's
+ * two questions — how many of the next items fit this share, and which is the next item short
+ * enough for what is left — without reading the items.
+ *
+ * Only the head version can be extended; a summary made from an older one (a replay at another
+ * threshold going on from a summary it shares with an earlier replay) starts a log of its own from
+ * that version's items. Any version reads back as its items on demand (`LaneView.items`).
+ */
+
+/** `gone` of a position still in the head version. */
+const PRESENT = 0x7fffffff;
+/** The segment tree's value for a position not present: longer than any item. */
+const ABSENT = 0x3fffffff;
+
+/** A version of a lane: what one summary's section holds. Immutable; its items are read on demand. */
+export class LaneView {
+  #items: readonly string[] | undefined;
+  constructor(
+    readonly lane: Lane,
+    /** The version's number in its lane: positions dropped at or before it are not in it. */
+    readonly version: number,
+    /** Lowest position that may be in it. */
+    readonly start: number,
+    /** One past the highest position in it. */
+    readonly end: number,
+    /** Items in it. */
+    readonly count: number,
+    /** Their characters, summed. */
+    readonly chars: number,
+  ) {}
+
+  /** Whether the lane can still be extended from this version (no later version was made from it). */
+  get isHead(): boolean {
+    return this.lane.head === this;
+  }
+
+  /** The items, newest first (read from the log once, then kept). */
+  get items(): readonly string[] {
+    return (this.#items ??= this.lane.itemsOf(this));
+  }
+
+  /** Whether `other` holds the same items (the same strings, in order), read from both logs in step without keeping them. */
+  sameItems(other: LaneView): boolean {
+    if (other === this) return true;
+    if (other.count !== this.count || other.chars !== this.chars) return false;
+    if (this.#items && other.#items) return this.#items.every((x, i) => x === other.#items![i]);
+    const a = this.lane;
+    const b = other.lane;
+    let p = a.topOf(this);
+    let q = b.topOf(other);
+    for (let i = 0; i < this.count; i++) {
+      if (a.items[p] !== b.items[q]) return false;
+      p = a.nextOf(this, p);
+      q = b.nextOf(other, q);
+    }
+    return true;
+  }
+
+  /** Whether any item satisfies `test`, newest first, without keeping the items. */
+  some(test: (item: string) => boolean): boolean {
+    if (this.#items) return this.#items.some(test);
+    return this.lane.someOf(this, test);
+  }
+}
+
+/** A running sum over the head's items of a number per item (see `Lane.sum`). */
+interface Aggregate {
+  readonly valueOf: (item: string, id: number) => number;
+  values: Int32Array;
+  total: number;
+}
+
+/**
+ * A Fenwick tree of non-negative integers over positions 0..capacity-1: prefix sums and the
+ * smallest prefix reaching a total, in O(log capacity).
+ */
+class Fenwick {
+  tree: Float64Array;
+  constructor(capacity: number) {
+    this.tree = new Float64Array(capacity + 1);
+  }
+  add(p: number, delta: number): void {
+    const t = this.tree;
+    for (let i = p + 1; i < t.length; i += i & -i) t[i]! += delta;
+  }
+  /** Sum over positions below `p`. */
+  below(p: number): number {
+    const t = this.tree;
+    let s = 0;
+    for (let i = p; i > 0; i -= i & -i) s += t[i]!;
+    return s;
+  }
+  /** The smallest `a` with `below(a) >= target` (target > 0 and at most the whole sum). */
+  reach(target: number): number {
+    const t = this.tree;
+    let at = 0;
+    let left = target;
+    let step = 1;
+    while (step * 2 < t.length) step *= 2;
+    for (; step > 0; step >>= 1) {
+      const next = at + step;
+      if (next < t.length && t[next]! < left) {
+        at = next;
+        left -= t[next]!;
+      }
+    }
+    // `at` positions sum to less than the target; the next one reaches it.
+    return at + 1;
+  }
+  /** Made again over `capacity` positions from `weight(p)` (linear). */
+  static of(capacity: number, n: number, weight: (p: number) => number): Fenwick {
+    const f = new Fenwick(capacity);
+    const t = f.tree;
+    for (let p = 0; p < n; p++) t[p + 1] = weight(p);
+    for (let i = 1; i < t.length; i++) {
+      const j = i + (i & -i);
+      if (j < t.length) t[j]! += t[i]!;
+    }
+    return f;
+  }
+}
+
+/** An item number's first slot (multiplied and folded: consecutive numbers spread). */
+function slotOf(id: number): number {
+  const h = Math.imul(id, 0x9e3779b1);
+  return h ^ (h >>> 15);
+}
+
+const EMPTY_TREE = new Fenwick(0);
+const EMPTY_SEGMENTS = new Int32Array(0);
+
+export class Lane {
+  /** Positions used. */
+  n = 0;
+  items: string[] = [];
+  ids: Int32Array;
+  lens: Int32Array;
+  /** Per position the version that dropped it (PRESENT while in the head). */
+  gone: Int32Array;
+  /** Present positions as a doubly linked list (-1 ends it), highest at `top`. */
+  below: Int32Array;
+  above: Int32Array;
+  top = -1;
+  bottom = -1;
+  /** Over present positions: each item's cost in the fill (its characters + 3) and 1 per item. */
+  cost: Fenwick;
+  ones: Fenwick;
+  /** Segment tree of the shortest present item per range (ABSENT where none), leaves at capacity + p. */
+  shortest: Int32Array;
+  capacity: number;
+  /** Present items' characters, summed. */
+  chars = 0;
+  present = 0;
+  /**
+   * Where each item's number was last put, open-addressed by number (position + 1; 0 empty; one
+   * slot per number, overwritten when it is put again): checked against `gone` on reading. A Map
+   * here was most of a lane's making.
+   */
+  slots: Int32Array;
+  /** Running sums kept for whoever asked (`sum`), by key. */
+  readonly aggregates = new Map<object, Aggregate>();
+  version = 0;
+  head: LaneView;
+
+  private constructor(
+    capacity: number,
+    /** The intern table's generation its items' numbers are of (extractive.ts). */
+    readonly generation: number,
+  ) {
+    this.capacity = capacity;
+    this.slots = new Int32Array(2 * capacity);
+    this.ids = new Int32Array(capacity);
+    this.lens = new Int32Array(capacity);
+    this.gone = new Int32Array(capacity);
+    this.below = new Int32Array(capacity);
+    this.above = new Int32Array(capacity);
+    // Made over the positions by `of` (rebuild), once they are laid out.
+    this.cost = EMPTY_TREE;
+    this.ones = EMPTY_TREE;
+    this.shortest = EMPTY_SEGMENTS;
+    this.head = new LaneView(this, 0, 0, 0, 0, 0);
+  }
+
+  /** A lane whose first version holds `items` (newest first), with their interned numbers and lengths. */
+  static of(items: readonly string[], ids: ArrayLike<number>, lens: ArrayLike<number>, generation: number): Lane {
+    let capacity = 64;
+    while (capacity < items.length * 2) capacity *= 2;
+    const lane = new Lane(capacity, generation);
+    // Laid out in bulk (position n-1-i for item i, the newest highest), its trees built in one pass each.
+    const n = items.length;
+    for (let i = 0; i < n; i++) {
+      const p = n - 1 - i;
+      const len = lens[i]!;
+      lane.items[p] = items[i]!;
+      lane.ids[p] = ids[i]!;
+      lane.lens[p] = len;
+      lane.gone[p] = PRESENT;
+      lane.below[p] = p - 1;
+      lane.above[p] = p + 1 < n ? p + 1 : -1;
+      lane.chars += len;
+      lane.place(p);
+    }
+    lane.n = n;
+    lane.present = n;
+    lane.top = n - 1;
+    lane.bottom = n > 0 ? 0 : -1;
+    lane.rebuild();
+    lane.head = new LaneView(lane, 0, 0, n, n, lane.chars);
+    return lane;
+  }
+
+  /** A lane whose first version holds the items of `view` (of another lane, not its head), numbers and lengths as they were. */
+  static fork(view: LaneView): Lane {
+    const from = view.lane;
+    const items = view.items;
+    const ids = new Int32Array(view.count);
+    const lens = new Int32Array(view.count);
+    let w = 0;
+    for (let p = view.end - 1; p >= view.start; p--) {
+      if (from.gone[p]! > view.version) {
+        ids[w] = from.ids[p]!;
+        lens[w++] = from.lens[p]!;
+      }
+    }
+    return Lane.of(items, ids, lens, from.generation);
+  }
+
+  /** The highest present position below `u` whose item has at most `maxLen` characters, or -1. */
+  find(u: number, maxLen: number): number {
+    if (maxLen < 0 || u <= 0) return -1;
+    const tree = this.shortest;
+    const cap = this.capacity;
+    if (u > cap) u = cap;
+    // Walk up from the leaf left of u, looking at whole left subtrees, then down into the first that holds one.
+    let i = u - 1 + cap;
+    if (tree[i]! <= maxLen) return i - cap;
+    for (;;) {
+      // Climb while i is a left child (nothing of this level lies further left inside the parent).
+      while (i > 1 && (i & 1) === 0) i >>= 1;
+      if (i <= 1) return -1;
+      i -= 1; // the left sibling: wholly below u
+      if (tree[i]! <= maxLen) break;
+    }
+    while (i < cap) {
+      i = 2 * i + 1;
+      if (tree[i]! > maxLen) i -= 1;
+    }
+    return i - cap;
+  }
+
+  /** The lowest `a <= u` such that the present items in [a, u) cost at most `budget` in all. */
+  reach(u: number, budget: number): number {
+    const upTo = this.cost.below(u);
+    const target = upTo - budget;
+    if (target <= 0) return 0;
+    return this.cost.reach(target);
+  }
+
+  /** Cost (characters + 3 each) and number of the present items in [a, u). */
+  costIn(a: number, u: number): number {
+    return this.cost.below(u) - this.cost.below(a);
+  }
+  countIn(a: number, u: number): number {
+    return this.ones.below(u) - this.ones.below(a);
+  }
+
+  /**
+   * The next version: of the head's items only those in `kept` (`runs` runs [a, u) of positions
+   * as pairs, highest first), minus any whose number is among `freshIds`, then `fresh` (newest first) on top.
+   */
+  extend(kept: ArrayLike<number>, runs: number, fresh: readonly string[], freshIds: ArrayLike<number>, freshLens: ArrayLike<number>, freshCount = fresh.length): LaneView {
+    if (this.head.version !== this.version) throw new Error('only the head of a lane can be extended');
+    const version = ++this.version;
+    // Drop every present position outside the kept runs: walk the list from the top, jumping over
+    // runs (given highest first, as the fill makes them: its cursor only moves down).
+    let p = this.top;
+    for (let r = 0; r < runs; r++) {
+      const a = kept[2 * r]!;
+      const u = kept[2 * r + 1]!;
+      while (p >= u) {
+        const next = this.below[p]!;
+        this.drop(p, version);
+        p = next;
+      }
+      // Kept: skip to the first present position below the run.
+      while (p >= a) p = this.below[p]!;
+    }
+    while (p >= 0) {
+      const next = this.below[p]!;
+      this.drop(p, version);
+      p = next;
+    }
+    for (let i = 0; i < freshCount; i++) {
+      const at = this.placeOf(freshIds[i]!);
+      if (at >= 0 && this.gone[at] === PRESENT) this.drop(at, version);
+    }
+    this.append(fresh, freshIds, freshLens, freshCount);
+    this.head = new LaneView(this, version, this.bottom < 0 ? this.n : this.bottom, this.n, this.present, this.chars);
+    return this.head;
+  }
+
+  /**
+   * The sum of `valueOf` over the head's items, kept up to date as the lane grows from here on
+   * (each fresh item's value is taken when it is appended). Registered under `key` at the first call.
+   */
+  sum(key: object, valueOf: (item: string, id: number) => number): number {
+    let agg = this.aggregates.get(key);
+    if (!agg) {
+      agg = { valueOf, values: new Int32Array(this.capacity), total: 0 };
+      for (let p = this.top; p >= 0; p = this.below[p]!) {
+        const v = valueOf(this.items[p]!, this.ids[p]!);
+        agg.values[p] = v;
+        agg.total += v;
+      }
+      this.aggregates.set(key, agg);
+    }
+    return agg.total;
+  }
+
+  /** The value `sum` took for the item at `p` (a present position of an aggregate registered under `key`). */
+  valueAt(key: object, p: number): number {
+    return this.aggregates.get(key)!.values[p]!;
+  }
+
+  /** The highest position in `view` (the lane's top for its head), or -1. */
+  topOf(view: LaneView): number {
+    if (view === this.head) return this.top;
+    return this.nextOf(view, view.end);
+  }
+
+  /** The next position down from `p` in `view`, or -1. */
+  nextOf(view: LaneView, p: number): number {
+    if (view === this.head) return this.below[p]!;
+    for (p--; p >= view.start; p--) if (this.gone[p]! > view.version) return p;
+    return -1;
+  }
+
+  itemsOf(view: LaneView): string[] {
+    const out = new Array<string>(view.count);
+    let w = 0;
+    if (view === this.head) {
+      for (let p = this.top; p >= 0; p = this.below[p]!) out[w++] = this.items[p]!;
+    } else {
+      for (let p = view.end - 1; p >= view.start; p--) if (this.gone[p]! > view.version) out[w++] = this.items[p]!;
+    }
+    return out;
+  }
+
+  someOf(view: LaneView, test: (item: string) => boolean): boolean {
+    if (view === this.head) {
+      for (let p = this.top; p >= 0; p = this.below[p]!) if (test(this.items[p]!)) return true;
+      return false;
+    }
+    for (let p = view.end - 1; p >= view.start; p--) if (this.gone[p]! > view.version && test(this.items[p]!)) return true;
+    return false;
+  }
+
+  private drop(p: number, version: number): void {
+    this.gone[p] = version;
+    const up = this.above[p]!;
+    const down = this.below[p]!;
+    if (up >= 0) this.below[up] = down;
+    else this.top = down;
+    if (down >= 0) this.above[down] = up;
+    else this.bottom = up;
+    const len = this.lens[p]!;
+    this.cost.add(p, -(len + 3));
+    this.ones.add(p, -1);
+    this.setShortest(p, ABSENT);
+    this.chars -= len;
+    this.present--;
+    for (const agg of this.aggregates.values()) agg.total -= agg.values[p]!;
+  }
+
+  /** Appends `count` items given newest first: the oldest gets the lowest new position. */
+  private append(items: readonly string[], ids: ArrayLike<number>, lens: ArrayLike<number>, count: number): void {
+    if (this.n + count > this.capacity) this.grow(this.n + count);
+    for (let i = count - 1; i >= 0; i--) {
+      const p = this.n++;
+      const len = lens[i]!;
+      this.items[p] = items[i]!;
+      this.ids[p] = ids[i]!;
+      this.lens[p] = len;
+      this.gone[p] = PRESENT;
+      this.above[p] = -1;
+      this.below[p] = this.top;
+      if (this.top >= 0) this.above[this.top] = p;
+      else this.bottom = p;
+      this.top = p;
+      this.cost.add(p, len + 3);
+      this.ones.add(p, 1);
+      this.setShortest(p, len);
+      this.chars += len;
+      this.present++;
+      this.place(p);
+      for (const agg of this.aggregates.values()) {
+        const v = agg.valueOf(items[i]!, ids[i]!);
+        agg.values[p] = v;
+        agg.total += v;
+      }
+    }
+  }
+
+  /** Records position `p` as where its item's number is. */
+  private place(p: number): void {
+    const id = this.ids[p]!;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let h = slotOf(id) & mask;
+    for (let at = slots[h]!; at !== 0 && this.ids[at - 1] !== id; at = slots[h]!) h = (h + 1) & mask;
+    slots[h] = p + 1;
+  }
+
+  /** The position where `id` was last put, or -1. */
+  private placeOf(id: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let h = slotOf(id) & mask;
+    for (let at = slots[h]!; at !== 0; at = slots[h]!) {
+      if (this.ids[at - 1] === id) return at - 1;
+      h = (h + 1) & mask;
+    }
+    return -1;
+  }
+
+  private setShortest(p: number, value: number): void {
+    const tree = this.shortest;
+    let i = p + this.capacity;
+    tree[i] = value;
+    for (i >>= 1; i >= 1; i >>= 1) {
+      const m = Math.min(tree[2 * i]!, tree[2 * i + 1]!);
+      if (tree[i] === m) break;
+      tree[i] = m;
+    }
+  }
+
+  private grow(need: number): void {
+    let capacity = this.capacity;
+    while (capacity < need) capacity *= 2;
+    const widen = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(capacity);
+      b.set(a);
+      return b;
+    };
+    this.ids = widen(this.ids);
+    this.lens = widen(this.lens);
+    this.gone = widen(this.gone);
+    this.below = widen(this.below);
+    this.above = widen(this.above);
+    for (const agg of this.aggregates.values()) agg.values = widen(agg.values);
+    this.capacity = capacity;
+    this.slots = new Int32Array(2 * capacity);
+    for (let p = 0; p < this.n; p++) this.place(p);
+    this.rebuild();
+  }
+
+  /** The trees made again from the positions (linear), for the capacity now. */
+  private rebuild(): void {
+    const capacity = this.capacity;
+    const present = (p: number): boolean => this.gone[p] === PRESENT;
+    this.cost = Fenwick.of(capacity, this.n, (p) => (present(p) ? this.lens[p]! + 3 : 0));
+    this.ones = Fenwick.of(capacity, this.n, (p) => (present(p) ? 1 : 0));
+    const tree = new Int32Array(2 * capacity).fill(ABSENT);
+    for (let p = 0; p < this.n; p++) if (present(p)) tree[capacity + p] = this.lens[p]!;
+    for (let i = capacity - 1; i >= 1; i--) tree[i] = Math.min(tree[2 * i]!, tree[2 * i + 1]!);
+    this.shortest = tree;
+  }
+}
