@@ -86,13 +86,13 @@ interface Aggregate {
 }
 
 /**
- * A Fenwick tree of non-negative integers over positions 0..capacity-1: prefix sums and the
+ * A Fenwick tree of non-negative integers (a lane's characters: well inside 32 bits) over positions 0..capacity-1: prefix sums and the
  * smallest prefix reaching a total, in O(log capacity).
  */
 class Fenwick {
-  tree: Float64Array;
+  tree: Int32Array;
   constructor(capacity: number) {
-    this.tree = new Float64Array(capacity + 1);
+    this.tree = new Int32Array(capacity + 1);
   }
   add(p: number, delta: number): void {
     const t = this.tree;
