@@ -57,8 +57,11 @@ export function RegionChart() {
     const c = canvas.current;
     if (!c || !chart || !frame) return;
     const dpr = window.devicePixelRatio || 1;
-    c.width = frame.width * dpr;
-    c.height = frame.height * dpr;
+    // Setting a canvas's size, even to the one it has, drops and reallocates its bitmap: only on a resize.
+    const w = Math.floor(frame.width * dpr);
+    const h = Math.floor(frame.height * dpr);
+    if (c.width !== w) c.width = w;
+    if (c.height !== h) c.height = h;
     const ctx = c.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
