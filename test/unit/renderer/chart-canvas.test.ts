@@ -87,6 +87,22 @@ describe('drawChart', () => {
     expect(drawn.get(REGION_COLOR.history)).toHaveLength(8);
   });
 
+  it('flags every bucket above the limit: a bar at each request, one top bar across a run of them', () => {
+    const base = view(8);
+    const v: ChartView = { ...base, total: { min: base.total.min, max: base.total.max.map((_, i) => 1050 + 10 * i) } };
+    const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };
+    const { ctx, calls } = recorder();
+    drawChart(ctx, v, f, { text: '#888', grid: '#333' });
+    const shapes = chartShapes(v, f);
+    // Every request is above the limit (100; bucket 3 has no window but is still over the limit): a bar at the request and one at the top each.
+    expect(shapes.flags).toHaveLength(16);
+    const drawn = fills(calls).get(LINE_COLOR.limit) ?? [];
+    const top = drawn.filter(([, y]) => y === 5);
+    const plot = 400 - 44 - 8;
+    expect(top.map(([x, , w]) => [x, x! + w!])).toEqual([[44, 44 + plot]]);
+    expect(drawn.filter(([, y]) => y !== 5)).toEqual(shapes.flags.filter((r) => r.y !== 5).map((r) => [r.x, r.y, r.w, r.h]));
+  });
+
   it('draws the window line as one segment per run of a value, broken at a bucket without one', () => {
     const v = view(8);
     const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };

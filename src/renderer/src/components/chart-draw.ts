@@ -146,7 +146,9 @@ export interface ChartShapes {
 const RESERVE = PROMPT_REGIONS.length;
 const FLAGS = RESERVE + 1;
 const REPORTED = RESERVE + 2;
-const STATUS_GROUP = RESERVE + 3;
+/** A flag's bar at the top of the plot: a group of its own so a run of flagged buckets is one fill (chartShapes lists it with the flags). */
+const FLAG_TOP = RESERVE + 3;
+const STATUS_GROUP = RESERVE + 4;
 const STATUSES = Object.keys(STATUS_COLOR) as StepStatus[];
 const GROUPS = STATUS_GROUP + STATUSES.length;
 
@@ -179,7 +181,7 @@ function traceShapes(view: ChartView, f: Frame, sink: RectSink): void {
     if (bucketFlag(view, b)) {
       const total = view.total.max[b] ?? 0;
       sink(FLAGS, x, yOf(f, total) - 2, w, 3);
-      sink(FLAGS, x, 5, w, 3);
+      sink(FLAG_TOP, x, 5, w, 3);
     }
     const rep = view.reported.max[b];
     if (rep !== null && rep !== undefined) sink(REPORTED, (x + next) / 2 - 1, yOf(f, rep) - 1, 2, 2);
@@ -197,7 +199,7 @@ export function chartShapes(view: ChartView, f: Frame): ChartShapes {
     const r = { x, y, w, h };
     if (g < RESERVE) regions[PROMPT_REGIONS[g]!].push(r);
     else if (g === RESERVE) reserve.push(r);
-    else if (g === FLAGS) flags.push(r);
+    else if (g === FLAGS || g === FLAG_TOP) flags.push(r);
     else if (g === REPORTED) reported.push(r);
     else (status[STATUSES[g - STATUS_GROUP]!] ??= []).push(r);
   });
@@ -354,6 +356,7 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
   if (shapes.length[RESERVE]) fill(RESERVE, hatch(ctx, REGION_COLOR.reserve));
   STATUSES.forEach((st, k) => fill(STATUS_GROUP + k, STATUS_COLOR[st]));
   fill(FLAGS, LINE_COLOR.limit);
+  fill(FLAG_TOP, LINE_COLOR.limit);
 
   stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
   stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
