@@ -15,3 +15,16 @@ export function afterPaint(fn: () => void, fallbackMs = 100): void {
   requestAnimationFrame(() => setTimeout(run, 0));
   setTimeout(run, fallbackMs);
 }
+
+/**
+ * Runs `fn` after the next paint, once the page is idle (requestIdleCallback), at most
+ * `timeoutMs` after that paint. For work nobody waits for — the URL's hash — so that it neither
+ * delays a new chart's frame nor queues ahead of the next input event of a drag (replaceState
+ * is a synchronous write that took 1–6 ms a chart on a loaded machine).
+ */
+export function afterPaintIdle(fn: () => void, timeoutMs = 250): void {
+  afterPaint(() => {
+    if (typeof requestIdleCallback !== 'function') return fn();
+    requestIdleCallback(() => fn(), { timeout: timeoutMs });
+  });
+}

@@ -98,6 +98,12 @@ export interface ConfigSlice {
   setPolicy(id: string): Promise<void>;
   /** Sets (or clears, with null) one override; `live`: a slider being dragged (the first move replays at once, the rest debounced). */
   setOverride(key: string, value: Override | null, live?: boolean): Promise<void>;
+  /**
+   * Sends a live change's leading replay now instead of at the end of the task. A slider's input
+   * event calls it after its one setOverride: React re-renders a controlled input's window before
+   * the event returns, ahead of any microtask, and the request waited those milliseconds for it.
+   */
+  flushLive(): void;
   resetOverrides(): Promise<void>;
   /** Saves the policy with the overrides in force under a new name; resolves to an error or null. */
   savePolicyAs(name: string): Promise<string | null>;
@@ -256,6 +262,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         if (!liveLeading) {
           liveLeading = true;
           queueMicrotask(() => {
+            // flushLive sent it already.
+            if (!liveLeading) return;
             liveLeading = false;
             fireLive();
           });
@@ -562,6 +570,12 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         set({ overrides, invalid: get().invalid?.key === key ? null : get().invalid });
         if (live) return scheduleLive();
         await Promise.all([get().requestChart(), get().loadFields()]);
+      },
+
+      flushLive() {
+        if (!liveLeading) return;
+        liveLeading = false;
+        fireLive();
       },
 
       async resetOverrides() {

@@ -3,12 +3,13 @@
  * reload or a shared link reopens the same call; the hash is written with replaceState (no
  * history entry per step).
  *
- * Written once after the frame that shows a change, not inside every store update: a new chart
+ * Written once after the frame that shows a change, when the page is next idle (at most 250 ms
+ * later), not inside every store update: a new chart
  * would otherwise wait for replaceState (a synchronous navigation-state write, over a millisecond)
  * before React draws it, and holding ← down would write on every call (browsers throttle
  * replaceState called hundreds of times within seconds, and ignore the calls past the limit).
  */
-import { afterPaint } from './after-paint';
+import { afterPaintIdle } from './after-paint';
 import { formatUrlState, parseUrlState, type UrlState } from './model/url-state';
 import type { AppStore } from './store';
 
@@ -16,7 +17,7 @@ export function readUrlState(win: Window): UrlState {
   return parseUrlState(win.location.hash);
 }
 
-export function syncUrl(store: AppStore, win: Window, later: (fn: () => void) => void = (fn) => afterPaint(fn)): () => void {
+export function syncUrl(store: AppStore, win: Window, later: (fn: () => void) => void = (fn) => afterPaintIdle(fn)): () => void {
   let last = '';
   let queued = false;
   let stopped = false;

@@ -1,6 +1,6 @@
 /** afterPaint: after the next frame, once — or after a timeout when no frame comes (a hidden page). */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { afterPaint } from '../../../src/renderer/src/after-paint';
+import { afterPaint, afterPaintIdle } from '../../../src/renderer/src/after-paint';
 
 const g = globalThis as { requestAnimationFrame?: unknown };
 let frames: (() => void)[] = [];
@@ -42,6 +42,35 @@ describe('afterPaint', () => {
     delete g.requestAnimationFrame;
     const fn = vi.fn();
     afterPaint(fn);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('afterPaintIdle', () => {
+  const gi = globalThis as { requestIdleCallback?: unknown };
+  afterEach(() => {
+    delete gi.requestIdleCallback;
+  });
+
+  it('waits for the frame, then for the page to be idle (with the timeout it gives the browser)', () => {
+    const idle: { fn: () => void; timeout: number | undefined }[] = [];
+    gi.requestIdleCallback = (fn: () => void, o?: { timeout?: number }) => idle.push({ fn, timeout: o?.timeout });
+    const fn = vi.fn();
+    afterPaintIdle(fn, 250);
+    expect(idle).toHaveLength(0);
+    for (const f of frames.splice(0)) f();
+    vi.advanceTimersByTime(0);
+    expect(fn).not.toHaveBeenCalled();
+    expect(idle).toEqual([{ fn: expect.any(Function) as unknown, timeout: 250 }]);
+    idle[0]!.fn();
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs after the paint where the browser has no idle callbacks', () => {
+    const fn = vi.fn();
+    afterPaintIdle(fn);
+    for (const f of frames.splice(0)) f();
+    vi.advanceTimersByTime(0);
     expect(fn).toHaveBeenCalledTimes(1);
   });
 });

@@ -4,7 +4,7 @@
  * has no value. Drawn on a recording stand-in for CanvasRenderingContext2D.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chartShapes, drawChart, type Frame } from '../../../src/renderer/src/components/chart-draw';
+import { chartShapes, drawChart, type Frame, type Rect } from '../../../src/renderer/src/components/chart-draw';
 import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR } from '../../../src/renderer/src/colors';
 import type { ChartView } from '../../../src/shared/api';
 import { chartView } from './fake-client';
@@ -65,16 +65,42 @@ function view(n: number): ChartView {
 }
 
 describe('drawChart', () => {
-  it('fills the rectangles chartShapes gives, each region in its colour', () => {
+  it('fills the rectangles chartShapes gives, each region in its colour, a run of equal ones as one', () => {
     const v = view(8);
     const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };
     const { ctx, calls } = recorder();
     drawChart(ctx, v, f, { text: '#888', grid: '#333' });
     const drawn = fills(calls);
     const shapes = chartShapes(v, f);
-    for (const r of PROMPT_REGIONS) expect(drawn.get(REGION_COLOR[r]) ?? []).toEqual(shapes.regions[r].map((x) => [x.x, x.y, x.w, x.h]));
-    expect(drawn.get(REGION_COLOR.reserve)).toEqual(shapes.reserve.map((x) => [x.x, x.y, x.w, x.h]));
+    /** Each of chartShapes' rectangles lies in one drawn rectangle of its top and height, and the drawn ones cover no more. */
+    const sameArea = (got: number[][], want: readonly Rect[]): void => {
+      for (const r of want) expect(got.filter(([x, y, w, h]) => y === r.y && h === r.h && x! <= r.x + 1e-9 && r.x + r.w <= x! + w! + 1e-9), JSON.stringify(r)).toHaveLength(1);
+      const width = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+      expect(width(got.map((r) => r[2]!))).toBeCloseTo(width(want.map((r) => r.w)));
+    };
+    for (const r of PROMPT_REGIONS) sameArea(drawn.get(REGION_COLOR[r]) ?? [], shapes.regions[r]);
+    sameArea(drawn.get(REGION_COLOR.reserve) ?? [], shapes.reserve);
     expect(shapes.status.warn).toHaveLength(1);
+    // The system prompt is one height at every bucket: one fill across the plot, not one a bucket.
+    expect(drawn.get(REGION_COLOR.system)).toEqual([[44, shapes.regions.system[0]!.y, 400 - 44 - 8, shapes.regions.system[0]!.h]]);
+    // History grows at every bucket: one fill each.
+    expect(drawn.get(REGION_COLOR.history)).toHaveLength(8);
+  });
+
+  it('flags every bucket above the limit: a bar at each request, one top bar across a run of them', () => {
+    const base = view(8);
+    const v: ChartView = { ...base, total: { min: base.total.min, max: base.total.max.map((_, i) => 1050 + 10 * i) } };
+    const f: Frame = { width: 400, height: 200, left: 44, right: 8, top: 10, bottom: 8, yMax: 1200 };
+    const { ctx, calls } = recorder();
+    drawChart(ctx, v, f, { text: '#888', grid: '#333' });
+    const shapes = chartShapes(v, f);
+    // Every request is above the limit (100; bucket 3 has no window but is still over the limit): a bar at the request and one at the top each.
+    expect(shapes.flags).toHaveLength(16);
+    const drawn = fills(calls).get(LINE_COLOR.limit) ?? [];
+    const top = drawn.filter(([, y]) => y === 5);
+    const plot = 400 - 44 - 8;
+    expect(top.map(([x, , w]) => [x, x! + w!])).toEqual([[44, 44 + plot]]);
+    expect(drawn.filter(([, y]) => y !== 5)).toEqual(shapes.flags.filter((r) => r.y !== 5).map((r) => [r.x, r.y, r.w, r.h]));
   });
 
   it('draws the window line as one segment per run of a value, broken at a bucket without one', () => {

@@ -227,6 +227,32 @@ describe('renderer store: config', () => {
     expect(charts).toHaveLength(4);
   });
 
+  it('flushLive sends a slider move\'s replay at once, in the same task, and only once', async () => {
+    const { store, charts, runTimers } = await opened();
+    void store.getState().setOverride('trigger', 0.5, true);
+    store.getState().flushLive();
+    // Asked for before any microtask ran: the request does not wait for the window to re-render.
+    expect(charts).toHaveLength(2);
+    expect(charts[1]!.input.overrides).toEqual({ trigger: 0.5 });
+    await flush();
+    runTimers();
+    await flush();
+    expect(charts).toHaveLength(2);
+    // Nothing queued: a no-op. The drag's next moves still wait for the debounce, as one replay.
+    store.getState().flushLive();
+    void store.getState().setOverride('trigger', 0.6, true);
+    store.getState().flushLive();
+    expect(charts).toHaveLength(3);
+    void store.getState().setOverride('trigger', 0.65, true);
+    store.getState().flushLive();
+    await flush();
+    expect(charts).toHaveLength(3);
+    runTimers();
+    await flush();
+    expect(charts).toHaveLength(4);
+    expect(charts[3]!.input.overrides).toEqual({ trigger: 0.65 });
+  });
+
   it('switching policy keeps the overrides that still apply and names the dropped ones', async () => {
     const { store, charts } = await opened();
     void store.getState().setOverride('trigger', 0.5);

@@ -21,6 +21,7 @@ function Field({ f }: { f: ConfigField }) {
   const override = useAppStore((s) => s.overrides[f.key]);
   const invalid = useAppStore((s) => (s.invalid?.key === f.key ? s.invalid : null));
   const setOverride = useAppStore((s) => s.setOverride);
+  const flushLive = useAppStore((s) => s.flushLive);
   const [draft, setDraft] = useState<string | null>(null);
   const current = override ?? f.value;
   const disabled = !f.applies;
@@ -59,7 +60,10 @@ function Field({ f }: { f: ConfigField }) {
             max={f.max}
             step={f.step ?? (f.kind === 'integer' ? 1 : (f.max - f.min) / 100)}
             value={typeof current === 'number' ? current : f.min}
-            onChange={(e) => void setOverride(f.key, Number(e.target.value), true)}
+            onChange={(e) => {
+              void setOverride(f.key, Number(e.target.value), true);
+              flushLive();
+            }}
           />
         ) : null}
         <input

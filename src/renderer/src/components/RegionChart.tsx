@@ -20,6 +20,21 @@ function cssVar(el: Element, name: string, fallback: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
 }
 
+/**
+ * The theme's text and grid colours for the canvas, read once per colour scheme: reading them
+ * at every draw made the browser recompute the styles of the DOM React had just changed
+ * (getComputedStyle), ~2 ms of each new chart before its frame. The theme changes them only
+ * with the scheme (styles.css, prefers-color-scheme), which matchMedia tells without styles.
+ */
+let ink: { readonly light: boolean; readonly text: string; readonly grid: string } | null = null;
+let lightQuery: MediaQueryList | null = null;
+function inkOf(el: Element): { readonly text: string; readonly grid: string } {
+  lightQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: light)') : null;
+  const light = lightQuery?.matches ?? false;
+  if (ink?.light !== light) ink = { light, text: cssVar(el, '--muted', '#8a94a6'), grid: cssVar(el, '--line', '#262c36') };
+  return ink;
+}
+
 export function RegionChart() {
   const chart = useAppStore((s) => s.chart);
   const chartError = useAppStore((s) => s.chartError);
@@ -57,12 +72,16 @@ export function RegionChart() {
     const c = canvas.current;
     if (!c || !chart || !frame) return;
     const dpr = window.devicePixelRatio || 1;
-    c.width = frame.width * dpr;
-    c.height = frame.height * dpr;
+    // Setting a canvas's size, even to the one it has, drops and reallocates its bitmap: only on a resize.
+    const w = Math.floor(frame.width * dpr);
+    const h = Math.floor(frame.height * dpr);
+    if (c.width !== w) c.width = w;
+    if (c.height !== h) c.height = h;
     const ctx = c.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text: cssVar(c, '--muted', '#8a94a6'), grid: cssVar(c, '--line', '#262c36') });
+    const { text, grid } = inkOf(c);
+    drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text, grid });
   }, [chart, frame, compareLine]);
 
   // The marker layer follows the chart, not the selection: stepping redraws the cursor alone.

@@ -5,28 +5,10 @@
  */
 import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ChartMarker } from '../../../shared/api';
 import { useAppStore } from '../context';
-import { MARKER_COLOR, STATUS_COLOR } from '../colors';
 import { fmtInt } from '../format';
+import { ROW_H, TIMELINE_ROWS, TIMELINE_WIDTH, timelinePaths } from '../model/timeline-paths';
 
-const KIND_COLOR: Record<ChartMarker['kind'], string> = {
-  compression: MARKER_COLOR.compression,
-  'source-compaction': MARKER_COLOR['source-compaction'],
-  warn: STATUS_COLOR.warn,
-  skip: STATUS_COLOR.skip,
-  final: STATUS_COLOR.final,
-  abort: STATUS_COLOR.abort,
-};
-/** Rows of the track, top to bottom; compressions get one row per path. */
-const ROWS: { key: string; label: string; match: (m: ChartMarker) => boolean }[] = [
-  { key: 'proactive', label: 'proactive', match: (m) => m.kind === 'compression' && m.path === 'proactive' },
-  { key: 'emergency', label: 'emergency', match: (m) => m.kind === 'compression' && m.path === 'emergency' },
-  { key: 'async', label: 'async', match: (m) => m.kind === 'compression' && (m.path === 'async' || m.path === 'strategy') },
-  { key: 'source', label: 'agent', match: (m) => m.kind === 'source-compaction' },
-  { key: 'guard', label: 'guard', match: (m) => m.kind === 'warn' || m.kind === 'skip' || m.kind === 'final' || m.kind === 'abort' },
-];
-const ROW_H = 8;
 const LABEL_W = 62;
 
 export function ReplayTimeline() {
@@ -40,24 +22,8 @@ export function ReplayTimeline() {
   const messageIndex = useAppStore((s) => (s.selectedStep === null ? null : (s.detail?.steps[s.selectedStep] ?? null)));
   const track = useRef<HTMLDivElement>(null);
 
-  // One path per row and colour: a layer, not an element per marker.
-  const paths = useMemo(() => {
-    if (!markers || stepCount === 0) return [];
-    const out: { d: string; color: string; key: string }[] = [];
-    ROWS.forEach((row, r) => {
-      const byColor = new Map<string, string>();
-      for (const m of markers) {
-        if (!row.match(m)) continue;
-        // A run of calls with one status (until) is one band from its first call to its last.
-        const x = (m.step / stepCount) * 1000;
-        const w = Math.max(0.6, (((m.until ?? m.step) + 1 - m.step) / stepCount) * 1000);
-        const color = KIND_COLOR[m.kind];
-        byColor.set(color, `${byColor.get(color) ?? ''}M${x.toFixed(2)} ${r * ROW_H + 1}h${w.toFixed(2)}v${ROW_H - 2}h${(-w).toFixed(2)}z`);
-      }
-      for (const [color, d] of byColor) out.push({ d, color, key: `${row.key}-${color}` });
-    });
-    return out;
-  }, [markers, stepCount]);
+  // One path per row and colour: a layer, not an element per marker (model/timeline-paths.ts).
+  const paths = useMemo(() => (markers ? timelinePaths(markers, stepCount) : []), [markers, stepCount]);
 
   const scrubTo = (clientX: number): void => {
     const el = track.current;
@@ -94,7 +60,7 @@ export function ReplayTimeline() {
       </div>
       <div className="timeline-track">
         <div className="timeline-labels" style={{ width: LABEL_W }}>
-          {ROWS.map((r) => (
+          {TIMELINE_ROWS.map((r) => (
             <span key={r.key} style={{ height: ROW_H }}>{r.label}</span>
           ))}
         </div>
@@ -115,7 +81,7 @@ export function ReplayTimeline() {
             if (e.buttons & 1) scrubTo(e.clientX);
           }}
         >
-          <svg viewBox={`0 0 1000 ${ROWS.length * ROW_H}`} preserveAspectRatio="none" data-testid="timeline-markers" data-markers={markers?.length ?? 0}>
+          <svg viewBox={`0 0 ${TIMELINE_WIDTH} ${TIMELINE_ROWS.length * ROW_H}`} preserveAspectRatio="none" data-testid="timeline-markers" data-markers={markers?.length ?? 0}>
             {paths.map((p) => (
               <path key={p.key} d={p.d} fill={p.color} stroke={p.color} strokeWidth={1} vectorEffect="non-scaling-stroke" />
             ))}

@@ -77,15 +77,26 @@ export function TurnList() {
     void ensureMessages(messageOf(rows.at(firstRow)), messageOf(rows.at(Math.max(firstRow, lastRow))));
   }, [firstRow, lastRow, rows, ensureMessages]);
   // The list follows the selection: the inspected message scrolls into view. A row already in
-  // view is left alone: scrollToIndex reads the list's scroll height (a layout of the page) even
-  // when it then scrolls nothing, at every step. Rows are all ROW_HEIGHT high.
+  // view is left alone. Rows are all ROW_HEIGHT high, so the offset that shows a row (at the
+  // nearer edge, as align 'auto') is arithmetic; it is written at the next animation frame, where
+  // the frame lays the page out anyway. scrollToIndex read the list's scroll height (a layout of
+  // the page just changed) and then checked its landing frame by frame, ~6 ms of every step.
   useEffect(() => {
     if (inspected === null || inspected >= total) return;
     const row = rows.rowOf(inspected);
     const top = virtualizer.scrollOffset;
     const height = virtualizer.scrollRect?.height;
-    if (top !== null && height !== undefined && row * ROW_HEIGHT >= top && (row + 1) * ROW_HEIGHT <= top + height) return;
-    virtualizer.scrollToIndex(row, { align: 'auto' });
+    if (top === null || height === undefined) {
+      virtualizer.scrollToIndex(row, { align: 'auto' });
+      return;
+    }
+    if (row * ROW_HEIGHT >= top && (row + 1) * ROW_HEIGHT <= top + height) return;
+    const wanted = row * ROW_HEIGHT < top ? row * ROW_HEIGHT : (row + 1) * ROW_HEIGHT - height;
+    const to = Math.max(0, Math.min(rows.count * ROW_HEIGHT - height, wanted));
+    const frame = requestAnimationFrame(() => {
+      if (parentRef.current) parentRef.current.scrollTop = to;
+    });
+    return () => cancelAnimationFrame(frame);
   }, [inspected, rows, total, virtualizer]);
 
   return (

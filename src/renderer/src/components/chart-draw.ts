@@ -27,7 +27,15 @@ export const plotHeight = (f: Frame): number => Math.max(1, f.height - f.top - f
 export const xOfBucket = (f: Frame, n: number, b: number): number => f.left + (b * plotWidth(f)) / Math.max(1, n);
 export const yOf = (f: Frame, v: number): number => f.top + plotHeight(f) * (1 - v / f.yMax);
 
+/**
+ * The reserve's hatch pattern, made once per canvas and colour: a tile canvas and a pattern for
+ * every new chart were a few ms of each redraw.
+ */
+const hatches = new WeakMap<CanvasRenderingContext2D, Map<string, CanvasPattern>>();
+
 function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | string {
+  const made = hatches.get(ctx)?.get(color);
+  if (made) return made;
   const tile = document.createElement('canvas');
   tile.width = 6;
   tile.height = 6;
@@ -39,7 +47,12 @@ function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | st
   t.moveTo(0, 6);
   t.lineTo(6, 0);
   t.stroke();
-  return ctx.createPattern(tile, 'repeat') ?? color;
+  const pattern = ctx.createPattern(tile, 'repeat');
+  if (!pattern) return color;
+  const byColor = hatches.get(ctx) ?? new Map<string, CanvasPattern>();
+  byColor.set(color, pattern);
+  hatches.set(ctx, byColor);
+  return pattern;
 }
 
 /** A series as a step line (SVG path data): flat across each bucket, broken where a bucket has no value. */
@@ -133,7 +146,9 @@ export interface ChartShapes {
 const RESERVE = PROMPT_REGIONS.length;
 const FLAGS = RESERVE + 1;
 const REPORTED = RESERVE + 2;
-const STATUS_GROUP = RESERVE + 3;
+/** A flag's bar at the top of the plot: a group of its own so a run of flagged buckets is one fill (chartShapes lists it with the flags). */
+const FLAG_TOP = RESERVE + 3;
+const STATUS_GROUP = RESERVE + 4;
 const STATUSES = Object.keys(STATUS_COLOR) as StepStatus[];
 const GROUPS = STATUS_GROUP + STATUSES.length;
 
@@ -166,7 +181,7 @@ function traceShapes(view: ChartView, f: Frame, sink: RectSink): void {
     if (bucketFlag(view, b)) {
       const total = view.total.max[b] ?? 0;
       sink(FLAGS, x, yOf(f, total) - 2, w, 3);
-      sink(FLAGS, x, 5, w, 3);
+      sink(FLAG_TOP, x, 5, w, 3);
     }
     const rep = view.reported.max[b];
     if (rep !== null && rep !== undefined) sink(REPORTED, (x + next) / 2 - 1, yOf(f, rep) - 1, 2, 2);
@@ -184,7 +199,7 @@ export function chartShapes(view: ChartView, f: Frame): ChartShapes {
     const r = { x, y, w, h };
     if (g < RESERVE) regions[PROMPT_REGIONS[g]!].push(r);
     else if (g === RESERVE) reserve.push(r);
-    else if (g === FLAGS) flags.push(r);
+    else if (g === FLAGS || g === FLAG_TOP) flags.push(r);
     else if (g === REPORTED) reported.push(r);
     else (status[STATUSES[g - STATUS_GROUP]!] ??= []).push(r);
   });
@@ -194,7 +209,11 @@ export function chartShapes(view: ChartView, f: Frame): ChartShapes {
 /**
  * The rectangles as numbers, four per rectangle, a growing Float64Array per group: the canvas
  * fills a chart's ~10,000 rectangles without an object for each (they were most of a new
- * chart's garbage collection).
+ * chart's garbage collection). A rectangle that continues the group's last one (same top and
+ * height, starting where it ends) widens it instead: the system prompt and tools, the reserve
+ * under a steady window, a status held for many buckets are a handful of fills, not one per
+ * bucket — on a software canvas each fill is rasterised on its own, and ~10,000 of them were
+ * ~10 ms of every new chart's frame. The pixels are the same rectangles' union.
  */
 function shapeBuffers(view: ChartView, f: Frame): { readonly data: Float64Array[]; readonly length: number[] } {
   const data = Array.from({ length: GROUPS }, () => new Float64Array(4 * Math.max(16, view.bucketStart.length)));
@@ -202,6 +221,15 @@ function shapeBuffers(view: ChartView, f: Frame): { readonly data: Float64Array[
   traceShapes(view, f, (g, x, y, w, h) => {
     let d = data[g]!;
     const at = length[g]!;
+    if (at > 0 && d[at - 3] === y && d[at - 1] === h) {
+      const from = d[at - 4]!;
+      const end = from + d[at - 2]!;
+      // Touching (within float rounding of the bucket edges) or overlapping (buckets under a pixel, widened to 1).
+      if (x >= from && x <= end + 1e-6) {
+        d[at - 2] = Math.max(end, x + w) - from;
+        return;
+      }
+    }
     if (at + 4 > d.length) {
       const grown = new Float64Array(d.length * 2);
       grown.set(d);
@@ -328,6 +356,7 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
   if (shapes.length[RESERVE]) fill(RESERVE, hatch(ctx, REGION_COLOR.reserve));
   STATUSES.forEach((st, k) => fill(STATUS_GROUP + k, STATUS_COLOR[st]));
   fill(FLAGS, LINE_COLOR.limit);
+  fill(FLAG_TOP, LINE_COLOR.limit);
 
   stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
   stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
