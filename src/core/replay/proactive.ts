@@ -78,9 +78,24 @@ function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | nu
     // Masking-only policies mask continuously: a call with nothing newly aged out is their steady
     // state, not a warning (the enforced-limit check still warns above the limit).
     d.status = 'warn';
-    const why = forced ?? whyOf(kind, n0, n1, e.basisName);
-    d.reason = `${why}: over the trigger ${Number.isNaN(e.trigger) ? '' : int(e.trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
+    if (forced !== undefined) d.reason = warnText(forced, e.trigger);
+    else {
+      // Worded when read, as a compaction's is: a policy over its trigger with nothing to compress
+      // (Letta below its target at every call) formatted, hashed and kept a sentence per call.
+      d.reason = '';
+      d.deferred = { words: warnWords, n0, n1, n2: kind, n3: e.trigger, n4: 0, n5: 0, name: e.basisName };
+    }
   }
+}
+
+/** The reason of a call over the trigger with nothing to compress, after `why` it fired. */
+function warnText(why: string, trigger: number): string {
+  return `${why}: over the trigger ${Number.isNaN(trigger) ? '' : int(trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
+}
+
+/** warnText as a DeferredReason: n0, n1 and n2 as whyOf takes them, n3 the trigger (NaN: none). */
+function warnWords(n: ArrayLike<number>, at: number, name: string): string {
+  return warnText(whyOf(n[at + 2]!, n[at]!, n[at + 1]!, name), n[at + 3]!);
 }
 
 /** What the trigger compared (whyOf): a message count, the window (S2's status text), another basis. */

@@ -96,6 +96,10 @@ export class StepArrays {
    * are not interned: readers compare texts, never indices (two equal texts may have two indices).
    */
   private deferredOf(r: DeferredReason): number {
+    // The same reason as the call before (a run of calls saying the same) shares its index: the
+    // 65,535 indices go as far as interned texts went for the reasons now deferred.
+    const last = this.reasons.length - 1;
+    if (last > 0 && this.deferredWords[last] === r.words && this.deferredNames[last] === r.name && this.sameNumbers(last * DEFERRED_NUMBERS, r)) return last;
     const id = this.reasons.length;
     if (id >= 65535) return 0;
     this.room(id);
@@ -112,6 +116,12 @@ export class StepArrays {
     this.deferredNames.push(r.name);
     this.unworded++;
     return id;
+  }
+
+  /** Whether the numbers kept at `at` are r's. */
+  private sameNumbers(at: number, r: DeferredReason): boolean {
+    const n = this.deferredNumbers;
+    return same(n[at]!, r.n0) && same(n[at + 1]!, r.n1) && same(n[at + 2]!, r.n2) && same(n[at + 3]!, r.n3) && same(n[at + 4]!, r.n4) && same(n[at + 5]!, r.n5);
   }
 
   /** The text of reason `id`, worded now if it was deferred. */
@@ -207,6 +217,9 @@ export class StepArrays {
     return steps;
   }
 }
+
+/** Worded the same (Object.is: NaN is NaN, and -0 is not 0, which int() writes as "-0"). */
+const same = Object.is;
 
 /** The numbers a deferred reason keeps (DeferredReason n0..n5). */
 const DEFERRED_NUMBERS = 6;
