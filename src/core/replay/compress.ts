@@ -12,7 +12,7 @@ import { checkedResult } from '../strategies/check';
 import { mergeRanges, toRanges } from '../strategies/util';
 import { sameSummary, SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
-import { exchangeStarts } from '../turns';
+import { TurnCutPoints } from '../turns';
 import { requestAt, type ReplayState } from './state';
 import type { CompressionPath, MessageRange } from './types';
 
@@ -193,23 +193,16 @@ function minusKept(ranges: readonly MessageRange[], kept: ReadonlySet<number>): 
 function cutPoints(s: ReplayState, end: number): readonly number[] {
   const { starts, turnOfMsg } = s.shape;
   if (!s.config.cutWithinTurn || end <= 0) return starts;
-  const t = turnOfMsg[end - 1]!;
   // One list per turn, with the exchange starts of the whole turn: those at or past `end` change
   // no strategy's answer, as the later turns' starts already there do not (every cut is clamped to
   // the call's own turn start, latestCut, and a kept range never reaches past `end`); and an
-  // exchange start depends only on the messages before it. A policy compressing at every call
-  // built this list of every turn start at each one (O(turns) per call, O(calls × turns) a replay).
-  const hit = cutCache.get(s);
-  if (hit && hit.turn === t) return hit.points;
-  const inner = exchangeStarts(s.messages, starts[t] ?? 0, starts[t + 1] ?? s.messages.length);
-  let out: readonly number[] = starts;
-  // Native slices and concat (copied in bulk), not an element-by-element loop or a spread.
-  if (inner.length > 0) out = starts.slice(0, t + 1).concat(inner, starts.slice(t + 1));
-  cutCache.set(s, { turn: t, points: out });
-  return out;
+  // exchange start depends only on the messages before it.
+  let held = cutCache.get(s);
+  if (!held) cutCache.set(s, (held = new TurnCutPoints(s.messages, starts)));
+  return held.of(turnOfMsg[end - 1]!);
 }
-/** Per replay, the cut points of the turn last asked for (cutPoints). */
-const cutCache = new WeakMap<ReplayState, { readonly turn: number; readonly points: readonly number[] }>();
+/** Per replay, its cut points (a strategy reads them only while it runs: strategies are pure). */
+const cutCache = new WeakMap<ReplayState, TurnCutPoints>();
 
 /**
  * The strategies' context for a request ending at `end`. One object per replay, pointed at each
