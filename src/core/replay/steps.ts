@@ -86,7 +86,8 @@ export class StepArrays {
   /** deferredNumbers holds index `id`. */
   private room(id: number): void {
     if ((id + 1) * DEFERRED_NUMBERS <= this.deferredNumbers.length) return;
-    const grown = new Float64Array(Math.max((id + 1) * DEFERRED_NUMBERS, this.deferredNumbers.length * 2));
+    // Four times larger: a policy with a deferred reason at every call grows it a few times, not a dozen (each a new array zeroed and copied).
+    const grown = new Float64Array(Math.max((id + 1) * DEFERRED_NUMBERS, this.deferredNumbers.length * 4));
     grown.set(this.deferredNumbers);
     this.deferredNumbers = grown;
   }
