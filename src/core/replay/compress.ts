@@ -21,8 +21,33 @@ import type { CompressionPath, MessageRange } from './types';
  * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
  * the summarizer's own cache means formatting and hashing every folded message first.
  */
-const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>>();
+const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<FoldKey, Map<SummaryText | null, SummaryText>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
+
+/**
+ * What a fold memo is keyed by: the target and the ranges. One range with a small target (an
+ * event-count condenser folds one run at every call, toward S3's 400 tokens) is a number —
+ * (target · 2²¹ + a) · 2²¹ + z, exact below 2⁵³ — with no string built and hashed per call (the
+ * look-up led a cold replay's own lines under openhands-summary); anything else the text
+ * `target\0a-z,a-z…`. A fold always gets the same kind of key, so the two never name one fold.
+ */
+type FoldKey = number | string;
+const FOLD_BITS = 2 ** 21;
+const FOLD_TARGET_LIMIT = 2 ** 11;
+
+export function foldKey(targetTokens: number, fold: readonly MessageRange[]): FoldKey {
+  if (fold.length === 1) {
+    const a = fold[0]![0];
+    const z = fold[0]![1];
+    if (small(targetTokens, FOLD_TARGET_LIMIT) && small(a, FOLD_BITS) && small(z, FOLD_BITS)) return (targetTokens * FOLD_BITS + a) * FOLD_BITS + z;
+  }
+  return `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
+}
+
+/** A whole number in [0, limit) (-0 included: it is 0 to a Map, as the text key writes it "0"). */
+function small(x: number, limit: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x < limit;
+}
 
 /**
  * The summary of `fold` on top of the current one: at once when the memo has it or the summarizer
@@ -36,7 +61,7 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
   if (!memo) bySummarizer.set(summarizer, (memo = new Map()));
   // Keyed by the earlier summary object in a map of its own: the same object comes back from this
   // memo on a re-run (and a summary known only as text is one object per text, SummaryText.of).
-  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
+  const key = foldKey(targetTokens, fold);
   let byPrevious = memo.get(key);
   const hit = byPrevious?.get(s.summary);
   if (hit !== undefined) return hit;
@@ -70,17 +95,18 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
 export function carryFoldMemo(old: readonly Message[], next: readonly Message[], from: number): void {
   const bySummarizer = foldMemo.get(old);
   if (!bySummarizer || foldMemo.has(next)) return;
-  const carried = new Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>();
+  const carried = new Map<Summarizer, Map<FoldKey, Map<SummaryText | null, SummaryText>>>();
   for (const [summarizer, memo] of bySummarizer) {
-    const kept = new Map<string, Map<SummaryText | null, SummaryText>>();
+    const kept = new Map<FoldKey, Map<SummaryText | null, SummaryText>>();
     for (const [key, byPrevious] of memo) if (foldEnd(key) < from) kept.set(key, byPrevious);
     carried.set(summarizer, kept);
   }
   foldMemo.set(next, carried);
 }
 
-/** The last message index a fold memo key names (`target\0a-z,a-z…`). */
-function foldEnd(key: string): number {
+/** The last message index a fold memo key names (foldKey: its z, or the largest z of `target\0a-z,a-z…`). */
+export function foldEnd(key: FoldKey): number {
+  if (typeof key === 'number') return key % FOLD_BITS;
   let end = -1;
   for (const range of key.slice(key.indexOf('\u0000') + 1).split(',')) {
     const z = Number(range.slice(range.indexOf('-') + 1));
