@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/model';
-import { exchangesOfTurn, exchangeStarts, TurnCutPoints, turnStarts } from '../../../src/core/turns';
+import { exchangesOfTurn, exchangeStarts, isTurnBoundary, turnIndex, TurnCutPoints, turnStarts } from '../../../src/core/turns';
 import { assistant, call, toolResult, user } from '../../helpers/session';
 
 /** Turns of exchanges: `[calls, late]` — an assistant message making `calls` calls, its results arriving after a text message when `late`. */
@@ -68,5 +68,18 @@ describe('cut points per turn', () => {
     const starts = turnStarts(messages);
     const cuts = new TurnCutPoints(messages, starts);
     for (const t of [1, 0, 2, 0, 0, 1]) expect(cuts.of(t)).toEqual(plain(messages, starts, t));
+  });
+});
+
+describe('turn boundaries read from the turn index', () => {
+  it('past message 0, a message starts a turn exactly where the turn number goes up (property)', () => {
+    // S0's async path reads boundaries so (arrival.ts) instead of each message's parts.
+    fc.assert(
+      fc.property(sessionArb, (shape) => {
+        const messages = build(shape);
+        const turnOf = turnIndex(messages);
+        for (let i = 1; i < messages.length; i++) expect(turnOf[i] !== turnOf[i - 1]).toBe(isTurnBoundary(messages[i]!));
+      }),
+    );
   });
 });
