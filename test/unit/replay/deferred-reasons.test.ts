@@ -12,7 +12,9 @@ import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
 import type { Summarizer } from '../../../src/core/summarize/types';
 import { syntheticSession } from '../../bench/corpus';
 import { policy } from '../../helpers/replay';
-import { StepArrays } from '../../../src/core/replay/steps';
+import { reasonTemplate, StepArrays } from '../../../src/core/replay/steps';
+import { compactionWords, warnWords } from '../../../src/core/replay/proactive';
+import fc from 'fast-check';
 import { int, pct, type DeferredReason, type ReplayState, type StepDecision } from '../../../src/core/replay/state';
 
 const session = syntheticSession(400);
@@ -95,6 +97,33 @@ describe('deferred reasons', () => {
     expect(idx[1]).toBe(idx[0]);
     expect(new Set([idx[0], idx[2], idx[3], idx[4], idx[5]]).size).toBe(5);
     expect(Array.from({ length: 6 }, (_, i) => stepReason(steps, i))).toEqual(['r 1 NaN', 'r 1 NaN', 'r 2 NaN', 'plain text', 'r 2 NaN', 'r 2 5']);
+  });
+
+  it('a template known without wording is the template of the words (property)', () => {
+    // Numbers of every kind the words write differently (NaN, negative, -0, fractions, huge) among plain ones.
+    const num = fc.oneof(fc.nat(2_000_000), fc.nat(2_000_000), fc.double({ noNaN: false }), fc.constantFrom(NaN, -0, 0, -1, 0.5, 999.5, 1e21, 2 ** 53, Infinity));
+    const numbers = fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num);
+    const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens');
+    const ofText = (t: string): string => t.replace(/\d[\d,.]*/g, '#');
+    const state = {
+      counts: { system: 0, unlogged: 0, tools: 0 },
+      summaryTokens: 0,
+      limits: { window: 100, maxOutput: 10, buffer: 0 },
+      win: { historyTokens: () => 50, keepBefore: [], from: 0 },
+    } as unknown as ReplayState;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
+        const out = new StepArrays(reasons.length, NaN);
+        reasons.forEach(([warn, [n0, n1, n2, n3, n4, n5], nm], j) =>
+          out.record(state, j, 0, 50, { status: 'warn', reason: '', deferred: { words: warn ? warnWords : compactionWords, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
+        );
+        const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
+        // Templates first (nothing worded yet), then the words.
+        const templates = reasons.map((_, j) => reasonTemplate(steps, steps.reasonIndex[j]!, ofText));
+        expect(templates).toEqual(reasons.map((_, j) => ofText(stepReason(steps, j))));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   for (const c of cases)
