@@ -94,3 +94,63 @@ export function exchangeStarts(messages: readonly Message[], from: number, end: 
   }
   return out;
 }
+
+/**
+ * The exchange starts inside turn t of `messages` (exchangeStarts over [starts[t], starts[t + 1])),
+ * kept per message list and turn starts — a session's messages never change — and each turn worked
+ * out when first asked: every replay of a slider move asked again for each turn it compressed in.
+ */
+export function exchangesOfTurn(messages: readonly Message[], starts: readonly number[], t: number): readonly number[] {
+  let held = exchangeCache.get(messages);
+  if (!held || held.starts !== starts) exchangeCache.set(messages, (held = { starts, byTurn: new Array<readonly number[] | undefined>(starts.length) }));
+  let inner = held.byTurn[t];
+  if (inner === undefined) {
+    const found = exchangeStarts(messages, starts[t] ?? 0, starts[t + 1] ?? messages.length);
+    inner = found.length === 0 ? NO_EXCHANGES : found;
+    held.byTurn[t] = inner;
+  }
+  return inner;
+}
+const exchangeCache = new WeakMap<readonly Message[], { readonly starts: readonly number[]; readonly byTurn: (readonly number[] | undefined)[] }>();
+const NO_EXCHANGES: readonly number[] = Object.freeze([]);
+
+/**
+ * The cut points of a request in turn t (docs/policies.md §Common, turns, cutWithinTurn): every
+ * turn start, with the exchange starts of turn t in their place among them — what
+ * `starts.slice(0, t + 1).concat(exchangesOfTurn(t), starts.slice(t + 1))` is. One per replay:
+ * a policy compressing at every call moves to a new turn every few calls, and a new list per turn
+ * (three copies of every turn start) was a share of its compressions. So the answer is one list,
+ * the last turn's exchange starts taken out and the new one's put in: it holds only until the next
+ * call with another turn (the turn starts themselves when turn t has no exchange starts).
+ */
+export class TurnCutPoints {
+  private turn = -1;
+  private points: readonly number[];
+  /** The turn starts with `innerLen` exchange starts at `innerAt` (undefined until a turn has any). */
+  private own: number[] | undefined;
+  private innerAt = 0;
+  private innerLen = 0;
+
+  constructor(
+    private readonly messages: readonly Message[],
+    private readonly starts: readonly number[],
+  ) {
+    this.points = starts;
+  }
+
+  of(t: number): readonly number[] {
+    if (t === this.turn) return this.points;
+    this.turn = t;
+    const inner = exchangesOfTurn(this.messages, this.starts, t);
+    if (inner.length === 0) return (this.points = this.starts);
+    let own = (this.own ??= this.starts.slice());
+    if (this.innerLen > 0) own.splice(this.innerAt, this.innerLen);
+    // Past what a spread may pass as arguments, joined by concat instead.
+    if (inner.length <= SPREAD_LIMIT) own.splice(t + 1, 0, ...inner);
+    else own = this.own = this.starts.slice(0, t + 1).concat(inner, this.starts.slice(t + 1));
+    this.innerAt = t + 1;
+    this.innerLen = inner.length;
+    return (this.points = own);
+  }
+}
+const SPREAD_LIMIT = 4096;

@@ -22,8 +22,11 @@ export function arrive(s: ReplayState, from: number, k: number, step: number, d:
 
 /** The same with S0's async path at each turn start: a promise only from a summary that is awaited on. */
 function arriveWithAsyncPath(s: ReplayState, from: number, k: number, step: number, d: StepDecision): Promise<void> | undefined {
+  const turnOf = s.shape.turnOfMsg;
   for (let i = from; i < k; i++) {
-    if (isTurnBoundary(s.messages[i]!)) {
+    // A boundary is where the turn number goes up (turnIndex counts them so): read from the shape,
+    // not from each message's parts at every replay. Message 0 starts turn 0 either way: asked.
+    if (i === 0 ? isTurnBoundary(s.messages[0]!) : turnOf[i] !== turnOf[i - 1]) {
       const pending = asyncPath(s, i, step, d);
       if (pending)
         return pending.then(() => {

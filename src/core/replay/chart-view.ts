@@ -10,7 +10,7 @@
  */
 import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
 import { compressionsOf } from './compressions';
-import { reasonText } from './steps';
+import { reasonTemplate, reasonText } from './steps';
 import { REGIONS, STEP_STATUSES, type CompressionPath, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
@@ -128,6 +128,9 @@ const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn'
  * by character (no allocation) measured slower here — the chart view runs cold in the worker, and
  * letta with a reason per call has ~1.4 M characters of reasons to walk.
  */
+/** A reason up to its numbers: each run of digits, commas and periods written '#'. */
+const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');
+
 function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   // Reasons read one by one (reasonText): a policy that compresses at every call keeps its
   // compression reasons as numbers, and `s.reasons` would word all of them for a few warnings.
@@ -135,7 +138,7 @@ function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   const templates = new Map<number, string>();
   const templateOf = (index: number): string => {
     let t = templates.get(index);
-    if (t === undefined) templates.set(index, (t = reasonText(s, index).replace(/\d[\d,.]*/g, '#')));
+    if (t === undefined) templates.set(index, (t = reasonTemplate(s, index, numbersAsHash)));
     return t;
   };
   let i = 0;

@@ -12,7 +12,7 @@ import { checkedResult } from '../strategies/check';
 import { mergeRanges, toRanges } from '../strategies/util';
 import { sameSummary, SummaryText } from '../summarize/summary-text';
 import type { Summarizer } from '../summarize/types';
-import { exchangeStarts } from '../turns';
+import { TurnCutPoints } from '../turns';
 import { requestAt, type ReplayState } from './state';
 import type { CompressionPath, MessageRange } from './types';
 
@@ -21,8 +21,33 @@ import type { CompressionPath, MessageRange } from './types';
  * per summarizer: a re-run after a slider move folds many of the same ranges again, and asking
  * the summarizer's own cache means formatting and hashing every folded message first.
  */
-const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>>();
+const foldMemo = new WeakMap<readonly Message[], Map<Summarizer, Map<FoldKey, Map<SummaryText | null, SummaryText>>>>();
 const FOLD_MEMO_LIMIT = 20_000;
+
+/**
+ * What a fold memo is keyed by: the target and the ranges. One range with a small target (an
+ * event-count condenser folds one run at every call, toward S3's 400 tokens) is a number —
+ * (target · 2²¹ + a) · 2²¹ + z, exact below 2⁵³ — with no string built and hashed per call (the
+ * look-up led a cold replay's own lines under openhands-summary); anything else the text
+ * `target\0a-z,a-z…`. A fold always gets the same kind of key, so the two never name one fold.
+ */
+type FoldKey = number | string;
+const FOLD_BITS = 2 ** 21;
+const FOLD_TARGET_LIMIT = 2 ** 11;
+
+export function foldKey(targetTokens: number, fold: readonly MessageRange[]): FoldKey {
+  if (fold.length === 1) {
+    const a = fold[0]![0];
+    const z = fold[0]![1];
+    if (small(targetTokens, FOLD_TARGET_LIMIT) && small(a, FOLD_BITS) && small(z, FOLD_BITS)) return (targetTokens * FOLD_BITS + a) * FOLD_BITS + z;
+  }
+  return `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
+}
+
+/** A whole number in [0, limit) (-0 included: it is 0 to a Map, as the text key writes it "0"). */
+function small(x: number, limit: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x < limit;
+}
 
 /**
  * The summary of `fold` on top of the current one: at once when the memo has it or the summarizer
@@ -36,7 +61,7 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
   if (!memo) bySummarizer.set(summarizer, (memo = new Map()));
   // Keyed by the earlier summary object in a map of its own: the same object comes back from this
   // memo on a re-run (and a summary known only as text is one object per text, SummaryText.of).
-  const key = `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
+  const key = foldKey(targetTokens, fold);
   let byPrevious = memo.get(key);
   const hit = byPrevious?.get(s.summary);
   if (hit !== undefined) return hit;
@@ -70,17 +95,18 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
 export function carryFoldMemo(old: readonly Message[], next: readonly Message[], from: number): void {
   const bySummarizer = foldMemo.get(old);
   if (!bySummarizer || foldMemo.has(next)) return;
-  const carried = new Map<Summarizer, Map<string, Map<SummaryText | null, SummaryText>>>();
+  const carried = new Map<Summarizer, Map<FoldKey, Map<SummaryText | null, SummaryText>>>();
   for (const [summarizer, memo] of bySummarizer) {
-    const kept = new Map<string, Map<SummaryText | null, SummaryText>>();
+    const kept = new Map<FoldKey, Map<SummaryText | null, SummaryText>>();
     for (const [key, byPrevious] of memo) if (foldEnd(key) < from) kept.set(key, byPrevious);
     carried.set(summarizer, kept);
   }
   foldMemo.set(next, carried);
 }
 
-/** The last message index a fold memo key names (`target\0a-z,a-z…`). */
-function foldEnd(key: string): number {
+/** The last message index a fold memo key names (foldKey: its z, or the largest z of `target\0a-z,a-z…`). */
+export function foldEnd(key: FoldKey): number {
+  if (typeof key === 'number') return key % FOLD_BITS;
   let end = -1;
   for (const range of key.slice(key.indexOf('\u0000') + 1).split(',')) {
     const z = Number(range.slice(range.indexOf('-') + 1));
@@ -193,23 +219,16 @@ function minusKept(ranges: readonly MessageRange[], kept: ReadonlySet<number>): 
 function cutPoints(s: ReplayState, end: number): readonly number[] {
   const { starts, turnOfMsg } = s.shape;
   if (!s.config.cutWithinTurn || end <= 0) return starts;
-  const t = turnOfMsg[end - 1]!;
   // One list per turn, with the exchange starts of the whole turn: those at or past `end` change
   // no strategy's answer, as the later turns' starts already there do not (every cut is clamped to
   // the call's own turn start, latestCut, and a kept range never reaches past `end`); and an
-  // exchange start depends only on the messages before it. A policy compressing at every call
-  // built this list of every turn start at each one (O(turns) per call, O(calls × turns) a replay).
-  const hit = cutCache.get(s);
-  if (hit && hit.turn === t) return hit.points;
-  const inner = exchangeStarts(s.messages, starts[t] ?? 0, starts[t + 1] ?? s.messages.length);
-  let out: readonly number[] = starts;
-  // Native slices and concat (copied in bulk), not an element-by-element loop or a spread.
-  if (inner.length > 0) out = starts.slice(0, t + 1).concat(inner, starts.slice(t + 1));
-  cutCache.set(s, { turn: t, points: out });
-  return out;
+  // exchange start depends only on the messages before it.
+  let held = cutCache.get(s);
+  if (!held) cutCache.set(s, (held = new TurnCutPoints(s.messages, starts)));
+  return held.of(turnOfMsg[end - 1]!);
 }
-/** Per replay, the cut points of the turn last asked for (cutPoints). */
-const cutCache = new WeakMap<ReplayState, { readonly turn: number; readonly points: readonly number[] }>();
+/** Per replay, its cut points (a strategy reads them only while it runs: strategies are pure). */
+const cutCache = new WeakMap<ReplayState, TurnCutPoints>();
 
 /**
  * The strategies' context for a request ending at `end`. One object per replay, pointed at each

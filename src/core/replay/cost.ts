@@ -25,7 +25,8 @@ export class CostHandler {
 
   bill(s: ReplayState, k: number, request: number, model: ModelInfo | undefined): void {
     const cachedPart = this.prevRequest < 0 ? 0 : this.compressedSincePrev ? Math.min(request, s.fixed) : Math.min(this.prevRequest, request);
-    const out = s.messages[k]!.usage?.output ?? s.counts.perMessage[k]!;
+    // The message's `usage?.output ?? perMessage[k]`, from the shape's table (setup.ts).
+    const out = s.shape.outputAt[k] === 1 ? s.shape.outputOf[k]! : s.counts.perMessage[k]!;
     const t = s.totals;
     t.billedInputTokens += request;
     t.cachedInputTokens += cachedPart;

@@ -4,7 +4,6 @@
  * this window, or the reference tokenizer where the transcript reports none) is over the window.
  * forceCompression drops the oldest ~50% of turns and notes it in the summary.
  */
-import { promptTokens } from '../model';
 import { compress, type CompressionOutcome } from './compress';
 import { int, requestAt, type ReplayState, type StepDecision } from './state';
 
@@ -21,7 +20,8 @@ export interface OriginalWindow {
  */
 export function emergencyPath(s: ReplayState, orig: OriginalWindow, k: number, step: number, d: StepDecision): Promise<void> | undefined {
   if (!s.config.paths.emergency) return undefined;
-  const usage = s.messages[k]!.usage;
+  // Whether the message reports usage, and its prompt tokens, from the shape's table (setup.ts).
+  const usage = s.shape.usageAt[k] === 1;
   const request = requestAt(s, k);
   if ((!usage && !s.reference) || request > s.enforcement.limit) return undefined;
   let trueSize: number;
@@ -29,7 +29,7 @@ export function emergencyPath(s: ReplayState, orig: OriginalWindow, k: number, s
   if (usage) {
     // The original agent's own window (since its last compaction) against what it reported.
     const origEstimate = s.fixed + orig.summaryTokens + (counts.prefix[k]! - counts.prefix[orig.from]!);
-    trueSize = request * (origEstimate > 0 ? promptTokens(usage) / origEstimate : 1);
+    trueSize = request * (origEstimate > 0 ? s.shape.promptOf[k]! / origEstimate : 1);
   } else {
     // Reference counts of the live range scale the history and summary; fixed regions are counted as they are.
     const ref = s.reference!;

@@ -7,6 +7,7 @@
 import { compress, type CompressionOutcome } from './compress';
 import { overTrigger } from './enforce';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
+import { templateHint } from './steps';
 
 /** S0's condition in its own terms: messages + tools + MaxTokens > ContextWindow. */
 function s0Condition(s: ReplayState, request: number): string {
@@ -78,10 +79,58 @@ function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | nu
     // Masking-only policies mask continuously: a call with nothing newly aged out is their steady
     // state, not a warning (the enforced-limit check still warns above the limit).
     d.status = 'warn';
-    const why = forced ?? whyOf(kind, n0, n1, e.basisName);
-    d.reason = `${why}: over the trigger ${Number.isNaN(e.trigger) ? '' : int(e.trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
+    if (forced !== undefined) d.reason = warnText(forced, e.trigger);
+    else {
+      // Worded when read, as a compaction's is: a policy over its trigger with nothing to compress
+      // (Letta below its target at every call) formatted, hashed and kept a sentence per call.
+      d.reason = '';
+      d.deferred = { words: warnWords, n0, n1, n2: kind, n3: e.trigger, n4: 0, n5: 0, name: e.basisName };
+    }
   }
 }
+
+/** The reason of a call over the trigger with nothing to compress, after `why` it fired. */
+function warnText(why: string, trigger: number): string {
+  return `${why}: over the trigger ${Number.isNaN(trigger) ? '' : int(trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
+}
+
+/** warnText as a DeferredReason: n0, n1 and n2 as whyOf takes them, n3 the trigger (NaN: none). */
+export function warnWords(n: ArrayLike<number>, at: number, name: string): string {
+  return warnText(whyOf(n[at + 2]!, n[at]!, n[at + 1]!, name), n[at + 3]!);
+}
+
+/**
+ * Numbers as the words write them are plain (a run of digits and commas, which a template writes
+ * as '#' whatever the number): int() of a whole number ≥ 0 after rounding, and String() of one.
+ */
+const plainInt = (x: number): boolean => {
+  const r = Math.round(x);
+  return Number.isSafeInteger(r) && r >= 0 && !Object.is(r, -0);
+};
+const plainString = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
+const plainPct = (part: number, whole: number): boolean => plainString(whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0);
+
+/** whyOf's numbers are plain (kind as whyOf takes it: messages written by String(), tokens by int() and pct()). */
+function whyPlain(kind: number, n0: number, n1: number): boolean {
+  if (kind === WHY_MESSAGES) return plainString(n0) && plainString(n1);
+  return (kind === WHY_WINDOW || kind === WHY_BASIS) && plainInt(n0) && plainInt(n1) && plainPct(n0, n1);
+}
+
+// The template of a warning or a compaction's reason without wording it (steps.ts TemplateHint):
+// the words change only with whyOf's kind, whether there is a trigger, and the basis' name.
+templateHint(warnWords, {
+  key: (n, at) => {
+    const trigger = n[at + 3]!;
+    if (!whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) || !(Number.isNaN(trigger) || plainInt(trigger))) return -1;
+    // whyOf's kind (0, 1 or 2), and whether there is a trigger.
+    return n[at + 2]! * 2 + (Number.isNaN(trigger) ? 0 : 1);
+  },
+  standIn: (n, at) => [1, 1, n[at + 2]!, Number.isNaN(n[at + 3]!) ? NaN : 1, 0, 0],
+});
+templateHint(compactionWords, {
+  key: (n, at) => (whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) && plainInt(n[at + 4]!) && plainInt(n[at + 5]!) ? n[at + 2]! : -1),
+  standIn: (n, at) => [1, 1, n[at + 2]!, 0, 1, 1],
+});
 
 /** What the trigger compared (whyOf): a message count, the window (S2's status text), another basis. */
 const WHY_MESSAGES = 0;
@@ -96,6 +145,6 @@ function whyOf(kind: number, n0: number, n1: number, basisName: string): string 
 }
 
 /** A proactive compression's reason (DeferredReason): n0, n1 and n2 as whyOf takes them, n4 and n5 the tokens before and after. */
-function compactionWords(n: ArrayLike<number>, at: number, name: string): string {
+export function compactionWords(n: ArrayLike<number>, at: number, name: string): string {
   return `${whyOf(n[at + 2]!, n[at]!, n[at + 1]!, name)}, compaction applied: ${int(n[at + 4]!)} before → ${int(n[at + 5]!)} after`;
 }

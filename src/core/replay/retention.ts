@@ -318,6 +318,8 @@ export class RetentionTracker {
 
   /** After a compression: which needles have no mention left in the window (history or summary). */
   afterCompression(end: number, step: number): void {
+    // No needle (the usual replay): nothing to look for, and the summary is not asked for.
+    if (this.needles.length === 0) return;
     const summary = this.summary();
     for (let q = 0; q < this.needles.length; q++) {
       if (this.needleLostAt[q] !== -1) continue;

@@ -7,7 +7,6 @@
 import { resolveLimits, type ResolvedLimits } from '../budget/limits';
 import { validateConfig, type ReplayConfig, type ReplayConfigInput } from '../config';
 import type { Session } from '../model';
-import { promptTokens } from '../model';
 import type { Strategy } from '../strategies/index';
 import { cached, memoryStore } from '../summarize/cache';
 import { extractiveSummarizer } from '../summarize/extractive';
@@ -77,7 +76,8 @@ export class ReplayCancelled extends Error {
 const defaultSummarizer = cached(extractiveSummarizer, memoryStore());
 
 export function resolveTokenizer(session: Session, config: ReplayConfig): string {
-  return config.tokenizer === 'auto' ? defaultTokenizerFor(config.model ?? session.model, session.messages.some((m) => m.usage)) : config.tokenizer;
+  // Whether any message reports usage, from the list's shape (cached): a session without any was read through at every replay.
+  return config.tokenizer === 'auto' ? defaultTokenizerFor(config.model ?? session.model, shapeOf(session.messages).anyUsage) : config.tokenizer;
 }
 
 /** One pass of the simulator: its state, its handlers and how far it got. */
@@ -136,10 +136,10 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     if (typeof fn !== 'function') throw new Error(`pipeline: strategy "${id}" was not provided (known: ${Object.keys(options.strategies ?? {}).map((k) => 'custom:' + k).join(', ') || 'none'})`);
     customStrategies.set(id, fn);
   }
-  const needsReference = config.paths.emergency && !messages.some((m) => m.usage);
+  const shape = shapeOf(messages);
+  const needsReference = config.paths.emergency && !shape.anyUsage;
   const limits = limitsOf(session, config);
   const enforcement = enforcementOf(config, limits);
-  const shape = shapeOf(messages);
   const win = new WindowState(counts.perMessage, counts.prefix);
   const countText = summaryCounter(tokenizerId);
   const events: ReplayResult['events'][number][] = [];
@@ -230,8 +230,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     if (s.totals.compressions !== compressionsBefore) cost.compressed();
 
     const request = requestAt(s, k);
-    const usage = messages[k]!.usage;
-    if (usage) out.reported[j] = promptTokens(usage);
+    if (s.shape.usageAt[k] === 1) out.reported[j] = s.shape.promptOf[k]!;
     toolBudgetFinal(s, j, d);
     guardStep(s, j, request, d, session.model);
 

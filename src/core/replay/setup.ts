@@ -5,7 +5,7 @@
  * policies or a slider move pays for them once.
  */
 import type { ReplayConfig } from '../config';
-import type { Message, Session } from '../model';
+import { promptTokens, type Message, type Session } from '../model';
 import { countWith, type SessionCounts } from '../tokens/index';
 import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
@@ -19,7 +19,9 @@ export function shapeOf(messages: readonly Message[]): SessionShape {
     for (let i = 0; i < messages.length; i++) if (messages[i]!.role === 'assistant') steps.push(i);
     const toolCallsOf = new Uint32Array(messages.length);
     for (let i = 0; i < messages.length; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call') toolCallsOf[i]!++;
-    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages), toolCallsOf };
+    const usage = usageTable(messages.length);
+    readUsage(messages, 0, usage);
+    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages), toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
     shapeCache.set(messages, shape);
   }
   return shape;
@@ -57,9 +59,36 @@ export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionS
     turnOfMsg[i] = turn;
     for (const p of m.parts) if (p.kind === 'tool_call') toolCallsOf[i]!++;
   }
-  shape = { stepMsg: Uint32Array.from(steps), turnOfMsg, starts, toolCallsOf };
+  const usage = usageTable(n);
+  usage.usageAt.set(oldShape.usageAt.subarray(0, same));
+  usage.promptOf.set(oldShape.promptOf.subarray(0, same));
+  usage.outputAt.set(oldShape.outputAt.subarray(0, same));
+  usage.outputOf.set(oldShape.outputOf.subarray(0, same));
+  readUsage(messages, same, usage);
+  shape = { stepMsg: Uint32Array.from(steps), turnOfMsg, starts, toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
   shapeCache.set(messages, shape);
   return shape;
+}
+
+type UsageTable = Pick<SessionShape, 'usageAt' | 'promptOf' | 'outputAt' | 'outputOf'>;
+
+function usageTable(n: number): UsageTable {
+  return { usageAt: new Uint8Array(n), promptOf: new Float64Array(n), outputAt: new Uint8Array(n), outputOf: new Float64Array(n) };
+}
+
+/** The usage of messages `from`… into `t` (SessionShape.usageAt and the rest). */
+function readUsage(messages: readonly Message[], from: number, t: UsageTable): void {
+  for (let i = from; i < messages.length; i++) {
+    const u = messages[i]!.usage;
+    if (!u) continue;
+    t.usageAt[i] = 1;
+    t.promptOf[i] = promptTokens(u);
+    const out = u.output as number | null | undefined;
+    if (out !== undefined && out !== null) {
+      t.outputAt[i] = 1;
+      t.outputOf[i] = out;
+    }
+  }
 }
 
 /**

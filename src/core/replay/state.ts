@@ -26,6 +26,18 @@ export interface SessionShape {
   readonly starts: readonly number[];
   /** Tool calls each message makes (its tool_call parts): arrival adds them up without reading the parts. */
   readonly toolCallsOf: Uint32Array;
+  /**
+   * What each message reports of its call, read once per list: the replay reads it at every call,
+   * and reaching into 10,000 message objects per replay led a cold replay's own time.
+   * usageAt[i] is 1 when message i reports usage; promptOf[i] is then promptTokens of it.
+   */
+  readonly usageAt: Uint8Array;
+  readonly promptOf: Float64Array;
+  /** outputAt[i] is 1 when message i's `usage?.output` is not nullish; outputOf[i] is then that output. */
+  readonly outputAt: Uint8Array;
+  readonly outputOf: Float64Array;
+  /** Whether any message reports usage (a tokenizer and the emergency path's reference depend on it). */
+  readonly anyUsage: boolean;
 }
 
 /** Pinned messages (docs/policies.md §Common, pinning): never dropped, never masked. */

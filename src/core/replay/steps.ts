@@ -86,7 +86,8 @@ export class StepArrays {
   /** deferredNumbers holds index `id`. */
   private room(id: number): void {
     if ((id + 1) * DEFERRED_NUMBERS <= this.deferredNumbers.length) return;
-    const grown = new Float64Array(Math.max((id + 1) * DEFERRED_NUMBERS, this.deferredNumbers.length * 2));
+    // Four times larger: a policy with a deferred reason at every call grows it a few times, not a dozen (each a new array zeroed and copied).
+    const grown = new Float64Array(Math.max((id + 1) * DEFERRED_NUMBERS, this.deferredNumbers.length * 4));
     grown.set(this.deferredNumbers);
     this.deferredNumbers = grown;
   }
@@ -96,6 +97,10 @@ export class StepArrays {
    * are not interned: readers compare texts, never indices (two equal texts may have two indices).
    */
   private deferredOf(r: DeferredReason): number {
+    // The same reason as the call before (a run of calls saying the same) shares its index: the
+    // 65,535 indices go as far as interned texts went for the reasons now deferred.
+    const last = this.reasons.length - 1;
+    if (last > 0 && this.deferredWords[last] === r.words && this.deferredNames[last] === r.name && this.sameNumbers(last * DEFERRED_NUMBERS, r)) return last;
     const id = this.reasons.length;
     if (id >= 65535) return 0;
     this.room(id);
@@ -114,6 +119,12 @@ export class StepArrays {
     return id;
   }
 
+  /** Whether the numbers kept at `at` are r's. */
+  private sameNumbers(at: number, r: DeferredReason): boolean {
+    const n = this.deferredNumbers;
+    return same(n[at]!, r.n0) && same(n[at + 1]!, r.n1) && same(n[at + 2]!, r.n2) && same(n[at + 3]!, r.n3) && same(n[at + 4]!, r.n4) && same(n[at + 5]!, r.n5);
+  }
+
   /** The text of reason `id`, worded now if it was deferred. */
   textOf(id: number): string {
     const words = this.deferredWords[id];
@@ -123,6 +134,39 @@ export class StepArrays {
     this.unworded--;
     return text;
   }
+
+  /**
+   * `ofText` of reason `id`'s text. A deferred reason not worded yet whose words have a
+   * TemplateHint, with numbers the hint calls plain, is not worded: its template is the one of the
+   * same words on stand-in numbers, made once per hint key (the chart view reads a template per
+   * call, and wording every warning of a policy over its trigger at every call cost what deferring
+   * them saved).
+   */
+  templateOf(id: number, ofText: (text: string) => string): string {
+    const words = this.deferredWords[id];
+    const hint = words === undefined || this.reasons[id] !== '' ? undefined : templateHints.get(words);
+    if (hint === undefined) return ofText(this.textOf(id));
+    const at = id * DEFERRED_NUMBERS;
+    const name = this.deferredNames[id]!;
+    const code = hint.key(this.deferredNumbers, at);
+    if (code < 0) return ofText(this.textOf(id));
+    // The call before mostly had the same: one comparison, no look-up.
+    const last = this.lastTemplate;
+    if (last && last.words === words && last.code === code && last.name === name && last.ofText === ofText) return last.template;
+    let byFn = hintTemplates.get(ofText);
+    if (!byFn) hintTemplates.set(ofText, (byFn = new Map()));
+    let byKey = byFn.get(words!);
+    if (!byKey) byFn.set(words!, (byKey = new Map()));
+    const key = `${code}\u0000${name}`;
+    let template = byKey.get(key);
+    if (template === undefined) {
+      if (byKey.size >= 1024) byKey.clear();
+      byKey.set(key, (template = ofText(words!(hint.standIn(this.deferredNumbers, at), 0, name))));
+    }
+    this.lastTemplate = { words: words!, code, name, ofText, template };
+    return template;
+  }
+  private lastTemplate: { readonly words: DeferredReason['words']; readonly code: number; readonly name: string; readonly ofText: (text: string) => string; readonly template: string } | undefined;
 
   /** Every reason as text (the deferred ones worded now, once). */
   private allReasons(): readonly string[] {
@@ -208,6 +252,9 @@ export class StepArrays {
   }
 }
 
+/** Worded the same (Object.is: NaN is NaN, and -0 is not 0, which int() writes as "-0"). */
+const same = Object.is;
+
 /** The numbers a deferred reason keeps (DeferredReason n0..n5). */
 const DEFERRED_NUMBERS = 6;
 
@@ -220,6 +267,37 @@ const owners = new WeakMap<ReplaySteps, StepArrays>();
  */
 export function stepReason(steps: ReplaySteps, i: number): string {
   return reasonText(steps, steps.reasonIndex[i]!);
+}
+
+/**
+ * `ofText(reasonText(steps, index))`, without wording a deferred reason whose words know their
+ * template from a few of its numbers (StepArrays.templateOf). `ofText` must give the same template
+ * to texts that differ only in how a plain number is written (a run of digits, commas and
+ * periods): the chart view's, which writes each such run as '#'.
+ */
+export function reasonTemplate(steps: ReplaySteps, index: number, ofText: (text: string) => string): string {
+  const owner = owners.get(steps);
+  return owner ? owner.templateOf(index, ofText) : ofText(steps.reasons[index] ?? '');
+}
+
+/**
+ * What a deferred reason's words need to know their template without the numbers: `key` names
+ * the template with the reason's name (a code ≥ 0 for the numbers that change its words), −1
+ * unless every number it writes is plain (a whole number ≥ 0 written as digits and commas: NaN,
+ * negative, huge or -0 numbers are written otherwise); `standIn` the numbers to word it with —
+ * the same code, plain numbers replaced by 1.
+ */
+export interface TemplateHint {
+  key(n: ArrayLike<number>, at: number): number;
+  standIn(n: ArrayLike<number>, at: number): readonly number[];
+}
+const templateHints = new Map<DeferredReason['words'], TemplateHint>();
+/** Templates by template function, words and hint key. */
+const hintTemplates = new WeakMap<(text: string) => string, Map<DeferredReason['words'], Map<string, string>>>();
+
+/** Registers the hint of a module's words (proactive.ts). */
+export function templateHint(words: DeferredReason['words'], hint: TemplateHint): void {
+  templateHints.set(words, hint);
 }
 
 /** `steps.reasons[index]` (or ''), wording that one reason only: for a reader that goes by index (one template per distinct reason). */

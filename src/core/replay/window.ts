@@ -8,10 +8,16 @@
 
 class Fenwick {
   private readonly tree: Float64Array;
+  /**
+   * Some value was added: until then every prefix is 0 without walking the tree (a policy that
+   * masks nothing asks for history tokens several times per call, two prefixes each).
+   */
+  private touched = false;
   constructor(n: number) {
     this.tree = new Float64Array(n + 1);
   }
   add(i: number, v: number): void {
+    this.touched = true;
     for (let x = i + 1; x < this.tree.length; x += x & -x) this.tree[x]! += v;
   }
   /**
@@ -21,12 +27,14 @@ class Fenwick {
   copy(): Fenwick {
     const f = new Fenwick(this.tree.length - 1);
     f.tree.set(this.tree);
+    f.touched = this.touched;
     return f;
   }
 
   static of(values: Float64Array): Fenwick {
     const f = new Fenwick(values.length);
     const t = f.tree;
+    f.touched = true;
     for (let x = 1; x < t.length; x++) {
       t[x]! += values[x - 1]!;
       const up = x + (x & -x);
@@ -36,6 +44,7 @@ class Fenwick {
   }
   /** Sum of [0, i). */
   prefix(i: number): number {
+    if (!this.touched) return 0;
     let s = 0;
     for (let x = i; x > 0; x -= x & -x) s += this.tree[x]!;
     return s;

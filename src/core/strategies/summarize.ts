@@ -6,11 +6,28 @@ export const summarize: Strategy = (h, budget, ctx) => {
   // Leave room for the summary itself: aim the kept history at 80% of the budget.
   const from = cutToFit(h, ctx, Math.floor(budget * 0.8), 0, h.from);
   const dropped = droppedRanges(h, from, []);
-  return {
-    kept: { from, keepBefore: [] },
-    dropped,
-    masked: [],
-    ...(dropped.length ? { summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.2)) } } : {}),
-    note: `summarized ${dropped.reduce((n, [a, b]) => n + b - a + 1, 0)} messages`,
-  };
+  // Letta over its trigger with nothing left to fold asks at every call: counted in an indexed
+  // loop (a reduce destructuring each range), the result written out per case (a spread of an
+  // optional part copied an object per call), the note one string per count.
+  let folded = 0;
+  for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
+  const kept = { from, keepBefore: NONE };
+  const note = summarizedNote(folded);
+  if (!dropped.length) return { kept, dropped, masked: NONE, note };
+  return { kept, dropped, masked: NONE, summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.2)) }, note };
 };
+
+/** "summarized N messages": the same few counts come back at every call, one string each. */
+function summarizedNote(n: number): string {
+  let note = summarizedNotes.get(n);
+  if (note === undefined) {
+    note = `summarized ${n} messages`;
+    if (summarizedNotes.size >= 4096) summarizedNotes.clear();
+    summarizedNotes.set(n, note);
+  }
+  return note;
+}
+const summarizedNotes = new Map<number, string>();
+
+/** No message kept before the cut, none masked: one list for every result (no one writes to a result's lists). */
+const NONE: readonly number[] = Object.freeze([]);

@@ -12,6 +12,10 @@ import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
 import type { Summarizer } from '../../../src/core/summarize/types';
 import { syntheticSession } from '../../bench/corpus';
 import { policy } from '../../helpers/replay';
+import { reasonTemplate, StepArrays } from '../../../src/core/replay/steps';
+import { compactionWords, warnWords } from '../../../src/core/replay/proactive';
+import fc from 'fast-check';
+import { int, pct, type DeferredReason, type ReplayState, type StepDecision } from '../../../src/core/replay/state';
 
 const session = syntheticSession(400);
 const cases = [
@@ -45,6 +49,81 @@ describe('deferred reasons', () => {
     // Read through the list on a fresh result: the same texts.
     const again = await replay(big, config);
     expect(warned.map((i) => again.steps.reasons[again.steps.reasonIndex[i]!])).toEqual(texts);
+  });
+
+  it('over the trigger with nothing to compress: each warning worded when read, as it was worded at the call', async () => {
+    // Letta's trigger below its target: after compressing to the target it is still over the
+    // trigger, so most calls warn, each with its own numbers.
+    const config = policy('letta', { tokenizer: 'chars4', window: 8_000, maxOutput: 1_000, trigger: 0.4 });
+    const one = await replay(session, config);
+    // The config asked for this window: the trigger's basis (letta's is the window).
+    const window = 8_000;
+    const warned: number[] = [];
+    for (let i = 0; i < one.steps.count; i++) if (STEP_STATUSES[one.steps.status[i]!] === 'warn') warned.push(i);
+    expect(warned.length).toBeGreaterThan(100);
+    // The sentence the call used to format (proactive.ts before the reason was deferred), from the step's own numbers.
+    const said = (i: number): string => {
+      const request = one.steps.total[i]!;
+      return `context window at ${pct(request, window)} capacity (${int(request)}/${int(window)} tokens): over the trigger ${int(one.steps.trigger[i]!)} with nothing left to compress outside the protected messages`;
+    };
+    const alone = stepReason(one.steps, warned[50]!);
+    expect(alone).toBe(said(warned[50]!));
+    for (const i of warned) expect(stepReason(one.steps, i)).toBe(said(i));
+    const all = await replay(session, config);
+    expect(Array.from(all.steps.reasonIndex, (x) => all.steps.reasons[x] ?? '')).toEqual(Array.from({ length: one.steps.count }, (_, i) => stepReason(one.steps, i)));
+    expect(JSON.stringify(toCliJSON(one))).toBe(JSON.stringify(toCliJSON(all)));
+  });
+
+  it('a call with the same deferred reason as the call before shares its index; another reason takes a new one', () => {
+    // What record reads of the state: the window's history and kept list, the counts and limits.
+    const state = {
+      counts: { system: 0, unlogged: 0, tools: 0 },
+      summaryTokens: 0,
+      limits: { window: 100, maxOutput: 10, buffer: 0 },
+      win: { historyTokens: () => 50, keepBefore: [], from: 0 },
+    } as unknown as ReplayState;
+    const words = (n: ArrayLike<number>, at: number, name: string): string => `${name} ${n[at]} ${n[at + 1]}`;
+    const reason = (n0: number, n1: number): DeferredReason => ({ words, n0, n1, n2: 0, n3: 0, n4: 0, n5: 0, name: 'r' });
+    const out = new StepArrays(6, NaN);
+    const decided = (deferred: DeferredReason | undefined, text = ''): StepDecision => ({ status: 'warn', reason: text, deferred, limit: 100, model: undefined });
+    out.record(state, 0, 0, 50, decided(reason(1, NaN)));
+    out.record(state, 1, 0, 50, decided(reason(1, NaN)));
+    out.record(state, 2, 0, 50, decided(reason(2, NaN)));
+    out.record(state, 3, 0, 50, decided(undefined, 'plain text'));
+    out.record(state, 4, 0, 50, decided(reason(2, NaN)));
+    out.record(state, 5, 0, 50, decided(reason(2, 5)));
+    const steps = out.result(new Uint32Array(6), new Uint32Array(6));
+    const idx = Array.from(steps.reasonIndex);
+    expect(idx[1]).toBe(idx[0]);
+    expect(new Set([idx[0], idx[2], idx[3], idx[4], idx[5]]).size).toBe(5);
+    expect(Array.from({ length: 6 }, (_, i) => stepReason(steps, i))).toEqual(['r 1 NaN', 'r 1 NaN', 'r 2 NaN', 'plain text', 'r 2 NaN', 'r 2 5']);
+  });
+
+  it('a template known without wording is the template of the words (property)', () => {
+    // Numbers of every kind the words write differently (NaN, negative, -0, fractions, huge) among plain ones.
+    const num = fc.oneof(fc.nat(2_000_000), fc.nat(2_000_000), fc.double({ noNaN: false }), fc.constantFrom(NaN, -0, 0, -1, 0.5, 999.5, 1e21, 2 ** 53, Infinity));
+    const numbers = fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num);
+    const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens');
+    const ofText = (t: string): string => t.replace(/\d[\d,.]*/g, '#');
+    const state = {
+      counts: { system: 0, unlogged: 0, tools: 0 },
+      summaryTokens: 0,
+      limits: { window: 100, maxOutput: 10, buffer: 0 },
+      win: { historyTokens: () => 50, keepBefore: [], from: 0 },
+    } as unknown as ReplayState;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
+        const out = new StepArrays(reasons.length, NaN);
+        reasons.forEach(([warn, [n0, n1, n2, n3, n4, n5], nm], j) =>
+          out.record(state, j, 0, 50, { status: 'warn', reason: '', deferred: { words: warn ? warnWords : compactionWords, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
+        );
+        const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
+        // Templates first (nothing worded yet), then the words.
+        const templates = reasons.map((_, j) => reasonTemplate(steps, steps.reasonIndex[j]!, ofText));
+        expect(templates).toEqual(reasons.map((_, j) => ofText(stepReason(steps, j))));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   for (const c of cases)
