@@ -111,6 +111,26 @@ export function exchangesOfTurn(messages: readonly Message[], starts: readonly n
   }
   return inner;
 }
+/**
+ * Works out the exchange starts of turns `from`, `from + 1`, … of `messages` until `enough()`
+ * (asked after each turn), kept as `exchangesOfTurn` keeps them — the replay worker's idle time
+ * (main/host/replay-prewarm.ts): a policy that cuts within turns otherwise works them out inside
+ * its first replay, turn by turn as it reaches them. Returns the next turn to do (`starts.length`
+ * when all are done). Nothing here changes an answer, only when it is made.
+ */
+export function prepareExchanges(messages: readonly Message[], starts: readonly number[], from: number, enough: () => boolean): number {
+  let t = from;
+  while (t < starts.length) {
+    exchangesOfTurn(messages, starts, t++);
+    if (enough()) break;
+  }
+  return t;
+}
+/** How many turns of `messages` (turn starts `starts`) have their exchange starts worked out and kept. */
+export function exchangesKnown(messages: readonly Message[], starts: readonly number[]): number {
+  const held = exchangeCache.get(messages);
+  return held && held.starts === starts ? held.byTurn.filter((x) => x !== undefined).length : 0;
+}
 const exchangeCache = new WeakMap<readonly Message[], { readonly starts: readonly number[]; readonly byTurn: (readonly number[] | undefined)[] }>();
 const NO_EXCHANGES: readonly number[] = Object.freeze([]);
 

@@ -297,8 +297,8 @@ export class Lane {
         this.drop(p, version);
         p = next;
       }
-      // Kept: skip to the first present position below the run.
-      while (p >= a) p = this.below[p]!;
+      // Kept: jump to the first present position below the run (the tree, not a walk over the kept items).
+      if (p >= a) p = this.find(a, ABSENT - 1);
     }
     while (p >= 0) {
       const next = this.below[p]!;

@@ -9,6 +9,8 @@ import type { Message } from '../../../src/core/model';
 import { summaryTextCounter } from '../../../src/core/replay/summary-tokens';
 import { extractiveSummary, extractiveSummaryText, prepareMessageList } from '../../../src/core/summarize/extractive';
 import { getTokenizer } from '../../../src/core/tokens/index';
+import { shapeOf } from '../../../src/core/replay/setup';
+import { exchangesKnown, exchangesOfTurn, exchangeStarts } from '../../../src/core/turns';
 import { createPrewarm } from '../../../src/main/host/replay-prewarm';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
@@ -216,6 +218,21 @@ describe('replay prewarm', () => {
     while (sched.runOne());
     await prewarm.settled;
     expect(prepareMessageList(s.messages, () => true)).toBe(true);
+  });
+
+  it("works out every turn's exchange starts in the idle time, as a replay cutting within turns would", async () => {
+    const xs = list(120);
+    const { starts } = shapeOf(xs);
+    expect(starts.length).toBeGreaterThan(10);
+    expect(exchangesKnown(xs, starts)).toBe(0);
+    const sched = manual();
+    const prewarm = createPrewarm({ sliceMs: 0, later: sched.later, rehearsalMs: 0 });
+    prewarm.idle('s', xs);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(exchangesKnown(xs, starts)).toBe(starts.length);
+    // What it kept is what each turn's exchange starts are.
+    starts.forEach((a, t) => expect(exchangesOfTurn(xs, starts, t)).toEqual(exchangeStarts(xs, a, starts[t + 1] ?? xs.length)));
   });
 
   it('does nothing more for a list already prepared', async () => {
