@@ -994,16 +994,24 @@ function layoutOf(header: string, messages: number, sections: ReadonlyMap<Sectio
   return { header, sections: out, messages };
 }
 
-/** A section held by a lane: its items are read from the log only if something asks for them. */
+/**
+ * A section held by a lane: its items are read from the log only if something asks for them. A
+ * class (the getter on its prototype): an object literal with a getter was made in dictionary
+ * mode, one per section of every summary.
+ */
+class LaneSection implements SummarySection {
+  constructor(
+    readonly title: Section,
+    readonly inline: boolean,
+    readonly lane: LaneView,
+  ) {}
+  get items(): readonly string[] {
+    return this.lane.items;
+  }
+}
+
 function laneSection(title: Section, lane: LaneView): SummarySection {
-  return {
-    title,
-    inline: INLINE.has(title),
-    lane,
-    get items() {
-      return lane.items;
-    },
-  };
+  return new LaneSection(title, INLINE.has(title), lane);
 }
 
 /** Characters `render` will use for these sections, counted without rendering them. */

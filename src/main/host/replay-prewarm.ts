@@ -73,11 +73,45 @@ export interface PrewarmOptions {
   readonly later?: (run: () => void) => void;
   /** The rehearsal's length in all, ms (see REHEARSAL_MS; 0: none). */
   readonly rehearsalMs?: number;
+  /**
+   * A full garbage collection (the worker's `gc`), run once the worker has stayed idle
+   * `collectAfterMs` after the work an `idle` started (see IDLE_COLLECT_MS); none when absent.
+   */
+  readonly collect?: () => void;
+  readonly collectAfterMs?: number;
+  /** Runs `run` after `ms` (setTimeout); returns what cancels it. */
+  readonly wait?: (run: () => void, ms: number) => () => void;
 }
+
+/**
+ * Idle time before the collection: none beyond the turn of the event loop a request waiting
+ * already takes first. A person answers a new chart in a few hundred ms at the soonest, so the
+ * collection is over before they move a slider; a wait of 250 ms put it exactly where they (and
+ * the bench) moved it next, and the move waited for it.
+ */
+const IDLE_COLLECT_MS = 0;
 
 export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   const sliceMs = options.sliceMs ?? SLICE_MS;
   const later = options.later ?? ((run: () => void) => void setImmediate(run));
+  const wait =
+    options.wait ??
+    ((run: () => void, ms: number) => {
+      const t = setTimeout(run, ms);
+      return () => clearTimeout(t);
+    });
+  /** Cancels the collection waiting for its idle time, if one is. */
+  let cancelCollect = (): void => {};
+  /** Queues the collection after the idle time, unless a request comes first (`interrupt`). */
+  const collectWhenIdle = (mine: number): void => {
+    const { collect } = options;
+    if (!collect || mine !== generation) return;
+    cancelCollect();
+    cancelCollect = wait(() => {
+      cancelCollect = () => {};
+      if (mine === generation) collect();
+    }, options.collectAfterMs ?? IDLE_COLLECT_MS);
+  };
   // Bumped by every interrupt and idle: a slice scheduled under an older one does nothing.
   let generation = 0;
   let settled: Promise<void> = Promise.resolve();
@@ -132,13 +166,19 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   return {
     interrupt() {
       generation++;
+      cancelCollect();
     },
     idle(sessionId, list, tokenizer = 'chars4') {
       const mine = ++generation;
       const key = `${sessionId}\u0000${tokenizer}`;
       const finished = (): boolean => done.has(sessionId) && counted.has(key) && exchanged.has(sessionId) && rehearsal.left <= 0;
-      if (finished()) return;
+      if (finished()) return collectWhenIdle(mine);
       settled = new Promise<void>((stopped) => {
+        // Done (not interrupted): the collection waits for its idle time after it.
+        const finish = (): void => {
+          stopped();
+          collectWhenIdle(mine);
+        };
         const step = (): void => {
           const until = performance.now() + sliceMs;
           if (mine !== generation) return stopped();
@@ -149,7 +189,7 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
             if (!done.has(sessionId) && prepareMessageList(list, () => performance.now() >= until)) done.add(sessionId);
             if (done.has(sessionId) && !counted.has(key) && precount(list, key, tokenizer, until)) counted.add(key);
             if (counted.has(key) && !exchanged.has(sessionId) && exchanges(sessionId, list, until)) exchanged.add(sessionId);
-            if (ready && !rehearse(list, tokenizer, until)) return stopped();
+            if (ready && !rehearse(list, tokenizer, until)) return finish();
           } catch {
             // Ahead-of-time work only: a failure here must never reach the worker (an uncaught
             // error would end it); the replays do the same work when they need it.
@@ -159,7 +199,7 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
             rehearsal.left = 0;
             return stopped();
           }
-          if (finished()) return stopped();
+          if (finished()) return finish();
           later(step);
         };
         later(step);

@@ -235,6 +235,47 @@ describe('replay prewarm', () => {
     starts.forEach((a, t) => expect(exchangesOfTurn(xs, starts, t)).toEqual(exchangeStarts(xs, a, starts[t + 1] ?? xs.length)));
   });
 
+  it('collects garbage once its work is done and the worker stays idle, never when a request came first', async () => {
+    const xs = list(40);
+    const sched = manual();
+    const timers: { run: () => void; ms: number; cancelled: boolean }[] = [];
+    let collected = 0;
+    const prewarm = createPrewarm({
+      sliceMs: 1_000,
+      later: sched.later,
+      rehearsalMs: 0,
+      collect: () => collected++,
+      collectAfterMs: 7,
+      wait: (run, ms) => {
+        const t = { run, ms, cancelled: false };
+        timers.push(t);
+        return () => void (t.cancelled = true);
+      },
+    });
+    const fire = (): void => {
+      for (const t of timers.splice(0)) if (!t.cancelled) t.run();
+    };
+    prewarm.idle('s', xs);
+    // Not while the preparation runs: only once it is done, after the idle time asked for.
+    expect(timers).toHaveLength(0);
+    while (sched.runOne());
+    await prewarm.settled;
+    expect(timers.map((t) => t.ms)).toEqual([7]);
+    fire();
+    expect(collected).toBe(1);
+    // A chart answered again: nothing left to prepare, the collection is queued at once.
+    prewarm.idle('s', xs);
+    expect(timers).toHaveLength(1);
+    // A request arrives before its time: it does not run.
+    prewarm.interrupt();
+    fire();
+    expect(collected).toBe(1);
+    // Idle again after that request's chart: it runs.
+    prewarm.idle('s', xs);
+    fire();
+    expect(collected).toBe(2);
+  });
+
   it('does nothing more for a list already prepared', async () => {
     const xs = list(20);
     while (!prepareMessageList(xs, () => false));
