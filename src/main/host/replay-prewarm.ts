@@ -25,6 +25,13 @@
  * opened under claude-code, 5 runs alternated), letta picked next took 128–172 ms CPU instead of
  * 178–209 and its first drag (trigger 0.4, 716 rolling summaries) 272–306 instead of 290–336.
  *
+ * Then, once per policy per worker, a warm-up replay (`warm`): the chart's inputs with the
+ * policy's trigger moved a little (warmUpOverrides), stopped after a few tens of ms, thrown away —
+ * the policy's own code compiled before its first drag. And whenever the heap has grown enough
+ * since the last, a full garbage collection (`collect`, replay-worker.ts) so that V8's marking
+ * does not land inside the next replay. Both block the worker for up to ~60 ms each; a request
+ * arriving meanwhile waits that long.
+ *
  * Started after a chart is answered, a slice at a time, each slice on its own turn of the event
  * loop: a request arriving meanwhile is handled before the next slice, and stops the work
  * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. The
@@ -42,6 +49,7 @@ import { precountSummaryItems, summaryTextCounter } from '../../core/replay/summ
 import { extractiveSummaryText, prepareMessageList, preparedItems } from '../../core/summarize/extractive';
 import type { SummaryText } from '../../core/summarize/summary-text';
 import { prepareExchanges } from '../../core/turns';
+import type { Overrides, ReplayConfig } from '../../core/config';
 import { configOf, type ReplayInputs } from './replays';
 
 /** Milliseconds per slice: a request arriving meanwhile waits no longer than this (and one message's items). */
@@ -79,6 +87,11 @@ export interface PrewarmOptions {
    */
   readonly collect?: () => void;
   readonly collectAfterMs?: number;
+  /**
+   * A replay run for its compiled code only, once per policy per worker, after the chart of
+   * `inputs` and the work above (see WARM_UP). It must stop itself within a few tens of ms.
+   */
+  readonly warm?: (inputs: ReplayInputs) => Promise<void>;
   /** Runs `run` after `ms` (setTimeout); returns what cancels it. */
   readonly wait?: (run: () => void, ms: number) => () => void;
 }
@@ -100,6 +113,9 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
       const t = setTimeout(run, ms);
       return () => clearTimeout(t);
     });
+  /** Policies warmed up (`warm`) in this worker, and the inputs of the last chart answered. */
+  const warmed = new Set<string>();
+  let lastChart: ReplayInputs | undefined;
   /** Cancels the collection waiting for its idle time, if one is. */
   let cancelCollect = (): void => {};
   /** Queues the collection after the idle time, unless a request comes first (`interrupt`). */
@@ -172,12 +188,22 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
       const mine = ++generation;
       const key = `${sessionId}\u0000${tokenizer}`;
       const finished = (): boolean => done.has(sessionId) && counted.has(key) && exchanged.has(sessionId) && rehearsal.left <= 0;
-      if (finished()) return collectWhenIdle(mine);
+      // After the per-session work: the policy's warm-up (once), then the collection.
+      const afterWork = (): void => {
+        const inputs = lastChart;
+        if (!options.warm || !inputs || inputs.sessionId !== sessionId || warmed.has(inputs.policy.id) || mine !== generation) return collectWhenIdle(mine);
+        warmed.add(inputs.policy.id);
+        options.warm(inputs).then(
+          () => collectWhenIdle(mine),
+          () => collectWhenIdle(mine),
+        );
+      };
+      if (finished()) return afterWork();
       settled = new Promise<void>((stopped) => {
         // Done (not interrupted): the collection waits for its idle time after it.
         const finish = (): void => {
           stopped();
-          collectWhenIdle(mine);
+          afterWork();
         };
         const step = (): void => {
           const until = performance.now() + sliceMs;
@@ -206,6 +232,7 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
       });
     },
     afterChart(sessionOf, inputs) {
+      lastChart = inputs;
       // The chart was just answered from this session and config, so both resolve; if either ever
       // does not, there is nothing to prepare (an error thrown here would end the worker).
       try {
@@ -219,6 +246,18 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
       return settled;
     },
   };
+}
+
+/**
+ * The warm-up's setting (`warm`): the policy's own trigger moved down a little, as a first drag
+ * moves it — a message count by a fifth, a ratio by a tenth (Claude Code's preset, whose trigger
+ * is its own formula: its target) — so that the replay folds other messages than the chart's
+ * (folds already summarized would be found in the fold memo and compile nothing).
+ */
+export function warmUpOverrides(config: ReplayConfig): Overrides {
+  if (config.triggerMessages !== undefined) return { triggerMessages: Math.max(2, Math.round(config.triggerMessages * 0.8)) };
+  if (config.autoCompact || config.triggerTokens !== undefined) return { target: Math.round(config.target * 90) / 100 };
+  return { trigger: Math.round(config.trigger * 90) / 100 };
 }
 
 /** The tokenizer a chart of `inputs` counted with (the rehearsal counts as it will). */

@@ -11,7 +11,8 @@ import { extractiveSummary, extractiveSummaryText, prepareMessageList } from '..
 import { getTokenizer } from '../../../src/core/tokens/index';
 import { shapeOf } from '../../../src/core/replay/setup';
 import { exchangesKnown, exchangesOfTurn, exchangeStarts } from '../../../src/core/turns';
-import { createPrewarm } from '../../../src/main/host/replay-prewarm';
+import { createPrewarm, warmUpOverrides } from '../../../src/main/host/replay-prewarm';
+import { configFor, policyOf } from '../../../src/main/host/replays';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
 /** Items that repeat across messages (the dedupe matters), an error result, decisions, paths. */
@@ -274,6 +275,43 @@ describe('replay prewarm', () => {
     prewarm.idle('s', xs);
     fire();
     expect(collected).toBe(2);
+  });
+
+  it("warms each policy up once after its chart, then collects; the warm-up setting moves the policy's own trigger", async () => {
+    const xs = list(40);
+    const sched = manual();
+    const order: string[] = [];
+    const prewarm = createPrewarm({
+      sliceMs: 1_000,
+      later: sched.later,
+      rehearsalMs: 0,
+      collect: () => order.push('collect'),
+      collectAfterMs: 0,
+      wait: (run) => {
+        run();
+        return () => {};
+      },
+      warm: async (inputs) => void order.push(`warm ${inputs.policy.id}`),
+    });
+    const chart = (policy: string): void =>
+      prewarm.afterChart(() => session(xs), { sessionId: 's', policy: policyOf(policy), overrides: {}, needles: [], pins: [] });
+    chart('letta');
+    while (sched.runOne());
+    await prewarm.settled;
+    await new Promise((r) => setTimeout(r, 0));
+    chart('letta');
+    await new Promise((r) => setTimeout(r, 0));
+    // Another policy (counted with another tokenizer: its counting ahead runs first).
+    chart('s0');
+    while (sched.runOne());
+    await prewarm.settled;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(order).toEqual(['warm letta', 'collect', 'collect', 'warm s0', 'collect']);
+    // The setting: a message count by a fifth, Claude Code's target and any other trigger by a tenth.
+    expect(warmUpOverrides(configFor('openhands-summary', {}))).toEqual({ triggerMessages: Math.round(configFor('openhands-summary', {}).triggerMessages! * 0.8) });
+    expect(warmUpOverrides(configFor('claude-code', {}))).toEqual({ target: Math.round(configFor('claude-code', {}).target * 90) / 100 });
+    expect(warmUpOverrides(configFor('s0', {}))).toEqual({ trigger: Math.round(configFor('s0', {}).trigger * 90) / 100 });
+    expect(warmUpOverrides(configFor('letta', { trigger: 0.5 }))).toEqual({ trigger: 0.45 });
   });
 
   it('does nothing more for a list already prepared', async () => {
