@@ -33,6 +33,14 @@ const compressSteps = (r: ReplayResult): number[] => {
   return out;
 };
 
+/** What StepArrays.record reads of the state: the window's history and kept list, the counts and limits. */
+const recordState = {
+  counts: { system: 0, unlogged: 0, tools: 0 },
+  summaryTokens: 0,
+  limits: { window: 100, maxOutput: 10, buffer: 0 },
+  win: { historyTokens: () => 50, keepBefore: [], from: 0 },
+} as unknown as ReplayState;
+
 describe('deferred reasons', () => {
   it('a soft budget: each warning worded from its figures, the first exceeded one as its event says', async () => {
     const config = policy('s3', { tokenizer: 'chars4', window: 64_000, budget: { tokens: 400_000, mode: 'soft', warningThreshold: 0.5 } });
@@ -75,23 +83,16 @@ describe('deferred reasons', () => {
   });
 
   it('a call with the same deferred reason as the call before shares its index; another reason takes a new one', () => {
-    // What record reads of the state: the window's history and kept list, the counts and limits.
-    const state = {
-      counts: { system: 0, unlogged: 0, tools: 0 },
-      summaryTokens: 0,
-      limits: { window: 100, maxOutput: 10, buffer: 0 },
-      win: { historyTokens: () => 50, keepBefore: [], from: 0 },
-    } as unknown as ReplayState;
     const words = (n: ArrayLike<number>, at: number, name: string): string => `${name} ${n[at]} ${n[at + 1]}`;
     const reason = (n0: number, n1: number): DeferredReason => ({ words, n0, n1, n2: 0, n3: 0, n4: 0, n5: 0, name: 'r' });
     const out = new StepArrays(6, NaN);
     const decided = (deferred: DeferredReason | undefined, text = ''): StepDecision => ({ status: 'warn', reason: text, deferred, limit: 100, model: undefined });
-    out.record(state, 0, 0, 50, decided(reason(1, NaN)));
-    out.record(state, 1, 0, 50, decided(reason(1, NaN)));
-    out.record(state, 2, 0, 50, decided(reason(2, NaN)));
-    out.record(state, 3, 0, 50, decided(undefined, 'plain text'));
-    out.record(state, 4, 0, 50, decided(reason(2, NaN)));
-    out.record(state, 5, 0, 50, decided(reason(2, 5)));
+    out.record(recordState, 0, 0, 50, decided(reason(1, NaN)));
+    out.record(recordState, 1, 0, 50, decided(reason(1, NaN)));
+    out.record(recordState, 2, 0, 50, decided(reason(2, NaN)));
+    out.record(recordState, 3, 0, 50, decided(undefined, 'plain text'));
+    out.record(recordState, 4, 0, 50, decided(reason(2, NaN)));
+    out.record(recordState, 5, 0, 50, decided(reason(2, 5)));
     const steps = out.result(new Uint32Array(6), new Uint32Array(6));
     const idx = Array.from(steps.reasonIndex);
     expect(idx[1]).toBe(idx[0]);
@@ -105,17 +106,11 @@ describe('deferred reasons', () => {
     const numbers = fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num);
     const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens');
     const ofText = (t: string): string => t.replace(/\d[\d,.]*/g, '#');
-    const state = {
-      counts: { system: 0, unlogged: 0, tools: 0 },
-      summaryTokens: 0,
-      limits: { window: 100, maxOutput: 10, buffer: 0 },
-      win: { historyTokens: () => 50, keepBefore: [], from: 0 },
-    } as unknown as ReplayState;
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.boolean(), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
         const out = new StepArrays(reasons.length, NaN);
         reasons.forEach(([warn, [n0, n1, n2, n3, n4, n5], nm], j) =>
-          out.record(state, j, 0, 50, { status: 'warn', reason: '', deferred: { words: warn ? warnWords : compactionWords, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
+          out.record(recordState, j, 0, 50, { status: 'warn', reason: '', deferred: { words: warn ? warnWords : compactionWords, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
         );
         const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
         // Templates first (nothing worded yet), then the words.
