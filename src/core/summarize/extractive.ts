@@ -302,7 +302,7 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
   const ids: number[][] = SECTIONS.map(() => []);
   let readsBack = true;
   // Started again only here, between folds: every number of one fold is from one table (its
-  // items' here, its carried sections' in fillBehind).
+  // items' here, its carried sections' in their lanes, which carriedLanes makes again for a new table).
   if (internStrings.length > INTERN_LIMIT) {
     internGeneration++;
     internIds = new Map();
@@ -435,8 +435,8 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
 }
 
 /**
- * The interned numbers of the last few sections written (fillBehind), by items array: the next
- * summary carries them. Only the last few: numbers kept for every summary would live as long as
+ * The interned numbers of the last few array sections written (a chain's first summary, the text
+ * path), by items array: the next summary starts its lanes from them (carriedLanes). Only the last few: numbers kept for every summary would live as long as
  * the summaries (the fold memo keeps them), and be promoted and kept.
  */
 const recentIds = new Recent<readonly string[], Int32Array>(16);
@@ -848,8 +848,8 @@ function carriedLanes(layout: SummaryLayout): (LaneView | undefined)[] {
 }
 
 /**
- * `fillBehind` over lanes: the carried items `pickLanes` keeps within `budget`, those a fresh item
- * repeats left out, behind the fresh ones — each section the next version of its lane (a fresh-only
+ * The merge of a rolling summary: the carried items `pickLanes` keeps within `budget`, those a
+ * fresh item repeats left out (as `mergeUnique` leaves them out), behind the fresh ones — each section the next version of its lane (a fresh-only
  * section a lane of its own). Work per section: its fresh items, the items it drops, and the fill's
  * queries; never the items it carries.
  */
@@ -953,7 +953,7 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   return SummaryText.of(renderLayout(layout));
 }
 
-/** `layoutLength(layout)`, each section's characters summed from its lengths when fillBehind kept them. */
+/** `layoutLength(layout)`: a lane's characters from its running sum, an array section's from its lengths when they are known. */
 function lengthOf(layout: SummaryLayout): number {
   let n = layout.header.length;
   for (const s of layout.sections) {
