@@ -27,10 +27,11 @@
  *
  * Then, once per policy per worker, a warm-up replay (`warm`): the chart's inputs with the
  * policy's trigger moved a little (warmUpOverrides), stopped after a few tens of ms, thrown away —
- * the policy's own code compiled before its first drag. And whenever the heap has grown enough
- * since the last, a full garbage collection (`collect`, replay-worker.ts) so that V8's marking
- * does not land inside the next replay. Both block the worker for up to ~60 ms each; a request
- * arriving meanwhile waits that long.
+ * the policy's own code compiled before its first drag. It blocks the worker for up to ~60 ms; a
+ * request arriving meanwhile waits that long. (A full garbage collection here was tried too, so
+ * that V8's incremental marking — 70–85 ms of steps measured inside an openhands-summary replay —
+ * would not land in the next replay: it took 55–75 ms at 10,000 calls but 170–460 ms at 30,000,
+ * a pause any click right after a chart would wait for, and its gain was within the spread.)
  *
  * Started after a chart is answered, a slice at a time, each slice on its own turn of the event
  * loop: a request arriving meanwhile is handled before the next slice, and stops the work
@@ -82,52 +83,18 @@ export interface PrewarmOptions {
   /** The rehearsal's length in all, ms (see REHEARSAL_MS; 0: none). */
   readonly rehearsalMs?: number;
   /**
-   * A full garbage collection (the worker's `gc`), run once the worker has stayed idle
-   * `collectAfterMs` after the work an `idle` started (see IDLE_COLLECT_MS); none when absent.
-   */
-  readonly collect?: () => void;
-  readonly collectAfterMs?: number;
-  /**
    * A replay run for its compiled code only, once per policy per worker, after the chart of
    * `inputs` and the work above (see WARM_UP). It must stop itself within a few tens of ms.
    */
   readonly warm?: (inputs: ReplayInputs) => Promise<void>;
-  /** Runs `run` after `ms` (setTimeout); returns what cancels it. */
-  readonly wait?: (run: () => void, ms: number) => () => void;
 }
-
-/**
- * Idle time before the collection: none beyond the turn of the event loop a request waiting
- * already takes first. A person answers a new chart in a few hundred ms at the soonest, so the
- * collection is over before they move a slider; a wait of 250 ms put it exactly where they (and
- * the bench) moved it next, and the move waited for it.
- */
-const IDLE_COLLECT_MS = 0;
 
 export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   const sliceMs = options.sliceMs ?? SLICE_MS;
   const later = options.later ?? ((run: () => void) => void setImmediate(run));
-  const wait =
-    options.wait ??
-    ((run: () => void, ms: number) => {
-      const t = setTimeout(run, ms);
-      return () => clearTimeout(t);
-    });
   /** Policies warmed up (`warm`) in this worker, and the inputs of the last chart answered. */
   const warmed = new Set<string>();
   let lastChart: ReplayInputs | undefined;
-  /** Cancels the collection waiting for its idle time, if one is. */
-  let cancelCollect = (): void => {};
-  /** Queues the collection after the idle time, unless a request comes first (`interrupt`). */
-  const collectWhenIdle = (mine: number): void => {
-    const { collect } = options;
-    if (!collect || mine !== generation) return;
-    cancelCollect();
-    cancelCollect = wait(() => {
-      cancelCollect = () => {};
-      if (mine === generation) collect();
-    }, options.collectAfterMs ?? IDLE_COLLECT_MS);
-  };
   // Bumped by every interrupt and idle: a slice scheduled under an older one does nothing.
   let generation = 0;
   let settled: Promise<void> = Promise.resolve();
@@ -182,25 +149,22 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   return {
     interrupt() {
       generation++;
-      cancelCollect();
     },
     idle(sessionId, list, tokenizer = 'chars4') {
       const mine = ++generation;
       const key = `${sessionId}\u0000${tokenizer}`;
       const finished = (): boolean => done.has(sessionId) && counted.has(key) && exchanged.has(sessionId) && rehearsal.left <= 0;
-      // After the per-session work: the policy's warm-up (once), then the collection.
+      // After the per-session work: the policy's warm-up, once.
       const afterWork = (): void => {
         const inputs = lastChart;
-        if (!options.warm || !inputs || inputs.sessionId !== sessionId || warmed.has(inputs.policy.id) || mine !== generation) return collectWhenIdle(mine);
+        if (!options.warm || !inputs || inputs.sessionId !== sessionId || warmed.has(inputs.policy.id) || mine !== generation) return;
         warmed.add(inputs.policy.id);
-        options.warm(inputs).then(
-          () => collectWhenIdle(mine),
-          () => collectWhenIdle(mine),
-        );
+        // It settles on its own (stopped by its time, or failed): nothing waits for it.
+        void options.warm(inputs).catch(() => undefined);
       };
       if (finished()) return afterWork();
       settled = new Promise<void>((stopped) => {
-        // Done (not interrupted): the collection waits for its idle time after it.
+        // Done (not interrupted): the warm-up follows.
         const finish = (): void => {
           stopped();
           afterWork();

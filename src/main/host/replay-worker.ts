@@ -6,8 +6,6 @@
  * at a time; replay-client.ts queues, cancels (a flag in shared memory that the running replay
  * checks) and restarts.
  */
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Session } from '../../core/model';
 import { ApiError } from '../../shared/api';
@@ -61,7 +59,6 @@ function start(data: ReplayWorkerData): void {
   });
   // Idle time after a chart: summary items read ahead, the summarizer rehearsed (replay-prewarm.ts); any request stops it.
   const prewarm = createPrewarm({
-    collect: fullCollection(),
     // The policy's code compiled before its first drag (see WARM_UP_MS): a replay of a setting
     // near the chart's, stopped after WARM_UP_MS, its result thrown away.
     warm: async (inputs) => {
@@ -105,17 +102,6 @@ function start(data: ReplayWorkerData): void {
   port.once('close', () => store.close());
 }
 
-/**
- * A full garbage collection, for the idle time after a chart (replay-prewarm.ts `collect`). A
- * replay allocates tens of MB, much of it kept (results, summaries), so the old generation fills
- * up replay after replay, and V8 then marks it incrementally in steps taken inside the next
- * allocations: a major collection that landed in a slider move added 70–85 ms to its replay
- * (openhands-summary at 60 messages, 10,000 calls, `--trace-gc`). Collected while the worker idles,
- * the next replay starts with its old generation's full headroom. `gc` is V8's own, exposed by its
- * flag set at run time (it takes effect in contexts made after it); undefined if that ever fails,
- * and then V8 collects when it decides, as before.
- */
-const IDLE_GC_GROWTH = 24 * 1024 * 1024;
 
 /**
  * The warm-up replay's length (replay-prewarm.ts `warm`): once per policy per worker, after its
@@ -125,26 +111,5 @@ const IDLE_GC_GROWTH = 24 * 1024 * 1024;
  * calls, so a request arriving meanwhile waits at most about this long, once per policy.
  */
 const WARM_UP_MS = 60;
-
-function fullCollection(): (() => void) | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as unknown;
-    if (typeof gc !== 'function') return undefined;
-    // Only once the heap has grown by IDLE_GC_GROWTH since the last one: a chart that allocated
-    // little (a step, a replay from the cache) is not followed by a 50–70 ms collection a request
-    // arriving meanwhile would wait for.
-    let after = 0;
-    return () => {
-      if (getHeapStatistics().used_heap_size - after < IDLE_GC_GROWTH) return;
-      const span = traceSpan('worker idle gc');
-      (gc as () => void)();
-      span();
-      after = getHeapStatistics().used_heap_size;
-    };
-  } catch {
-    return undefined;
-  }
-}
 
 if (parentPort) start(workerData as ReplayWorkerData);

@@ -236,48 +236,7 @@ describe('replay prewarm', () => {
     starts.forEach((a, t) => expect(exchangesOfTurn(xs, starts, t)).toEqual(exchangeStarts(xs, a, starts[t + 1] ?? xs.length)));
   });
 
-  it('collects garbage once its work is done and the worker stays idle, never when a request came first', async () => {
-    const xs = list(40);
-    const sched = manual();
-    const timers: { run: () => void; ms: number; cancelled: boolean }[] = [];
-    let collected = 0;
-    const prewarm = createPrewarm({
-      sliceMs: 1_000,
-      later: sched.later,
-      rehearsalMs: 0,
-      collect: () => collected++,
-      collectAfterMs: 7,
-      wait: (run, ms) => {
-        const t = { run, ms, cancelled: false };
-        timers.push(t);
-        return () => void (t.cancelled = true);
-      },
-    });
-    const fire = (): void => {
-      for (const t of timers.splice(0)) if (!t.cancelled) t.run();
-    };
-    prewarm.idle('s', xs);
-    // Not while the preparation runs: only once it is done, after the idle time asked for.
-    expect(timers).toHaveLength(0);
-    while (sched.runOne());
-    await prewarm.settled;
-    expect(timers.map((t) => t.ms)).toEqual([7]);
-    fire();
-    expect(collected).toBe(1);
-    // A chart answered again: nothing left to prepare, the collection is queued at once.
-    prewarm.idle('s', xs);
-    expect(timers).toHaveLength(1);
-    // A request arrives before its time: it does not run.
-    prewarm.interrupt();
-    fire();
-    expect(collected).toBe(1);
-    // Idle again after that request's chart: it runs.
-    prewarm.idle('s', xs);
-    fire();
-    expect(collected).toBe(2);
-  });
-
-  it("warms each policy up once after its chart, then collects; the warm-up setting moves the policy's own trigger", async () => {
+  it("warms each policy up once after its chart; the warm-up setting moves the policy's own trigger", async () => {
     const xs = list(40);
     const sched = manual();
     const order: string[] = [];
@@ -285,12 +244,6 @@ describe('replay prewarm', () => {
       sliceMs: 1_000,
       later: sched.later,
       rehearsalMs: 0,
-      collect: () => order.push('collect'),
-      collectAfterMs: 0,
-      wait: (run) => {
-        run();
-        return () => {};
-      },
       warm: async (inputs) => void order.push(`warm ${inputs.policy.id}`),
     });
     const chart = (policy: string): void =>
@@ -306,7 +259,7 @@ describe('replay prewarm', () => {
     while (sched.runOne());
     await prewarm.settled;
     await new Promise((r) => setTimeout(r, 0));
-    expect(order).toEqual(['warm letta', 'collect', 'collect', 'warm s0', 'collect']);
+    expect(order).toEqual(['warm letta', 'warm s0']);
     // The setting: a message count by a fifth, Claude Code's target and any other trigger by a tenth.
     expect(warmUpOverrides(configFor('openhands-summary', {}))).toEqual({ triggerMessages: Math.round(configFor('openhands-summary', {}).triggerMessages! * 0.8) });
     expect(warmUpOverrides(configFor('claude-code', {}))).toEqual({ target: Math.round(configFor('claude-code', {}).target * 90) / 100 });
