@@ -117,20 +117,21 @@ function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
 const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
 
+/** A reason up to its numbers: each run of digits, commas and periods written '#'. */
+const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');
+
 /**
  * Status markers, one per run of consecutive calls with the same status and the same reason up to
  * its numbers (`until` = the run's last call), so a soft budget that warns on every remaining call
  * — its reason naming the tokens used so far — is one exact marker, not 30,000. A run that ended
  * (final / abort) is one marker from the call that ended it. The reason is the first call's.
  *
- * "Up to its numbers": a reason's wording with each number replaced, once per distinct reason. The
+ * "Up to its numbers": a reason's wording with each number replaced, once per distinct reason (a
+ * deferred reason whose words know their template is not worded at all: steps.ts reasonTemplate). The
  * regex runs as native code from its first use; a JavaScript loop comparing two reasons character
  * by character (no allocation) measured slower here — the chart view runs cold in the worker, and
  * letta with a reason per call has ~1.4 M characters of reasons to walk.
  */
-/** A reason up to its numbers: each run of digits, commas and periods written '#'. */
-const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');
-
 function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   // Reasons read one by one (reasonText): a policy that compresses at every call keeps its
   // compression reasons as numbers, and `s.reasons` would word all of them for a few warnings.

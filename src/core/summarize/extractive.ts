@@ -436,8 +436,9 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
 
 /**
  * The interned numbers of the last few array sections written (a chain's first summary, the text
- * path), by items array: the next summary starts its lanes from them (carriedLanes). Only the last few: numbers kept for every summary would live as long as
- * the summaries (the fold memo keeps them), and be promoted and kept.
+ * path), by items array: the next summary starts its lanes from them (carriedLanes). Only the last
+ * few: numbers kept for every summary would live as long as the summaries (the fold memo keeps
+ * them), and be promoted and kept.
  */
 const recentIds = new Recent<readonly string[], Int32Array>(16);
 
@@ -849,9 +850,9 @@ function carriedLanes(layout: SummaryLayout): (LaneView | undefined)[] {
 
 /**
  * The merge of a rolling summary: the carried items `pickLanes` keeps within `budget`, those a
- * fresh item repeats left out (as `mergeUnique` leaves them out), behind the fresh ones — each section the next version of its lane (a fresh-only
- * section a lane of its own). Work per section: its fresh items, the items it drops, and the fill's
- * queries; never the items it carries.
+ * fresh item repeats left out (as `mergeUnique` leaves them out), behind the fresh ones — each
+ * section the next version of its lane (a fresh-only section a lane of its own). Work per
+ * section: its fresh items, the items it drops, and the fill's queries; never the items it carries.
  */
 function extendLanes(fresh: Sections, freshIds: readonly Int32Array[], lanes: readonly (LaneView | undefined)[], budget: number): Map<Section, LaneView> {
   pickLanes(lanes, budget, true);
