@@ -77,6 +77,11 @@ const META: Readonly<Record<string, Meta>> = {
 const NOT_SETTINGS = new Set(['policy']);
 /** Strategies that ask the summarizer for a summary of what they remove. */
 const SUMMARIZING = new Set(['summarize', 'primers-recents', 'head-tail']);
+
+/** Whether a strategy of `config`'s pipeline asks the summarizer for a summary of what it removes. */
+export function pipelineSummarizes(config: Pick<ReplayConfig, 'pipeline'>): boolean {
+  return config.pipeline.some((id) => SUMMARIZING.has(id));
+}
 /** Strategies that keep message counts and never read the token target. */
 const COUNT_BASED = new Set(['primers-recents', 'sliding-window', 'observation-masking']);
 
@@ -161,7 +166,7 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
   const compressing = c.paths.proactive || c.paths.async;
   const noCompression = 'no compression path is on (paths.proactive and paths.async are off)';
   const has = (id: string): boolean => c.pipeline.includes(id as ReplayConfig['pipeline'][number]);
-  const summarizes = c.pipeline.some((id) => SUMMARIZING.has(id));
+  const summarizes = pipelineSummarizes(c);
   const budgetSet = c.budget.turns !== undefined || c.budget.tokens !== undefined || c.budget.toolCalls !== undefined || c.budget.cost !== undefined || c.budget.minutes !== undefined;
   switch (key) {
     case 'triggerBasis':

@@ -13,6 +13,7 @@
  * - a worker that dies fails the requests it held with a clear error and is started again for
  *   the next one, so no request ever waits for an answer that will not come.
  */
+import { traceSpan } from '../trace';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -72,8 +73,8 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
   let worker: Worker | undefined;
   let nextId = 1;
   let lastRun = 0;
-  // Shared with every worker started: the id of the run to stop (see ReplayWorkerData.stop).
-  const stop = new SharedArrayBuffer(4);
+  // Shared with every worker started: the id of the run to stop, and of the newest run posted (see ReplayWorkerData.stop).
+  const stop = new SharedArrayBuffer(8);
   const stopFlag = new Int32Array(stop);
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
   const failAll = (why: string): void => {
@@ -111,7 +112,20 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
       new Promise((resolve, reject) => {
         const id = nextId++;
         lastRun = id;
-        pending.set(id, { resolve, reject });
+        Atomics.store(stopFlag, 1, id);
+        // Posted → answered: beside the worker's own span, the time the request waited there
+        // (behind an idle-time warm-up that had not stopped yet) and its result's transfer.
+        const span = traceSpan(`worker round trip ${op.op}`);
+        pending.set(id, {
+          resolve: (v) => {
+            span();
+            resolve(v);
+          },
+          reject: (e) => {
+            span('(failed)');
+            reject(e);
+          },
+        });
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
     stopRunning: () => Atomics.store(stopFlag, 0, lastRun),

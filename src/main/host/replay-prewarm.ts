@@ -26,15 +26,26 @@
  * 178–209 and its first drag (trigger 0.4, 716 rolling summaries) 272–306 instead of 290–336.
  *
  * Then, once per policy per worker, a warm-up replay (`warm`): the chart's inputs with the
- * policy's trigger moved a little (warmUpOverrides), stopped after a few tens of ms, thrown away —
- * the policy's own code compiled before its first drag. It blocks the worker for up to ~60 ms; a
- * request arriving meanwhile waits that long. (A full garbage collection here was tried too, so
+ * policy's trigger moved a little (warmUpOverrides), results thrown away — the policy's own code
+ * compiled before its first drag — and after it every other built-in policy's (`alsoWarm`, in
+ * `warmUpOrder`), each at its own settings moved the same way: the code the policies share (the
+ * replay loop, the summarizer, the window's sums) is then compiled for more than one policy's
+ * shapes before a person picks one and drags at once. On the bench's fresh `serve` (10,000 calls,
+ * a policy picked right after the first chart and its setting moved right after its chart, 2–3
+ * runs each) that moved openhands-summary's first move from 225–247 to 122–147 ms in the page, and
+ * letta's from 226–264 to 140–254. A warm-up never counts, loads counts or calls a summarizer for
+ * itself (ReplayService.rehearse: it is skipped instead), and it stops as soon as a request is
+ * waiting (the worker reads the id of the newest request posted from shared memory, since no
+ * message reaches a thread busy replaying): the request waits a millisecond or two, and the
+ * warm-up is tried again at the next idle time. (A full garbage collection here was tried too, so
  * that V8's incremental marking — 70–85 ms of steps measured inside an openhands-summary replay —
  * would not land in the next replay: it took 55–75 ms at 10,000 calls but 170–460 ms at 30,000,
  * a pause any click right after a chart would wait for, and its gain was within the spread.)
  *
- * Started after a chart is answered, a slice at a time, each slice on its own turn of the event
- * loop: a request arriving meanwhile is handled before the next slice, and stops the work
+ * Started after a chart is answered (and resumed after any other answer: a step's detail answered
+ * right after the first chart had left the worker idle ~300 ms on the bench's fresh `serve`), a
+ * slice at a time, each slice on its own turn of the event loop: a request arriving meanwhile is
+ * handled before the next slice, and stops the work
  * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. The
  * list is used for folds only once it is laid out whole, so an interrupted preparation costs a
  * request nothing. Once per session: a live-tail append hands the worker a grown list at every
@@ -51,6 +62,8 @@ import { extractiveSummaryText, prepareMessageList, preparedItems } from '../../
 import type { SummaryText } from '../../core/summarize/summary-text';
 import { prepareExchanges } from '../../core/turns';
 import type { Overrides, ReplayConfig } from '../../core/config';
+import { pipelineSummarizes } from '../../core/config-fields';
+import type { Policy } from '../../core/policies/index';
 import { configOf, type ReplayInputs } from './replays';
 
 /** Milliseconds per slice: a request arriving meanwhile waits no longer than this (and one message's items). */
@@ -71,6 +84,13 @@ export interface Prewarm {
   idle(sessionId: string, list: readonly Message[], tokenizer?: string): void;
   /** `idle` after a chart of `inputs` was answered: its session (from `sessionOf`), counted as that chart was. */
   afterChart(sessionOf: (id: string) => Session, inputs: ReplayInputs): void;
+  /**
+   * `idle` after any other request was answered (a call's detail, a view): the work goes on for
+   * the last chart answered, if any. Without it the work a detail request interrupted waited for
+   * the next chart: on the bench's fresh `serve` the worker sat idle ~300 ms between the first
+   * chart's detail and the next policy's pick, which then laid out and counted inside its replay.
+   */
+  resume(sessionOf: (id: string) => Session): void;
   /** Settles when the work started by the last `idle` stopped, done or interrupted (tests). */
   readonly settled: Promise<void>;
 }
@@ -84,10 +104,22 @@ export interface PrewarmOptions {
   readonly rehearsalMs?: number;
   /**
    * A replay run for its compiled code only, once per policy per worker, after the chart of
-   * `inputs` and the work above (see WARM_UP). It must stop itself within a few tens of ms.
+   * `inputs` (`own`) or for another policy (`alsoWarm`), and the work above (see WARM_UP). It must stop itself after a time of its own and as
+   * soon as a request is waiting, and say which stopped it ('request': the warm-up is tried again
+   * at the next idle time), or that it could not run ('skipped': it would have had to count, load
+   * or send anything).
    */
-  readonly warm?: (inputs: ReplayInputs) => Promise<void>;
+  readonly warm?: (inputs: ReplayInputs, own: boolean) => Promise<WarmOutcome>;
+  /**
+   * The other policies warmed up after the chart's own, in this order, each once per worker: the
+   * code they share with it (the replay loop, the summarizer, the window's sums) is then compiled
+   * for more than one policy's shapes before a person picks one and drags at once.
+   */
+  readonly alsoWarm?: (inputs: ReplayInputs) => readonly ReplayInputs[];
 }
+
+/** How a warm-up ended: ran its time or to its end, stopped for a waiting request, or not run. */
+export type WarmOutcome = 'done' | 'request' | 'skipped';
 
 export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   const sliceMs = options.sliceMs ?? SLICE_MS;
@@ -157,10 +189,24 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
       // After the per-session work: the policy's warm-up, once.
       const afterWork = (): void => {
         const inputs = lastChart;
-        if (!options.warm || !inputs || inputs.sessionId !== sessionId || warmed.has(inputs.policy.id) || mine !== generation) return;
-        warmed.add(inputs.policy.id);
-        // It settles on its own (stopped by its time, or failed): nothing waits for it.
-        void options.warm(inputs).catch(() => undefined);
+        const warm = options.warm;
+        if (!warm || !inputs || inputs.sessionId !== sessionId || mine !== generation) return;
+        // The chart's own policy first, then the others; one at a time, each on a turn of its own.
+        const queue = [inputs, ...(options.alsoWarm?.(inputs) ?? [])].filter((x) => !warmed.has(x.policy.id));
+        const next = (): void => {
+          const x = queue.shift();
+          if (!x || mine !== generation) return;
+          // It settles on its own (stopped by its time or a request, or failed): nothing waits for it.
+          warm(x, x === inputs).then(
+            (outcome) => {
+              if (outcome === 'done') warmed.add(x.policy.id);
+              // A request is waiting: it runs first, and its answer's idle time starts over.
+              if (outcome !== 'request') later(next);
+            },
+            () => warmed.add(x.policy.id),
+          );
+        };
+        next();
       };
       if (finished()) return afterWork();
       settled = new Promise<void>((stopped) => {
@@ -195,6 +241,9 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
         later(step);
       });
     },
+    resume(sessionOf) {
+      if (lastChart) this.afterChart(sessionOf, lastChart);
+    },
     afterChart(sessionOf, inputs) {
       lastChart = inputs;
       // The chart was just answered from this session and config, so both resolve; if either ever
@@ -222,6 +271,19 @@ export function warmUpOverrides(config: ReplayConfig): Overrides {
   if (config.triggerMessages !== undefined) return { triggerMessages: Math.max(2, Math.round(config.triggerMessages * 0.8)) };
   if (config.autoCompact || config.triggerTokens !== undefined) return { target: Math.round(config.target * 90) / 100 };
   return { trigger: Math.round(config.trigger * 90) / 100 };
+}
+
+/**
+ * The order other policies are warmed up in (`alsoWarm`): those whose replays write summaries
+ * first — they compile the most code (the summarizer, its lanes, their counting), and theirs were
+ * the slowest first drags measured (letta, openhands-summary) — the list's order otherwise.
+ */
+export function warmUpOrder<P extends Pick<Policy, 'config'>>(policies: readonly P[]): P[] {
+  const writes = (p: P): boolean => {
+    const config = configOf(p, {});
+    return config.summarizer !== 'none' && pipelineSummarizes(config);
+  };
+  return [...policies].sort((a, b) => Number(writes(b)) - Number(writes(a)));
 }
 
 /** The tokenizer a chart of `inputs` counted with (the rehearsal counts as it will). */

@@ -55,8 +55,9 @@ export interface ReplayWorkerData {
   /** The host counts exactly in the background: replay on estimates and ask for counts (see ReplayServiceDeps.requestCount). */
   readonly countsInBackground?: boolean;
   /**
-   * One Int32 the host writes the id of a run to stop into (Atomics): the worker's replay loop
-   * reads it while it runs, since no message reaches a thread busy replaying.
+   * Two Int32s (Atomics), since no message reaches a thread busy replaying: [0] the id of a run to
+   * stop, which the worker's replay loop reads while it runs; [1] the id of the newest run posted,
+   * which a warm-up in the worker's idle time reads to stop for a request waiting.
    */
   readonly stop?: SharedArrayBuffer;
 }

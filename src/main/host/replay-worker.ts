@@ -12,8 +12,9 @@ import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
 import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import { traceSpan } from '../trace';
-import { createPrewarm, warmUpOverrides } from './replay-prewarm';
+import { createPrewarm, warmUpOrder, warmUpOverrides } from './replay-prewarm';
 import { configOf, ReplayService } from './replays';
+import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
 
 /** Parsed sessions kept in this thread (the rest stay in SQLite). */
@@ -57,22 +58,32 @@ function start(data: ReplayWorkerData): void {
     },
     ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
   });
-  // Idle time after a chart: summary items read ahead, the summarizer rehearsed (replay-prewarm.ts); any request stops it.
+  // The newest request this thread has taken up; one the host posted since (stop[1], see
+  // ReplayWorkerData.stop) is waiting, and no message reaches a thread busy replaying.
+  let taken = 0;
+  const waiting = (): boolean => stop !== undefined && stop.length > 1 && Atomics.load(stop, 1) > taken;
+  // Idle time after a chart: summary items read ahead, the summarizer rehearsed, policies warmed
+  // up (replay-prewarm.ts); any request stops it.
   const prewarm = createPrewarm({
-    // The policy's code compiled before its first drag (see WARM_UP_MS): a replay of a setting
-    // near the chart's, stopped after WARM_UP_MS, its result thrown away.
-    warm: async (inputs) => {
-      const until = performance.now() + WARM_UP_MS;
-      const span = traceSpan('worker warm-up');
+    // A policy's code compiled before its first drag (see WARM_UP_MS): a replay of a setting near
+    // the chart's, stopped after its time or at once for a waiting request, its result thrown away.
+    warm: async (inputs, own) => {
+      if (waiting()) return 'request';
+      const until = performance.now() + (own ? WARM_UP_MS : WARM_UP_OTHER_MS);
+      const span = traceSpan(`worker warm-up ${inputs.policy.id}`);
       try {
         const overrides = { ...inputs.overrides, ...warmUpOverrides(configOf(inputs.policy, inputs.overrides)) };
-        await service.cached({ ...inputs, overrides }, () => performance.now() >= until);
-      } catch {
-        // Stopped (what it is meant to do) or failed: either way nothing is kept.
-      } finally {
-        span();
+        const ran = await service.rehearse({ ...inputs, overrides }, () => waiting() || performance.now() >= until);
+        const outcome = ran === 'skipped' ? 'skipped' : waiting() ? 'request' : 'done';
+        span(`(${outcome})`);
+        return outcome;
+      } catch (e) {
+        span('(failed)');
+        throw e;
       }
     },
+    // Every other built-in policy at its own settings, those that write summaries first.
+    alsoWarm: (inputs) => WARM_ORDER.filter((p) => p.id !== inputs.policy.id).map((policy) => ({ ...inputs, policy, overrides: {} })),
   });
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'forget') {
@@ -85,6 +96,7 @@ function start(data: ReplayWorkerData): void {
       service.forget(m.sessionId, m.what === 'counts' ? m.tokenizer : undefined, Boolean(patched));
       return;
     }
+    taken = Math.max(taken, m.id);
     const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;
     prewarm.interrupt();
     const span = traceSpan(`worker ${m.op.op}`);
@@ -95,8 +107,12 @@ function start(data: ReplayWorkerData): void {
         port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
         posting();
         if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
+        else prewarm.resume(sessionOf);
       },
-      (e: unknown) => port.postMessage(errorReply(m.id, e)),
+      (e: unknown) => {
+        port.postMessage(errorReply(m.id, e));
+        prewarm.resume(sessionOf);
+      },
     );
   });
   port.once('close', () => store.close());
@@ -107,9 +123,13 @@ function start(data: ReplayWorkerData): void {
  * The warm-up replay's length (replay-prewarm.ts `warm`): once per policy per worker, after its
  * first chart. A fresh worker's first drag of a policy that summarizes ran its code still
  * unoptimized: openhands-summary at 60 messages (10,000 calls) replayed in 108–153 ms, 71–90 after
- * one replay at another setting (3 runs each, fresh serves). The replay checks its stop every 256
- * calls, so a request arriving meanwhile waits at most about this long, once per policy.
+ * one replay at another setting (3 runs each, fresh serves). A request posted meanwhile stops it
+ * within the replay's stop check (every 16 calls), so it may run long: a whole replay, mostly.
  */
-const WARM_UP_MS = 60;
+const WARM_UP_MS = 400;
+/** Each other built-in policy's warm-up (replay-prewarm.ts `alsoWarm`): the code they share warmed on their shapes too. */
+const WARM_UP_OTHER_MS = 150;
+/** The built-in policies in the order they are warmed up as others (replay-prewarm.ts `warmUpOrder`). */
+const WARM_ORDER = warmUpOrder(POLICIES);
 
 if (parentPort) start(workerData as ReplayWorkerData);

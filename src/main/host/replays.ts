@@ -49,6 +49,11 @@ export function policyOf(policyId: string, lookup: PolicyLookup = builtInOnly): 
   return policy;
 }
 
+/** The key of a session's counts under `tokenizer` as `config` has them made (media tokens, tool schemas scaled or not). */
+function countsKey(sessionId: string, tokenizer: string, config: ReplayConfig, scaled: boolean): string {
+  return `${sessionId}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${scaled ? config.schemaScale : 1}`;
+}
+
 export function configOf(policy: Pick<Policy, 'config'>, overrides: Overrides): ReplayConfig {
   try {
     return resolveConfig(policy.config, overrides, envOverrides(process.env));
@@ -186,7 +191,7 @@ export class ReplayService {
   constructor(private readonly deps: ReplayServiceDeps) {}
 
   private counted(sessionId: string, session: Session, tokenizer: string, config: ReplayConfig, scaled: boolean): SessionCounts {
-    const cacheKey = `${sessionId}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${scaled ? config.schemaScale : 1}`;
+    const cacheKey = countsKey(sessionId, tokenizer, config, scaled);
     let c = this.counts.get(cacheKey);
     const plain = config.mediaTokens === undefined && (!scaled || config.schemaScale === 1);
     if (!c && plain) {
@@ -293,6 +298,32 @@ export class ReplayService {
     } catch (e) {
       if (e instanceof ReplayCancelled) throw new ApiError('cancelled', `superseded by a newer request: ${e.message}`);
       if (e instanceof Error && /^needle /.test(e.message)) throw new ApiError('bad_input', e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * A replay of `inputs` run for its compiled code only (the worker's idle time,
+   * replay-prewarm.ts): its result is not kept, and it never counts, loads counts or reaches a
+   * summarizer for itself — 'skipped' when it would have to (counts of another tokenizer not held
+   * yet, a remote summarizer, which would send the session and cost money). `shouldStop` ends it:
+   * 'stopped'.
+   */
+  async rehearse(inputs: ReplayInputs, shouldStop: () => boolean): Promise<'done' | 'stopped' | 'skipped'> {
+    const config = configOf(inputs.policy, inputs.overrides);
+    if (config.summarizer !== 'extractive' && config.summarizer !== 'none') return 'skipped';
+    const session = this.deps.session(inputs.sessionId);
+    const held = (tokenizer: string, scaled: boolean): SessionCounts | undefined =>
+      this.counts.get(countsKey(inputs.sessionId, tokenizer, config, scaled));
+    const counts = held(resolveTokenizer(session, config), true);
+    const needsReference = config.paths.emergency && !session.messages.some((m) => m.usage);
+    const referenceCounts = needsReference ? held(config.referenceTokenizer, false) : undefined;
+    if (!counts || (needsReference && !referenceCounts)) return 'skipped';
+    try {
+      await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), shouldStop });
+      return 'done';
+    } catch (e) {
+      if (e instanceof ReplayCancelled) return 'stopped';
       throw e;
     }
   }

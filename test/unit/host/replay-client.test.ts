@@ -173,6 +173,35 @@ describe('workerExecutor', () => {
   });
 });
 
+describe('workerExecutor, the shared flags', () => {
+  it('writes the id of each request it posts before posting it: a warm-up in the worker reads that a request is waiting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rwf-'));
+    const file = join(dir, 'flag-worker.mjs');
+    // Answers each request with what the second flag held when the worker took it up.
+    writeFileSync(
+      file,
+      `import { parentPort, workerData } from 'node:worker_threads';
+       const flags = new Int32Array(workerData.stop);
+       parentPort.on('message', (m) => {
+         if (m.type === 'run') parentPort.postMessage({ id: m.id, ok: true, value: [m.id, Atomics.load(flags, 1), flags.length] });
+       });`,
+    );
+    const ex = workerExecutor(file, { dbPath: ':memory:' });
+    try {
+      type Seen = [id: number, newest: number, flags: number];
+      const [a, b] = (await Promise.all([ex.run(chart(1)), ex.run(chart(2))])) as unknown as [Seen, Seen];
+      // Two Int32s; the newest id posted is at least the request's own (the second may be posted before the first is read).
+      expect(a[2]).toBe(2);
+      expect(a[1]).toBeGreaterThanOrEqual(a[0]);
+      expect(b[1]).toBe(b[0]);
+      expect(b[0]).toBe(a[0] + 1);
+    } finally {
+      await ex.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('workerExecutor with the replay worker', () => {
   it('stops a running replay when asked: the worker answers cancelled instead of a chart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rwc-'));
@@ -235,6 +264,27 @@ describe('ReplayService', () => {
     const after = await svc.chart(inputs(), 800);
     expect(after.key).not.toBe(before.key);
     expect((await svc.detail(inputs(), 3)).key).toBe(after.key);
+    expect(svc.runs).toBe(2);
+  });
+
+  it('rehearses a replay for its compiled code only: nothing kept, nothing counted, no summarizer but the local one', async () => {
+    const svc = make();
+    const at = (trigger: number): ReplayInputs => inputs('s', { window: 4000, trigger });
+    // No counts held yet for the session: a rehearsal would have to count — it does not run.
+    expect(await svc.rehearse(at(0.5), () => false)).toBe('skipped');
+    await svc.chart(at(0.6), 800);
+    expect(svc.runs).toBe(1);
+    // Counts held now (the chart's): it runs, and keeps nothing — the chart of the same inputs replays.
+    expect(await svc.rehearse(at(0.5), () => false)).toBe('done');
+    await svc.chart(at(0.5), 800);
+    expect(svc.runs).toBe(2);
+    // Asked to stop (its time is up, or a request is waiting): stopped, not an error.
+    expect(await svc.rehearse(at(0.4), () => true)).toBe('stopped');
+    // A remote summarizer would send the session, and cost money: never for a rehearsal.
+    const remote = { ...at(0.5), policy: { id: 's2', config: { ...getPolicy('s2')!.config, pipeline: ['summarize'], summarizer: 'openai', summarizerUrl: 'http://127.0.0.1:9/v1' } } } as ReplayInputs;
+    expect(await svc.rehearse(remote, () => false)).toBe('skipped');
+    // Counted with another tokenizer than any chart so far: skipped too.
+    expect(await svc.rehearse(inputs('s', { window: 4000, tokenizer: 'runes2.5' } as unknown as Record<string, number>), () => false)).toBe('skipped');
     expect(svc.runs).toBe(2);
   });
 

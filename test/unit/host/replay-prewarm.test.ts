@@ -11,7 +11,8 @@ import { extractiveSummary, extractiveSummaryText, prepareMessageList } from '..
 import { getTokenizer } from '../../../src/core/tokens/index';
 import { shapeOf } from '../../../src/core/replay/setup';
 import { exchangesKnown, exchangesOfTurn, exchangeStarts } from '../../../src/core/turns';
-import { createPrewarm, warmUpOverrides } from '../../../src/main/host/replay-prewarm';
+import { createPrewarm, warmUpOrder, warmUpOverrides, type WarmOutcome } from '../../../src/main/host/replay-prewarm';
+import { POLICIES } from '../../../src/core/policies/index';
 import { configFor, policyOf } from '../../../src/main/host/replays';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
@@ -244,7 +245,10 @@ describe('replay prewarm', () => {
       sliceMs: 1_000,
       later: sched.later,
       rehearsalMs: 0,
-      warm: async (inputs) => void order.push(`warm ${inputs.policy.id}`),
+      warm: async (inputs) => {
+        order.push(`warm ${inputs.policy.id}`);
+        return 'done';
+      },
     });
     const chart = (policy: string): void =>
       prewarm.afterChart(() => session(xs), { sessionId: 's', policy: policyOf(policy), overrides: {}, needles: [], pins: [] });
@@ -265,6 +269,61 @@ describe('replay prewarm', () => {
     expect(warmUpOverrides(configFor('claude-code', {}))).toEqual({ target: Math.round(configFor('claude-code', {}).target * 90) / 100 });
     expect(warmUpOverrides(configFor('s0', {}))).toEqual({ trigger: Math.round(configFor('s0', {}).trigger * 90) / 100 });
     expect(warmUpOverrides(configFor('letta', { trigger: 0.5 }))).toEqual({ trigger: 0.45 });
+  });
+
+  it("warms the other policies after the chart's own, each once; a waiting request stops the chain, which goes on at the next idle time", async () => {
+    const xs = list(40);
+    const sched = manual();
+    const order: string[] = [];
+    // What each warm-up answers, by policy, in turn (then 'done').
+    const script = new Map<string, WarmOutcome[]>([
+      ['s2', ['request']],
+      ['s3', ['skipped', 'skipped']],
+    ]);
+    const prewarm = createPrewarm({
+      sliceMs: 1_000,
+      later: sched.later,
+      rehearsalMs: 0,
+      warm: async (inputs, own) => {
+        order.push(`${own ? 'own' : 'other'} ${inputs.policy.id}`);
+        return script.get(inputs.policy.id)?.shift() ?? 'done';
+      },
+      alsoWarm: (inputs) => ['s2', 's3', 's4'].filter((id) => id !== inputs.policy.id).map((id) => ({ ...inputs, policy: policyOf(id) })),
+    });
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 20; i++) {
+        while (sched.runOne());
+        await new Promise((r) => setTimeout(r, 0));
+      }
+    };
+    const sessionOf = (): ReturnType<typeof session> => session(xs);
+    prewarm.afterChart(sessionOf, { sessionId: 's', policy: policyOf('letta'), overrides: {}, needles: [], pins: [] });
+    await settle();
+    // s2 answered 'request': the chain stopped there, s3 and s4 untouched.
+    expect(order).toEqual(['own letta', 'other s2']);
+    // A request was answered (a step's detail): the chain goes on from s2; s3 could not run.
+    prewarm.interrupt();
+    prewarm.resume(sessionOf);
+    await settle();
+    expect(order).toEqual(['own letta', 'other s2', 'other s2', 'other s3', 'other s4']);
+    // Each next idle time: only what was skipped is tried again (until it runs); what ran is not.
+    prewarm.resume(sessionOf);
+    await settle();
+    expect(order.slice(5)).toEqual(['other s3']);
+    prewarm.resume(sessionOf);
+    await settle();
+    expect(order.slice(6)).toEqual(['other s3']);
+    prewarm.resume(sessionOf);
+    await settle();
+    expect(order.slice(7)).toEqual([]);
+  });
+
+  it('orders the other policies for warming up: those writing summaries first, the list order otherwise', () => {
+    const ordered = warmUpOrder(POLICIES).map((p) => p.id);
+    expect([...ordered].sort()).toEqual(POLICIES.map((p) => p.id).sort());
+    // By hand from each preset's pipeline (config-fields SUMMARIZING: summarize, primers-recents,
+    // head-tail) and its summarizer ('none' for OpenHands' recent, masking and amortized presets):
+    expect(ordered).toEqual(['s0', 's3', 's4', 'claude-code', 'codex', 'openhands-summary', 'letta', 's1', 's2', 'openhands-recent', 'openhands-masking', 'openhands-amortized']);
   });
 
   it('does nothing more for a list already prepared', async () => {
