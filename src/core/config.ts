@@ -291,10 +291,34 @@ function applyOne(base: Record<string, unknown>, key: string, value: unknown): R
   return { ...base, [head]: applyOne(inner, key.slice(dot + 1), value) };
 }
 
+/** Every key of the schema, and of its `paths`, in the schema's order. */
+const CONFIG_KEYS = Object.keys(ReplayConfig.shape);
+const PATH_KEYS = Object.keys(ReplayConfig.shape.paths.unwrap().shape);
+
+/**
+ * The config with every key of the schema present (undefined where absent), in the schema's
+ * order, and `paths` likewise: one object shape (V8 hidden class) for every policy. The parsed
+ * object's shape followed the preset's keys — twelve shapes for the twelve built-in policies — and
+ * the replay reads the config at every call, so once several policies had run in one worker (the
+ * idle-time warm-ups) those reads were megamorphic and a policy's first replay deoptimized its
+ * hot functions on "wrong map" (18 deoptimizations in letta's first drag on the bench's fresh
+ * `serve`). JSON is unchanged: undefined keys are not written, and present keys keep their order.
+ */
+function oneShape(config: ReplayConfig): ReplayConfig {
+  const from = config as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of CONFIG_KEYS) out[k] = from[k];
+  const paths = from['paths'] as Record<string, unknown>;
+  const p: Record<string, unknown> = {};
+  for (const k of PATH_KEYS) p[k] = paths[k];
+  out['paths'] = p;
+  return out as unknown as ReplayConfig;
+}
+
 /** Parses and validates a config, naming the bad field. */
 export function validateConfig(input: unknown, where = 'config'): ReplayConfig {
   const r = ReplayConfig.safeParse(input);
-  if (r.success) return r.data;
+  if (r.success) return oneShape(r.data);
   const issue = r.error.issues[0]!;
   throw new ConfigError(`${where}: ${issue.path.join('.') || 'config'}: ${issue.message}`);
 }

@@ -128,7 +128,7 @@ function start(data: ReplayWorkerData): void {
  */
 const WARM_UP_MS = 400;
 /** Each other built-in policy's warm-up (replay-prewarm.ts `alsoWarm`): the code they share warmed on their shapes too. */
-const WARM_UP_OTHER_MS = 150;
+const WARM_UP_OTHER_MS = 60;
 /** The built-in policies in the order they are warmed up as others (replay-prewarm.ts `warmUpOrder`). */
 const WARM_ORDER = warmUpOrder(POLICIES);
 
