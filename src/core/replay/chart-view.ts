@@ -10,7 +10,7 @@
  */
 import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
 import { compressionsOf } from './compressions';
-import { reasonTemplate, reasonText } from './steps';
+import { reasonTemplates, reasonText } from './steps';
 import { REGIONS, STEP_STATUSES, type CompressionPath, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';
 
 /** The fields of `config.resolved` the chart reads (see core/replay/index.ts). */
@@ -127,7 +127,7 @@ const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');
  * (final / abort) is one marker from the call that ended it. The reason is the first call's.
  *
  * "Up to its numbers": a reason's wording with each number replaced, once per distinct reason (a
- * deferred reason whose words know their template is not worded at all: steps.ts reasonTemplate). The
+ * deferred reason whose words know their template is not worded at all: steps.ts reasonTemplates). The
  * regex runs as native code from its first use; a JavaScript loop comparing two reasons character
  * by character (no allocation) measured slower here — the chart view runs cold in the worker, and
  * letta with a reason per call has ~1.4 M characters of reasons to walk.
@@ -136,12 +136,7 @@ function statusMarkers(r: ReplayResult, out: ChartMarker[]): void {
   // Reasons read one by one (reasonText): a policy that compresses at every call keeps its
   // compression reasons as numbers, and `s.reasons` would word all of them for a few warnings.
   const s = r.steps;
-  const templates = new Map<number, string>();
-  const templateOf = (index: number): string => {
-    let t = templates.get(index);
-    if (t === undefined) templates.set(index, (t = reasonTemplate(s, index, numbersAsHash)));
-    return t;
-  };
+  const templateOf = reasonTemplates(s, numbersAsHash);
   let i = 0;
   while (i < s.count) {
     const code = s.status[i]!;

@@ -142,14 +142,14 @@ export class StepArrays {
    * call, and wording every warning of a policy over its trigger at every call cost what deferring
    * them saved).
    */
-  templateOf(id: number, ofText: (text: string) => string): string {
+  templateOf(id: number, ofText: (text: string) => string, worded?: Map<number, string>): string {
     const words = this.deferredWords[id];
     const hint = words === undefined || this.reasons[id] !== '' ? undefined : templateHints.get(words);
-    if (hint === undefined) return ofText(this.textOf(id));
+    if (hint === undefined) return this.wordedTemplate(id, ofText, worded);
     const at = id * DEFERRED_NUMBERS;
     const name = this.deferredNames[id]!;
     const code = hint.key(this.deferredNumbers, at);
-    if (code < 0) return ofText(this.textOf(id));
+    if (code < 0) return this.wordedTemplate(id, ofText, worded);
     // The call before mostly had the same: one comparison, no look-up.
     const last = this.lastTemplate;
     if (last && last.words === words && last.code === code && last.name === name && last.ofText === ofText) return last.template;
@@ -165,6 +165,15 @@ export class StepArrays {
     }
     this.lastTemplate = { words: words!, code, name, ofText, template };
     return template;
+  }
+  /** `ofText` of reason `id` worded, kept in `worded` by id when given (a reader asking for many). */
+  private wordedTemplate(id: number, ofText: (text: string) => string, worded: Map<number, string> | undefined): string {
+    let t = worded?.get(id);
+    if (t === undefined) {
+      t = ofText(this.textOf(id));
+      worded?.set(id, t);
+    }
+    return t;
   }
   private lastTemplate: { readonly words: DeferredReason['words']; readonly code: number; readonly name: string; readonly ofText: (text: string) => string; readonly template: string } | undefined;
 
@@ -269,15 +278,26 @@ export function stepReason(steps: ReplaySteps, i: number): string {
   return reasonText(steps, steps.reasonIndex[i]!);
 }
 
+
 /**
- * `ofText(reasonText(steps, index))`, without wording a deferred reason whose words know their
- * template from a few of its numbers (StepArrays.templateOf). `ofText` must give the same template
- * to texts that differ only in how a plain number is written (a run of digits, commas and
- * periods): the chart view's, which writes each such run as '#'.
+ * `index => ofText(reasonText(steps, index))`, without wording a deferred reason whose words know
+ * their template from a few of its numbers (StepArrays.templateOf). `ofText` must give the same
+ * template to texts that differ only in how a plain number is written (a run of digits, commas and
+ * periods): the chart view's, which writes each such run as '#'. For a reader asking at many
+ * indices (the chart view, at every call of a status run): the steps' owner found once, a worded
+ * reason's template made once per index, and a deferred one's read from its numbers with no
+ * look-up by index — a map set per call of letta's ~9,000 warning calls was most of a cold chart
+ * view's time.
  */
-export function reasonTemplate(steps: ReplaySteps, index: number, ofText: (text: string) => string): string {
+export function reasonTemplates(steps: ReplaySteps, ofText: (text: string) => string): (index: number) => string {
   const owner = owners.get(steps);
-  return owner ? owner.templateOf(index, ofText) : ofText(steps.reasons[index] ?? '');
+  const worded = new Map<number, string>();
+  if (owner) return (index) => owner.templateOf(index, ofText, worded);
+  return (index) => {
+    let t = worded.get(index);
+    if (t === undefined) worded.set(index, (t = ofText(steps.reasons[index] ?? '')));
+    return t;
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import { extractiveSummarizer } from '../../../src/core/summarize/extractive';
 import type { Summarizer } from '../../../src/core/summarize/types';
 import { syntheticSession } from '../../bench/corpus';
 import { policy } from '../../helpers/replay';
-import { reasonTemplate, StepArrays } from '../../../src/core/replay/steps';
+import { reasonTemplates, StepArrays } from '../../../src/core/replay/steps';
 import { compactionWords, warnWords } from '../../../src/core/replay/proactive';
 import fc from 'fast-check';
 import { int, pct, type DeferredReason, type ReplayState, type StepDecision } from '../../../src/core/replay/state';
@@ -114,7 +114,8 @@ describe('deferred reasons', () => {
         );
         const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
         // Templates first (nothing worded yet), then the words.
-        const templates = reasons.map((_, j) => reasonTemplate(steps, steps.reasonIndex[j]!, ofText));
+        const templateOf = reasonTemplates(steps, ofText);
+        const templates = reasons.map((_, j) => templateOf(steps.reasonIndex[j]!));
         expect(templates).toEqual(reasons.map((_, j) => ofText(stepReason(steps, j))));
       }),
       { numRuns: 3000 },
