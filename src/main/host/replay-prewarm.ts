@@ -68,6 +68,8 @@ import { configOf, type ReplayInputs } from './replays';
 
 /** Milliseconds per slice: a request arriving meanwhile waits no longer than this (and one message's items). */
 const SLICE_MS = 2;
+/** Idle time before a warm-up replay starts (`whenStillIdle`): longer than the pause between two steps of a person stepping with the keys (a held key repeats every ~33 ms), shorter than a person reads a chart; the warm-ups end once every policy is warmed (a second or so of idle time), so a slower stepper is slowed by a few ms only while they last. */
+const WARM_UP_AFTER_MS = 120;
 /** The rehearsal's length in all: enough for the hot functions to be optimized. */
 const REHEARSAL_MS = 30;
 /** Messages per rehearsed fold, and its summary's target: a rolling summary of some thousand items, as letta's are. */
@@ -102,6 +104,8 @@ export interface PrewarmOptions {
   readonly later?: (run: () => void) => void;
   /** The rehearsal's length in all, ms (see REHEARSAL_MS; 0: none). */
   readonly rehearsalMs?: number;
+  /** Runs the first warm-up of an idle time once the worker has stayed idle a while (see WARM_UP_AFTER_MS). */
+  readonly whenStillIdle?: (run: () => void) => void;
   /**
    * A replay run for its compiled code only, once per policy per worker, after the chart of
    * `inputs` (`own`) or for another policy (`alsoWarm`), and the work above (see WARM_UP). It must stop itself after a time of its own and as
@@ -124,6 +128,7 @@ export type WarmOutcome = 'done' | 'request' | 'skipped';
 export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
   const sliceMs = options.sliceMs ?? SLICE_MS;
   const later = options.later ?? ((run: () => void) => void setImmediate(run));
+  const whenStillIdle = options.whenStillIdle ?? ((run: () => void) => void setTimeout(run, WARM_UP_AFTER_MS));
   /** Policies warmed up (`warm`) in this worker, and the inputs of the last chart answered. */
   const warmed = new Set<string>();
   let lastChart: ReplayInputs | undefined;
@@ -206,7 +211,10 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
             () => warmed.add(x.policy.id),
           );
         };
-        next();
+        // Not at once: a person stepping with the keys asks for a call's detail every 30–300 ms, and
+        // a warm-up replay started between two of them only to be stopped cost each step 5–12 ms
+        // (the stop, the abandoned replay's garbage). The slices above are 2 ms each and go on.
+        whenStillIdle(next);
       };
       if (finished()) return afterWork();
       settled = new Promise<void>((stopped) => {

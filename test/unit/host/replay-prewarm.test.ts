@@ -245,6 +245,7 @@ describe('replay prewarm', () => {
       sliceMs: 1_000,
       later: sched.later,
       rehearsalMs: 0,
+      whenStillIdle: sched.later,
       warm: async (inputs) => {
         order.push(`warm ${inputs.policy.id}`);
         return 'done';
@@ -284,6 +285,7 @@ describe('replay prewarm', () => {
       sliceMs: 1_000,
       later: sched.later,
       rehearsalMs: 0,
+      whenStillIdle: sched.later,
       warm: async (inputs, own) => {
         order.push(`${own ? 'own' : 'other'} ${inputs.policy.id}`);
         return script.get(inputs.policy.id)?.shift() ?? 'done';
@@ -300,6 +302,12 @@ describe('replay prewarm', () => {
     prewarm.afterChart(sessionOf, { sessionId: 's', policy: policyOf('letta'), overrides: {}, needles: [], pins: [] });
     await settle();
     // s2 answered 'request': the chain stopped there, s3 and s4 untouched.
+    expect(order).toEqual(['own letta', 'other s2']);
+    // A request answered while the worker waits to be still idle: no warm-up starts for that idle time.
+    prewarm.interrupt();
+    prewarm.resume(sessionOf);
+    prewarm.interrupt();
+    await settle();
     expect(order).toEqual(['own letta', 'other s2']);
     // A request was answered (a step's detail): the chain goes on from s2; s3 could not run.
     prewarm.interrupt();
