@@ -6,6 +6,7 @@
  * generated from `methods` and `events` below, so they cannot drift.
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
+import type { ChartViewWire } from './marker-columns';
 import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
@@ -549,7 +550,7 @@ export interface MethodOutputs {
   getMessages: { total: number; messages: MessageView[] };
   listPolicies: PolicyInfo[];
   runReplay: ReplayView;
-  getChartView: ChartView;
+  getChartView: ChartViewWire;
   getStepDetail: StepDetail;
   getConfigFields: ConfigField[];
   getAccuracy: AccuracyView;

@@ -4,7 +4,8 @@
  * contract's codes so a worker's `bad_input` reaches the renderer as `bad_input`.
  */
 import type { ReplayResult } from '../../core/replay/types';
-import { ApiError, type ApiErrorCode, type ChartView, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
+import type { ChartViewWire } from '../../shared/marker-columns';
+import { ApiError, type ApiErrorCode, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
 import { replayKey, type ReplayInputs, type ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
 import type { SessionDetailBody } from './session-detail';
@@ -19,7 +20,7 @@ export type ReplayOp =
   | { readonly op: 'session'; readonly sessionId: string };
 
 export interface ReplayOpResults {
-  chart: ChartView;
+  chart: ChartViewWire;
   detail: StepDetail;
   view: ReplayView;
   result: ReplayResult;

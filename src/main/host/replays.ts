@@ -25,7 +25,8 @@ import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
-import { ApiError, type ChartView, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
+import { chartViewToWire, type ChartViewWire } from '../../shared/marker-columns';
+import { ApiError, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
 import { traceSpan } from '../trace';
 import { countsCarried } from './counts-carry';
@@ -367,7 +368,7 @@ export class ReplayService {
     return toView(await this.result(inputs, shouldStop));
   }
 
-  async chart(inputs: ReplayInputs, buckets: number, shouldStop?: () => boolean): Promise<ChartView> {
+  async chart(inputs: ReplayInputs, buckets: number, shouldStop?: () => boolean): Promise<ChartViewWire> {
     const c = await this.cached(inputs, shouldStop);
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
@@ -375,7 +376,8 @@ export class ReplayService {
     const span = traceSpan('chart view');
     const view = chartView(c.result, { key: c.key, buckets, warnings });
     span(`${view.markers.length} markers`);
-    return view;
+    // Its markers as columns (shared/marker-columns.ts): what the worker posts and the host sends.
+    return chartViewToWire(view);
   }
 
   async detail(inputs: ReplayInputs, step: number, shouldStop?: () => boolean): Promise<StepDetail> {

@@ -14,6 +14,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartView, type CompareView, type ConfigField, type ExportResult, type MessageView, type PolicyInfo, type SessionDetail, type SessionSummary, type StepDetail } from '../../shared/api';
+import { chartViewFromWire } from '../../shared/marker-columns';
 import { afterPaint as afterNextPaint } from './after-paint';
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
 import { fieldProblem, guessFieldKey, withOverrides, type Override } from './model/config';
@@ -470,7 +471,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         const seq = ++chartSeq;
         set({ chartLoading: true });
         try {
-          const chart = await api.getChartView({ ...req, overrides: { ...req.overrides }, needles: [...req.needles], buckets: get().buckets, channel: 'chart' });
+          const chart = chartViewFromWire(await api.getChartView({ ...req, overrides: { ...req.overrides }, needles: [...req.needles], buckets: get().buckets, channel: 'chart' }));
           if (after) await after;
           if (seq !== chartSeq) return; // superseded: a newer request is on its way
           const step = get().selectedStep;

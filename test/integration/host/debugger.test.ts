@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
-import { ApiError, type ChartView, type Envelope, type EventName, type StepDetail } from '../../../src/shared/api';
+import { chartViewFromWire, type ChartViewWire } from '../../../src/shared/marker-columns';
+import { ApiError, type Envelope, type EventName, type StepDetail } from '../../../src/shared/api';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 let dir: string;
@@ -36,7 +37,7 @@ describe('debugger methods through the handlers', () => {
   });
 
   it('gives a chart view with every compression as a marker, and the detail of the call it ran at', async () => {
-    const v = await host.handlers.getChartView({ sessionId: id, ...q, buckets: 800 });
+    const v = chartViewFromWire(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 800 }));
     const replayed = await host.handlers.runReplay({ sessionId: id, ...q });
     // Fewer calls than buckets: one call per bucket, exact.
     expect(v.stepCount).toBe(replayed.steps.total.length);
@@ -118,7 +119,7 @@ describe('debugger methods over HTTP, replays in the worker', () => {
 
   it('answers cancelled to the superseded request on a channel, the newer with its call', async () => {
     // The first request starts the worker (a second or more); the two on channel "sel" wait behind it.
-    const first = call<ChartView>('getChartView', { sessionId: sid, ...q, buckets: 800 });
+    const first = call<ChartViewWire>('getChartView', { sessionId: sid, ...q, buckets: 800 });
     await pause(30);
     const older = call<StepDetail>('getStepDetail', { sessionId: sid, ...q, step: 1, channel: 'sel' });
     await pause(30);
@@ -129,15 +130,15 @@ describe('debugger methods over HTTP, replays in the worker', () => {
     const n = await newer;
     expect(n.envelope.ok && n.envelope.value.step).toBe(2);
     const f = await first;
-    expect(f.envelope.ok && f.envelope.value.markers.length).toBeGreaterThan(0);
+    expect(f.envelope.ok && f.envelope.value.markers.step.length).toBeGreaterThan(0);
   });
 
   it('answers 400 bad_input to an invalid override, and keeps the good replay', async () => {
-    const good = await call<ChartView>('getChartView', { sessionId: sid, ...q, buckets: 64 });
-    const bad = await call<ChartView>('getChartView', { sessionId: sid, ...q, overrides: { trigger: 3 }, buckets: 64 });
+    const good = await call<ChartViewWire>('getChartView', { sessionId: sid, ...q, buckets: 64 });
+    const bad = await call<ChartViewWire>('getChartView', { sessionId: sid, ...q, overrides: { trigger: 3 }, buckets: 64 });
     expect(bad.status).toBe(400);
     expect(bad.envelope).toMatchObject({ ok: false, error: { code: 'bad_input', message: expect.stringMatching(/trigger/) } });
-    const again = await call<ChartView>('getChartView', { sessionId: sid, ...q, buckets: 64 });
+    const again = await call<ChartViewWire>('getChartView', { sessionId: sid, ...q, buckets: 64 });
     expect(again.envelope.ok && good.envelope.ok && again.envelope.value.key === good.envelope.value.key).toBe(true);
   });
 

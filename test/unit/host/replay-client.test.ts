@@ -12,7 +12,8 @@ import { createHost } from '../../../src/main/host/handlers';
 import { MAX_QUEUE, ReplayClient, replayWorkerSource, workerExecutor, type ReplayExecutor } from '../../../src/main/host/replay-client';
 import type { ReplayOp } from '../../../src/main/host/replay-protocol';
 import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
-import { ApiError, type ChartView } from '../../../src/shared/api';
+import { ApiError } from '../../../src/shared/api';
+import type { ChartViewWire } from '../../../src/shared/marker-columns';
 import { claudeCodeText } from '../../bench/corpus';
 import { assistant, session, user } from '../../helpers/session';
 
@@ -220,7 +221,7 @@ describe('workerExecutor with the replay worker', () => {
       ex.stopRunning!();
       expect(await codeOf(stopped)).toBe('cancelled');
       // The flag names that run only: the next one runs to the end.
-      const next = (await ex.run(op(0.6))) as ChartView;
+      const next = (await ex.run(op(0.6))) as ChartViewWire;
       expect(next.stepCount).toBeGreaterThan(1_000);
     } finally {
       await ex.close();

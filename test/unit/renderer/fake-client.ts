@@ -4,6 +4,7 @@
  * in which answers arrive.
  */
 import { createAppStore } from '../../../src/renderer/src/store';
+import { chartViewToWire } from '../../../src/shared/marker-columns';
 import { ApiError, type ApiClient, type ChartView, type ConfigField, type ExportPreview, type MethodInput, type MethodOutputs, type SessionDetail, type StepDetail } from '../../../src/shared/api';
 
 export interface Deferred<T> {
@@ -123,7 +124,8 @@ export function fakeApi() {
     getChartView: (i: MethodInput<'getChartView'>) => {
       const { d, promise } = deferred<ChartView>(i as Record<string, unknown>);
       charts.push(d);
-      return promise;
+      // Sent as the host sends it: the markers as columns (the store turns them back).
+      return promise.then(chartViewToWire);
     },
     // Details fetched ahead of the selection (channel 'step-ahead') are kept apart, so a test
     // counts the requests the selection itself made.
