@@ -10,6 +10,11 @@ import { chartViewFromWire, chartViewToWire, decodeMarkers, encodeMarkers } from
 import { chartView } from './fake-client';
 
 const int = fc.nat(2_000_000);
+/** Labels as the replay writes them — words around numbers with commas and periods — and any text at all. */
+const label = fc.oneof(
+  fc.string(),
+  fc.array(fc.oneof(fc.constantFrom('context window at ', '% capacity (', '/', ' tokens): over the trigger ', ', ', '.', ' ', ''), fc.nat(3_000_000).map((x) => x.toLocaleString('en-US')), fc.double({ noNaN: true, min: 0, max: 1e6 }).map(String)), { maxLength: 9 }).map((xs) => xs.join('')),
+);
 const span = fc.record({ step: int, until: int }, { requiredKeys: ['step'] });
 // Plain objects (fast-check may make null-prototype records; the strict comparison would see the prototype).
 const marker: fc.Arbitrary<ChartMarker> = fc.oneof(
@@ -27,8 +32,8 @@ const marker: fc.Arbitrary<ChartMarker> = fc.oneof(
     },
     { requiredKeys: ['step', 'kind', 'path', 'strategy', 'tokensBefore', 'tokensAfter'] },
   ),
-  fc.record({ step: int, until: int, kind: fc.constant('source-compaction' as const), trigger: fc.string(), tokensBefore: int, tokensAfter: int }, { requiredKeys: ['step', 'kind', 'trigger'] }),
-  fc.tuple(span, fc.constantFrom('warn' as const, 'skip' as const, 'final' as const, 'abort' as const), fc.string()).map(([s, kind, reason]) => ({ ...s, kind, reason })),
+  fc.record({ step: int, until: int, kind: fc.constant('source-compaction' as const), trigger: label, tokensBefore: int, tokensAfter: int }, { requiredKeys: ['step', 'kind', 'trigger'] }),
+  fc.tuple(span, fc.constantFrom('warn' as const, 'skip' as const, 'final' as const, 'abort' as const), label).map(([s, kind, reason]) => ({ ...s, kind, reason })),
 ).map((m) => ({ ...m }));
 
 describe('marker columns', () => {
@@ -43,12 +48,20 @@ describe('marker columns', () => {
     );
   });
 
-  it('send each word once and no key names per marker: a chart view of 2,000 compressions is under half the size', () => {
+  it('send each word once, each reason shape once, and no key names per marker: a chart view of 2,000 compressions is under half the size', () => {
     const steps = Array.from({ length: 2_000 }, (_, i) => 5 * i + 3);
     const view = chartView('k', 10_000, steps);
     const wire = chartViewToWire(view);
-    expect(wire.markers.texts).toEqual(['compression', 'proactive', 'summarize']);
+    expect(wire.markers.texts).toEqual(['compression', 'summarize']);
+    expect(wire.markers.labels).toEqual([['proactive']]);
     expect(JSON.stringify(wire.markers).length).toBeLessThan(JSON.stringify(view.markers).length / 2);
     expect(chartViewFromWire(JSON.parse(JSON.stringify(wire)))).toStrictEqual(view);
+    // Warnings of one shape at other numbers: one shape, the numbers as written.
+    const warn = (step: number, used: number): ChartMarker => ({ step, kind: 'warn', reason: `context window at ${Math.floor(used / 2_000)}% capacity (${used.toLocaleString('en-US')}/200,000 tokens): over the trigger 80,000` });
+    const warnings = [warn(10, 80_631), warn(20, 91_002), warn(30, 123_456)];
+    const cols = encodeMarkers(warnings);
+    expect(cols.labels).toEqual([['context window at ', '% capacity (', '/', ' tokens): over the trigger ', '']]);
+    expect(cols.numbers).toEqual(['40', '80,631', '200,000', '80,000', '45', '91,002', '200,000', '80,000', '61', '123,456', '200,000', '80,000']);
+    expect(decodeMarkers(cols)).toStrictEqual(warnings);
   });
 });
