@@ -149,13 +149,18 @@ describe('ReplayClient', () => {
   });
 });
 
+/** A worker script in a folder of its own, for workerExecutor to start as the replay worker. */
+function fakeWorker(source: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rw-'));
+  const file = join(dir, 'fake-worker.mjs');
+  writeFileSync(file, source);
+  return { dir, file };
+}
+
 describe('workerExecutor', () => {
   it('fails the requests of a worker that dies, clearly, and starts a new one for the next', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rw-'));
-    const file = join(dir, 'fake-worker.mjs');
     // Answers 'chart' requests; dies on 'view'.
-    writeFileSync(
-      file,
+    const { dir, file } = fakeWorker(
       `import { parentPort, threadId } from 'node:worker_threads';
        parentPort.on('message', (m) => {
          if (m.type !== 'run') return;
@@ -171,16 +176,14 @@ describe('workerExecutor', () => {
     const after = (await ex.run(chart(2))) as unknown as number;
     expect(after).not.toBe(first);
     await ex.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
 describe('workerExecutor, the shared flags', () => {
   it('writes the id of each request it posts before posting it: a warm-up in the worker reads that a request is waiting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-rwf-'));
-    const file = join(dir, 'flag-worker.mjs');
     // Answers each request with what the second flag held when the worker took it up.
-    writeFileSync(
-      file,
+    const { dir, file } = fakeWorker(
       `import { parentPort, workerData } from 'node:worker_threads';
        const flags = new Int32Array(workerData.stop);
        parentPort.on('message', (m) => {
