@@ -99,6 +99,9 @@ export class Recent<K, V> {
  * enough to come from malloc's reused memory, where 256 KB slabs were fresh pages (mmap) each.
  */
 export function recentInts(n: number): Int32Array {
+  // Nothing can be written to an empty one: one for all (a small rolling summary leaves most of
+  // its sections' picks empty, and a view per empty section was most of this function's time).
+  if (n === 0) return NO_INTS;
   if (n > SLAB_INTS / 8) return new Int32Array(n);
   if (slabAt + n > SLAB_INTS) {
     slab = new Int32Array(SLAB_INTS);
@@ -109,6 +112,7 @@ export function recentInts(n: number): Int32Array {
   return out;
 }
 const SLAB_INTS = 1 << 14;
+const NO_INTS = new Int32Array(0);
 let slab = new Int32Array(SLAB_INTS);
 let slabAt = 0;
 
