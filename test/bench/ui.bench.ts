@@ -77,6 +77,14 @@ const ARM_MOVE = (commitOnEnter: boolean, key: string | null): string => `(() =>
   obs.observe(document.body, { attributes: true, attributeFilter: ['data-key'], subtree: true, childList: true });
 })()`;
 
+/** CTXSCOPE_UI_BENCH_FRESH_RUNS: a whole number of runs ≥ 1 (unset: 1), or a clear error — a typo must not measure nothing. */
+function freshRuns(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`CTXSCOPE_UI_BENCH_FRESH_RUNS: expected a whole number of runs ≥ 1, got "${raw}"`);
+  return n;
+}
+
 async function timedMove(page: Page, act: () => Promise<void>, commitOnEnter: boolean): Promise<{ ms: number; outer: number }> {
   const key = await page.getByTestId('region-bars').getAttribute('data-key');
   await page.evaluate(ARM_MOVE(commitOnEnter, key));
@@ -184,84 +192,85 @@ async function runSize(run: RunModule, calls: number): Promise<BenchRow[]> {
     // CTXSCOPE_UI_BENCH_FRESH_RUNS=5 (with FRESH): each policy's cold move that many times, each in
     // a serve of its own, reported as the median with every run in the note — one cold run on a
     // 2-core machine moved by ±40 % from run to run.
-    const reps = process.env.CTXSCOPE_UI_BENCH_FRESH === '1' ? Math.max(1, Number(process.env.CTXSCOPE_UI_BENCH_FRESH_RUNS ?? 1)) : 1;
+    const reps = process.env.CTXSCOPE_UI_BENCH_FRESH === '1' ? freshRuns(process.env.CTXSCOPE_UI_BENCH_FRESH_RUNS) : 1;
     const moves = new Map<string, BenchRow[]>();
     const pushMove = (r: BenchRow): void => {
       if (reps === 1) return push(r);
       process.stderr.write(`  (run) ${r.name}: ${r.value.toFixed(0)} ${r.unit}\n`);
       moves.set(r.name, [...(moves.get(r.name) ?? []), r]);
     };
-    for (let rep = 0; rep < reps; rep++)
-    for (const p of policies.filter((x) => !x.saved && (!only || only.includes(x.id)))) {
-      if (process.env.CTXSCOPE_UI_BENCH_FRESH === '1') {
-        if (current.serve !== serve) {
-          await current.page.close();
-          current.serve.child.kill('SIGTERM');
+    for (let rep = 0; rep < reps; rep++) {
+      for (const p of policies.filter((x) => !x.saved && (!only || only.includes(x.id)))) {
+        if (process.env.CTXSCOPE_UI_BENCH_FRESH === '1') {
+          if (current.serve !== serve) {
+            await current.page.close();
+            current.serve.child.kill('SIGTERM');
+          }
+          const fresh = await run.startServe([file], dir);
+          const freshPage = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+          await freshPage.goto(fresh.url);
+          await freshPage.getByTestId('guard-status-badge').waitFor({ timeout: 120_000 });
+          current = { serve: fresh, page: freshPage };
         }
-        const fresh = await run.startServe([file], dir);
-        const freshPage = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-        await freshPage.goto(fresh.url);
-        await freshPage.getByTestId('guard-status-badge').waitFor({ timeout: 120_000 });
-        current = { serve: fresh, page: freshPage };
-      }
-      const { page } = current;
-      try {
-      await page.getByTestId('policy-picker').selectOption(p.id);
-      await page.waitForFunction(`location.hash.includes('p=${encodeURIComponent(p.id)}') && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
-      // Each policy from its own settings, as a person who picks it and then drags does: the panel
-      // keeps overrides that still apply, so in list order codex inherited claude-code's target 0.6
-      // over its own trigger 0.4 (a compression at nearly every call). CTXSCOPE_UI_BENCH_CARRY=1
-      // keeps them, to measure that worst case too.
-      const reset = page.getByTestId('config-reset');
-      if (process.env.CTXSCOPE_UI_BENCH_CARRY !== '1' && (await reset.isEnabled())) {
-        const before = await page.getByTestId('region-bars').getAttribute('data-key');
-        await reset.click();
-        await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(before)} && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
-      }
-      const fields = await api<{ key: string; kind: string; min: number | null; max: number | null; applies: boolean; value: unknown }[]>(serve, 'getConfigFields', { policy: p.id });
-      const f = fields.find((x) => x.applies && x.min !== null && x.max !== null && typeof x.value === 'number');
-      if (!f) {
-        // No slider (s1, the OpenHands presets): the first numeric setting that applies, typed into
-        // its field and committed with Enter, as a person tries another value there.
-        // The setting that policy is about first (the tuner sweeps the same ones), else any.
-        const numeric = fields.filter((x) => x.applies && (x.kind === 'integer' || x.kind === 'number') && typeof x.value === 'number' && x.value > 1);
-        const n = ['triggerMessages', 'attentionWindow', 'maxOutput'].map((k) => numeric.find((x) => x.key === k)).find((x) => x !== undefined) ?? numeric[0];
-        if (!n) {
-          pushMove({ name: `setting → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'no numeric setting applies' });
+        const { page } = current;
+        try {
+        await page.getByTestId('policy-picker').selectOption(p.id);
+        await page.waitForFunction(`location.hash.includes('p=${encodeURIComponent(p.id)}') && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
+        // Each policy from its own settings, as a person who picks it and then drags does: the panel
+        // keeps overrides that still apply, so in list order codex inherited claude-code's target 0.6
+        // over its own trigger 0.4 (a compression at nearly every call). CTXSCOPE_UI_BENCH_CARRY=1
+        // keeps them, to measure that worst case too.
+        const reset = page.getByTestId('config-reset');
+        if (process.env.CTXSCOPE_UI_BENCH_CARRY !== '1' && (await reset.isEnabled())) {
+          const before = await page.getByTestId('region-bars').getAttribute('data-key');
+          await reset.click();
+          await page.waitForFunction(`document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-key') !== ${JSON.stringify(before)} && !document.querySelector('.chart-busy')`, null, { timeout: 120_000 });
+        }
+        const fields = await api<{ key: string; kind: string; min: number | null; max: number | null; applies: boolean; value: unknown }[]>(serve, 'getConfigFields', { policy: p.id });
+        const f = fields.find((x) => x.applies && x.min !== null && x.max !== null && typeof x.value === 'number');
+        if (!f) {
+          // No slider (s1, the OpenHands presets): the first numeric setting that applies, typed into
+          // its field and committed with Enter, as a person tries another value there.
+          // The setting that policy is about first (the tuner sweeps the same ones), else any.
+          const numeric = fields.filter((x) => x.applies && (x.kind === 'integer' || x.kind === 'number') && typeof x.value === 'number' && x.value > 1);
+          const n = ['triggerMessages', 'attentionWindow', 'maxOutput'].map((k) => numeric.find((x) => x.key === k)).find((x) => x !== undefined) ?? numeric[0];
+          if (!n) {
+            pushMove({ name: `setting → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'no numeric setting applies' });
+            continue;
+          }
+          const field = page.getByTestId(`field-${n.key}`);
+          await field.scrollIntoViewIfNeeded();
+          const shown = Number(await field.inputValue());
+          const next = n.kind === 'integer' ? Math.max(n.min ?? 1, Math.round(shown * 0.6)) : shown * 0.6;
+          const { ms, outer } = await timedMove(
+            page,
+            async () => {
+              await field.fill(String(next));
+              await field.press('Enter');
+            },
+            true,
+          );
+          pushMove({ name: `field ${n.key} ${shown} → ${next}, new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: `typed, from its Enter, in the page; ${outer.toFixed(0)} ms with Playwright's round trips` });
           continue;
         }
-        const field = page.getByTestId(`field-${n.key}`);
-        await field.scrollIntoViewIfNeeded();
-        const shown = Number(await field.inputValue());
-        const next = n.kind === 'integer' ? Math.max(n.min ?? 1, Math.round(shown * 0.6)) : shown * 0.6;
-        const { ms, outer } = await timedMove(
-          page,
-          async () => {
-            await field.fill(String(next));
-            await field.press('Enter');
-          },
-          true,
-        );
-        pushMove({ name: `field ${n.key} ${shown} → ${next}, new replay (${label}, ${p.id})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: `typed, from its Enter, in the page; ${outer.toFixed(0)} ms with Playwright's round trips` });
-        continue;
-      }
-      const slider = page.getByTestId(`slider-${f.key}`);
-      await slider.scrollIntoViewIfNeeded();
-      if (await slider.isDisabled()) {
-        // CTXSCOPE_UI_BENCH_CARRY: an override carried from another policy may replace this setting
-        // (the OpenHands presets' triggerMessages replaces letta's trigger); the panel disables it.
-        pushMove({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'disabled: a carried override replaces it' });
-        continue;
-      }
-      // Move away from the value the slider shows now: an override kept from the previous policy
-      // (the panel keeps overrides that still apply) may already sit where the policy's own value
-      // would send it, and an unchanged value rightly replays nothing.
-      const current = Number(await slider.inputValue());
-      const v = current > ((f.min ?? 0) + (f.max ?? 1)) / 2 ? (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.4 : (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.6;
-      const { ms, outer } = await timedMove(page, () => slider.fill(String(v)), false);
-      pushMove({ name: `slider ${f.key} → new replay (${label}, ${p.id}${process.env.CTXSCOPE_UI_BENCH_FRESH === '1' ? ', fresh serve' : ''})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: `in the page; ${outer.toFixed(0)} ms with Playwright's round trips` });
-      } catch (e) {
-        pushMove({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', target: `≤ ${limit} ms`, pass: false, note: String(e).split('\n')[0] });
+        const slider = page.getByTestId(`slider-${f.key}`);
+        await slider.scrollIntoViewIfNeeded();
+        if (await slider.isDisabled()) {
+          // CTXSCOPE_UI_BENCH_CARRY: an override carried from another policy may replace this setting
+          // (the OpenHands presets' triggerMessages replaces letta's trigger); the panel disables it.
+          pushMove({ name: `slider ${f.key} → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', note: 'disabled: a carried override replaces it' });
+          continue;
+        }
+        // Move away from the value the slider shows now: an override kept from the previous policy
+        // (the panel keeps overrides that still apply) may already sit where the policy's own value
+        // would send it, and an unchanged value rightly replays nothing.
+        const current = Number(await slider.inputValue());
+        const v = current > ((f.min ?? 0) + (f.max ?? 1)) / 2 ? (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.4 : (f.min ?? 0) + ((f.max ?? 1) - (f.min ?? 0)) * 0.6;
+        const { ms, outer } = await timedMove(page, () => slider.fill(String(v)), false);
+        pushMove({ name: `slider ${f.key} → new replay (${label}, ${p.id}${process.env.CTXSCOPE_UI_BENCH_FRESH === '1' ? ', fresh serve' : ''})`, value: ms, unit: 'ms', target: `≤ ${limit} ms`, pass: ms <= limit, note: `in the page; ${outer.toFixed(0)} ms with Playwright's round trips` });
+        } catch (e) {
+          pushMove({ name: `slider → new replay (${label}, ${p.id})`, value: NaN, unit: 'ms', target: `≤ ${limit} ms`, pass: false, note: String(e).split('\n')[0] });
+        }
       }
     }
     for (const runs of moves.values()) {

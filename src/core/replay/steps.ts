@@ -278,7 +278,6 @@ export function stepReason(steps: ReplaySteps, i: number): string {
   return reasonText(steps, steps.reasonIndex[i]!);
 }
 
-
 /**
  * `index => ofText(reasonText(steps, index))`, without wording a deferred reason whose words know
  * their template from a few of its numbers (StepArrays.templateOf). `ofText` must give the same

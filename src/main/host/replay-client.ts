@@ -13,11 +13,11 @@
  * - a worker that dies fails the requests it held with a clear error and is started again for
  *   the next one, so no request ever waits for an answer that will not come.
  */
-import { traceSpan } from '../trace';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
+import { traceSpan } from '../trace';
 import { startWorker } from '../workers';
 import { dispatch, replaysOf, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import { configOf, type ReplayService } from './replays';

@@ -108,10 +108,10 @@ export interface PrewarmOptions {
   readonly whenStillIdle?: (run: () => void) => void;
   /**
    * A replay run for its compiled code only, once per policy per worker, after the chart of
-   * `inputs` (`own`) or for another policy (`alsoWarm`), and the work above (see WARM_UP). It must stop itself after a time of its own and as
-   * soon as a request is waiting, and say which stopped it ('request': the warm-up is tried again
-   * at the next idle time), or that it could not run ('skipped': it would have had to count, load
-   * or send anything).
+   * `inputs` (`own`) or for another policy (`alsoWarm`), and the work above. It must stop itself
+   * after a time of its own and as soon as a request is waiting, and say which stopped it
+   * ('request': the warm-up is tried again at the next idle time), or that it could not run
+   * ('skipped': it would have had to count, load or send anything).
    */
   readonly warm?: (inputs: ReplayInputs, own: boolean) => Promise<WarmOutcome>;
   /**

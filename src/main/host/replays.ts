@@ -53,6 +53,11 @@ export function policyOf(policyId: string, lookup: PolicyLookup = builtInOnly): 
 /** A rehearsal's chart view width: a chart's, as a window draws one. */
 const REHEARSAL_BUCKETS = 1_000;
 
+/** S0's emergency path measures the "true" size with a reference tokenizer when the transcript reports none. */
+function needsReference(config: ReplayConfig, session: Session): boolean {
+  return config.paths.emergency && !session.messages.some((m) => m.usage);
+}
+
 /** The key of a session's counts under `tokenizer` as `config` has them made (media tokens, tool schemas scaled or not). */
 function countsKey(sessionId: string, tokenizer: string, config: ReplayConfig, scaled: boolean): string {
   return `${sessionId}\u0000${tokenizer}\u0000${config.mediaTokens ?? ''}\u0000${scaled ? config.schemaScale : 1}`;
@@ -273,7 +278,7 @@ export class ReplayService {
     const config = configOf(inputs.policy, inputs.overrides);
     const session = this.deps.session(inputs.sessionId);
     const own = resolveTokenizer(session, config);
-    return config.paths.emergency && !session.messages.some((m) => m.usage) ? [own, config.referenceTokenizer] : [own];
+    return needsReference(config, session) ? [own, config.referenceTokenizer] : [own];
   }
 
   private stampOf(sessionId: string, tokenizers: readonly string[]): string {
@@ -285,9 +290,7 @@ export class ReplayService {
     const config = configOf(inputs.policy, inputs.overrides);
     const session = this.deps.session(inputs.sessionId);
     const counts = this.counted(inputs.sessionId, session, resolveTokenizer(session, config), config, true);
-    // S0's emergency path measures the "true" size with a reference tokenizer when the transcript reports none.
-    const needsReference = config.paths.emergency && !session.messages.some((m) => m.usage);
-    const referenceCounts = needsReference ? this.counted(inputs.sessionId, session, config.referenceTokenizer, config, false) : undefined;
+    const referenceCounts = needsReference(config, session) ? this.counted(inputs.sessionId, session, config.referenceTokenizer, config, false) : undefined;
     const summarizer = await this.summarizerOf(config);
     this.runs++;
     try {
@@ -320,9 +323,9 @@ export class ReplayService {
     const held = (tokenizer: string, scaled: boolean): SessionCounts | undefined =>
       this.counts.get(countsKey(inputs.sessionId, tokenizer, config, scaled));
     const counts = held(resolveTokenizer(session, config), true);
-    const needsReference = config.paths.emergency && !session.messages.some((m) => m.usage);
-    const referenceCounts = needsReference ? held(config.referenceTokenizer, false) : undefined;
-    if (!counts || (needsReference && !referenceCounts)) return 'skipped';
+    const reference = needsReference(config, session);
+    const referenceCounts = reference ? held(config.referenceTokenizer, false) : undefined;
+    if (!counts || (reference && !referenceCounts)) return 'skipped';
     try {
       const { result } = await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), shouldStop });
       // Its chart view too, thrown away: the markers' code (a status run's template per call)
