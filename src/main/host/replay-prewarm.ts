@@ -26,9 +26,10 @@
  * 178–209 and its first drag (trigger 0.4, 716 rolling summaries) 272–306 instead of 290–336.
  *
  * Then, once per policy per worker, a warm-up replay (`warm`): the chart's inputs with the
- * policy's trigger moved a little (warmUpOverrides), results thrown away — the policy's own code
+ * policy's trigger dragged far down (warmUpOverrides), results thrown away — the policy's own code
  * compiled before its first drag — and after it every other built-in policy's (`alsoWarm`, in
- * `warmUpOrder`), each at its own settings moved the same way: the code the policies share (the
+ * `warmUpOrder`), each at its own settings moved the same way (a policy warmed so is warmed again
+ * as its own when it is picked): the code the policies share (the
  * replay loop, the summarizer, the window's sums) is then compiled for more than one policy's
  * shapes before a person picks one and drags at once. On the bench's fresh `serve` (10,000 calls,
  * a policy picked right after the first chart and its setting moved right after its chart, 2–3
@@ -107,8 +108,8 @@ export interface PrewarmOptions {
   /** Runs the first warm-up of an idle time once the worker has stayed idle a while (see WARM_UP_AFTER_MS). */
   readonly whenStillIdle?: (run: () => void) => void;
   /**
-   * A replay run for its compiled code only, once per policy per worker, after the chart of
-   * `inputs` (`own`) or for another policy (`alsoWarm`), and the work above. It must stop itself
+   * A replay run for its compiled code only, after the work above: once per policy per worker
+   * for another policy's chart (`alsoWarm`), and once more after a chart of its own (`own`). It must stop itself
    * after a time of its own and as soon as a request is waiting, and say which stopped it
    * ('request': the warm-up is tried again at the next idle time), or that it could not run
    * ('skipped': it would have had to count, load or send anything).
@@ -197,18 +198,22 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
         const warm = options.warm;
         if (!warm || !inputs || inputs.sessionId !== sessionId || mine !== generation) return;
         // The chart's own policy first, then the others; one at a time, each on a turn of its own.
-        const queue = [inputs, ...(options.alsoWarm?.(inputs) ?? [])].filter((x) => !warmed.has(x.policy.id));
+        // A policy warmed as another's is warmed again as its own once picked: the others' are
+        // shorter, and the pick is the sign it is about to be dragged.
+        const nameOf = (x: ReplayInputs): string => (x === inputs ? `own ${x.policy.id}` : x.policy.id);
+        const queue = [inputs, ...(options.alsoWarm?.(inputs) ?? [])].filter((x) => !warmed.has(nameOf(x)));
         const next = (): void => {
           const x = queue.shift();
           if (!x || mine !== generation) return;
           // It settles on its own (stopped by its time or a request, or failed): nothing waits for it.
           warm(x, x === inputs).then(
             (outcome) => {
-              if (outcome === 'done') warmed.add(x.policy.id);
+              // Warmed as its own, it needs no warm-up as another's either.
+              if (outcome === 'done') warmed.add(nameOf(x)).add(x.policy.id);
               // A request is waiting: it runs first, and its answer's idle time starts over.
               if (outcome !== 'request') later(next);
             },
-            () => warmed.add(x.policy.id),
+            () => warmed.add(nameOf(x)).add(x.policy.id),
           );
         };
         // Not at once: a person stepping with the keys asks for a call's detail every 30–300 ms, and
@@ -270,15 +275,24 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
 }
 
 /**
- * The warm-up's setting (`warm`): the policy's own trigger moved down a little, as a first drag
- * moves it — a message count by a fifth, a ratio by a tenth (Claude Code's preset, whose trigger
- * is its own formula: its target) — so that the replay folds other messages than the chart's
- * (folds already summarized would be found in the fold memo and compile nothing).
+ * The warm-up's setting (`warm`): the policy's own setting dragged far — a trigger and a message
+ * count halved; Claude Code's preset, whose trigger is its own formula, its target doubled (a
+ * compaction that leaves more compacts again sooner) — so that the replay compresses often and the code a heavy replay runs (the summarizer, its lanes,
+ * the compression path) is what gets compiled. A setting moved only a little compressed a few
+ * dozen times: on the bench's fresh `serve` (10,000 calls, a second between first chart, pick and
+ * move, 3 runs each) letta's first move to 0.4 stayed at 164–216 ms in the page and
+ * openhands-summary's to 60 messages at 198–215; with the warm-ups halved (and the others' 200 ms,
+ * replay-worker.ts) 136–144 and 142–177. A ratio trigger's target is lowered too (by 15 %), so
+ * that the folds are not those a drag down would ask for: the point is compiled code, not answers
+ * computed ahead (a warm-up writes its summaries through a summarizer of its own, but they share
+ * the summary caches' objects).
  */
 export function warmUpOverrides(config: ReplayConfig): Overrides {
-  if (config.triggerMessages !== undefined) return { triggerMessages: Math.max(2, Math.round(config.triggerMessages * 0.8)) };
-  if (config.autoCompact || config.triggerTokens !== undefined) return { target: Math.round(config.target * 90) / 100 };
-  return { trigger: Math.round(config.trigger * 90) / 100 };
+  // Ratios to thousandths: a setting as a person types it, with no float noise (0.7 × 0.85).
+  const ratio = (x: number): number => Math.round(x * 1000) / 1000;
+  if (config.triggerMessages !== undefined) return { triggerMessages: Math.max(2, Math.round(config.triggerMessages * 0.5)) };
+  if (config.autoCompact || config.triggerTokens !== undefined) return { target: Math.min(0.9, ratio(config.target * 2)) };
+  return { trigger: ratio(config.trigger * 0.5), target: ratio(config.target * 0.85) };
 }
 
 /**

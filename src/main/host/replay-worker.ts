@@ -121,14 +121,19 @@ function start(data: ReplayWorkerData): void {
 
 /**
  * The warm-up replay's length (replay-prewarm.ts `warm`): once per policy per worker, after its
- * first chart. A fresh worker's first drag of a policy that summarizes ran its code still
+ * first chart of its own. A fresh worker's first drag of a policy that summarizes ran its code still
  * unoptimized: openhands-summary at 60 messages (10,000 calls) replayed in 108–153 ms, 71–90 after
  * one replay at another setting (3 runs each, fresh serves). A request posted meanwhile stops it
  * within the replay's stop check (every 16 calls), so it may run long: a whole replay, mostly.
  */
 const WARM_UP_MS = 400;
-/** Each other built-in policy's warm-up (replay-prewarm.ts `alsoWarm`): the code they share warmed on their shapes too. */
-const WARM_UP_OTHER_MS = 60;
+/**
+ * Each other built-in policy's warm-up (replay-prewarm.ts `alsoWarm`): the code they share warmed
+ * on their shapes too. Long enough for most of a cold heavy replay (warmUpOverrides): 60 ms had
+ * left letta's and openhands-summary's first moves after a second's pause 30–60 ms slower (see
+ * warmUpOverrides). Those that do not summarize end sooner; any request stops one at once.
+ */
+const WARM_UP_OTHER_MS = 200;
 /** The built-in policies in the order they are warmed up as others (replay-prewarm.ts `warmUpOrder`). */
 const WARM_ORDER = warmUpOrder(POLICIES);
 

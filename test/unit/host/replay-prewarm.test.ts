@@ -265,11 +265,19 @@ describe('replay prewarm', () => {
     await prewarm.settled;
     await new Promise((r) => setTimeout(r, 0));
     expect(order).toEqual(['warm letta', 'warm s0']);
-    // The setting: a message count by a fifth, Claude Code's target and any other trigger by a tenth.
-    expect(warmUpOverrides(configFor('openhands-summary', {}))).toEqual({ triggerMessages: Math.round(configFor('openhands-summary', {}).triggerMessages! * 0.8) });
-    expect(warmUpOverrides(configFor('claude-code', {}))).toEqual({ target: Math.round(configFor('claude-code', {}).target * 90) / 100 });
-    expect(warmUpOverrides(configFor('s0', {}))).toEqual({ trigger: Math.round(configFor('s0', {}).trigger * 90) / 100 });
-    expect(warmUpOverrides(configFor('letta', { trigger: 0.5 }))).toEqual({ trigger: 0.45 });
+    // The setting, dragged far (by hand from the presets, policies/index.ts):
+    // openhands-summary's 100 messages halved → 50;
+    expect(warmUpOverrides(configFor('openhands-summary', {}))).toEqual({ triggerMessages: 50 });
+    // Claude Code's target 0.15 doubled → 0.3, and never past 0.9 (0.6 × 2 = 1.2 → 0.9);
+    expect(warmUpOverrides(configFor('claude-code', {}))).toEqual({ target: 0.3 });
+    expect(warmUpOverrides(configFor('claude-code', { target: 0.6 }))).toEqual({ target: 0.9 });
+    // a ratio trigger halved, its target lowered by 15 % (to thousandths): s0 1 → 0.5 and
+    // 0.5 → 0.425; letta 0.9 → 0.45 and 0.7 → 0.595; a trigger overridden to 0.5 → 0.25.
+    expect(warmUpOverrides(configFor('s0', {}))).toEqual({ trigger: 0.5, target: 0.425 });
+    expect(warmUpOverrides(configFor('letta', {}))).toEqual({ trigger: 0.45, target: 0.595 });
+    expect(warmUpOverrides(configFor('letta', { trigger: 0.5 }))).toEqual({ trigger: 0.25, target: 0.595 });
+    // A message count never below 2 (3 → 1.5 → 2).
+    expect(warmUpOverrides(configFor('openhands-summary', { triggerMessages: 3 }))).toEqual({ triggerMessages: 2 });
   });
 
   it("warms the other policies after the chart's own, each once; a waiting request stops the chain, which goes on at the next idle time", async () => {
@@ -290,7 +298,7 @@ describe('replay prewarm', () => {
         order.push(`${own ? 'own' : 'other'} ${inputs.policy.id}`);
         return script.get(inputs.policy.id)?.shift() ?? 'done';
       },
-      alsoWarm: (inputs) => ['s2', 's3', 's4'].filter((id) => id !== inputs.policy.id).map((id) => ({ ...inputs, policy: policyOf(id) })),
+      alsoWarm: (inputs) => ['letta', 's2', 's3', 's4'].filter((id) => id !== inputs.policy.id).map((id) => ({ ...inputs, policy: policyOf(id) })),
     });
     const settle = async (): Promise<void> => {
       for (let i = 0; i < 20; i++) {
@@ -324,6 +332,18 @@ describe('replay prewarm', () => {
     prewarm.resume(sessionOf);
     await settle();
     expect(order.slice(7)).toEqual([]);
+    // s4 picked: warmed before as another's, it is warmed again as its own (once); the others are
+    // not — letta included, warmed as its own at the start, which counts as another's too.
+    prewarm.afterChart(sessionOf, { sessionId: 's', policy: policyOf('s4'), overrides: {}, needles: [], pins: [] });
+    await settle();
+    expect(order.slice(7)).toEqual(['own s4']);
+    prewarm.afterChart(sessionOf, { sessionId: 's', policy: policyOf('s4'), overrides: {}, needles: [], pins: [] });
+    await settle();
+    expect(order.slice(8)).toEqual([]);
+    // s2 picked: the same.
+    prewarm.afterChart(sessionOf, { sessionId: 's', policy: policyOf('s2'), overrides: {}, needles: [], pins: [] });
+    await settle();
+    expect(order.slice(8)).toEqual(['own s2']);
   });
 
   it('orders the other policies for warming up: those writing summaries first, the list order otherwise', () => {
