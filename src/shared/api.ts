@@ -632,8 +632,39 @@ export interface ApiClient extends Api {
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
 }
 
+/**
+ * An answer already written as JSON where it was made. The replay worker writes a chart view
+ * (hundreds of KB at thousands of markers) as text once: the host then sends that text as it is
+ * over HTTP, and over IPC the window parses it, instead of the object being copied from the worker
+ * thread (structured clone, both ways) and written as JSON again on the host's thread at every
+ * slider move. Plain data: it crosses postMessage and IPC as one string.
+ */
+export interface JsonText<T> {
+  readonly jsonText: string;
+  /** What the text holds (never set: for the type only). */
+  readonly __holds?: T;
+}
+
+export function toJsonText<T>(value: T): JsonText<T> {
+  return { jsonText: JSON.stringify(value) };
+}
+
+/** Whether an answer is a JsonText (no answer of the contract is an object with that one string key). */
+export function isJsonText(value: unknown): value is JsonText<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { jsonText?: unknown }).jsonText === 'string' && Object.keys(value).length === 1;
+}
+
+/** The answer itself, parsed when it came as JsonText. */
+export function answerOf<T>(value: T | JsonText<T>): T {
+  return isJsonText(value) ? (JSON.parse(value.jsonText) as T) : value;
+}
+
+/** The methods whose handlers may answer with JsonText (the transports and `unwrap` take both). */
+export type WrittenAhead = 'getChartView';
+/** What a handler answers: the value, or for WrittenAhead methods the value or its JsonText. */
+export type HandlerOutput<K extends MethodName> = K extends WrittenAhead ? MethodOutputs[K] | JsonText<MethodOutputs[K]> : MethodOutputs[K];
 /** A host's handler table: one function per method, given validated arguments. */
-export type Handlers = { [K in MethodName]: (args: MethodArgs<K>) => Promise<MethodOutputs[K]> };
+export type Handlers = { [K in MethodName]: (args: MethodArgs<K>) => Promise<HandlerOutput<K>> };
 export type EventSink = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];

@@ -5,7 +5,7 @@
  */
 import type { ReplayResult } from '../../core/replay/types';
 import type { ChartViewWire } from '../../shared/marker-columns';
-import { ApiError, type ApiErrorCode, type CompareView, type ReplayView, type StepDetail } from '../../shared/api';
+import { ApiError, type ApiErrorCode, type CompareView, type JsonText, type ReplayView, type StepDetail } from '../../shared/api';
 import { replayKey, type ReplayInputs, type ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
 import type { SessionDetailBody } from './session-detail';
@@ -20,7 +20,7 @@ export type ReplayOp =
   | { readonly op: 'session'; readonly sessionId: string };
 
 export interface ReplayOpResults {
-  chart: ChartViewWire;
+  chart: JsonText<ChartViewWire>;
   detail: StepDetail;
   view: ReplayView;
   result: ReplayResult;

@@ -26,7 +26,7 @@ import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { chartViewToWire, type ChartViewWire } from '../../shared/marker-columns';
-import { ApiError, type CompareView, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
+import { ApiError, toJsonText, type CompareView, type JsonText, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
 import { traceSpan } from '../trace';
 import { countsCarried } from './counts-carry';
@@ -142,6 +142,8 @@ export interface ReplayServiceDeps {
 
 /** Runs kept to be continued after an append (ReplayService.live): one per replay key, the most recent. */
 const LIVE_RUNS = 4;
+/** Chart views kept as sent (`charts`): a few hundred KB each at thousands of markers. */
+const CHARTS_KEPT = 8;
 
 /** Tokenizers whose exact count of a long session takes seconds (BPE): counted in the background. */
 const isBpe = (tokenizer: string): boolean => tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
@@ -170,6 +172,8 @@ export class ReplayService {
   /** The counts the window shows per session (session-detail.ts), until forgotten. */
   private readonly shown = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached & Run>();
+  /** The last chart views answered, as sent, by result key and width (most recently used last). */
+  private readonly charts = new Map<string, JsonText<ChartViewWire>>();
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
   private readonly running = new Map<string, Run & { readonly done: Promise<Cached>; readonly sessionId: string }>();
   /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
@@ -371,16 +375,29 @@ export class ReplayService {
     return toView(await this.result(inputs, shouldStop));
   }
 
-  async chart(inputs: ReplayInputs, buckets: number, shouldStop?: () => boolean): Promise<ChartViewWire> {
+  async chart(inputs: ReplayInputs, buckets: number, shouldStop?: () => boolean): Promise<JsonText<ChartViewWire>> {
     const c = await this.cached(inputs, shouldStop);
+    // A slider dragged back to a value it passed answers from here: the result is cached, and so
+    // is what was made of it. The key names the session's and counts' generation (`cached`).
+    const viewKey = `${c.key}\u0000${buckets}`;
+    const made = this.charts.get(viewKey);
+    if (made) {
+      this.charts.delete(viewKey);
+      this.charts.set(viewKey, made);
+      return made;
+    }
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
     const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
     const span = traceSpan('chart view');
     const view = chartView(c.result, { key: c.key, buckets, warnings });
     span(`${view.markers.length} markers`);
-    // Its markers as columns (shared/marker-columns.ts): what the worker posts and the host sends.
-    return chartViewToWire(view);
+    // Its markers as columns (shared/marker-columns.ts), written as JSON here: what the worker
+    // posts (one string) and the host sends as it is.
+    const text = toJsonText(chartViewToWire(view));
+    this.charts.set(viewKey, text);
+    while (this.charts.size > CHARTS_KEPT) this.charts.delete(this.charts.keys().next().value as string);
+    return text;
   }
 
   async detail(inputs: ReplayInputs, step: number, shouldStop?: () => boolean): Promise<StepDetail> {

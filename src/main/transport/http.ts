@@ -14,7 +14,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { type EventName, type EventPayload, type Handlers } from '../../shared/api';
+import { isJsonText, type EventName, type EventPayload, type Handlers } from '../../shared/api';
 import { traceSpan } from '../trace';
 import { dispatch, type Logger } from './dispatch';
 import type { Route } from './upload';
@@ -254,7 +254,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  // An answer written already (JsonText: a chart view from the replay worker) goes out as it is.
+  const answer = typeof value === 'object' && value !== null && 'ok' in value && value.ok === true && 'value' in value ? value.value : undefined;
+  const body = isJsonText(answer) ? `{"ok":true,"value":${answer.jsonText}}` : JSON.stringify(value);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

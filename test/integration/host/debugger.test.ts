@@ -11,7 +11,7 @@ import { createHost, type Host } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
 import { chartViewFromWire, type ChartViewWire } from '../../../src/shared/marker-columns';
-import { ApiError, type Envelope, type EventName, type StepDetail } from '../../../src/shared/api';
+import { answerOf, ApiError, type Envelope, type EventName, type StepDetail } from '../../../src/shared/api';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 let dir: string;
@@ -37,7 +37,7 @@ describe('debugger methods through the handlers', () => {
   });
 
   it('gives a chart view with every compression as a marker, and the detail of the call it ran at', async () => {
-    const v = chartViewFromWire(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 800 }));
+    const v = chartViewFromWire(answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 800 })));
     const replayed = await host.handlers.runReplay({ sessionId: id, ...q });
     // Fewer calls than buckets: one call per bucket, exact.
     expect(v.stepCount).toBe(replayed.steps.total.length);
@@ -56,21 +56,21 @@ describe('debugger methods through the handlers', () => {
   });
 
   it('answers cancelled to a request superseded on its channel, and the newer one with its own result', async () => {
-    const older = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.2 }, buckets: 64, channel: 'chart' });
-    const newer = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.3 }, buckets: 64, channel: 'chart' });
+    const older = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.2 }, buckets: 64, channel: 'chart' }).then(answerOf);
+    const newer = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.3 }, buckets: 64, channel: 'chart' }).then(answerOf);
     expect(await codeOf(older)).toBe('cancelled');
     expect((await newer).config['target']).toBe(0.3);
   });
 
   it('answers bad_input to an invalid override and still answers the last good replay', async () => {
-    const good = await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 });
+    const good = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
     await expect(host.handlers.getChartView({ sessionId: id, ...q, overrides: { trigger: 3 }, buckets: 64 })).rejects.toMatchObject({ code: 'bad_input' });
-    const again = await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 });
+    const again = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
     expect(again.key).toBe(good.key);
   });
 
   it('names a call past the end', async () => {
-    const v = await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 });
+    const v = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
     await expect(host.handlers.getStepDetail({ sessionId: id, ...q, step: v.stepCount })).rejects.toThrow(`step ${v.stepCount} does not exist: this replay has ${v.stepCount} calls (0–${v.stepCount - 1})`);
   });
 
@@ -162,10 +162,10 @@ describe('replays before exact counts exist', () => {
     try {
       const sid = h.initialSessionId!;
       // No getSession first: the replay itself asks for the counts it lacks.
-      const early = await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 });
+      const early = answerOf(await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 }));
       expect(early.warnings).toContain("token counts are the import's chars/4 estimates until exact calibrated counts are ready");
       expect(await countsReady).toBe('calibrated');
-      const exact = await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 });
+      const exact = answerOf(await h.handlers.getChartView({ sessionId: sid, ...q, buckets: 64 }));
       expect(exact.warnings.some((w) => w.includes('estimates'))).toBe(false);
       // The same inputs on other counts are another replay: its key differs, so the window's step-detail cache misses.
       expect(exact.key).not.toBe(early.key);

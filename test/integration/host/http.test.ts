@@ -8,13 +8,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type Handlers } from '../../../src/shared/api';
+import { ApiError, toJsonText, type Handlers } from '../../../src/shared/api';
+import type { ChartViewWire } from '../../../src/shared/marker-columns';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
 
 const calls: string[] = [];
 const unsupported = async (): Promise<never> => {
   throw new ApiError('unsupported', 'not here');
 };
+// An answer written ahead (the replay worker's chart view): the transport never looks inside it.
+const chartWritten = { key: 'k1', stepCount: 3, markers: { texts: ['compression'], label: [0] }, note: 'quote " and \u2028 kept' } as unknown as ChartViewWire;
 const handlers: Handlers = {
   getInfo: async () => ({ version: '0.0.0', host: 'serve', dbPath: ':memory:', initialSessionId: null }),
   listSessions: async () => {
@@ -30,7 +33,7 @@ const handlers: Handlers = {
   },
   listPolicies: async () => [],
   runReplay: unsupported,
-  getChartView: unsupported,
+  getChartView: async () => toJsonText(chartWritten),
   getStepDetail: unsupported,
   getConfigFields: unsupported,
   getAccuracy: unsupported,
@@ -119,6 +122,14 @@ describe('serve transport', () => {
     const unknown = await call('/api/dropTables', { body: '{}', headers: auth() });
     expect(unknown.status).toBe(400);
     expect((JSON.parse(unknown.body) as { error: { message: string } }).error.message).toBe('unknown method "dropTables"');
+  });
+
+  it('sends an answer written ahead (JsonText) as the envelope of its value, the text as it is', async () => {
+    const res = await call('/api/getChartView', { body: JSON.stringify({ sessionId: 's', policy: 's0', buckets: 64 }), headers: auth() });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(`{"ok":true,"value":${JSON.stringify(chartWritten)}}`);
+    expect(JSON.parse(res.body)).toEqual({ ok: true, value: chartWritten });
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
   });
 
   it('carries handler errors with their code', async () => {

@@ -4,6 +4,7 @@
  * rows written, is the stored one; the chart gains the new calls.
  */
 import { appendFileSync } from 'node:fs';
+import { answerOf } from '../../../src/shared/api';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { toMessageView } from '../../../src/main/host/views';
@@ -21,7 +22,7 @@ it('follows a Codex rollout on the fast path and answers from the grown session'
   const id = t.host.initialSessionId!;
   const before = await t.host.handlers.getSession({ id });
   const policy = before.defaultPolicy;
-  const chartBefore = await t.host.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+  const chartBefore = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 }));
   await t.host.handlers.watchSession({ sessionId: id, on: true });
   // A prompt and the start of a call (reasoning), then the rest of the call and its usage.
   let seen = t.nextUpdate();
@@ -38,6 +39,6 @@ it('follows a Codex rollout on the fast path and answers from the grown session'
   const last = t.host.store.loadSession(id)!.messages.at(-1)!;
   expect(last.parts.map((p) => p.kind)).toEqual(['reasoning', 'text']);
   expect(last.usage?.input).toBe(4000);
-  const chartAfter = await t.host.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+  const chartAfter = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 }));
   expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 1);
 });

@@ -4,6 +4,7 @@
  * (its caches of the old one dropped): detail, messages and the chart's call count.
  */
 import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import { answerOf } from '../../../src/shared/api';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHost } from '../../../src/main/host/handlers';
@@ -46,7 +47,7 @@ describe('live tail through the host', () => {
   it('emits sessionUpdated on an append and answers from the grown session', async () => {
     const id = t.host.initialSessionId!;
     const before = await t.host.handlers.getSession({ id });
-    const chartBefore = await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
+    const chartBefore = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
     expect(await t.host.handlers.watchSession({ sessionId: id, on: true })).toEqual({ watching: true, path: t.file });
     const seen = t.nextUpdate();
     appendTurn(1);
@@ -59,7 +60,7 @@ describe('live tail through the host', () => {
     // The session the host held was patched with the new messages, not read again: it is the stored one.
     const all = await t.host.handlers.getMessages({ sessionId: id, offset: 0, limit: 2000 });
     expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(t.host.store.loadSession(id)!.messages.map((m, i) => toMessageView(m, i, 0, false)).map(({ tokens: _t, pinned: _p, ...m }) => m));
-    const chartAfter = await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
+    const chartAfter = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 1);
     expect(await t.host.handlers.watchSession({ sessionId: id, on: false })).toEqual({ watching: false, path: t.file });
   });
@@ -69,13 +70,13 @@ describe('live tail through the host', () => {
     try {
       const id = whost.initialSessionId!;
       const policy = (await whost.handlers.getSession({ id })).defaultPolicy;
-      const before = await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+      const before = answerOf(await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 }));
       await whost.handlers.watchSession({ sessionId: id, on: true });
       for (let n = 1; n <= 2; n++) {
         const seen = t.nextUpdate();
         appendTurn(n);
         await seen;
-        const after = await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 });
+        const after = answerOf(await whost.handlers.getChartView({ sessionId: id, policy, overrides: {}, needles: [], buckets: 64 }));
         expect(after.stepCount).toBe(before.stepCount + n);
         // The worker's session is the stored one: the last call is the last message.
         const last = await whost.handlers.getStepDetail({ sessionId: id, policy, overrides: {}, needles: [], step: after.stepCount - 1 });

@@ -12,7 +12,7 @@ import { createHost } from '../../../src/main/host/handlers';
 import { MAX_QUEUE, ReplayClient, replayWorkerSource, workerExecutor, type ReplayExecutor } from '../../../src/main/host/replay-client';
 import type { ReplayOp } from '../../../src/main/host/replay-protocol';
 import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
-import { ApiError } from '../../../src/shared/api';
+import { answerOf, ApiError, type JsonText } from '../../../src/shared/api';
 import type { ChartViewWire } from '../../../src/shared/marker-columns';
 import { claudeCodeText } from '../../bench/corpus';
 import { assistant, session, user } from '../../helpers/session';
@@ -224,7 +224,7 @@ describe('workerExecutor with the replay worker', () => {
       ex.stopRunning!();
       expect(await codeOf(stopped)).toBe('cancelled');
       // The flag names that run only: the next one runs to the end.
-      const next = (await ex.run(op(0.6))) as ChartViewWire;
+      const next = answerOf((await ex.run(op(0.6))) as JsonText<ChartViewWire>);
       expect(next.stepCount).toBeGreaterThan(1_000);
     } finally {
       await ex.close();
@@ -248,7 +248,7 @@ describe('ReplayService', () => {
 
   it('answers the chart, the detail and the view of one replay from one run', async () => {
     const svc = make();
-    const v = await svc.chart(inputs(), 800);
+    const v = answerOf(await svc.chart(inputs(), 800));
     const d = await svc.detail(inputs(), 3);
     await svc.view(inputs());
     expect(svc.runs).toBe(1);
@@ -259,13 +259,32 @@ describe('ReplayService', () => {
     expect(svc.runs).toBe(2);
   });
 
+  it('answers a chart it made before from what it sent (a slider dragged back), and makes it again after the session changed', async () => {
+    const svc = make();
+    const first = await svc.chart(inputs(), 800);
+    // The same object: neither replayed nor reduced nor written again.
+    expect(await svc.chart(inputs(), 800)).toBe(first);
+    expect(svc.runs).toBe(1);
+    // Another width is another view of the same replay.
+    const narrow = await svc.chart(inputs(), 64);
+    expect(narrow).not.toBe(first);
+    expect(answerOf(narrow).key).toBe(answerOf(first).key);
+    expect(svc.runs).toBe(1);
+    // Exact counts arrived: a new replay, a new view.
+    svc.forget('s');
+    const after = await svc.chart(inputs(), 800);
+    expect(after).not.toBe(first);
+    expect(answerOf(after).key).not.toBe(answerOf(first).key);
+    expect(svc.runs).toBe(2);
+  });
+
   it('names a replay of the same inputs after the session changed (counts, a tail append) with another key', async () => {
     const svc = make();
-    const before = await svc.chart(inputs(), 800);
+    const before = answerOf(await svc.chart(inputs(), 800));
     expect((await svc.detail(inputs(), 3)).key).toBe(before.key);
     // Exact counts arrived (or the file grew): the window's step details cached under the old key must not be served.
     svc.forget('s');
-    const after = await svc.chart(inputs(), 800);
+    const after = answerOf(await svc.chart(inputs(), 800));
     expect(after.key).not.toBe(before.key);
     expect((await svc.detail(inputs(), 3)).key).toBe(after.key);
     expect(svc.runs).toBe(2);
@@ -294,9 +313,9 @@ describe('ReplayService', () => {
 
   it('keeps the last good result when an override is refused', async () => {
     const svc = make();
-    const good = await svc.chart(inputs('s', { window: 4000 }), 800);
+    const good = answerOf(await svc.chart(inputs('s', { window: 4000 }), 800));
     await expect(svc.chart(inputs('s', { trigger: 7 }), 800)).rejects.toMatchObject({ code: 'bad_input' });
-    const again = await svc.chart(inputs('s', { window: 4000 }), 800);
+    const again = answerOf(await svc.chart(inputs('s', { window: 4000 }), 800));
     expect(again.key).toBe(good.key);
     expect(svc.runs).toBe(1);
   });
@@ -396,18 +415,18 @@ describe('exact counts of one tokenizer landing', () => {
 
   it('drop only the replays that read that tokenizer: the others stay cached under the same key', async () => {
     const service = new ReplayService({ session: () => s });
-    const a = await service.chart(on('chars4'), 16);
-    const b = await service.chart(on('tiktoken:cl100k_base'), 16);
+    const a = answerOf(await service.chart(on('chars4'), 16));
+    const b = answerOf(await service.chart(on('tiktoken:cl100k_base'), 16));
     expect(service.runs).toBe(2);
     service.forget('s', 'tiktoken:cl100k_base');
-    const a2 = await service.chart(on('chars4'), 16);
+    const a2 = answerOf(await service.chart(on('chars4'), 16));
     expect([service.runs, a2.key]).toEqual([2, a.key]);
-    const b2 = await service.chart(on('tiktoken:cl100k_base'), 16);
+    const b2 = answerOf(await service.chart(on('tiktoken:cl100k_base'), 16));
     expect(service.runs).toBe(3);
     expect(b2.key).not.toBe(b.key);
     // Forgetting the whole session drops every replay of it.
     service.forget('s');
-    const a3 = await service.chart(on('chars4'), 16);
+    const a3 = answerOf(await service.chart(on('chars4'), 16));
     expect(service.runs).toBe(4);
     expect(a3.key).not.toBe(a.key);
   });

@@ -4,6 +4,7 @@
  * holds is patched with the new messages (it is the stored one) and the chart gains the calls.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { answerOf } from '../../../src/shared/api';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toMessageView } from '../../../src/main/host/views';
@@ -27,7 +28,7 @@ describe('live tail of a Gemini CLI JSON session through the host', () => {
   it('emits sessionUpdated for a document written again and answers from the grown session', async () => {
     const id = t.host.initialSessionId!;
     const before = await t.host.handlers.getSession({ id });
-    const chartBefore = await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
+    const chartBefore = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
     await t.host.handlers.watchSession({ sessionId: id, on: true });
     for (let n = 1; n <= 2; n++) {
       const seen = t.nextUpdate();
@@ -41,7 +42,7 @@ describe('live tail of a Gemini CLI JSON session through the host', () => {
     // The held session was patched with the new messages: it is the stored one.
     const all = await t.host.handlers.getMessages({ sessionId: id, offset: 0, limit: 2000 });
     expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(t.host.store.loadSession(id)!.messages.map((m, i) => toMessageView(m, i, 0, false)).map(({ tokens: _t, pinned: _p, ...m }) => m));
-    const chartAfter = await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 });
+    const chartAfter = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 2);
   });
 });

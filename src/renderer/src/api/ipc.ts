@@ -1,5 +1,5 @@
 /** The contract over Electron IPC: the preload's `window.ctxscope` bridge, unwrapped. */
-import { ApiError, METHOD_NAMES, type ApiClient, type Envelope, type EventName, type EventPayload } from '../../../shared/api';
+import { ApiError, METHOD_NAMES, answerOf, type ApiClient, type Envelope, type EventName, type EventPayload } from '../../../shared/api';
 
 /** What the preload exposes (src/preload/index.ts): one function per method, plus `on`. */
 export interface PreloadBridge {
@@ -9,8 +9,9 @@ export interface PreloadBridge {
   pathForFile?(file: File): string;
 }
 
+/** The envelope's answer (parsed here when the host sent it written already: JsonText, over IPC), or its error thrown. */
 export function unwrap<T>(envelope: Envelope<T>): T {
-  if (envelope.ok) return envelope.value;
+  if (envelope.ok) return answerOf(envelope.value);
   throw new ApiError(envelope.error.code, envelope.error.message);
 }
 
