@@ -90,10 +90,8 @@ interface Aggregate {
  * smallest prefix reaching a total, in O(log capacity).
  */
 class Fenwick {
-  tree: Int32Array;
-  constructor(capacity: number) {
-    this.tree = new Int32Array(capacity + 1);
-  }
+  /** Positions 1..capacity of `tree` (index 0 unused): a view into its lane's one buffer. */
+  constructor(readonly tree: Int32Array) {}
   add(p: number, delta: number): void {
     const t = this.tree;
     for (let i = p + 1; i < t.length; i += i & -i) t[i]! += delta;
@@ -122,16 +120,13 @@ class Fenwick {
     // `at` positions sum to less than the target; the next one reaches it.
     return at + 1;
   }
-  /** Made again over `capacity` positions from `weight(p)` (linear). */
-  static of(capacity: number, n: number, weight: (p: number) => number): Fenwick {
-    const f = new Fenwick(capacity);
-    const t = f.tree;
-    for (let p = 0; p < n; p++) t[p + 1] = weight(p);
-    for (let i = 1; i < t.length; i++) {
+  /** Made in `tree` (capacity + 1 long) whose positions' own values are at `tree[p + 1]` already: their sums pushed up (linear). */
+  static over(tree: Int32Array): Fenwick {
+    for (let i = 1; i < tree.length; i++) {
       const j = i + (i & -i);
-      if (j < t.length) t[j]! += t[i]!;
+      if (j < tree.length) tree[j]! += tree[i]!;
     }
-    return f;
+    return new Fenwick(tree);
   }
 }
 
@@ -141,8 +136,23 @@ function slotOf(id: number): number {
   return h ^ (h >>> 15);
 }
 
-const EMPTY_TREE = new Fenwick(0);
-const EMPTY_SEGMENTS = new Int32Array(0);
+const EMPTY_TREE = new Fenwick(new Int32Array(1));
+
+/**
+ * Every per-position table of a lane, in one buffer of `LANE_INTS × capacity + 2` integers (one
+ * allocation per lane, not ten: a drag through a threshold where a replay forks ~180 lanes from
+ * another replay's summaries allocated ~2,000 zeroed buffers): slots (2 × capacity), ids, lens,
+ * gone, below, above, the two Fenwick trees (capacity + 1 each) and the segment tree (2 × capacity).
+ */
+const LANE_INTS = 11;
+
+/** The views of a lane's tables over one buffer sized for `capacity` positions. */
+function tablesOf(capacity: number): { slots: Int32Array; ids: Int32Array; lens: Int32Array; gone: Int32Array; below: Int32Array; above: Int32Array; cost: Int32Array; ones: Int32Array; shortest: Int32Array } {
+  const all = new Int32Array(LANE_INTS * capacity + 2);
+  let at = 0;
+  const take = (n: number): Int32Array => all.subarray(at, (at += n));
+  return { slots: take(2 * capacity), ids: take(capacity), lens: take(capacity), gone: take(capacity), below: take(capacity), above: take(capacity), cost: take(capacity + 1), ones: take(capacity + 1), shortest: take(2 * capacity) };
+}
 
 export class Lane {
   /** Positions used. */
@@ -177,67 +187,84 @@ export class Lane {
   version = 0;
   head: LaneView;
 
+  /** The buffer's views the trees are made in (`rebuild`). */
+  private costTable: Int32Array;
+  private onesTable: Int32Array;
+
   private constructor(
     capacity: number,
     /** The intern table's generation its items' numbers are of (extractive.ts). */
     readonly generation: number,
   ) {
     this.capacity = capacity;
-    this.slots = new Int32Array(2 * capacity);
-    this.ids = new Int32Array(capacity);
-    this.lens = new Int32Array(capacity);
-    this.gone = new Int32Array(capacity);
-    this.below = new Int32Array(capacity);
-    this.above = new Int32Array(capacity);
+    const t = tablesOf(capacity);
+    this.slots = t.slots;
+    this.ids = t.ids;
+    this.lens = t.lens;
+    this.gone = t.gone;
+    this.below = t.below;
+    this.above = t.above;
+    this.costTable = t.cost;
+    this.onesTable = t.ones;
     // Made over the positions by `of` (rebuild), once they are laid out.
     this.cost = EMPTY_TREE;
     this.ones = EMPTY_TREE;
-    this.shortest = EMPTY_SEGMENTS;
+    this.shortest = t.shortest;
     this.head = new LaneView(this, 0, 0, 0, 0, 0);
   }
 
   /** A lane whose first version holds `items` (newest first), with their interned numbers and lengths. */
   static of(items: readonly string[], ids: ArrayLike<number>, lens: ArrayLike<number>, generation: number): Lane {
-    let capacity = 64;
-    while (capacity < items.length * 2) capacity *= 2;
-    const lane = new Lane(capacity, generation);
-    // Laid out in bulk (position n-1-i for item i, the newest highest), its trees built in one pass each.
     const n = items.length;
-    for (let i = 0; i < n; i++) {
-      const p = n - 1 - i;
-      const len = lens[i]!;
-      lane.items[p] = items[i]!;
-      lane.ids[p] = ids[i]!;
-      lane.lens[p] = len;
-      lane.gone[p] = PRESENT;
-      lane.below[p] = p - 1;
-      lane.above[p] = p + 1 < n ? p + 1 : -1;
-      lane.chars += len;
-      lane.place(p);
-    }
-    lane.n = n;
-    lane.present = n;
-    lane.top = n - 1;
-    lane.bottom = n > 0 ? 0 : -1;
-    lane.rebuild();
-    lane.head = new LaneView(lane, 0, 0, n, n, lane.chars);
-    return lane;
+    const lane = Lane.sized(n, generation);
+    // Position n-1-i for item i, the newest highest.
+    for (let p = 0; p < n; p++) lane.put(p, items[n - 1 - p]!, ids[n - 1 - p]!, lens[n - 1 - p]!);
+    return lane.laidOut(n);
   }
 
   /** A lane whose first version holds the items of `view` (of another lane, not its head), numbers and lengths as they were. */
   static fork(view: LaneView): Lane {
     const from = view.lane;
-    const items = view.items;
-    const ids = new Int32Array(view.count);
-    const lens = new Int32Array(view.count);
+    const lane = Lane.sized(view.count, from.generation);
+    // The view's positions in ascending order (oldest first), each item at the next position.
     let w = 0;
-    for (let p = view.end - 1; p >= view.start; p--) {
-      if (from.gone[p]! > view.version) {
-        ids[w] = from.ids[p]!;
-        lens[w++] = from.lens[p]!;
-      }
-    }
-    return Lane.of(items, ids, lens, from.generation);
+    for (let p = view.start; p < view.end; p++) if (from.gone[p]! > view.version) lane.put(w++, from.items[p]!, from.ids[p]!, from.lens[p]!);
+    return lane.laidOut(w);
+  }
+
+  /** An empty lane with room for twice `count` positions (at least 64). */
+  private static sized(count: number, generation: number): Lane {
+    let capacity = 64;
+    while (capacity < count * 2) capacity *= 2;
+    return new Lane(capacity, generation);
+  }
+
+  /**
+   * Lays an item out at position `p` of a lane being made (`of`, `fork`), present, below the one
+   * that follows. Positions come in ascending order: `items` filled from its end (a store far past
+   * an empty array's length) became a dictionary in V8 past 1,024 items, every read a hash lookup.
+   */
+  private put(p: number, item: string, id: number, len: number): void {
+    this.items.push(item);
+    this.ids[p] = id;
+    this.lens[p] = len;
+    this.gone[p] = PRESENT;
+    this.below[p] = p - 1;
+    this.above[p] = p + 1;
+    this.chars += len;
+    this.place(p);
+  }
+
+  /** The lane made of the `n` positions `put` laid out: its list closed, its trees built, its first version. */
+  private laidOut(n: number): Lane {
+    if (n > 0) this.above[n - 1] = -1;
+    this.n = n;
+    this.present = n;
+    this.top = n - 1;
+    this.bottom = n > 0 ? 0 : -1;
+    this.rebuild();
+    this.head = new LaneView(this, 0, 0, n, n, this.chars);
+    return this;
   }
 
   /** The highest present position below `u` whose item has at most `maxLen` characters, or -1. */
@@ -452,32 +479,47 @@ export class Lane {
   private grow(need: number): void {
     let capacity = this.capacity;
     while (capacity < need) capacity *= 2;
-    const widen = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(capacity);
-      b.set(a);
-      return b;
-    };
-    this.ids = widen(this.ids);
-    this.lens = widen(this.lens);
-    this.gone = widen(this.gone);
-    this.below = widen(this.below);
-    this.above = widen(this.above);
-    for (const agg of this.aggregates.values()) agg.values = widen(agg.values);
+    const t = tablesOf(capacity);
+    t.ids.set(this.ids);
+    t.lens.set(this.lens);
+    t.gone.set(this.gone);
+    t.below.set(this.below);
+    t.above.set(this.above);
+    this.ids = t.ids;
+    this.lens = t.lens;
+    this.gone = t.gone;
+    this.below = t.below;
+    this.above = t.above;
+    this.slots = t.slots;
+    this.costTable = t.cost;
+    this.onesTable = t.ones;
+    this.shortest = t.shortest;
+    for (const agg of this.aggregates.values()) {
+      const values = new Int32Array(capacity);
+      values.set(agg.values);
+      agg.values = values;
+    }
     this.capacity = capacity;
-    this.slots = new Int32Array(2 * capacity);
     for (let p = 0; p < this.n; p++) this.place(p);
     this.rebuild();
   }
 
-  /** The trees made again from the positions (linear), for the capacity now. */
+  /** The trees made from the positions (linear) in a fresh buffer's views (`of`, `grow`). */
   private rebuild(): void {
     const capacity = this.capacity;
-    const present = (p: number): boolean => this.gone[p] === PRESENT;
-    this.cost = Fenwick.of(capacity, this.n, (p) => (present(p) ? this.lens[p]! + 3 : 0));
-    this.ones = Fenwick.of(capacity, this.n, (p) => (present(p) ? 1 : 0));
-    const tree = new Int32Array(2 * capacity).fill(ABSENT);
-    for (let p = 0; p < this.n; p++) if (present(p)) tree[capacity + p] = this.lens[p]!;
+    const cost = this.costTable;
+    const ones = this.onesTable;
+    const tree = this.shortest.fill(ABSENT);
+    // The present positions' own values (the buffer is fresh: the rest are 0), then the sums.
+    for (let p = 0; p < this.n; p++) {
+      if (this.gone[p] !== PRESENT) continue;
+      const len = this.lens[p]!;
+      cost[p + 1] = len + 3;
+      ones[p + 1] = 1;
+      tree[capacity + p] = len;
+    }
+    this.cost = Fenwick.over(cost);
+    this.ones = Fenwick.over(ones);
     for (let i = capacity - 1; i >= 1; i--) tree[i] = Math.min(tree[2 * i]!, tree[2 * i + 1]!);
-    this.shortest = tree;
   }
 }
