@@ -14,6 +14,7 @@ import { syntheticSession } from '../../bench/corpus';
 import { policy } from '../../helpers/replay';
 import { reasonTemplates, StepArrays } from '../../../src/core/replay/steps';
 import { compactionWords, warnWords } from '../../../src/core/replay/proactive';
+import { budgetWords } from '../../../src/core/replay/budgets';
 import fc from 'fast-check';
 import { int, pct, type DeferredReason, type ReplayState, type StepDecision } from '../../../src/core/replay/state';
 
@@ -103,14 +104,18 @@ describe('deferred reasons', () => {
   it('a template known without wording is the template of the words (property)', () => {
     // Numbers of every kind the words write differently (NaN, negative, -0, fractions, huge) among plain ones.
     const num = fc.oneof(fc.nat(2_000_000), fc.nat(2_000_000), fc.double({ noNaN: false }), fc.constantFrom(NaN, -0, 0, -1, 0.5, 999.5, 1e21, 2 ** 53, Infinity));
-    const numbers = fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num);
-    const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens');
+    // n0, n1 and n2 as each words take them: warnWords and compactionWords read n2 as whyOf's kind;
+    // budgetWords n0 as what it says and n1 as the dimension (out of range too), n2 and n3 as
+    // figures (money and minutes with fractions, odd budgets such as 1e-7 or 0.123).
+    const figure = fc.oneof(num, fc.double({ min: 0, max: 50, noNaN: true }), fc.constantFrom(1e-7, 0.123, 0.02, 2, 30, 12.25));
+    const numbers = fc.oneof(fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num), fc.tuple(fc.constantFrom(0, 1, 2, 3, 0.5), fc.constantFrom(0, 1, 2, 3, 4, 5, -1), figure, figure, num, num));
+    const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens', 'session', 'agent');
     const ofText = (t: string): string => t.replace(/\d[\d,.]*/g, '#');
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
+      fc.property(fc.array(fc.tuple(fc.constantFrom(warnWords, compactionWords, budgetWords), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
         const out = new StepArrays(reasons.length, NaN);
-        reasons.forEach(([warn, [n0, n1, n2, n3, n4, n5], nm], j) =>
-          out.record(recordState, j, 0, 50, { status: 'warn', reason: '', deferred: { words: warn ? warnWords : compactionWords, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
+        reasons.forEach(([words, [n0, n1, n2, n3, n4, n5], nm], j) =>
+          out.record(recordState, j, 0, 50, { status: 'warn', reason: '', deferred: { words, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
         );
         const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
         // Templates first (nothing worded yet), then the words.
