@@ -158,20 +158,20 @@ export class Lane {
   /** Positions used. */
   n = 0;
   items: string[] = [];
-  ids: Int32Array;
-  lens: Int32Array;
+  ids!: Int32Array;
+  lens!: Int32Array;
   /** Per position the version that dropped it (PRESENT while in the head). */
-  gone: Int32Array;
+  gone!: Int32Array;
   /** Present positions as a doubly linked list (-1 ends it), highest at `top`. */
-  below: Int32Array;
-  above: Int32Array;
+  below!: Int32Array;
+  above!: Int32Array;
   top = -1;
   bottom = -1;
   /** Over present positions: each item's cost in the fill (its characters + 3) and 1 per item. */
   cost: Fenwick;
   ones: Fenwick;
   /** Segment tree of the shortest present item per range (ABSENT where none), leaves at capacity + p. */
-  shortest: Int32Array;
+  shortest!: Int32Array;
   capacity: number;
   /** Present items' characters, summed. */
   chars = 0;
@@ -181,15 +181,15 @@ export class Lane {
    * slot per number, overwritten when it is put again): checked against `gone` on reading. A Map
    * here was most of a lane's making.
    */
-  slots: Int32Array;
+  slots!: Int32Array;
   /** Running sums kept for whoever asked (`sum`), by key. */
   readonly aggregates = new Map<object, Aggregate>();
   version = 0;
   head: LaneView;
 
   /** The buffer's views the trees are made in (`rebuild`). */
-  private costTable: Int32Array;
-  private onesTable: Int32Array;
+  private costTable!: Int32Array;
+  private onesTable!: Int32Array;
 
   private constructor(
     capacity: number,
@@ -197,19 +197,10 @@ export class Lane {
     readonly generation: number,
   ) {
     this.capacity = capacity;
-    const t = tablesOf(capacity);
-    this.slots = t.slots;
-    this.ids = t.ids;
-    this.lens = t.lens;
-    this.gone = t.gone;
-    this.below = t.below;
-    this.above = t.above;
-    this.costTable = t.cost;
-    this.onesTable = t.ones;
+    this.use(tablesOf(capacity));
     // Made over the positions by `of` (rebuild), once they are laid out.
     this.cost = EMPTY_TREE;
     this.ones = EMPTY_TREE;
-    this.shortest = t.shortest;
     this.head = new LaneView(this, 0, 0, 0, 0, 0);
   }
 
@@ -476,6 +467,19 @@ export class Lane {
     }
   }
 
+  /** Takes `t`'s views as the lane's tables (the constructor's, `grow`'s): the fields marked `!` are set here. */
+  private use(t: ReturnType<typeof tablesOf>): void {
+    this.slots = t.slots;
+    this.ids = t.ids;
+    this.lens = t.lens;
+    this.gone = t.gone;
+    this.below = t.below;
+    this.above = t.above;
+    this.costTable = t.cost;
+    this.onesTable = t.ones;
+    this.shortest = t.shortest;
+  }
+
   private grow(need: number): void {
     let capacity = this.capacity;
     while (capacity < need) capacity *= 2;
@@ -485,15 +489,7 @@ export class Lane {
     t.gone.set(this.gone);
     t.below.set(this.below);
     t.above.set(this.above);
-    this.ids = t.ids;
-    this.lens = t.lens;
-    this.gone = t.gone;
-    this.below = t.below;
-    this.above = t.above;
-    this.slots = t.slots;
-    this.costTable = t.cost;
-    this.onesTable = t.ones;
-    this.shortest = t.shortest;
+    this.use(t);
     for (const agg of this.aggregates.values()) {
       const values = new Int32Array(capacity);
       values.set(agg.values);
