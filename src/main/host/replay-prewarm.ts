@@ -29,8 +29,8 @@
  * policy's trigger dragged far down (warmUpOverrides), results thrown away — the policy's own code
  * compiled before its first drag — and after it every other built-in policy's (`alsoWarm`, in
  * `warmUpOrder`), each at its own settings moved the same way (a policy warmed so is warmed again
- * as its own when it is picked): the code the policies share (the
- * replay loop, the summarizer, the window's sums) is then compiled for more than one policy's
+ * as its own when it is picked): the code the policies share (the replay loop, the summarizer,
+ * the window's sums) is then compiled for more than one policy's
  * shapes before a person picks one and drags at once. On the bench's fresh `serve` (10,000 calls,
  * a policy picked right after the first chart and its setting moved right after its chart, 2–3
  * runs each) that moved openhands-summary's first move from 225–247 to 122–147 ms in the page, and
@@ -109,8 +109,8 @@ export interface PrewarmOptions {
   readonly whenStillIdle?: (run: () => void) => void;
   /**
    * A replay run for its compiled code only, after the work above: once per policy per worker
-   * for another policy's chart (`alsoWarm`), and once more after a chart of its own (`own`). It must stop itself
-   * after a time of its own and as soon as a request is waiting, and say which stopped it
+   * for another policy's chart (`alsoWarm`), and once more after a chart of its own (`own`). It
+   * must stop itself after a time of its own and as soon as a request is waiting, and say which stopped it
    * ('request': the warm-up is tried again at the next idle time), or that it could not run
    * ('skipped': it would have had to count, load or send anything).
    */
@@ -277,8 +277,9 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
 /**
  * The warm-up's setting (`warm`): the policy's own setting dragged far — a trigger and a message
  * count halved; Claude Code's preset, whose trigger is its own formula, its target doubled (a
- * compaction that leaves more compacts again sooner) — so that the replay compresses often and the code a heavy replay runs (the summarizer, its lanes,
- * the compression path) is what gets compiled. A setting moved only a little compressed a few
+ * compaction that leaves more compacts again sooner) — so that the replay compresses often and
+ * the code a heavy replay runs (the summarizer, its lanes, the compression path) is what gets
+ * compiled. A setting moved only a little compressed a few
  * dozen times: on the bench's fresh `serve` (10,000 calls, a second between first chart, pick and
  * move, 3 runs each) letta's first move to 0.4 stayed at 164–216 ms in the page and
  * openhands-summary's to 60 messages at 198–215; with the warm-ups halved (and the others' 200 ms,
