@@ -9,7 +9,7 @@ import { backpressureDelayMs, BUDGET_DIMENSIONS, dimensionCheck, fmt, fmtMax, ty
 import type { BudgetLayerConfig, ReplayConfig } from '../config';
 import type { ReplayEvent } from './types';
 import type { DeferredReason, StepDecision } from './state';
-import { templateHint } from './steps';
+import { plainRounded, templateHint } from './steps';
 
 interface Layer extends BudgetLayer {
   readonly config: BudgetLayerConfig;
@@ -157,9 +157,6 @@ export function budgetWords(n: ArrayLike<number>, at: number, name: string): str
   return `${name} ${dimension} budget exceeded (${fmt(amount, dimension)}${unit(dimension)} of ${fmtMax(max, dimension)}; ${mode} mode${mode === 'approval' ? ': approval required' : ''})`;
 }
 
-/** A whole number written as digits and commas only (grouped: not negative, not -0, safe). */
-const plainWhole = (r: number): boolean => Number.isSafeInteger(r) && r >= 0 && !Object.is(r, -0);
-
 /** Whether `fmt` (or `fmtMax`) writes `x` of `d` as one run of digits, commas and points, with the same words around it whatever it is. */
 function plainFigure(x: number, d: BudgetDimensionName, max: boolean): boolean {
   if (d === 'cost') {
@@ -167,8 +164,8 @@ function plainFigure(x: number, d: BudgetDimensionName, max: boolean): boolean {
     if (!(x >= 0 && x < 1e21)) return false;
     return !max || Math.round(x * 100) === x * 100 || !String(x).includes('e');
   }
-  if (d === 'minutes') return plainWhole(Math.round(x * 10));
-  return plainWhole(Math.round(x));
+  if (d === 'minutes') return plainRounded(x * 10);
+  return plainRounded(x);
 }
 
 // The template of a budget warning without wording it (steps.ts TemplateHint): its words change
@@ -184,7 +181,7 @@ templateHint(budgetWords, {
     const amount = n[at + 2]!;
     const max = n[at + 3]!;
     if (!plainFigure(amount, d, false) || !plainFigure(max, d, true)) return -1;
-    if (kind === PAST_THRESHOLD && !plainWhole(Math.round((amount / max) * 100))) return -1;
+    if (kind === PAST_THRESHOLD && !plainRounded((amount / max) * 100)) return -1;
     return kind * BUDGET_DIMENSIONS.length + dim;
   },
   standIn: (n, at) => [n[at]!, n[at + 1]!, 1, 1, 0, 0],

@@ -7,7 +7,7 @@
 import { compress, type CompressionOutcome } from './compress';
 import { overTrigger } from './enforce';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
-import { templateHint } from './steps';
+import { plainRounded, plainWhole, templateHint } from './steps';
 
 /** S0's condition in its own terms: messages + tools + MaxTokens > ContextWindow. */
 function s0Condition(s: ReplayState, request: number): string {
@@ -99,21 +99,13 @@ export function warnWords(n: ArrayLike<number>, at: number, name: string): strin
   return warnText(whyOf(n[at + 2]!, n[at]!, n[at + 1]!, name), n[at + 3]!);
 }
 
-/**
- * Numbers as the words write them are plain (a run of digits and commas, which a template writes
- * as '#' whatever the number): int() of a whole number ≥ 0 after rounding, and String() of one.
- */
-const plainInt = (x: number): boolean => {
-  const r = Math.round(x);
-  return Number.isSafeInteger(r) && r >= 0 && !Object.is(r, -0);
-};
-const plainString = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
-const plainPct = (part: number, whole: number): boolean => plainString(whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0);
+/** pct()'s number is plain (steps.ts plainWhole). */
+const plainPct = (part: number, whole: number): boolean => plainWhole(whole > 0 ? Math.floor((part / whole) * 100 + 1e-9) : 0);
 
 /** whyOf's numbers are plain (kind as whyOf takes it: messages written by String(), tokens by int() and pct()). */
 function whyPlain(kind: number, n0: number, n1: number): boolean {
-  if (kind === WHY_MESSAGES) return plainString(n0) && plainString(n1);
-  return (kind === WHY_WINDOW || kind === WHY_BASIS) && plainInt(n0) && plainInt(n1) && plainPct(n0, n1);
+  if (kind === WHY_MESSAGES) return plainWhole(n0) && plainWhole(n1);
+  return (kind === WHY_WINDOW || kind === WHY_BASIS) && plainRounded(n0) && plainRounded(n1) && plainPct(n0, n1);
 }
 
 // The template of a warning or a compaction's reason without wording it (steps.ts TemplateHint):
@@ -121,14 +113,14 @@ function whyPlain(kind: number, n0: number, n1: number): boolean {
 templateHint(warnWords, {
   key: (n, at) => {
     const trigger = n[at + 3]!;
-    if (!whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) || !(Number.isNaN(trigger) || plainInt(trigger))) return -1;
+    if (!whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) || !(Number.isNaN(trigger) || plainRounded(trigger))) return -1;
     // whyOf's kind (0, 1 or 2), and whether there is a trigger.
     return n[at + 2]! * 2 + (Number.isNaN(trigger) ? 0 : 1);
   },
   standIn: (n, at) => [1, 1, n[at + 2]!, Number.isNaN(n[at + 3]!) ? NaN : 1, 0, 0],
 });
 templateHint(compactionWords, {
-  key: (n, at) => (whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) && plainInt(n[at + 4]!) && plainInt(n[at + 5]!) ? n[at + 2]! : -1),
+  key: (n, at) => (whyPlain(n[at + 2]!, n[at]!, n[at + 1]!) && plainRounded(n[at + 4]!) && plainRounded(n[at + 5]!) ? n[at + 2]! : -1),
   standIn: (n, at) => [1, 1, n[at + 2]!, 0, 1, 1],
 });
 

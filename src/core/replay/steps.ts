@@ -311,6 +311,14 @@ export interface TemplateHint {
   standIn(n: ArrayLike<number>, at: number): readonly number[];
 }
 const templateHints = new Map<DeferredReason['words'], TemplateHint>();
+
+/**
+ * For TemplateHint keys: whether a number is written plain — a run of digits and commas, which a
+ * template writes as '#' whatever the number — as String() or a grouped int() writes a whole
+ * number ≥ 0 (not -0, not past the safe integers); `plainRounded` after rounding, as int() does.
+ */
+export const plainWhole = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
+export const plainRounded = (x: number): boolean => plainWhole(Math.round(x));
 /** Templates by template function, words and hint key. */
 const hintTemplates = new WeakMap<(text: string) => string, Map<DeferredReason['words'], Map<string, string>>>();
 
