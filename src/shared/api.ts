@@ -649,18 +649,26 @@ export function toJsonText<T>(value: T): JsonText<T> {
   return { jsonText: JSON.stringify(value) };
 }
 
-/** Whether an answer is a JsonText (no answer of the contract is an object with that one string key). */
+/** Whether an answer is a JsonText. Asked only of a WrittenAhead method's answer: another's may hold anything. */
 export function isJsonText(value: unknown): value is JsonText<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { jsonText?: unknown }).jsonText === 'string' && Object.keys(value).length === 1;
 }
 
-/** The answer itself, parsed when it came as JsonText. */
+/** The answer itself, parsed when it came as JsonText (a WrittenAhead method's answer). */
 export function answerOf<T>(value: T | JsonText<T>): T {
   return isJsonText(value) ? (JSON.parse(value.jsonText) as T) : value;
 }
 
-/** The methods whose handlers may answer with JsonText (the transports and `unwrap` take both). */
-export type WrittenAhead = 'getChartView';
+/**
+ * The methods whose handlers may answer with JsonText; the transports and the IPC client look
+ * for one in these answers only, so no other answer — a transcript's record, say — is ever taken
+ * for text to send as it is.
+ */
+const WRITTEN_AHEAD = ['getChartView'] as const satisfies readonly MethodName[];
+export type WrittenAhead = (typeof WRITTEN_AHEAD)[number];
+export function isWrittenAhead(method: string): method is WrittenAhead {
+  return (WRITTEN_AHEAD as readonly string[]).includes(method);
+}
 /** What a handler answers: the value, or for WrittenAhead methods the value or its JsonText. */
 export type HandlerOutput<K extends MethodName> = K extends WrittenAhead ? MethodOutputs[K] | JsonText<MethodOutputs[K]> : MethodOutputs[K];
 /** A host's handler table: one function per method, given validated arguments. */

@@ -14,7 +14,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { isJsonText, type EventName, type EventPayload, type Handlers } from '../../shared/api';
+import { isJsonText, isWrittenAhead, type EventName, type EventPayload, type Handlers } from '../../shared/api';
 import { traceSpan } from '../trace';
 import { dispatch, type Logger } from './dispatch';
 import type { Route } from './upload';
@@ -151,7 +151,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       const envelope = await dispatch(options.handlers, method, payload, log);
       span();
       const status = envelope.ok ? 200 : envelope.error.code === 'bad_input' ? 400 : envelope.error.code === 'not_found' ? 404 : envelope.error.code === 'internal' ? 500 : 409;
-      sendJson(res, status, envelope);
+      sendJson(res, status, envelope, isWrittenAhead(method));
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -253,9 +253,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  // An answer written already (JsonText: a chart view from the replay worker) goes out as it is.
-  const answer = typeof value === 'object' && value !== null && 'ok' in value && value.ok === true && 'value' in value ? value.value : undefined;
+/** `writtenAhead`: the envelope of a WrittenAhead method, whose answer may be JsonText, sent as it is. */
+function sendJson(res: ServerResponse, status: number, value: unknown, writtenAhead = false): void {
+  const answer = writtenAhead && typeof value === 'object' && value !== null && 'ok' in value && value.ok === true && 'value' in value ? value.value : undefined;
   const body = isJsonText(answer) ? `{"ok":true,"value":${answer.jsonText}}` : JSON.stringify(value);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);

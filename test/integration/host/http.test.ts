@@ -43,7 +43,8 @@ const handlers: Handlers = {
   cancelImport: async () => ({ cancelled: false }),
   exportSession: unsupported,
   setPinned: unsupported,
-  getRawRecord: unsupported,
+  // A record that happens to look like text written ahead: sent as the object it is.
+  getRawRecord: async () => ({ jsonText: '"raw"' }) as unknown as { record: string | null; line: number | null },
   savePolicy: unsupported,
   deletePolicy: unsupported,
   deleteSession: unsupported,
@@ -130,6 +131,9 @@ describe('serve transport', () => {
     expect(res.body).toBe(`{"ok":true,"value":${JSON.stringify(chartWritten)}}`);
     expect(JSON.parse(res.body)).toEqual({ ok: true, value: chartWritten });
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
+    // Only a WrittenAhead method's answer is taken as text: any other is written as JSON.
+    const other = await call('/api/getRawRecord', { body: JSON.stringify({ sessionId: 's', index: 0 }), headers: auth() });
+    expect(JSON.parse(other.body)).toEqual({ ok: true, value: { jsonText: '"raw"' } });
   });
 
   it('carries handler errors with their code', async () => {

@@ -1,5 +1,5 @@
 /** The contract over Electron IPC: the preload's `window.ctxscope` bridge, unwrapped. */
-import { ApiError, METHOD_NAMES, answerOf, type ApiClient, type Envelope, type EventName, type EventPayload } from '../../../shared/api';
+import { ApiError, METHOD_NAMES, answerOf, isWrittenAhead, type ApiClient, type Envelope, type EventName, type EventPayload } from '../../../shared/api';
 
 /** What the preload exposes (src/preload/index.ts): one function per method, plus `on`. */
 export interface PreloadBridge {
@@ -9,9 +9,8 @@ export interface PreloadBridge {
   pathForFile?(file: File): string;
 }
 
-/** The envelope's answer (parsed here when the host sent it written already: JsonText, over IPC), or its error thrown. */
 export function unwrap<T>(envelope: Envelope<T>): T {
-  if (envelope.ok) return answerOf(envelope.value);
+  if (envelope.ok) return envelope.value;
   throw new ApiError(envelope.error.code, envelope.error.message);
 }
 
@@ -20,7 +19,9 @@ export function createIpcClient(bridge: PreloadBridge): ApiClient {
   for (const name of METHOD_NAMES) {
     const call = bridge[name];
     if (typeof call !== 'function') throw new Error(`preload bridge lacks method ${name}`);
-    client[name] = async (input: unknown) => unwrap((await (call as (i: unknown) => Promise<Envelope<unknown>>)(input ?? {})));
+    // A WrittenAhead method's answer may come as the JSON the replay worker wrote (JsonText): parsed here.
+    const read = isWrittenAhead(name) ? answerOf : <T>(v: T): T => v;
+    client[name] = async (input: unknown) => read(unwrap(await (call as (i: unknown) => Promise<Envelope<unknown>>)(input ?? {})));
   }
   client.on = <E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) =>
     bridge.on(event, listener as (payload: unknown) => void);
