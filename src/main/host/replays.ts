@@ -24,6 +24,7 @@ import { toView, withoutSummary } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
+import { Recent } from '../../core/summarize/summary-text';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { chartViewToWire, type ChartViewWire } from '../../shared/marker-columns';
 import { ApiError, toJsonText, type CompareView, type JsonText, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
@@ -172,8 +173,8 @@ export class ReplayService {
   /** The counts the window shows per session (session-detail.ts), until forgotten. */
   private readonly shown = new Map<string, SessionCounts>();
   private readonly results = new Map<string, Cached & Run>();
-  /** The last chart views answered, as sent, by result key and width (most recently used last). */
-  private readonly charts = new Map<string, JsonText<ChartViewWire>>();
+  /** The last chart views answered, as sent, by result key and width. */
+  private readonly charts = new Recent<string, JsonText<ChartViewWire>>(CHARTS_KEPT);
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
   private readonly running = new Map<string, Run & { readonly done: Promise<Cached>; readonly sessionId: string }>();
   /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
@@ -381,11 +382,7 @@ export class ReplayService {
     // is what was made of it. The key names the session's and counts' generation (`cached`).
     const viewKey = `${c.key}\u0000${buckets}`;
     const made = this.charts.get(viewKey);
-    if (made) {
-      this.charts.delete(viewKey);
-      this.charts.set(viewKey, made);
-      return made;
-    }
+    if (made) return made;
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
     const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
@@ -396,7 +393,6 @@ export class ReplayService {
     // posts (one string) and the host sends as it is.
     const text = toJsonText(chartViewToWire(view));
     this.charts.set(viewKey, text);
-    while (this.charts.size > CHARTS_KEPT) this.charts.delete(this.charts.keys().next().value as string);
     return text;
   }
 
