@@ -5,8 +5,14 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { nodeProblem, readPackage } from '../scripts/node-check.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const nodeTooOld = nodeProblem('cli', process.version, readPackage());
+if (nodeTooOld) {
+  process.stderr.write(nodeTooOld + '\n');
+  process.exit(1);
+}
 const built = join(root, 'out', 'cli', 'index.js');
 const args = process.argv.slice(2);
 

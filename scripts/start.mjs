@@ -2,17 +2,26 @@
 /**
  * `npm start` (and `npm run dev` with --dev): build, make sure Electron and its native SQLite
  * module are there, and open the app on the bundled sample (or on the files given after `--`).
- * Where the Electron binary cannot be had, say so in one sentence and exit non-zero.
+ * Where the running Node is older than the desktop toolchain needs (package.json `desktopEngines`),
+ * or the Electron binary cannot be had, say so in one sentence and exit non-zero.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureElectron } from './electron-check.mjs';
 import { ensureElectronNative } from './electron-native.mjs';
+import { nodeProblem, readPackage } from './node-check.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dev = process.argv.includes('--dev');
 const passThrough = process.argv.slice(2).filter((a) => a !== '--dev');
+
+// Before anything is built or downloaded: on an older Node the toolchain fails later and less clearly.
+const nodeTooOld = nodeProblem('desktop', process.version, readPackage());
+if (nodeTooOld) {
+  console.error(nodeTooOld);
+  process.exit(1);
+}
 
 const electron = ensureElectron();
 if (!electron.path) {
