@@ -183,4 +183,16 @@ export async function testEstimateAccuracyExplainsItself({ page, assert }) {
   const text = await page.getByTestId('estimate-accuracy').innerText();
   assert.match(text, /against the provider's reported prompt, 24 calls/);
   assert.match(text, /in-sample error|fell back/);
+  // The plot draws one dot per call (24 of them: no thinning below the cap) and a click selects one.
+  const plot = page.getByTestId('estimate-plot');
+  assert.equal(await plot.getAttribute('data-points'), '24');
+  assert.equal(await plot.getAttribute('data-hidden'), '0');
+  const dots = plot.locator('.recharts-scatter').first().locator('.recharts-scatter-symbol');
+  await dots.first().waitFor({ timeout: 10_000 });
+  assert.equal(await dots.count(), 24);
+  await dots.nth(5).click();
+  await page.waitForFunction(() => document.querySelector('.acc-row.selected') !== null, null, { timeout: 10_000 });
+  const row = await page.locator('.acc-row.selected').innerText();
+  await waitStep(page, 'guard-status', Number(/#(\d+)/.exec(row)[1]));
+  await plot.screenshot({ path: process.env.CTXSCOPE_E2E_SHOTS ? `${process.env.CTXSCOPE_E2E_SHOTS}/estimate-plot.png` : undefined });
 }

@@ -7,6 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import { useAppStore } from '../context';
 import { fmtInt } from '../format';
+import { EstimatePlot } from './EstimatePlot';
 
 export function EstimateAccuracy() {
   const a = useAppStore((s) => s.accuracy);
@@ -37,6 +38,7 @@ export function EstimateAccuracy() {
       {a.warnings.map((w, i) => (
         <p key={i} className="warning" data-testid="accuracy-warning">{w}</p>
       ))}
+      <EstimatePlot view={a} selectedStep={selected} onSelect={selectStep} />
       <div className="acc-head"><span>call</span><span>message</span><span>estimate</span><span>reported</span><span>error</span></div>
       <div className="acc-list" ref={parent}>
         <div style={{ height: v.getTotalSize(), position: 'relative' }}>
