@@ -1,6 +1,6 @@
 /**
  * The config panel of a policy, derived from the one config schema (config.ts) rather than kept
- * beside it (DESIGN.md, "A strategy owns its settings"): every leaf of `ReplayConfig` becomes a
+ * beside it (docs/architecture.md, "A strategy owns its settings"): every leaf of `ReplayConfig` becomes a
  * field, its kind and valid range read from the schema's JSON Schema (zod's `toJSONSchema`),
  * enums as options. A small table adds labels, units, groups and a sentence; a key the table does
  * not know still appears, with a label made from its name. Each field says whether the policy

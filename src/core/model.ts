@@ -1,7 +1,7 @@
 /**
  * The normalised model every importer produces and everything downstream consumes.
  *
- * Rules (S0, DESIGN.md):
+ * Rules (S0, docs/architecture.md):
  * - `Session.messages` is the conversation history only. The system prompt and any summary
  *   are regions of the request, never history messages.
  * - A step is one LLM call: one assistant message (split provider lines are merged by the

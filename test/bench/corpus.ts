@@ -57,7 +57,7 @@ const ccUuid = (n: number): string => `0c0ffee0-0000-4000-8000-${n.toString(16).
 const TOOLS = ['Read', 'Grep', 'Bash', 'Edit', 'Glob'] as const;
 
 /**
- * A Claude Code session log, line by line, shaped like a real one (FORMATS.md §4): an envelope with
+ * A Claude Code session log, line by line, shaped like a real one (docs/reference/formats.md, Claude Code): an envelope with
  * uuid / parentUuid chains; one API response split over two lines (text, then tool_use) sharing
  * `message.id` and repeating its usage; `message.usage` on every assistant line with input,
  * cache read, cache creation and output growing with the context and reset by a compaction; and a
@@ -195,7 +195,7 @@ const CODEX_COMPACT_AT = 244_800;
 const CODEX_SESSION = '0199a3c4-bench-7a80-9b1c-2d3e4f5a6b7c';
 
 /**
- * A Codex CLI rollout, line by line, shaped like a real one (FORMATS.md §5, the fixture
+ * A Codex CLI rollout, line by line, shaped like a real one (docs/reference/formats.md, Codex CLI, the fixture
  * codex-rollout.jsonl): `session_meta` with the base instructions; per turn a `turn_context`, the
  * user's message as a response_item and its `user_message` event; per call a `reasoning` item
  * (summary and encrypted content) with its `agent_reasoning` event, a `function_call` (or the

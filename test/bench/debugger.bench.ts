@@ -1,5 +1,5 @@
 /**
- * The debugger's answers at the sizes people open (DESIGN.md, "The host answers at the resolution
+ * The debugger's answers at the sizes people open (docs/architecture.md, "The host answers at the resolution
  * the screen needs"): on a 10,000-call and a 30,000-call synthetic Claude Code session
  * (corpus.ts, claudeCodeLines: usage on every call, real auto-compactions), per built-in policy —
  * the replay, the chart view reduced to 800 buckets (target ≤ 30 ms at 30,000 calls), one call's

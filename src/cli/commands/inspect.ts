@@ -129,7 +129,7 @@ export function registerInspect(program: Command): void {
       // The parse's garbage goes before the counting passes allocate on top of it, as in import
       // (src/main/store/collect-garbage.ts): on a million split-response lines the heap held ~120 MB
       // of dead scaffolding there and the counts, the tokenizer's tables and the report came on
-      // top, the peak of `inspect` (issue 14 item 12).
+      // top, the peak of `inspect`.
       collectGarbage();
       const report: InspectReport = {
         file,

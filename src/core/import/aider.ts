@@ -1,5 +1,5 @@
 /**
- * aider chat history (`.aider.chat.history.md`, FORMATS.md §7): `# aider chat started at …`
+ * aider chat history (`.aider.chat.history.md`, docs/reference/formats.md, aider): `# aider chat started at …`
  * starts a session, `#### ` lines are the user, `> ` lines are aider's notices — among them one
  * `> Tokens: 2.4k sent, 104 received.` per LLM call, kept as coarse reported usage, and the
  * `> Model:` header that names the model and edit format — and the rest is the assistant.

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages (FORMATS.md §3): a request `{model, system, messages, tools}` (system is
+ * Anthropic Messages (docs/reference/formats.md, Anthropic Messages): a request `{model, system, messages, tools}` (system is
  * top-level, never a message), a response `{type:"message", content, usage}`, or an array of
  * requests; JSONL of requests. Usage keeps Anthropic's convention (input excludes cache).
  */
@@ -9,7 +9,7 @@ import { ImportError } from './types';
 import { anthropicParts, anthropicUsage, arr, contentText, isRecord, rec, str, type Json } from './util';
 
 /**
- * Content blocks only the Chat Completions shape has (FORMATS.md §1): a `{messages}` body holding
+ * Content blocks only the Chat Completions shape has (docs/reference/formats.md, OpenAI Chat Completions): a `{messages}` body holding
  * one is OpenAI's, whatever else it shares with Anthropic's (both have `text` blocks).
  */
 const OPENAI_ONLY_BLOCKS = new Set(['image_url', 'input_audio', 'file', 'refusal']);

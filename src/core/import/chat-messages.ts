@@ -1,5 +1,5 @@
 /**
- * OpenAI Chat Completions messages → the model (FORMATS.md §1). Shared by the `openai-chat`
+ * OpenAI Chat Completions messages → the model (docs/reference/formats.md, OpenAI Chat Completions). Shared by the `openai-chat`
  * importer and the generic `jsonl` one, which reads the same `{role, content}` shape.
  */
 import type { Message, Part, ToolDef } from '../model';

@@ -1,5 +1,5 @@
 /**
- * Claude Code session logs (`~/.claude/projects/<cwd>/<sessionId>.jsonl`), FORMATS.md §4.
+ * Claude Code session logs (`~/.claude/projects/<cwd>/<sessionId>.jsonl`), docs/reference/formats.md, Claude Code.
  *
  * - Only the main chain is the window: the chain is followed from the leaf (`last-prompt.leafUuid`,
  *   else the last line) back through `parentUuid`, crossing compactions via `logicalParentUuid`,
@@ -12,7 +12,7 @@
  *   command's expanded body (the meta line under the `<command-name>` line) and tool results;
  *   the rest (notes about local-command output for the user) are not. Unknown line types are
  *   skipped and counted.
- * - Subagents (FORMATS.md §4): v1.x writes them inline (`isSidechain` lines); v2.x writes each to
+ * - Subagents (docs/reference/formats.md, Claude Code): v1.x writes them inline (`isSidechain` lines); v2.x writes each to
  *   `<sessionId>/subagents/agent-<id>.jsonl` and puts its id on the spawning call's result line
  *   (`toolUseResult.agentId`), kept here as `Message.agentId` (the host reads the files:
  *   src/core/library/subagent-files.ts). Such a file read by itself holds only sidechain lines:
@@ -85,7 +85,7 @@ const PAGE = 1 << PAGE_BITS;
  * A column of values by line index, in pages of 8192 slots made as they are first written.
  * Growing copies nothing: a column pushed to a million lines left its outgrown backing stores
  * (together about twice its final size, ~16 MB a column) as garbage that no collection came for
- * before the parse ended, on top of the session at the parse's peak (issue 14 item 12). A page
+ * before the parse ended, on top of the session at the parse's peak. A page
  * is a small heap object, not one of the large ones V8 frees only in a full collection. An
  * unwritten slot reads as undefined.
  */
@@ -116,7 +116,7 @@ const LATER_PARENT = -2;
  * held to the end of the file.
  *
  * Every line is held until the chain has been walked from the leaf, so a line's bookkeeping is
- * what a file of tiny lines costs beyond its messages (issue 14 item 12: a million minimal lines
+ * what a file of tiny lines costs beyond its messages (a million minimal lines
  * were over the memory bound with ~75–100 bytes a line here). It is now ~25: one slot that is
  * the line's message or else its uuid (a message's id is its uuid), typed arrays for the parent
  * index, line number and flags, and a uuid table that holds no strings of its own. The rare
@@ -407,7 +407,7 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
         const prev = messages[existing]!;
         // In place: a copy per merge left the first line's message held by the line table until
         // the end of the parse, beside its copy, and the copy itself was one more object (a
-        // million split-response lines peaked at ~2 % under the memory bound, issue 14 item 12).
+        // million split-response lines peaked at ~2 % under the memory bound).
         // A shared message is copied, with the properties in the order a spread gives (so the
         // same order as in place). Object.assign and concat, not a spread of conditional literals:
         // that made a dictionary-mode object and over-sized arrays (~800 bytes a merged message

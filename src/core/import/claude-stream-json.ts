@@ -1,5 +1,5 @@
 /**
- * `claude -p --output-format stream-json` (FORMATS.md §4): an `init` line with the model and
+ * `claude -p --output-format stream-json` (docs/reference/formats.md, Claude Code): an `init` line with the model and
  * tools, then `assistant` / `user` lines carrying Anthropic messages, then a `result` line.
  * snake_case, no uuids; split assistant lines are merged by `message.id`.
  */

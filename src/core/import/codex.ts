@@ -1,5 +1,5 @@
 /**
- * Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`), FORMATS.md §5. The context is built
+ * Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`), docs/reference/formats.md, Codex CLI. The context is built
  * from `response_item` lines only (the `event_msg` stream duplicates them for the UI);
  * `token_count.last_token_usage` is the per-call reported usage and `model_context_window` the
  * window the agent reported (0 = unknown); `compacted` is a source compaction whose `tokensBefore`

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI sessions (FORMATS.md §6): the JSON document `{sessionId, projectHash, messages[]}`,
+ * Gemini CLI sessions (docs/reference/formats.md, Gemini CLI): the JSON document `{sessionId, projectHash, messages[]}`,
  * the newer JSONL (a metadata line, one record per line, `{"$set": …}` patches, `{"$rewindTo": id}`
  * rewinds), and the bare
  * `[{role, parts}]` checkpoint. A `gemini` record holds the call and, in `toolCalls`, the

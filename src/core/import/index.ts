@@ -1,7 +1,7 @@
 /**
  * The import framework: sniff the head (and, when the head cannot settle it, read on until the
  * structure is parsed: sniff.ts `confirmSniff`), pick the format (the first importer in
- * FORMATS.md's order whose `detect` says yes, or the one the user named), stream the file into
+ * the order of docs/reference/formats.md whose `detect` says yes, or the one the user named), stream the file into
  * that importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';

@@ -1,5 +1,5 @@
 /**
- * LangChain message dicts (FORMATS.md §11): `messages_to_dict` output `{type, data}` and LangSmith
+ * LangChain message dicts (docs/reference/formats.md, LangChain): `messages_to_dict` output `{type, data}` and LangSmith
  * `{lc:1, type:"constructor", id:[…,"AIMessage"], kwargs}`; `usage_metadata` is per-call usage.
  */
 import type { Message, Part, Session } from '../model';

@@ -1,5 +1,5 @@
 /**
- * mini-swe-agent trajectories (`.traj.json`, FORMATS.md §9): `{info, messages[],
+ * mini-swe-agent trajectories (`.traj.json`, docs/reference/formats.md, SWE-agent): `{info, messages[],
  * trajectory_format: "mini-swe-agent-…"}`; assistant messages carry the full litellm response,
  * whose `usage` is the per-call reported usage.
  */

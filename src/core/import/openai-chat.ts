@@ -1,5 +1,5 @@
 /**
- * OpenAI Chat Completions (FORMATS.md §1): a request body `{model, messages, tools}`, a bare
+ * OpenAI Chat Completions (docs/reference/formats.md, OpenAI Chat Completions): a request body `{model, messages, tools}`, a bare
  * message list, a response `{object:"chat.completion", choices, usage}`, an array of request
  * bodies (one session each), or JSONL with one request body per line (one session each) or
  * one message per line (one session).

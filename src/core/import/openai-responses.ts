@@ -1,5 +1,5 @@
 /**
- * OpenAI Responses API logs (FORMATS.md §2): a request `{model, instructions, input}` and/or a
+ * OpenAI Responses API logs (docs/reference/formats.md, OpenAI Responses): a request `{model, instructions, input}` and/or a
  * response `{object:"response", output, usage}`, an array of those, or JSONL of them or of bare
  * items. `instructions` is the system prompt; the response's usage goes on its call.
  */

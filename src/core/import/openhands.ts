@@ -1,5 +1,5 @@
 /**
- * OpenHands event streams (FORMATS.md §8): a bare event list, or an eval `output.jsonl` with one
+ * OpenHands event streams (docs/reference/formats.md, OpenHands): a bare event list, or an eval `output.jsonl` with one
  * instance (one session) per line. The session is the prompt OpenHands built from the events
  * (openhands-prompt.ts says what it adds): the system event's prompt and tool definitions;
  * agent actions that share a `model_response.id` are one LLM call; observations answer them

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry GenAI spans in OTLP JSON (FORMATS.md §12): one span per call; the content lives
+ * OpenTelemetry GenAI spans in OTLP JSON (docs/reference/formats.md, OpenTelemetry GenAI): one span per call; the content lives
  * in `gen_ai.input.messages` / `gen_ai.output.messages` (structured or JSON strings) or the older
  * `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes; usage in `gen_ai.usage.*`. Each trace
  * is one session, its chat spans in start order; the last call's input holds the history.

@@ -1,5 +1,5 @@
 /**
- * Every importer, in FORMATS.md's detection order: the first whose `detect` matches wins, so
+ * Every importer, in the detection order of docs/reference/formats.md: the first whose `detect` matches wins, so
  * the specific formats come first and the generic ones (Chat Completions, plain JSONL) last.
  * Adding a format = one file in this folder + one line here.
  */

@@ -1,5 +1,5 @@
 /**
- * OpenAI Responses API items → messages (FORMATS.md §2). Shared by the `openai-responses` and
+ * OpenAI Responses API items → messages (docs/reference/formats.md, OpenAI Responses). Shared by the `openai-responses` and
  * `codex` importers. Consecutive model-side items (reasoning, assistant message, tool calls) are
  * one LLM call, so they become one assistant message; tool outputs become tool messages.
  */

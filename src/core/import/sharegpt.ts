@@ -1,5 +1,5 @@
 /**
- * ShareGPT (FORMATS.md §10): `{conversations:[{from, value}], system?, tools?}` — a JSON array or
+ * ShareGPT (docs/reference/formats.md, ShareGPT): `{conversations:[{from, value}], system?, tools?}` — a JSON array or
  * JSONL, one session per conversation. Tool calls are JSON text in `value`.
  */
 import type { Message, Part, Session } from '../model';

@@ -5,7 +5,7 @@
  *
  * When the head cannot settle it (a JSON document longer than the head, or a first line longer
  * than the head), `confirmSniff` reads on until the structure is parsed, so that detection never
- * depends on key order or on where a key falls in the file (DESIGN.md, "What the first build
+ * depends on key order or on where a key falls in the file (docs/architecture.md, "What the first build
  * taught"): importers decide on parsed values, never on where a key happens to sit in the text.
  */
 import { decodeLineBlocks, parseJsonOrThrow, readAll, readHead } from './read';

@@ -1,5 +1,5 @@
 /**
- * What a SWE-agent run's config (`replay_config`, FORMATS.md §9) changes in the prompt beyond
+ * What a SWE-agent run's config (`replay_config`, docs/reference/formats.md, SWE-agent) changes in the prompt beyond
  * the logged `history` (README "Replay: what it assumes"):
  * - history processors: `last_n_observations` shows only the last n observations in full and
  *   replaces older ones by "Old environment output: (N lines omitted)" at every query;

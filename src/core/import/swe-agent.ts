@@ -1,5 +1,5 @@
 /**
- * SWE-agent trajectories (`.traj`, FORMATS.md §9): `history[]` is what the agent recorded, in the
+ * SWE-agent trajectories (`.traj`, docs/reference/formats.md, SWE-agent): `history[]` is what the agent recorded, in the
  * Chat Completions shape (tool results use `tool_call_ids`); the run's config says what it did
  * to it before each query (history processors) and which tools it sent (swe-agent-config.ts).
  * Usage is aggregate only (`info.model_stats`), which the session notes.

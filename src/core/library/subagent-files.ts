@@ -1,6 +1,6 @@
 /**
  * Claude Code 2.x subagents, written to files of their own beside the parent's transcript
- * (`<sessionId>/subagents/agent-<id>.jsonl` and `agent-<id>.meta.json`, FORMATS.md §4), become
+ * (`<sessionId>/subagents/agent-<id>.jsonl` and `agent-<id>.meta.json`, docs/reference/formats.md, Claude Code), become
  * subagent sessions of the parent, as inline sidechains (v1.x) do. The host finds and opens the
  * files (src/main/io/subagent-files.ts); this takes their bytes and meta texts, so it stays pure.
  *

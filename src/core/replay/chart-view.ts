@@ -1,5 +1,5 @@
 /**
- * A replay reduced to the resolution of the screen (DESIGN.md, "The host answers at the
+ * A replay reduced to the resolution of the screen (docs/architecture.md, "The host answers at the
  * resolution the screen needs"): `buckets` pixel columns, each the min / max of every series over
  * its calls and the region stack of its fullest call, so a 30,000-call replay ships a few hundred
  * numbers per series instead of 30,000. Markers — compressions, source compactions, every call

@@ -1,5 +1,5 @@
 /**
- * The compression events of a replay as columns (DESIGN.md: numbers per step live in typed
+ * The compression events of a replay as columns (docs/architecture.md: numbers per step live in typed
  * arrays). A policy compressing at (nearly) every call kept one event object per compression —
  * with its range tuples, for the life of the result — and that was the largest cost left in its
  * replay. Here a compression is a row of numbers: its call, path, strategy (interned), tokens

@@ -1,5 +1,5 @@
 /**
- * The replay's output. Per-step numbers live in typed arrays (DESIGN.md): a replay of a long
+ * The replay's output. Per-step numbers live in typed arrays (docs/architecture.md): a replay of a long
  * session allocates no object per step. `toJSON` in ./serialize turns it into the CLI's /
  * contract's JSON shape.
  */

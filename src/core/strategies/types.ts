@@ -1,5 +1,5 @@
 /**
- * The one signature every compression strategy has (DESIGN.md):
+ * The one signature every compression strategy has (docs/architecture.md):
  * `(history, budget, ctx) -> { kept, summaryRequest?, dropped, masked, note }`.
  * `history` is the current window (a live range plus messages kept from before it), `budget`
  * the tokens the history must fit in, `ctx` the session and the window's numbers. A strategy

@@ -39,7 +39,7 @@ export interface MessageBreakdown {
 }
 
 /**
- * Per-session counts, one entry per history message, in typed arrays (DESIGN.md: numbers per
+ * Per-session counts, one entry per history message, in typed arrays (docs/architecture.md: numbers per
  * step live in typed arrays). `perMessage[i]` is the total of message i. Regions that are
  * not history are separate numbers.
  */

@@ -2,7 +2,7 @@
  * `getAccuracy`: how far the session's tokenizer is from what the provider reported, call by
  * call, and how honest the calibration is (fitted and scored on different calls as well as on
  * the same ones; core/tokens/calibrate.ts). A fallback and an unknown model are said, not only
- * logged (DESIGN.md: every number shown can be explained by another on the same screen).
+ * logged (docs/architecture.md: every number shown can be explained by another on the same screen).
  */
 import { resolveLimits } from '../../core/budget/limits';
 import type { Session } from '../../core/model';

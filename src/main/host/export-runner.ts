@@ -1,5 +1,5 @@
 /**
- * The host's exportSession and previewExport off the request thread (issue 14 item 4): the
+ * The host's exportSession and previewExport off the request thread: the
  * replay a windowed export or a report needs comes from the host's replay path as before (its
  * worker and cache); the build and the redaction scan run in the export worker pool
  * (src/main/export/pool.ts). A newer preview on the same channel (the dialog previews as the user

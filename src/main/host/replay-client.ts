@@ -1,7 +1,7 @@
 /**
  * Schedules the host's replay requests to the replay engine — a worker thread when one is built
  * (Electron and `serve` alike), else the host's own thread (tests from source) — one at a time,
- * in order (charts first), with the debugger's rules (DESIGN.md, "Heavy work … can be cancelled when superseded,
+ * in order (charts first), with the debugger's rules (docs/architecture.md, "Heavy work … can be cancelled when superseded,
  * and an older answer never overwrites a newer one"):
  * - a request may name a `channel`; a newer request on the same channel supersedes the older,
  *   which answers `cancelled` at once: dropped from the queue, or, when it was already running,

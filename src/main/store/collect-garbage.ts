@@ -13,7 +13,7 @@
  * RSS of `ctxscope import` came after the parse (README "Reliability and security" → "Memory").
  * One full collection there costs a fraction of a second on such a heap and nothing on a small one.
  * The same held inside the parse and in `inspect`: on a million split-response lines each of the
- * three collections takes ~25–120 MB of dead heap off the peak that followed it (issue 14 item 12).
+ * three collections takes ~25–120 MB of dead heap off the peak that followed it.
  *
  * Node exposes `gc` only under --expose-gc; the flag can be set at run time, and a context made
  * after that has the function. If that fails (an embedder that forbids it), nothing is collected

@@ -1,6 +1,6 @@
 /**
  * Live tail's fast path for Gemini CLI's JSONL session (README "Live tail"; the format:
- * core/import/gemini-cli.ts, FORMATS.md §6). The import keeps records by id in first-written
+ * core/import/gemini-cli.ts, docs/reference/formats.md, Gemini CLI). The import keeps records by id in first-written
  * order, a record written again replacing its copy in place; each record converts on its own.
  * Gemini CLI writes a turn as new records, and rewrites the call it is running (its results and
  * tokens) under the same id: so an appended record either adds messages after the stored ones or

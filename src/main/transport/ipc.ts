@@ -1,6 +1,6 @@
 /**
  * The contract over Electron IPC. One channel per method (`ctxscope:<method>`), derived from the
- * contract's method list so main and preload cannot drift (the counter-example in DESIGN.md).
+ * contract's method list so main and preload cannot drift (the counter-example in docs/architecture.md).
  * Every call checks its sender (Electron Fiddle's rule: drop messages whose sender is not one of
  * the app's own windows at the app's own URL) before the payload is validated by `dispatch`.
  */

@@ -4,7 +4,7 @@
  * the comparison. Actions live in the store; components select small values. The store is a
  * vanilla store made by a factory so tests give it a fake client and fresh state.
  *
- * One selection drives the window (DESIGN.md): `selectedStep` is the only "where am I"; a
+ * One selection drives the window (docs/architecture.md): `selectedStep` is the only "where am I"; a
  * message click, an event click, the chart, the timeline and the keys all go through
  * `selectStep`, and the export dialog, the guard status, the context view and the URL read it.
  *

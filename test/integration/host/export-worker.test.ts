@@ -1,5 +1,5 @@
 /**
- * exportSession and previewExport off the host's request thread (issue 14 item 4): while the
+ * exportSession and previewExport off the host's request thread: while the
  * redaction preview of a long session runs, a request that arrives after it (`getInfo`, from the
  * next turn of the event loop, as an HTTP request would) is answered first; a newer preview on the
  * same channel makes the older answer `cancelled`; and what the worker builds is what the same

@@ -1,6 +1,7 @@
 /**
- * Conformance over ../shared/corpus (real transcripts): each file's detected format, and the
- * main-chain counts in SOURCES.md (or derived by hand from the file where the table gives none).
+ * Conformance over a folder of real transcripts kept beside the checkout (`shared/corpus`, skipped
+ * where it is absent): each file's detected format, and the main-chain counts its SOURCES.md lists
+ * (or derived by hand from the file where the table gives none).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

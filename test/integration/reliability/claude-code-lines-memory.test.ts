@@ -3,7 +3,7 @@
  * through `ctxscope import` and `ctxscope inspect`, each in its own Node process whose JS heap
  * is capped with --max-old-space-size. The importer holds every line until it has walked the
  * chain from the leaf, so what it keeps per line beside the message is what this shape costs
- * beyond its session (issue 14 item 12). A regression that holds more per line (the parsed
+ * beyond its session. A regression that holds more per line (the parsed
  * line, the parentUuid string, a pointer column per field, a uuid table with its own key
  * array) runs out of heap and the process aborts, so the test fails on memory, not on a timing.
  *
@@ -44,7 +44,7 @@ const LINES = 1_000_000;
 const HEAP_MB = 280;
 const SPLIT_LINES = 1_000_000;
 const SPLIT_HEAP_MB = 295;
-/** Issue 14 item 12: peak RSS ≤ max(4 × input, 500 MB); the RSS tests allow 90 % of it. */
+/** The import's memory bound (docs/limits.md): peak RSS ≤ max(4 × input, 500 MB); the RSS tests allow 90 % of it. */
 const BOUND_SHARE = 0.9;
 const builtCli = resolve(__dirname, '../../../out/cli/index.js');
 const root = resolve(__dirname, '../../..');

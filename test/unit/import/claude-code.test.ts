@@ -147,7 +147,7 @@ describe('Claude Code importer', () => {
 
   // A bare line (content only: no timestamp, model or usage) that goes on with its parent's
   // response keeps only its parts until the merge; the first line's message is merged into in
-  // place unless another session takes it too (issue 14 item 12, memory on split responses).
+  // place unless another session takes it too (memory on split responses).
   describe('split responses over bare lines', () => {
     const bare = (uuid: string, parentUuid: string | null, id: string, text: string, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ type: 'assistant', uuid, parentUuid, sessionId: 'S', message: { id, role: 'assistant', content: [{ type: 'text', text }] }, ...extra });

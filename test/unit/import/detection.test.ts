@@ -1,5 +1,5 @@
 /**
- * Detection never depends on key order or on where a key falls in the file (DESIGN.md): the same
+ * Detection never depends on key order or on where a key falls in the file (docs/architecture.md): the same
  * document with its keys shuffled, padded so its telling keys fall past the 64 KB head, is
  * detected the same; and shapes two formats share are told apart on their parsed structure.
  */

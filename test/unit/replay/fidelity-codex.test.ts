@@ -3,7 +3,7 @@
  * provider-reported prompt passes 90% of `model_context_window`; the `codex` preset, replaying
  * the imported transcript with its own estimator, must fire within ±1 call of it.
  *
- * The rollout is written here, in the Codex format (FORMATS.md §5), by a small deterministic
+ * The rollout is written here, in the Codex format (docs/reference/formats.md, Codex CLI), by a small deterministic
  * agent loop. Its `last_token_usage.input_tokens` is what a provider would report: the o200k
  * count of everything sent (instructions + items, 4 tokens of framing per item) plus 1,800 tokens
  * of tool schemas that Codex rollouts do not log. The replay never sees those 1,800 tokens

@@ -4,7 +4,7 @@
  * whose view holds more than 100 events. The `openhands-summary` preset, replaying the imported
  * events, must fire within ±1 call of it.
  *
- * The stream is written here in OpenHands' event format (FORMATS.md §8) by a small deterministic
+ * The stream is written here in OpenHands' event format (docs/reference/formats.md, OpenHands) by a small deterministic
  * agent loop that condenses the way the condenser's documentation describes.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * The hover card's reason line for one chart bucket: why the guard decided what it did, with its
- * numbers — for ok calls too, where the replay records no reason (DESIGN.md: every number shown can
+ * numbers — for ok calls too, where the replay records no reason (docs/architecture.md: every number shown can
  * be explained by another on the same screen). Pure; the chart view holds no per-call reasons, so a
  * non-ok status is explained by its marker (never downsampled), an ok one by request against limit.
  */

@@ -2,7 +2,7 @@
  * The export dialog's state: open or not, the user's choices, the host's preview of the export
  * those choices make (file name, messages, redactions by kind, bad pattern lines), and the save.
  * The compacted history is taken where the window is: the chart's policy and overrides at the
- * selected call (DESIGN.md: one selection drives the window).
+ * selected call (docs/architecture.md: one selection drives the window).
  */
 import type { StoreApi } from 'zustand/vanilla';
 import { REDACTION_BUILTINS, type ApiClient, type ExportPreview, type ExportResult, type ExportTarget, type MethodInput } from '../../../shared/api';
