@@ -5,52 +5,17 @@
  * `calibrated`.
  */
 import type { Session } from '../model';
-import { cl100kBase, o200kBase } from './bpe';
 import { countCalibrated, countSession } from './count';
 import { createCounter, MEDIA_TOKENS as MEDIA_TOKENS_BY_PROVIDER, type CostModelOptions } from './cost';
-import { chars4, runes25, s4, shannon } from './heuristics';
-import type { SessionCounts, Tokenizer, TokenizerId } from './types';
+import { CALIBRATION_BASE, getTokenizer } from './registry';
+import type { SessionCounts, TokenizerId } from './types';
 
 export { COST_RULES, costRulesFor, createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, scaleFloor, type CostModelOptions, type CostRules } from './cost';
 export { countSession, countCalibrated } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
 export { ESTIMATOR_VERSION, countsKey } from './version';
 export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';
-
-const BASE: Readonly<Record<string, Tokenizer>> = {
-  chars4,
-  'runes2.5': runes25,
-  shannon,
-  s4,
-  'tiktoken:o200k_base': o200kBase,
-  'tiktoken:cl100k_base': cl100kBase,
-};
-
-/** The tokenizer `calibrated` fits on top of. */
-export const CALIBRATION_BASE = 'tiktoken:o200k_base';
-
-export const TOKENIZER_IDS: readonly string[] = [...Object.keys(BASE), 'max:tiktoken:o200k_base', 'max:tiktoken:cl100k_base', 'calibrated'];
-
-const maxCache = new Map<string, Tokenizer>();
-
-/** S1's combined estimate: the higher of a tokenizer and chars/4. */
-function maxOf(inner: Tokenizer): Tokenizer {
-  let t = maxCache.get(inner.id);
-  if (!t) {
-    t = { id: `max:${inner.id}`, label: `max(${inner.label}, chars/4) (S1)`, approximate: true, countText: (s) => Math.max(inner.countText(s), chars4.countText(s)) };
-    maxCache.set(inner.id, t);
-  }
-  return t;
-}
-
-export function getTokenizer(id: TokenizerId): Tokenizer {
-  const base = BASE[id];
-  if (base) return base;
-  if (id.startsWith('max:')) return maxOf(getTokenizer(id.slice(4)));
-  // `calibrated` counts with its base tokenizer; the fit is applied per session (countWith).
-  if (id === 'calibrated') return { ...BASE[CALIBRATION_BASE]!, id: 'calibrated', label: 'calibrated to reported usage', approximate: true };
-  throw new Error(`unknown tokenizer "${id}" (known: ${TOKENIZER_IDS.join(', ')}, or max:<id>)`);
-}
+export { CALIBRATION_BASE, getTokenizer, TOKENIZER_IDS } from './registry';
 
 /** The model family's sensible default: OpenAI → its BPE; Claude, Gemini → calibrated when usage is reported. */
 export function defaultTokenizerFor(model: string | undefined, hasUsage: boolean): TokenizerId {

@@ -7,7 +7,7 @@
  */
 import { sentForm, type Session } from '../model';
 import { createCounter } from './cost';
-import { getTokenizer } from './index';
+import { getTokenizer } from './registry';
 import type { SessionCounts } from './types';
 
 export interface SentAsTokens {
