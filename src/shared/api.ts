@@ -121,7 +121,7 @@ export const methods = {
   cancelTune: z.object({ channel: z.string().min(1).max(64).default('tune') }).strict(),
   /**
    * Follows (`on`) or stops following the source file of a session: while it grows (an agent
-   * still writing), its new lines are stored and `sessionUpdated` says so (README "Live tail").
+   * still writing), its new lines are stored and `sessionUpdated` says so (docs/user-guide.md "Live tail").
    */
   watchSession: z.object({ sessionId: id, on: z.boolean() }).strict(),
 } as const;

@@ -1,5 +1,5 @@
 /**
- * Sessions of the formats the live tail follows without a line fast path (README "Live tail"),
+ * Sessions of the formats the live tail follows without a line fast path (docs/user-guide.md "Live tail"),
  * at any size, for test/bench/tail.bench.ts. Each is the shape of its fixture in
  * test/fixtures/import scaled up: the fixture's turn repeated with its own ids, texts and usage, and
  * tool output of varying length (10–45 lines of code, as agents read files). A line format grows by

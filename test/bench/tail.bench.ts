@@ -1,5 +1,5 @@
 /**
- * Live tail (README "Live tail"): what an append costs on a big session — on Claude Code, a
+ * Live tail (docs/user-guide.md "Live tail"): what an append costs on a big session — on Claude Code, a
  * two-line turn (a prompt and its answer, chained to the last line); on a Codex rollout, a turn of
  * seven lines (prompt, reasoning, tool call, token_count, tool output, answer, token_count).
  * - store: `updateTail` after the append — the fast path (the new lines alone) and, for

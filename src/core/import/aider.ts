@@ -4,7 +4,7 @@
  * `> Tokens: 2.4k sent, 104 received.` per LLM call, kept as coarse reported usage, and the
  * `> Model:` header that names the model and edit format — and the rest is the assistant.
  *
- * What aider sent, as far as the log tells (README "Replay: what it assumes"):
+ * What aider sent, as far as the log tells (docs/reference/formats.md "What each importer rebuilds"):
  * - `/clear` and `/reset` empty the chat history: a source compaction that drops everything
  *   before it. Other in-chat commands (`/add`, `/run`, …) are not sent; `/ask`, `/code` and
  *   `/architect` send the text after them.

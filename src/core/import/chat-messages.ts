@@ -84,7 +84,7 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
     const usage = openaiUsage(item['usage']);
     const model = str(item['model']);
     // The common line (no usage, model or kept record) as a plain literal: an object built by
-    // spreads holds ~16 bytes more, which a million tiny lines feel (README "Reliability").
+    // spreads holds ~16 bytes more, which a million tiny lines feel (docs/reliability.md).
     if (!usage && !model && raw === undefined && line !== undefined) messages.push({ id, role: r, parts, sourceLine: line });
     else messages.push({ id, role: r, parts, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...extra });
   });

@@ -25,7 +25,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   }
   // Converted a few lines at a time: only the messages are kept, never every parsed line beside
   // them, and a parsed line is garbage before it outlives a young-generation GC (a million tiny
-  // lines peaked at 19× the file; README "Reliability").
+  // lines peaked at 19× the file; docs/reliability.md).
   const system: string[] = [];
   const messages: Message[] = [];
   let index = 0;

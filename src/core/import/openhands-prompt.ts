@@ -1,6 +1,6 @@
 /**
  * What OpenHands puts in the prompt for an event, beyond the event's own text (docs/reference/formats.md, OpenHands;
- * README "Replay: what it assumes"). OpenHands' ConversationMemory turns events into messages:
+ * docs/reference/formats.md "What each importer rebuilds"). OpenHands' ConversationMemory turns events into messages:
  * a command's output carries the metadata prefix and suffix and a few status lines; an error
  * the runtime raised is sent with a trailing note; a recall observation becomes a user message
  * with the workspace context and the triggered microagents; long observations are cut in the

@@ -405,7 +405,7 @@ export function parseJsonOrThrow(name: string, text: string, lineOffset = 0): un
  * How deep a transcript's JSON may nest where a value is kept as it is (a tool's parameter
  * schema) or walked by an importer. JSON.parse reads any depth, but JSON.stringify and every
  * recursive walk after it overflow the stack a few thousand levels down; real schemas nest a
- * dozen levels. Deeper input is refused with its file and line (README "Reliability").
+ * dozen levels. Deeper input is refused with its file and line (docs/reliability.md).
  */
 export const MAX_NESTING = 1000;
 

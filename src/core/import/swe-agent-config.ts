@@ -1,6 +1,6 @@
 /**
  * What a SWE-agent run's config (`replay_config`, docs/reference/formats.md, SWE-agent) changes in the prompt beyond
- * the logged `history` (README "Replay: what it assumes"):
+ * the logged `history` (docs/reference/formats.md "What each importer rebuilds"):
  * - history processors: `last_n_observations` shows only the last n observations in full and
  *   replaces older ones by "Old environment output: (N lines omitted)" at every query;
  * - tools: with `parse_function: function_calling` the tool bundles' commands are sent as the

@@ -7,7 +7,7 @@ export type Json = Record<string, unknown>;
  * A message id made of the file name and a position (`file.jsonl#12`), for records without an id
  * of their own. Built flat with join: a template literal makes a cons string (prefix + number,
  * 56 bytes) that the store's JSON.stringify later flattens into a third, old-generation copy
- * (~48 MB over a million messages, README "Reliability").
+ * (~48 MB over a million messages, docs/reliability.md).
  */
 export function positionalId(prefix: string, position: number | string): string {
   return [prefix, position].join('');

@@ -1,6 +1,6 @@
 /**
  * What a replay cached for a message list, carried over to the list a live-tail append makes of it
- * (README "Live tail"). The replay's caches are keyed by the message list: a grown session is a
+ * (docs/user-guide.md "Live tail"). The replay's caches are keyed by the message list: a grown session is a
  * new list, and without this its next replay would extract every fact and summarize every fold of
  * the whole session again (on a 100 MB session most of a replay's time), though only the last
  * messages are new. `next` must hold `old`'s first `from` messages as the same objects.

@@ -87,7 +87,7 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
 }
 
 /**
- * A live-tail append (README "Live tail") hands the replay a new message list whose first `from`
+ * A live-tail append (docs/user-guide.md "Live tail") hands the replay a new message list whose first `from`
  * messages are the same objects as `old`'s: the folds memoized on `old` that end before `from`
  * summarize the same messages, so they carry over instead of being summarized again (on a long
  * session that is most of a re-run's cost).

@@ -1,5 +1,5 @@
 /**
- * A replay continued over a live-tail append (README "Live tail"): a grown session is replayed by
+ * A replay continued over a live-tail append (docs/user-guide.md "Live tail"): a grown session is replayed by
  * going on from the state a run of it was kept in, over the new calls only, instead of from call
  * 0 — and the result is the one a full replay of the grown session gives
  * (test/unit/replay/resume.test.ts checks that against full replays of random sessions under every

@@ -123,7 +123,7 @@ export function provideFactIndex(messages: readonly Message[], fx: FactIndex): v
 }
 
 /**
- * A live-tail append (README "Live tail"): `next` keeps `old`'s first `from` messages (the same
+ * A live-tail append (docs/user-guide.md "Live tail"): `next` keeps `old`'s first `from` messages (the same
  * objects), so their facts and interned ids carry over and only the new messages are read.
  */
 export function carryFacts(old: readonly Message[], next: readonly Message[], from: number): void {

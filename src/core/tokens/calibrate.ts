@@ -7,7 +7,7 @@
  * system & tools", so the bars add up to what the provider really counted.
  *
  * A fit scored on the calls it was fitted on flatters itself, so `calibrationReport` also fits on
- * the first half of the calls and scores the second half (README "Replay: what it assumes").
+ * the first half of the calls and scores the second half (docs/reference/formats.md "What each importer rebuilds").
  */
 import type { Session } from '../model';
 import { promptTokens } from '../model';

@@ -4,7 +4,7 @@
  * bounded number of times, and then the job fails with a message that says which pool, which exit
  * code and what the worker said. When workers keep dying (a broken script, no memory), the pool
  * gives up: every queued and later job fails at once, instead of waiting for a reply that will
- * never come (README "Reliability").
+ * never come (docs/reliability.md).
  */
 import type { Worker } from 'node:worker_threads';
 

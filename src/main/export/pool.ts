@@ -1,7 +1,7 @@
 /**
  * The export worker pool (tinypool): builds exports and runs the redaction scan off the request
  * thread, so `serve` and the app's main process keep answering while a 10,000-call session is
- * scanned (README "Export"). Workers start on first use and stay warm for a while (the dialog asks
+ * scanned (docs/user-guide.md "Export"). Workers start on first use and stay warm for a while (the dialog asks
  * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
  * (tinypool terminates it) and the task answers `cancelled`; a worker that throws or runs out of
  * memory fails its task with a message naming the pool instead of leaving it waiting, and so does

@@ -1,5 +1,5 @@
 /**
- * Counts of a grown session made from its earlier counts (README "Live tail"): the host counts the
+ * Counts of a grown session made from its earlier counts (docs/user-guide.md "Live tail"): the host counts the
  * tokenizers it does not store (chars/4 and the other estimators) itself, and after an append a
  * recount of the whole session (165,000 messages: 100–150 ms in the replay worker) was most of
  * what a continued replay left. Where each message's count is its own — no scale floored over

@@ -4,7 +4,7 @@
  * Every document is validated on the way in and again on the way out: a row edited by hand
  * into something invalid is left out of the list (the row stays, untouched), never passed to a
  * replay; asking for it by id says what is wrong with it. Saved policies
- * cannot take a built-in policy's id, so a built-in always means what the README says.
+ * cannot take a built-in policy's id, so a built-in always means what docs/policies.md says.
  */
 import { parsePolicyJSON, policyToJSON } from '../../core/policies/io';
 import { getPolicy, type Policy } from '../../core/policies/index';

@@ -1,5 +1,5 @@
 /**
- * A live-tail update as data (README "Live tail"): the messages a session gained or had rewritten
+ * A live-tail update as data (docs/user-guide.md "Live tail"): the messages a session gained or had rewritten
  * from `from` on. A thread that holds the session (the host, the replay worker) applies it instead
  * of reading the whole session from SQLite again.
  */

@@ -10,7 +10,7 @@
  * of live session. The save that follows allocates only short-lived rows, so V8 sees no reason
  * for a full collection and the garbage stays until the process exits, while the save's own
  * working set (new space, batches in flight, the writer thread) is added on top of it: the peak
- * RSS of `ctxscope import` came after the parse (README "Reliability and security" → "Memory").
+ * RSS of `ctxscope import` came after the parse (docs/reliability.md; figures in docs/benchmarks.md "Memory").
  * One full collection there costs a fraction of a second on such a heap and nothing on a small one.
  * The same held inside the parse and in `inspect`: on a million split-response lines each of the
  * three collections takes ~25–120 MB of dead heap off the peak that followed it.

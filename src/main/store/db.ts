@@ -4,7 +4,7 @@
  * the version kept in `user_version`. A database from a newer app version is refused, not touched.
  *
  * The first opener (the app, a CLI command: `check`) also makes sure the file is sound before
- * anything is written into it (README "Reliability"):
+ * anything is written into it (docs/reliability.md):
  * - `PRAGMA quick_check`, or the full `integrity_check` when a WAL was left behind (the last
  *   writer did not close: killed, crashed, power lost);
  * - a corrupt file is moved aside (renamed, never deleted) and reported with both paths; with

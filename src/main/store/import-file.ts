@@ -213,7 +213,7 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
       }
       const r = messageRows(s.messages, from, to, how.lineRecords);
       // The rows (JSON bodies) replace the messages: the import's own sessions are consumed
-      // here, so a million tiny messages are never held beside their rows (README "Reliability").
+      // here, so a million tiny messages are never held beside their rows (docs/reliability.md).
       (s.messages as (Message | undefined)[]).fill(undefined, from, to);
       rows.push(r);
       batch.segments.push({ sessionId: id, from, ids: r.ids, roles: r.roles, rawLines: r.rawLines, usage: r.usage });

@@ -1,5 +1,5 @@
 /**
- * What every live-tail fast path shares (README "Live tail"): a format's fast path parses the
+ * What every live-tail fast path shares (docs/user-guide.md "Live tail"): a format's fast path parses the
  * appended lines on its own and says which messages they make — new ones after the stored
  * session, and possibly the stored last message extended (a response continued on a new line) —
  * and this writes them as a first import of the grown file would have stored them: message and

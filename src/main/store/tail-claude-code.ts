@@ -1,5 +1,5 @@
 /**
- * Live tail's fast path for Claude Code (README "Live tail"): an append that only continues the
+ * Live tail's fast path for Claude Code (docs/user-guide.md "Live tail"): an append that only continues the
  * main chain is parsed on its own — the importer's per-line path over the new lines, not the
  * whole file again — and its messages are appended (or the last response extended). Anything
  * that could change what came before falls back to the whole-file path (store/tail.ts), which is

@@ -1,5 +1,5 @@
 /**
- * Live tail's fast path for Codex rollouts (README "Live tail"; the format: core/import/codex.ts).
+ * Live tail's fast path for Codex rollouts (docs/user-guide.md "Live tail"; the format: core/import/codex.ts).
  * The appended lines are read by the importer's own rollout reader, resumed where the imported
  * lines left it (`continueRollout`): the count of items without an id (generated ids are
  * `file#n`), the assistant message still being built (the next model-side item continues it, a

@@ -1,5 +1,5 @@
 /**
- * Live tail's fast path for a session file that is one JSON document (README "Live tail"): its
+ * Live tail's fast path for a session file that is one JSON document (docs/user-guide.md "Live tail"): its
  * agent writes the whole document again at every change, and the usual change is the same
  * document with more elements at the end of an array (Gemini CLI's `messages`, a logged OpenAI
  * request's `messages`, SWE-agent's `trajectory` and `history`, OpenHands' event list). Reading

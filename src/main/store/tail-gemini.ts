@@ -1,5 +1,5 @@
 /**
- * Live tail's fast path for Gemini CLI's JSONL session (README "Live tail"; the format:
+ * Live tail's fast path for Gemini CLI's JSONL session (docs/user-guide.md "Live tail"; the format:
  * core/import/gemini-cli.ts, docs/reference/formats.md, Gemini CLI). The import keeps records by id in first-written
  * order, a record written again replacing its copy in place; each record converts on its own.
  * Gemini CLI writes a turn as new records, and rewrites the call it is running (its results and

@@ -1,5 +1,5 @@
 /**
- * Live tail's fast path for the generic JSONL of `{role, content}` messages (README "Live tail";
+ * Live tail's fast path for the generic JSONL of `{role, content}` messages (docs/user-guide.md "Live tail";
  * the format: core/import/jsonl.ts). Every line is one message, converted on its own
  * (`chatMessages`): an appended line becomes one new message, numbered as the import numbers it
  * (`file#n`, n = its position among the file's lines, for a line without its own id). Nothing an

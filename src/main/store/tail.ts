@@ -1,6 +1,6 @@
 /**
  * Live tail, the store's side: a stored session whose source file grows (an agent still writing
- * it) is brought up to date in place, under the same session ids (README "Live tail").
+ * it) is brought up to date in place, under the same session ids (docs/user-guide.md "Live tail").
  *
  * - What was imported is remembered as its byte length (`sources.size`), the sha256 of those
  *   bytes (kept running in memory, so an append hashes only its new bytes) and the sha256 of the

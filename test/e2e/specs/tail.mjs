@@ -1,5 +1,5 @@
 /**
- * Live tail (README "Live tail"): a Claude Code session whose file grows while it is open. Its own
+ * Live tail (docs/user-guide.md "Live tail"): a Claude Code session whose file grows while it is open. Its own
  * serve on a temp copy of the sample; lines are appended from the test as an agent would write
  * them; the timeline's call count grows within a few seconds and, with Follow on, the last call
  * is the selected one.

@@ -1,5 +1,5 @@
 /**
- * Live tail of a Codex rollout through the host (README "Live tail"): appends take the fast path
+ * Live tail of a Codex rollout through the host (docs/user-guide.md "Live tail"): appends take the fast path
  * — a call split over two appends included — and the session the host holds, patched with the
  * rows written, is the stored one; the chart gains the new calls.
  */

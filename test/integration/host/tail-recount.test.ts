@@ -1,6 +1,6 @@
 /**
  * After a fast-path append the host asks for an exact recount of the counts the tail extended
- * with scaled estimates (README "Live tail"). It must name tokenizers, not the keys counts are
+ * with scaled estimates (docs/user-guide.md "Live tail"). It must name tokenizers, not the keys counts are
  * stored under (`calibrated@v1`): a count worker asked for `calibrated@v1` loads the whole session
  * and fails, so the exact counts never came back and the CPU went to nothing. It waits for a quiet
  * moment, so the chart replay of the same update is not slowed by it.

@@ -1,5 +1,5 @@
 /**
- * Live tail through the host (README "Live tail"): `watchSession` follows the file, an append
+ * Live tail through the host (docs/user-guide.md "Live tail"): `watchSession` follows the file, an append
  * emits `sessionUpdated` with the new totals, and the host answers from the updated session
  * (its caches of the old one dropped): detail, messages and the chart's call count.
  */

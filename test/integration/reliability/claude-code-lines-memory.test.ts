@@ -31,7 +31,7 @@
  * the bound does. The code before: ~600 MB on both; this code: ~445 (`inspect`) and ~485
  * (`import`). (The source CLI through tsx takes ~80 MB more, so those tests use the build.)
  * The whole file: ~60 s on 2 cores.
- * README "Reliability and security" → "Memory" has the peak RSS figures.
+ * docs/reliability.md; figures in docs/benchmarks.md "Memory" has the peak RSS figures.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';

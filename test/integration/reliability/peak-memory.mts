@@ -2,7 +2,7 @@
  * Peak memory of an import on the input shape that costs the most per byte: a million tiny JSONL
  * lines (~33 MB). Not a test (no timings or memory figures belong in tests): run it by hand,
  *   node --import tsx test/integration/reliability/peak-memory.mts [lines] [raw]
- * and compare the peak RSS with README "Reliability" (at most 4× the input or 500 MB).
+ * and compare the peak RSS with docs/reliability.md (at most 4× the input or 500 MB).
  */
 import { mkdtempSync, openSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

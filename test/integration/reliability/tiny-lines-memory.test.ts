@@ -3,7 +3,7 @@
  * `ctxscope import` and `ctxscope inspect`, each in its own Node process whose JS heap is capped
  * with --max-old-space-size. A regression that holds more per line (a raw string or a spare
  * array per message, a memo entry per message, the whole file) runs out of heap and the process
- * aborts, so the test fails on memory, not on a timing. README "Reliability" has the peak RSS
+ * aborts, so the test fails on memory, not on a timing. docs/reliability.md has the peak RSS
  * figures; this cap is below what the code before the fix needed (it aborted at 280 MB on both
  * commands) and ~50 MB above what it needs now (inspect aborts at 250 MB).
  */

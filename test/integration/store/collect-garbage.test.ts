@@ -1,7 +1,7 @@
 /**
  * The import collects the parse's garbage before its save (src/main/store/collect-garbage.ts):
  * without it the peak RSS of a big `ctxscope import` came after the parse, on top of garbage
- * V8 had no reason to collect (README "Reliability and security" → "Memory"). Peak RSS is not
+ * V8 had no reason to collect (docs/reliability.md; figures in docs/benchmarks.md "Memory"). Peak RSS is not
  * asserted here (no memory figures in tests); these check that the collection really happens
  * (an unreachable object is gone) and that the writer path asks for it, once.
  */

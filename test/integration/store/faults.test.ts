@@ -1,5 +1,5 @@
 /**
- * Store faults (README "Reliability"): a database corrupted in the middle, one that cannot be
+ * Store faults (docs/reliability.md): a database corrupted in the middle, one that cannot be
  * written, a WAL left by a killed writer, a full disk. Each is noticed on open or at the first
  * write, named by its path, and never leaves part of an import behind.
  */

@@ -1,5 +1,5 @@
 /**
- * SIGKILL at 20 points of a large import (README "Reliability"): a child process imports a
+ * SIGKILL at 20 points of a large import (docs/reliability.md): a child process imports a
  * ~16 MB JSONL file (through the writer thread, as the app does for big files) and is killed
  * after a delay spread over the whole import — parse, inserts, commit, checkpoint. After every
  * kill the database opens sound (integrity checked, the killed import's WAL checkpointed) and

@@ -1,5 +1,5 @@
 /**
- * Live tail's fast paths for Codex rollouts and the generic JSONL of messages (README "Live
+ * Live tail's fast paths for Codex rollouts and the generic JSONL of messages (docs/user-guide.md "Live
  * tail"): an append that only continues the session is parsed alone and stores exactly what a
  * first import of the grown file stores; lines that could change what came before take the
  * whole-file path.

@@ -1,5 +1,5 @@
 /**
- * Live tail robustness for every line format it follows (README "Live tail"): an agent's write
+ * Live tail robustness for every line format it follows (docs/user-guide.md "Live tail"): an agent's write
  * cut inside a line — even a line that is already a whole JSON value, its newline not written
  * yet — stores nothing until the newline arrives, and never a broken record; a file replaced by a
  * shorter one is read again whole as the same session. Claude Code's cases are in tail.test.ts;

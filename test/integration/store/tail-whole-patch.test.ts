@@ -1,6 +1,6 @@
 /**
  * The whole-file path hands the host the messages it wrote when the ones before them and the
- * session's fields are kept (README "Live tail"), so a host patches the session it holds instead
+ * session's fields are kept (docs/user-guide.md "Live tail"), so a host patches the session it holds instead
  * of reading it all again — and keeps what its replays extracted. The patched session must be the
  * stored one, for a line format with its fast path's state dropped (Gemini CLI JSONL) and a JSON document
  * written again whole (Gemini CLI JSON), generated as the tail bench makes them.

@@ -1,5 +1,5 @@
 /**
- * Live tail against a temp file (README "Live tail"): appended lines become new messages of the
+ * Live tail against a temp file (docs/user-guide.md "Live tail"): appended lines become new messages of the
  * same session, nothing is stored twice, a partial last line waits for its newline, a truncated
  * or rewritten file is re-imported as the same session, and an appended line that makes another
  * branch the Claude Code main chain rewrites the session from where the chains part.

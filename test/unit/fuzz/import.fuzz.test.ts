@@ -1,6 +1,6 @@
 /**
  * Property: any input ends in sessions or in one clear ImportError — never an uncaught
- * exception, a stack overflow or a hang (README "Reliability"). Inputs are the valid fixtures of
+ * exception, a stack overflow or a hang (docs/reliability.md). Inputs are the valid fixtures of
  * every format (test/fixtures/import, and the real-transcript corpus folder where one exists) with one mutation
  * from ./mutate.ts each. The default run is small and quick; `npm run fuzz` runs 10,000 inputs
  * (CTXSCOPE_FUZZ_RUNS sets the number, CTXSCOPE_FUZZ_SEED replays a run).

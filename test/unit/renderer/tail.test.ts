@@ -1,5 +1,5 @@
 /**
- * Live tail in the renderer store (README "Live tail"): the open session is followed, an update
+ * Live tail in the renderer store (docs/user-guide.md "Live tail"): the open session is followed, an update
  * refreshes the detail and the chart keeping the selected call, "follow" selects the last call,
  * and switching sessions stops following the previous one.
  */

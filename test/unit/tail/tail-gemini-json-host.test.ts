@@ -1,5 +1,5 @@
 /**
- * The document fast path through the host (README "Live tail"): a Gemini CLI JSON session written
+ * The document fast path through the host (docs/user-guide.md "Live tail"): a Gemini CLI JSON session written
  * again whole with a new turn emits `sessionUpdated` with the new totals; the session the host
  * holds is patched with the new messages (it is the stored one) and the chart gains the calls.
  */

@@ -1,5 +1,5 @@
 /**
- * "Follow" for a live session (README "Live tail"): while the open session's file is followed,
+ * "Follow" for a live session (docs/user-guide.md "Live tail"): while the open session's file is followed,
  * a "live" badge says so (with the updates received); the toggle keeps the last call selected
  * as new calls arrive.
  */

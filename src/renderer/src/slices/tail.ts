@@ -1,5 +1,5 @@
 /**
- * Live tail in the window (README "Live tail"): the open session's source file is followed by
+ * Live tail in the window (docs/user-guide.md "Live tail"): the open session's source file is followed by
  * the host; when it grows, `sessionUpdated` arrives and the session detail, the loaded messages
  * and the chart are fetched again, keeping the selected call — or, with "follow" on, selecting
  * the last call. Switching sessions stops following the previous one.
