@@ -26,6 +26,7 @@ const META: Readonly<Record<string, Meta>> = {
   model: { label: 'Model', group: 'Window', description: "Model whose window and prices apply (default: the transcript's)." },
   window: { label: 'Context window', group: 'Window', unit: 'tokens', description: 'Overrides the model catalog, provider and transcript (S1 resolution order).' },
   maxOutput: { label: 'Max output', group: 'Window', unit: 'tokens', description: 'Output reserve; default floor(window / 4) (S1).' },
+  maxOutputWindowFirst: { label: 'Window = max output × 4 first', group: 'Window', description: "S0: with max output set and no window from the request, transcript or model catalog, the window is max output × 4, before a provider's default." },
   buffer: { label: 'Buffer', group: 'Window', unit: 'tokens', description: 'Safety margin: limit = window − buffer − maxOutput (S1).' },
   tokenizer: { label: 'Tokenizer', group: 'Estimate', description: "How requests are counted; auto = the model family's default." },
   schemaScale: { label: 'Tool schema scale', group: 'Estimate', unit: '×', description: 'Tool definitions are counted this many times (S1: 2.09).' },
@@ -200,6 +201,9 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
     case 'asyncRatio':
     case 'asyncFullBudget':
       return c.paths.async ? null : 'async summarization (paths.async) is off';
+    case 'maxOutputWindowFirst':
+      if (c.maxOutput === undefined) return 'max output (maxOutput) is not set';
+      return c.window !== undefined ? 'the window is set (window)' : null;
     case 'referenceTokenizer':
       return c.paths.emergency ? null : 'the emergency path (paths.emergency) is off';
     case 'slidingWindow':

@@ -57,6 +57,12 @@ export const ReplayConfig = z
     model: z.string().optional(),
     window: positiveInt.optional(),
     maxOutput: positiveInt.optional(),
+    /**
+     * S0's `ContextWindow = MaxTokens × 4` when no window is configured wins over a provider's
+     * default window (docs/policies.md §S0); the request, the transcript and the model catalog
+     * still come first. Off: the provider default comes first (S1's order).
+     */
+    maxOutputWindowFirst: z.boolean().default(false),
     buffer: z.number().int().nonnegative().default(8_192),
     /** Tokenizer id, or `auto` = the model family's default. */
     tokenizer: z.string().default('auto'),
@@ -183,6 +189,7 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   model: 'string',
   window: 'number',
   maxOutput: 'number',
+  maxOutputWindowFirst: 'bool',
   buffer: 'number',
   tokenizer: 'string',
   trigger: 'number',

@@ -117,6 +117,7 @@ export function limitsOf(session: Session, config: ReplayConfig): ResolvedLimits
     buffer: config.buffer,
     model: config.model ?? session.model,
     provider: session.provider,
+    maxOutputWindowFirst: config.maxOutputWindowFirst,
   });
 }
 
