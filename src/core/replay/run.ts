@@ -13,7 +13,7 @@ import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
 import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../tokens/index';
 import { arrive } from './arrival';
-import { BudgetHandler } from './budgets';
+import { BudgetHandler, minutesBeforeCall } from './budgets';
 import { CompressionLog, withLazyEvents } from './compressions';
 import { CostHandler } from './cost';
 import { emergencyPath } from './emergency';
@@ -241,7 +241,8 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     guardStep(s, j, request, d, session.model);
 
     if (budgets.active) {
-      const minutes = startTime !== undefined && messages[k]!.timestamp !== undefined ? (messages[k]!.timestamp! - startTime) / 60_000 : 0;
+      // What the calls before it used: the time up to the moment this call is sent, not its answer (docs/policies.md §S4).
+      const minutes = startTime !== undefined ? minutesBeforeCall(messages, k) : 0;
       const t = s.totals;
       const used = { turns: s.callsMade, tokens: t.billedInputTokens + t.outputTokens, toolCalls: s.toolCalls, cost: t.cost, minutes };
       if (lean) budgets.verdict(used, request, d);
