@@ -53,6 +53,7 @@ const META: Readonly<Record<string, Meta>> = {
   primers: { label: 'Primers', group: 'Strategy', unit: 'messages', description: 'S3: first messages always kept.' },
   recents: { label: 'Recents', group: 'Strategy', unit: 'messages', description: 'S3: last messages always kept.' },
   slidingWindow: { label: 'Sliding window', group: 'Strategy', unit: 'messages', description: 'S2 SlidingWindow(N): the last N messages are kept.' },
+  summarizeKeepLast: { label: 'Summarize keeps last', group: 'Strategy', unit: 'messages', description: 'S2 Summarize: the last N messages stay intact, the rest is summarized (unset: summarize until the target is met).' },
   keepToolResults: { label: 'Verbatim tool results', group: 'Strategy', unit: 'tool results', description: 'Observation masking: the last N tool results stay verbatim.' },
   attentionWindow: { label: 'Attention window', group: 'Strategy', unit: 'messages', description: 'Observation masking by events: results among the last N messages stay verbatim.' },
   protectHead: { label: 'Protected head', group: 'Strategy', unit: 'turns', description: 'S4: first turns never compressed.' },
@@ -193,7 +194,8 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
       return c.triggerTokens !== undefined ? 'the absolute trigger (triggerTokens) replaces it' : null;
     case 'target':
       if (!compressing) return noCompression;
-      return c.pipeline.every((id) => COUNT_BASED.has(id)) ? 'the pipeline keeps message counts, not a token target' : null;
+      // Summarize with a keep-last count (S2) keeps a message count too.
+      return c.pipeline.every((id) => COUNT_BASED.has(id) || (id === 'summarize' && c.summarizeKeepLast !== undefined)) ? 'the pipeline keeps message counts, not a token target' : null;
     case 'pipeline':
     case 'cutWithinTurn':
       return compressing ? null : noCompression;
@@ -208,6 +210,8 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
       return c.paths.emergency ? null : 'the emergency path (paths.emergency) is off';
     case 'slidingWindow':
       return has('sliding-window') ? null : 'the pipeline has no sliding-window';
+    case 'summarizeKeepLast':
+      return has('summarize') ? null : 'the pipeline has no summarize';
     case 'primers':
     case 'recents':
       return has('primers-recents') ? null : 'the pipeline has no primers-recents';

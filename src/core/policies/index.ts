@@ -37,8 +37,8 @@ export const POLICIES: readonly Policy[] = [
     id: 's2',
     label: 'S2 SDK turn interceptor',
     source: 'S2',
-    description: '4 chars/token; acts at 85% of the window (MaxTokenRatio 0.85) with SlidingWindow(20); status event "context window at N% capacity (used/max tokens), compaction applied". Set pipeline=summarize or drop-oldest for its other strategies.',
-    config: { policy: 's2', tokenizer: 'chars4', trigger: 0.85, target: 0.5, pipeline: ['sliding-window'], slidingWindow: 20 },
+    description: '4 chars/token; acts at 85% of the window (MaxTokenRatio 0.85) with SlidingWindow(20); status event "context window at N% capacity (used/max tokens), compaction applied". Set pipeline=summarize (summarizes all but the last 10 messages) or drop-oldest for its other strategies.',
+    config: { policy: 's2', tokenizer: 'chars4', trigger: 0.85, target: 0.5, pipeline: ['sliding-window'], slidingWindow: 20, summarizeKeepLast: 10 },
   },
   {
     id: 's3',
