@@ -13,6 +13,7 @@ import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
 import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../tokens/index';
 import { arrive } from './arrival';
+import { settleAsyncReason } from './async-path';
 import { BudgetHandler, minutesBeforeCall } from './budgets';
 import { CompressionLog, withLazyEvents } from './compressions';
 import { CostHandler } from './cost';
@@ -224,6 +225,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     if (arriving) await arriving;
     run.entered = k;
     sentAs.applyUpTo(s, k, j);
+    if (config.paths.async) settleAsyncReason(s, k, d);
     sources.emitUpTo(k, j);
     if (proactiveFires(s, k)) {
       const pending = proactivePath(s, k, j, d);
