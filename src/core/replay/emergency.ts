@@ -24,29 +24,41 @@ export interface OriginalWindow {
   compacted: boolean;
 }
 
+/** The original agent's request at the call of message k, as the policy's estimate counts it: its window since its last compaction. */
+function originalEstimate(s: ReplayState, orig: OriginalWindow, k: number): number {
+  return s.fixed + orig.summaryTokens + (s.counts.prefix[k]! - s.counts.prefix[orig.from]!);
+}
+
 /**
- * The true size of the replay's request before the call of message k, and the words that explain
- * it; undefined when the call reports no usage (and the session has some: no reference stands in).
+ * The true size of the replay's request before the call of message k; NaN when the call reports
+ * no usage (and the session has some: no reference stands in). A number, not an object with its
+ * words: this runs before every call, and the words are needed only when the path fires.
  */
-export function trueSizeAt(s: ReplayState, orig: OriginalWindow, k: number, request: number): { size: number; basis: string } | undefined {
+export function trueSizeAt(s: ReplayState, orig: OriginalWindow, k: number, request: number): number {
   const counts = s.counts;
   if (s.shape.usageAt[k] === 1) {
     const reported = s.shape.promptOf[k]!;
-    // The original agent's request as the policy's estimate counts it: its window since its last compaction.
-    const original = s.fixed + orig.summaryTokens + (counts.prefix[k]! - counts.prefix[orig.from]!);
-    if (!orig.compacted) {
-      const size = original > 0 ? request * (reported / original) : reported;
-      return { size, basis: `reported ${int(reported)} × ${int(request)} / ${int(original)} estimated` };
-    }
-    const diff = request - original;
-    return { size: reported + diff, basis: `reported ${int(reported)} ${diff < 0 ? '−' : '+'} ${int(Math.abs(diff))} estimated ${diff < 0 ? 'that the replay no longer holds' : 'beyond the agent’s window since its compaction'}` };
+    const original = originalEstimate(s, orig, k);
+    // Within the agent's own window: scaled; across its compaction: the estimated difference added.
+    if (!orig.compacted) return original > 0 ? request * (reported / original) : reported;
+    return reported + (request - original);
   }
-  if (!s.reference) return undefined;
+  if (!s.reference) return NaN;
   // Reference counts of the live range scale the history and summary; fixed regions are counted as they are.
   const ref = s.reference;
   const est = counts.prefix[k]! - counts.prefix[s.win.from]!;
   const ratio = est > 0 ? (ref.prefix[k]! - ref.prefix[s.win.from]!) / est : 1;
-  return { size: ref.system + ref.unlogged + ref.tools + (s.summaryTokens + s.win.historyTokens(k)) * ratio, basis: '' };
+  return ref.system + ref.unlogged + ref.tools + (s.summaryTokens + s.win.historyTokens(k)) * ratio;
+}
+
+/** How trueSizeAt made its figure, for the reason ('' for the reference tokenizer's count). */
+function trueSizeBasis(s: ReplayState, orig: OriginalWindow, k: number, request: number): string {
+  if (s.shape.usageAt[k] !== 1) return '';
+  const reported = s.shape.promptOf[k]!;
+  const original = originalEstimate(s, orig, k);
+  if (!orig.compacted) return ` (reported ${int(reported)} × ${int(request)} / ${int(original)} estimated)`;
+  const diff = request - original;
+  return diff < 0 ? ` (reported ${int(reported)} − ${int(-diff)} estimated that the replay no longer holds)` : ` (reported ${int(reported)} + ${int(diff)} estimated beyond the agent’s window since its compaction)`;
 }
 
 /**
@@ -60,10 +72,10 @@ export function emergencyPath(s: ReplayState, orig: OriginalWindow, k: number, s
   if (s.shape.usageAt[k] !== 1 && !s.reference) return undefined;
   const request = requestAt(s, k);
   if (request > s.enforcement.limit) return undefined;
-  const measured = trueSizeAt(s, orig, k, request);
+  const size = trueSizeAt(s, orig, k, request);
   const window = s.limits.window;
-  if (!measured || measured.size <= window) return undefined;
-  const why = `true size ${int(measured.size)}${measured.basis ? ` (${measured.basis})` : ''} > window ${int(window)} though the estimate ${int(request)} fit`;
+  if (!(size > window)) return undefined;
+  const why = `true size ${int(size)}${trueSizeBasis(s, orig, k, request)} > window ${int(window)} though the estimate ${int(request)} fit`;
   const done = compress(s, 'emergency', k, step, 0, `emergency: ${why}`);
   if (done instanceof Promise) return done.then((x) => decision(d, why, x));
   decision(d, why, done);
