@@ -26,6 +26,7 @@ const META: Readonly<Record<string, Meta>> = {
   model: { label: 'Model', group: 'Window', description: "Model whose window and prices apply (default: the transcript's)." },
   window: { label: 'Context window', group: 'Window', unit: 'tokens', description: 'Overrides the model catalog, provider and transcript (S1 resolution order).' },
   maxOutput: { label: 'Max output', group: 'Window', unit: 'tokens', description: 'Output reserve; default floor(window / 4) (S1).' },
+  maxOutputWindowFirst: { label: 'Window = max output × 4 first', group: 'Window', description: "S0: with max output set and no window from the request, transcript or model catalog, the window is max output × 4, before a provider's default." },
   buffer: { label: 'Buffer', group: 'Window', unit: 'tokens', description: 'Safety margin: limit = window − buffer − maxOutput (S1).' },
   tokenizer: { label: 'Tokenizer', group: 'Estimate', description: "How requests are counted; auto = the model family's default." },
   schemaScale: { label: 'Tool schema scale', group: 'Estimate', unit: '×', description: 'Tool definitions are counted this many times (S1: 2.09).' },
@@ -52,6 +53,7 @@ const META: Readonly<Record<string, Meta>> = {
   primers: { label: 'Primers', group: 'Strategy', unit: 'messages', description: 'S3: first messages always kept.' },
   recents: { label: 'Recents', group: 'Strategy', unit: 'messages', description: 'S3: last messages always kept.' },
   slidingWindow: { label: 'Sliding window', group: 'Strategy', unit: 'messages', description: 'S2 SlidingWindow(N): the last N messages are kept.' },
+  summarizeKeepLast: { label: 'Summarize keeps last', group: 'Strategy', unit: 'messages', description: 'S2 Summarize: the last N messages stay intact, the rest is summarized (unset: summarize until the target is met).' },
   keepToolResults: { label: 'Verbatim tool results', group: 'Strategy', unit: 'tool results', description: 'Observation masking: the last N tool results stay verbatim.' },
   attentionWindow: { label: 'Attention window', group: 'Strategy', unit: 'messages', description: 'Observation masking by events: results among the last N messages stay verbatim.' },
   protectHead: { label: 'Protected head', group: 'Strategy', unit: 'turns', description: 'S4: first turns never compressed.' },
@@ -192,7 +194,8 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
       return c.triggerTokens !== undefined ? 'the absolute trigger (triggerTokens) replaces it' : null;
     case 'target':
       if (!compressing) return noCompression;
-      return c.pipeline.every((id) => COUNT_BASED.has(id)) ? 'the pipeline keeps message counts, not a token target' : null;
+      // Summarize with a keep-last count (S2) keeps a message count too.
+      return c.pipeline.every((id) => COUNT_BASED.has(id) || (id === 'summarize' && c.summarizeKeepLast !== undefined)) ? 'the pipeline keeps message counts, not a token target' : null;
     case 'pipeline':
     case 'cutWithinTurn':
       return compressing ? null : noCompression;
@@ -200,10 +203,15 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
     case 'asyncRatio':
     case 'asyncFullBudget':
       return c.paths.async ? null : 'async summarization (paths.async) is off';
+    case 'maxOutputWindowFirst':
+      if (c.maxOutput === undefined) return 'max output (maxOutput) is not set';
+      return c.window !== undefined ? 'the window is set (window)' : null;
     case 'referenceTokenizer':
       return c.paths.emergency ? null : 'the emergency path (paths.emergency) is off';
     case 'slidingWindow':
       return has('sliding-window') ? null : 'the pipeline has no sliding-window';
+    case 'summarizeKeepLast':
+      return has('summarize') ? null : 'the pipeline has no summarize';
     case 'primers':
     case 'recents':
       return has('primers-recents') ? null : 'the pipeline has no primers-recents';

@@ -57,6 +57,12 @@ export const ReplayConfig = z
     model: z.string().optional(),
     window: positiveInt.optional(),
     maxOutput: positiveInt.optional(),
+    /**
+     * S0's `ContextWindow = MaxTokens × 4` when no window is configured wins over a provider's
+     * default window (docs/policies.md §S0); the request, the transcript and the model catalog
+     * still come first. Off: the provider default comes first (S1's order).
+     */
+    maxOutputWindowFirst: z.boolean().default(false),
     buffer: z.number().int().nonnegative().default(8_192),
     /** Tokenizer id, or `auto` = the model family's default. */
     tokenizer: z.string().default('auto'),
@@ -124,6 +130,12 @@ export const ReplayConfig = z
     primers: z.number().int().nonnegative().default(3),
     recents: z.number().int().nonnegative().default(20),
     slidingWindow: positiveInt.default(20),
+    /**
+     * Summarize keeps exactly the last N messages and folds the rest (S2: "takes messages 0..N-10 …
+     * keeps last 10 messages intact"); unset, it folds the oldest turns until the history fits the
+     * target (docs/policies.md §S2, Summarize).
+     */
+    summarizeKeepLast: positiveInt.optional(),
     /** Observation masking: the last N tool results stay verbatim. */
     keepToolResults: z.number().int().nonnegative().default(5),
     /** Observation masking by events (OpenHands' attention_window): results among the last N messages stay verbatim; overrides keepToolResults. */
@@ -183,6 +195,7 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   model: 'string',
   window: 'number',
   maxOutput: 'number',
+  maxOutputWindowFirst: 'bool',
   buffer: 'number',
   tokenizer: 'string',
   trigger: 'number',
@@ -190,6 +203,7 @@ const SET_KEYS: Record<string, 'number' | 'string' | 'list' | 'mode' | 'bool'> =
   primers: 'number',
   recents: 'number',
   slidingWindow: 'number',
+  summarizeKeepLast: 'number',
   toolOutputMaxBytes: 'number',
   toolBudget: 'number',
   summarizer: 'string',

@@ -4,7 +4,8 @@
  *   window resolution order request > transcript > model > provider > default 131,072; buffer
  *   default 8,192 (docs/policies.md §S1, §Common).
  * - S0: `history_budget = window - system - summary - tools - maxOutput`; when only maxOutput is
- *   known, `window = maxOutput × 4`.
+ *   known, `window = maxOutput × 4` — under policy s0 before a provider's default window too
+ *   (`maxOutputWindowFirst`, docs/policies.md §S0).
  */
 import { lookupModel, PROVIDER_DEFAULTS, type ModelInfo } from '../catalog';
 
@@ -20,6 +21,12 @@ export interface LimitsInput {
   readonly buffer?: number;
   readonly model?: string;
   readonly provider?: string;
+  /**
+   * S0's rule before the provider default: with maxOutput set and no window from the request, the
+   * transcript or the model catalog, `window = maxOutput × 4` (docs/policies.md §S0, window). Off,
+   * a provider's default window comes first (S1's order).
+   */
+  readonly maxOutputWindowFirst?: boolean;
 }
 
 export type WindowSource = 'request' | 'transcript' | 'model' | 'provider' | 'maxOutput×4' | 'default';
@@ -53,19 +60,35 @@ export const guardLimit = (window: number, buffer: number, maxOutput: number): n
 export const historyBudget = (window: number, system: number, summary: number, tools: number, maxOutput: number): number =>
   window - system - summary - tools - maxOutput;
 
+/** How a warning names where the window came from. */
+const WINDOW_SOURCE_WORDS: Readonly<Record<WindowSource, string>> = {
+  request: 'the request',
+  transcript: 'the transcript',
+  model: 'the model catalog',
+  provider: 'the provider default',
+  'maxOutput×4': 'maxOutput × 4',
+  default: 'the default',
+};
+
 export function resolveLimits(input: LimitsInput): ResolvedLimits {
   const warnings: string[] = [];
   const model = lookupModel(input.model);
-  if (input.model && !model) warnings.push(`unknown model "${input.model}": using default limits (window ${DEFAULT_WINDOW.toLocaleString('en-US')}, output floor(window/4))`);
+  const providerWindow = input.provider ? PROVIDER_DEFAULTS[input.provider]?.window : undefined;
   let window: number;
   let windowSource: WindowSource;
   if (input.window !== undefined) [window, windowSource] = [input.window, 'request'];
   else if (input.transcriptWindow !== undefined) [window, windowSource] = [input.transcriptWindow, 'transcript'];
   else if (model) [window, windowSource] = [model.window, 'model'];
-  else if (input.provider && PROVIDER_DEFAULTS[input.provider]) [window, windowSource] = [PROVIDER_DEFAULTS[input.provider]!.window, 'provider'];
+  else if (input.maxOutputWindowFirst && input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
+  else if (providerWindow !== undefined) [window, windowSource] = [providerWindow, 'provider'];
   else if (input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
   else [window, windowSource] = [DEFAULT_WINDOW, 'default'];
   const maxOutput = input.maxOutput ?? defaultMaxOutput(window);
+  // The warning names the limits actually in force, and where each came from.
+  if (input.model && !model) {
+    const output = input.maxOutput !== undefined ? `maxOutput ${maxOutput.toLocaleString('en-US')} from the request` : `maxOutput floor(window / 4) = ${maxOutput.toLocaleString('en-US')}`;
+    warnings.push(`unknown model "${input.model}": using window ${window.toLocaleString('en-US')} from ${WINDOW_SOURCE_WORDS[windowSource]}, ${output}`);
+  }
   const buffer = input.buffer ?? DEFAULT_BUFFER;
   const limit = guardLimit(window, buffer, maxOutput);
   if (limit <= 0) warnings.push(`window ${window} leaves no room: buffer ${buffer} + maxOutput ${maxOutput} ≥ window`);

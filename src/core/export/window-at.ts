@@ -2,12 +2,14 @@
  * The compacted history at a step of a replay: what the simulated agent had in its window
  * right before that call (or after the last one, `end`) — the kept messages with masked tool
  * results as placeholders, messages the agent itself sent rewritten by then as it sent them
- * (`Message.sentAs`), and the summary.
+ * (`Message.sentAs`), tool outputs over S1's size limit as the replay counted them (a handle, a
+ * truncation; tool-outputs.ts), and the summary.
  */
 import { sentForm, type Message } from '../model';
 import type { ReplayResult } from '../replay/types';
 import { PLACEHOLDER_TEXT } from '../strategies/index';
 import { summaryOf, type SummaryText } from '../summarize/summary-text';
+import { toolOutputRewrites, withToolOutputs } from './tool-outputs';
 
 export interface WindowAt {
   readonly messages: Message[];
@@ -43,9 +45,15 @@ export function windowAt(result: ReplayResult, messages: readonly Message[], at:
   }
   // The call the window is taken before: what the agent itself sent rewritten by then goes out as sent.
   const callAt = at === 'end' ? messages.length : end;
+  // Tool outputs as the replay counted them (an offloaded one is its handle, docs/policies.md §S1).
+  const outputs = toolOutputRewrites(result, messages, step, end);
   const out = indices.map((i) => {
     const m = messages[i]!;
-    if (!masked.has(i)) return m.sentAs && m.sentAs.fromMessage <= callAt ? sentForm(m, m.sentAs.text) : m;
+    if (!masked.has(i)) {
+      const sent = m.sentAs && m.sentAs.fromMessage <= callAt ? sentForm(m, m.sentAs.text) : m;
+      const rewrites = outputs.get(i);
+      return rewrites ? withToolOutputs(sent, rewrites) : sent;
+    }
     return { ...m, parts: m.parts.map((p) => (p.kind === 'tool_result' ? { ...p, text: PLACEHOLDER_TEXT } : p)) };
   });
   return { messages: out, summary: summary?.text ?? null };

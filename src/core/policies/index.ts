@@ -23,7 +23,7 @@ export const POLICIES: readonly Policy[] = [
     description:
       'runes×2/5 estimate; async summarization after a turn (40 messages or 75% of the window); proactive check with the full budget formula (messages + tools + MaxTokens > ContextWindow) that force-compresses (drops the oldest ~50% of turns); emergency drop of the oldest ~50% of turns when the real size overflows.',
     // docs/policies.md §S0: trigger = 1 × (window − 0 buffer − MaxTokens), i.e. messages + tools + MaxTokens > window.
-    config: { policy: 's0', tokenizer: 'runes2.5', buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, proactiveAction: 'force-compression', paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'], cutWithinTurn: false },
+    config: { policy: 's0', tokenizer: 'runes2.5', maxOutputWindowFirst: true, buffer: 0, triggerBasis: 'limit', trigger: 1, target: 0.5, proactiveAction: 'force-compression', paths: { async: true, proactive: true, emergency: true, guard: false }, asyncMessages: 40, asyncRatio: 0.75, pipeline: ['summarize'], cutWithinTurn: false },
   },
   {
     id: 's1',
@@ -37,8 +37,8 @@ export const POLICIES: readonly Policy[] = [
     id: 's2',
     label: 'S2 SDK turn interceptor',
     source: 'S2',
-    description: '4 chars/token; acts at 85% of the window (MaxTokenRatio 0.85) with SlidingWindow(20); status event "context window at N% capacity (used/max tokens), compaction applied". Set pipeline=summarize or drop-oldest for its other strategies.',
-    config: { policy: 's2', tokenizer: 'chars4', trigger: 0.85, target: 0.5, pipeline: ['sliding-window'], slidingWindow: 20 },
+    description: '4 chars/token; acts at 85% of the window (MaxTokenRatio 0.85) with SlidingWindow(20); status event "context window at N% capacity (used/max tokens), compaction applied". Set pipeline=summarize (summarizes all but the last 10 messages) or drop-oldest for its other strategies.',
+    config: { policy: 's2', tokenizer: 'chars4', trigger: 0.85, target: 0.5, pipeline: ['sliding-window'], slidingWindow: 20, summarizeKeepLast: 10 },
   },
   {
     id: 's3',

@@ -3,9 +3,11 @@
  * messages in the window pass `asyncMessages`, or the estimated history passes `asyncRatio` of
  * the window (with `asyncFullBudget`, the whole request + MaxTokens: S0's first known gap fixed),
  * the oldest messages are folded into the summary by the strategy pipeline, cut at turn starts.
+ * The reason gives the compression's before → after at the end of the turn, and what the call
+ * after it sends with the messages that arrived since (docs/policies.md §S0, path 1).
  */
 import { compress, type CompressionOutcome } from './compress';
-import { int, pct, type ReplayState, type StepDecision } from './state';
+import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 
 /**
  * Runs before the call of `step` when message `i` starts a new turn (so turn i − 1's is complete).
@@ -39,5 +41,26 @@ function decision(s: ReplayState, i: number, d: StepDecision, byCount: boolean, 
     ? `${messagesInWindow} messages > ${c.asyncMessages}`
     : `${c.asyncFullBudget ? 'request + MaxTokens' : 'history'} ${int(measured)} > ${pct(c.asyncRatio, 1)} of window ${int(s.limits.window)}`;
   d.status = 'compress';
-  d.reason = `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after)`;
+  d.reason = `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after, at the end of the turn)`;
+  if (!s.lean) pendingReasons.set(d, { head: `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after at the end of the turn`, reason: d.reason, endedAt: i });
+}
+
+/** The async reason of a call, to be finished with what the call sends once every message before it has arrived. */
+const pendingReasons = new WeakMap<StepDecision, { readonly head: string; readonly reason: string; readonly endedAt: number }>();
+
+/**
+ * The summary is made when the turn ends; the call after it also carries what arrived since — the
+ * next user message — so the step's total is larger than the compression's "after". Called when
+ * every message before the call of message `k` has arrived (and been rewritten as the agent sent
+ * it): the reason then names both, the "after" of the compression and the request the call sends,
+ * which is the step's total unless a later path compresses again (and words its own reason).
+ */
+export function settleAsyncReason(s: ReplayState, k: number, d: StepDecision): void {
+  const pending = pendingReasons.get(d);
+  if (!pending) return;
+  pendingReasons.delete(d);
+  if (d.reason !== pending.reason) return;
+  const since = k - pending.endedAt;
+  const what = since === 1 && s.messages[pending.endedAt]!.role === 'user' ? 'the next user message' : `the ${since} messages since`;
+  d.reason = `${pending.head}; the call sends ${int(requestAt(s, k))} with ${what})`;
 }

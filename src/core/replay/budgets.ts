@@ -7,9 +7,44 @@
  */
 import { backpressureDelayMs, BUDGET_DIMENSIONS, dimensionCheck, fmt, fmtMax, type BudgetDimensionName, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
 import type { BudgetLayerConfig, ReplayConfig } from '../config';
+import type { Message } from '../model';
 import type { ReplayEvent } from './types';
 import type { DeferredReason, StepDecision } from './state';
 import { plainRounded, templateHint } from './steps';
+
+/**
+ * Minutes the calls before the one at message `k` used (docs/policies.md §S4: checked at the start
+ * of each call with what the calls before it used): from the session's first timestamp to the
+ * moment the call is sent — the timestamp of the last message before it that has one (the prompt
+ * or tool result it answers). The call's own response time is not counted: a call sent at 29.5
+ * minutes is checked at 29.5, whenever its answer came. 0 without timestamps.
+ */
+export function minutesBeforeCall(messages: readonly Message[], k: number): number {
+  const sent = sentTimes(messages);
+  const t = sent.at[k];
+  return sent.start === undefined || t === undefined || Number.isNaN(t) ? 0 : (t - sent.start) / 60_000;
+}
+
+/** Per message list: the session's first timestamp, and for each message the last timestamp before it (NaN: none). */
+const sentCache = new WeakMap<readonly Message[], { readonly start: number | undefined; readonly at: Float64Array }>();
+function sentTimes(messages: readonly Message[]): { readonly start: number | undefined; readonly at: Float64Array } {
+  let held = sentCache.get(messages);
+  if (!held) {
+    const at = new Float64Array(messages.length);
+    let last = NaN;
+    let start: number | undefined;
+    for (let i = 0; i < messages.length; i++) {
+      at[i] = last;
+      const ts = messages[i]!.timestamp;
+      if (ts !== undefined) {
+        last = ts;
+        start ??= ts;
+      }
+    }
+    sentCache.set(messages, (held = { start, at }));
+  }
+  return held;
+}
 
 interface Layer extends BudgetLayer {
   readonly config: BudgetLayerConfig;

@@ -293,6 +293,8 @@ interface Removal {
   readonly strategy: string;
   turnsDropped?: number;
   turnsInWindow?: number;
+  /** A stage kept what it must whatever the target (S3): the request sent is checked against the target. */
+  readonly keptWhateverTarget?: boolean;
 }
 
 /** S0's forceCompression: drop the oldest ~50% of the turns in the window, note it in the summary (docs/policies.md §S0). */
@@ -345,6 +347,7 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
   // Joined as the stages run: no list per compression for the one note of a one-stage pipeline.
   let note: string | undefined;
   let targetTokens = 256;
+  let keptWhateverTarget = false;
   const pipeline = s.config.pipeline;
   for (let p = 0; p < pipeline.length; p++) {
     const id = pipeline[p]!;
@@ -370,9 +373,11 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     win.from = Math.max(win.from, r.kept.from);
     win.keepBefore = keep;
     note = note === undefined ? r.note : `${note}; ${r.note}`;
+    if (r.keptWhateverTarget === true) keptWhateverTarget = true;
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  return { dropped, masked: masked ?? NONE_MASKED, note: note ?? '', strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  const removal = { dropped, masked: masked ?? NONE_MASKED, note: note ?? '', strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  return keptWhateverTarget ? { ...removal, keptWhateverTarget } : removal;
 }
 const NONE: readonly MessageRange[] = Object.freeze([]);
 const NONE_MASKED: readonly number[] = Object.freeze([]);
@@ -424,6 +429,21 @@ function summarizerFailed(s: ReplayState, step: number, e: unknown): void {
   s.events.push({ kind: 'summarizer-failure', step, error: e instanceof Error ? e.message : String(e) });
 }
 
+/**
+ * docs/policies.md §S3, target not met: primers + summary + recents are kept even over the target.
+ * Checked on the request actually sent after the compression — the kept messages and the summary
+ * the summarizer produced (not the nominal 400-token target it was asked for) — against what the
+ * target leaves once the regions no compression touches are placed: `after − fixed` against
+ * `target − fixed`. '' when the target is met.
+ */
+function targetNotMet(s: ReplayState, after: number): string {
+  const target = s.enforcement.target;
+  if (!(after > target)) return '';
+  const need = after - s.fixed;
+  const leaves = Math.max(0, Math.floor(target - s.fixed));
+  return `; target not met: primers + summary + recents need ${need.toLocaleString('en-US')} tokens, the target leaves ${leaves.toLocaleString('en-US')} — all kept (docs/policies.md §S3)`;
+}
+
 /** The rest of a compression once `removal` is applied and the summary folded: measured, recorded. */
 function compressed(s: ReplayState, path: CompressionPath, end: number, step: number, removal: Removal, before: number, summaryBefore: SummaryText | null, summaryTokensBefore: number): CompressionOutcome | null {
   const summaryChanged = !sameSummary(s.summary, summaryBefore);
@@ -441,7 +461,8 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
     // A row of numbers (compressions.ts): the event object, its range tuples and its kept list are
     // made only if something reads the result's events.
     const runs = keptBeforeRuns(s);
-    s.compressions.push(s.events.length, step, path, removal.strategy, before, after, merged(removal.dropped), removal.masked, runs, s.win.from, end, removal.note, s.summary);
+    const note = removal.keptWhateverTarget === true ? removal.note + targetNotMet(s, after) : removal.note;
+    s.compressions.push(s.events.length, step, path, removal.strategy, before, after, merged(removal.dropped), removal.masked, runs, s.win.from, end, note, s.summary);
   }
   s.retention.afterCompression(end, step);
   return removal.turnsDropped !== undefined ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : { before, after };

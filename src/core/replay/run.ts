@@ -13,7 +13,8 @@ import { extractiveSummarizer } from '../summarize/extractive';
 import type { Summarizer } from '../summarize/types';
 import { countWith, defaultTokenizerFor, mediaTokensFor, type SessionCounts } from '../tokens/index';
 import { arrive } from './arrival';
-import { BudgetHandler } from './budgets';
+import { settleAsyncReason } from './async-path';
+import { BudgetHandler, minutesBeforeCall } from './budgets';
 import { CompressionLog, withLazyEvents } from './compressions';
 import { CostHandler } from './cost';
 import { emergencyPath } from './emergency';
@@ -117,6 +118,7 @@ export function limitsOf(session: Session, config: ReplayConfig): ResolvedLimits
     buffer: config.buffer,
     model: config.model ?? session.model,
     provider: session.provider,
+    maxOutputWindowFirst: config.maxOutputWindowFirst,
   });
 }
 
@@ -223,6 +225,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     if (arriving) await arriving;
     run.entered = k;
     sentAs.applyUpTo(s, k, j);
+    if (config.paths.async) settleAsyncReason(s, k, d);
     sources.emitUpTo(k, j);
     if (proactiveFires(s, k)) {
       const pending = proactivePath(s, k, j, d);
@@ -240,7 +243,8 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     guardStep(s, j, request, d, session.model);
 
     if (budgets.active) {
-      const minutes = startTime !== undefined && messages[k]!.timestamp !== undefined ? (messages[k]!.timestamp! - startTime) / 60_000 : 0;
+      // What the calls before it used: the time up to the moment this call is sent, not its answer (docs/policies.md §S4).
+      const minutes = startTime !== undefined ? minutesBeforeCall(messages, k) : 0;
       const t = s.totals;
       const used = { turns: s.callsMade, tokens: t.billedInputTokens + t.outputTokens, toolCalls: s.toolCalls, cost: t.cost, minutes };
       if (lean) budgets.verdict(used, request, d);

@@ -13,6 +13,7 @@ import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
 import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
+import { minutesBeforeCall } from './budgets';
 import { compressionsOf, otherEvents } from './compressions';
 import { stepReason } from './steps';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type CompressionPath, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
@@ -242,9 +243,8 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
   const k = s.messageIndex[step]!;
   let toolCalls = 0;
   for (let i = 0; i < k; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call') toolCalls++;
-  const start = messages.find((m) => m.timestamp !== undefined)?.timestamp;
-  const at = messages[k]?.timestamp;
-  const minutes = start !== undefined && at !== undefined ? (at - start) / 60_000 : 0;
+  // Up to the moment the call is sent, as the replay checked it (replay/budgets.ts minutesBeforeCall).
+  const minutes = k < messages.length ? minutesBeforeCall(messages, k) : 0;
   const used: Record<BudgetDimension, number> = { turns: calls, tokens: billed + outputTokens, toolCalls, cost, minutes };
   const out: StepDetail['budgets'][number][] = [];
   for (const layer of layers) {

@@ -18,7 +18,18 @@ import { int } from './state';
 /** What S1 puts in place of an output it cannot take. */
 export const BUDGET_FAILURE_TEXT = '(tool failed: the tool budget is exceeded; the output was not added. Final turn: only final_report is available.)';
 /** A handle to an output stored aside (offload): path and size, about this many bytes. */
-const HANDLE_BYTES = 64;
+export const HANDLE_BYTES = 64;
+
+/**
+ * The handle the window holds for an output stored aside: its size and where it went, in exactly
+ * HANDLE_BYTES bytes of ASCII — the size the replay counted for it — so an exported window holds
+ * what the replay measured (export/window-at.ts).
+ */
+export function handleText(callId: string, bytes: number): string {
+  const head = `[stored aside: ${bytes} bytes, tool-output/`;
+  const id = callId.replace(/[^\w.-]/g, '_').slice(0, Math.max(0, HANDLE_BYTES - head.length - 1));
+  return `${head}${id}`.padEnd(HANDLE_BYTES - 1, ' ') + ']';
+}
 
 export function utf8Length(s: string): number {
   let n = 0;

@@ -33,7 +33,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
     let targetTokens = 0;
     const notes: string[] = [];
     let stageCtx = ctx;
-    let targetUnmet: StrategyResult['targetUnmet'];
+    let keptWhateverTarget = false;
     for (const stage of stages) {
       if (notes.length > 0 && viewTokens(view, stageCtx) <= budget) break;
       const r: StrategyResult = stage(view, budget, stageCtx);
@@ -44,7 +44,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
         targetTokens = Math.max(targetTokens, r.summaryRequest.targetTokens);
       }
       notes.push(r.note);
-      if (r.targetUnmet) targetUnmet = r.targetUnmet;
+      if (r.keptWhateverTarget) keptWhateverTarget = true;
       view = { from: Math.max(view.from, r.kept.from), keepBefore: r.kept.keepBefore, end: view.end };
       stageCtx = withMasked(ctx, masked);
     }
@@ -56,7 +56,7 @@ export function pipeline(stages: readonly Strategy[], name = 'pipeline'): Strate
       dropped: droppedRanges,
       masked: maskedKept,
       ...(fold.size > 0 ? { summaryRequest: { ranges: toRanges([...fold].filter((i) => dropped.has(i))), targetTokens } } : {}),
-      ...(targetUnmet ? { targetUnmet } : {}),
+      ...(keptWhateverTarget ? { keptWhateverTarget } : {}),
       note: `${name}: ${notes.join('; ')}`,
     };
   };

@@ -4,8 +4,9 @@
  * token trigger; the OpenHands presets count events and keep exactly theirs). Counts are
  * messages, not turns. A cut never separates a tool call from its result: the primers grow
  * to take their calls' results, and the recents' start moves by the fewest messages, said in the
- * note. When primers + summary + recents still exceed the target the strategy keeps them all and
- * says so (`targetUnmet`): it never trims the recents or drops the prompt to meet a number.
+ * note. When primers + summary + recents still exceed the target the strategy keeps them all
+ * (`keptWhateverTarget`): it never trims the recents or drops the prompt to meet a number; the
+ * replay says so once the summary is made (replay/compress.ts).
  */
 import type { Message } from '../model';
 import type { HistoryView, Strategy, StrategyContext } from './types';
@@ -67,7 +68,7 @@ function inView(h: HistoryView, i: number): boolean {
   return (i >= h.from && i < h.end) || h.keepBefore.includes(i);
 }
 
-export const primersRecents: Strategy = (h, budget, ctx) => {
+export const primersRecents: Strategy = (h, _budget, ctx) => {
   const { primers, recents } = ctx.config;
   const end = h.end;
   const primerSet = primerIndices(ctx, primers, end);
@@ -103,24 +104,18 @@ export const primersRecents: Strategy = (h, budget, ctx) => {
   // Indexed loops: destructuring a range per iteration made an iterator per compression.
   let folded = 0;
   for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
-  const summaryTarget = S3_SUMMARY_TOKENS;
   let primersKept = 0;
   for (let q = 0; q < primerSet.length; q++) if (primerSet[q]! < from) primersKept++;
-  let note = promptNote === '' ? countsNote(primersKept, folded, end - from, recentsCut.moved) : `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
-  // An event-count condenser (OpenHands, `triggerMessages`) aims at a count; only a token target can be missed.
-  let targetUnmet: { tokens: number; budget: number } | undefined;
-  if (ctx.config.triggerMessages === undefined) {
-    const kept = ctx.rangeTokens(from, end) + keepBefore.reduce((t, i) => t + ctx.tokensOf(i), 0) + (dropped.length ? summaryTarget : 0);
-    if (kept > budget) {
-      targetUnmet = { tokens: kept, budget };
-      note += `; target not met: primers + summary + recents need ${kept.toLocaleString('en-US')} tokens, the target leaves ${Math.max(0, Math.floor(budget)).toLocaleString('en-US')} — all kept (docs/policies.md §S3)`;
-    }
-  }
+  const note = promptNote === '' ? countsNote(primersKept, folded, end - from, recentsCut.moved) : `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  // Under a token target, what is kept stays even over the target (docs/policies.md §S3): the
+  // replay checks the request it sends, summary made, against the target. An event-count
+  // condenser (OpenHands, `triggerMessages`) aims at a count, which it always meets.
+  const keptWhateverTarget = ctx.config.triggerMessages === undefined;
   // Written out per case, not with spreads of optional parts (an object copied per compression).
   const kept = { from, keepBefore };
-  if (!dropped.length) return targetUnmet ? { kept, dropped, masked: NO_MASKS, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, note };
-  const summaryRequest = { ranges: dropped, targetTokens: summaryTarget };
-  return targetUnmet ? { kept, dropped, masked: NO_MASKS, summaryRequest, targetUnmet, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
+  if (!dropped.length) return keptWhateverTarget ? { kept, dropped, masked: NO_MASKS, keptWhateverTarget, note } : { kept, dropped, masked: NO_MASKS, note };
+  const summaryRequest = { ranges: dropped, targetTokens: S3_SUMMARY_TOKENS };
+  return keptWhateverTarget ? { kept, dropped, masked: NO_MASKS, summaryRequest, keptWhateverTarget, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
 };
 /**
  * "primers P + summary of F + recents R" (and the cut's move): an event-count condenser

@@ -1,10 +1,26 @@
-/** Summarize (docs/policies.md §S2 Summarize(model), and the presets' summarizers): fold the oldest turns into the summary until the rest fits. */
-import type { Strategy } from './types';
-import { cutToFit, droppedRanges } from './util';
+/**
+ * Summarize (docs/policies.md §S2 Summarize(model), and the presets' summarizers): fold the oldest
+ * turns into the summary until the rest fits. With `summarizeKeepLast` (S2: "takes messages
+ * 0..N-10 … keeps last 10 messages intact"), it keeps exactly the last N messages instead — a cut
+ * between a tool call and its result moves by the fewest messages, earlier on a tie, so never
+ * fewer than N stay — whatever the token budget.
+ */
+import type { HistoryView, Strategy, StrategyContext } from './types';
+import { cutToFit, droppedRanges, movedNote, pairSafeCut } from './util';
+
+/** The start of the last `n` messages before the call, moved so no tool call loses its result. */
+function lastMessagesCut(h: HistoryView, ctx: StrategyContext, n: number): { from: number; moved: number } {
+  const target = Math.max(h.from, h.end - n);
+  if (target === h.from) return { from: h.from, moved: 0 };
+  const { cut, moved } = pairSafeCut(ctx, target, h.end, { lo: h.from, hi: h.end, prefer: 'nearest' });
+  return { from: cut, moved };
+}
 
 export const summarize: Strategy = (h, budget, ctx) => {
+  const keepLast = ctx.config.summarizeKeepLast;
+  const byCount = keepLast !== undefined ? lastMessagesCut(h, ctx, keepLast) : undefined;
   // Leave room for the summary itself: aim the kept history at 80% of the budget.
-  const from = cutToFit(h, ctx, Math.floor(budget * 0.8), 0, h.from);
+  const from = byCount ? byCount.from : cutToFit(h, ctx, Math.floor(budget * 0.8), 0, h.from);
   const dropped = droppedRanges(h, from, []);
   // Letta over its trigger with nothing left to fold asks at every call: counted in an indexed
   // loop (a reduce destructuring each range), the result written out per case (a spread of an
@@ -12,7 +28,7 @@ export const summarize: Strategy = (h, budget, ctx) => {
   let folded = 0;
   for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
   const kept = { from, keepBefore: NONE };
-  const note = summarizedNote(folded);
+  const note = byCount ? `summarized ${folded} messages, kept the last ${h.end - from} (N = ${keepLast})${movedNote(byCount.moved)}` : summarizedNote(folded);
   if (!dropped.length) return { kept, dropped, masked: NONE, note };
   return { kept, dropped, masked: NONE, summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.2)) }, note };
 };

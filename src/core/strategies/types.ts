@@ -42,10 +42,12 @@ export interface StrategyResult {
   readonly summaryRequest?: { readonly ranges: readonly MessageRange[]; readonly targetTokens: number };
   readonly note: string;
   /**
-   * Set when what the strategy must keep (primers + summary + recents, docs/policies.md §S3) exceeds the budget it
-   * was given: it kept them anyway (docs/policies.md §S3). Tokens are what it kept, budget what it had.
+   * The strategy keeps what it must (primers + prompt + recents, docs/policies.md §S3) whatever the
+   * budget: it never trims them to meet a number. Whether the target was met is known only once
+   * the summary is made, so the replay checks the request it actually sends (kept messages + the
+   * summary produced) against the target and says so in the note (replay/compress.ts).
    */
-  readonly targetUnmet?: { readonly tokens: number; readonly budget: number };
+  readonly keptWhateverTarget?: boolean;
 }
 
 export type Strategy = (history: HistoryView, budget: number, ctx: StrategyContext) => StrategyResult;

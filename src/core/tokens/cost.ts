@@ -39,6 +39,11 @@ export interface CostRules {
   readonly scale: number;
   /** Tool-call ids and names, and results' call ids, count (S0); S4 counts the arguments only. */
   readonly toolIds: boolean;
+  /**
+   * A tool call's `type` counts too (S0: "ToolCalls — ID, type, function name, arguments"). The
+   * model keeps no type: every call a provider sends is a function call, so the type is `function`.
+   */
+  readonly toolType?: boolean;
   /** Reasoning text counts. S4 counts `msg.content` only. */
   readonly reasoning: boolean;
   /** Media items count their flat cost. S4 estimates strings only. */
@@ -52,7 +57,7 @@ const DEFAULT_RULES: CostRules = { overhead: 0, scale: 1, toolIds: true, reasoni
 /** Per-tokenizer rules: what each seed adds on top of the text. BPE tokenizers add 3 per message. */
 export const COST_RULES: Readonly<Record<string, CostRules>> = {
   chars4: DEFAULT_RULES,
-  'runes2.5': { ...DEFAULT_RULES, overhead: 4 },
+  'runes2.5': { ...DEFAULT_RULES, overhead: 4, toolType: true },
   shannon: { ...DEFAULT_RULES, overhead: 5, scale: 1.1, systemAsMessage: true },
   s4: { ...DEFAULT_RULES, toolIds: false, reasoning: false, media: false },
 };
@@ -77,6 +82,9 @@ export function scaleFloor(units: number, scale: number): number {
 export const MEDIA_TOKENS: Readonly<Record<string, number>> = { anthropic: 1600, openai: 765, google: 258, default: 1000 };
 
 export const SCHEMA_SCALE_S1 = 2.09;
+
+/** The `type` of a tool call as providers send it (docs/policies.md §S0 counts it). */
+export const TOOL_CALL_TYPE = 'function';
 
 export function createCounter(tokenizer: Tokenizer, options: CostModelOptions = {}): Counter {
   const rules = costRulesFor(tokenizer.id);
@@ -115,7 +123,7 @@ export function createCounter(tokenizer: Tokenizer, options: CostModelOptions = 
             if (rules.reasoning) reasoning += count(p.text);
             break;
           case 'tool_call':
-            toolCalls += (rules.toolIds ? count(p.id) + count(p.name) : 0) + count(p.args);
+            toolCalls += (rules.toolIds ? count(p.id) + count(p.name) : 0) + (rules.toolType ? count(TOOL_CALL_TYPE) : 0) + count(p.args);
             break;
           case 'tool_result':
             toolResults += (rules.toolIds ? count(p.callId) : 0) + count(p.text);

@@ -6,8 +6,9 @@
  * and recomputed instead of being replayed as if it were current.
  *
  * 1: the first versioned counts (every estimate as docs/policies.md states it).
+ * 2: S0's `runes2.5` counts each tool call's type (docs/policies.md §S0, estimate).
  */
-export const ESTIMATOR_VERSION = 1;
+export const ESTIMATOR_VERSION = 2;
 
 /** The key a count of `tokenizer` is stored under by the estimator of `version`. */
 export function countsKey(tokenizer: string, version: number = ESTIMATOR_VERSION): string {

@@ -48,7 +48,8 @@ function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promi
 
 /**
  * What the worker needs of a replay: all of it for a report; for the history at a call only the
- * compressions (windowAt reads nothing else of the events, nor the retention). The guard and
+ * compressions and the tool-preflight events (windowAt reads nothing else of the events, nor the
+ * retention). The guard and
  * warning events of a 10,000-call replay took ~100 ms of this thread to send.
  */
 export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayResult {
@@ -57,7 +58,9 @@ export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayR
   // summary's text (core/summarize/summary-text.ts), tens of KB per compression.
   const upTo = args.at === 'end' ? Number.POSITIVE_INFINITY : args.at;
   const compressions = replay.events.filter((e) => e.kind === 'compression' && e.step <= upTo);
-  const events = compressions.map((e, i) => (i === compressions.length - 1 ? e : withoutSummary(e)));
+  const lastCompression = compressions.at(-1);
+  // And the tool-preflight events: an output the replay offloaded or cut is exported as it was counted (core/export/tool-outputs.ts).
+  const events = replay.events.filter((e) => (e.kind === 'compression' || e.kind === 'tool-preflight') && e.step <= upTo).map((e) => (e.kind !== 'compression' || e === lastCompression ? e : withoutSummary(e)));
   return { ...replay, events, retention: { lost: [] } };
 }
 
