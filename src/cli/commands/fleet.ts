@@ -122,9 +122,11 @@ export function registerFleet(program: Command): void {
       const unique = [...new Set(files.map((f) => resolve(f)))].sort();
       if (unique.length === 0) throw new CliError('fleet run: no transcripts (give files, folders, globs or --db)', EXIT.usage);
       const out = resolve(opts.out);
+      // Session rows per part-file write; a knob for tests and very small machines (docs/fleet.md §Memory).
+      const flushSessions = Number(process.env['CTXSCOPE_FLEET_FLUSH_SESSIONS'] ?? '') || undefined;
       let result;
       try {
-        result = await runFleet({ files: unique, inputs: [...inputs, ...(opts.db !== undefined ? [`--db ${opts.db === true ? defaultDbPath() : String(opts.db)}`] : [])], policies, needles: opts.needle ?? [], out, version: packageVersion(), ...(opts.format ? { format: opts.format } : {}), ...(threads ? { threads } : {}), ...(shard ? { shard } : {}), overwrite: opts.overwrite ?? false, onProgress: progressLine });
+        result = await runFleet({ files: unique, inputs: [...inputs, ...(opts.db !== undefined ? [`--db ${opts.db === true ? defaultDbPath() : String(opts.db)}`] : [])], policies, needles: opts.needle ?? [], out, version: packageVersion(), ...(opts.format ? { format: opts.format } : {}), ...(threads ? { threads } : {}), ...(shard ? { shard } : {}), overwrite: opts.overwrite ?? false, ...(flushSessions ? { flushSessions } : {}), onProgress: progressLine });
       } catch (e) {
         if (e instanceof FleetRefusal) throw new CliError(e.message, EXIT.usage);
         throw e;

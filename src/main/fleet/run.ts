@@ -17,7 +17,7 @@ import { WorkerPool } from '../count/pool';
 import { startWorker } from '../workers';
 import { manifestPath, readManifest, withDataset } from './dataset';
 import type { FleetJob, FleetPolicyJob, FleetReply } from './protocol';
-import { FleetWriter, removeOrphans } from './writer';
+import { FLUSH_SESSIONS, FLUSH_STEPS, FleetWriter, removeOrphans } from './writer';
 
 export class FleetRefusal extends Error {
   constructor(message: string) {
@@ -41,6 +41,8 @@ export interface FleetRunOptions {
   readonly overwrite?: boolean;
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: FleetProgress) => void;
+  /** Session rows buffered before part files are written (default FLUSH_SESSIONS; tests make it small). */
+  readonly flushSessions?: number;
   /** Tests: a worker that crashes. */
   readonly spawn?: () => Worker;
 }
@@ -165,7 +167,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
   const here = dirname(fileURLToPath(import.meta.url));
   const spawn = o.spawn ?? (() => startWorker([join(here, 'fleet-worker.js'), join(here, '..', 'fleet-worker.js')], join(here, 'fleet-worker.ts')));
   const pool = new WorkerPool<FleetJob, FleetReply>({ name: 'fleet', size: threads, spawn });
-  const writer = await FleetWriter.open(o.out, `${shardName(shard)}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`);
+  const writer = await FleetWriter.open(o.out, `${shardName(shard)}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, { steps: FLUSH_STEPS, sessions: o.flushSessions ?? FLUSH_SESSIONS });
 
   let handled = 0, skipped = 0, errors = 0, sessionsWritten = 0;
   const changed: string[] = [];

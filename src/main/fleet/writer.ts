@@ -22,6 +22,12 @@ import { appendColumns, openDuck, type BufferType, type ColumnValues } from './d
 export const FLUSH_STEPS = 250_000;
 export const FLUSH_SESSIONS = 2_000;
 
+/** When the buffers are written out: whichever is reached first. */
+export interface FlushLimits {
+  readonly steps: number;
+  readonly sessions: number;
+}
+
 const camel = (snake: string): string => snake.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 
 export class FleetWriter {
@@ -35,13 +41,14 @@ export class FleetWriter {
     private readonly db: DuckDBConnection,
     private readonly dir: string,
     private readonly prefix: string,
+    private readonly limits: FlushLimits,
   ) {}
 
   /** `prefix` names this run's part files (shard and run id), so reruns and shards never collide. */
-  static async open(dir: string, prefix: string): Promise<FleetWriter> {
+  static async open(dir: string, prefix: string, limits: FlushLimits = { steps: FLUSH_STEPS, sessions: FLUSH_SESSIONS }): Promise<FleetWriter> {
     const { instance, connection } = await openDuck();
     await connection.run(createBuffers());
-    return new FleetWriter(instance, connection, dir, prefix);
+    return new FleetWriter(instance, connection, dir, prefix, limits);
   }
 
   get pendingSteps(): number {
@@ -115,7 +122,7 @@ export class FleetWriter {
   }
 
   async flushIfFull(): Promise<boolean> {
-    if (this.pendingSteps < FLUSH_STEPS && this.pendingSessions < FLUSH_SESSIONS) return false;
+    if (this.pendingSteps < this.limits.steps && this.pendingSessions < this.limits.sessions) return false;
     await this.flush();
     return true;
   }
