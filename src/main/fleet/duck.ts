@@ -6,7 +6,8 @@
 import { DuckDBDataChunk, DuckDBDoubleType, DuckDBInstance, DuckDBIntegerType, DuckDBVarCharType, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 
 export async function openDuck(): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
-  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', threads: '1' });
+  // A bounded engine: the buffers of one flush fit well within it, and a report spills past it.
+  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', threads: '2', memory_limit: '256MB' });
   return { instance, connection: await instance.connect() };
 }
 

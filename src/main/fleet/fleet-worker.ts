@@ -30,16 +30,13 @@ function* withParents(sessions: readonly Session[], parent: Session | null = nul
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-const optionsCache = new Map<string, ReplayOptions>();
+/**
+ * A policy's replay options, made per transcript: a summarizer caches the summaries it wrote, and
+ * one kept across thousands of transcripts would hold all of them (memory growing with the fleet).
+ */
 async function optionsFor(p: FleetPolicyJob, needles: readonly string[]): Promise<ReplayOptions> {
-  const key = `${p.settingsHash}\0${needles.join('\0')}`;
-  let o = optionsCache.get(key);
-  if (!o) {
-    const summarizer = await summarizerFor(p.config);
-    o = { ...(summarizer ? { summarizer } : {}), needles: [...needles] };
-    optionsCache.set(key, o);
-  }
-  return o;
+  const summarizer = await summarizerFor(p.config);
+  return { ...(summarizer ? { summarizer } : {}), needles: [...needles] };
 }
 
 async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
@@ -62,12 +59,13 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
     for (const p of policies) sessions.push(errorRow(sessions.length, p.id, meta, p.settingsHash, message(e)));
     return { file: job.file, hash, changed: false, batch: { sessions, steps: steps.finish(), compressions }, errors: policies.length, bytes };
   }
+  const options = await Promise.all(policies.map((p) => optionsFor(p, job.needles)));
   for (const [session, parent] of withParents(parsed)) {
     const facts = sessionFacts(session, parent);
-    for (const p of policies) {
+    for (const [i, p] of policies.entries()) {
       const key = sessions.length;
       try {
-        const r = await replay(session, p.config, await optionsFor(p, job.needles));
+        const r = await replay(session, p.config, options[i]!);
         sessions.push(replayRow(key, p.id, meta, p.settingsHash, facts, r));
         steps.add(key, r);
         for (const c of compressionRows(key, r)) compressions.push(c);

@@ -117,7 +117,8 @@ export class FleetWriter {
         this.written[table] += counts[table];
       }
     }
-    for (const t of FLEET_TABLES) await this.db.run(`DELETE FROM ${bufferName(t)}`);
+    // Dropped and made again rather than emptied: DuckDB keeps a deleted table's blocks for reuse.
+    await this.db.run(createBuffers());
     this.buffered = {};
   }
 
