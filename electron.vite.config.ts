@@ -20,6 +20,7 @@ export default defineConfig({
           'replay-worker': resolve(root, 'src/main/host/replay-worker.ts'),
           'tune-worker': resolve(root, 'src/main/tune/tune-worker.ts'),
           'export-worker': resolve(root, 'src/main/export/export-worker.ts'),
+          'fleet-worker': resolve(root, 'src/main/fleet/fleet-worker.ts'),
         },
         output: { format: 'es', entryFileNames: '[name].js' },
       },

@@ -7,6 +7,7 @@ import { ImportError } from '../core/import/types';
 import { ALLOW_ENV, allowSummarizerUrl, SummarizerSetupError } from '../main/summarizer';
 import { packageVersion } from '../main/resources';
 import { registerExport } from './commands/export';
+import { registerFleet } from './commands/fleet';
 import { registerInspect } from './commands/inspect';
 import { registerReplay } from './commands/replay';
 import { registerServe, ServeUsageError } from './commands/serve';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerStore(program);
   registerServe(program);
   registerTune(program);
+  registerFleet(program);
   return program;
 }
 

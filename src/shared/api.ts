@@ -124,6 +124,28 @@ export const methods = {
    * still writing), its new lines are stored and `sessionUpdated` says so (docs/user-guide.md "Live tail").
    */
   watchSession: z.object({ sessionId: id, on: z.boolean() }).strict(),
+  /**
+   * A fleet run (docs/fleet.md): library sessions (their source files) and transcript paths (files
+   * or folders) replayed under each policy on worker threads into a new Parquet dataset in the
+   * host's data folder; `fleetProgress` and `fleetDone` follow it.
+   */
+  startFleet: z
+    .object({
+      sessionIds: z.array(id).max(100_000).default([]),
+      paths: z.array(z.string().min(1).max(4096)).max(100_000).default([]),
+      policies: z.array(z.string().min(1).max(128)).min(1).max(12),
+      overrides: overrides.default({}),
+      needles: z.array(z.string().min(1).max(512)).max(100).default([]),
+      threads: z.number().int().min(1).max(64).optional(),
+    })
+    .strict(),
+  cancelFleet: z.object({ runId: id }).strict(),
+  /** The finished (and running) fleet datasets in the host's data folder, newest first. */
+  listFleetRuns: z.object({}).strict(),
+  /** A dataset's report and its per-session table and histograms: the queries of `ctxscope fleet report`. */
+  getFleetResults: z.object({ out: z.string().min(1).max(4096), baseline: z.string().min(1).max(128).optional() }).strict(),
+  /** The library session a fleet row stands for (its file imported first when it is not in the library). */
+  openFleetSession: z.object({ sourcePath: z.string().min(1).max(4096), sessionId: z.string().min(1).max(1024) }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -574,6 +596,39 @@ export interface MethodOutputs {
   cancelTune: { cancelled: boolean };
   /** `path`: the file followed (null when the session has none). */
   watchSession: { watching: boolean; path: string | null };
+  startFleet: { runId: string; out: string; total: number };
+  cancelFleet: { cancelled: boolean };
+  listFleetRuns: FleetRunInfo[];
+  getFleetResults: FleetResults;
+  openFleetSession: { sessionId: string };
+}
+
+/** A table of rows as a fleet query answers it (src/main/fleet/dataset.ts). */
+export interface FleetTable {
+  readonly columns: readonly string[];
+  readonly rows: readonly Record<string, string | number | boolean | null>[];
+}
+
+export interface FleetRunInfo {
+  readonly out: string;
+  readonly name: string;
+  readonly policies: readonly string[];
+  readonly sessions: number;
+  readonly running: boolean;
+  readonly finishedAt: string | null;
+}
+
+export interface FleetResults {
+  readonly out: string;
+  readonly policies: readonly string[];
+  readonly baseline: string | null;
+  readonly perPolicy: FleetTable;
+  readonly stopped: FleetTable;
+  readonly differ: FleetTable;
+  readonly errors: FleetTable;
+  readonly sessions: FleetTable;
+  readonly compressions: FleetTable;
+  readonly lostFacts: FleetTable;
 }
 
 export const events = {
@@ -606,6 +661,9 @@ export const events = {
    * session when done, as for an import it started itself. `file` is the file's name (or "N files").
    */
   hostImportStarted: z.object({ jobId: z.string(), file: z.string(), totalBytes: z.number() }),
+  /** A fleet run's progress: transcripts done of total, the rate and the time left at it. */
+  fleetProgress: z.object({ runId: z.string(), done: z.number(), total: z.number(), skipped: z.number(), errors: z.number(), rate: z.number().nullable(), etaMs: z.number().nullable() }),
+  fleetDone: z.object({ runId: z.string(), out: z.string(), cancelled: z.boolean(), error: z.string().nullable() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;

@@ -29,6 +29,7 @@ import { localLogsOf } from './local-logs';
 import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
+import { createFleetHost } from './fleet';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -264,7 +265,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // Export and accuracy workers read sessions from the database themselves (not parsed here).
   const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
+  const fleet = createFleetHost({ dbPath: options.dbPath, version: options.version, store, emit: options.emit, policy: (id) => policyOf(id, lookup), ...(options.importAllow ? { importAllow: options.importAllow } : {}), importFile: async (path) => (await importFile(path, undefined, randomUUID())).ids, sourceIdOf: (id) => sessionOf(id).id });
   const handlers: Handlers = {
+    ...fleet.handlers,
     // The start-up session, unless it was deleted since.
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
     listSessions: async () => listLibrary(store),
@@ -347,6 +350,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
+      fleet.close();
       tuner.close();
       await exporter.close();
       tail.close();

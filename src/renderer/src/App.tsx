@@ -11,6 +11,7 @@ import { ContextView } from './components/ContextView';
 import { EstimateAccuracy } from './components/EstimateAccuracy';
 import { EventList } from './components/EventList';
 import { ExportDialog } from './components/ExportDialog';
+import { FleetView } from './components/FleetView';
 import { GuardStatus } from './components/GuardStatus';
 import { ImportLayer } from './components/ImportLayer';
 import { MessageDetail } from './components/MessageDetail';
@@ -103,6 +104,7 @@ function Shell() {
       </main>
       <ExportDialog />
       <ImportLayer />
+      <FleetView />
       <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
     </div>
   );

@@ -26,6 +26,7 @@ import { createImportSlice, type ImportSlice } from './slices/imports';
 import { createTunerSlice, type TunerSlice } from './slices/tuner';
 import { tailSlice, type TailSlice } from './slices/tail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
+import { createFleetSlice, type FleetSlice } from './slices/fleet';
 
 /** Messages are fetched in pages of this size as lists scroll. */
 export const MESSAGE_PAGE = 200;
@@ -148,7 +149,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice & FleetSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -295,6 +296,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createTunerSlice(api, set, get),
       ...tailSlice(api, set, get, store, { clearDetails: () => detailCache.clear() }),
       ...createDialogsSlice(set, get),
+      ...createFleetSlice(api, set, get),
       // ── session ────────────────────────────────────────────────────────────
       info: null,
       sessions: [],

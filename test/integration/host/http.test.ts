@@ -54,6 +54,11 @@ const handlers: Handlers = {
   exportPolicy: unsupported,
   previewExport: unsupported,
   watchSession: unsupported,
+  startFleet: unsupported,
+  cancelFleet: unsupported,
+  listFleetRuns: unsupported,
+  getFleetResults: unsupported,
+  openFleetSession: unsupported,
 };
 
 let host: HttpHost;

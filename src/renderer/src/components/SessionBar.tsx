@@ -5,6 +5,7 @@ import { LocalLogsButton } from './LocalLogs';
 import { FollowToggle } from './FollowToggle';
 import { fmtInt } from '../format';
 import { Library } from './Library';
+import { FleetButton } from './FleetButton';
 
 export function SessionBar() {
   const detail = useAppStore((s) => s.detail);
@@ -25,6 +26,7 @@ export function SessionBar() {
       <Actions />
       <LocalLogsButton />
       <FollowToggle />
+      <FleetButton />
       {detail ? (
         <span className="facts" data-testid="session-facts" data-tokenizer={detail.tokenizer}>
           {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
