@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
 import type { TuneResult } from '../core/tune/index';
+import type { LossLedger } from '../core/replay/ledger';
 import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
@@ -400,6 +401,8 @@ export interface StepDetail {
     readonly before: readonly MessageRange[];
     readonly note: string;
   } | null;
+  /** What left the model's view before this call (its compression, the agent's own compaction), item by item; absent when nothing did. */
+  readonly ledger?: readonly LossLedger[];
   /** Exactly what the model receives at this call, region by region. */
   readonly context: {
     readonly system: { readonly tokens: number; readonly text: string | null };

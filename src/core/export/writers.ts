@@ -213,8 +213,9 @@ export async function exportRedacted(
   return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, byKind: redactor.byKind, title: cleanTitle };
 }
 
-export function exportReport(result: ReplayResult, target: ReportTarget): Exported {
-  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
+/** `session`: the replayed session, so the JSON report carries the loss ledger (replay/ledger.ts). */
+export function exportReport(result: ReplayResult, target: ReportTarget, session?: Session): Exported {
+  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result, session), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
   const s = result.steps;
   const header = ['step', 'message', 'turn', ...REGIONS, 'total', 'limit', 'reported', 'status', 'reason'];
   const rows = [header.join(',')];

@@ -239,41 +239,40 @@ function ledgerOf(messages: readonly Message[], r: Removal): LossLedger {
   return { step: r.step, source: r.source, path: r.path, strategy: r.strategy, removed, items, lost, neededLater, byKind };
 }
 
-/** The replay's compressions in order, each with the summary before it, as removals. */
-function* replayRemovals(result: ReplayResult, upToStep: number): Generator<Removal> {
-  let before: SummaryText | null = null;
-  const cols = compressionsOf(result);
-  const make = (step: number, path: CompressionPath, strategy: string, dropped: readonly MessageRange[], masked: readonly MessageRange[], kept: readonly MessageRange[], after: SummaryText | null, callAt: number): Removal => {
+/**
+ * The replay's compressions as removals, in order: every one (`only` undefined) or those before
+ * call `only`. The summary before a compression is the one the compression before it left.
+ */
+function* replayRemovals(result: ReplayResult, only?: number): Generator<Removal> {
+  const make = (step: number, path: CompressionPath, strategy: string, dropped: readonly MessageRange[], masked: readonly MessageRange[], kept: readonly MessageRange[], after: SummaryText | null, before: SummaryText | null): Removal => ({
+    step,
+    source: 'replay',
+    path,
+    strategy,
+    dropped,
+    masked,
     // S0's emergency path only appends a note: what it dropped was not folded (step-detail.ts foldedBy).
-    const summarised = path !== 'emergency' && after !== null && !sameSummary(after, before) && dropped.length > 0;
-    const removedMask = masked;
-    return {
-      step,
-      source: 'replay',
-      path,
-      strategy,
-      dropped,
-      masked,
-      summarised,
-      summary: after,
-      stays: (i) => inRanges(kept, i) && !inRanges(removedMask, i),
-      laterFrom: callAt,
-    };
-  };
+    summarised: path !== 'emergency' && after !== null && !sameSummary(after, before) && dropped.length > 0,
+    summary: after,
+    stays: (i) => inRanges(kept, i) && !inRanges(masked, i),
+    laterFrom: result.steps.messageIndex[step]!,
+  });
+  const cols = compressionsOf(result);
   if (cols) {
     const { log } = cols;
-    for (let c = 0; c < cols.count && log.step[c]! <= upToStep; c++) {
-      const after = log.summaries[c]!;
+    // Integer compares only: a call's detail asks for its own compression among tens of thousands.
+    for (let c = 0; c < cols.count; c++) {
       const step = log.step[c]!;
-      yield make(step, log.pathOf(c), log.strategyOf(c), log.dropped(c), log.masked(c) ?? [], log.kept(c), after, result.steps.messageIndex[step]!);
-      before = after;
+      if (only !== undefined && step !== only) continue;
+      yield make(step, log.pathOf(c), log.strategyOf(c), log.dropped(c), log.masked(c) ?? [], log.kept(c), log.summaries[c]!, c > 0 ? log.summaries[c - 1]! : null);
     }
     return;
   }
+  let before: SummaryText | null = null;
   for (const e of result.events) {
-    if (e.kind !== 'compression' || e.step > upToStep) continue;
+    if (e.kind !== 'compression') continue;
     const after = summaryOf(e) ?? null;
-    yield make(e.step, e.path, e.strategy, e.dropped, e.masked ?? [], e.kept, after, result.steps.messageIndex[e.step]!);
+    if (only === undefined || e.step === only) yield make(e.step, e.path, e.strategy, e.dropped, e.masked ?? [], e.kept, after, before);
     before = after;
   }
 }
@@ -341,7 +340,7 @@ function sourceEvents(result: ReplayResult): SourceEvent[] {
 /** The ledgers of every removal before call `step` happens at it: the replay's compression and the agent's own compaction, if any. */
 export function ledgersAtStep(result: ReplayResult, session: Session, step: number): LossLedger[] {
   const out: LossLedger[] = [];
-  for (const r of replayRemovals(result, step)) if (r.step === step) out.push(ledgerOf(session.messages, r));
+  for (const r of replayRemovals(result, step)) out.push(ledgerOf(session.messages, r));
   if (session.sourceCompactions.length > 0) for (const r of agentRemovals(session, sourceEvents(result))) if (r.step === step) out.push(ledgerOf(session.messages, r));
   return out;
 }
@@ -349,7 +348,7 @@ export function ledgersAtStep(result: ReplayResult, session: Session, step: numb
 /** Every ledger of a replay, in call order (the replay's before the agent's at the same call). */
 export function lossLedgers(result: ReplayResult, session: Session): LossLedger[] {
   const out: LossLedger[] = [];
-  for (const r of replayRemovals(result, Infinity)) out.push(ledgerOf(session.messages, r));
+  for (const r of replayRemovals(result)) out.push(ledgerOf(session.messages, r));
   if (session.sourceCompactions.length > 0) for (const r of agentRemovals(session, sourceEvents(result))) out.push(ledgerOf(session.messages, r));
   return out.sort((a, b) => a.step - b.step || (a.source === b.source ? 0 : a.source === 'replay' ? -1 : 1));
 }
