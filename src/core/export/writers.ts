@@ -231,3 +231,11 @@ export function exportReport(result: ReplayResult, target: ReportTarget, session
 export function sessionInput(session: Session, messages: readonly Message[] = session.messages, summary: string | null = null): ExportInput {
   return { ...(session.model ? { model: session.model } : {}), systemPrompt: session.systemPrompt, summary, tools: session.tools, messages };
 }
+
+/**
+ * The request body a provider receives for this input (the `openai` / `anthropic` export, as an
+ * object): the probe sends exactly what the export writes.
+ */
+export function requestBodyOf(input: ExportInput, api: 'openai' | 'anthropic'): Record<string, unknown> {
+  return (api === 'openai' ? toOpenAI(input) : toAnthropic(input)) as Record<string, unknown>;
+}

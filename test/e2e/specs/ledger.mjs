@@ -29,11 +29,11 @@ export async function testLedgerAtTheCompression({ page, assert, consoleErrors, 
   // An item links to its message: clicking it opens that message.
   const group = ledger.getByTestId('ledger-kind-path');
   if ((await group.getAttribute('open')) === null) await group.locator('summary').click();
+  if (root) await page.getByTestId('context-view').screenshot({ path: join(root, 'test-results', 'ledger.png') });
   const link = group.locator('.ledger-item button').first();
   const index = (await link.innerText()).replace('#', '');
   await link.click();
   await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
   assert.match(await page.getByTestId('message-detail').innerText(), new RegExp(`^#${index}`));
-  if (root) await page.getByTestId('context-view').screenshot({ path: join(root, 'test-results', 'ledger.png') });
   assert.deepEqual(consoleErrors, []);
 }
