@@ -9,6 +9,7 @@ import { packageVersion } from '../main/resources';
 import { registerExport } from './commands/export';
 import { registerInspect } from './commands/inspect';
 import { registerReplay } from './commands/replay';
+import { registerProbe } from './commands/probe';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { registerStore } from './commands/store';
 import { registerTune } from './commands/tune';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerStore(program);
   registerServe(program);
   registerTune(program);
+  registerProbe(program);
   return program;
 }
 
