@@ -29,6 +29,7 @@ import { localLogsOf } from './local-logs';
 import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
+import { createProber } from './probe';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -264,6 +265,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // Export and accuracy workers read sessions from the database themselves (not parsed here).
   const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
+  // The probe (docs/probe.md): the replay it probes is the one the exports use (op 'result').
+  const prober = createProber({ db: store.db, session: (id) => sessionOf(id), replayOf: (id, policy, overrides) => replays.submit({ op: 'result', inputs: inputsOf(id, policy, overrides) }) });
   const handlers: Handlers = {
     // The start-up session, unless it was deleted since.
     getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
@@ -339,6 +342,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
     runTune: (args) => tuner.run(args),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
     watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
+    planProbe: (args) => prober.planProbe(args),
+    runProbe: (args) => prober.runProbe(args),
+    listProbes: async (args) => (row(args.sessionId), prober.listProbes(args)),
   };
 
   return {

@@ -54,6 +54,9 @@ const handlers: Handlers = {
   exportPolicy: unsupported,
   previewExport: unsupported,
   watchSession: unsupported,
+  planProbe: unsupported,
+  runProbe: unsupported,
+  listProbes: unsupported,
 };
 
 let host: HttpHost;
