@@ -42,7 +42,7 @@ const CALL = /(?<!\w)([A-Za-z_]\w{1,40})\((?!s\))/g;
 // A file name without a directory: a known extension (a name with dots in it, a dotfile).
 const FILE_NAME = /(?<![\w./-])((?:[\w-]+\.)+(?:tsx?|jsx?|mjs|cjs|py|go|rs|java|kt|swift|rb|php|vue|svelte|md|rst|json|ya?ml|toml|ini|cfg|lock|sql|sh|css|scss|html|xml|csv|log|txt|c|h|cpp|hpp|ico|png|jpe?g|gif|svg)|\.(?:gitignore|gitattributes|env|npmrc|nvmrc|editorconfig|prettierrc|eslintrc|dockerignore))(?![\w/-])/g;
 /** A path in backticks, even with one separator (`src/marshmallow`). */
-const TICKED_PATH = /`(\.{0,2}\/?[\w.-]+\/[\w.\/-]*)`/g;
+const TICKED_PATH = /`(\.{0,2}\/?[\w.-]+\/[\w./-]*)`/g;
 /** The info string of a fenced block (```mswea_bash_command) is markup. */
 const FENCE_INFO = /```[\w-]*/g;
 const DUNDER = /\b(__\w{1,30}__)\b/g;

@@ -77,7 +77,7 @@ interface Mentions {
   readonly start: Uint32Array;
   readonly end: Uint32Array;
   readonly at: Uint32Array;
-  /** Commands the agent ran and URLs, as the extractor writes them: message indices, ascending. */
+  /** Commands the agent ran, URLs, and the paths and names the user or the agent wrote, as the extractor writes them: message indices, ascending. */
   readonly other: Map<string, number[]>;
   readonly speaking: Uint8Array;
 }
@@ -120,6 +120,8 @@ function mentionsOf(messages: readonly Message[]): Mentions {
   for (let i = 0; i < messages.length; i++) {
     const msg = messages[i]!;
     speaking[i] = speaks(msg) ? 1 : 0;
+    // What the user or the agent writes is read whole (the extractor's names beyond retention's facts: calls, URLs, directories).
+    if (speaking[i] === 1) for (const it of itemsOfMessage(msg)) if (it.kind === 'path' || it.kind === 'identifier') note(it.value, i);
     for (const p of msg.parts) {
       if (p.kind === 'tool_call') {
         const cmd = commandOf(p.args);
