@@ -229,3 +229,27 @@ export function itemsOfMessage(m: Message): readonly ExtractedItem[] {
   }
   return items;
 }
+
+const namesCache = new WeakMap<Message, readonly string[]>();
+
+/**
+ * Only the paths and names a message writes (no sentences, errors or numbers), cached: what the
+ * ledger's "needed later" looks for in every message the user or the agent wrote, at a fraction
+ * of `itemsOfMessage`'s work.
+ */
+export function namesOfMessage(m: Message): readonly string[] {
+  let names = namesCache.get(m);
+  if (!names) {
+    const out: string[] = [];
+    const add: Add = (kind, value) => {
+      if ((kind === 'path' || kind === 'identifier') && value.length >= 3) out.push(value);
+    };
+    for (const p of m.parts) {
+      if (p.kind === 'text' || p.kind === 'reasoning' || p.kind === 'tool_result') namesOfText(p.text, 'text', add);
+      else if (p.kind === 'tool_call') namesOfText(p.args, 'call', add);
+    }
+    names = [...new Set(out)];
+    namesCache.set(m, names);
+  }
+  return names;
+}

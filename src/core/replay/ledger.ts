@@ -12,7 +12,7 @@
  * the messages it removed plus a binary search per reference.
  */
 import type { Message, Session } from '../model';
-import { itemsOfMessage, LEDGER_KINDS, commandOf, type LedgerKind } from '../ledger/extract';
+import { itemsOfMessage, namesOfMessage, LEDGER_KINDS, commandOf, type LedgerKind } from '../ledger/extract';
 import { summaryOf, sameSummary, SummaryText } from '../summarize/summary-text';
 import { compressionsOf } from './compressions';
 import { factIndex } from './retention';
@@ -121,7 +121,7 @@ function mentionsOf(messages: readonly Message[]): Mentions {
     const msg = messages[i]!;
     speaking[i] = speaks(msg) ? 1 : 0;
     // What the user or the agent writes is read whole (the extractor's names beyond retention's facts: calls, URLs, directories).
-    if (speaking[i] === 1) for (const it of itemsOfMessage(msg)) if (it.kind === 'path' || it.kind === 'identifier') note(it.value, i);
+    if (speaking[i] === 1) for (const name of namesOfMessage(msg)) note(name, i);
     for (const p of msg.parts) {
       if (p.kind === 'tool_call') {
         const cmd = commandOf(p.args);
