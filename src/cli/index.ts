@@ -10,6 +10,7 @@ import { registerExport } from './commands/export';
 import { registerFleet } from './commands/fleet';
 import { registerInspect } from './commands/inspect';
 import { registerReplay } from './commands/replay';
+import { registerProbe } from './commands/probe';
 import { registerServe, ServeUsageError } from './commands/serve';
 import { registerStore } from './commands/store';
 import { registerTune } from './commands/tune';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerTune(program);
   registerFleet(program);
+  registerProbe(program);
   return program;
 }
 

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../core/model';
 import type { comparisonToJSON } from '../core/replay/compare';
 import type { TuneResult } from '../core/tune/index';
+import type { LossLedger } from '../core/replay/ledger';
+import type { ProbeEstimate, ProbeQuestion, ProbeResult, RecordedAction } from '../core/probe/types';
 import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
@@ -46,6 +48,17 @@ const exportRequest = z
     builtins: z.array(z.enum(REDACTION_BUILTINS)).max(REDACTION_BUILTINS.length).optional(),
   })
   .strict();
+
+/** A probe's settings as the app sends them (docs/probe.md). */
+const probeSettings = {
+  step: z.number().int().min(0),
+  endpoint: z.string().min(1).max(2048),
+  model: z.string().min(1).max(256),
+  api: z.enum(['openai', 'anthropic']).optional(),
+  replicates: z.number().int().min(1).max(50).default(3),
+  temperature: z.number().min(0).max(2).default(0.7),
+  maxAnswerTokens: z.number().int().min(1).max(8192).default(256),
+};
 
 export const methods = {
   getInfo: z.object({}).strict(),
@@ -146,6 +159,19 @@ export const methods = {
   getFleetResults: z.object({ out: z.string().min(1).max(4096), baseline: z.string().min(1).max(128).optional() }).strict(),
   /** The library session a fleet row stands for (its file imported first when it is not in the library). */
   openFleetSession: z.object({ sourcePath: z.string().min(1).max(4096), sessionId: z.string().min(1).max(1024) }).strict(),
+  /**
+   * The counterfactual probe at one call (docs/probe.md): what it would send — requests, tokens,
+   * estimated cost, where — and whether the user already agreed to send transcripts to that
+   * endpoint. Sends nothing.
+   */
+  planProbe: replayRequest.omit({ needles: true }).extend(probeSettings),
+  /**
+   * Runs the probe and stores it with the session. `consent`: the user agreed (in the app) to send
+   * to this endpoint; needed once per endpoint, remembered after.
+   */
+  runProbe: replayRequest.omit({ needles: true }).extend({ ...probeSettings, consent: z.boolean().default(false) }),
+  /** The probes stored for a session (under a policy, when given): shown again without re-sending. */
+  listProbes: z.object({ sessionId: id, policy: z.string().min(1).max(128).optional() }).strict(),
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -422,6 +448,8 @@ export interface StepDetail {
     readonly before: readonly MessageRange[];
     readonly note: string;
   } | null;
+  /** What left the model's view before this call (its compression, the agent's own compaction), item by item; absent when nothing did. */
+  readonly ledger?: readonly LossLedger[];
   /** Exactly what the model receives at this call, region by region. */
   readonly context: {
     readonly system: { readonly tokens: number; readonly text: string | null };
@@ -601,6 +629,9 @@ export interface MethodOutputs {
   listFleetRuns: FleetRunInfo[];
   getFleetResults: FleetResults;
   openFleetSession: { sessionId: string };
+  planProbe: ProbePlanView;
+  runProbe: StoredProbe;
+  listProbes: StoredProbe[];
 }
 
 /** A table of rows as a fleet query answers it (src/main/fleet/dataset.ts). */
@@ -629,6 +660,32 @@ export interface FleetResults {
   readonly sessions: FleetTable;
   readonly compressions: FleetTable;
   readonly lostFacts: FleetTable;
+}
+
+/** What a probe would send (planProbe). */
+export interface ProbePlanView {
+  readonly step: number;
+  readonly endpoint: string;
+  readonly model: string;
+  readonly api: 'openai' | 'anthropic';
+  readonly estimate: ProbeEstimate;
+  readonly questions: readonly ProbeQuestion[];
+  readonly recorded: RecordedAction;
+  /** The user already agreed to send transcripts to this endpoint. */
+  readonly consented: boolean;
+  /** Whether a key bound to this endpoint will go with the requests (never the key itself). */
+  readonly withKey: boolean;
+}
+
+/** A stored probe run. */
+export interface StoredProbe {
+  readonly id: number;
+  readonly sessionId: string;
+  readonly policy: string;
+  readonly overrides: Readonly<Record<string, string | number | boolean>>;
+  readonly step: number;
+  readonly createdAt: number;
+  readonly result: ProbeResult;
 }
 
 export const events = {

@@ -13,6 +13,7 @@ import { extractiveSummarizer } from '../../src/core/summarize/extractive';
 import { countWith } from '../../src/core/tokens/index';
 import { bestOfMs, timeMs, type BenchSuite } from './harness';
 import { syntheticSession } from './corpus';
+import { ledgersAtStep, lossLedgers } from '../../src/core/replay/ledger';
 
 const SWEEP_PIPELINES: StrategyId[][] = [['drop-oldest'], ['sliding-window'], ['tool-pruning', 'drop-oldest'], ['observation-masking', 'drop-oldest'], ['primers-recents']];
 
@@ -59,8 +60,25 @@ export const suite: BenchSuite = {
         perPolicy.push({ name: `${p.id} at ${steps.toLocaleString('en-US')} calls (counts and summaries cached)`, value: ms, unit: 'ms', target: `≤ ${target.toLocaleString('en-US')} ms`, pass: ms <= target });
       }
     }
+    // The loss ledger is made on request, never by the replay: what a request for it costs on a
+    // 30,000-call session — every compression's (replay --json, the report) and one call's (the step detail).
+    const ledgerSession = syntheticSession(30_000);
+    const ledgerConfig = validateConfig(getPolicy('s3')!.config);
+    const ledgerCounts = countWith(ledgerSession, resolveTokenizer(ledgerSession, ledgerConfig), { schemaScale: ledgerConfig.schemaScale });
+    const ledgerRun = await replay(ledgerSession, ledgerConfig, { counts: ledgerCounts, summarizer });
+    let ledgers = 0;
+    const lastCompression = ledgerRun.events.filter((e) => e.kind === 'compression').pop()?.step ?? 0;
+    // The first ledger asked of a session also indexes who mentions what (once per session).
+    const firstLedger = await timeMs(() => ledgersAtStep(ledgerRun, ledgerSession, lastCompression));
+    const allLedgers = await timeMs(() => {
+      ledgers = lossLedgers(ledgerRun, ledgerSession).length;
+    });
+    const oneLedger = await bestOfMs(3, () => ledgersAtStep(ledgerRun, ledgerSession, lastCompression));
     return [
       ...perPolicy,
+      { name: `loss ledger of every compression (s3, 30,000 calls, ${ledgers} ledgers)`, value: allLedgers, unit: 'ms' },
+      { name: "first loss ledger of a session (one call's, with the session's mention index; s3, 30,000 calls)", value: firstLedger, unit: 'ms' },
+      { name: "loss ledger of one call (the step detail's, s3, 30,000 calls)", value: oneLedger, unit: 'ms', target: '≤ 50 ms', pass: oneLedger <= 50 },
       { name: 'replay 10,000 steps (cached counts)', value: full, unit: 'ms', target: '≤ 50 ms', pass: full <= 50 },
       { name: 'per step', value: full / 10_000, unit: 'ms', target: '≤ 1 ms', pass: full / 10_000 <= 1 },
       { name: 're-run 1,000 steps after a threshold change', value: rerun, unit: 'ms', target: '≤ 5 ms', pass: rerun <= 5 },

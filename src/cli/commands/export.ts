@@ -55,7 +55,7 @@ export function registerExport(program: Command): void {
           redactions = e.redactions;
         } else {
           const result = await replay(session, config);
-          if (isReport) text = exportReport(result, to as 'report-json').text;
+          if (isReport) text = exportReport(result, to as 'report-json', session).text;
           else {
             const w = windowAt(result, session.messages, at);
             const e = await writeExport(sessionInput(session, w.messages, w.summary), to as TranscriptTarget, opts.redact ?? false, opts.redactPattern ?? [], `${file} under ${opts.policy} at step ${opts.at}`);

@@ -187,7 +187,7 @@ export function registerReplay(program: Command): void {
       checkNeedles(opts.needle ?? []);
       const result = await runReplay(session, config, { ...options, needles: opts.needle ?? [] });
       // Subagents run in windows of their own: counted here, replayed with --session <their id>.
-      if (opts.json) process.stdout.write(JSON.stringify({ ...toCliJSON(result), subagents: session.subagents.length }) + '\n');
+      if (opts.json) process.stdout.write(JSON.stringify({ ...toCliJSON(result, session), subagents: session.subagents.length }) + '\n');
       else {
         printSummary(result);
         if (session.subagents.length > 0) process.stdout.write(subagentLine(session));

@@ -213,8 +213,9 @@ export async function exportRedacted(
   return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, byKind: redactor.byKind, title: cleanTitle };
 }
 
-export function exportReport(result: ReplayResult, target: ReportTarget): Exported {
-  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
+/** `session`: the replayed session, so the JSON report carries the loss ledger (replay/ledger.ts). */
+export function exportReport(result: ReplayResult, target: ReportTarget, session?: Session): Exported {
+  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result, session), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
   const s = result.steps;
   const header = ['step', 'message', 'turn', ...REGIONS, 'total', 'limit', 'reported', 'status', 'reason'];
   const rows = [header.join(',')];
@@ -229,4 +230,12 @@ export function exportReport(result: ReplayResult, target: ReportTarget): Export
 
 export function sessionInput(session: Session, messages: readonly Message[] = session.messages, summary: string | null = null): ExportInput {
   return { ...(session.model ? { model: session.model } : {}), systemPrompt: session.systemPrompt, summary, tools: session.tools, messages };
+}
+
+/**
+ * The request body a provider receives for this input (the `openai` / `anthropic` export, as an
+ * object): the probe sends exactly what the export writes.
+ */
+export function requestBodyOf(input: ExportInput, api: 'openai' | 'anthropic'): Record<string, unknown> {
+  return (api === 'openai' ? toOpenAI(input) : toAnthropic(input)) as Record<string, unknown>;
 }

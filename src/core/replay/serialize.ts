@@ -5,6 +5,8 @@
  * result gives byte-identical JSON.
  */
 import type { ReplayView } from '../../shared/api';
+import type { Session } from '../model';
+import { lossLedgers, type LossLedger } from './ledger';
 import { hasSummary } from '../summarize/summary-text';
 import { stepReason } from './steps';
 import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult } from './types';
@@ -56,9 +58,12 @@ export interface CliReplayJSON {
   events: ReplayResult['events'];
   totals: ReplayResult['totals'];
   retention: ReplayResult['retention'];
+  /** What left the model's view at each compression and agent compaction (ledger.ts); present when the session was given. */
+  ledger?: LossLedger[];
 }
 
-export function toCliJSON(r: ReplayResult): CliReplayJSON {
+/** `session`: the replayed session, to add the loss ledger (computed here, on request: the replay never pays for it). */
+export function toCliJSON(r: ReplayResult, session?: Session): CliReplayJSON {
   const s = r.steps;
   const steps = [];
   for (let i = 0; i < s.count; i++) {
@@ -75,10 +80,12 @@ export function toCliJSON(r: ReplayResult): CliReplayJSON {
       reason: stepReason(s, i),
     });
   }
-  return { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };
+  const out: CliReplayJSON = { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };
+  if (session) out.ledger = lossLedgers(r, session);
+  return out;
 }
 
 /** The replay as JSON text: the same session, config and summarizer give byte-identical output. */
-export function replayToJSON(r: ReplayResult, indent?: number): string {
-  return JSON.stringify(toCliJSON(r), null, indent);
+export function replayToJSON(r: ReplayResult, indent?: number, session?: Session): string {
+  return JSON.stringify(toCliJSON(r, session), null, indent);
 }

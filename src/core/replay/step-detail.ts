@@ -16,6 +16,7 @@ import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
 import { minutesBeforeCall } from './budgets';
 import { compressionsOf, otherEvents } from './compressions';
 import { stepReason } from './steps';
+import { ledgersAtStep } from './ledger';
 import { REGIONS, STEP_STATUSES, type BudgetDimension, type CompressionPath, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
 import { mergeRanges } from '../strategies/util';
 import { sameSummary, summaryOf, type SummaryText } from '../summarize/summary-text';
@@ -430,6 +431,8 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const reported = s.reported[step]!;
   const res = config.resolved;
 
+  // The loss ledger only where something left the view at this call (ledger.ts: made on request, never by the replay).
+  const ledger = compression !== null || stepEvents.some((e) => e.kind === 'source-compaction') ? ledgersAtStep(r, session, step) : [];
   return {
     key: options.key,
     step,
@@ -455,5 +458,6 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
     },
     messageStates,
     events: stepEvents,
+    ...(ledger.length > 0 ? { ledger } : {}),
   };
 }

@@ -132,7 +132,7 @@ function checkedBaseUrl(o: RemoteOptions): void {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function postJson(url: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
+export async function postJson(url: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
   const attempts = (o.retries ?? 2) + 1;
   let lastError = '';
   // A 429/503 may say how long to wait (Retry-After, seconds); honoured up to 30 s, else exponential backoff.

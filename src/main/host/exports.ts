@@ -46,7 +46,7 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
     // The file name is shown and saved too: a redacted export redacts it like the rest.
     const title = args.redact ? (await createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)).redact([shown]))[0]! : shown;
     if (isReport) {
-      const e = exportReport(await replayOf(args.policy!), args.to as 'report-json');
+      const e = exportReport(await replayOf(args.policy!), args.to as 'report-json', session);
       return { ...e, fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }), messages: null, byKind: {} };
     }
     const to = args.to as TranscriptTarget;

@@ -30,6 +30,7 @@ import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
 import { createFleetHost } from './fleet';
+import { createProber } from './probe';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -266,6 +267,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const fleet = createFleetHost({ dbPath: options.dbPath, version: options.version, store, emit: options.emit, policy: (id) => policyOf(id, lookup), ...(options.importAllow ? { importAllow: options.importAllow } : {}), importFile: async (path) => (await importFile(path, undefined, randomUUID())).ids, sourceIdOf: (id) => sessionOf(id).id });
+  // The probe (docs/probe.md): the replay it probes is the one the exports use (op 'result').
+  const prober = createProber({ db: store.db, session: (id) => sessionOf(id), replayOf: (id, policy, overrides) => replays.submit({ op: 'result', inputs: inputsOf(id, policy, overrides) }) });
   const handlers: Handlers = {
     ...fleet.handlers,
     // The start-up session, unless it was deleted since.
@@ -342,6 +345,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
     runTune: (args) => tuner.run(args),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
     watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
+    planProbe: (args) => prober.planProbe(args),
+    runProbe: (args) => prober.runProbe(args),
+    listProbes: async (args) => (row(args.sessionId), prober.listProbes(args)),
   };
 
   return {

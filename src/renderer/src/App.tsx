@@ -20,6 +20,7 @@ import { ChartLegend, RegionChart } from './components/RegionChart';
 import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
 import { TunerPanel } from './components/TunerPanel';
+import { ProbePanel } from './components/ProbePanel';
 import { TurnList } from './components/TurnList';
 import { StoreProvider, useAppStore, useAppStoreApi } from './context';
 import { installDebuggerKeys } from './keys';
@@ -44,6 +45,7 @@ const TABS = [
   { id: 'compare', label: 'Compare' },
   { id: 'accuracy', label: 'Estimate vs reported' },
   { id: 'tuner', label: 'Tuner' },
+  { id: 'probe', label: 'Probe' },
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
@@ -64,6 +66,7 @@ function CentrePanel() {
         {tab === 'compare' ? <CompareView /> : null}
         {tab === 'accuracy' ? <EstimateAccuracy /> : null}
         {tab === 'tuner' ? <TunerPanel /> : null}
+        {tab === 'probe' ? <ProbePanel /> : null}
       </div>
     </div>
   );

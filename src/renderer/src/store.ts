@@ -24,6 +24,7 @@ import { createLibrarySlice, type LibrarySlice } from './slices/library';
 import type { FileImporter } from './api/files';
 import { createImportSlice, type ImportSlice } from './slices/imports';
 import { createTunerSlice, type TunerSlice } from './slices/tuner';
+import { createProbeSlice, type ProbeSlice } from './slices/probe';
 import { tailSlice, type TailSlice } from './slices/tail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
 import { createFleetSlice, type FleetSlice } from './slices/fleet';
@@ -149,7 +150,7 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice & FleetSlice;
+export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice & FleetSlice & ProbeSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -294,6 +295,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       ...createLibrarySlice(api, set, get),
       ...createImportSlice(api, options.files ?? null, set, get),
       ...createTunerSlice(api, set, get),
+      ...createProbeSlice(api, set, get),
       ...tailSlice(api, set, get, store, { clearDetails: () => detailCache.clear() }),
       ...createDialogsSlice(set, get),
       ...createFleetSlice(api, set, get),
@@ -350,6 +352,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           const policies = get().policies;
           const policy = [from?.policy, detail.defaultPolicy, get().policyId, policies[0]?.id].find((p): p is string => !!p && policies.some((x) => x.id === p)) ?? null;
           set({ detail, policyId: policy, overrides: from?.overrides ? { ...from.overrides } : {}, selectedStep: from?.step ?? null });
+          // Stored probe runs: the chart marks their calls (ProbePanel.tsx).
+          void get().loadProbes();
           await Promise.all([get().ensureMessages(0, Math.min(MESSAGE_PAGE, detail.summary.messages) - 1), get().requestChart(), get().loadFields()]);
         } catch (e) {
           set({ error: describe(e) });

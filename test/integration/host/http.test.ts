@@ -59,6 +59,9 @@ const handlers: Handlers = {
   listFleetRuns: unsupported,
   getFleetResults: unsupported,
   openFleetSession: unsupported,
+  planProbe: unsupported,
+  runProbe: unsupported,
+  listProbes: unsupported,
 };
 
 let host: HttpHost;

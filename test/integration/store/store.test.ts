@@ -126,10 +126,10 @@ describe('store', () => {
       const db = openDatabase(path);
       expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins', 'source_lines']));
+      expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins', 'source_lines', 'probe_runs', 'probe_consents']));
       db.close();
     }
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('keeps stored sessions through the migration to v4 (messages in a rowid table)', async () => {

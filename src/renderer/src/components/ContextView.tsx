@@ -11,6 +11,7 @@ import { useAppStore } from '../context';
 import { REGION_COLOR } from '../colors';
 import { fmtInt, preview } from '../format';
 import { describeRanges, inRanges, rangeCount, rangeList } from '../model/ranges';
+import { LossLedger } from './LossLedger';
 
 const ROW = 24;
 
@@ -108,6 +109,7 @@ export function ContextView() {
         What the model receives at call #{d.step}: <strong data-testid="context-total">{fmtInt(d.request)}</strong> tokens
       </p>
       <BeforeAfter d={d} />
+      <LossLedger d={d} />
       <Region name="system prompt" tokens={cx.system.tokens} color={REGION_COLOR.system}>
         <pre>{cx.system.text ?? '(the transcript does not log it)'}</pre>
       </Region>

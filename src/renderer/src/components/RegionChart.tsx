@@ -86,6 +86,11 @@ export function RegionChart() {
 
   // The marker layer follows the chart, not the selection: stepping redraws the cursor alone.
   const paths = useMemo(() => (chart && frame ? markerPaths(chart, frame, comparison?.compressions.b ?? []) : null), [chart, frame, comparison]);
+  // Calls with stored probe results under this policy (ProbePanel.tsx): a small diamond each at the top.
+  const probeRuns = useAppStore((s) => s.probeRuns);
+  const policyId = useAppStore((s) => s.policyId);
+  const probed = useMemo(() => [...new Set(probeRuns.filter((r) => r.policy === policyId && chart && r.step < chart.stepCount).map((r) => r.step))], [probeRuns, policyId, chart]);
+  const probeD = chart && frame ? probed.map((st) => { const x = markerX(chart, frame, st); return `M${x} ${frame.top}l4 5l-4 5l-4 -5z`; }).join('') : '';
   const cursor = chart && frame && selectedStep !== null ? markerX(chart, frame, selectedStep) : null;
 
   if (!chart) {
@@ -129,6 +134,7 @@ export function RegionChart() {
       {paths && frame ? (
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
           {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
+          {probed.length > 0 ? <path d={probeD} fill="#f59f00" stroke="none" data-testid="probe-markers" data-count={probed.length} data-steps={probed.join(' ')} /> : null}
           {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}

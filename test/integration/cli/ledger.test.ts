@@ -1,0 +1,41 @@
+/** `replay --json` and the JSON report carry the loss ledger, as a user runs them. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LossLedger } from '../../../src/core/replay/ledger';
+
+const root = join(__dirname, '..', '..', '..');
+const bin = join(root, 'bin', 'ctxscope.mjs');
+const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
+let dir: string;
+const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ctxscope-ledger-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('loss ledger in the CLI output', () => {
+  it('replay --json has one ledger per compression and one for the compaction the agent did', () => {
+    const r = run('replay', sample, '--policy', 's3', '--json');
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout) as { totals: { compressions: number }; ledger: LossLedger[] };
+    expect(j.ledger.filter((l) => l.source === 'replay')).toHaveLength(j.totals.compressions);
+    // The sample session has one compaction of its own (inspect reports sourceCompactions: 1).
+    const agent = j.ledger.filter((l) => l.source === 'agent');
+    expect(agent).toHaveLength(1);
+    expect(agent[0]!.lost).toBeGreaterThan(0);
+    for (const l of j.ledger) for (const it of l.items) expect(l.removed.some(([a, z]) => it.messageIndex >= a && it.messageIndex <= z)).toBe(true);
+  });
+
+  it('the JSON report export carries the same ledger', () => {
+    const out = join(dir, 'report.json');
+    const r = run('export', sample, '--policy', 's3', '--to', 'report-json', '--out', out);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { ledger: LossLedger[] };
+    const replayed = JSON.parse(run('replay', sample, '--policy', 's3', '--json').stdout) as { ledger: LossLedger[] };
+    expect(report.ledger).toEqual(replayed.ledger);
+  });
+});
