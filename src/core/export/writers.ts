@@ -8,6 +8,7 @@
 import type { Message, Part, Session, ToolDef } from '../model';
 import { toCliJSON } from '../replay/serialize';
 import { REGIONS, STEP_STATUSES, type ReplayResult } from '../replay/types';
+import { mapJsonStrings, stringifyJson } from './json-text';
 import { createRedactor, type BuiltinGroup, type SecretScanner } from './redact';
 
 export const TRANSCRIPT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
@@ -137,10 +138,10 @@ export function exportMessages(input: ExportInput, target: TranscriptTarget, opt
   let text: string;
   switch (target) {
     case 'openai':
-      text = JSON.stringify(toOpenAI(input), null, 2);
+      text = stringifyJson(toOpenAI(input), 2);
       break;
     case 'anthropic':
-      text = JSON.stringify(toAnthropic(input), null, 2);
+      text = stringifyJson(toAnthropic(input), 2);
       break;
     case 'jsonl':
       text = toJsonl(input);
@@ -160,12 +161,10 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /**
- * Every string of a value, in a fixed order, through `visit`, into a copy. Tool-call arguments
- * that are JSON are walked as JSON (and written back compactly only when something changed), so a
- * secret in them is found whole and a replacement never breaks an escape sequence. Raw source
- * records are not exported and are skipped. The walk keeps its own stack instead of recursing:
- * arguments nested ten thousand levels deep (anyone can write such a transcript) must not
- * overflow the call stack.
+ * Every string of a value, in a fixed order, through `visit`, into a copy; tool-call arguments
+ * through `mapArgs`. Raw source records are not exported and are skipped. The walk keeps its own
+ * stack instead of recursing: values nested ten thousand levels deep (anyone can write such a
+ * transcript) must not overflow the call stack.
  */
 function mapStrings(root: unknown, visit: (s: string) => string): unknown {
   const box: Record<string, unknown> = {};
@@ -193,21 +192,18 @@ function mapStrings(root: unknown, visit: (s: string) => string): unknown {
   return box.v;
 }
 
-/** A tool call's arguments: walked as JSON when they are JSON, else as one string. */
+/**
+ * A tool call's arguments: when they are JSON, each string in them (keys too) on its own, written
+ * back in place (json-text.ts), so a secret is found whole and a replacement never breaks an
+ * escape sequence; else the arguments as one string.
+ */
 function mapArgs(value: string, visit: (s: string) => string): string {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(value);
+    JSON.parse(value);
   } catch {
     return visit(value);
   }
-  let changed = false;
-  const mapped = mapStrings(parsed, (s) => {
-    const r = visit(s);
-    if (r !== s) changed = true;
-    return r;
-  });
-  return changed ? JSON.stringify(mapped) : value;
+  return mapJsonStrings(value, visit);
 }
 
 /**
