@@ -6,13 +6,22 @@
  * scanning its tokens rather than by parsing it into objects and writing them back.
  */
 
-/** The same text as `JSON.stringify(value, null, indent)` for JSON data (objects, arrays, strings, numbers, booleans, null). */
+/**
+ * Indentation grows up to this depth; deeper levels are written compact. Indenting every level of
+ * a value nested 10,000 deep would write ~10^8 spaces (the size grows with the square of the depth).
+ */
+const MAX_INDENTED_DEPTH = 64;
+
+/**
+ * The same text as `JSON.stringify(value, null, indent)` for JSON data (objects, arrays, strings,
+ * numbers, booleans, null) up to MAX_INDENTED_DEPTH levels; below that, compact.
+ */
 export function stringifyJson(value: unknown, indent = 0): string {
   const pad = ' '.repeat(indent);
   const out: string[] = [];
   type Frame = { readonly close: string; readonly items: readonly (readonly [key: string | null, value: unknown])[]; i: number; readonly depth: number };
   const stack: Frame[] = [];
-  const newline = (depth: number): string => (indent > 0 ? '\n' + pad.repeat(depth) : '');
+  const newline = (depth: number): string => (indent > 0 && depth < MAX_INDENTED_DEPTH ? '\n' + pad.repeat(depth) : '');
   /** Writes a scalar, or opens a container (its items follow from the stack). */
   const open = (v: unknown, depth: number): void => {
     if (v === null) out.push('null');
