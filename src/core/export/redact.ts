@@ -200,6 +200,10 @@ export function createRedactor(userPatterns: readonly string[] = [], scanner?: S
         // Back onto the text as it was: a span ends right after its last visible character.
         if (at) for (const f of found) [f.start, f.end] = [at(f.start), f.end > f.start ? at(f.end - 1) + 1 : at(f.start)];
         if (found.length === 0) return original;
+        // `user:pw@host.example` reads as an e-mail address too: inside a URL's credentials the
+        // URL rule's span (the password alone) is the one kept, so the host stays readable.
+        const inUrl = found.filter((f) => f.kind === 'url-credentials');
+        if (inUrl.length > 0) for (let k = found.length - 1; k >= 0; k--) if (found[k]!.kind === 'email' && inUrl.some((u) => found[k]!.start < u.end && u.start < found[k]!.end)) found.splice(k, 1);
         found.sort((a, b) => a.start - b.start || b.end - a.end);
         let out = '';
         let pos = 0;
