@@ -8,7 +8,7 @@
  * A block begins at `-----BEGIN <label>PRIVATE KEY-----` (or `PRIVATE KEY BLOCK`, PGP's label).
  * It ends at the first `-----END …-----` after it when that comes before the next `-----BEGIN`;
  * else (a truncated key) it runs over what still looks like key material: armour headers
- * (`Proc-Type:`, `DEK-Info:`, `Version:`, `Comment:`), one blank line after them, and lines of
+ * (`Proc-Type:`, `DEK-Info:`, `Version:`, `Comment:`), blank lines before the body, and lines of
  * base64 — on a line that is not all base64, its leading base64 run is taken and the block ends.
  * Lines are broken by real newlines or by the two characters `\n` (a JSON string seen raw).
  *
@@ -61,21 +61,18 @@ const HEADER_LINE = /^[ \t]*[A-Za-z][A-Za-z0-9-]*:[ \t]/;
 function truncatedEnd(text: string, from: number): number {
   let end = from;
   let i = from;
-  let headers = false;
   let body = false;
-  let first = true;
   while (i <= text.length) {
     const e = lineEnd(text, i);
     const line = text.slice(i, e);
     let k = 0;
     while (k < line.length && isBlank(line.charCodeAt(k))) k++;
     if (k === line.length) {
-      // A blank line: the one after armour headers, or at the very start of a PGP block.
-      if (first || (headers && !body)) {
-        end = e;
-      } else break;
+      // Blank lines before the body (after armour headers, or PGP's right after BEGIN) belong to
+      // the block; one after body lines ends it.
+      if (!body) end = e;
+      else break;
     } else if (!body && HEADER_LINE.test(line)) {
-      headers = true;
       end = e;
     } else {
       let j = k;
@@ -98,7 +95,6 @@ function truncatedEnd(text: string, from: number): number {
       while (t < line.length && isBlank(line.charCodeAt(t))) t++;
       if (t < line.length) break;
     }
-    first = false;
     if (e >= text.length) break;
     i = e + breakAt(text, e);
   }
