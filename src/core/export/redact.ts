@@ -31,7 +31,8 @@ export type SecretScanner = (text: string) => Promise<readonly SecretFinding[]>;
 
 /**
  * The built-in sets a user can switch off one by one (the export dialog's toggles): credentials
- * (the host's scanner and the key patterns below), bearer tokens, e-mail addresses.
+ * (the host's scanner and the key patterns below), authorization headers (`Bearer`, `Basic`),
+ * e-mail addresses.
  */
 export const BUILTIN_GROUPS = ['keys', 'bearer', 'email'] as const;
 export type BuiltinGroup = (typeof BUILTIN_GROUPS)[number];
