@@ -23,8 +23,12 @@ export interface Pattern {
   readonly isRegex: boolean;
   /** True when the pattern matches anywhere in `text`. */
   test(text: string): boolean;
-  /** Every non-overlapping match, as [start, end) offsets in UTF-16 units, left to right. */
-  ranges(text: string): Array<readonly [number, number]>;
+  /**
+   * Every non-overlapping match, as [start, end) offsets in UTF-16 units, left to right. With
+   * `groups` (a regex's capture groups), the span of the first of them that took part in each
+   * match instead of the whole match: what a built-in rule replaces of what it recognised.
+   */
+  ranges(text: string, groups?: readonly number[]): Array<readonly [number, number]>;
 }
 
 /** The same shape as a replay needle (src/core/replay/retention.ts `Needle`). */
@@ -105,14 +109,18 @@ export function compilePattern(spec: string, what = 'pattern'): Pattern {
     source: spec,
     isRegex: true,
     test: (text) => re.test(text),
-    ranges(text) {
+    ranges(text, groups) {
       const out: Array<readonly [number, number]> = [];
       const matcher = re.matcher(text);
       let from = 0;
       while (from <= text.length && matcher.find(from)) {
         const start = matcher.start();
         const end = matcher.end();
-        if (end > start) out.push([start, end]);
+        const group = groups?.find((g) => matcher.start(g) >= 0);
+        if (group !== undefined) {
+          const [gs, ge] = [matcher.start(group), matcher.end(group)];
+          if (ge > gs) out.push([gs, ge]);
+        } else if (end > start) out.push([start, end]);
         // An empty match moves on by one so that the scan always ends.
         from = end > start ? end : end + 1;
       }

@@ -34,7 +34,7 @@ export function registerExport(program: Command): void {
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--format <id>', 'skip detection and read the file as this format')
     .option('--redact', 'replace API keys, tokens and e-mail addresses (and --redact-pattern matches)')
-    .option('--redact-pattern <text|/re/>', 'also redact this (repeatable)', collect)
+    .option('--redact-pattern <text|/re/>', 'also redact this (repeatable; implies --redact)', collect)
     .option('-o, --out <file>', 'write here instead of stdout')
     .action(async (file: string, opts: ReplayCliOptions & { to: string; policy?: string; at: string; redact?: boolean; redactPattern?: string[]; out?: string }) => {
       const to = opts.to as (typeof EXPORT_TARGETS)[number];
@@ -46,32 +46,40 @@ export function registerExport(program: Command): void {
       const config = opts.policy ? cliConfig(opts.policy, opts) : undefined;
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
+      // A pattern to redact is a request to redact: it never leaves the export in clear.
+      const redact = (opts.redact ?? false) || (opts.redactPattern ?? []).length > 0;
       let text: string;
       let redactions = 0;
       try {
         if (!config) {
-          const e = await writeExport(sessionInput(session), to as TranscriptTarget, opts.redact ?? false, opts.redactPattern ?? [], file);
+          const e = await writeExport(sessionInput(session), to as TranscriptTarget, redact, opts.redactPattern ?? [], file);
           text = e.text;
           redactions = e.redactions;
         } else {
           const result = await replay(session, config);
           if (isReport) text = exportReport(result, to as 'report-json', session).text;
           else {
-            const w = windowAt(result, session.messages, at);
-            const e = await writeExport(sessionInput(session, w.messages, w.summary), to as TranscriptTarget, opts.redact ?? false, opts.redactPattern ?? [], `${file} under ${opts.policy} at step ${opts.at}`);
+            let w: ReturnType<typeof windowAt>;
+            try {
+              w = windowAt(result, session.messages, at);
+            } catch (e) {
+              // Only windowAt's "step N is out of range" is about --at (a stack overflow is a RangeError too).
+              if (e instanceof RangeError) throw new CliError(`--at: ${e.message}`, EXIT.usage);
+              throw e;
+            }
+            const e = await writeExport(sessionInput(session, w.messages, w.summary), to as TranscriptTarget, redact, opts.redactPattern ?? [], `${file} under ${opts.policy} at step ${opts.at}`);
             text = e.text;
             redactions = e.redactions;
           }
         }
       } catch (e) {
         if (e instanceof PatternError) throw new CliError(`--redact-pattern: ${e.message}`, EXIT.usage);
-        if (e instanceof RangeError) throw new CliError(`--at: ${e.message}`, EXIT.usage);
         throw e;
       }
       if (opts.out) writeFileSync(opts.out, text);
       // The export is data: written as is when stdout is a file or a pipe, made safe for a terminal.
       else if (process.stdout.isTTY) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
       else writeRaw(process.stdout, text.endsWith('\n') ? text : text + '\n');
-      if (opts.redact) process.stderr.write(`redacted ${redactions} match(es)\n`);
+      if (redact) process.stderr.write(`redacted ${redactions} match(es)${opts.redact ? '' : ' (--redact-pattern implies --redact: built-in rules applied too)'}\n`);
     });
 }

@@ -8,6 +8,7 @@
 import type { Message, Part, Session, ToolDef } from '../model';
 import { toCliJSON } from '../replay/serialize';
 import { REGIONS, STEP_STATUSES, type ReplayResult } from '../replay/types';
+import { mapJsonStrings, stringifyJson } from './json-text';
 import { createRedactor, type BuiltinGroup, type SecretScanner } from './redact';
 
 export const TRANSCRIPT_TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
@@ -137,10 +138,10 @@ export function exportMessages(input: ExportInput, target: TranscriptTarget, opt
   let text: string;
   switch (target) {
     case 'openai':
-      text = JSON.stringify(toOpenAI(input), null, 2);
+      text = stringifyJson(toOpenAI(input), 2);
       break;
     case 'anthropic':
-      text = JSON.stringify(toAnthropic(input), null, 2);
+      text = stringifyJson(toAnthropic(input), 2);
       break;
     case 'jsonl':
       text = toJsonl(input);
@@ -153,38 +154,56 @@ export function exportMessages(input: ExportInput, target: TranscriptTarget, opt
   return { text, mime: meta[0]!, extension: meta[1]!, redactions: 0 };
 }
 
+/** Sets `key` on a plain object as an own property, `__proto__` included (a JSON key like any other). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 /**
- * Every string of a value, in a fixed order, through `visit`. Tool-call arguments that are JSON
- * are walked as JSON (and written back compactly only when something changed), so a secret in
- * them is found whole and a replacement never breaks an escape sequence. Raw source records are
- * not exported and are skipped.
+ * Every string of a value, in a fixed order, through `visit`, into a copy; tool-call arguments
+ * through `mapArgs`. Raw source records are not exported and are skipped. The walk keeps its own
+ * stack instead of recursing: values nested ten thousand levels deep (anyone can write such a
+ * transcript) must not overflow the call stack.
  */
-function mapStrings(value: unknown, visit: (s: string) => string, key?: string): unknown {
-  if (typeof value === 'string') {
-    if (key === 'args') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        return visit(value);
+function mapStrings(root: unknown, visit: (s: string) => string): unknown {
+  const box: Record<string, unknown> = {};
+  const stack: { into: Record<string, unknown>; slot: string; value: unknown; key: string | undefined }[] = [{ into: box, slot: 'v', value: root, key: undefined }];
+  while (stack.length > 0) {
+    const { into, slot, value, key } = stack.pop()!;
+    if (typeof value === 'string') setOwn(into, slot, key === 'args' ? mapArgs(value, visit) : visit(value));
+    else if (Array.isArray(value)) {
+      const out: unknown[] = new Array<unknown>(value.length);
+      setOwn(into, slot, out);
+      // Pushed last to first, so that they are visited first to last.
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ into: out as unknown as Record<string, unknown>, slot: String(i), value: value[i], key: undefined });
+    } else if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      setOwn(into, slot, out);
+      const entries = Object.entries(value);
+      // The keys in their order first (children fill them in later).
+      for (const [k, v] of entries) setOwn(out, k, k === 'raw' ? v : undefined);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!;
+        if (k !== 'raw') stack.push({ into: out, slot: k, value: v, key: k });
       }
-      let changed = false;
-      const mapped = mapStrings(parsed, (s) => {
-        const r = visit(s);
-        if (r !== s) changed = true;
-        return r;
-      });
-      return changed ? JSON.stringify(mapped) : value;
-    }
+    } else setOwn(into, slot, value);
+  }
+  return box.v;
+}
+
+/**
+ * A tool call's arguments: when they are JSON, each string in them (keys too) on its own, written
+ * back in place (json-text.ts), so a secret is found whole and a replacement never breaks an
+ * escape sequence; else the arguments as one string.
+ */
+function mapArgs(value: string, visit: (s: string) => string): string {
+  try {
+    JSON.parse(value);
+  } catch {
     return visit(value);
   }
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, visit));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = k === 'raw' ? v : mapStrings(v, visit, k);
-    return out;
-  }
-  return value;
+  return mapJsonStrings(value, visit);
 }
 
 /**

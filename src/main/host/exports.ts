@@ -42,9 +42,11 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
   if (isReport && !args.policy) throw new ApiError('bad_input', `${args.to}: a policy is required (a report describes a replay)`);
   // The same title the library shows: the agent's, else the source file's name, else the id.
   const shown = row.title ?? row.sourcePath.split(/[\\/]/).pop() ?? row.id;
+  // A pattern to redact is a request to redact (as `export --redact-pattern` on the command line).
+  const redact = args.redact || args.redactPatterns.length > 0;
   try {
     // The file name is shown and saved too: a redacted export redacts it like the rest.
-    const title = args.redact ? (await createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)).redact([shown]))[0]! : shown;
+    const title = redact ? (await createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)).redact([shown]))[0]! : shown;
     if (isReport) {
       const e = exportReport(await replayOf(args.policy!), args.to as 'report-json', session);
       return { ...e, fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }), messages: null, byKind: {} };
@@ -57,7 +59,7 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
       input = sessionInput(session, w.messages, w.summary);
       heading = `${title} under ${args.policy} ${args.at === 'end' ? 'at the end' : `at call ${args.at}`}`;
     }
-    const e = args.redact ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) }) : { ...exportMessages(input, to, { title: heading }), byKind: {} };
+    const e = redact ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) }) : { ...exportMessages(input, to, { title: heading }), byKind: {} };
     const fileName = exportFileName({ title, ...(args.policy ? { policy: args.policy } : {}), ...(args.policy && args.at !== 'end' ? { call: args.at } : {}), format: to, extension: e.extension });
     return { fileName, mime: e.mime, extension: e.extension, text: e.text, messages: input.messages.length, redactions: e.redactions, byKind: e.byKind };
   } catch (e) {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { SessionCounts } from '../../core/tokens/types';
 import { startWorker } from '../workers';
-import { openDatabase } from './db';
+import { openDatabase, StoreError } from './db';
 import type { FormatId } from '../../core/model';
 import { SessionStore, type PackedSegment, type PackedText, type SessionRowInput, type SourceInfo } from './sessions';
 
@@ -116,7 +116,10 @@ export function runWriter(port: Port, data: WriterData): void {
   let failed: string | undefined;
   let sourceId = 0;
   const fail = (e: unknown): void => {
-    failed = e instanceof Error ? e.message : String(e);
+    // SQLite's own messages ("database or disk is full") name no file: this one names the database.
+    const code = (e as { code?: unknown } | undefined)?.code;
+    const said = e instanceof Error ? e.message : String(e);
+    failed = e instanceof Error && e.name === 'SqliteError' ? `the database ${data.dbPath}: ${said}${typeof code === 'string' ? ` (${code})` : ''}` : said;
     try {
       if (store?.db.inTransaction) store.db.exec('ROLLBACK');
     } catch {
@@ -205,7 +208,7 @@ export class WriterClient {
         this.hashedValue = r.hash;
         this.onHashed?.(r.hash);
       } else if (r.type === 'committed') this.committed?.();
-      else this.fail(new Error(r.message));
+      else this.fail(new StoreError(r.message));
     });
     worker.on('error', (e) => this.fail(e));
     this.finished = new Promise<void>((resolve) =>

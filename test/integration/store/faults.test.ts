@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/index';
 import { createHost } from '../../../src/main/host/handlers';
 import { importFileToStore, isReadOnly, openDatabase, openStore, openStoreChecked, StoreError } from '../../../src/main/store/index';
+import { runWriter, type WriterReply, type WriterRequest } from '../../../src/main/store/writer';
 
 const root = join(__dirname, '..', '..', '..');
 let dir: string;
@@ -173,7 +174,8 @@ describe('a full disk', () => {
     const pages = store.db.pragma('page_count', { simple: true }) as number;
     store.db.pragma(`max_page_count = ${pages + 20}`);
     const big = transcript('big.jsonl', 6000);
-    await expect(importFileToStore(store, big, { pipeline: false })).rejects.toThrow(`the database ${path}: database or disk is full (SQLITE_FULL)`);
+    // The input and the database, both named.
+    await expect(importFileToStore(store, big, { pipeline: false })).rejects.toThrow(`cannot import ${big}: the database ${path}: database or disk is full (SQLITE_FULL)`);
     expect(store.listSessions()).toHaveLength(0);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM messages').get()).toEqual({ n: 0 });
@@ -184,5 +186,21 @@ describe('a full disk', () => {
     const db = openDatabase(path, { check: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
+  });
+});
+
+describe('the writer thread', () => {
+  it('names the database in what SQLite says (its own messages name no file)', () => {
+    const path = join(dir, 'sessions.db');
+    openStore(path).close();
+    const replies: WriterReply[] = [];
+    let send: ((m: WriterRequest) => void) | undefined;
+    runWriter({ on: (_e, listener) => (send = listener), postMessage: (m) => replies.push(m), close: () => {} }, { role: 'writer', dbPath: path });
+    const begin: WriterRequest = { type: 'begin', source: { path: join(dir, 'in.jsonl'), size: 1, hash: 'h', format: 'jsonl' }, now: 0 };
+    send!(begin);
+    // A second BEGIN inside the transaction: SQLite refuses it.
+    send!(begin);
+    const error = replies.find((r) => r.type === 'error');
+    expect(error).toMatchObject({ type: 'error', message: expect.stringContaining(`the database ${path}: cannot start a transaction within a transaction (SQLITE_ERROR)`) as unknown });
   });
 });

@@ -25,7 +25,7 @@ const FORMAT_LABEL: Record<ExportTarget, string> = {
 
 const BUILTIN_LABEL: Record<RedactionBuiltin, string> = {
   keys: 'API keys and tokens (secretlint rules and key formats)',
-  bearer: 'Bearer tokens',
+  bearer: 'Authorization headers (Bearer and Basic)',
   email: 'E-mail addresses',
 };
 
