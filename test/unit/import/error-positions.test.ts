@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { importSource } from '../../../src/core/import/index';
 import { MAX_LINE_BYTES } from '../../../src/core/import/read';
-import { ImportError, type ByteSource } from '../../../src/core/import/types';
+import { type ImportError, type ByteSource } from '../../../src/core/import/types';
 
 const enc = new TextEncoder();
 /** The bytes in chunks of `step` (a file stream's reads), optionally with a line bound. */
