@@ -56,13 +56,17 @@ function checkEncoding(name: string, first: Uint8Array): number {
  */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
-const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
+/** A byte count as people read it: `10 MiB (10,485,760 bytes)`, or bytes alone below a MiB. */
+function sizeText(bytes: number): string {
+  const exact = `${bytes.toLocaleString('en-US')} bytes`;
+  return bytes < 1024 * 1024 ? exact : `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB (${exact})`;
+}
 
 async function lineTooLong(source: ByteSource, start: number, max: number): Promise<ImportError> {
   const at = await lineAtByte(source, start);
   return new ImportError(
     source.name,
-    `a line of at most ${mib(max)} (${max.toLocaleString('en-US')} bytes; a longer one would take the import past its memory bound of 4× the input or 500 MB), found a longer line starting at byte ${start}`,
+    `a line of at most ${sizeText(max)}, found a longer line starting at byte ${start}: a longer line would take the import past its memory bound of 4× the input or 500 MB (the host's CTXSCOPE_MAX_LINE_MB raises the line bound, and the memory an import may take with it)`,
     at.line,
     at.column,
   );
