@@ -22,6 +22,12 @@ export interface WorkBudgetOptions {
   readonly budgetBytes: number;
   /** Requests that may wait for room; one more is refused with `busy`. */
   readonly maxWaiting: number;
+  /**
+   * At most this many requests of a kind at once, memory allowing. A sweep already runs on every
+   * core (one worker thread each): a second beside it only doubles the memory and takes the CPU
+   * the request thread needs to answer (16 sweeps at once held a static GET for 24 s on 2 cores).
+   */
+  readonly maxRunning?: Readonly<Partial<Record<WorkKind, number>>>;
 }
 
 /** What the budget holds now, and the most it ever held (tests, the bench). */
@@ -37,8 +43,13 @@ export interface WorkBudgetStats {
 }
 
 const MB = 1024 * 1024;
-/** A parsed session in a V8 heap is about three times its source's bytes (strings, objects, typed arrays of counts). */
-const HEAP_PER_SOURCE_BYTE = 3;
+/**
+ * What a worker holds of a session, per byte of its source (the parsed session, its counts and
+ * facts, the replay's arrays): 16 sweeps of a 33.75 MB, 10,000-call session on 2 threads each,
+ * 7 at once, peaked at 2.8 GB, ~345 MB a sweep, ~4 bytes a source byte per thread once the 32 MB
+ * of each thread is taken off (`npm run bench -- tune-concurrent`).
+ */
+const HEAP_PER_SOURCE_BYTE = 4;
 /** What a worker thread holds before any session: its isolate, the bundle, the tokenizer tables. */
 const THREAD_BYTES = 32 * MB;
 
@@ -55,20 +66,24 @@ export function costOf(kind: WorkKind, sourceBytes: number, threads = 1): number
 
 /**
  * The budget unless configured: a quarter of this machine's memory, at least 512 MB and at most
- * 2 GB; `CTXSCOPE_WORK_BUDGET_MB` and `CTXSCOPE_WORK_QUEUE` override the budget and the queue.
+ * 2 GB, one sweep at a time; `CTXSCOPE_WORK_BUDGET_MB`, `CTXSCOPE_WORK_QUEUE` and
+ * `CTXSCOPE_SWEEPS_AT_ONCE` override the budget, the queue and the sweeps at once.
  */
 export function defaultWorkBudget(env: NodeJS.ProcessEnv = process.env, memory = totalmem()): WorkBudgetOptions {
   const mb = Number(env['CTXSCOPE_WORK_BUDGET_MB']);
   const queue = Number(env['CTXSCOPE_WORK_QUEUE']);
+  const sweeps = Number(env['CTXSCOPE_SWEEPS_AT_ONCE']);
   return {
     budgetBytes: Number.isFinite(mb) && mb > 0 ? Math.round(mb * MB) : Math.min(2048 * MB, Math.max(512 * MB, Math.floor(memory / 4))),
     maxWaiting: Number.isInteger(queue) && queue >= 0 ? queue : 16,
+    maxRunning: { sweep: Number.isInteger(sweeps) && sweeps > 0 ? sweeps : 1 },
   };
 }
 
 const inMb = (bytes: number): string => `${Math.ceil(bytes / MB)} MB`;
 
 interface Waiter {
+  readonly kind: WorkKind;
   readonly cost: number;
   readonly start: () => void;
 }
@@ -76,6 +91,7 @@ interface Waiter {
 export class WorkBudget {
   private used = 0;
   private running = 0;
+  private readonly runningOf: Record<WorkKind, number> = { sweep: 0, export: 0, replay: 0 };
   private readonly queue: Waiter[] = [];
   private peakRunning = 0;
   private peakUsed = 0;
@@ -96,6 +112,7 @@ export class WorkBudget {
     } finally {
       this.used -= held;
       this.running--;
+      this.runningOf[kind]--;
       this.startWaiting();
     }
   }
@@ -104,22 +121,30 @@ export class WorkBudget {
     return { running: this.running, usedBytes: this.used, waiting: this.queue.length, peakRunning: this.peakRunning, peakUsedBytes: this.peakUsed, refused: this.refused, budgetBytes: this.options.budgetBytes, maxWaiting: this.options.maxWaiting };
   }
 
+  /** Whether the memory allows `cost` now (anything runs when nothing else does). */
   private fits(cost: number): boolean {
     return this.running === 0 || this.used + cost <= this.options.budgetBytes;
   }
 
-  private take(cost: number): void {
+  /** Whether another request of `kind` may run beside those of its kind. */
+  private slotFor(kind: WorkKind): boolean {
+    return this.runningOf[kind] < (this.options.maxRunning?.[kind] ?? Number.POSITIVE_INFINITY);
+  }
+
+  private take(kind: WorkKind, cost: number): void {
     this.used += cost;
     this.running++;
+    this.runningOf[kind]++;
     this.peakRunning = Math.max(this.peakRunning, this.running);
     this.peakUsed = Math.max(this.peakUsed, this.used);
   }
 
   private admit(kind: WorkKind, cost: number, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(new ApiError('cancelled', String(signal.reason ?? 'cancelled')));
-    // First come, first served: nothing overtakes a request already waiting.
-    if (this.queue.length === 0 && this.fits(cost)) {
-      this.take(cost);
+    // First come, first served for memory: nothing overtakes a request waiting for room (one
+    // waiting only for a slot of its kind may be passed by requests of other kinds).
+    if (!this.queue.some((w) => this.slotFor(w.kind)) && this.fits(cost) && this.slotFor(kind)) {
+      this.take(kind, cost);
       return Promise.resolve();
     }
     if (this.queue.length >= this.options.maxWaiting) {
@@ -133,10 +158,11 @@ export class WorkBudget {
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
+        kind,
         cost,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.take(cost);
+          this.take(kind, cost);
           resolve();
         },
       };
@@ -153,7 +179,17 @@ export class WorkBudget {
     });
   }
 
+  /** Starts waiting requests in order: one that lacks room stops the rest; one that lacks a slot of its kind is passed. */
   private startWaiting(): void {
-    while (this.queue.length > 0 && this.fits(this.queue[0]!.cost)) this.queue.shift()!.start();
+    for (let i = 0; i < this.queue.length; ) {
+      const w = this.queue[i]!;
+      if (!this.slotFor(w.kind)) {
+        i++;
+        continue;
+      }
+      if (!this.fits(w.cost)) return;
+      this.queue.splice(i, 1);
+      w.start();
+    }
   }
 }

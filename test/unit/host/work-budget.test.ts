@@ -53,6 +53,26 @@ describe('WorkBudget', () => {
     expect(b.stats()).toMatchObject({ running: 0, usedBytes: 0, waiting: 0, peakRunning: 2, peakUsedBytes: 80 * MB });
   });
 
+  it('runs one sweep at a time when so capped, and lets other kinds pass a sweep waiting only for its slot', async () => {
+    const b = new WorkBudget({ budgetBytes: 100 * MB, maxWaiting: 8, maxRunning: { sweep: 1 } });
+    const s1 = deferred();
+    const s2 = deferred();
+    const replay = deferred();
+    const r1 = b.run('sweep', 10 * MB, s1.run);
+    const r2 = b.run('sweep', 10 * MB, s2.run);
+    const r3 = b.run('replay', 10 * MB, replay.run);
+    await settle();
+    // Memory holds all three; the sweep slot holds one: the second sweep waits, the replay runs.
+    expect([s1.started, s2.started, replay.started]).toEqual([true, false, true]);
+    expect(b.stats()).toMatchObject({ running: 2, waiting: 1 });
+    s1.resolve();
+    await settle();
+    expect(s2.started).toBe(true);
+    s2.resolve();
+    replay.resolve();
+    await Promise.all([r1, r2, r3]);
+  });
+
   it('runs a request larger than the whole budget alone', async () => {
     const b = new WorkBudget({ budgetBytes: 100 * MB, maxWaiting: 4 });
     const big = deferred();
@@ -125,16 +145,18 @@ describe('WorkBudget', () => {
 
 describe('costOf and defaultWorkBudget', () => {
   it('a sweep holds the session once per worker thread; an export and a replay once', () => {
-    // 10 MB source: a parsed copy ≈ 3 × 10 = 30 MB, plus 32 MB per worker thread.
-    expect(costOf('sweep', 10 * MB, 4)).toBe(4 * (30 * MB + 32 * MB));
-    expect(costOf('export', 10 * MB)).toBe(30 * MB + 32 * MB);
-    expect(costOf('replay', 10 * MB)).toBe(30 * MB);
+    // 10 MB source: what a thread holds of it ≈ 4 × 10 = 40 MB, plus 32 MB per worker thread.
+    expect(costOf('sweep', 10 * MB, 4)).toBe(4 * (40 * MB + 32 * MB));
+    expect(costOf('export', 10 * MB)).toBe(40 * MB + 32 * MB);
+    expect(costOf('replay', 10 * MB)).toBe(40 * MB);
   });
 
-  it('a quarter of memory between 512 MB and 2 GB unless configured', () => {
+  it('a quarter of memory between 512 MB and 2 GB, one sweep at a time, unless configured', () => {
+    expect(defaultWorkBudget({}, 16 * 1024 * MB).maxRunning).toEqual({ sweep: 1 });
+    expect(defaultWorkBudget({ CTXSCOPE_SWEEPS_AT_ONCE: '3' }, 16 * 1024 * MB).maxRunning).toEqual({ sweep: 3 });
     expect(defaultWorkBudget({}, 16 * 1024 * MB).budgetBytes).toBe(2048 * MB);
     expect(defaultWorkBudget({}, 4 * 1024 * MB).budgetBytes).toBe(1024 * MB);
     expect(defaultWorkBudget({}, 1024 * MB).budgetBytes).toBe(512 * MB);
-    expect(defaultWorkBudget({ CTXSCOPE_WORK_BUDGET_MB: '300', CTXSCOPE_WORK_QUEUE: '0' }, 1024 * MB)).toEqual({ budgetBytes: 300 * MB, maxWaiting: 0 });
+    expect(defaultWorkBudget({ CTXSCOPE_WORK_BUDGET_MB: '300', CTXSCOPE_WORK_QUEUE: '0' }, 1024 * MB)).toEqual({ budgetBytes: 300 * MB, maxWaiting: 0, maxRunning: { sweep: 1 } });
   });
 });

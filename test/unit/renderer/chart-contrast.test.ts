@@ -7,9 +7,8 @@
  * - relative luminance L = 0.2126 R + 0.7152 G + 0.0722 B of the linear channels;
  * - contrast ratio (L1 + 0.05) / (L2 + 0.05), L1 the lighter of the two.
  * Checks of the formula: white on black is (1 + 0.05) / (0 + 0.05) = 21; a colour on itself is 1.
+ * That the backgrounds are the ones styles.css paints: test/unit/app/theme-background.test.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PALETTE, THEME_BACKGROUND, type Theme } from '../../../src/renderer/src/colors';
 import { legendItems, markerStrokes } from '../../../src/renderer/src/components/chart-draw';
@@ -55,11 +54,8 @@ describe('the contrast formula', () => {
 });
 
 describe('chart colours against their background', () => {
-  it('the backgrounds are the ones styles.css paints (--bg of each scheme)', () => {
-    const css = readFileSync(join(__dirname, '../../../src/renderer/src/styles.css'), 'utf8');
-    const dark = /:root \{\s*--bg: (#[0-9a-f]{6})/i.exec(css)?.[1];
-    const light = /prefers-color-scheme: light\) \{\s*:root \{\s*--bg: (#[0-9a-f]{6})/i.exec(css)?.[1];
-    expect({ dark, light }).toEqual(THEME_BACKGROUND);
+  it('the backgrounds are the pages\' (styles.css --bg; test/unit/app/theme-background.test.ts reads them there)', () => {
+    expect(THEME_BACKGROUND).toEqual({ dark: '#101318', light: '#f8f9fb' });
   });
 
   for (const theme of THEMES) {
