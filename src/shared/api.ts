@@ -725,8 +725,11 @@ export const events = {
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 
-/** Error codes every transport carries unchanged. */
-export type ApiErrorCode = 'bad_input' | 'not_found' | 'unsupported' | 'cancelled' | 'internal';
+/**
+ * Error codes every transport carries unchanged. `busy`: the host's memory budget and its queue
+ * are full (HTTP 409; src/main/host/work-budget.ts).
+ */
+export type ApiErrorCode = 'bad_input' | 'not_found' | 'unsupported' | 'cancelled' | 'internal' | 'busy';
 
 /** The envelope every transport returns, so errors survive Electron's IPC and HTTP alike. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: ApiErrorCode; message: string } };

@@ -5,7 +5,7 @@
  * that importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';
-import { decodeLineBlocks, isStackOverflow, nestsDeeperThan, parseJsonOrThrow, readAll, tooDeepError, type BlockedJsonLines } from './read';
+import { decodeLineBlocks, decodeText, isStackOverflow, lineColumnAt, nestsDeeperThan, parseJsonOrThrow, readAll, tooDeepError, type BlockedJsonLines } from './read';
 import { IMPORTERS } from './registry';
 import { confirmSniff, sniffSource } from './sniff';
 import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
@@ -125,8 +125,16 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     // Read through the strict decoder, so an invalid byte is named as such (with its offset)
     // before the JSON parser stumbles on its replacement character.
     if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('['))) parseJsonOrThrow(source.name, await readAll(source, options.signal));
+    // A byte that is not UTF-8 (0xff, a stray continuation byte) is named by its offset, not
+    // reported as text of an unknown shape: the strict decoder streams the file to it (this path
+    // runs only once detection failed, and only when the lenient head shows a replaced byte).
+    if (sniff.head.includes('\uFFFD')) for await (const piece of decodeText(source, options.signal)) void piece;
     const shape = sniff.shape === 'text' ? 'text' : sniff.shape === 'jsonl' ? 'JSON lines' : 'JSON';
-    throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`);
+    // Where the content starts, and what it starts with: the first thing a reader looks at.
+    const at = sniff.head.search(/\S/);
+    const where = lineColumnAt(sniff.head, Math.max(0, at));
+    const starts = JSON.stringify(sniff.head.slice(Math.max(0, at), Math.max(0, at) + 24));
+    throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape starting ${starts} (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`, where.line, where.column);
   }
 
   const warnings: string[] = [];

@@ -31,11 +31,45 @@ function checkEncoding(name: string, first: Uint8Array): number {
   }
   const probe = Math.min(first.length, 8192);
   if (looksLikeUtf16(first, probe)) throw new ImportError(name, 'UTF-8 text, found UTF-16 (re-save the file as UTF-8)', 1, 1);
-  for (let i = 0; i < probe; i++) {
-    if (first[i] === 0) throw new ImportError(name, 'a text transcript, found binary data (a NUL byte)', undefined, undefined);
+  const nul = first.subarray(0, probe).indexOf(0);
+  if (nul >= 0) {
+    // Where it is: its line and byte column within the first chunk, and its byte offset.
+    let line = 1;
+    let lineStart = 0;
+    for (let i = first.indexOf(10); i >= 0 && i < nul; i = first.indexOf(10, i + 1)) {
+      line++;
+      lineStart = i + 1;
+    }
+    throw new ImportError(name, `a text transcript, found binary data (a NUL byte at byte ${nul})`, line, nul - lineStart + 1);
   }
   // UTF-8 BOM: skip it.
   return first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf ? 3 : 0;
+}
+
+/**
+ * The longest line (a JSONL record) an import reads. One line becomes one message, and that
+ * message's text is held several times over while it is parsed, stored and counted (the decoded
+ * line, the parsed string, the raw record, the stored body): about 28 bytes of memory a byte of
+ * line, measured. 10 MiB keeps a one-line import under the stated memory bound, 4× the input or
+ * 500 MB whichever is larger (docs/limits.md, "Bounds"); a longer line is refused, naming its
+ * line, its byte offset and this bound, before it is decoded.
+ */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/** A byte count as people read it: `10 MiB (10,485,760 bytes)`, or bytes alone below a MiB. */
+function sizeText(bytes: number): string {
+  const exact = `${bytes.toLocaleString('en-US')} bytes`;
+  return bytes < 1024 * 1024 ? exact : `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB (${exact})`;
+}
+
+async function lineTooLong(source: ByteSource, start: number, max: number): Promise<ImportError> {
+  const at = await lineAtByte(source, start);
+  return new ImportError(
+    source.name,
+    `a line of at most ${sizeText(max)}, found a longer line starting at byte ${start}: a longer line would take the import past its memory bound of 4× the input or 500 MB (the host's CTXSCOPE_MAX_LINE_MB raises the line bound, and the memory an import may take with it)`,
+    at.line,
+    at.column,
+  );
 }
 
 /** A piece of the source not decoded yet, with where it lies in the file (for errors). */
@@ -184,6 +218,9 @@ async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSigna
   let bytes = 0;
   let first = true;
   let pending: Segment[] = [];
+  // Line by line, a line longer than this is refused before it is decoded (MAX_LINE_BYTES).
+  const maxLine = cuts === LINES ? (source.maxLineBytes ?? MAX_LINE_BYTES) : Number.POSITIVE_INFINITY;
+  let pendingBytes = 0;
   for await (const chunk of source.chunks()) {
     if (signal?.aborted) throw new ImportError(source.name, 'import cancelled');
     let data = chunk;
@@ -198,10 +235,27 @@ async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSigna
     const dataStart = bytes + chunk.length - data.length;
     bytes += chunk.length;
     const end = cuts.last(data);
+    if (maxLine !== Number.POSITIVE_INFINITY) {
+      const lineStart = pending[0]?.offset ?? dataStart;
+      if (end === 0) {
+        if (pendingBytes + data.length > maxLine) throw await lineTooLong(source, lineStart, maxLine);
+      } else {
+        // The line the left-over bytes began, then (only in a chunk longer than a line may be) each
+        // line inside this chunk; what follows the last newline is checked as it grows.
+        if (pendingBytes + data.indexOf(10) > maxLine) throw await lineTooLong(source, lineStart, maxLine);
+        if (data.length > maxLine) {
+          for (let from = data.indexOf(10) + 1, nl = data.indexOf(10, from); nl >= 0; from = nl + 1, nl = data.indexOf(10, from)) {
+            if (nl - from > maxLine) throw await lineTooLong(source, dataStart + from, maxLine);
+          }
+        }
+        if (data.length - end > maxLine) throw await lineTooLong(source, dataStart + end, maxLine);
+      }
+    }
     if (end === 0) {
       // Nothing whole in this chunk (a long line): keep a copy (the source may reuse its buffer,
       // and a view would pin all of it; Node's Buffer#slice is a view, hence `new Uint8Array`).
       if (data.length > 0) pending.push({ bytes: new Uint8Array(data), offset: dataStart });
+      pendingBytes += data.length;
       onBytes?.(bytes);
       continue;
     }
@@ -224,6 +278,7 @@ async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSigna
       text = decoded;
     }
     pending = end < data.length ? [{ bytes: new Uint8Array(data.subarray(end)), offset: dataStart + end }] : [];
+    pendingBytes = data.length - end;
     onBytes?.(bytes);
     if (firstText) yield firstText;
     if (text) yield text;
@@ -310,6 +365,9 @@ export async function readHead(source: ByteSource, limit = SNIFF_BYTES): Promise
         // No line break in the usual head yet: read on to the end of the first line.
         const nl = data.indexOf(10);
         take = nl >= 0 ? nl + 1 : data.length;
+        // A first line past the line bound is refused here already, before it is decoded whole.
+        const maxLine = source.maxLineBytes ?? MAX_LINE_BYTES;
+        if ((nl >= 0 ? length + nl : length + data.length) > maxLine) throw await lineTooLong(source, 0, maxLine);
         take = Math.min(take, Math.max(0, LONG_HEAD_BYTES - length));
         if (nl < 0 && length + take < LONG_HEAD_BYTES) {
           parts.push(decoder.decode(data, { stream: true }));

@@ -12,6 +12,8 @@ export interface ByteSource {
    * what it keeps.
    */
   chunks(): AsyncIterable<Uint8Array>;
+  /** The longest line a line-by-line read accepts (default MAX_LINE_BYTES in read.ts; tests scale it down). */
+  readonly maxLineBytes?: number;
 }
 
 /** What detection sees: the decoded head of the file (~64 KB) and what could be parsed of it. */

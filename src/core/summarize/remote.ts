@@ -7,7 +7,13 @@
  * Endpoints: only http(s), never a link-local host (169.254.0.0/16, fe80::/10: where cloud
  * metadata services answer) — a policy file is shared data and must not point the summarizer at
  * the machine's own credentials. Which key may go to which endpoint is the host's rule
- * (src/main/summarizer.ts), on the normalised form `endpointKey` gives.
+ * (src/main/summarizer.ts), on the normalised form `endpointKey` gives. A URL carrying
+ * credentials (`http://user:pw@host/`) is refused, and every message shows a URL with its
+ * userinfo masked (`shownUrl`), so a password never reaches an event, a log or an error.
+ *
+ * A redirect (3xx) is a failure, never followed and never retried: the key and the transcript are
+ * bound to this endpoint. The summarizer remembers it and fails every later request of the same
+ * summarizer at once, without sending anything (docs/limits.md, "Bounds").
  */
 import { formatMessages, s3Prompt, type Summarizer, type SummaryRequest } from './types';
 
@@ -33,6 +39,8 @@ export class SummarizerError extends Error {
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'metadata.azure.internal', 'instance-data']);
 
 interface ParsedUrl {
+  readonly username: string;
+  readonly password: string;
   readonly protocol: string;
   readonly hostname: string;
   readonly port: string;
@@ -94,10 +102,20 @@ export function isLoopbackUrl(url: string): boolean {
   return v6 !== undefined && v6.slice(0, 7).every((x) => x === 0) && v6[7] === 1;
 }
 
+/**
+ * The URL as messages may show it: any userinfo (`user:password@`) replaced by `***@`, found by
+ * hand so that even a URL the parser refuses never shows what sits before its host's `@`.
+ */
+export function shownUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, '$1***@');
+}
+
 /** Why a summarizer endpoint is refused, or undefined when it may be used. */
-export function summarizerUrlProblem(url: string): string | undefined {
-  const u = parseUrl(url);
+export function summarizerUrlProblem(raw: string): string | undefined {
+  const u = parseUrl(raw);
+  const url = shownUrl(raw);
   if (!u) return `summarizerUrl "${url}" is not a valid URL`;
+  if (u.username !== '' || u.password !== '') return `summarizerUrl "${url}": credentials in the URL (user:password@) are not allowed, they would be sent and shown with it; store a key for the endpoint instead (\`ctxscope key set\`)`;
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `summarizerUrl "${url}": only http and https endpoints are allowed, not ${u.protocol}`;
   const host = u.hostname.toLowerCase();
   const v6 = ipv6(host);
@@ -132,7 +150,16 @@ function checkedBaseUrl(o: RemoteOptions): void {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
+/** A summarizer that answered with a redirect: nothing more is sent to it (see the header). */
+export class SummarizerRedirectError extends SummarizerError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SummarizerRedirectError';
+  }
+}
+
+export async function postJson(rawUrl: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
+  const url = shownUrl(rawUrl);
   const attempts = (o.retries ?? 2) + 1;
   let lastError = '';
   // A 429/503 may say how long to wait (Retry-After, seconds); honoured up to 30 s, else exponential backoff.
@@ -146,8 +173,15 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     signal?.addEventListener('abort', onAbort);
     try {
       // Never follow a redirect: the key and the transcript are bound to this endpoint, and a
-      // redirect would hand both to whatever host it names.
-      const res = await (o.fetch ?? fetch)(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal, redirect: 'error' });
+      // redirect would hand both to whatever host it names. 'manual' hands the 3xx back as an
+      // answer ('error' made it a network error, which was retried).
+      const res = await (o.fetch ?? fetch)(rawUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal, redirect: 'manual' });
+      // An opaque redirect (a browser's fetch) has status 0.
+      if (res.status === 0 || (res.status >= 300 && res.status < 400)) {
+        // Read and dropped, so the connection is free again.
+        void res.text().catch(() => '');
+        throw new SummarizerRedirectError(`the summarizer at ${url} answered HTTP ${res.status || '3xx'} (a redirect): redirects are never followed nor retried, the key and the transcript go only to the configured endpoint; set summarizerUrl to the endpoint itself`);
+      }
       if (res.ok) {
         const text = await res.text();
         try {
@@ -174,8 +208,26 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 
 const trimSlash = (u: string): string => u.replace(/\/+$/, '');
 
+/**
+ * `post` for one summarizer: after a redirect every later call fails at once with the same error,
+ * so a replay with many compressions sends one request, not one per compression.
+ */
+function poster(): typeof postJson {
+  let redirected: SummarizerRedirectError | undefined;
+  return async (...args) => {
+    if (redirected) throw redirected;
+    try {
+      return await postJson(...args);
+    } catch (e) {
+      if (e instanceof SummarizerRedirectError) redirected = e;
+      throw e;
+    }
+  };
+}
+
 export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
   checkedBaseUrl(o);
+  const post = poster();
   return {
     id: 'openai',
     model: o.model,
@@ -187,7 +239,7 @@ export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
         max_tokens: req.targetTokens,
         temperature: 0.2,
       };
-      const json = (await postJson(`${trimSlash(o.baseUrl)}/chat/completions`, body, o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}, o, signal)) as {
+      const json = (await post(`${trimSlash(o.baseUrl)}/chat/completions`, body, o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}, o, signal)) as {
         choices?: { message?: { content?: unknown } }[];
       };
       const text = json.choices?.[0]?.message?.content;
@@ -199,6 +251,7 @@ export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
 
 export function anthropicSummarizer(o: RemoteOptions): Summarizer {
   checkedBaseUrl(o);
+  const post = poster();
   return {
     id: 'anthropic',
     model: o.model,
@@ -211,7 +264,7 @@ export function anthropicSummarizer(o: RemoteOptions): Summarizer {
         messages: [{ role: 'user', content: s3Prompt(formatMessages(req.messages, req.previousSummary), req.targetTokens) }],
       };
       const headers: Record<string, string> = { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}) };
-      const json = (await postJson(`${trimSlash(o.baseUrl)}/v1/messages`, body, headers, o, signal)) as { content?: { type?: string; text?: unknown }[] };
+      const json = (await post(`${trimSlash(o.baseUrl)}/v1/messages`, body, headers, o, signal)) as { content?: { type?: string; text?: unknown }[] };
       const text = (json.content ?? []).filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
       if (text.trim() === '') throw new SummarizerError('the summarizer answered without text (content[].text)');
       return text.trim();

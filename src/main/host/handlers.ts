@@ -31,6 +31,8 @@ import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
 import { createFleetHost } from './fleet';
 import { createProber } from './probe';
+import { costOf, defaultWorkBudget, WorkBudget, type WorkBudgetOptions } from './work-budget';
+import { availableParallelism } from 'node:os';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -54,12 +56,16 @@ export interface HostOptions {
   readonly pickFiles?: () => Promise<string[]>;
   /** When given, importFiles reads only what it allows (`ctxscope serve`: src/main/host/import-allow.ts). */
   readonly importAllow?: ImportAllowList;
+  /** The memory budget and queue shared by sweeps, exports and replays (default: work-budget.ts defaultWorkBudget). */
+  readonly workBudget?: WorkBudgetOptions;
 }
 
 export interface Host {
   readonly handlers: Handlers;
   readonly initialSessionId: string | null;
   readonly store: SessionStore;
+  /** The queue and memory budget the heavy requests share (its stats: tests, the bench). */
+  readonly budget: WorkBudget;
   close(): Promise<void>;
 }
 
@@ -265,6 +271,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   // Export and accuracy workers read sessions from the database themselves (not parsed here).
   const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+  const budget = new WorkBudget(options.workBudget ?? defaultWorkBudget());
+  /** Runs a heavy request of a session inside the budget (work-budget.ts); its cost is estimated from the session's source size. */
+  const budgeted = <T>(kind: 'sweep' | 'export' | 'replay', sessionId: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => budget.run(kind, costOf(kind, row(sessionId).size, kind === 'sweep' ? availableParallelism() : 1), work, signal);
   const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
   const fleet = createFleetHost({ dbPath: options.dbPath, version: options.version, store, emit: options.emit, policy: (id) => policyOf(id, lookup), ...(options.importAllow ? { importAllow: options.importAllow } : {}), importFile: async (path) => (await importFile(path, undefined, randomUUID())).ids, sourceIdOf: (id) => sessionOf(id).id });
   // The probe (docs/probe.md): the replay it probes is the one the exports use (op 'result').
@@ -296,7 +305,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { total, messages: page.map((m, k) => toMessageView(m, offset + k, c.perMessage[offset + k] ?? 0, pins.has(m.id))) };
     },
     listPolicies: async () => policyInfos(saved.list()),
-    runReplay: async ({ sessionId, policy, overrides, needles }) => replays.submit({ op: 'view', inputs: inputsOf(sessionId, policy, overrides, needles) }),
+    runReplay: async ({ sessionId, policy, overrides, needles }) => {
+      const inputs = inputsOf(sessionId, policy, overrides, needles);
+      return budgeted('replay', sessionId, () => replays.submit({ op: 'view', inputs }));
+    },
     getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
     getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) => replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
     getConfigFields: async ({ policy, overrides }) => {
@@ -308,7 +320,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       }
     },
     getAccuracy: async ({ sessionId, tokenizer }) => exporter.accuracy(() => sessionOf(sessionId), row(sessionId), tokenizer),
-    compare: async ({ sessionId, a, b, minDelta }) => replays.submit({ op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta }),
+    compare: async ({ sessionId, a, b, minDelta }) => {
+      const op = { op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta } as const;
+      return budgeted('replay', sessionId, () => replays.submit(op));
+    },
     importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
     pickAndImport: async () => {
       if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
@@ -320,7 +335,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => exporter.exportFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
+    exportSession: async (args) => budgeted('export', args.sessionId, () => exporter.exportFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }))),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       row(sessionId);
       if (!store.hasMessage(sessionId, messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -342,7 +357,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     previewExport: async (args) => exporter.previewFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
     deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
-    runTune: (args) => tuner.run(args),
+    runTune: (args) => tuner.run(args, (work, signal) => budgeted('sweep', args.sessionId, work, signal)),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
     watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
     planProbe: (args) => prober.planProbe(args),
@@ -354,6 +369,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     handlers,
     initialSessionId,
     store,
+    budget,
     close: async () => {
       for (const run of jobs.values()) run.cancel();
       fleet.close();

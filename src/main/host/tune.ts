@@ -19,19 +19,27 @@ export interface TuneDeps {
   readonly storedCounts: (sessionId: string, tokenizer: string) => SessionCounts | undefined;
 }
 
-export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>): Promise<TuneResult>; cancel(channel: string): boolean; forget(sessionId: string): void; close(): void } {
+/**
+ * Where a sweep waits its turn (the host's work budget, work-budget.ts): runs `work` when there is
+ * room; `signal` aborts a sweep still waiting (superseded or cancelled) with `cancelled`.
+ */
+export type TuneGate = <T>(work: () => Promise<T>, signal: AbortSignal) => Promise<T>;
+const ungated: TuneGate = (work) => work();
+
+export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>, gate?: TuneGate): Promise<TuneResult>; cancel(channel: string): boolean; forget(sessionId: string): void; close(): void } {
   const running = new Map<string, AbortController>();
   // Kept warm between sweeps: the second sweep on a session sends the workers only its settings.
   const pool = new TunePool();
   return {
-    async run({ sessionId, policy, overrides, needles, sweeps, channel }) {
+    async run({ sessionId, policy, overrides, needles, sweeps, channel }, gate = ungated) {
       const session = deps.session(sessionId);
       const p = deps.policy(policy);
       running.get(channel)?.abort(`superseded by a newer sweep on channel "${channel}"`);
       const abort = new AbortController();
       running.set(channel, abort);
       try {
-        return await pool.sweep({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins: [...deps.pins(sessionId)], storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal });
+        const pins = [...deps.pins(sessionId)];
+        return await gate(() => pool.sweep({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins, storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal }), abort.signal);
       } catch (e) {
         if (e instanceof SweepError) throw new ApiError('bad_input', e.message);
         if (e instanceof TuneCancelled) throw new ApiError('cancelled', e.message);

@@ -9,14 +9,26 @@ import type { ByteSource } from '../../core/import/types';
 const CHUNK_BYTES = 1 << 20;
 
 /**
+ * The longest line an import of a file reads: core's MAX_LINE_BYTES (src/core/import/read.ts)
+ * unless `CTXSCOPE_MAX_LINE_MB` sets another (a bigger one lets an import pass its memory bound,
+ * about 28 bytes a byte of line: docs/limits.md, "Bounds").
+ */
+export function maxLineBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const mb = Number(env['CTXSCOPE_MAX_LINE_MB']);
+  return Number.isFinite(mb) && mb > 0 ? Math.round(mb * 1024 * 1024) : undefined;
+}
+
+/**
  * `limit`: read only the first `limit` bytes (an import reads the size it stat'ed, so a file an
  * agent is still appending to is parsed, hashed and stored as the same bytes).
  */
 export function fileSource(path: string, limit?: number): ByteSource {
   const size = limit ?? statSync(path).size;
+  const maxLineBytes = maxLineBytesFromEnv();
   return {
     name: path,
     size,
+    ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
     async *chunks() {
       if (limit === 0) return;
       const file = await open(path, 'r');

@@ -59,6 +59,7 @@ function hashingSource(path: string, size: number): { source: ByteSource; digest
   const source: ByteSource = {
     name: inner.name,
     size: inner.size,
+    ...(inner.maxLineBytes !== undefined ? { maxLineBytes: inner.maxLineBytes } : {}),
     async *chunks() {
       const h = createHash('sha256');
       for await (const chunk of inner.chunks()) {

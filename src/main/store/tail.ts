@@ -335,6 +335,7 @@ function indexingSource(path: string, size: number, keep: boolean): { source: By
   const source: ByteSource = {
     name: inner.name,
     size: inner.size,
+    ...(inner.maxLineBytes !== undefined ? { maxLineBytes: inner.maxLineBytes } : {}),
     async *chunks() {
       const pass = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
       const bytes = keep ? Buffer.allocUnsafe(size) : undefined;

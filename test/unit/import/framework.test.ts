@@ -22,7 +22,7 @@ describe('bad input gets one clear error naming file, line and what was expected
   });
 
   it('binary data', async () => {
-    await expect(importSource(bytesSource('x.bin', new Uint8Array([0x7b, 0, 1, 2, 3])))).rejects.toThrow(/x\.bin: a text transcript, found binary data/);
+    await expect(importSource(bytesSource('x.bin', new Uint8Array([0x7b, 0, 1, 2, 3])))).rejects.toThrow(/x\.bin:1:2: a text transcript, found binary data \(a NUL byte at byte 1\)/);
   });
 
   it('UTF-16', async () => {
@@ -56,7 +56,7 @@ describe('bad input gets one clear error naming file, line and what was expected
   });
 
   it('valid JSON of an unknown shape', async () => {
-    await expect(importSource(stringSource('shape.json', '{"hello": [1, 2, 3]}'))).rejects.toThrow(/shape\.json: a known transcript format, found JSON of an unknown shape/);
+    await expect(importSource(stringSource('shape.json', '{"hello": [1, 2, 3]}'))).rejects.toThrow(/shape\.json:1:1: a known transcript format, found JSON of an unknown shape/);
   });
 
   it('a JSON document broken in the middle: line and column', async () => {
@@ -107,8 +107,8 @@ describe('bad input gets one clear error naming file, line and what was expected
     await expect(importSource(bytesSource('be.json', new Uint8Array([0xfe, 0xff, 0, 0x7b, 0, 0x7d])))).rejects.toThrow(/^be\.json:1:1: UTF-8 text, found UTF-16/);
     await expect(importSource(bytesSource('bom-only.json', new Uint8Array([0xef, 0xbb, 0xbf])))).rejects.toThrow(/^bom-only\.json: a transcript, found an empty file$/);
     await expect(importSource(stringSource('blank.jsonl', ' \n\n  \n'))).rejects.toThrow(/^blank\.jsonl: a transcript, found an empty file$/);
-    await expect(importSource(stringSource('notes.txt', 'hello world\n'))).rejects.toThrow(/^notes\.txt: a known transcript format, found text of an unknown shape/);
-    await expect(importSource(stringSource('u.jsonl', '{"a":1}\n{"b":2}\n'))).rejects.toThrow(/^u\.jsonl: a known transcript format, found JSON lines of an unknown shape/);
+    await expect(importSource(stringSource('notes.txt', 'hello world\n'))).rejects.toThrow(/^notes\.txt:1:1: a known transcript format, found text of an unknown shape starting "hello world\\n"/);
+    await expect(importSource(stringSource('u.jsonl', '{"a":1}\n{"b":2}\n'))).rejects.toThrow(/^u\.jsonl:1:1: a known transcript format, found JSON lines of an unknown shape/);
   });
 
   it('invalid UTF-8 (a Latin-1 file) in JSONL or a JSON document: one clear encoding error', async () => {

@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { updateTail } from '../../../src/main/store/tail';
 import { openHandsInstance } from '../../bench/tail-corpus';
 import { sameAsFreshImport } from '../../integration/store/fresh-import';
@@ -135,6 +135,9 @@ describe('live tail of an OpenHands eval instance document', () => {
   });
 
   it('follows an instance written on one line longer than the head detection reads (as Python writes it)', async () => {
+    // A line past the import's 10 MiB line bound (src/core/import/read.ts MAX_LINE_BYTES): raised, as a user may.
+    vi.stubEnv('CTXSCOPE_MAX_LINE_MB', '64');
+    onTestFinished(() => void vi.unstubAllEnvs());
     const i = start();
     const [run, output] = turn(1000);
     // A command whose output is longer than the 16 MB head (its head alone looks like JSON lines).

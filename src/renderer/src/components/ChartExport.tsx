@@ -9,7 +9,9 @@ import { exportFileName } from '../../../core/export/file-name';
 import { useAppStoreApi } from '../context';
 import { downloadBlob } from '../download';
 import { fmtInt } from '../format';
-import { MARKER_STROKES, markerPaths, type Frame } from './chart-draw';
+import { PALETTE } from '../colors';
+import { markerPaths, markerStrokes, type Frame } from './chart-draw';
+import { themeNow } from '../theme';
 import { chartSvg } from './chart-svg';
 
 interface Props {
@@ -47,7 +49,7 @@ export function ChartExport({ canvas, frame, compare }: Props) {
     ctx.drawImage(c, 0, 0);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const paths = markerPaths(chart, frame, comparison?.compressions.b ?? []);
-    for (const m of MARKER_STROKES) {
+    for (const m of markerStrokes(PALETTE[themeNow()])) {
       if (!paths[m.key]) continue;
       ctx.strokeStyle = m.color;
       ctx.lineWidth = m.width;
@@ -69,6 +71,7 @@ export function ChartExport({ canvas, frame, compare }: Props) {
       ...(compare ? { compare } : {}),
       compareSteps: comparison?.compressions.b ?? [],
       colors: { background: cssVar(c, '--bg', '#101318'), text: cssVar(c, '--text', '#d8dee9'), muted: cssVar(c, '--muted', '#8a94a6'), grid: cssVar(c, '--line', '#262c36') },
+      palette: PALETTE[themeNow()],
       width: frame.width,
     });
     downloadBlob(n.file, new Blob([text], { type: 'image/svg+xml' }));

@@ -6,13 +6,14 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useAppStore } from '../context';
-import { LINE_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL } from '../colors';
+import { PALETTE, PROMPT_REGIONS, REGION_LABEL, type Theme } from '../colors';
 import { bucketFlag, bucketRange, markersInBucket, stepForBucket, yMax } from '../model/chart-geometry';
 import { fmtInt } from '../format';
 import { bucketReason } from '../model/hover';
 import { markerLabel } from '../model/marker-label';
-import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
+import { drawChart, legendItems, markerStrokes, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
+import { themeNow, useTheme } from '../theme';
 
 const MARGIN = { left: 44, right: 8, top: 10, bottom: 8 };
 
@@ -27,10 +28,8 @@ function cssVar(el: Element, name: string, fallback: string): string {
  * with the scheme (styles.css, prefers-color-scheme), which matchMedia tells without styles.
  */
 let ink: { readonly light: boolean; readonly text: string; readonly grid: string } | null = null;
-let lightQuery: MediaQueryList | null = null;
 function inkOf(el: Element): { readonly text: string; readonly grid: string } {
-  lightQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: light)') : null;
-  const light = lightQuery?.matches ?? false;
+  const light = themeNow() === 'light';
   if (ink?.light !== light) ink = { light, text: cssVar(el, '--muted', '#8a94a6'), grid: cssVar(el, '--line', '#262c36') };
   return ink;
 }
@@ -43,6 +42,7 @@ export function RegionChart() {
   const selectStep = useAppStore((s) => s.selectStep);
   const setBuckets = useAppStore((s) => s.setBuckets);
   const comparison = useAppStore((s) => s.comparison);
+  const theme = useTheme();
   const box = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [size, setSize] = useState({ width: 0, height: 0 });
@@ -81,8 +81,8 @@ export function RegionChart() {
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const { text, grid } = inkOf(c);
-    drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text, grid });
-  }, [chart, frame, compareLine]);
+    drawChart(ctx, chart, frame, { ...(compareLine ? { compare: compareLine } : {}), text, grid, palette: PALETTE[theme] });
+  }, [chart, frame, compareLine, theme]);
 
   // The marker layer follows the chart, not the selection: stepping redraws the cursor alone.
   const paths = useMemo(() => (chart && frame ? markerPaths(chart, frame, comparison?.compressions.b ?? []) : null), [chart, frame, comparison]);
@@ -133,19 +133,19 @@ export function RegionChart() {
       <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
       {paths && frame ? (
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
-          {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
+          {markerStrokes(PALETTE[theme]).map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
           {probed.length > 0 ? <path d={probeD} fill="#f59f00" stroke="none" data-testid="probe-markers" data-count={probed.length} data-steps={probed.join(' ')} /> : null}
-          {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
+          {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={PALETTE[theme].line.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}
       {loading ? <span className="chart-busy">replaying…</span> : null}
       {frame ? <ChartExport canvas={canvas} frame={frame} {...(compareLine ? { compare: compareLine } : {})} /> : null}
-      {hover ? <HoverCard b={hover.b} x={hover.x} y={hover.y} width={size.width} /> : null}
+      {hover ? <HoverCard b={hover.b} x={hover.x} y={hover.y} width={size.width} theme={theme} /> : null}
     </section>
   );
 }
 
-function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width: number }) {
+function HoverCard({ b, x, y, width, theme }: { b: number; x: number; y: number; width: number; theme: Theme }) {
   const chart = useAppStore((s) => s.chart);
   if (!chart) return null;
   const [from, to] = bucketRange(chart, b);
@@ -174,7 +174,7 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
         <tbody>
           {PROMPT_REGIONS.map((r) => (
             <tr key={r}>
-              <td><i className="swatch" style={{ background: REGION_COLOR[r] }} /> {REGION_LABEL[r]}</td>
+              <td><i className="swatch" style={{ background: PALETTE[theme].region[r] }} /> {REGION_LABEL[r]}</td>
               <td>{fmtInt(chart.regions[r][b] ?? 0)}</td>
             </tr>
           ))}
@@ -196,11 +196,12 @@ function HoverCard({ b, x, y, width }: { b: number; x: number; y: number; width:
 
 /** The legend, in stack order (bottom first), then the lines and markers (chart-draw.ts LEGEND). */
 export function ChartLegend() {
+  const theme = useTheme();
   return (
     <div className="chart-legend" data-testid="chart-legend">
-      {LEGEND.map((l) => (
+      {legendItems(PALETTE[theme]).map((l) => (
         <span key={l.label}>
-          {l.mark === 'fill' ? <i className="swatch" style={{ background: l.color }} /> : l.mark === 'hatched' ? <i className="swatch hatched" /> : l.mark === 'dot' ? <i className="dot" style={{ background: l.color }} /> : <i className={`line${l.mark === 'line' ? '' : ` ${l.mark}`}`} style={{ borderColor: l.color }} />}
+          {l.mark === 'fill' ? <i className="swatch" style={{ background: l.color }} /> : l.mark === 'hatched' ? <i className="swatch hatched" style={{ borderColor: l.color }} /> : l.mark === 'dot' ? <i className="dot" style={{ background: l.color }} /> : <i className={`line${l.mark === 'line' ? '' : ` ${l.mark}`}`} style={{ borderColor: l.color }} />}
           {l.label}
         </span>
       ))}

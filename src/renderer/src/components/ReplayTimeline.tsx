@@ -8,6 +8,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../context';
 import { fmtInt } from '../format';
 import { ROW_H, TIMELINE_ROWS, TIMELINE_WIDTH, timelinePaths } from '../model/timeline-paths';
+import { PALETTE } from '../colors';
+import { useTheme } from '../theme';
 
 const LABEL_W = 62;
 
@@ -23,7 +25,8 @@ export function ReplayTimeline() {
   const track = useRef<HTMLDivElement>(null);
 
   // One path per row and colour: a layer, not an element per marker (model/timeline-paths.ts).
-  const paths = useMemo(() => (markers ? timelinePaths(markers, stepCount) : []), [markers, stepCount]);
+  const theme = useTheme();
+  const paths = useMemo(() => (markers ? timelinePaths(markers, stepCount, PALETTE[theme]) : []), [markers, stepCount, theme]);
 
   const scrubTo = (clientX: number): void => {
     const el = track.current;

@@ -9,7 +9,7 @@
  */
 import type { BucketSeries, ChartView } from '../../../shared/api';
 import type { StepStatus } from '../../../core/replay/types';
-import { LINE_COLOR, MARKER_COLOR, PROMPT_REGIONS, REGION_COLOR, REGION_LABEL, STATUS_COLOR, type PromptRegion } from '../colors';
+import { PALETTE, PROMPT_REGIONS, REGION_LABEL, STATUS_COLOR, type Palette, type PromptRegion } from '../colors';
 import { bucketFlag, bucketOf } from '../model/chart-geometry';
 
 export interface Frame {
@@ -289,25 +289,37 @@ export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly nu
   return { compression: compression.d, source: source.d, compare: compare.d, count, dense: compression.dense || source.dense || compare.dense };
 }
 
-/** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports). */
-export const MARKER_STROKES = [
-  { key: 'source', color: MARKER_COLOR['source-compaction'], dash: [3, 3], width: 1 },
-  { key: 'compression', color: MARKER_COLOR.compression, dash: [], width: 1.5 },
-  { key: 'compare', color: MARKER_COLOR.compareCompression, dash: [6, 3], width: 1 },
-] as const;
+/** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports), in a theme's palette. */
+export function markerStrokes(p: Palette = PALETTE.dark) {
+  return [
+    { key: 'source', color: p.marker['source-compaction'], dash: [3, 3], width: 1 },
+    { key: 'compression', color: p.marker.compression, dash: [], width: 1.5 },
+    { key: 'compare', color: p.marker.compareCompression, dash: [6, 3], width: 1 },
+  ] as const;
+}
+export const MARKER_STROKES = markerStrokes();
 
-/** The legend, in stack order (bottom first), then the lines and markers: the window's and the SVG export's. */
-export const LEGEND: readonly { readonly label: string; readonly color: string; readonly mark: 'fill' | 'hatched' | 'line' | 'dashed' | 'dotted' | 'dot' }[] = [
-  ...PROMPT_REGIONS.map((r) => ({ label: REGION_LABEL[r], color: REGION_COLOR[r], mark: 'fill' as const })),
-  { label: 'output reserve + buffer', color: REGION_COLOR.reserve, mark: 'hatched' },
-  { label: 'window', color: LINE_COLOR.window, mark: 'line' },
-  { label: 'enforced limit', color: LINE_COLOR.limit, mark: 'dashed' },
-  { label: 'trigger', color: LINE_COLOR.trigger, mark: 'dotted' },
-  { label: 'reported prompt', color: LINE_COLOR.reported, mark: 'dot' },
-  { label: 'compression', color: MARKER_COLOR.compression, mark: 'line' },
-  { label: 'agent compacted', color: MARKER_COLOR['source-compaction'], mark: 'dashed' },
-  { label: 'compared policy', color: LINE_COLOR.compare, mark: 'line' },
-];
+export interface LegendItem {
+  readonly label: string;
+  readonly color: string;
+  readonly mark: 'fill' | 'hatched' | 'line' | 'dashed' | 'dotted' | 'dot';
+}
+
+/** The legend, in stack order (bottom first), then the lines and markers: the window's and the SVG export's, in a theme's palette. */
+export function legendItems(p: Palette = PALETTE.dark): readonly LegendItem[] {
+  return [
+    ...PROMPT_REGIONS.map((r) => ({ label: REGION_LABEL[r], color: p.region[r], mark: 'fill' as const })),
+    { label: 'output reserve + buffer', color: p.region.reserve, mark: 'hatched' },
+    { label: 'window', color: p.line.window, mark: 'line' },
+    { label: 'enforced limit', color: p.line.limit, mark: 'dashed' },
+    { label: 'trigger', color: p.line.trigger, mark: 'dotted' },
+    { label: 'reported prompt', color: p.line.reported, mark: 'dot' },
+    { label: 'compression', color: p.marker.compression, mark: 'line' },
+    { label: 'agent compacted', color: p.marker['source-compaction'], mark: 'dashed' },
+    { label: 'compared policy', color: p.line.compare, mark: 'line' },
+  ];
+}
+export const LEGEND = legendItems();
 
 /** Turn boundaries as ticks under the plot. */
 export function turnTickPath(view: ChartView, f: Frame): string {
@@ -323,10 +335,13 @@ export interface DrawOptions {
   readonly compare?: readonly (number | null)[];
   readonly text: string;
   readonly grid: string;
+  /** The theme's colours (colors.ts PALETTE); the dark scheme's by default. */
+  readonly palette?: Palette;
 }
 
 export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Frame, o: DrawOptions): void {
   const n = view.bucketStart.length;
+  const p = o.palette ?? PALETTE.dark;
   ctx.clearRect(0, 0, f.width, f.height);
   // Grid and y labels.
   ctx.font = '10px system-ui, sans-serif';
@@ -351,18 +366,18 @@ export function drawChart(ctx: CanvasRenderingContext2D, view: ChartView, f: Fra
     ctx.fillStyle = style;
     for (let i = 0; i < len; i += 4) ctx.fillRect(d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!);
   };
-  for (let g = 0; g < PROMPT_REGIONS.length; g++) fill(g, REGION_COLOR[PROMPT_REGIONS[g]!]);
+  for (let g = 0; g < PROMPT_REGIONS.length; g++) fill(g, p.region[PROMPT_REGIONS[g]!]);
   // Output reserve + buffer: hatched under the window line, not stacked on the prompt.
-  if (shapes.length[RESERVE]) fill(RESERVE, hatch(ctx, REGION_COLOR.reserve));
-  STATUSES.forEach((st, k) => fill(STATUS_GROUP + k, STATUS_COLOR[st]));
-  fill(FLAGS, LINE_COLOR.limit);
-  fill(FLAG_TOP, LINE_COLOR.limit);
+  if (shapes.length[RESERVE]) fill(RESERVE, hatch(ctx, p.region.reserve));
+  STATUSES.forEach((st, k) => fill(STATUS_GROUP + k, p.status[st]));
+  fill(FLAGS, p.line.limit);
+  fill(FLAG_TOP, p.line.limit);
 
-  stepLine(ctx, f, n, view.window.max, LINE_COLOR.window, []);
-  stepLine(ctx, f, n, view.limit.max, LINE_COLOR.limit, [5, 3], 1.5);
-  stepLine(ctx, f, n, view.trigger.max, LINE_COLOR.trigger, [2, 3], 1.5);
-  if (o.compare) stepLine(ctx, f, n, o.compare, LINE_COLOR.compare, [], 1.5);
-  fill(REPORTED, LINE_COLOR.reported);
+  stepLine(ctx, f, n, view.window.max, p.line.window, []);
+  stepLine(ctx, f, n, view.limit.max, p.line.limit, [5, 3], 1.5);
+  stepLine(ctx, f, n, view.trigger.max, p.line.trigger, [2, 3], 1.5);
+  if (o.compare) stepLine(ctx, f, n, o.compare, p.line.compare, [], 1.5);
+  fill(REPORTED, p.line.reported);
 
   ctx.strokeStyle = o.text;
   ctx.stroke(new Path2D(turnTickPath(view, f)));

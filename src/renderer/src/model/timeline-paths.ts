@@ -6,19 +6,20 @@
  * chart. The union of the rectangles is what was painted before, so the picture is the same.
  */
 import type { ChartMarker } from '../../../shared/api';
-import { MARKER_COLOR, STATUS_COLOR } from '../colors';
+import { PALETTE, type Palette } from '../colors';
 
 export const TIMELINE_WIDTH = 1000;
 export const ROW_H = 8;
 
-const KIND_COLOR: Record<ChartMarker['kind'], string> = {
-  compression: MARKER_COLOR.compression,
-  'source-compaction': MARKER_COLOR['source-compaction'],
-  warn: STATUS_COLOR.warn,
-  skip: STATUS_COLOR.skip,
-  final: STATUS_COLOR.final,
-  abort: STATUS_COLOR.abort,
-};
+/** A marker kind's colour in a theme's palette (the chart's own). */
+const kindColor = (p: Palette): Record<ChartMarker['kind'], string> => ({
+  compression: p.marker.compression,
+  'source-compaction': p.marker['source-compaction'],
+  warn: p.status.warn,
+  skip: p.status.skip,
+  final: p.status.final,
+  abort: p.status.abort,
+});
 
 /** Rows of the track, top to bottom; compressions get one row per path. */
 export const TIMELINE_ROWS: readonly { readonly key: string; readonly label: string }[] = [
@@ -76,8 +77,9 @@ const close = (r: Run): void => {
  * 0.6 units so a single call stays visible. Markers arrive sorted by call; out of order ones are
  * still drawn (they start a new rectangle rather than join the one before).
  */
-export function timelinePaths(markers: readonly ChartMarker[], stepCount: number): TimelinePath[] {
+export function timelinePaths(markers: readonly ChartMarker[], stepCount: number, palette: Palette = PALETTE.dark): TimelinePath[] {
   if (stepCount <= 0 || markers.length === 0) return [];
+  const KIND_COLOR = kindColor(palette);
   const scale = TIMELINE_WIDTH / stepCount;
   const rows: Map<string, Run>[] = TIMELINE_ROWS.map(() => new Map());
   for (const m of markers) {
