@@ -13,10 +13,10 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { callCost, lookupModel } from '../../core/catalog';
+import { lookupModel, usageCost } from '../../core/catalog';
 import { detectFormat, importSource, type ByteSource } from '../../core/import/index';
 import type { Session } from '../../core/model';
-import { stepIndices, uncachedInputTokens } from '../../core/model';
+import { stepIndices } from '../../core/model';
 import { calibrationReport, type CalibrationReport } from '../../core/tokens/calibrate';
 import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
@@ -276,12 +276,13 @@ function usageOf(s: Session, into: ReportedTotals): { calls: number; cost: numbe
     into.cacheRead += u.cacheRead;
     into.cacheWrite += u.cacheWrite;
     into.output += u.output;
-    // The catalog has no cache-write price: writes are billed at the input price (uncachedInputTokens).
-    if (u.costUsd === undefined && !model) {
+    // Each call at its own model's prices, writes as writes (5-minute or 1-hour, as the log says).
+    const callModel = m.model !== undefined ? (lookupModel(m.model) ?? model) : model;
+    if (u.costUsd === undefined && !callModel) {
       unpriced++;
       continue;
     }
-    cost += u.costUsd ?? callCost(model!, uncachedInputTokens(u), u.cacheRead, u.output);
+    cost += callModel ? usageCost(callModel, u) : u.costUsd!;
     priced++;
   }
   for (const sub of s.subagents) {
