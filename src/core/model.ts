@@ -83,6 +83,12 @@ export interface ReportedUsage {
   readonly coarse?: boolean;
   /** Cost the source itself reported for this call, in USD. */
   readonly costUsd?: number;
+  /**
+   * The call's identity at the provider (Claude Code: `message.id` + `requestId`). A session resumed
+   * with `--resume`/`--continue` starts a new file that repeats earlier calls with the same key:
+   * folder totals count a key once.
+   */
+  readonly callKey?: string;
 }
 
 /** Total prompt tokens the provider processed for the call, whatever the convention. */
