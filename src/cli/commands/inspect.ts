@@ -8,6 +8,7 @@
  * chars/4 estimates unless `--exact`; files are read on worker threads when there is enough to
  * share (see `inspectFiles`).
  */
+import { guardedCounter, type CountTokens } from '../../main/count/guarded';
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -249,19 +250,17 @@ export interface FolderReport {
   summary: FolderSummary;
 }
 
-/** gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker. */
+/**
+ * gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker;
+ * through the same long-run guard as the pool's workers (src/main/count/guarded.ts).
+ */
 function inThreadCounter(): BulkCounter {
-  type Count = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-  const loaded = new Map<BpeEncoding, Promise<Count>>();
+  const loaded = new Map<BpeEncoding, Promise<CountTokens>>();
   const noSpecial = { disallowedSpecial: new Set<string>() };
-  const encoder = (e: BpeEncoding): Promise<Count> => {
+  const encoder = (e: BpeEncoding): Promise<CountTokens> => {
     let p = loaded.get(e);
     if (!p) {
-      p = (e === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => {
-        // As in the pool's workers (src/main/count/bulk-worker.ts): the default merge cache fills on big folders.
-        m.setMergeCacheSize(1_000_000);
-        return m.countTokens as Count;
-      });
+      p = guardedCounter(e);
       loaded.set(e, p);
     }
     return p;
