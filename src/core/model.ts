@@ -69,6 +69,11 @@ export interface ReportedUsage {
   readonly input: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
+  /**
+   * The part of `cacheWrite` written to the 1-hour cache, when the log says (Claude Code 2.x
+   * `usage.cache_creation.ephemeral_1h_input_tokens`); the rest are 5-minute writes.
+   */
+  readonly cacheWrite1h?: number;
   readonly output: number;
   /** Reasoning tokens (inside `output` for OpenAI; reported separately by some providers). */
   readonly reasoning?: number;
@@ -78,6 +83,12 @@ export interface ReportedUsage {
   readonly coarse?: boolean;
   /** Cost the source itself reported for this call, in USD. */
   readonly costUsd?: number;
+  /**
+   * The call's identity at the provider (Claude Code: `message.id` + `requestId`). A session resumed
+   * with `--resume`/`--continue` starts a new file that repeats earlier calls with the same key:
+   * folder totals count a key once.
+   */
+  readonly callKey?: string;
 }
 
 /** Total prompt tokens the provider processed for the call, whatever the convention. */

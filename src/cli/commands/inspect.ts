@@ -8,15 +8,16 @@
  * chars/4 estimates unless `--exact`; files are read on worker threads when there is enough to
  * share (see `inspectFiles`).
  */
+import { guardedCounter, type CountTokens } from '../../main/count/guarded';
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { callCost, lookupModel } from '../../core/catalog';
+import { lookupModel, usageCost } from '../../core/catalog';
 import { detectFormat, importSource, type ByteSource } from '../../core/import/index';
 import type { Session } from '../../core/model';
-import { stepIndices, uncachedInputTokens } from '../../core/model';
+import { stepIndices } from '../../core/model';
 import { calibrationReport, type CalibrationReport } from '../../core/tokens/calibrate';
 import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
@@ -196,6 +197,19 @@ export interface ReportedTotals {
   output: number;
 }
 
+/** A call the provider identified (ReportedUsage.callKey), with what it added to its file's totals. */
+export interface KeyedCall {
+  readonly key: string;
+  readonly subagent: boolean;
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly output: number;
+  /** USD it added to the file's cost (0 when unpriced). */
+  readonly cost: number;
+  readonly priced: boolean;
+}
+
 export type FileInspection =
   | { readonly kind: 'read'; readonly file: string; readonly format: string; readonly sessions: InspectSession[]; readonly calls: number; readonly subagentCalls: number; readonly reported: ReportedTotals; readonly cost: number | null; readonly warnings: number }
   | { readonly kind: 'skipped'; readonly file: string; readonly reason: string }
@@ -222,6 +236,11 @@ export interface FolderSummary {
   /** Calls whose model has no price in the catalog and no cost in the source: left out of `cost`. */
   unpricedCalls: number;
   sourceCompactions: number;
+  /**
+   * Calls logged again in another file (a session resumed with `--resume`/`--continue` repeats the
+   * calls before it): same `message.id` and `requestId`, counted once in these totals.
+   */
+  duplicateCalls: number;
 }
 
 export interface FolderReport {
@@ -231,19 +250,17 @@ export interface FolderReport {
   summary: FolderSummary;
 }
 
-/** gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker. */
+/**
+ * gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker;
+ * through the same long-run guard as the pool's workers (src/main/count/guarded.ts).
+ */
 function inThreadCounter(): BulkCounter {
-  type Count = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-  const loaded = new Map<BpeEncoding, Promise<Count>>();
+  const loaded = new Map<BpeEncoding, Promise<CountTokens>>();
   const noSpecial = { disallowedSpecial: new Set<string>() };
-  const encoder = (e: BpeEncoding): Promise<Count> => {
+  const encoder = (e: BpeEncoding): Promise<CountTokens> => {
     let p = loaded.get(e);
     if (!p) {
-      p = (e === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then((m) => {
-        // As in the pool's workers (src/main/count/bulk-worker.ts): the default merge cache fills on big folders.
-        m.setMergeCacheSize(1_000_000);
-        return m.countTokens as Count;
-      });
+      p = guardedCounter(e);
       loaded.set(e, p);
     }
     return p;
@@ -263,7 +280,7 @@ function inThreadCounter(): BulkCounter {
 let sharedCounter: BulkCounter | undefined;
 
 /** Sums what a session and its subagents were billed into `into`; `calls`: the subagents' LLM calls. */
-function usageOf(s: Session, into: ReportedTotals): { calls: number; cost: number; priced: number; unpriced: number } {
+function usageOf(s: Session, into: ReportedTotals, keyed: KeyedCall[], subagent = false): { calls: number; cost: number; priced: number; unpriced: number } {
   const model = lookupModel(s.model);
   let calls = 0;
   let cost = 0;
@@ -276,16 +293,20 @@ function usageOf(s: Session, into: ReportedTotals): { calls: number; cost: numbe
     into.cacheRead += u.cacheRead;
     into.cacheWrite += u.cacheWrite;
     into.output += u.output;
-    // The catalog has no cache-write price: writes are billed at the input price (uncachedInputTokens).
-    if (u.costUsd === undefined && !model) {
+    // Each call at its own model's prices, writes as writes (5-minute or 1-hour, as the log says).
+    const callModel = m.model !== undefined ? (lookupModel(m.model) ?? model) : model;
+    const isPriced = u.costUsd !== undefined || callModel !== undefined;
+    const callCost = callModel ? usageCost(callModel, u) : (u.costUsd ?? 0);
+    if (u.callKey !== undefined) keyed.push({ key: u.callKey, subagent: subagent || s.agentId !== undefined, input: u.input, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, output: u.output, cost: callCost, priced: isPriced });
+    if (!isPriced) {
       unpriced++;
       continue;
     }
-    cost += u.costUsd ?? callCost(model!, uncachedInputTokens(u), u.cacheRead, u.output);
+    cost += callCost;
     priced++;
   }
   for (const sub of s.subagents) {
-    const r = usageOf(sub, into);
+    const r = usageOf(sub, into, keyed, true);
     calls += stepIndices(sub.messages).length + r.calls;
     cost += r.cost;
     priced += r.priced;
@@ -324,7 +345,7 @@ function headCachingSource(path: string): ByteSource {
  * Reads and inspects one file. Not a transcript (empty, or no importer recognises its head) →
  * `skipped`; a transcript that does not parse → `failed` with the importer's FILE:LINE message.
  */
-export async function inspectTranscript(job: InspectJob): Promise<FileInspection & { unpriced?: number }> {
+export async function inspectTranscript(job: InspectJob): Promise<FileInspection & { unpriced?: number; keyed?: KeyedCall[] }> {
   const { file } = job;
   let format: string | undefined;
   const source = headCachingSource(file);
@@ -343,6 +364,7 @@ export async function inspectTranscript(job: InspectJob): Promise<FileInspection
     let cost = 0;
     let priced = 0;
     let unpriced = 0;
+    const keyed: KeyedCall[] = [];
     for (const s of outcome.sessions) {
       const hasUsage = s.messages.some((m) => m.usage !== undefined);
       const id = job.tokenizer ?? (job.exact ? defaultTokenizerFor(s.model, hasUsage) : 'chars4');
@@ -354,13 +376,13 @@ export async function inspectTranscript(job: InspectJob): Promise<FileInspection
       // here): its calls are subagent calls, as when they were inline in the parent's file.
       if (s.agentId !== undefined) subagentCalls += inspected.steps;
       else calls += inspected.steps;
-      const u = usageOf(s, reported);
+      const u = usageOf(s, reported, keyed);
       subagentCalls += u.calls;
       cost += u.cost;
       priced += u.priced;
       unpriced += u.unpriced;
     }
-    return { kind: 'read', file, format: outcome.format, sessions, calls, subagentCalls, reported, cost: priced > 0 ? cost : null, warnings: outcome.warnings.length, unpriced };
+    return { kind: 'read', file, format: outcome.format, sessions, calls, subagentCalls, reported, cost: priced > 0 ? cost : null, warnings: outcome.warnings.length, unpriced, keyed };
   } catch (e) {
     if (e instanceof CliError) throw e;
     return { kind: 'failed', file, error: e instanceof Error ? e.message : String(e) };
@@ -375,7 +397,7 @@ const POOL_MIN_BYTES = 4_000_000;
  * threads (one per core in all), biggest files first so they finish together. Results come back
  * in input order.
  */
-export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism(), poolMinBytes = POOL_MIN_BYTES): Promise<(FileInspection & { unpriced?: number })[]> {
+export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism(), poolMinBytes = POOL_MIN_BYTES): Promise<(FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[]> {
   const total = sizes.reduce((a, b) => a + b, 0);
   const n = Math.max(1, Math.min(threads, jobs.length));
   if (n === 1 || total < poolMinBytes) {
@@ -384,7 +406,7 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
     return out;
   }
   const order = jobs.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
-  const results: (FileInspection & { unpriced?: number })[] = new Array(jobs.length);
+  const results: (FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[] = new Array(jobs.length);
   const here = dirname(fileURLToPath(import.meta.url));
   let next = 0;
   // This thread takes files from the same queue while the workers start: n parsers in all.
@@ -398,7 +420,7 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
         const k = next++;
         if (k >= order.length) return resolve();
         const i = order[k]!;
-        w.once('message', (r: FileInspection & { unpriced?: number; usageError?: string }) => {
+        w.once('message', (r: FileInspection & { unpriced?: number; keyed?: KeyedCall[]; usageError?: string }) => {
           if (r.usageError !== undefined) return reject(new CliError(r.usageError, EXIT.usage));
           results[i] = r;
           send();
@@ -416,20 +438,34 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
   return results;
 }
 
-export function summarise(results: readonly (FileInspection & { unpriced?: number })[]): FolderReport {
-  const report: FolderReport = { files: [], skipped: [], failed: [], summary: { files: results.length, transcripts: 0, skipped: 0, failed: 0, sessions: 0, calls: 0, subagentCalls: 0, turns: 0, toolCalls: 0, tokens: 0, approximate: false, reported: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, cost: null, unpricedCalls: 0, sourceCompactions: 0 } };
+export function summarise(results: readonly (FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[]): FolderReport {
+  const report: FolderReport = { files: [], skipped: [], failed: [], summary: { files: results.length, transcripts: 0, skipped: 0, failed: 0, sessions: 0, calls: 0, subagentCalls: 0, turns: 0, toolCalls: 0, tokens: 0, approximate: false, reported: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, cost: null, unpricedCalls: 0, sourceCompactions: 0, duplicateCalls: 0 } };
   const t = report.summary;
+  const seen = new Set<string>();
   for (const r of results) {
     if (r.kind === 'skipped') report.skipped.push({ file: r.file, reason: r.reason });
     else if (r.kind === 'failed') report.failed.push({ file: r.file, error: r.error });
     else {
-      const { unpriced, ...row } = r;
+      const { unpriced, keyed, ...row } = r;
       report.files.push(row);
       t.calls += r.calls;
       t.subagentCalls += r.subagentCalls;
       t.unpricedCalls += unpriced ?? 0;
       for (const k of ['input', 'cacheRead', 'cacheWrite', 'output'] as const) t.reported[k] += r.reported[k];
       if (r.cost !== null) t.cost = (t.cost ?? 0) + r.cost;
+      // A call an earlier file logged already (a resumed session's file repeats it): taken out again.
+      for (const c of keyed ?? []) {
+        if (!seen.has(c.key)) {
+          seen.add(c.key);
+          continue;
+        }
+        t.duplicateCalls++;
+        if (c.subagent) t.subagentCalls--;
+        else t.calls--;
+        for (const k of ['input', 'cacheRead', 'cacheWrite', 'output'] as const) t.reported[k] -= c[k];
+        if (c.priced) t.cost = (t.cost ?? 0) - c.cost;
+        else t.unpricedCalls--;
+      }
       for (const s of r.sessions) {
         t.sessions++;
         t.turns += s.turns;
@@ -490,6 +526,7 @@ async function inspectFolder(inputs: readonly string[], opts: InspectCliOptions)
     process.stdout.write(
       `${t.transcripts} transcript(s), ${t.skipped} skipped, ${t.failed} failed · ${t.turns.toLocaleString('en-US')} turns · ${t.toolCalls.toLocaleString('en-US')} tool calls · ${t.subagentCalls.toLocaleString('en-US')} subagent calls` +
         (t.approximate ? ' · tokens ~ are chars/4 estimates (--exact to count)' : '') +
+        (t.duplicateCalls > 0 ? ` · ${t.duplicateCalls.toLocaleString('en-US')} call(s) repeated by resumed sessions counted once` : '') +
         (t.unpricedCalls > 0 ? ` · ${t.unpricedCalls.toLocaleString('en-US')} call(s) of models without a price left out of the cost` : '') +
         '\n',
     );

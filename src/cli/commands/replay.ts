@@ -154,7 +154,7 @@ function printSummary(r: ReplayResult): void {
   const res = cfg.resolved;
   process.stdout.write(
     `\npolicy ${r.policy} · tokenizer ${res?.tokenizer} · window ${res?.window?.toLocaleString('en-US')} (${res?.windowSource}) · limit = ${res?.enforcedLimitBasis}\n` +
-      `billed input ${int(t.billedInputTokens)} (cached ${int(t.cachedInputTokens)}) · output ${int(t.outputTokens)} · cost ${usd(t.cost)}\n` +
+      `billed input ${int(t.billedInputTokens)} (cache reads ${int(t.cachedInputTokens)}, writes ${int(t.cacheWriteTokens ?? 0)}) · output ${int(t.outputTokens)} · cost ${usd(t.cost)}\n` +
       `compressions ${t.compressions} · tokens removed ${int(t.tokensRemoved)} · peak ${int(t.peak)} · forced finals ${t.forcedFinals} · aborts ${t.aborts}\n` +
       `no longer remembered: ${r.retention.lost.length}${r.retention.lost.length ? ' — ' + r.retention.lost.slice(0, 8).map((l) => `${l.key} (lost @${l.lostAt}, needed @${l.neededAt})`).join(', ') : ''}\n` +
       `(replays take the agent's own outputs as unchanged by a different context)\n`,

@@ -178,12 +178,15 @@ export function anthropicUsage(u: unknown): ReportedUsage | undefined {
   const input = num(u['input_tokens']);
   const output = num(u['output_tokens']);
   if (input === undefined && output === undefined) return undefined;
+  // Claude Code 2.x splits the writes by cache lifetime; the 1-hour ones cost 2× input, not 1.25×.
+  const write1h = num(rec(u['cache_creation'])['ephemeral_1h_input_tokens']);
   return {
     convention: 'anthropic',
     input: input ?? 0,
     cacheRead: num(u['cache_read_input_tokens']) ?? 0,
     cacheWrite: num(u['cache_creation_input_tokens']) ?? 0,
     output: output ?? 0,
+    ...(write1h !== undefined && write1h > 0 ? { cacheWrite1h: write1h } : {}),
   };
 }
 

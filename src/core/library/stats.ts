@@ -8,8 +8,8 @@
  * the session id; else the first user prompt, on one line and clipped; else none (the host then
  * shows the file name).
  */
-import { callCost, lookupModel, type ModelInfo } from '../catalog';
-import { promptTokens, uncachedInputTokens, type Message, type Session } from '../model';
+import { lookupModel, usageCost, type ModelInfo } from '../catalog';
+import { promptTokens, type Message, type Session } from '../model';
 
 /** Longest title kept: a library row shows one line. */
 export const TITLE_CHARS = 120;
@@ -135,7 +135,7 @@ export function sessionStats(s: Session): SessionStats {
     }
     const model = modelOf(m.model ?? s.model);
     if (model) {
-      cost += callCost(model, uncachedInputTokens(u), u.cacheRead, u.output);
+      cost += usageCost(model, u);
       priced = true;
     }
   }

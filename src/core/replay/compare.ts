@@ -8,7 +8,7 @@ import { stepReason } from './steps';
 import { STEP_STATUSES, type ReplayResult, type ReplayTotals, type StepStatus } from './types';
 
 export type TotalKey = keyof ReplayTotals;
-export const TOTAL_KEYS: readonly TotalKey[] = ['billedInputTokens', 'cachedInputTokens', 'outputTokens', 'cost', 'compressions', 'tokensRemoved', 'peak', 'forcedFinals', 'aborts'];
+export const TOTAL_KEYS: readonly TotalKey[] = ['billedInputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'cost', 'compressions', 'tokensRemoved', 'peak', 'forcedFinals', 'aborts'];
 
 export interface TotalComparison {
   readonly a: number;
@@ -55,8 +55,9 @@ export function compare(a: ReplayResult, b: ReplayResult): ReplayComparison {
   }
   const totals = {} as Record<TotalKey, TotalComparison>;
   for (const k of TOTAL_KEYS) {
-    const x = a.totals[k];
-    const y = b.totals[k];
+    // A total a result may lack (cacheWriteTokens before it was counted) compares as 0.
+    const x = a.totals[k] ?? 0;
+    const y = b.totals[k] ?? 0;
     totals[k] = { a: x, b: y, delta: y - x, ratio: x === 0 ? null : (y - x) / x };
   }
   const n = a.steps.count;

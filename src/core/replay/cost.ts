@@ -1,39 +1,169 @@
 /**
- * The cost handler (docs/policies.md §Common, cost): each call is billed its request as input —
- * the prefix unchanged since the previous call as cached input (after a compression only system +
- * tools are unchanged; the first call has nothing cached) — and the transcript's own output.
- * A call the budgets abort is not made and not billed. Calls the agent makes beside its loop (S1's
- * full-chunked extraction) are billed where they happen (`billSideCalls`).
+ * The cost handler (docs/policies.md §Common, cost; docs/cost.md): each call is billed its request
+ * as input, split the way its provider bills a prompt — cache reads, cache writes, plain input —
+ * and the transcript's own output. A call the budgets abort is not made and not billed. Calls the
+ * agent makes beside its loop (S1's full-chunked extraction) are billed where they happen
+ * (`billSideCalls`).
+ *
+ * The cache, by provider (`CacheRules`):
+ * - Anthropic: the agent marks cache breakpoints; Claude Code marks the tools, the system prompt
+ *   and the last message, so everything sent is cached. The part of the request already cached
+ *   (the previous request's, or the prefix a compression left unchanged) is read; the rest is
+ *   written, at the 5-minute or the 1-hour write price.
+ * - Automatic prefix caching (OpenAI, Gemini, others): a prompt of 1,024 tokens or more has its
+ *   prefix shared with the previous request read from the cache in 128-token steps; nothing is
+ *   billed as a write.
+ * Both: a gap between calls longer than the cache's lifetime (from the timestamps) finds the
+ * cache empty; a compression leaves only what comes before the first changed message (system and
+ * tools: a compression changes the history from its first message, where the summary goes); the
+ * first call starts with what it reported as read (a warm start: earlier sessions cached the
+ * system prompt and tools).
  */
 import type { ModelInfo } from '../catalog';
 import { callCost } from '../catalog';
+import type { Message, Session } from '../model';
 import type { ReplayState } from './state';
 
+/** How a provider caches prompts, as the replay applies it. */
+export interface CacheRules {
+  /** `breakpoints`: Anthropic's explicit cache with writes; `automatic`: OpenAI-style prefix caching. */
+  readonly kind: 'breakpoints' | 'automatic';
+  /** How long an unused cache entry lives, in ms. */
+  readonly lifetimeMs: number;
+  /** Writes are 1-hour writes (2× input on Anthropic) rather than 5-minute ones. */
+  readonly write1h: boolean;
+  /** The shortest prompt that is cached at all. */
+  readonly minPrefix: number;
+  /** Cached tokens come in steps of this many (automatic caching). */
+  readonly step: number;
+  /** Tokens the first call finds cached (its reported cache reads). */
+  readonly warmStart: number;
+  /** What the replay had to assume because the log does not say (shown with the totals). */
+  readonly assumed: readonly string[];
+}
+
+const MINUTE = 60_000;
+/** Anthropic's cache lifetimes: 5 minutes by default, 1 hour when the agent asks for it. */
+export const ANTHROPIC_LIFETIME_MS = 5 * MINUTE;
+export const ANTHROPIC_LIFETIME_1H_MS = 60 * MINUTE;
+/** OpenAI keeps an idle prefix 5 to 10 minutes (longer off-peak): the replay takes 10. */
+export const AUTOMATIC_LIFETIME_MS = 10 * MINUTE;
+/** OpenAI caches prompts of 1,024 tokens or more, in 128-token steps. */
+export const AUTOMATIC_MIN_PREFIX = 1024;
+export const AUTOMATIC_STEP = 128;
+/** Anthropic's minimum cacheable prompt (Sonnet and Opus; Haiku's is 2,048). */
+export const ANTHROPIC_MIN_PREFIX = 1024;
+export const ANTHROPIC_HAIKU_MIN_PREFIX = 2048;
+
+const ANTHROPIC_FORMATS = new Set(['claude-code', 'claude-stream-json', 'anthropic']);
+
+/** The cache rules of a session's provider, and what the log leaves to assume. */
+export function cacheRulesOf(session: Session, model: ModelInfo | undefined): CacheRules {
+  const calls = session.messages.filter((m): m is Message & { usage: NonNullable<Message['usage']> } => m.role === 'assistant' && m.usage !== undefined);
+  // Without a catalog row: the format, the model's name, or a reported cache write (only explicit caching writes) tell.
+  const anthropic = model
+    ? model.provider === 'anthropic'
+    : ANTHROPIC_FORMATS.has(session.format) || /claude/i.test(session.model ?? '') || calls.some((m) => m.usage.convention === 'anthropic' || m.usage.cacheWrite > 0);
+  const assumed: string[] = [];
+  const anyCacheField = calls.some((m) => m.usage.cacheRead > 0 || m.usage.cacheWrite > 0);
+  const timed = session.messages.some((m) => m.timestamp !== undefined);
+  if (!timed) assumed.push('no timestamps: the cache never expires between calls');
+  const first = calls[0];
+  const warmStart = first && first === session.messages.find((m) => m.role === 'assistant') ? first.usage.cacheRead : 0;
+  if (!first) assumed.push('no reported usage: the first call starts with nothing cached');
+  else if (!anyCacheField) assumed.push('the log reports no cache reads or writes: cold start, the provider’s default cache');
+  if (anthropic) {
+    const write1h = calls.some((m) => (m.usage.cacheWrite1h ?? 0) > 0);
+    if (!write1h && !calls.some((m) => m.usage.cacheWrite > 0)) assumed.push('cache lifetime not logged: Anthropic’s 5-minute cache');
+    const haiku = model?.id.includes('haiku') === true;
+    return { kind: 'breakpoints', lifetimeMs: write1h ? ANTHROPIC_LIFETIME_1H_MS : ANTHROPIC_LIFETIME_MS, write1h, minPrefix: haiku ? ANTHROPIC_HAIKU_MIN_PREFIX : ANTHROPIC_MIN_PREFIX, step: 1, warmStart, assumed };
+  }
+  return { kind: 'automatic', lifetimeMs: AUTOMATIC_LIFETIME_MS, write1h: false, minPrefix: AUTOMATIC_MIN_PREFIX, step: AUTOMATIC_STEP, warmStart, assumed };
+}
+
+/** The rules as the result states them (`config.resolved.cache`): what the view's totals line shows. */
+export function cacheSummary(rules: CacheRules): { kind: CacheRules['kind']; lifetimeMinutes: number; writes: '5m' | '1h' | 'none'; warmStart: number; assumed: readonly string[] } {
+  return { kind: rules.kind, lifetimeMinutes: rules.lifetimeMs / MINUTE, writes: rules.kind === 'automatic' ? 'none' : rules.write1h ? '1h' : '5m', warmStart: rules.warmStart, assumed: rules.assumed };
+}
+
+/** One call's request as billed. */
+export interface CallSplit {
+  readonly uncached: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/**
+ * How one request of `request` tokens is billed when `cached` tokens of its prefix are in the
+ * cache (already limited to what is unchanged and still alive).
+ */
+export function splitRequest(rules: CacheRules, request: number, cached: number): CallSplit {
+  if (request < rules.minPrefix) return { uncached: request, cacheRead: 0, cacheWrite: 0 };
+  const common = Math.max(0, Math.min(cached, request));
+  if (rules.kind === 'automatic') {
+    const read = common >= rules.minPrefix ? Math.floor(common / rules.step) * rules.step : 0;
+    return { uncached: request - read, cacheRead: read, cacheWrite: 0 };
+  }
+  // The last breakpoint is on the last message: all the rest of the request is written.
+  return { uncached: 0, cacheRead: common, cacheWrite: request - common };
+}
+
+/** Per-step figures the handler writes (StepArrays holds them). */
+export interface CostArrays {
+  readonly cacheRead: Float64Array;
+  readonly cacheWrite: Float64Array;
+  readonly cost: Float64Array;
+}
+
 export class CostHandler {
-  private prevRequest = -1;
-  private compressedSincePrev = true;
+  /** Tokens in the cache after the previous call (its whole prompt), -1 before the first call. */
+  private cachedPrefix = -1;
+  private compressedSincePrev = false;
+  private prevTime: number | undefined = undefined;
+
+  constructor(readonly rules: CacheRules) {}
 
   /** A copy to go on from (resume.ts continues a kept run and leaves it as it was). */
   clone(): CostHandler {
-    return Object.assign(new CostHandler(), { prevRequest: this.prevRequest, compressedSincePrev: this.compressedSincePrev });
+    return Object.assign(new CostHandler(this.rules), { cachedPrefix: this.cachedPrefix, compressedSincePrev: this.compressedSincePrev, prevTime: this.prevTime });
   }
 
-  /** A compression ran before the coming call: the cache is broken after system + tools. */
+  /** A compression ran before the coming call: the cache holds only what precedes the first changed message. */
   compressed(): void {
     this.compressedSincePrev = true;
   }
 
-  bill(s: ReplayState, k: number, request: number, model: ModelInfo | undefined): void {
-    const cachedPart = this.prevRequest < 0 ? 0 : this.compressedSincePrev ? Math.min(request, s.fixed) : Math.min(this.prevRequest, request);
+  /** When call `k` was sent: the latest timestamp before its response, else the response's. */
+  private static sentAt(messages: readonly Message[], k: number): number | undefined {
+    return messages[k - 1]?.timestamp ?? messages[k]?.timestamp;
+  }
+
+  bill(s: ReplayState, j: number, k: number, request: number, model: ModelInfo | undefined, out?: CostArrays): void {
+    const rules = this.rules;
+    const sent = CostHandler.sentAt(s.messages, k);
+    let cached = this.cachedPrefix < 0 ? rules.warmStart : this.cachedPrefix;
+    // The cache lived past its lifetime unused: the provider evicted it.
+    if (this.prevTime !== undefined && sent !== undefined && sent - this.prevTime > rules.lifetimeMs) cached = 0;
+    if (this.compressedSincePrev) cached = Math.min(cached, s.fixed);
+    const split = splitRequest(rules, request, cached);
     // The message's `usage?.output ?? perMessage[k]`, from the shape's table (setup.ts).
-    const out = s.shape.outputAt[k] === 1 ? s.shape.outputOf[k]! : s.counts.perMessage[k]!;
+    const output = s.shape.outputAt[k] === 1 ? s.shape.outputOf[k]! : s.counts.perMessage[k]!;
     const t = s.totals;
     t.billedInputTokens += request;
-    t.cachedInputTokens += cachedPart;
-    t.outputTokens += out;
-    if (model) t.cost += callCost(model, request - cachedPart, cachedPart, out);
+    t.cachedInputTokens += split.cacheRead;
+    t.cacheWriteTokens += split.cacheWrite;
+    t.outputTokens += output;
+    const cost = model ? callCost(model, split.uncached, split.cacheRead, output, rules.write1h ? 0 : split.cacheWrite, rules.write1h ? split.cacheWrite : 0) : 0;
+    t.cost += cost;
     t.peak = Math.max(t.peak, request);
-    this.prevRequest = request;
+    if (out) {
+      out.cacheRead[j] = split.cacheRead;
+      out.cacheWrite[j] = split.cacheWrite;
+      out.cost[j] = cost;
+    }
+    // What this call sent is what the next one finds cached (a prompt too short to cache leaves nothing).
+    this.cachedPrefix = request >= rules.minPrefix ? request : 0;
+    this.prevTime = s.messages[k]?.timestamp ?? sent ?? this.prevTime;
     this.compressedSincePrev = false;
     s.callsMade++;
   }

@@ -44,6 +44,7 @@
  * any call is; the shape and the facts of the grown list are made from the old ones
  * (grownShapeOf, carryFacts), not read again.
  */
+import { cacheRulesOf } from './cost';
 import type { ReplayConfig, ReplayConfigInput } from '../config';
 import type { Session } from '../model';
 import { countWith, type SessionCounts } from '../tokens/index';
@@ -196,6 +197,9 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
  */
 function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins, kept: Pick<LiveReplay, 'reasons' | 'events' | 'compressions'> | undefined): Run | string {
   const s = old.s;
+  // The grown session may tell more about its cache (a first usage, a 1-hour write): the calls billed
+  // so far would have been billed otherwise.
+  if (JSON.stringify(cacheRulesOf(session, s.limits.model)) !== JSON.stringify(old.cost.rules)) return 'the cache rules changed';
   const win = s.win.grownTo(counts.perMessage, counts.prefix);
   if (!win) return 'the window cannot be carried exactly';
   const retention = s.retention.grownTo(session.messages, old.entered, (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => next.summary);

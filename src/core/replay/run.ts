@@ -16,7 +16,7 @@ import { arrive } from './arrival';
 import { settleAsyncReason } from './async-path';
 import { BudgetHandler, minutesBeforeCall } from './budgets';
 import { CompressionLog, withLazyEvents } from './compressions';
-import { CostHandler } from './cost';
+import { CostHandler, cacheRulesOf, cacheSummary } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
 import { guardStep, toolBudgetFinal } from './guard';
@@ -173,7 +173,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     retention: new RetentionTracker(messages, options.needles ?? [], (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => s.summary),
     events,
     compressions: new CompressionLog(),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
     summary: null,
     summaryTokens: 0,
     toolCalls: 0,
@@ -191,7 +191,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     s,
     out: new StepArrays(shape.stepMsg.length, enforcement.trigger, lean),
     budgets: new BudgetHandler(config),
-    cost: new CostHandler(),
+    cost: new CostHandler(cacheRulesOf(session, limits.model)),
     sources: new SourceCompactions(s),
     sentAs: new SentAsHandler(s),
     startTime: messages.find((m) => m.timestamp !== undefined)?.timestamp,
@@ -251,7 +251,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       else budgets.check(j, used, request, d, events);
     }
     if (d.status === 'abort') s.totals.aborts++;
-    else cost.bill(s, k, request, d.model);
+    else cost.bill(s, j, k, request, d.model, out);
 
     if (d.status === 'ok' && config.warnAt !== undefined && request > config.warnAt * limits.window) {
       d.status = 'warn';
@@ -300,6 +300,7 @@ export function finishRun(run: Run): ReplayResult {
         triggerBasis: enforcement.basisName,
         model: limits.model?.id ?? null,
         warnings: limits.warnings,
+        cache: cacheSummary(run.cost.rules),
       },
     },
     steps: out.result(shape.stepMsg, turnsOfSteps(shape.stepMsg, shape.turnOfMsg)),

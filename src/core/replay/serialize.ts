@@ -54,7 +54,7 @@ export function toView(r: ReplayResult): ReplayView {
 export interface CliReplayJSON {
   policy: string;
   config: Readonly<Record<string, unknown>>;
-  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; trigger: number | null; reported: number | null; status: string; reason: string }[];
+  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; trigger: number | null; reported: number | null; status: string; reason: string; cacheRead?: number; cacheWrite?: number; cost?: number }[];
   events: ReplayResult['events'];
   totals: ReplayResult['totals'];
   retention: ReplayResult['retention'];
@@ -78,6 +78,7 @@ export function toCliJSON(r: ReplayResult, session?: Session): CliReplayJSON {
       reported: Number.isNaN(s.reported[i]!) ? null : s.reported[i]!,
       status: STEP_STATUSES[s.status[i]!]!,
       reason: stepReason(s, i),
+      ...(s.cacheRead && s.cacheWrite && s.cost ? { cacheRead: s.cacheRead[i]!, cacheWrite: s.cacheWrite[i]!, cost: s.cost[i]! } : {}),
     });
   }
   const out: CliReplayJSON = { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };

@@ -52,6 +52,7 @@ export interface Pins {
 export interface RunningTotals {
   billedInputTokens: number;
   cachedInputTokens: number;
+  cacheWriteTokens: number;
   outputTokens: number;
   cost: number;
   compressions: number;

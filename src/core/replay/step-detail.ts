@@ -229,7 +229,9 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
     billed += request;
     outputTokens += out;
     const callModel = fallbackAt.has(t) ? lookupModel(fallbackAt.get(t)) : model;
-    if (callModel) cost += callCost(callModel, request - cached, cached, out);
+    // The cost the replay billed the call (cache reads and writes by provider, cost.ts); a result without it, the simple rule.
+    if (s.cost) cost += s.cost[t]!;
+    else if (callModel) cost += callCost(callModel, request - cached, cached, out);
     prevTotal = request;
     if (code === 'final') break;
   }

@@ -15,6 +15,10 @@ export class StepArrays {
   readonly limit: Float64Array;
   readonly trigger: Float64Array;
   readonly reported: Float64Array;
+  /** Per call as cost.ts billed it: cache reads, cache writes, cost (USD). */
+  readonly cacheRead: Float64Array;
+  readonly cacheWrite: Float64Array;
+  readonly cost: Float64Array;
   readonly status: Uint8Array;
   readonly reasonIndex: Uint16Array;
   readonly keptFrom: Uint32Array;
@@ -40,6 +44,9 @@ export class StepArrays {
     this.limit = new Float64Array(count);
     this.trigger = new Float64Array(count).fill(triggerTokens);
     this.reported = new Float64Array(count).fill(NaN);
+    this.cacheRead = new Float64Array(count);
+    this.cacheWrite = new Float64Array(count);
+    this.cost = new Float64Array(count);
     this.status = new Uint8Array(count);
     this.reasonIndex = new Uint16Array(count);
     this.keptFrom = new Uint32Array(count);
@@ -64,6 +71,9 @@ export class StepArrays {
     g.limit.set(this.limit.subarray(0, n));
     g.trigger.set(this.trigger.subarray(0, n));
     g.reported.set(this.reported.subarray(0, n));
+    g.cacheRead.set(this.cacheRead.subarray(0, n));
+    g.cacheWrite.set(this.cacheWrite.subarray(0, n));
+    g.cost.set(this.cost.subarray(0, n));
     g.status.set(this.status.subarray(0, n));
     g.reasonIndex.set(this.reasonIndex.subarray(0, n));
     g.keptFrom.set(this.keptFrom.subarray(0, n));
@@ -245,6 +255,9 @@ export class StepArrays {
       limit: this.limit,
       trigger: this.trigger,
       reported: this.reported,
+      cacheRead: this.cacheRead,
+      cacheWrite: this.cacheWrite,
+      cost: this.cost,
       status: this.status,
       reasonIndex: this.reasonIndex,
       get reasons(): readonly string[] {

@@ -31,6 +31,10 @@ export interface ReplaySteps {
   readonly trigger: Float64Array;
   /** Provider-reported prompt tokens of the original call; NaN where the source has none. */
   readonly reported: Float64Array;
+  /** Per call: request tokens billed as cache reads, as cache writes, and the call's cost in USD (docs/cost.md). */
+  readonly cacheRead?: Float64Array;
+  readonly cacheWrite?: Float64Array;
+  readonly cost?: Float64Array;
   /** Index into STEP_STATUSES. */
   readonly status: Uint8Array;
   /** Index into `reasons` (0 = no reason). */
@@ -108,6 +112,8 @@ export type BudgetDimension = 'turns' | 'tokens' | 'toolCalls' | 'cost' | 'minut
 export interface ReplayTotals {
   readonly billedInputTokens: number;
   readonly cachedInputTokens: number;
+  /** Input tokens billed as cache writes (Anthropic; docs/cost.md). Absent in results made before it was counted. */
+  readonly cacheWriteTokens?: number;
   readonly outputTokens: number;
   readonly cost: number;
   readonly compressions: number;

@@ -75,7 +75,8 @@ describe('Claude Code fixture', () => {
     expect(assistants).toHaveLength(10);
     const first = assistants[0]!;
     expect(first.parts.map((p) => p.kind)).toEqual(['reasoning', 'text', 'tool_call']);
-    expect(first.usage).toEqual({ convention: 'anthropic', input: 4, cacheRead: 11_873, cacheWrite: 2_104, output: 156 });
+    // The call's identity (message.id + requestId) keys it across files (a resumed session repeats it).
+    expect(first.usage).toEqual({ convention: 'anthropic', input: 4, cacheRead: 11_873, cacheWrite: 2_104, output: 156, callKey: 'msg_01A1:req_01A1' });
     // Summed over calls, each usage is counted once.
     expect(assistants.reduce((n, m) => n + (m.usage?.output ?? 0), 0)).toBe(156 + 88 + 140 + 71 + 133 + 24 + 151 + 18 + 97 + 15);
   });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callCost, lookupModel } from '../../../src/core/catalog';
+import { lookupModel } from '../../../src/core/catalog';
 import { importSource, stringSource } from '../../../src/core/import/index';
 import { sessionStats, titleOf, TITLE_CHARS } from '../../../src/core/library/stats';
 import type { Message, Session } from '../../../src/core/model';
@@ -78,7 +78,11 @@ describe('library: tokens and cost', () => {
     expect(st.outputTokens).toBe(70);
     const m = lookupModel('claude-sonnet-4-5-20250929')!;
     expect(m).toBeDefined();
-    expect(st.cost).toBeCloseTo(callCost(m, 210, 1000, 50) + callCost(m, 5, 1200, 20), 10);
+    expect(m).toMatchObject({ input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 });
+    // Writes at the 5-minute price (1.25 × $3 = $3.75 per 1M):
+    // call 1: (10 × 3 + 1,000 × 0.3 + 200 × 3.75 + 50 × 15) / 1M = (30 + 300 + 750 + 750) / 1M = $0.00183
+    // call 2: (5 × 3 + 1,200 × 0.3 + 20 × 15) / 1M = (15 + 360 + 300) / 1M = $0.000675
+    expect(st.cost).toBeCloseTo(0.00183 + 0.000675, 10);
     expect(st.endedAt).toBe(3000);
   });
 

@@ -12,7 +12,8 @@ import { fmtInt, fmtTokens } from '../format';
 
 const ROWS: { key: keyof Comparison['totals']; label: string; money?: boolean }[] = [
   { key: 'billedInputTokens', label: 'billed input' },
-  { key: 'cachedInputTokens', label: 'cached input' },
+  { key: 'cachedInputTokens', label: 'cache reads' },
+  { key: 'cacheWriteTokens', label: 'cache writes' },
   { key: 'cost', label: 'cost', money: true },
   { key: 'compressions', label: 'compressions' },
   { key: 'tokensRemoved', label: 'tokens removed' },

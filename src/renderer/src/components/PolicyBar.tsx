@@ -14,6 +14,7 @@ export function PolicyBar() {
   const setPolicy = useAppStore((s) => s.setPolicy);
   const t = useAppStore((s) => s.chart?.totals);
   const warnings = useAppStore((s) => s.chart?.warnings);
+  const cache = cacheOf(useAppStore((s) => s.chart?.config));
   const loading = useAppStore((s) => s.chartLoading);
   const [editing, setEditing] = useState(false);
   const policy = policies.find((p) => p.id === policyId);
@@ -37,7 +38,12 @@ export function PolicyBar() {
         {policy ? <span className="muted policy-source" title={policy.description}>{policy.source}</span> : null}
         {t ? (
           <span className="totals" data-testid="replay-totals">
-            billed input {fmtTokens(t.billedInputTokens)} · ${t.cost.toFixed(4)} · {fmtInt(t.compressions)} compressions · peak {fmtTokens(t.peak)} · {fmtInt(t.forcedFinals)} forced finals · {fmtInt(t.aborts)} aborts
+            billed input {fmtTokens(t.billedInputTokens)} (cache reads {fmtTokens(t.cachedInputTokens)}, writes {fmtTokens(t.cacheWriteTokens ?? 0)}) · ${t.cost.toFixed(4)} · {fmtInt(t.compressions)} compressions · peak {fmtTokens(t.peak)} · {fmtInt(t.forcedFinals)} forced finals · {fmtInt(t.aborts)} aborts
+          </span>
+        ) : null}
+        {cache && cache.assumed.length > 0 ? (
+          <span className="muted" data-testid="cache-assumed" title={cache.assumed.join('\n')}>
+            cost assumes: {cache.assumed.join('; ')}
           </span>
         ) : null}
         {loading ? <span className="muted">replaying…</span> : null}
@@ -51,4 +57,14 @@ export function PolicyBar() {
       {editing ? <PolicyEditor onClose={() => setEditing(false)} /> : null}
     </>
   );
+}
+
+/** What the replay's cost model assumed where the log could not tell (`config.resolved.cache`, docs/cost.md). */
+function cacheOf(config: Readonly<Record<string, unknown>> | undefined): { assumed: readonly string[] } | undefined {
+  const resolved = config?.['resolved'];
+  if (typeof resolved !== 'object' || resolved === null) return undefined;
+  const cache = (resolved as Record<string, unknown>)['cache'];
+  if (typeof cache !== 'object' || cache === null) return undefined;
+  const assumed = (cache as Record<string, unknown>)['assumed'];
+  return { assumed: Array.isArray(assumed) ? assumed.filter((a): a is string => typeof a === 'string') : [] };
 }
