@@ -19,6 +19,7 @@ import { CostHandler } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
 import { guardStep, toolBudgetFinal } from './guard';
+import { overflowStep } from './overflow';
 import { proactiveFires, proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { SentAsHandler } from './sent-as';
@@ -171,7 +172,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     retention: new RetentionTracker(messages, options.needles ?? [], (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => s.summary),
     events,
     compressions: new CompressionLog(),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0, overflows: 0 },
     summary: null,
     summaryTokens: 0,
     toolCalls: 0,
@@ -261,6 +262,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       d.status = 'warn';
       if (!lean) d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
     }
+    overflowStep(s, request, d);
     out.record(s, j, k, request, d);
     if (d.status === 'final' || d.status === 'abort') s.ended = d.status;
     run.next = j + 1;

@@ -49,4 +49,5 @@ export const STATUS_COLOR: Record<StepStatus, string> = {
   skip: '#ff922b',
   final: '#ff4d4f',
   abort: '#d6336c',
+  overflow: '#c92a2a',
 };

@@ -58,3 +58,6 @@ function previewOf(parts: readonly Part[]): string {
   const flat = joined.replace(/\s+/g, ' ').trim();
   return flat.length > PREVIEW_MAX ? flat.slice(0, PREVIEW_MAX - 1) + '…' : flat;
 }
+
+/** "1 turn", "2 turns", "0 aborts": a count and its noun in the form the count takes. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${fmtInt(n)} ${Math.round(n) === 1 ? one : many}`;

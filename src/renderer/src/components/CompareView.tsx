@@ -19,6 +19,7 @@ const ROWS: { key: keyof Comparison['totals']; label: string; money?: boolean }[
   { key: 'peak', label: 'peak' },
   { key: 'forcedFinals', label: 'forced finals' },
   { key: 'aborts', label: 'aborts' },
+  { key: 'overflows', label: 'overflows (above the window)' },
 ];
 
 function Differences({ c }: { c: Comparison }) {

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { useAppStore } from '../context';
-import { fmtInt, fmtTokens } from '../format';
+import { fmtTokens, plural } from '../format';
 import { PolicyEditor } from './PolicyEditor';
 
 export function PolicyBar() {
@@ -37,7 +37,10 @@ export function PolicyBar() {
         {policy ? <span className="muted policy-source" title={policy.description}>{policy.source}</span> : null}
         {t ? (
           <span className="totals" data-testid="replay-totals">
-            billed input {fmtTokens(t.billedInputTokens)} · ${t.cost.toFixed(4)} · {fmtInt(t.compressions)} compressions · peak {fmtTokens(t.peak)} · {fmtInt(t.forcedFinals)} forced finals · {fmtInt(t.aborts)} aborts
+            billed input {fmtTokens(t.billedInputTokens)} · ${t.cost.toFixed(4)} · {plural(t.compressions, 'compression')} · peak {fmtTokens(t.peak)} · {plural(t.forcedFinals, 'forced final')} · {plural(t.aborts, 'abort')} ·{' '}
+            <span className={t.overflows > 0 ? 'overflow-count' : undefined} data-testid="replay-overflows" title="calls whose request is above the model's window: a provider rejects them">
+              {plural(t.overflows, 'overflow')}
+            </span>
           </span>
         ) : null}
         {loading ? <span className="muted">replaying…</span> : null}

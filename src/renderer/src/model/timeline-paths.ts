@@ -18,6 +18,7 @@ const KIND_COLOR: Record<ChartMarker['kind'], string> = {
   skip: STATUS_COLOR.skip,
   final: STATUS_COLOR.final,
   abort: STATUS_COLOR.abort,
+  overflow: STATUS_COLOR.overflow,
 };
 
 /** Rows of the track, top to bottom; compressions get one row per path. */
@@ -40,6 +41,7 @@ export function timelineRow(m: ChartMarker): number {
     case 'skip':
     case 'final':
     case 'abort':
+    case 'overflow':
       return 4;
     default:
       return -1;
