@@ -23,7 +23,7 @@ import { overflowStep } from './overflow';
 import { proactiveFires, proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { SentAsHandler } from './sent-as';
-import { pinsOf, referenceCountsOf, shapeOf } from './setup';
+import { pinsOf, referenceCountsOf, shapeOf, withUnloggedOverhead } from './setup';
 import { SourceCompactions } from './source-compactions';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
@@ -128,9 +128,9 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
   const n = messages.length;
   const tokenizerId = resolveTokenizer(session, config);
   const mediaTokens = config.mediaTokens ?? mediaTokensFor(session.provider);
-  const counts = options.counts ?? countWith(session, tokenizerId, { mediaTokens, schemaScale: config.schemaScale });
-  if (counts.perMessage.length !== n || counts.prefix.length !== n + 1) {
-    throw new Error(`replay: counts cover ${counts.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
+  const given = options.counts ?? countWith(session, tokenizerId, { mediaTokens, schemaScale: config.schemaScale });
+  if (given.perMessage.length !== n || given.prefix.length !== n + 1) {
+    throw new Error(`replay: counts cover ${given.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
   }
   if (options.referenceCounts && options.referenceCounts.perMessage.length !== n) {
     throw new Error(`replay: reference counts cover ${options.referenceCounts.perMessage.length} messages but the session has ${n}`);
@@ -143,6 +143,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     customStrategies.set(id, fn);
   }
   const shape = shapeOf(messages);
+  const counts = withUnloggedOverhead(session, given, shape.anyUsage);
   const needsReference = config.paths.emergency && !shape.anyUsage;
   const limits = limitsOf(session, config);
   const enforcement = enforcementOf(config, limits);

@@ -37,3 +37,40 @@ export async function testTunerRangesComeFromTheSession({ page, assert, consoleE
   await shot(page, root, 'tuner-proposal');
   assert.deepEqual(consoleErrors, []);
 }
+
+export async function testUnloggedOverheadSurvivesAPolicySwitch({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  // Under claude-code call #0 is mostly the inferred unlogged system & tools (~17.9k).
+  const request = async () => Number(/What the model receives at call #0: ([\d,]+) tokens/.exec(await page.getByTestId('context-view').innerText())?.[1]?.replace(/,/g, ''));
+  await page.waitForFunction(() => /What the model receives at call #0: [\d,]{5,} tokens/.test(document.querySelector('[data-testid="context-view"]')?.innerText ?? ''), null, { timeout: 20_000 });
+  const a = await request();
+  assert.ok(a > 15_000, `claude-code counts the unlogged overhead at call #0: ${a}`);
+  await page.getByTestId('policy-picker').selectOption('s3');
+  await page.waitForFunction((before) => {
+    const m = /What the model receives at call #0: ([\d,]+) tokens/.exec(document.querySelector('[data-testid="context-view"]')?.innerText ?? '');
+    return m && Number(m[1].replace(/,/g, '')) !== before;
+  }, a, { timeout: 20_000 }).catch(() => {});
+  const b = await request();
+  // s3 counts with its own estimator, and the provider's overhead is still there (it read 46 before).
+  assert.ok(b > 15_000, `s3 keeps the unlogged overhead at call #0: ${b}`);
+  // In its own estimator the overhead is still most of call #0 (the first question is ~36 tokens).
+  const unlogged = Number(/unlogged system & tools\s*([\d,]+) tokens/.exec(await page.getByTestId('context-view').innerText())?.[1]?.replace(/,/g, ''));
+  assert.ok(unlogged > 0.9 * b, `the unlogged region is most of s3's call #0: ${unlogged} of ${b}`);
+  await shot(page, root, 'unlogged-s3');
+  // Compare says so in one line.
+  await page.getByTestId('policy-picker').selectOption('claude-code');
+  await page.getByTestId('tab-compare').click();
+  await page.getByTestId('compare-picker').selectOption('s3');
+  await page.getByTestId('compare-unlogged').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('compare-unlogged').innerText(), /Both count what the provider counted beyond the transcript/);
+  // Config differences in words, never raw JSON against null.
+  const diff = await page.getByTestId('compare-config-diff').innerText();
+  assert.doesNotMatch(diff, /\bnull\b|[{}"]/);
+  await shot(page, root, 'compare-unlogged');
+  // codex and claude-code reach the same calls on this session: Compare says they are identical here.
+  await page.getByTestId('compare-picker').selectOption('codex');
+  await page.getByTestId('compare-identical').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('compare-identical').innerText(), /Identical on this session/);
+  await shot(page, root, 'compare-identical');
+  assert.deepEqual(consoleErrors, []);
+}
