@@ -74,3 +74,31 @@ export async function testUnloggedOverheadSurvivesAPolicySwitch({ page, assert, 
   await shot(page, root, 'compare-identical');
   assert.deepEqual(consoleErrors, []);
 }
+
+export async function testCompressionShowsTheRequestThatTriggeredIt({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  // The peak counts the request the compression was triggered by (180,831 on the sample), not only what was sent after.
+  await page.waitForFunction(() => /peak 18\d\.\dk/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  // The ghost bar: a dashed outline from the bar drawn up to the size before compression.
+  const ghost = page.locator('[data-testid="chart-markers"] path[stroke-dasharray="3 2"]');
+  await ghost.waitFor({ state: 'attached', timeout: 10_000 });
+  const d = await ghost.getAttribute('d');
+  assert.match(d, /^M[\d.]+ [\d.]+V[\d.]+H[\d.]+V[\d.]+/);
+  const [, , yBottom, yTop] = /^M([\d.]+) ([\d.]+)V([\d.]+)/.exec(d).map(Number);
+  const triggerLine = await page.locator('.region-chart').boundingBox();
+  assert.ok(yTop < yBottom - 50, `the ghost reaches far above the bar sent after: ${yTop} vs ${yBottom} (chart ${triggerLine.height}px)`);
+  await page.locator('.region-chart').click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page.keyboard.press('Home');
+  await page.keyboard.press('n');
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'compress', null, { timeout: 10_000 });
+  const step = Number(await page.getByTestId('guard-status').getAttribute('data-step'));
+  await shot(page, root, 'ghost-bar');
+  // The agent's own compaction one call later: the guard says why it is not at the replay's call.
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === String(s + 1), step, { timeout: 10_000 });
+  await page.getByTestId('guard-agent-compaction').waitFor({ timeout: 10_000 });
+  const note = await page.getByTestId('guard-agent-compaction').innerText();
+  assert.match(note, new RegExp(`The agent compacted before this call .* under claude-code's rule: auto-compact threshold .*200,000-token window.*This replay compressed at call #${step}`));
+  await shot(page, root, 'agent-compaction');
+  assert.deepEqual(consoleErrors, []);
+}
