@@ -102,3 +102,20 @@ export async function testCompressionShowsTheRequestThatTriggeredIt({ page, asse
   await shot(page, root, 'agent-compaction');
   assert.deepEqual(consoleErrors, []);
 }
+
+export async function testIgnoredSettingsAreNotChanges({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  await page.getByTestId('policy-picker').selectOption('s2');
+  await page.getByTestId('field-trigger').fill('0.7');
+  await page.getByTestId('field-trigger').press('Enter');
+  await page.waitForFunction(() => /^1 changed/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  // Under claude-code the auto-compact formula decides the trigger: the carried-over trigger is greyed, with why, and not a change.
+  await page.getByTestId('policy-picker').selectOption('claude-code');
+  await page.waitForFunction(() => /^0 changed \(1 more set but ignored by this policy\)/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.getByTestId('ignored-fields').locator('summary').click();
+  assert.equal(await page.getByTestId('field-trigger').isDisabled(), true);
+  assert.match(await page.getByTestId('config-field-trigger').innerText(), /auto-compact formula/);
+  await page.getByTestId('config-field-trigger').scrollIntoViewIfNeeded();
+  await shot(page, root, 'ignored-setting');
+  assert.deepEqual(consoleErrors, []);
+}
