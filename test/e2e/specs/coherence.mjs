@@ -111,11 +111,50 @@ export async function testIgnoredSettingsAreNotChanges({ page, assert, consoleEr
   await page.waitForFunction(() => /^1 changed/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
   // Under claude-code the auto-compact formula decides the trigger: the carried-over trigger is greyed, with why, and not a change.
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => /^0 changed \(1 more set but ignored by this policy\)/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^0 changed$/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  assert.match(await page.getByTestId('dropped-overrides').innerText(), /trigger/);
   await page.getByTestId('ignored-fields').locator('summary').click();
   assert.equal(await page.getByTestId('field-trigger').isDisabled(), true);
   assert.match(await page.getByTestId('config-field-trigger').innerText(), /auto-compact formula/);
   await page.getByTestId('config-field-trigger').scrollIntoViewIfNeeded();
   await shot(page, root, 'ignored-setting');
   assert.deepEqual(consoleErrors, []);
+}
+
+export async function testLibraryAfterAnUploadAndItsFigures({ page, assert, consoleErrors, root }) {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { startServe } = await import('../run.mjs');
+  const dbDir = mkdtempSync(join(tmpdir(), 'ctxscope-e2e-coherence-'));
+  const serve = await startServe([join(root, 'resources', 'sample', 'sample-session.jsonl')], dbDir);
+  try {
+    await page.goto(serve.url);
+    await ready(page);
+    // The header's reported figures are the library's columns for the same session, and say what they count.
+    const reported = await page.getByTestId('reported-totals').innerText();
+    await page.getByTestId('session-picker').click();
+    await page.getByTestId('library-row').first().waitFor();
+    assert.match(await page.getByTestId('library').innerText(), /Tokens \(reported, with cache\)/);
+    const row = page.getByTestId('library-row').first();
+    const tokens = await row.locator('[data-col="tokens"]').innerText();
+    const cost = await row.locator('[data-col="cost"]').innerText();
+    assert.ok(reported.includes(`${tokens} tokens`) && reported.includes(cost), `header "${reported}" shows the library's ${tokens} / ${cost}`);
+    // A search that hides everything, then an upload: the search is cleared and the new session selected.
+    await page.getByTestId('library-search').fill('no such session');
+    await page.keyboard.press('Escape');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
+    await chooser.setFiles(join(root, 'test', 'fixtures', 'import', 'codex-rollout.jsonl'));
+    await page.waitForFunction(() => !/Fix EU order totals/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.getByTestId('session-picker').click();
+    await page.getByTestId('library-row').first().waitFor();
+    assert.equal(await page.getByTestId('library-search').inputValue(), '');
+    assert.equal(await page.getByTestId('library-row').count(), 2);
+    assert.equal(await page.locator('[data-testid="library-row"].current').count(), 1);
+    assert.doesNotMatch(await page.locator('[data-testid="library-row"].current').innerText(), /Fix EU order totals/);
+    await shot(page, root, 'library-after-upload');
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    serve.child.kill('SIGTERM');
+    rmSync(dbDir, { recursive: true, force: true });
+  }
 }
