@@ -28,6 +28,9 @@ function Region({ name, tokens, color, note, children }: { name: string; tokens:
   );
 }
 
+/** The kept history's box scrolls past this height. */
+const MAX_HISTORY_PX = 220;
+
 function KeptHistory({ d }: { d: StepDetail }) {
   const list = useMemo(() => rangeList(d.context.history.ranges), [d.context.history.ranges]);
   // A message the agent sent as a placeholder shows the placeholder: that is what the model read.
@@ -44,7 +47,8 @@ function KeptHistory({ d }: { d: StepDetail }) {
     void ensure(first, last);
   }, [first, last, ensure]);
   return (
-    <div className="ctx-history" ref={parent} data-testid="context-history" data-count={list.count}>
+    // As tall as its rows up to a scrolling box: an empty or short history takes no more room than it needs.
+    <div className="ctx-history" ref={parent} data-testid="context-history" data-count={list.count} style={{ height: Math.min(MAX_HISTORY_PX, list.count * ROW + 2) }}>
       <div style={{ height: v.getTotalSize(), position: 'relative' }}>
         {items.map((it) => {
           const index = list.at(it.index);

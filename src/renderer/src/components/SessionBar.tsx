@@ -11,6 +11,15 @@ export function SessionBar() {
   const openLibrary = useAppStore((s) => s.openLibrary);
   const openSession = useAppStore((s) => s.openSession);
   const parentId = detail?.summary.parentId ?? null;
+  const spawnedAt = detail?.summary.spawnedAt ?? null;
+  const selectMessage = useAppStore((s) => s.selectMessage);
+  const currentId = useAppStore((s) => s.currentId);
+  // Back to the call that spawned this subagent, not to the parent's first call.
+  const openParent = async (id: string): Promise<void> => {
+    const child = currentId;
+    await openSession(id);
+    if (spawnedAt !== null && child !== id) selectMessage(spawnedAt);
+  };
   return (
     <header className="session-bar">
       <h1>Context Scope</h1>
@@ -18,7 +27,7 @@ export function SessionBar() {
         <bdi>{detail?.summary.title ?? 'No session'}</bdi> ▾
       </button>
       {parentId ? (
-        <button className="link" data-testid="open-parent" title="This is a subagent: open the session that spawned it" onClick={() => void openSession(parentId)}>
+        <button className="link" data-testid="open-parent" title="This is a subagent: open the session that spawned it" onClick={() => void openParent(parentId)}>
           ↑ parent session
         </button>
       ) : null}
