@@ -19,7 +19,7 @@ import { ChartLegend, RegionChart } from './components/RegionChart';
 import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
 import { TunerPanel } from './components/TunerPanel';
-import { TurnList } from './components/TurnList';
+import { MarksLegend, TurnList } from './components/TurnList';
 import { StoreProvider, useAppStore, useAppStoreApi } from './context';
 import { installDebuggerKeys } from './keys';
 import { createAppStore } from './store';
@@ -92,7 +92,10 @@ function Shell() {
       </div>
       <main className="workspace">
         <div className="left">
-          <TurnList />
+          <div className="turn-pane">
+            <MarksLegend />
+            <TurnList />
+          </div>
           <MessageDetail />
         </div>
         <CentrePanel />

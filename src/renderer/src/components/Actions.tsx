@@ -18,7 +18,9 @@ export function Actions() {
       </button>
       <input
         data-testid="needles"
-        placeholder="needles: text or /regex/, comma-separated"
+        placeholder="needles…"
+        title="Facts to follow through the replay: text or /regex/, comma-separated; Enter applies"
+        aria-label="needles: text or /regex/, comma-separated"
         value={needle}
         onChange={(e) => setNeedle(e.target.value)}
         onKeyDown={(e) => {

@@ -9,7 +9,7 @@ import { useAppStore } from '../context';
 import { fmtInt } from '../format';
 import { ROW_H, TIMELINE_ROWS, TIMELINE_WIDTH, timelinePaths } from '../model/timeline-paths';
 
-const LABEL_W = 62;
+const LABEL_W = 76;
 
 export function ReplayTimeline() {
   const stepCount = useAppStore((s) => s.chart?.stepCount ?? 0);

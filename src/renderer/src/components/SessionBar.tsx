@@ -3,7 +3,7 @@ import { useAppStore } from '../context';
 import { Actions } from './Actions';
 import { LocalLogsButton } from './LocalLogs';
 import { FollowToggle } from './FollowToggle';
-import { fmtInt } from '../format';
+import { plural } from '../format';
 import { Library } from './Library';
 
 export function SessionBar() {
@@ -36,7 +36,7 @@ export function SessionBar() {
       <FollowToggle />
       {detail ? (
         <span className="facts" data-testid="session-facts" data-tokenizer={detail.tokenizer}>
-          {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {fmtInt(detail.summary.turns)} turns · {fmtInt(detail.summary.steps)} LLM calls ·{' '}
+          {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {plural(detail.summary.turns, 'turn')} · {plural(detail.summary.steps, 'LLM call')} ·{' '}
           {detail.tokenizer}
           {detail.approximate ? ' (approximation)' : ''}
         </span>

@@ -9,7 +9,7 @@ import type { ChartMarker } from '../../../shared/api';
 import { MARKER_COLOR, STATUS_COLOR } from '../colors';
 
 export const TIMELINE_WIDTH = 1000;
-export const ROW_H = 8;
+export const ROW_H = 11;
 
 const KIND_COLOR: Record<ChartMarker['kind'], string> = {
   compression: MARKER_COLOR.compression,
