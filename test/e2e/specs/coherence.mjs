@@ -158,3 +158,27 @@ export async function testLibraryAfterAnUploadAndItsFigures({ page, assert, cons
     rmSync(dbDir, { recursive: true, force: true });
   }
 }
+
+export async function testNeedlesShowInTheContextViewAndOnTheChart({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  // Typed and left (no Enter needed): the Context view follows.
+  await page.getByTestId('needles').fill('computeTotal');
+  await page.getByTestId('needles').press('Tab');
+  await page.getByTestId('needle-note').waitFor({ timeout: 20_000 });
+  const note = await page.getByTestId('needle-note').innerText();
+  assert.match(note, /^computeTotal first at message #\d+; (never left the window|left the window at call \d+)/);
+  // Every call it left at is marked on the chart, and the note's link selects that call.
+  const lefts = await page.getByTestId('needle-left-at').count();
+  assert.equal(await page.getByTestId('needle-mark').count(), lefts);
+  if (lefts > 0) {
+    const c = await page.getByTestId('needle-left-at').first().getAttribute('data-step');
+    await page.getByTestId('needle-left-at').first().click();
+    await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === s, c, { timeout: 10_000 });
+  }
+  // Highlighted in the kept history where it is mentioned (the agent names it from message #5 on).
+  await page.locator('[data-testid="message-row"][data-index="6"]').click();
+  await page.locator('[data-testid="context-history"] [data-testid="needle-hit"]').first().waitFor({ timeout: 10_000 });
+  assert.match(await page.locator('[data-testid="context-history"] [data-testid="needle-hit"]').first().innerText(), /computeTotal/);
+  await shot(page, root, 'needles');
+  assert.deepEqual(consoleErrors, []);
+}

@@ -11,6 +11,7 @@ import { useAppStore } from '../context';
 import { REGION_COLOR } from '../colors';
 import { fmtInt, preview } from '../format';
 import { describeRanges, inRanges, rangeCount, rangeList } from '../model/ranges';
+import { Highlighted, NeedleNotes, useNeedlePatterns } from './NeedleNotes';
 
 const ROW = 24;
 
@@ -38,6 +39,7 @@ function KeptHistory({ d }: { d: StepDetail }) {
   const messages = useAppStore((s) => s.messages);
   const ensure = useAppStore((s) => s.ensureMessages);
   const selectMessage = useAppStore((s) => s.selectMessage);
+  const needles = useNeedlePatterns();
   const parent = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: list.count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 10 });
   const items = v.getVirtualItems();
@@ -60,7 +62,7 @@ function KeptHistory({ d }: { d: StepDetail }) {
               <span className="role">{m?.role ?? '…'}</span>
               <span className="tok">{m ? fmtInt(m.tokens) : ''}</span>
               {masked ? <span className="state state-masked">masked</span> : null}
-              <bdi className="preview">{sentText.get(index) ?? (m ? preview(m.parts) : '')}</bdi>
+              <bdi className="preview"><Highlighted text={sentText.get(index) ?? (m ? preview(m.parts) : '')} patterns={needles} /></bdi>
             </div>
           );
         })}
@@ -111,6 +113,7 @@ export function ContextView() {
       <p className="ctx-total">
         What the model receives at call #{d.step}: <strong data-testid="context-total">{fmtInt(d.request)}</strong> tokens
       </p>
+      <NeedleNotes />
       <BeforeAfter d={d} />
       <Region name="system prompt" tokens={cx.system.tokens} color={REGION_COLOR.system}>
         <pre>{cx.system.text ?? '(the transcript does not log it)'}</pre>

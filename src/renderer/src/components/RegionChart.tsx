@@ -13,6 +13,7 @@ import { bucketReason } from '../model/hover';
 import { markerLabel } from '../model/marker-label';
 import { drawChart, LEGEND, MARKER_STROKES, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
+import { NEEDLE_COLOR } from './NeedleNotes';
 
 const MARGIN = { left: 44, right: 8, top: 10, bottom: 8 };
 
@@ -129,6 +130,11 @@ export function RegionChart() {
       {paths && frame ? (
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
           {MARKER_STROKES.map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
+          {/* Needles: a mark at the top at each call where one left the window. */}
+          {(chart.retention.needles ?? []).flatMap((t) => t.leftAt.map((c) => {
+            const x = markerX(chart, frame, c);
+            return <path key={`${t.key}@${c}`} className="needle-mark" data-testid="needle-mark" data-step={c} d={`M${x - 5} ${frame.top}h10l-5 8z`} fill={NEEDLE_COLOR} stroke="none"><title>{`needle “${t.key}” left the window at call ${c}`}</title></path>;
+          }))}
           {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={LINE_COLOR.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}
