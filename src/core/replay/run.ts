@@ -219,7 +219,6 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     }
     const d: StepDecision = { status: 'ok', reason: '', deferred: undefined, limit: enforcement.limit, model: s.model };
     const compressionsBefore = s.totals.compressions;
-    const logBefore = s.compressions.count;
 
     // Each path is awaited only when it has work (a promise per call and path was a share of a sweep).
     const arriving = arrive(s, run.entered, k, j, d);
@@ -236,8 +235,6 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       if (pending) await pending;
     }
     if (s.totals.compressions !== compressionsBefore) cost.compressed();
-    // The request a compression was triggered by was built and measured: the peak counts it (the bar shows what was sent after).
-    for (let c = logBefore; c < s.compressions.count; c++) s.totals.peak = Math.max(s.totals.peak, s.compressions.before[c]!);
 
     const request = requestAt(s, k);
     if (s.shape.usageAt[k] === 1) out.reported[j] = s.shape.promptOf[k]!;
