@@ -182,3 +182,16 @@ export async function testNeedlesShowInTheContextViewAndOnTheChart({ page, asser
   await shot(page, root, 'needles');
   assert.deepEqual(consoleErrors, []);
 }
+
+export async function testARequestAboveTheWindowIsAnOverflow({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  await page.getByTestId('field-window').fill('1000');
+  await page.getByTestId('field-window').press('Enter');
+  // Every call of the sample (~17.9k and up) is above a 1,000-token window: 24 overflows, not warnings.
+  await page.waitForFunction(() => /24 overflows/.test(document.querySelector('[data-testid="replay-overflows"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  assert.match(await page.getByTestId('replay-overflows').getAttribute('class'), /overflow-count/);
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'overflow', null, { timeout: 10_000 });
+  assert.match(await page.getByTestId('guard-reason').innerText(), /> window 1,000: the provider would reject this call/);
+  await shot(page, root, 'overflow');
+  assert.deepEqual(consoleErrors, []);
+}
