@@ -361,7 +361,7 @@ export interface SourceCompactionMarker extends MarkerSpan {
 
 /** A guard status other than ok / compress, from `step` (to `until` for a run). */
 export interface StatusMarker extends MarkerSpan {
-  readonly kind: 'warn' | 'skip' | 'final' | 'abort';
+  readonly kind: 'warn' | 'skip' | 'final' | 'abort' | 'overflow';
   /** The guard's reason at the run's first call, as the replay wrote it ('' when it gave none). */
   readonly reason: string;
 }

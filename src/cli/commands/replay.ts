@@ -1,7 +1,7 @@
 /**
  * `ctxscope replay FILE --policy P`: re-runs the transcript's context management under a policy
  * and prints each LLM call's regions, status and reason, the events, totals and retention.
- * `--fail-on compress|final|abort` exits 4 when the replay reaches that status (a CI budget check).
+ * `--fail-on compress|final|abort|overflow` exits 4 when the replay reaches that status (a CI budget check).
  * `ctxscope compare FILE --policy A --policy B`: two policies side by side.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -126,8 +126,8 @@ async function runReplay(session: Parameters<typeof replay>[0], config: ReplayCo
 }
 
 function checkFailOn(failOn: string | undefined): void {
-  if (failOn !== undefined && !['compress', 'final', 'abort', 'warn', 'skip'].includes(failOn)) {
-    throw new CliError(`--fail-on: expected compress, final or abort, got "${failOn}"`, EXIT.usage);
+  if (failOn !== undefined && !['compress', 'final', 'abort', 'warn', 'skip', 'overflow'].includes(failOn)) {
+    throw new CliError(`--fail-on: expected compress, final, abort, warn, skip or overflow, got "${failOn}"`, EXIT.usage);
   }
 }
 
@@ -155,7 +155,7 @@ function printSummary(r: ReplayResult): void {
   process.stdout.write(
     `\npolicy ${r.policy} · tokenizer ${res?.tokenizer} · window ${res?.window?.toLocaleString('en-US')} (${res?.windowSource}) · limit = ${res?.enforcedLimitBasis}\n` +
       `billed input ${int(t.billedInputTokens)} (cache reads ${int(t.cachedInputTokens)}, writes ${int(t.cacheWriteTokens ?? 0)}) · output ${int(t.outputTokens)} · cost ${usd(t.cost)}\n` +
-      `compressions ${t.compressions} · tokens removed ${int(t.tokensRemoved)} · peak ${int(t.peak)} · forced finals ${t.forcedFinals} · aborts ${t.aborts}\n` +
+      `compressions ${t.compressions} · tokens removed ${int(t.tokensRemoved)} · peak ${int(t.peak)} · forced finals ${t.forcedFinals} · aborts ${t.aborts} · overflows ${t.overflows}\n` +
       `no longer remembered: ${r.retention.lost.length}${r.retention.lost.length ? ' — ' + r.retention.lost.slice(0, 8).map((l) => `${l.key} (lost @${l.lostAt}, needed @${l.neededAt})`).join(', ') : ''}\n` +
       `(replays take the agent's own outputs as unchanged by a different context)\n`,
   );
@@ -174,7 +174,7 @@ export function registerReplay(program: Command): void {
     .option('--needle <text>', 'a string or /regex/ to track in the window (repeatable)', collect)
     .option('--pin <message>', 'keep a message in the window: its id or 0-based index (repeatable)', collect)
     .option('--format <id>', 'skip detection and read the file as this format')
-    .option('--fail-on <status>', 'exit 4 when a step reaches compress, final or abort')
+    .option('--fail-on <status>', 'exit 4 when a step reaches compress, final, abort, warn, skip or overflow (a request above the window)')
     .option('--json', 'print the replay as JSON')
     .action(async (file: string, opts: ReplayCliOptions & { policy: string }) => {
       checkFailOn(opts.failOn);

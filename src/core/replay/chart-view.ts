@@ -115,7 +115,7 @@ function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
 }
 
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
-const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort' };
+const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort', overflow: 'overflow' };
 
 /** A reason up to its numbers: each run of digits, commas and periods written '#'. */
 const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');

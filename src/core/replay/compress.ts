@@ -456,6 +456,8 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
   const after = requestAt(s, end);
   s.totals.compressions++;
   s.totals.tokensRemoved += Math.max(0, before - after);
+  // The request that triggered it was built and measured: the peak counts it (the bar shows what was sent after).
+  s.totals.peak = Math.max(s.totals.peak, before);
   // A lean replay (ReplayOptions.detail 'totals') has no events: their ranges are not worked out.
   if (!s.lean) {
     // A row of numbers (compressions.ts): the event object, its range tuples and its kept list are

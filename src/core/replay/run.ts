@@ -20,10 +20,11 @@ import { CostHandler, cacheRulesOf, cacheSummary } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
 import { guardStep, toolBudgetFinal } from './guard';
+import { overflowStep } from './overflow';
 import { proactiveFires, proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { SentAsHandler } from './sent-as';
-import { pinsOf, referenceCountsOf, shapeOf } from './setup';
+import { pinsOf, referenceCountsOf, shapeOf, withUnloggedOverhead } from './setup';
 import { SourceCompactions } from './source-compactions';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
@@ -129,9 +130,9 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
   const n = messages.length;
   const tokenizerId = resolveTokenizer(session, config);
   const mediaTokens = config.mediaTokens ?? mediaTokensFor(session.provider);
-  const counts = options.counts ?? countWith(session, tokenizerId, { mediaTokens, schemaScale: config.schemaScale });
-  if (counts.perMessage.length !== n || counts.prefix.length !== n + 1) {
-    throw new Error(`replay: counts cover ${counts.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
+  const given = options.counts ?? countWith(session, tokenizerId, { mediaTokens, schemaScale: config.schemaScale });
+  if (given.perMessage.length !== n || given.prefix.length !== n + 1) {
+    throw new Error(`replay: counts cover ${given.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
   }
   if (options.referenceCounts && options.referenceCounts.perMessage.length !== n) {
     throw new Error(`replay: reference counts cover ${options.referenceCounts.perMessage.length} messages but the session has ${n}`);
@@ -144,6 +145,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     customStrategies.set(id, fn);
   }
   const shape = shapeOf(messages);
+  const counts = withUnloggedOverhead(session, given, shape.anyUsage);
   const needsReference = config.paths.emergency && !shape.anyUsage;
   const limits = limitsOf(session, config);
   const enforcement = enforcementOf(config, limits);
@@ -173,7 +175,7 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     retention: new RetentionTracker(messages, options.needles ?? [], (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => s.summary),
     events,
     compressions: new CompressionLog(),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0, overflows: 0 },
     summary: null,
     summaryTokens: 0,
     toolCalls: 0,
@@ -265,6 +267,7 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
       d.status = 'warn';
       if (!lean) d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
     }
+    overflowStep(s, request, d);
     out.record(s, j, k, request, d);
     if (d.status === 'final' || d.status === 'abort') s.ended = d.status;
     run.next = j + 1;

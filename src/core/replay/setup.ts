@@ -6,6 +6,7 @@
  */
 import type { ReplayConfig } from '../config';
 import { promptTokens, type Message, type Session } from '../model';
+import { fitCalibration } from '../tokens/calibrate';
 import { countWith, type SessionCounts } from '../tokens/index';
 import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
@@ -146,3 +147,32 @@ export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra
   return { any: sorted.length > 0, sorted, isPinned: (i) => flag[i] === 1 };
 }
 
+
+/**
+ * What the provider counted beyond the transcript, carried into every estimator: a transcript
+ * that does not log the system prompt and tool definitions (Claude Code) still had them in every
+ * request, so the `unlogged` region is content, not an artefact of the calibrated tokenizer. A
+ * policy counting with another tokenizer gets the same overhead in its own units — the
+ * calibration's line fitted on that tokenizer's counts (tokens/calibrate.ts), its overhead
+ * divided by its ratio — so switching policy changes only what the policy changes
+ * (docs/user-guide.md, compare). Counts that already carry it (calibrated) and sessions with no
+ * reported usage are returned as they are. Cached per counts object: a sweep pays once.
+ */
+const unloggedCache = new WeakMap<SessionCounts, SessionCounts>();
+/** Provider tokens below which a fitted offset is not taken for an unlogged system prompt and tools. */
+export const MIN_UNLOGGED = 1_000;
+export function withUnloggedOverhead(session: Session, counts: SessionCounts, anyUsage: boolean): SessionCounts {
+  if (counts.unlogged > 0 || counts.tokenizer === 'calibrated' || !anyUsage) return counts;
+  let out = unloggedCache.get(counts);
+  if (!out) {
+    const fit = fitCalibration(session, counts);
+    // A system prompt and tool definitions are thousands of tokens; a smaller offset, or one no larger
+    // than the fit's own error, is the tokenizer's framing, not content the transcript left out.
+    // A fallback offset (a line that is not physical) is no evidence of content either.
+    const material = fit.fallback === undefined && fit.points > 0 && fit.ratio > 0 && fit.overhead >= MIN_UNLOGGED && fit.overhead > fit.meanAbsError;
+    const unlogged = material ? Math.round(fit.overhead / fit.ratio) : 0;
+    out = unlogged > 0 ? { ...counts, unlogged } : counts;
+    unloggedCache.set(counts, out);
+  }
+  return out;
+}

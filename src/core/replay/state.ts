@@ -60,6 +60,7 @@ export interface RunningTotals {
   peak: number;
   forcedFinals: number;
   aborts: number;
+  overflows: number;
 }
 
 export interface ReplayState {

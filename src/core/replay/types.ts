@@ -4,7 +4,11 @@
  * contract's JSON shape.
  */
 
-export const STEP_STATUSES = ['ok', 'warn', 'compress', 'skip', 'final', 'abort'] as const;
+/**
+ * Ordered by severity (chart-view.ts keeps a bucket's worst). `overflow`: the request is above the
+ * model's window — the provider would reject the call (docs/user-guide.md, statuses).
+ */
+export const STEP_STATUSES = ['ok', 'warn', 'compress', 'skip', 'final', 'abort', 'overflow'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
 /** The regions of the window, bottom to top, as the charts stack them. */
@@ -121,6 +125,8 @@ export interface ReplayTotals {
   readonly peak: number;
   readonly forcedFinals: number;
   readonly aborts: number;
+  /** Calls whose request was above the model's window: a provider rejects them. */
+  readonly overflows: number;
 }
 
 export interface RetentionLoss {

@@ -46,7 +46,9 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
   const redact = args.redact || args.redactPatterns.length > 0;
   try {
     // The file name is shown and saved too: a redacted export redacts it like the rest.
-    const title = redact ? (await createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)).redact([shown]))[0]! : shown;
+    // Its replacements are counted with the rest: the heading of the file holds the title (already redacted here).
+    const titleRedactor = redact ? createRedactor(args.redactPatterns, secretlintScanner, builtinsOf(args)) : null;
+    const title = titleRedactor ? (await titleRedactor.redact([shown]))[0]! : shown;
     if (isReport) {
       const e = exportReport(await replayOf(args.policy!), args.to as 'report-json', session);
       return { ...e, fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }), messages: null, byKind: {} };
@@ -61,7 +63,9 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
     }
     const e = redact ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) }) : { ...exportMessages(input, to, { title: heading }), byKind: {} };
     const fileName = exportFileName({ title, ...(args.policy ? { policy: args.policy } : {}), ...(args.policy && args.at !== 'end' ? { call: args.at } : {}), format: to, extension: e.extension });
-    return { fileName, mime: e.mime, extension: e.extension, text: e.text, messages: input.messages.length, redactions: e.redactions, byKind: e.byKind };
+    const byKind: Record<string, number> = { ...e.byKind };
+    for (const [k, n] of Object.entries(titleRedactor?.byKind ?? {})) byKind[k] = (byKind[k] ?? 0) + n;
+    return { fileName, mime: e.mime, extension: e.extension, text: e.text, messages: input.messages.length, redactions: e.redactions + (titleRedactor?.count ?? 0), byKind };
   } catch (e) {
     if (e instanceof RangeError || e instanceof PatternError) throw new ApiError('bad_input', e.message);
     throw e;

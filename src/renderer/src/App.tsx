@@ -21,7 +21,7 @@ import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
 import { TunerPanel } from './components/TunerPanel';
 import { ProbePanel } from './components/ProbePanel';
-import { TurnList } from './components/TurnList';
+import { MarksLegend, TurnList } from './components/TurnList';
 import { StoreProvider, useAppStore, useAppStoreApi } from './context';
 import { installDebuggerKeys } from './keys';
 import { createAppStore } from './store';
@@ -96,7 +96,10 @@ function Shell() {
       </div>
       <main className="workspace">
         <div className="left">
-          <TurnList />
+          <div className="turn-pane">
+            <MarksLegend />
+            <TurnList />
+          </div>
           <MessageDetail />
         </div>
         <CentrePanel />

@@ -58,3 +58,23 @@ function previewOf(parts: readonly Part[]): string {
   const flat = joined.replace(/\s+/g, ' ').trim();
   return flat.length > PREVIEW_MAX ? flat.slice(0, PREVIEW_MAX - 1) + '…' : flat;
 }
+
+/** "1 turn", "2 turns", "0 aborts": a count and its noun in the form the count takes. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${fmtInt(n)} ${Math.round(n) === 1 ? one : many}`;
+
+/**
+ * A setting's value in words for the config differences: "not set" rather than null, "on" / "off"
+ * for a switch, a list joined with commas, an object as its fields — never raw JSON against null.
+ */
+export function settingText(v: unknown): string {
+  if (v === null || v === undefined) return 'not set';
+  if (typeof v === 'boolean') return v ? 'on' : 'off';
+  if (typeof v === 'number') return Number.isInteger(v) ? fmtInt(v) : String(v);
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.length === 0 ? 'none' : v.map(settingText).join(', ');
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    return entries.length === 0 ? 'none' : entries.map(([k, x]) => `${k} ${settingText(x)}`).join(', ');
+  }
+  return String(v);
+}

@@ -317,6 +317,8 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           api.on('importDone', (p) => {
             if (p.jobId !== get().importing) return;
             set({ importing: null });
+            // A new import clears the library's search (it would hide the new session) and is selected.
+            if (p.sessionIds[0]) set({ libraryQuery: '' });
             void get().refreshSessions().then(() => (p.sessionIds[0] ? get().openSession(p.sessionIds[0]) : undefined));
           });
           api.on('countsReady', (p) => {

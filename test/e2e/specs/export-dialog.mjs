@@ -26,7 +26,7 @@ const redactionCount = async (page) => Number(await page.getByTestId('export-red
 async function atLastCallUnderClaudeCode(page) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
   await page.keyboard.press('End');
   await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
 }

@@ -19,7 +19,7 @@ export async function run({ page, url, assert, consoleErrors }) {
   await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
   await page.getByTestId('message-row').nth(2).click();
   const download = await exportVia(page, 'markdown');
   assert.ok(download.suggestedFilename().length > 0, 'the export downloaded');

@@ -4,7 +4,7 @@ import { exportVia } from '../export-helper.mjs';
 export async function testChangingPolicyReplays({ page, assert, consoleErrors }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
   await page.getByTestId('tab-events').click();
   const events = await page.getByTestId('event-list').innerText();
   assert.match(events, /proactive compression/);
@@ -31,7 +31,7 @@ export async function testOverrideAndEventJump({ page, assert }) {
 export async function testExportDownloadsTheCompactedHistory({ page, assert }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compressions'), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
   await page.keyboard.press('End');
   await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
   const download = await exportVia(page, 'openai');

@@ -79,6 +79,14 @@ describe('ctxscope replay', () => {
     expect(run('replay', sample, '--policy', 's2', '--fail-on', 'abort').status).toBe(0);
   });
 
+  it('--fail-on overflow exits 4 when a request is above the window (the provider would reject it)', () => {
+    // The sample's first call alone is ~17.9k tokens: a 1,000-token window cannot hold it.
+    const r = run('replay', sample, '--policy', 'claude-code', '--set', 'window=1000', '--fail-on', 'overflow');
+    expect(r.status).toBe(4);
+    expect(r.stderr).toMatch(/step 0 reached status "overflow"/);
+    expect(run('replay', sample, '--policy', 'claude-code', '--fail-on', 'overflow').status).toBe(0);
+  });
+
   it('replays a directory in batch mode, one row per transcript', () => {
     const d = join(dir, 'batch');
     spawnSync('mkdir', ['-p', d]);

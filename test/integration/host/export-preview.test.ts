@@ -42,6 +42,17 @@ describe('previewExport', () => {
     expect(back.sessions[0]!.messages.length).toBe(p.messages);
   });
 
+  it('counts every replacement the file holds, the title in its heading included', async () => {
+    // The sample's title names the ticket (ORD-1187): the unredacted markdown holds every match, title and all.
+    const req = { ...base, sessionId: id, to: 'markdown' as const, redactPatterns: ['/ORD-\\d+/'] };
+    const plain = await host.handlers.exportSession({ ...req, redact: false });
+    const inFile = plain.text.match(/ORD-\d+/g)?.length ?? 0;
+    expect(plain.text.split('\n')[0]).toMatch(/ORD-\d+/);
+    const p = await host.handlers.previewExport(req);
+    expect(p.byKind.custom).toBe(inFile);
+    expect((await host.handlers.exportSession(req)).text).not.toMatch(/ORD-\d+/);
+  });
+
   it('names bad patterns per line and counts with the good ones; the save refuses them', async () => {
     const req = { ...base, sessionId: id, to: 'markdown' as const, redactPatterns: ['ORD-1187', '/(?=x)/', '/[/'] };
     const p = await host.handlers.previewExport(req);

@@ -71,7 +71,7 @@ function result(): ReplayResult {
       { kind: 'compression', step: 2, path: 'proactive', strategy: 'summarize', tokensBefore: 1010, tokensAfter: 360, dropped: [[1, 3]], kept: [[4, 5]], summary: 's' },
       { kind: 'source-compaction', step: 2, messageIndex: 4, trigger: 'auto', tokensBefore: 900 },
     ],
-    totals: { billedInputTokens: 1880, cachedInputTokens: 300, outputTokens: 60, cost: 0.01, compressions: 1, tokensRemoved: 650, peak: 1010, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 1880, cachedInputTokens: 300, outputTokens: 60, cost: 0.01, compressions: 1, tokensRemoved: 650, peak: 1010, forcedFinals: 0, aborts: 0, overflows: 0 },
     retention: { lost: [{ key: 'ORD-1', kind: 'identifier', lostAt: 2, neededAt: 2 }], needles: [{ key: 'x', firstMessage: 0, leftAt: [2] }, { key: 'y', firstMessage: null, leftAt: [] }] },
   };
 }

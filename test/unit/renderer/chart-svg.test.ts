@@ -67,7 +67,8 @@ describe('chart SVG export', () => {
     const paths = elements(doc, 'path');
     expect(paths.filter((p) => p.getAttribute('class') === 'line').map((p) => p.getAttribute('data-line'))).toEqual(['window', 'limit', 'trigger', 'compare']);
     const markers = paths.filter((p) => p.getAttribute('class') === 'marker');
-    expect(markers.map((p) => p.getAttribute('data-marker')).sort()).toEqual(['compare', 'compression', 'source']);
+    // The ghost: a compression's request before it, drawn above the bar sent after (the view's tokensBefore exceeds its bucket's total).
+    expect(markers.map((p) => p.getAttribute('data-marker')).sort()).toEqual(['compare', 'compression', 'ghost', 'source']);
     expect((markers.find((p) => p.getAttribute('data-marker') === 'compression')!.getAttribute('d') ?? '').match(/M/g)).toHaveLength(2);
     expect(paths.some((p) => p.getAttribute('data-status') === 'warn')).toBe(true);
     const texts = elements(doc, 'text').map((t) => t.textContent ?? '');

@@ -63,7 +63,7 @@ export function chartView(key: string, stepCount = 4, compressions: number[] = [
     status: new Array(n).fill('ok'),
     turnStarts: [0, 2],
     markers: compressions.map((step) => ({ step, kind: 'compression' as const, path: 'proactive' as const, strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 })),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: compressions.length, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: compressions.length, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0, overflows: 0 },
     retention: { lost: [] },
     warnings: [],
   };

@@ -54,17 +54,19 @@ describe('timeline marker paths', () => {
   });
 
   it('joins markers that touch or overlap into one rectangle and keeps apart ones apart', () => {
-    // 1000 calls: a call is one unit wide. Calls 10, 11, 12 touch; 40 is apart.
+    // 1000 calls: a call is one unit wide. Calls 10, 11, 12 touch; 40 is apart. Row 0 of height ROW_H
+    // (11) is drawn from 1 to ROW_H − 1 = 10.
     const [p] = timelinePaths([compression(10), compression(11), compression(12), compression(40)], 1000);
     expect(rects(p!.d)).toEqual([
-      [10, 13, 1, 7],
-      [40, 41, 1, 7],
+      [10, 13, 1, ROW_H - 1],
+      [40, 41, 1, ROW_H - 1],
     ]);
   });
 
   it('draws a run (until) from its first call to its last, and a single call at least 0.6 units wide', () => {
     const [p] = timelinePaths([warn(100, 199)], 1000);
-    expect(rects(p!.d)).toEqual([[100, 200, 33, 39]]);
+    // The guard row (4): from 4 × ROW_H + 1 to 5 × ROW_H − 1.
+    expect(rects(p!.d)).toEqual([[100, 200, 4 * ROW_H + 1, 5 * ROW_H - 1]]);
     const [q] = timelinePaths([compression(5)], 100_000);
     const [[x0, x1]] = rects(q!.d) as [[number, number, number, number]];
     expect(x1 - x0).toBeCloseTo(0.6, 2);
@@ -83,7 +85,7 @@ describe('timeline marker paths', () => {
       expect(joined.length).toBeLessThan(markers.length);
       const single = input.map((m): [number, number, number, number] => {
         const x = m.step / 10;
-        return [x, x + Math.max(0.6, ((m.until ?? m.step) + 1 - m.step) / 10), 1, 7];
+        return [x, x + Math.max(0.6, ((m.until ?? m.step) + 1 - m.step) / 10), 1, ROW_H - 1];
       });
       const differ: string[] = [];
       for (let x = 0.05; x < 1000; x += 0.1) if (covers(joined, x) !== covers(single, x)) differ.push(x.toFixed(2));

@@ -44,11 +44,11 @@ async function opened() {
 
 describe('tuner slice', () => {
   it('a new sweep starts from a range around the setting’s value', () => {
-    // trigger is a ratio at 0.8: 0.8 − 0.3 = 0.5 to min(1, 0.9) = 0.9 by 0.05 → 9 values.
+    // trigger is a share: swept from 0.5 to 0.95 by 0.05 → 10 values.
     const t = defaultSweep(FIELDS[0]!);
-    expect(t).toEqual({ key: 'trigger', from: 0.5, to: 0.9, step: 0.05 });
-    expect(sweepCount(t)).toBe(9);
-    expect(sweepSpec(t)).toBe('trigger=0.5:0.9:0.05');
+    expect(t).toEqual({ key: 'trigger', from: 0.5, to: 0.95, step: 0.05 });
+    expect(sweepCount(t)).toBe(10);
+    expect(sweepSpec(t)).toBe('trigger=0.5:0.95:0.05');
     // window is an integer at 1,000 (min 1,000): from max(1,000, 250) to 2,000 by round(1,000 / 10) = 100 → 11 values.
     expect(sweepCount(defaultSweep(FIELDS[1]!))).toBe(11);
     expect(sweepCount({ key: 'x', from: 2, to: 1, step: 1 })).toBe(0);
@@ -62,13 +62,21 @@ describe('tuner slice', () => {
     void store.getState().runTune();
     void store.getState().runTune();
     expect(tunes).toHaveLength(2);
-    expect(tunes[0]!.input).toMatchObject({ sessionId: 's1', policy: 'p2', overrides: { window: 2000 }, sweeps: ['trigger=0.5:0.9:0.05'], channel: 'tune' });
+    expect(tunes[0]!.input).toMatchObject({ sessionId: 's1', policy: 'p2', overrides: { window: 2000 }, sweeps: ['trigger=0.5:0.95:0.05'], channel: 'tune' });
     // The host cancels the older one; the newer answers.
     tunes[0]!.reject(new ApiError('cancelled', 'superseded'));
     tunes[1]!.resolve(result('p2'));
     await flush();
     expect(store.getState()).toMatchObject({ tuneRunning: false, tuneError: null, tuneFor: { sessionId: 's1', policy: 'p2' } });
     expect(store.getState().tuneResult?.proposal).toBe(0);
+  });
+
+  it('refuses an impossible range before asking the host', async () => {
+    const { store, tunes } = await opened();
+    store.getState().setTuneSweep(0, { key: 'trigger', from: 0, to: 0.5, step: 0.1 });
+    await store.getState().runTune();
+    expect(tunes).toHaveLength(0);
+    expect(store.getState().tuneError).toMatch(/trigger is a share above 0/);
   });
 
   it('applying a point sets its values in the config and replays once', async () => {

@@ -31,7 +31,7 @@ function synthetic(n: number, statusAt: (i: number) => StepStatus = () => 'ok', 
     config: { resolved: { window: 1000, warnings: ['unknown model "x": using default limits'] } },
     steps: { count: n, messageIndex: Uint32Array.from({ length: n }, (_, i) => 2 * i + 1), turn: Uint32Array.from({ length: n }, (_, i) => Math.floor(i / 10)), regions, total, limit: new Float64Array(n).fill(900), trigger, reported, status, reasonIndex, reasons, keptFrom: new Uint32Array(n) },
     events,
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: events.length, tokensRemoved: 0, peak: 999, forcedFinals: 0, aborts: 0 },
+    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: events.length, tokensRemoved: 0, peak: 999, forcedFinals: 0, aborts: 0, overflows: 0 },
     retention: { lost: [] },
   };
 }

@@ -75,7 +75,7 @@ describe('propose', () => {
 describe('outcomeOf and tuneResult', () => {
   it('counts lost facts apart from needles, and a needle once however often it left', () => {
     const r = {
-      totals: { billedInputTokens: 10, cachedInputTokens: 0, outputTokens: 1, cost: 0.01, compressions: 2, tokensRemoved: 5, peak: 9, forcedFinals: 0, aborts: 0 },
+      totals: { billedInputTokens: 10, cachedInputTokens: 0, outputTokens: 1, cost: 0.01, compressions: 2, tokensRemoved: 5, peak: 9, forcedFinals: 0, aborts: 0, overflows: 0 },
       retention: {
         lost: [
           { key: 'src/a.ts', kind: 'path' as const, lostAt: 1, neededAt: 3 },

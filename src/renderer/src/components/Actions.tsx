@@ -18,9 +18,13 @@ export function Actions() {
       </button>
       <input
         data-testid="needles"
-        placeholder="needles: text or /regex/, comma-separated"
+        placeholder="needles…"
+        title="Facts to follow through the replay: text or /regex/, comma-separated; Enter applies"
+        aria-label="needles: text or /regex/, comma-separated"
         value={needle}
         onChange={(e) => setNeedle(e.target.value)}
+        // Applied on Enter and when the box is left: typing then looking at the Context view shows them.
+        onBlur={() => void setNeedles(needle.split(',').map((x) => x.trim()).filter(Boolean))}
         onKeyDown={(e) => {
           if (e.key === 'Enter') void setNeedles(needle.split(',').map((x) => x.trim()).filter(Boolean));
         }}

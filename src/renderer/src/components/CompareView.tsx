@@ -8,7 +8,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { CompareView as Comparison } from '../../../shared/api';
 import { useAppStore } from '../context';
-import { fmtInt, fmtTokens } from '../format';
+import { fmtInt, fmtTokens, plural, settingText } from '../format';
 
 const ROWS: { key: keyof Comparison['totals']; label: string; money?: boolean }[] = [
   { key: 'billedInputTokens', label: 'billed input' },
@@ -20,6 +20,7 @@ const ROWS: { key: keyof Comparison['totals']; label: string; money?: boolean }[
   { key: 'peak', label: 'peak' },
   { key: 'forcedFinals', label: 'forced finals' },
   { key: 'aborts', label: 'aborts' },
+  { key: 'overflows', label: 'overflows (above the window)' },
 ];
 
 function Differences({ c }: { c: Comparison }) {
@@ -56,6 +57,8 @@ export function CompareView() {
   const setMinDelta = useAppStore((s) => s.setMinDelta);
   const overrideCount = useAppStore((s) => Object.keys(s.overrides).length);
   const diffs = c?.configDifferences ?? [];
+  const unloggedA = c?.a.steps.regions.unlogged[0] ?? 0;
+  const unloggedB = c?.b.steps.regions.unlogged[0] ?? 0;
   const show = (v: number, money?: boolean): string => (money ? `$${v.toFixed(4)}` : fmtTokens(v));
   return (
     <section className="compare-view" data-testid="compare-view" aria-label="Comparison">
@@ -101,12 +104,22 @@ export function CompareView() {
             <table className="config-diff" data-testid="compare-config-diff">
               <tbody>
                 {diffs.slice(0, 60).map((d) => (
-                  <tr key={d.key}><td>{d.key}</td><td>{JSON.stringify(d.a) ?? '—'}</td><td>{JSON.stringify(d.b) ?? '—'}</td></tr>
+                  <tr key={d.key}><td>{d.key}</td><td><bdi>{settingText(d.a)}</bdi></td><td><bdi>{settingText(d.b)}</bdi></td></tr>
                 ))}
               </tbody>
             </table>
           </div>
           <div className="compare-right">
+            {unloggedA > 0 || unloggedB > 0 ? (
+              <p className="muted" data-testid="compare-unlogged">
+                Both count what the provider counted beyond the transcript (unlogged system &amp; tools: {fmtTokens(unloggedA)} in A&apos;s estimator, {fmtTokens(unloggedB)} in B&apos;s), so a difference is what the policy changes.
+              </p>
+            ) : null}
+            {c.differences.length === 0 && Object.values(c.totals).every((t) => t.delta === 0) ? (
+              <p data-testid="compare-identical">
+                <strong>Identical on this session:</strong> {c.policies[1]}&apos;s settings lead to the same requests and the same {plural(c.compressions.a.length, 'compression')} at the same calls as {c.policies[0]}&apos;s{c.compressions.a.length > 0 ? ` (call ${c.compressions.a.map((x) => `#${x}`).join(', ')})` : ''}; the settings that differ are listed on the left.
+              </p>
+            ) : null}
             <p className="muted">
               {fmtInt(c.differences.length)} of {fmtInt(c.steps)} calls differ by more than {fmtInt(minDelta)} tokens or in status · compressions A {fmtInt(c.compressions.a.length)}, B {fmtInt(c.compressions.b.length)}
             </p>

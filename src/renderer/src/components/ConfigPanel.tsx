@@ -7,6 +7,7 @@
  */
 import { useState } from 'react';
 import type { ConfigField } from '../../../shared/api';
+import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../context';
 import type { Override } from '../model/config';
 
@@ -121,7 +122,10 @@ export function ConfigPanel() {
   const error = useAppStore((s) => s.fieldsError);
   const invalid = useAppStore((s) => s.invalid);
   const dropped = useAppStore((s) => s.droppedOverrides);
-  const count = useAppStore((s) => Object.keys(s.overrides).length);
+  const overrideKeys = useAppStore(useShallow((s) => Object.keys(s.overrides)));
+  // A setting the policy ignores changes nothing: it is not counted as a change (it stays listed, greyed, with why).
+  const count = overrideKeys.filter((k) => fields.find((f) => f.key === k)?.applies !== false).length;
+  const ignoredCount = overrideKeys.length - count;
   const reset = useAppStore((s) => s.resetOverrides);
   const saveAs = useAppStore((s) => s.savePolicyAs);
   const [name, setName] = useState('');
@@ -134,8 +138,10 @@ export function ConfigPanel() {
     <section className="config-panel" data-testid="config-panel" aria-label="Settings">
       <div className="config-bar">
         <strong>Settings</strong>
-        <span className="muted">{count} changed</span>
-        <button data-testid="config-reset" disabled={count === 0} onClick={() => void reset()}>Reset</button>
+        <span className="muted" data-testid="config-changed">
+          {count} changed{ignoredCount > 0 ? ` (${ignoredCount} more set but ignored by this policy)` : ''}
+        </span>
+        <button data-testid="config-reset" disabled={overrideKeys.length === 0} onClick={() => void reset()}>Reset</button>
       </div>
       {dropped.length > 0 ? <p className="note" data-testid="dropped-overrides">Not carried over (the policy has no such setting): {dropped.join(', ')}</p> : null}
       {invalid && !fields.some((f) => f.key === invalid.key) ? <p className="field-problem" role="alert" data-testid="field-problem">{invalid.message}</p> : null}

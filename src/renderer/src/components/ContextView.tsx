@@ -12,6 +12,7 @@ import { REGION_COLOR } from '../colors';
 import { fmtInt, preview } from '../format';
 import { describeRanges, inRanges, rangeCount, rangeList } from '../model/ranges';
 import { LossLedger } from './LossLedger';
+import { Highlighted, NeedleNotes, useNeedlePatterns } from './NeedleNotes';
 
 const ROW = 24;
 
@@ -29,6 +30,9 @@ function Region({ name, tokens, color, note, children }: { name: string; tokens:
   );
 }
 
+/** The kept history's box scrolls past this height. */
+const MAX_HISTORY_PX = 220;
+
 function KeptHistory({ d }: { d: StepDetail }) {
   const list = useMemo(() => rangeList(d.context.history.ranges), [d.context.history.ranges]);
   // A message the agent sent as a placeholder shows the placeholder: that is what the model read.
@@ -36,6 +40,7 @@ function KeptHistory({ d }: { d: StepDetail }) {
   const messages = useAppStore((s) => s.messages);
   const ensure = useAppStore((s) => s.ensureMessages);
   const selectMessage = useAppStore((s) => s.selectMessage);
+  const needles = useNeedlePatterns();
   const parent = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: list.count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 10 });
   const items = v.getVirtualItems();
@@ -45,7 +50,8 @@ function KeptHistory({ d }: { d: StepDetail }) {
     void ensure(first, last);
   }, [first, last, ensure]);
   return (
-    <div className="ctx-history" ref={parent} data-testid="context-history" data-count={list.count}>
+    // As tall as its rows up to a scrolling box: an empty or short history takes no more room than it needs.
+    <div className="ctx-history" ref={parent} data-testid="context-history" data-count={list.count} style={{ height: Math.min(MAX_HISTORY_PX, list.count * ROW + 2) }}>
       <div style={{ height: v.getTotalSize(), position: 'relative' }}>
         {items.map((it) => {
           const index = list.at(it.index);
@@ -57,7 +63,7 @@ function KeptHistory({ d }: { d: StepDetail }) {
               <span className="role">{m?.role ?? '…'}</span>
               <span className="tok">{m ? fmtInt(m.tokens) : ''}</span>
               {masked ? <span className="state state-masked">masked</span> : null}
-              <bdi className="preview">{sentText.get(index) ?? (m ? preview(m.parts) : '')}</bdi>
+              <bdi className="preview"><Highlighted text={sentText.get(index) ?? (m ? preview(m.parts) : '')} patterns={needles} /></bdi>
             </div>
           );
         })}
@@ -108,6 +114,7 @@ export function ContextView() {
       <p className="ctx-total">
         What the model receives at call #{d.step}: <strong data-testid="context-total">{fmtInt(d.request)}</strong> tokens
       </p>
+      <NeedleNotes />
       <BeforeAfter d={d} />
       <LossLedger d={d} />
       <Region name="system prompt" tokens={cx.system.tokens} color={REGION_COLOR.system}>

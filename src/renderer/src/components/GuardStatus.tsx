@@ -6,6 +6,7 @@
 import { useAppStore } from '../context';
 import { STATUS_COLOR } from '../colors';
 import { fmtInt } from '../format';
+import { agentCompactionNote } from '../model/agent-compaction';
 
 const pct = (used: number, of: number): string => (of > 0 ? `${((used / of) * 100).toFixed(1)}%` : '—');
 
@@ -13,10 +14,12 @@ export function GuardStatus() {
   const d = useAppStore((s) => s.stepDetail);
   const error = useAppStore((s) => s.stepDetailError);
   const selected = useAppStore((s) => s.selectedStep);
+  const chart = useAppStore((s) => s.chart);
   if (selected === null) return <section className="guard-status empty" data-testid="guard-status">Select a call (click the chart, a message or an event, or press →).</section>;
   if (!d) return <section className="guard-status empty" data-testid="guard-status">{error ? `Step detail unavailable: ${error}` : 'Loading…'}</section>;
   const overLimit = d.request > d.limit.value;
   const overWindow = d.request > d.window.value;
+  const agent = agentCompactionNote(chart, d);
   return (
     <section className="guard-status" data-testid="guard-status" data-step={d.step} data-status={d.status}>
       <header>
@@ -89,6 +92,11 @@ export function GuardStatus() {
           </div>
           {d.compression.note ? <div className="muted"><bdi>{d.compression.note}</bdi></div> : null}
         </div>
+      ) : null}
+      {agent ? (
+        <p className="agent-compaction" data-testid="guard-agent-compaction">
+          <bdi>{agent}</bdi>
+        </p>
       ) : null}
     </section>
   );

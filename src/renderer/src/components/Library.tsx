@@ -21,8 +21,8 @@ const LABELS: Record<LibraryColumn, string> = {
   agent: 'Agent · format',
   model: 'Model',
   calls: 'Calls',
-  tokens: 'Tokens',
-  cost: 'Cost',
+  tokens: 'Tokens (reported, with cache)',
+  cost: 'Cost (reported)',
   compactions: 'Compactions',
   date: 'Date',
   size: 'Size',
@@ -36,7 +36,7 @@ export function fmtBytes(n: number): string {
   return `${n} B`;
 }
 
-const fmtCost = (c: number | null): string => (c === null ? '—' : c < 0.01 && c > 0 ? '<$0.01' : `$${c.toFixed(2)}`);
+export const fmtCost = (c: number | null): string => (c === null ? '—' : c < 0.01 && c > 0 ? '<$0.01' : `$${c.toFixed(2)}`);
 const fmtDate = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 function Cell({ s, column }: { s: SessionSummary; column: LibraryColumn }) {

@@ -5,7 +5,9 @@
  */
 import { useState } from 'react';
 import { useAppStore } from '../context';
-import { fmtInt, fmtTokens } from '../format';
+import { fmtTokens, plural } from '../format';
+import { tokensOf } from '../model/library-rows';
+import { fmtCost } from './Library';
 import { PolicyEditor } from './PolicyEditor';
 
 export function PolicyBar() {
@@ -16,6 +18,9 @@ export function PolicyBar() {
   const warnings = useAppStore((s) => s.chart?.warnings);
   const cache = cacheOf(useAppStore((s) => s.chart?.config));
   const loading = useAppStore((s) => s.chartLoading);
+  const summary = useAppStore((s) => s.sessions.find((x) => x.id === s.currentId));
+  // A replay on a model without a price bills nothing: its cost is unknown, not $0.
+  const priced = useAppStore((s) => (s.chart?.config as { resolved?: { model?: string | null } } | undefined)?.resolved?.model != null);
   const [editing, setEditing] = useState(false);
   const policy = policies.find((p) => p.id === policyId);
   return (
@@ -38,7 +43,15 @@ export function PolicyBar() {
         {policy ? <span className="muted policy-source" title={policy.description}>{policy.source}</span> : null}
         {t ? (
           <span className="totals" data-testid="replay-totals">
-            billed input {fmtTokens(t.billedInputTokens)} (cache reads {fmtTokens(t.cachedInputTokens)}, writes {fmtTokens(t.cacheWriteTokens ?? 0)}) · ${t.cost.toFixed(4)} · {fmtInt(t.compressions)} compressions · peak {fmtTokens(t.peak)} · {fmtInt(t.forcedFinals)} forced finals · {fmtInt(t.aborts)} aborts
+            <span title="this replay's estimate under the policy: what the calls it makes would bill">replayed: billed input {fmtTokens(t.billedInputTokens)} (cache reads {fmtTokens(t.cachedInputTokens)}, writes {fmtTokens(t.cacheWriteTokens ?? 0)}) · {priced ? `$${t.cost.toFixed(4)}` : '— (no price for the model)'}</span> · {plural(t.compressions, 'compression')} · peak {fmtTokens(t.peak)} · {plural(t.forcedFinals, 'forced final')} · {plural(t.aborts, 'abort')} ·{' '}
+            <span className={t.overflows > 0 ? 'overflow-count' : undefined} data-testid="replay-overflows" title="calls whose request is above the model's window: a provider rejects them">
+              {plural(t.overflows, 'overflow')}
+            </span>
+          </span>
+        ) : null}
+        {summary?.reportedUsage ? (
+          <span className="muted" data-testid="reported-totals" title="the provider's usage in the transcript, as the library's Tokens and Cost columns count it (prompt with cache, and output)">
+            transcript reported {fmtTokens(tokensOf(summary))} tokens (with cache) · {fmtCost(summary.cost)}
           </span>
         ) : null}
         {cache && cache.assumed.length > 0 ? (

@@ -14,6 +14,7 @@ import { markerLabel } from '../model/marker-label';
 import { drawChart, legendItems, markerStrokes, markerPaths, markerX, plotWidth, reduceToBuckets, type Frame } from './chart-draw';
 import { ChartExport } from './ChartExport';
 import { themeNow, useTheme } from '../theme';
+import { NEEDLE_COLOR } from './NeedleNotes';
 
 const MARGIN = { left: 44, right: 8, top: 10, bottom: 8 };
 
@@ -135,6 +136,11 @@ export function RegionChart() {
         <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
           {markerStrokes(PALETTE[theme]).map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
           {probed.length > 0 ? <path d={probeD} fill="#f59f00" stroke="none" data-testid="probe-markers" data-count={probed.length} data-steps={probed.join(' ')} /> : null}
+          {/* Needles: a mark at the top at each call where one left the window. */}
+          {(chart.retention.needles ?? []).flatMap((t) => t.leftAt.map((c) => {
+            const x = markerX(chart, frame, c);
+            return <path key={`${t.key}@${c}`} className="needle-mark" data-testid="needle-mark" data-step={c} d={`M${x - 5} ${frame.top}h10l-5 8z`} fill={NEEDLE_COLOR} stroke="none"><title>{`needle “${t.key}” left the window at call ${c}`}</title></path>;
+          }))}
           {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={PALETTE[theme].line.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
         </svg>
       ) : null}

@@ -11,7 +11,7 @@ import { ROW_H, TIMELINE_ROWS, TIMELINE_WIDTH, timelinePaths } from '../model/ti
 import { PALETTE } from '../colors';
 import { useTheme } from '../theme';
 
-const LABEL_W = 62;
+const LABEL_W = 76;
 
 export function ReplayTimeline() {
   const stepCount = useAppStore((s) => s.chart?.stepCount ?? 0);

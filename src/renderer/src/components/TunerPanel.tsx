@@ -10,7 +10,8 @@ import { useEffect, useMemo } from 'react';
 import type { TunePoint, TuneResult } from '../../../core/tune/index';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
-import { sweepable, sweepCount } from '../slices/tuner';
+import { preferredSweepKey } from '../../../core/tune/index';
+import { sweepable, sweepCount, sweepsProblem } from '../slices/tuner';
 import { plotPoints } from './tuner-plot-points';
 import './TunerPanel.css';
 
@@ -35,9 +36,10 @@ function Sweeps() {
   const setSweep = useAppStore((s) => s.setTuneSweep);
   const remove = useAppStore((s) => s.removeTuneSweep);
   const options = useMemo(() => fields.filter(sweepable), [fields]);
-  // A first sweep to start from: the trigger when the policy uses one, else its first numeric setting.
+  // A first sweep to start from: the setting the policy's trigger acts on (claude-code: its auto-compact share).
   useEffect(() => {
-    if (sweeps.length === 0 && options.length > 0) setSweep(0, { key: (options.find((f) => f.key === 'trigger') ?? options[0]!).key });
+    const key = preferredSweepKey(options);
+    if (sweeps.length === 0 && key) setSweep(0, { key });
   }, [sweeps.length, options, setSweep]);
   const num = (i: number, k: 'from' | 'to' | 'step', v: number) => (
     <input type="number" className="num" data-testid={`tuner-${k}-${i}`} aria-label={`sweep ${i + 1} ${k}`} value={v} step="any" onChange={(e) => setSweep(i, { [k]: e.target.valueAsNumber })} />
@@ -209,6 +211,12 @@ export function TunerPanel() {
   const cancel = useAppStore((s) => s.cancelTune);
   const needles = useAppStore((s) => s.needles.length);
   const size = sweeps.reduce((n, s) => n * sweepCount(s), sweeps.length > 0 ? 1 : 0);
+  const fields = useAppStore((s) => s.fields);
+  const context = useAppStore((s) => s.tuneContext);
+  const chart = useAppStore((s) => s.chart);
+  const rememberWindow = useAppStore((s) => s.tuneRemember);
+  useEffect(() => rememberWindow(), [chart, rememberWindow]);
+  const problem = sweeps.length > 0 ? sweepsProblem(sweeps, fields, context()) : null;
   const stale = result && tuneFor && tuneFor.policy !== policyId;
   return (
     <section className="tuner" data-testid="tuner" aria-label="Tuner">
@@ -219,7 +227,7 @@ export function TunerPanel() {
       </header>
       <Sweeps />
       <div className="tuner-run">
-        <button data-testid="tuner-run" disabled={running || size === 0 || size > CAP} onClick={() => void run()}>
+        <button data-testid="tuner-run" disabled={running || size === 0 || size > CAP || problem !== null} onClick={() => void run()}>
           {running ? 'Sweeping…' : 'Run sweep'}
         </button>{' '}
         <span className={size > CAP ? 'warning' : 'muted'} data-testid="tuner-size">
@@ -234,6 +242,11 @@ export function TunerPanel() {
           </>
         ) : null}
       </div>
+      {problem ? (
+        <p className="field-problem" role="alert" data-testid="tuner-problem">
+          <bdi>{problem}</bdi>
+        </p>
+      ) : null}
       {error ? (
         <p className="field-problem" role="alert" data-testid="tuner-error">
           <bdi>{error}</bdi>

@@ -25,6 +25,21 @@ const STATE_TITLE: Record<MessageState, string> = {
   future: 'not yet written at the selected call',
 };
 
+/** What the marks before each message mean, one line above the list (the rows' titles say it too). */
+const LEGEND_STATES: readonly MessageState[] = ['window', 'summarised', 'masked', 'dropped'];
+export function MarksLegend() {
+  return (
+    <div className="marks-legend muted" data-testid="marks-legend">
+      {LEGEND_STATES.map((st) => (
+        <span key={st}>
+          <span className={`mark state-${st}`}>{STATE_MARK[st]}</span> {st === 'window' ? 'in the window' : st}
+        </span>
+      ))}{' '}
+      <span>at the selected call</span>
+    </div>
+  );
+}
+
 export const reportedPrompt = (m: MessageView): number | null => (m.usage ? m.usage.input + m.usage.cacheRead + m.usage.cacheWrite : null);
 
 function ToolLinks({ m }: { m: MessageView }) {

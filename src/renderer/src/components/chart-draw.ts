@@ -262,14 +262,28 @@ export const DENSE_MARKER_BAND_PX = 10;
  * lines would hide the regions, so that kind is drawn as ticks in a band at the top instead. One
  * segment per pixel column: markers sharing a column are one stroke. `count` is every marker.
  */
-export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; count: number; dense: boolean } {
+export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; ghost: string; count: number; dense: boolean } {
   const top = f.top;
   const bottom = f.height - f.bottom;
   const xs = { compression: new Set<number>(), source: new Set<number>() };
   let count = 0;
+  // A compression's ghost bar: the request that triggered it, as an outline from the bar drawn (what
+  // was sent after) up to the size before — the peak counts it, so the chart shows it too.
+  let ghost = '';
+  const n = view.bucketStart.length;
   for (const m of view.markers) {
-    if (m.kind === 'compression') xs.compression.add(markerX(view, f, m.step));
-    else if (m.kind === 'source-compaction') xs.source.add(markerX(view, f, m.step));
+    if (m.kind === 'compression') {
+      xs.compression.add(markerX(view, f, m.step));
+      const b = bucketOf(view, m.step);
+      const after = view.total.max[b] ?? 0;
+      if (m.tokensBefore > after) {
+        const x0 = Math.round(xOfBucket(f, n, b)) + 0.5;
+        const x1 = Math.max(x0 + 3, Math.round(xOfBucket(f, n, b + 1)) - 0.5);
+        const y0 = Math.round(yOf(f, m.tokensBefore)) + 0.5;
+        const y1 = Math.round(yOf(f, after)) + 0.5;
+        ghost += `M${x0} ${y1}V${y0}H${x1}V${y1}`;
+      }
+    } else if (m.kind === 'source-compaction') xs.source.add(markerX(view, f, m.step));
     else continue;
     count++;
   }
@@ -286,7 +300,7 @@ export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly nu
   const compareColumns = new Set<number>();
   for (const s of compareSteps) if (s < view.stepCount) compareColumns.add(markerX(view, f, s));
   const compare = path(compareColumns);
-  return { compression: compression.d, source: source.d, compare: compare.d, count, dense: compression.dense || source.dense || compare.dense };
+  return { compression: compression.d, source: source.d, compare: compare.d, ghost: compression.dense ? '' : ghost, count, dense: compression.dense || source.dense || compare.dense };
 }
 
 /** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports), in a theme's palette. */
@@ -295,6 +309,7 @@ export function markerStrokes(p: Palette = PALETTE.dark) {
     { key: 'source', color: p.marker['source-compaction'], dash: [3, 3], width: 1 },
     { key: 'compression', color: p.marker.compression, dash: [], width: 1.5 },
     { key: 'compare', color: p.marker.compareCompression, dash: [6, 3], width: 1 },
+    { key: 'ghost', color: p.marker.compression, dash: [3, 2], width: 1.5 },
   ] as const;
 }
 export const MARKER_STROKES = markerStrokes();
@@ -315,6 +330,7 @@ export function legendItems(p: Palette = PALETTE.dark): readonly LegendItem[] {
     { label: 'trigger', color: p.line.trigger, mark: 'dotted' },
     { label: 'reported prompt', color: p.line.reported, mark: 'dot' },
     { label: 'compression', color: p.marker.compression, mark: 'line' },
+    { label: 'request before compression (ghost)', color: p.marker.compression, mark: 'dashed' },
     { label: 'agent compacted', color: p.marker['source-compaction'], mark: 'dashed' },
     { label: 'compared policy', color: p.line.compare, mark: 'line' },
   ];

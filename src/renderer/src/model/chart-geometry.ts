@@ -52,9 +52,12 @@ const maxOf = (xs: readonly (number | null)[]): number => {
   return m;
 };
 
-/** Top of the y axis: the largest of window, request, limit, reported (and B's request), with headroom. */
+/** Top of the y axis: the largest of window, request, limit, reported, a request before compression (and B's request), with headroom. */
 export function yMax(view: ChartView, extra: readonly number[] = []): number {
-  const m = Math.max(maxOf(view.window.max), maxOf(view.total.max), maxOf(view.limit.max), maxOf(view.reported.max), ...extra, 1);
+  // A compression's request before it (its ghost bar) is on the chart too.
+  let before = 0;
+  for (const k of view.markers) if (k.kind === 'compression' && k.tokensBefore > before) before = k.tokensBefore;
+  const m = Math.max(maxOf(view.window.max), maxOf(view.total.max), maxOf(view.limit.max), maxOf(view.reported.max), before, ...extra, 1);
   return m * 1.06;
 }
 

@@ -9,7 +9,7 @@ import type { ChartMarker } from '../../../shared/api';
 import { PALETTE, type Palette } from '../colors';
 
 export const TIMELINE_WIDTH = 1000;
-export const ROW_H = 8;
+export const ROW_H = 11;
 
 /** A marker kind's colour in a theme's palette (the chart's own). */
 const kindColor = (p: Palette): Record<ChartMarker['kind'], string> => ({
@@ -19,6 +19,7 @@ const kindColor = (p: Palette): Record<ChartMarker['kind'], string> => ({
   skip: p.status.skip,
   final: p.status.final,
   abort: p.status.abort,
+  overflow: p.status.overflow,
 });
 
 /** Rows of the track, top to bottom; compressions get one row per path. */
@@ -41,6 +42,7 @@ export function timelineRow(m: ChartMarker): number {
     case 'skip':
     case 'final':
     case 'abort':
+    case 'overflow':
       return 4;
     default:
       return -1;

@@ -128,6 +128,7 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     set({ importing: null });
     if ('done' in end && end.done.sessionIds[0]) {
       const id = end.done.sessionIds[0];
+      set({ libraryQuery: '' });
       void get().refreshSessions().then(() => get().openSession(id));
     }
     ended(jobId, end);

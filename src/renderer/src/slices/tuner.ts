@@ -6,8 +6,8 @@
  * follow as for any other change, and the replay re-runs once (the overrides go in as one live
  * change).
  */
-import { ApiError, type ApiClient, type ConfigField } from '../../../shared/api';
-import type { TuneResult } from '../../../core/tune/index';
+import { ApiError, type ApiClient, type ChartView, type ConfigField } from '../../../shared/api';
+import { defaultRange, rangeProblem, type SweepContext, type TuneResult } from '../../../core/tune/index';
 import type { Override } from '../model/config';
 
 /** One sweep as the panel edits it: a setting and a range (`key=from:to:step`). */
@@ -27,10 +27,16 @@ export interface TunerSlice {
   tuneError: string | null;
   /** Grid index last applied to the config. */
   tuneApplied: number | null;
+  /** The model's own window per session, remembered from a replay without a window override. */
+  tuneModelWindow: Record<string, number>;
   /** Sets sweep `i` (adds it when i is the length); a new key gets a range around its current value. */
   setTuneSweep(i: number, patch: Partial<SweepDraft>): void;
   removeTuneSweep(i: number): void;
   runTune(): Promise<void>;
+  /** The session's bounds for a sweep (largest and smallest request, the model's window). */
+  tuneContext(): SweepContext;
+  /** Reads the model's window off the replay on screen while no override hides it. */
+  tuneRemember(): void;
   cancelTune(): Promise<void>;
   applyTunePoint(index: number): Promise<void>;
 }
@@ -42,6 +48,7 @@ interface Host {
   overrides: Record<string, Override>;
   needles: string[];
   fields: ConfigField[];
+  chart: ChartView | null;
   setOverride(key: string, value: Override | null, live?: boolean): Promise<void>;
 }
 
@@ -51,16 +58,39 @@ type Get = () => TunerSlice & Host;
 /** Fields a sweep can range over: numbers the policy uses. */
 export const sweepable = (f: ConfigField): boolean => (f.kind === 'number' || f.kind === 'ratio' || f.kind === 'integer') && f.applies;
 
-const round = (n: number, decimals: number): number => Number(n.toFixed(decimals));
+const NO_CONTEXT: SweepContext = { largestRequest: null, smallestRequest: null, modelWindow: null };
 
-/** A first range around a field's current value: the person narrows it. */
-export function defaultSweep(f: ConfigField): SweepDraft {
-  const v = typeof f.value === 'number' ? f.value : typeof f.policyValue === 'number' ? f.policyValue : (f.min ?? 1);
-  if (f.kind === 'ratio') return { key: f.key, from: round(Math.max(0.05, v - 0.3), 2), to: round(Math.min(1, v + 0.1), 2), step: 0.05 };
-  const lo = Math.max(f.min ?? 0, f.kind === 'integer' ? Math.max(1, Math.round(v / 4)) : v / 4);
-  const hi = f.max !== null ? Math.min(f.max, v * 2) : v * 2;
-  const step = f.kind === 'integer' ? Math.max(1, Math.round((hi - lo) / 10)) : round((hi - lo) / 10, 4) || 1;
-  return { key: f.key, from: lo, to: Math.max(lo, hi), step };
+/** A first range from the session and the setting (src/core/tune/ranges.ts): the person narrows it. */
+export function defaultSweep(f: ConfigField, ctx: SweepContext = NO_CONTEXT): SweepDraft {
+  return defaultRange(f, ctx);
+}
+
+/**
+ * What the replay on screen says about the values a sweep can take: the largest request (the
+ * provider's count where the transcript reports one), the smallest (the first call's) and the
+ * model's window (`remembered`: read from a replay that had no window override).
+ */
+export function sweepContextOf(chart: ChartView | null, remembered: number | undefined): SweepContext {
+  if (!chart) return { ...NO_CONTEXT, modelWindow: remembered ?? null };
+  const max = (xs: readonly (number | null)[]): number | null => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x > m) ? x : m), null);
+  const reported = max(chart.reported.max);
+  const largest = reported ?? max(chart.total.max);
+  const first = chart.total.min[0] ?? null;
+  const resolved = (chart.config as { resolved?: { window?: number; windowSource?: string } }).resolved;
+  const own = resolved && resolved.windowSource !== 'request' && typeof resolved.window === 'number' ? resolved.window : undefined;
+  return { largestRequest: largest, smallestRequest: first, modelWindow: own ?? remembered ?? null };
+}
+
+/** Why the sweeps cannot run on this session (the first problem), or null. */
+export function sweepsProblem(sweeps: readonly SweepDraft[], fields: readonly ConfigField[], ctx: SweepContext): string | null {
+  for (const s of sweeps) {
+    const f = fields.find((x) => x.key === s.key);
+    if (!f) return s.key ? `${s.key} is not a setting of this policy` : 'choose a setting to sweep';
+    if (!(s.step > 0)) return `${s.key}: the step must be greater than 0`;
+    const p = rangeProblem(f, s.from, s.to, ctx);
+    if (p) return p;
+  }
+  return null;
 }
 
 /** The spec the host and the CLI read. */
@@ -74,6 +104,17 @@ export function sweepCount(s: SweepDraft): number {
 
 export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice {
   let seq = 0;
+  const contextNow = (): SweepContext => {
+    const { chart, currentId, tuneModelWindow } = get();
+    return sweepContextOf(chart, currentId ? tuneModelWindow[currentId] : undefined);
+  };
+  /** Remembers the model's window while no override hides it, so the tuner's own Apply does not move the sweep's upper end. */
+  const remember = (): SweepContext => {
+    const ctx = contextNow();
+    const { currentId, tuneModelWindow, overrides } = get();
+    if (currentId && ctx.modelWindow !== null && overrides.window === undefined && tuneModelWindow[currentId] !== ctx.modelWindow) set({ tuneModelWindow: { ...tuneModelWindow, [currentId]: ctx.modelWindow } });
+    return ctx;
+  };
   return {
     tuneSweeps: [],
     tuneResult: null,
@@ -81,14 +122,20 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
     tuneRunning: false,
     tuneError: null,
     tuneApplied: null,
+    tuneModelWindow: {},
 
     setTuneSweep(i, patch) {
       const sweeps = [...get().tuneSweeps];
       const field = patch.key !== undefined ? get().fields.find((f) => f.key === patch.key) : undefined;
       // A new key starts from its own range; a number edit keeps the rest.
-      const next = field && patch.key !== sweeps[i]?.key ? { ...defaultSweep(field), ...patch } : { ...(sweeps[i] ?? { key: '', from: 0, to: 0, step: 1 }), ...patch };
+      const next = field && patch.key !== sweeps[i]?.key ? { ...defaultSweep(field, remember()), ...patch } : { ...(sweeps[i] ?? { key: '', from: 0, to: 0, step: 1 }), ...patch };
       sweeps[i] = next;
       set({ tuneSweeps: sweeps });
+    },
+
+    tuneContext: contextNow,
+    tuneRemember() {
+      remember();
     },
 
     removeTuneSweep(i) {
@@ -98,6 +145,12 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
     async runTune() {
       const { currentId, policyId, overrides, needles, tuneSweeps } = get();
       if (!currentId || !policyId || tuneSweeps.length === 0) return;
+      // Refused here, before any replay: a window no call fits, a share of 0, a range upside down.
+      const problem = sweepsProblem(tuneSweeps, get().fields, remember());
+      if (problem) {
+        set({ tuneError: problem });
+        return;
+      }
       const mine = ++seq;
       // The swept keys are the sweep's; every other override the person set stays under them.
       const swept = new Set(tuneSweeps.map((s) => s.key));
