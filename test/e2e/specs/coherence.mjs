@@ -195,3 +195,22 @@ export async function testARequestAboveTheWindowIsAnOverflow({ page, assert, con
   await shot(page, root, 'overflow');
   assert.deepEqual(consoleErrors, []);
 }
+
+export async function testANeedleThatLeavesIsMarkedWhereItLeft({ page, assert, consoleErrors, root }) {
+  await ready(page);
+  // Under s0 the sample's history is cut once; `computeTotal` (first named in message #1) is in
+  // what it drops: `replay --policy s0 --needle computeTotal --json` lists it leaving at call 20.
+  await page.getByTestId('policy-picker').selectOption('s0');
+  await page.waitForFunction(() => location.hash.includes('p=s0'), null, { timeout: 15_000 });
+  await page.getByTestId('needles').fill('computeTotal');
+  await page.getByTestId('needles').press('Tab');
+  const left = page.locator('[data-testid="needle-left-at"][data-step="20"]');
+  await left.waitFor({ timeout: 20_000 });
+  assert.match(await page.getByTestId('needle-note').innerText(), /left the window at call 20/);
+  await page.locator('[data-testid="needle-mark"][data-step="20"]').waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('needle-mark').count(), await page.getByTestId('needle-left-at').count());
+  await left.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '20', null, { timeout: 10_000 });
+  await shot(page, root, 'needle-left');
+  assert.deepEqual(consoleErrors, []);
+}
