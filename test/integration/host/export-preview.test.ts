@@ -45,7 +45,8 @@ describe('previewExport', () => {
   it('counts every replacement the file holds, the title in its heading included', async () => {
     // The sample's title names the ticket (ORD-1187): the unredacted markdown holds every match, title and all.
     const req = { ...base, sessionId: id, to: 'markdown' as const, redactPatterns: ['/ORD-\\d+/'] };
-    const plain = await host.handlers.exportSession({ ...req, redact: false });
+    // Patterns imply redaction (docs/SECURITY.md): the plain file is the one written without them.
+    const plain = await host.handlers.exportSession({ ...req, redact: false, redactPatterns: [] });
     const inFile = plain.text.match(/ORD-\d+/g)?.length ?? 0;
     expect(plain.text.split('\n')[0]).toMatch(/ORD-\d+/);
     const p = await host.handlers.previewExport(req);

@@ -259,13 +259,15 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
     expect(r.totals.aborts).toBe(1);
   });
 
-  it('aborts on cost with enough precision to see why ($0.0345 of $0.02)', async () => {
+  it('aborts on cost with enough precision to see why ($0.0346 of $0.02)', async () => {
     // gpt-4o: $2.50 / $1.25 cached / $10 output per 1M. chars4, 1,200-token messages (4,800 chars).
-    // Call 0: 1,200 × 2.5 + 1,200 × 10 = 15,000 µ$ → $0.015. Call 1: 3,600 in, 1,200 cached: 2,400 × 2.5 +
-    // 1,200 × 1.25 + 1,200 × 10 = 19,500 µ$ → total $0.0345. At call 2: $0.0345 ≥ $0.02 → abort.
+    // Call 0: 1,200 × 2.5 + 1,200 × 10 = 15,000 µ$ → $0.015. Call 1: 3,600 in; OpenAI caches the shared
+    // prefix in 128-token steps (docs/cost.md): floor(1,200 / 128) × 128 = 1,152 cached, so 2,448 × 2.5 +
+    // 1,152 × 1.25 + 1,200 × 10 = 6,120 + 1,440 + 12,000 = 19,560 µ$ → total 34,560 µ$, $0.0346 to four
+    // places. At call 2: $0.0346 ≥ $0.02 → abort.
     const r = await replay(session(chat(5, 4_800)), policy('s4', { tokenizer: 'chars4', model: 'gpt-4o', window: 1_000_000, summarizer: 'none', budget: { tokens: 1_000_000, cost: 0.02, mode: 'hard' } }));
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 2, budget: 'cost', max: 0.02 });
-    expect(reasonAt(r, 2)).toBe('session cost budget exceeded ($0.0345 of $0.02): run aborted');
+    expect(reasonAt(r, 2)).toBe('session cost budget exceeded ($0.0346 of $0.02): run aborted');
   });
 
   it('aborts at 30 minutes', async () => {

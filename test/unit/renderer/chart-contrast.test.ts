@@ -73,7 +73,8 @@ describe('chart colours against their background', () => {
       expect(legend['agent compacted']).toBe(p.marker['source-compaction']);
       expect(legend['window']).toBe(p.line.window);
       expect(legend['history']).toBe(p.region.history);
-      expect(Object.fromEntries(markerStrokes(p).map((m) => [m.key, m.color]))).toEqual({ source: p.marker['source-compaction'], compression: p.marker.compression, compare: p.marker.compareCompression });
+      expect(Object.fromEntries(markerStrokes(p).map((m) => [m.key, m.color]))).toEqual({ source: p.marker['source-compaction'], compression: p.marker.compression, compare: p.marker.compareCompression, ghost: p.marker.compression });
+      expect(legend['request before compression (ghost)']).toBe(p.marker.compression);
     });
   }
 });

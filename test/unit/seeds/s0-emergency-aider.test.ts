@@ -18,6 +18,12 @@ import { replay } from '../../../src/core/replay/index';
 import { compressions, policy, reasonAt } from '../../helpers/replay';
 
 const FIXTURE = join(__dirname, '../../fixtures/aider-clear/aider-clear.chat.history.md');
+/** The unlogged system & tools region, the same at every call (checked), as a number. */
+function unlogged(r: Awaited<ReturnType<typeof replay>>): number {
+  const per = Array.from(r.steps.regions.unlogged);
+  expect(new Set(per).size).toBe(1);
+  return per[0]!;
+}
 const load = async (): Promise<Session> => (await importSource(stringSource('aider-clear.chat.history.md', readFileSync(FIXTURE, 'utf8')))).sessions[0]!;
 
 describe('S0 emergency path on an aider history with /clear', () => {
@@ -38,7 +44,10 @@ describe('S0 emergency path on an aider history with /clear', () => {
     // Call 2 (message 5): 860 + 20 + 12 = 892; the agent's window is message 4, 12: 5,200 + 880 = 6,080.
     // Call 3 (message 7) reports nothing: no true size, nothing to fire on.
     expect(compressions(r)).toEqual([]);
-    expect(Array.from(r.steps.total)).toEqual([44, 860, 892, 924]);
+    // Every policy also counts the transcript's unlogged system & tools (docs/user-guide.md,
+    // Statuses): one constant region U at every call, on top of the history derived above.
+    const u = unlogged(r);
+    expect(Array.from(r.steps.total).map((t) => t - u)).toEqual([44, 860, 892, 924]);
   });
 
   it('a real overflow after a /clear still fires, and the reason says how the true size was made', async () => {
@@ -48,12 +57,15 @@ describe('S0 emergency path on an aider history with /clear', () => {
     // 5,100 for the agent's 12 tokens, and the replay sends 848 more.
     const [first, ...rest] = compressions(r);
     expect(rest).toEqual([]);
-    expect(first).toMatchObject({ step: 1, path: 'emergency', strategy: 'drop-oldest-50%', tokensBefore: 860 });
+    const u = unlogged(r);
+    expect(first).toMatchObject({ step: 1, path: 'emergency', strategy: 'drop-oldest-50%', tokensBefore: 860 + u });
     // Two turns in the window (starting at messages 0 and 2): the oldest one goes; the note
     // "[Context overflow: 1 earlier turns were dropped.]" (49 runes → 19) + message 2 (12) = 31 after.
     expect(first!.dropped).toEqual([[0, 1]]);
-    expect(reasonAt(r, 1)).toBe('emergency: true size 5,948 (reported 5,100 + 848 estimated beyond the agent’s window since its compaction) > window 5,900 though the estimate 860 fit; dropped the oldest 1 of 2 turns (860 before → 31 after)');
+    // The unlogged region is in both the replay's request and the agent's window: the true size is unchanged by it.
+    const n = (x: number): string => x.toLocaleString('en-US');
+    expect(reasonAt(r, 1)).toBe(`emergency: true size 5,948 (reported 5,100 + 848 estimated beyond the agent’s window since its compaction) > window 5,900 though the estimate ${n(860 + u)} fit; dropped the oldest 1 of 2 turns (${n(860 + u)} before → ${n(31 + u)} after)`);
     // Call 2: 5,200 + (19 + 12 + 20 + 12 − 12) = 5,251 ≤ 5,900: no second compression.
-    expect(r.steps.total[2]).toBe(63);
+    expect(r.steps.total[2]! - u).toBe(63);
   });
 });

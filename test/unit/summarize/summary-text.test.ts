@@ -91,8 +91,9 @@ describe('SummaryText', () => {
     const last = cs[cs.length - 1]!;
     const d = stepDetail(r, s, last.step, { key: 'k', perMessage: counts.perMessage });
     expect(d.compression?.summary).toBe(last.summary);
-    // The call's summary and the one before it: two texts, not one per compression.
-    expect(written.mock.calls.length).toBeLessThanOrEqual(4);
+    // The call's summary and the one before it: two texts, not one per compression (the loss ledger
+    // at this call reads its own summary's text more than once; still those two summaries only).
+    expect(new Set(written.mock.contexts).size).toBeLessThanOrEqual(2);
     expect(last.summary).toMatch(/^Summary of \d+ earlier messages:/);
   });
 });
