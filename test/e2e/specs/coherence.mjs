@@ -198,19 +198,22 @@ export async function testARequestAboveTheWindowIsAnOverflow({ page, assert, con
 
 export async function testANeedleThatLeavesIsMarkedWhereItLeft({ page, assert, consoleErrors, root }) {
   await ready(page);
-  // Under s0 the sample's history is cut once; `computeTotal` (first named in message #1) is in
-  // what it drops: `replay --policy s0 --needle computeTotal --json` lists it leaving at call 20.
+  // Under s0 the sample's history is cut (`replay --policy s0 --needle computeTotal --json` lists
+  // `computeTotal`, first named in message #1, leaving at a call near 20; the window counts with the
+  // exact counts, the CLI with the import's estimates, so the call is read from the page).
   await page.getByTestId('policy-picker').selectOption('s0');
   await page.waitForFunction(() => location.hash.includes('p=s0'), null, { timeout: 15_000 });
   await page.getByTestId('needles').fill('computeTotal');
   await page.getByTestId('needles').press('Tab');
-  const left = page.locator('[data-testid="needle-left-at"][data-step="20"]');
+  const left = page.getByTestId('needle-left-at').first();
   await left.waitFor({ timeout: 20_000 });
-  assert.match(await page.getByTestId('needle-note').innerText(), /left the window at call 20/);
-  await page.locator('[data-testid="needle-mark"][data-step="20"]').waitFor({ timeout: 10_000 });
+  const step = Number(await left.getAttribute('data-step'));
+  assert.ok(step >= 18 && step <= 21, `left near call 20, not ${step}`);
+  assert.match(await page.getByTestId('needle-note').innerText(), new RegExp(`left the window at call ${step}`));
+  await page.locator(`[data-testid="needle-mark"][data-step="${step}"]`).waitFor({ timeout: 10_000 });
   assert.equal(await page.getByTestId('needle-mark').count(), await page.getByTestId('needle-left-at').count());
   await left.click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '20', null, { timeout: 10_000 });
+  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === s, String(step), { timeout: 10_000 });
   await shot(page, root, 'needle-left');
   assert.deepEqual(consoleErrors, []);
 }
