@@ -1,20 +1,12 @@
 /** The CLI commands as a user runs them: a child process, JSON output, exit codes, clear errors. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cliSandbox, sample } from '../../helpers/cli-sandbox';
 
-const root = join(__dirname, '..', '..', '..');
-const bin = join(root, 'bin', 'ctxscope.mjs');
-const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
-let dir: string;
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-cli-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const cli = cliSandbox('ctxscope-cli-');
+const run = cli.run;
 
 describe('ctxscope inspect', () => {
   it('prints the documented JSON shape', () => {
@@ -35,7 +27,7 @@ describe('ctxscope inspect', () => {
   });
 
   it('exits 3 on bad input with FILE:LINE: what was expected', () => {
-    const bad = join(dir, 'bad.jsonl');
+    const bad = join(cli.dir, 'bad.jsonl');
     writeFileSync(bad, '{"role":"user","content":"a"}\n{"role": oops}\n{"role":"assistant","content":"b"}\n');
     const r = run('inspect', bad);
     expect(r.status).toBe(3);
@@ -43,7 +35,7 @@ describe('ctxscope inspect', () => {
   });
 
   it('exits 2 on a missing file and on an unknown tokenizer', () => {
-    expect(run('inspect', join(dir, 'nope.jsonl')).status).toBe(2);
+    expect(run('inspect', join(cli.dir, 'nope.jsonl')).status).toBe(2);
     const r = run('inspect', sample, '--tokenizer', 'bogus');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown tokenizer "bogus"/);
@@ -88,7 +80,7 @@ describe('ctxscope replay', () => {
   });
 
   it('replays a directory in batch mode, one row per transcript', () => {
-    const d = join(dir, 'batch');
+    const d = join(cli.dir, 'batch');
     spawnSync('mkdir', ['-p', d]);
     writeFileSync(join(d, 'a.jsonl'), '{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n');
     writeFileSync(join(d, 'b.jsonl'), '{"role":"user","content":"bye"}\n{"role":"assistant","content":"ciao"}\n');
@@ -109,7 +101,7 @@ describe('ctxscope compare, export, import, sessions, policies', () => {
   });
 
   it('exports the compacted history and it imports back', () => {
-    const out = join(dir, 'compact.json');
+    const out = join(cli.dir, 'compact.json');
     expect(run('export', sample, '--policy', 'claude-code', '--at', 'end', '--to', 'openai', '-o', out).status).toBe(0);
     const back = run('inspect', out, '--json');
     expect(back.status).toBe(0);

@@ -1,21 +1,12 @@
 /** `replay --json` and the JSON report carry the loss ledger, as a user runs them. */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cliSandbox, sample } from '../../helpers/cli-sandbox';
 import type { LossLedger } from '../../../src/core/replay/ledger';
 
-const root = join(__dirname, '..', '..', '..');
-const bin = join(root, 'bin', 'ctxscope.mjs');
-const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
-let dir: string;
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ctxscope-ledger-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const cli = cliSandbox('ctxscope-ledger-');
+const run = cli.run;
 
 describe('loss ledger in the CLI output', () => {
   it('replay --json has one ledger per compression and one for the compaction the agent did', () => {
@@ -31,7 +22,7 @@ describe('loss ledger in the CLI output', () => {
   });
 
   it('the JSON report export carries the same ledger', () => {
-    const out = join(dir, 'report.json');
+    const out = join(cli.dir, 'report.json');
     const r = run('export', sample, '--policy', 's3', '--to', 'report-json', '--out', out);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8')) as { ledger: LossLedger[] };
