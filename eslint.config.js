@@ -1,10 +1,27 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettierConfig from 'eslint-config-prettier';
 
 const hostModules = [
-  'electron', 'fs', 'fs/promises', 'path', 'os', 'child_process', 'worker_threads', 'net', 'http',
-  'https', 'crypto', 'stream', 'readline', 'better-sqlite3', 'react', 'react-dom', 'zustand', 'recharts',
+  'electron',
+  'fs',
+  'fs/promises',
+  'path',
+  'os',
+  'child_process',
+  'worker_threads',
+  'net',
+  'http',
+  'https',
+  'crypto',
+  'stream',
+  'readline',
+  'better-sqlite3',
+  'react',
+  'react-dom',
+  'zustand',
+  'recharts',
 ];
 
 export default tseslint.config(
@@ -33,14 +50,19 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     languageOptions: { globals: {} },
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: hostModules.map((name) => ({ name, message: 'src/core is pure: no host modules (see DESIGN.md).' })),
-        patterns: [
-          { group: ['node:*'], message: 'src/core is pure: no Node built-ins (see DESIGN.md).' },
-          { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**'], message: 'src/core must not import from hosts.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: hostModules.map((name) => ({ name, message: 'src/core is pure: no host modules (see docs/architecture.md).' })),
+          patterns: [
+            { group: ['node:*'], message: 'src/core is pure: no Node built-ins (see docs/architecture.md).' },
+            { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**'], message: 'src/core must not import from hosts.' },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'window', 'document', 'process', 'require', 'Buffer', 'navigator', 'localStorage', '__dirname'],
     },
   },
+  // Last: switches off the stylistic rules the formatter owns (npm run lint runs prettier --check).
+  prettierConfig,
 );

@@ -24,14 +24,18 @@ const FUSES = {
 /** The packaged executable electron-builder wrote for this platform. */
 function executablePath(context) {
   const { appOutDir, electronPlatformName, packager } = context;
-  if (electronPlatformName === 'darwin' || electronPlatformName === 'mas') return join(appOutDir, `${packager.appInfo.productFilename}.app`);
+  if (electronPlatformName === 'darwin' || electronPlatformName === 'mas')
+    return join(appOutDir, `${packager.appInfo.productFilename}.app`);
   if (electronPlatformName === 'win32') return join(appOutDir, `${packager.appInfo.productFilename}.exe`);
   return join(appOutDir, packager.executableName ?? packager.appInfo.productFilename);
 }
 
 async function afterPack(context) {
   const { flipFuses, FuseVersion, FuseV1Options } = await import('@electron/fuses');
-  const settings = { version: FuseVersion.V1, resetAdHocDarwinSignature: context.electronPlatformName === 'darwin' && context.arch === 3 /* Arch.arm64 */ };
+  const settings = {
+    version: FuseVersion.V1,
+    resetAdHocDarwinSignature: context.electronPlatformName === 'darwin' && context.arch === 3 /* Arch.arm64 */,
+  };
   for (const [name, value] of Object.entries(FUSES)) settings[FuseV1Options[name]] = value;
   await flipFuses(executablePath(context), settings);
 }

@@ -34,7 +34,10 @@ export async function ensureElectronNative(root, electronVersion) {
     const depDir = dirname(require.resolve(`${dep}/package.json`, { paths: [src] }));
     if (!existsSync(join(modules, dep))) symlinkSync(depDir, join(modules, dep), 'junction');
   }
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'ctxscope-native', version: '0.0.0', dependencies: { 'better-sqlite3': pkg.version } }));
+  writeFileSync(
+    join(work, 'package.json'),
+    JSON.stringify({ name: 'ctxscope-native', version: '0.0.0', dependencies: { 'better-sqlite3': pkg.version } }),
+  );
   try {
     const { rebuild } = await import('@electron/rebuild');
     await rebuild({ buildPath: work, electronVersion, onlyModules: ['better-sqlite3'], force: true });

@@ -64,11 +64,25 @@ export async function scan() {
     console.log = () => {};
     let result;
     try {
-      result = await run({ input: work, customScan: [], excludeFromScan: ['availablesecurityfixesglobalcheck'], isRelative: true, isVerbose: false, electronVersionOverride: electronVersion, parserPlugins: [] });
+      result = await run({
+        input: work,
+        customScan: [],
+        excludeFromScan: ['availablesecurityfixesglobalcheck'],
+        isRelative: true,
+        isVerbose: false,
+        electronVersionOverride: electronVersion,
+        parserPlugins: [],
+      });
     } finally {
       console.log = quiet;
     }
-    const issues = result.issues.map((i) => ({ id: i.id, severity: i.severity.name, confidence: i.confidence.name, file: i.file.split(sep).join('/'), line: i.location.line }));
+    const issues = result.issues.map((i) => ({
+      id: i.id,
+      severity: i.severity.name,
+      confidence: i.confidence.name,
+      file: i.file.split(sep).join('/'),
+      line: i.location.line,
+    }));
     return { issues, errors: result.errors.map((e) => ({ file: relative(work, e.file), message: e.message })) };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -81,9 +95,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const accepted = loadAccepted();
     const { issues, errors } = await scan();
     const failing = unaccepted(issues, accepted);
-    const counts = ['HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL'].map((s) => `${issues.filter((i) => i.severity === s).length} ${s.toLowerCase()}`).join(', ');
+    const counts = ['HIGH', 'MEDIUM', 'LOW', 'INFORMATIONAL']
+      .map((s) => `${issues.filter((i) => i.severity === s).length} ${s.toLowerCase()}`)
+      .join(', ');
     for (const e of errors) console.log(`  ! could not parse ${e.file}: ${e.message}`);
-    for (const i of failing) console.log(`  ✗ ${i.severity} ${i.id} at ${i.file}:${i.line} (${i.confidence}) — fix it, or accept it in resources/electronegativity-accepted.json with a reason`);
+    for (const i of failing)
+      console.log(
+        `  ✗ ${i.severity} ${i.id} at ${i.file}:${i.line} (${i.confidence}) — fix it, or accept it in resources/electronegativity-accepted.json with a reason`,
+      );
     console.log(`electronegativity: ${counts}; ${failing.length} not accepted (${((Date.now() - t0) / 1000).toFixed(1)} s, offline)`);
     process.exit(failing.length > 0 ? 1 : 0);
   } catch (e) {

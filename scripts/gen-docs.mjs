@@ -119,7 +119,12 @@ export async function configReference() {
 
   /** The variable envOverrides reads for `key` (checked against it, not assumed). */
   const envName = (key) => {
-    const name = 'CTXSCOPE_' + key.replace(/\./g, '_').replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+    const name =
+      'CTXSCOPE_' +
+      key
+        .replace(/\./g, '_')
+        .replace(/[A-Z]/g, (c) => '_' + c)
+        .toUpperCase();
     return envOverrides({ [name]: '1' })[key] !== undefined ? name : null;
   };
 
@@ -131,7 +136,7 @@ export async function configReference() {
     'Every key of the replay config, from the schema (src/core/config.ts) and its field metadata',
     '(src/core/config-fields.ts). A key is set, from weakest to strongest, by a config file (`--config FILE.json`,',
     'a JSON object; nested keys as objects), a `CTXSCOPE_<KEY>` environment variable, the policy itself, and',
-    'the request: `--set key=value` on the command line or the app\'s Settings panel. Dotted keys are nested',
+    "the request: `--set key=value` on the command line or the app's Settings panel. Dotted keys are nested",
     '(`budget.tokens` is `{"budget": {"tokens": …}}` in a file). Each policy\'s own values and the rules behind',
     'them are in [../policies.md](../policies.md).',
     '',
@@ -146,7 +151,13 @@ export async function configReference() {
   // Grouped as the Settings panel groups them, groups in the order they first appear in the schema.
   const groups = [...new Set(defaults.map((f) => f.group))];
   for (const group of groups) {
-    lines.push('', `## ${group}`, '', '| key | type | default | range | unit | what it does | set by | ignored under |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    lines.push(
+      '',
+      `## ${group}`,
+      '',
+      '| key | type | default | range | unit | what it does | set by | ignored under |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const field of defaults.filter((f) => f.group === group)) lines.push(configRow(field));
   }
   return lines.join('\n') + '\n';

@@ -13,7 +13,15 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lockPath = join(root, 'package-lock.json');
 const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
-const OS = { android: 'android', darwin: 'darwin', freebsd: 'freebsd', linux: 'linux', openbsd: 'openbsd', win32: 'win32', openharmony: 'openharmony' };
+const OS = {
+  android: 'android',
+  darwin: 'darwin',
+  freebsd: 'freebsd',
+  linux: 'linux',
+  openbsd: 'openbsd',
+  win32: 'win32',
+  openharmony: 'openharmony',
+};
 let added = 0;
 for (const [key, pkg] of Object.entries(lock.packages)) {
   for (const [dep, version] of Object.entries(pkg.optionalDependencies ?? {})) {
@@ -35,6 +43,8 @@ for (const [key, pkg] of Object.entries(lock.packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n');
 console.log(`lock-platforms: added ${added} platform entr${added === 1 ? 'y' : 'ies'}`);

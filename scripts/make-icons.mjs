@@ -49,7 +49,12 @@ export function encodePng(width, height, rgba) {
     raw[y * (width * 4 + 1)] = 0; // filter: none
     rgba.copy(raw, y * (width * 4 + 1) + 1, y * width * 4, (y + 1) * width * 4);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const hex = (h) => [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
@@ -72,7 +77,10 @@ export function drawIcon(size) {
   const inset = { x0: 0.24, x1: 0.76, y0: 0.2, y1: 0.82 };
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < ss; sy++) {
         for (let sx = 0; sx < ss; sx++) {
           const x = (px + (sx + 0.5) / ss) / size;
@@ -87,7 +95,10 @@ export function drawIcon(size) {
             c = BANDS.find((band) => fill <= band.to)?.color ?? FREE;
           }
           if (Math.abs(y - 0.29) < 0.018 && x >= 0.16 && x <= 0.84) c = LIMIT;
-          r += c[0]; g += c[1]; b += c[2]; a += 255;
+          r += c[0];
+          g += c[1];
+          b += c[2];
+          a += 255;
         }
       }
       const n = ss * ss;

@@ -35,7 +35,9 @@ if (!electron.path) {
 
 const native = await ensureElectronNative(root, electron.version);
 if (!native.ok) {
-  console.error(`Context Scope cannot open its database in Electron: ${native.reason} — \`npm run serve\` gives the same UI in your browser.`);
+  console.error(
+    `Context Scope cannot open its database in Electron: ${native.reason} — \`npm run serve\` gives the same UI in your browser.`,
+  );
   process.exit(1);
 }
 

@@ -12,7 +12,14 @@ import { loadStrategyModules } from './strategy-module';
 async function handle(job: BatchJob): Promise<BatchRow> {
   try {
     const outcome = await importSource(fileSource(job.file), job.format ? { format: job.format as FormatId } : {});
-    let steps = 0, compressions = 0, peak = 0, billed = 0, cost = 0, finals = 0, aborts = 0, lost = 0;
+    let steps = 0,
+      compressions = 0,
+      peak = 0,
+      billed = 0,
+      cost = 0,
+      finals = 0,
+      aborts = 0,
+      lost = 0;
     const statuses: Record<string, number> = {};
     const options = await replayOptions(job.config, await loadStrategyModules(job.strategyModules));
     for (const s of outcome.sessions) {
@@ -27,7 +34,20 @@ async function handle(job: BatchJob): Promise<BatchRow> {
       lost += r.retention.lost.length;
       for (const c of r.steps.status) statuses[STEP_STATUSES[c]!] = (statuses[STEP_STATUSES[c]!] ?? 0) + 1;
     }
-    return { file: job.file, format: outcome.format, sessions: outcome.sessions.length, steps, compressions, peak, billedInputTokens: billed, cost, forcedFinals: finals, aborts, lost, statuses };
+    return {
+      file: job.file,
+      format: outcome.format,
+      sessions: outcome.sessions.length,
+      steps,
+      compressions,
+      peak,
+      billedInputTokens: billed,
+      cost,
+      forcedFinals: finals,
+      aborts,
+      lost,
+      statuses,
+    };
   } catch (e) {
     return { file: job.file, error: e instanceof Error ? e.message : String(e) };
   }

@@ -34,7 +34,6 @@ export interface BatchJob {
   readonly format?: string;
 }
 
-
 /** What a batch worker is sent (`id` comes back with the row) and what it answers. */
 export type BatchRequest = BatchJob & { readonly id: number };
 export interface BatchReply {
@@ -48,9 +47,15 @@ export interface BatchReply {
  * keep dying fail the remaining files the same way, at once (see src/main/count/pool.ts).
  * `spawn`: tests start a worker that crashes.
  */
-export async function runBatch(jobs: readonly BatchJob[], onRow: (row: BatchRow) => void, threads = Math.max(1, Math.min(availableParallelism(), jobs.length)), spawn?: () => Worker): Promise<BatchRow[]> {
+export async function runBatch(
+  jobs: readonly BatchJob[],
+  onRow: (row: BatchRow) => void,
+  threads = Math.max(1, Math.min(availableParallelism(), jobs.length)),
+  spawn?: () => Worker,
+): Promise<BatchRow[]> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const start = spawn ?? (() => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
+  const start =
+    spawn ?? (() => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
   const pool = new WorkerPool<BatchJob, BatchReply>({ name: 'batch', size: threads, spawn: start });
   try {
     return await Promise.all(

@@ -21,11 +21,15 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name('ctxscope')
-    .description('Context Scope: see how an LLM agent\'s context window filled, and replay it under other policies')
+    .description("Context Scope: see how an LLM agent's context window filled, and replay it under other policies")
     .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
-    .option('--allow-summarizer-url <url>', 'let a policy or config file send transcripts to this summarizer endpoint (repeatable; no key goes there unless one is bound to it)', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--allow-summarizer-url <url>',
+      'let a policy or config file send transcripts to this summarizer endpoint (repeatable; no key goes there unless one is bound to it)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .hook('preAction', (command) => {
       const urls = (command.opts() as { allowSummarizerUrl?: string[] }).allowSummarizerUrl ?? [];
       for (const url of urls) {

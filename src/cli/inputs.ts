@@ -23,7 +23,8 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
   const out: string[] = [];
   for (const input of inputs) {
     if (existsSync(input)) {
-      if (statSync(input).isDirectory()) out.push(...regularFiles(await glob(TRANSCRIPT_GLOB, { cwd: input, absolute: true, dot: false })).sort());
+      if (statSync(input).isDirectory())
+        out.push(...regularFiles(await glob(TRANSCRIPT_GLOB, { cwd: input, absolute: true, dot: false })).sort());
       else {
         checkRegularFile(input);
         out.push(input);

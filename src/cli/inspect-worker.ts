@@ -7,6 +7,12 @@ parentPort?.on('message', (job: InspectJob) => {
   inspectTranscript(job).then(
     (result) => parentPort?.postMessage(result),
     // A usage error (an unknown --tokenizer) stops the whole command; the parent rethrows it.
-    (e: unknown) => parentPort?.postMessage({ kind: 'failed', file: job.file, error: String(e), ...(e instanceof CliError ? { usageError: e.message } : {}) }),
+    (e: unknown) =>
+      parentPort?.postMessage({
+        kind: 'failed',
+        file: job.file,
+        error: String(e),
+        ...(e instanceof CliError ? { usageError: e.message } : {}),
+      }),
   );
 });

@@ -18,7 +18,15 @@ import { CliError, EXIT } from './errors';
 export function checkRegularFile(path: string): void {
   const st = statSync(path);
   if (st.isFile()) return;
-  const what = st.isFIFO() ? 'a FIFO (named pipe)' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a directory' : 'not a regular file';
+  const what = st.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : st.isCharacterDevice() || st.isBlockDevice()
+      ? 'a device'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isDirectory()
+          ? 'a directory'
+          : 'not a regular file';
   throw new CliError(`${path}: is ${what}; expected a regular transcript file`, EXIT.badInput);
 }
 
@@ -29,11 +37,22 @@ export function checkFormat(format: string | undefined): FormatId | undefined {
   return format as FormatId;
 }
 
-export async function loadFile(path: string, format?: string, onProgress?: (bytes: number) => void, tolerant = false): Promise<ImportOutcome> {
+export async function loadFile(
+  path: string,
+  format?: string,
+  onProgress?: (bytes: number) => void,
+  tolerant = false,
+): Promise<ImportOutcome> {
   if (!existsSync(path)) throw new CliError(`${path}: no such file`, EXIT.usage);
   if (statSync(path).isDirectory()) throw new CliError(`${path}: is a directory (expected a transcript file)`, EXIT.usage);
   checkRegularFile(path);
-  const outcome = await importSource(fileSource(path), { format: checkFormat(format), keepRaw: false, tolerant, onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined, onPhaseEnd: collectGarbage });
+  const outcome = await importSource(fileSource(path), {
+    format: checkFormat(format),
+    keepRaw: false,
+    tolerant,
+    onProgress: onProgress ? (p) => onProgress(p.bytes) : undefined,
+    onPhaseEnd: collectGarbage,
+  });
   // A Claude Code 2.x session's subagents are files beside it: counted as the app counts them.
   return withSubagentFiles(path, outcome, { keepRaw: false, tolerant });
 }

@@ -18,5 +18,8 @@ export function progressLine(label: string, bytes: number, total: number, starte
   const rate = bytes / Math.max(0.001, (now - startedMs) / 1000);
   const eta = rate > 0 ? (total - bytes) / rate : 0;
   const name = escapeControls(label.length > 40 ? '…' + label.slice(-39) : label, true);
-  writeRaw(process.stderr, `\r\x1b[K${name} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0)}% ${(rate / 1e6).toFixed(1)} MB/s ETA ${eta.toFixed(0)}s`);
+  writeRaw(
+    process.stderr,
+    `\r\x1b[K${name} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0)}% ${(rate / 1e6).toFixed(1)} MB/s ETA ${eta.toFixed(0)}s`,
+  );
 }

@@ -31,11 +31,16 @@ export async function loadStrategyModules(files: readonly string[]): Promise<Rec
     let found = 0;
     for (const [name, fn] of entries) {
       if (typeof fn !== 'function') continue;
-      if (!NAME.test(name)) throw new CliError(`${file}: strategy name "${name}" must be letters, digits, "_", "." or "-" (at most 64)`, EXIT.badInput);
+      if (!NAME.test(name))
+        throw new CliError(`${file}: strategy name "${name}" must be letters, digits, "_", "." or "-" (at most 64)`, EXIT.badInput);
       out[name] = fn as Strategy;
       found++;
     }
-    if (found === 0) throw new CliError(`${file}: expected the module to export strategy functions (named exports or a default object of them)`, EXIT.badInput);
+    if (found === 0)
+      throw new CliError(
+        `${file}: expected the module to export strategy functions (named exports or a default object of them)`,
+        EXIT.badInput,
+      );
   }
   return out;
 }

@@ -53,8 +53,22 @@ export function lookupModel(id: string | undefined): ModelInfo | undefined {
  * tokens written to the 5-minute cache and `cacheWrite1h` to the 1-hour cache are priced as writes
  * (they are not in `uncachedInput`).
  */
-export function callCost(model: ModelInfo, uncachedInput: number, cachedInput: number, output: number, cacheWrite = 0, cacheWrite1h = 0): number {
-  return (uncachedInput * model.input + cachedInput * model.cachedInput + cacheWrite * model.cacheWrite + cacheWrite1h * model.cacheWrite1h + output * model.output) / 1_000_000;
+export function callCost(
+  model: ModelInfo,
+  uncachedInput: number,
+  cachedInput: number,
+  output: number,
+  cacheWrite = 0,
+  cacheWrite1h = 0,
+): number {
+  return (
+    (uncachedInput * model.input +
+      cachedInput * model.cachedInput +
+      cacheWrite * model.cacheWrite +
+      cacheWrite1h * model.cacheWrite1h +
+      output * model.output) /
+    1_000_000
+  );
 }
 
 /** A call's reported usage split the way it is billed: plain input, cache reads, 5-minute and 1-hour writes, output. */

@@ -24,54 +24,190 @@ interface Meta {
 /** Labels, units, groups and a sentence per key; anything missing falls back to the key itself. */
 const META: Readonly<Record<string, Meta>> = {
   model: { label: 'Model', group: 'Window', description: "Model whose window and prices apply (default: the transcript's)." },
-  window: { label: 'Context window', group: 'Window', unit: 'tokens', description: 'Overrides the model catalog, provider and transcript (S1 resolution order).' },
+  window: {
+    label: 'Context window',
+    group: 'Window',
+    unit: 'tokens',
+    description: 'Overrides the model catalog, provider and transcript (S1 resolution order).',
+  },
   maxOutput: { label: 'Max output', group: 'Window', unit: 'tokens', description: 'Output reserve; default floor(window / 4) (S1).' },
-  maxOutputWindowFirst: { label: 'Window = max output × 4 first', group: 'Window', description: "S0: with max output set and no window from the request, transcript or model catalog, the window is max output × 4, before a provider's default." },
+  maxOutputWindowFirst: {
+    label: 'Window = max output × 4 first',
+    group: 'Window',
+    description:
+      "S0: with max output set and no window from the request, transcript or model catalog, the window is max output × 4, before a provider's default.",
+  },
   buffer: { label: 'Buffer', group: 'Window', unit: 'tokens', description: 'Safety margin: limit = window − buffer − maxOutput (S1).' },
   tokenizer: { label: 'Tokenizer', group: 'Estimate', description: "How requests are counted; auto = the model family's default." },
-  schemaScale: { label: 'Tool schema scale', group: 'Estimate', unit: '×', description: 'Tool definitions are counted this many times (S1: 2.09).' },
+  schemaScale: {
+    label: 'Tool schema scale',
+    group: 'Estimate',
+    unit: '×',
+    description: 'Tool definitions are counted this many times (S1: 2.09).',
+  },
   mediaTokens: { label: 'Tokens per media item', group: 'Estimate', unit: 'tokens', description: 'Flat cost of an image or file (S0).' },
-  referenceTokenizer: { label: 'Reference tokenizer', group: 'Estimate', description: "Stands in for the provider's count on S0's emergency path when the transcript reports none." },
-  trigger: { label: 'Trigger', group: 'Trigger', unit: 'ratio', description: 'Compress when the request passes this ratio of the window (or of the limit).' },
+  referenceTokenizer: {
+    label: 'Reference tokenizer',
+    group: 'Estimate',
+    description: "Stands in for the provider's count on S0's emergency path when the transcript reports none.",
+  },
+  trigger: {
+    label: 'Trigger',
+    group: 'Trigger',
+    unit: 'ratio',
+    description: 'Compress when the request passes this ratio of the window (or of the limit).',
+  },
   target: { label: 'Target', group: 'Trigger', unit: 'ratio', description: 'Compression aims the request at this ratio.' },
-  triggerBasis: { label: 'Trigger basis', group: 'Trigger', description: 'What trigger and target are ratios of: the window, or S1’s limit.' },
-  triggerTokens: { label: 'Trigger (absolute)', group: 'Trigger', unit: 'tokens', description: 'An absolute trigger; replaces the ratio when set.' },
-  triggerMessages: { label: 'Trigger (messages)', group: 'Trigger', unit: 'messages', description: 'Compress when the window holds more than this many messages (OpenHands max_size).' },
-  'autoCompact.reserve': { label: 'Auto-compact reserve', group: 'Trigger', unit: 'tokens', description: 'Claude Code: threshold = min(floor((window − reserve) × pct), window − cap).' },
-  'autoCompact.pct': { label: 'Auto-compact share', group: 'Trigger', unit: 'ratio', description: 'Claude Code: share of (window − reserve) at which it compacts.' },
-  'autoCompact.cap': { label: 'Auto-compact cap', group: 'Trigger', unit: 'tokens', description: 'Claude Code: it compacts at the latest at window − cap.' },
-  warnAt: { label: 'Warn at', group: 'Trigger', unit: 'ratio', description: 'Status warn when the request passes this ratio of the window.' },
+  triggerBasis: {
+    label: 'Trigger basis',
+    group: 'Trigger',
+    description: 'What trigger and target are ratios of: the window, or S1’s limit.',
+  },
+  triggerTokens: {
+    label: 'Trigger (absolute)',
+    group: 'Trigger',
+    unit: 'tokens',
+    description: 'An absolute trigger; replaces the ratio when set.',
+  },
+  triggerMessages: {
+    label: 'Trigger (messages)',
+    group: 'Trigger',
+    unit: 'messages',
+    description: 'Compress when the window holds more than this many messages (OpenHands max_size).',
+  },
+  'autoCompact.reserve': {
+    label: 'Auto-compact reserve',
+    group: 'Trigger',
+    unit: 'tokens',
+    description: 'Claude Code: threshold = min(floor((window − reserve) × pct), window − cap).',
+  },
+  'autoCompact.pct': {
+    label: 'Auto-compact share',
+    group: 'Trigger',
+    unit: 'ratio',
+    description: 'Claude Code: share of (window − reserve) at which it compacts.',
+  },
+  'autoCompact.cap': {
+    label: 'Auto-compact cap',
+    group: 'Trigger',
+    unit: 'tokens',
+    description: 'Claude Code: it compacts at the latest at window − cap.',
+  },
+  warnAt: {
+    label: 'Warn at',
+    group: 'Trigger',
+    unit: 'ratio',
+    description: 'Status warn when the request passes this ratio of the window.',
+  },
   'paths.async': { label: 'Async summarization', group: 'Paths', description: 'S0 path 1: summarize after a turn completes.' },
-  'paths.proactive': { label: 'Proactive check', group: 'Paths', description: 'Check before each call and compress over the trigger (S0 path 2, S2, S3, S4).' },
-  'paths.emergency': { label: 'Emergency drop', group: 'Paths', description: 'S0 path 3: drop the oldest ~50% of turns when the true size overflows.' },
+  'paths.proactive': {
+    label: 'Proactive check',
+    group: 'Paths',
+    description: 'Check before each call and compress over the trigger (S0 path 2, S2, S3, S4).',
+  },
+  'paths.emergency': {
+    label: 'Emergency drop',
+    group: 'Paths',
+    description: 'S0 path 3: drop the oldest ~50% of turns when the true size overflows.',
+  },
   'paths.guard': { label: 'Guard', group: 'Paths', description: "S1's turn_preflight: ok / skip to a fallback model / forced final turn." },
-  asyncMessages: { label: 'Async after messages', group: 'Paths', unit: 'messages', description: 'S0: summarize after a turn when the window holds more messages than this.' },
-  asyncRatio: { label: 'Async at ratio', group: 'Paths', unit: 'ratio', description: 'S0: or when history passes this ratio of the window.' },
-  asyncFullBudget: { label: 'Async full budget', group: 'Paths', description: "S0's first known gap fixed: the async trigger uses the full budget formula." },
+  asyncMessages: {
+    label: 'Async after messages',
+    group: 'Paths',
+    unit: 'messages',
+    description: 'S0: summarize after a turn when the window holds more messages than this.',
+  },
+  asyncRatio: {
+    label: 'Async at ratio',
+    group: 'Paths',
+    unit: 'ratio',
+    description: 'S0: or when history passes this ratio of the window.',
+  },
+  asyncFullBudget: {
+    label: 'Async full budget',
+    group: 'Paths',
+    description: "S0's first known gap fixed: the async trigger uses the full budget formula.",
+  },
   pipeline: { label: 'Strategies', group: 'Strategy', description: 'Applied in order until the request is under the target.' },
-  cutWithinTurn: { label: 'Cut within a turn', group: 'Strategy', description: 'The turn in progress may be cut at an exchange boundary (S0 keeps turns whole).' },
+  cutWithinTurn: {
+    label: 'Cut within a turn',
+    group: 'Strategy',
+    description: 'The turn in progress may be cut at an exchange boundary (S0 keeps turns whole).',
+  },
   primers: { label: 'Primers', group: 'Strategy', unit: 'messages', description: 'S3: first messages always kept.' },
   recents: { label: 'Recents', group: 'Strategy', unit: 'messages', description: 'S3: last messages always kept.' },
-  slidingWindow: { label: 'Sliding window', group: 'Strategy', unit: 'messages', description: 'S2 SlidingWindow(N): the last N messages are kept.' },
-  summarizeKeepLast: { label: 'Summarize keeps last', group: 'Strategy', unit: 'messages', description: 'S2 Summarize: the last N messages stay intact, the rest is summarized (unset: summarize until the target is met).' },
-  keepToolResults: { label: 'Verbatim tool results', group: 'Strategy', unit: 'tool results', description: 'Observation masking: the last N tool results stay verbatim.' },
-  attentionWindow: { label: 'Attention window', group: 'Strategy', unit: 'messages', description: 'Observation masking by events: results among the last N messages stay verbatim.' },
+  slidingWindow: {
+    label: 'Sliding window',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'S2 SlidingWindow(N): the last N messages are kept.',
+  },
+  summarizeKeepLast: {
+    label: 'Summarize keeps last',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'S2 Summarize: the last N messages stay intact, the rest is summarized (unset: summarize until the target is met).',
+  },
+  keepToolResults: {
+    label: 'Verbatim tool results',
+    group: 'Strategy',
+    unit: 'tool results',
+    description: 'Observation masking: the last N tool results stay verbatim.',
+  },
+  attentionWindow: {
+    label: 'Attention window',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'Observation masking by events: results among the last N messages stay verbatim.',
+  },
   protectHead: { label: 'Protected head', group: 'Strategy', unit: 'turns', description: 'S4: first turns never compressed.' },
   protectTail: { label: 'Protected tail', group: 'Strategy', unit: 'turns', description: 'S4: last turns never compressed.' },
   summarizer: { label: 'Summarizer', group: 'Summarizer', description: 'Extractive (offline, deterministic) or a remote model.' },
   summarizerModel: { label: 'Summarizer model', group: 'Summarizer', description: 'Model of a remote summarizer.' },
-  summarizerUrl: { label: 'Summarizer URL', group: 'Summarizer', description: 'Endpoint of a remote summarizer (its key comes from the host).' },
-  toolOutputMaxBytes: { label: 'Tool output max', group: 'Guard and tools', unit: 'bytes', description: 'S1 tool_preflight: larger results are handled (0 = off).' },
-  toolOutputMode: { label: 'Tool output mode', group: 'Guard and tools', description: 'How a large result is handled: truncate, head and tail, or stored aside.' },
-  toolBudget: { label: 'Tool budget', group: 'Guard and tools', unit: 'tool calls', description: "S1: past this many tool calls the run is forced into its final turn." },
-  fallbackModels: { label: 'Fallback models', group: 'Guard and tools', description: 'S1: models tried in order when the projection passes the limit.' },
+  summarizerUrl: {
+    label: 'Summarizer URL',
+    group: 'Summarizer',
+    description: 'Endpoint of a remote summarizer (its key comes from the host).',
+  },
+  toolOutputMaxBytes: {
+    label: 'Tool output max',
+    group: 'Guard and tools',
+    unit: 'bytes',
+    description: 'S1 tool_preflight: larger results are handled (0 = off).',
+  },
+  toolOutputMode: {
+    label: 'Tool output mode',
+    group: 'Guard and tools',
+    description: 'How a large result is handled: truncate, head and tail, or stored aside.',
+  },
+  toolBudget: {
+    label: 'Tool budget',
+    group: 'Guard and tools',
+    unit: 'tool calls',
+    description: 'S1: past this many tool calls the run is forced into its final turn.',
+  },
+  fallbackModels: {
+    label: 'Fallback models',
+    group: 'Guard and tools',
+    description: 'S1: models tried in order when the projection passes the limit.',
+  },
   'budget.turns': { label: 'Turns budget', group: 'Budgets', unit: 'turns', description: 'S4: 200.' },
-  'budget.tokens': { label: 'Tokens budget', group: 'Budgets', unit: 'tokens', description: 'Billed input + output tokens (S3 task budget, S4 1,000,000).' },
+  'budget.tokens': {
+    label: 'Tokens budget',
+    group: 'Budgets',
+    unit: 'tokens',
+    description: 'Billed input + output tokens (S3 task budget, S4 1,000,000).',
+  },
   'budget.toolCalls': { label: 'Tool calls budget', group: 'Budgets', unit: 'tool calls', description: 'S4: 200.' },
   'budget.cost': { label: 'Cost budget', group: 'Budgets', unit: 'USD', description: 'S4: $2.00.' },
   'budget.minutes': { label: 'Time budget', group: 'Budgets', unit: 'minutes', description: 'S4: 30 minutes of transcript time.' },
   'budget.mode': { label: 'Budget mode', group: 'Budgets', description: 'S3: hard aborts, soft warns, approval asks.' },
-  'budget.warningThreshold': { label: 'Budget warning at', group: 'Budgets', unit: 'ratio', description: 'S3: warn when a budget passes this share.' },
+  'budget.warningThreshold': {
+    label: 'Budget warning at',
+    group: 'Budgets',
+    unit: 'ratio',
+    description: 'S3: warn when a budget passes this share.',
+  },
   'budget.backpressure': { label: 'Backpressure', group: 'Budgets', description: 'S3: delays at 80 / 85 / 90 / 95% as events.' },
 };
 
@@ -136,7 +272,14 @@ function shapeOf(s: JsonSchema): Pick<ConfigField, 'kind' | 'min' | 'max' | 'ste
   }
   if (s.enum) return { kind: 'select', min: null, max: null, step: null, options: [...s.enum] };
   // A positive integer (exclusive minimum 0) starts at 1.
-  if (s.type === 'integer') return { kind: 'integer', min: s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : null), max, step: 1, options: null };
+  if (s.type === 'integer')
+    return {
+      kind: 'integer',
+      min: s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : null),
+      max,
+      step: 1,
+      options: null,
+    };
   if (s.type === 'number') {
     // A share: above 0, at most 1.
     if (max === 1 && (min === 0 || min === null)) return { kind: 'ratio', min: 0, max: 1, step: 0.01, options: null };
@@ -169,7 +312,12 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
   const noCompression = 'no compression path is on (paths.proactive and paths.async are off)';
   const has = (id: string): boolean => c.pipeline.includes(id as ReplayConfig['pipeline'][number]);
   const summarizes = pipelineSummarizes(c);
-  const budgetSet = c.budget.turns !== undefined || c.budget.tokens !== undefined || c.budget.toolCalls !== undefined || c.budget.cost !== undefined || c.budget.minutes !== undefined;
+  const budgetSet =
+    c.budget.turns !== undefined ||
+    c.budget.tokens !== undefined ||
+    c.budget.toolCalls !== undefined ||
+    c.budget.cost !== undefined ||
+    c.budget.minutes !== undefined;
   switch (key) {
     case 'triggerBasis':
       // The basis scales the target as well as the trigger.
@@ -195,7 +343,9 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
     case 'target':
       if (!compressing) return noCompression;
       // Summarize with a keep-last count (S2) keeps a message count too.
-      return c.pipeline.every((id) => COUNT_BASED.has(id) || (id === 'summarize' && c.summarizeKeepLast !== undefined)) ? 'the pipeline keeps message counts, not a token target' : null;
+      return c.pipeline.every((id) => COUNT_BASED.has(id) || (id === 'summarize' && c.summarizeKeepLast !== undefined))
+        ? 'the pipeline keeps message counts, not a token target'
+        : null;
     case 'pipeline':
     case 'cutWithinTurn':
       return compressing ? null : noCompression;
@@ -246,7 +396,13 @@ export function whyIgnored(key: string, c: ReplayConfig): string | null {
 
 const DIMENSION_KEYS = ['turns', 'tokens', 'toolCalls', 'cost', 'minutes'] as const;
 /** Units of a budget dimension, in whichever budget object it sits. */
-const DIMENSION_UNITS: Readonly<Record<string, string>> = { turns: 'turns', tokens: 'tokens', toolCalls: 'tool calls', cost: 'USD', minutes: 'minutes' };
+const DIMENSION_UNITS: Readonly<Record<string, string>> = {
+  turns: 'turns',
+  tokens: 'tokens',
+  toolCalls: 'tool calls',
+  cost: 'USD',
+  minutes: 'minutes',
+};
 
 /**
  * Any budget-shaped object of the schema (S3's session / task / agent layers): its settings other
@@ -278,7 +434,12 @@ export function configFields(policyConfig: ReplayConfigInput, overrides: Overrid
 }
 
 /** The fields for `leaves`, given the config in force and the policy's own (both resolved). */
-export function fieldsOf(leaves: readonly Leaf[], inForce: ReplayConfig, policy: Readonly<Record<string, unknown>>, overrides: Overrides = {}): ConfigField[] {
+export function fieldsOf(
+  leaves: readonly Leaf[],
+  inForce: ReplayConfig,
+  policy: Readonly<Record<string, unknown>>,
+  overrides: Overrides = {},
+): ConfigField[] {
   return leaves.map(({ key, schema }) => {
     const meta = META[key];
     const why = whyIgnored(key, inForce);

@@ -126,7 +126,17 @@ export const ReplayConfig = z
      */
     cutWithinTurn: z.boolean().default(true),
     /** Strategies applied in order until the context is under target. */
-    pipeline: z.array(z.union([z.enum(STRATEGY_IDS), z.custom<CustomStrategyId>((v) => typeof v === 'string' && CUSTOM_STRATEGY.test(v), { message: `expected one of ${STRATEGY_IDS.join(', ')} or custom:<name>` })])).min(1).default(['summarize']),
+    pipeline: z
+      .array(
+        z.union([
+          z.enum(STRATEGY_IDS),
+          z.custom<CustomStrategyId>((v) => typeof v === 'string' && CUSTOM_STRATEGY.test(v), {
+            message: `expected one of ${STRATEGY_IDS.join(', ')} or custom:<name>`,
+          }),
+        ]),
+      )
+      .min(1)
+      .default(['summarize']),
     primers: z.number().int().nonnegative().default(3),
     recents: z.number().int().nonnegative().default(20),
     slidingWindow: positiveInt.default(20),
@@ -284,7 +294,8 @@ function typedValue(key: string, raw: string | number | boolean): string | numbe
   if (!kind) throw new ConfigError(`unknown config key "${key}" (known: ${SET_KEY_NAMES.join(', ')})`);
   if (kind === 'number') {
     const n = typeof raw === 'number' ? raw : Number(raw);
-    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n)) throw new ConfigError(`${key}: expected a number, got "${String(raw)}"`);
+    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n))
+      throw new ConfigError(`${key}: expected a number, got "${String(raw)}"`);
     return n;
   }
   if (kind === 'bool') {
@@ -292,7 +303,11 @@ function typedValue(key: string, raw: string | number | boolean): string | numbe
     if (raw === false || raw === 'false' || raw === '0') return false;
     throw new ConfigError(`${key}: expected true or false, got "${String(raw)}"`);
   }
-  if (kind === 'list') return String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'list')
+    return String(raw)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return String(raw);
 }
 
@@ -341,7 +356,12 @@ export function validateConfig(input: unknown, where = 'config'): ReplayConfig {
  * S3's precedence: request overrides > the preset > environment > file defaults.
  * `file` is a user config file's content (JSON), `env` the `CTXSCOPE_*` variables as overrides.
  */
-export function resolveConfig(policyIdOrConfig: string | ReplayConfigInput, request: Overrides = {}, env: Overrides = {}, file: Readonly<Record<string, unknown>> = {}): ReplayConfig {
+export function resolveConfig(
+  policyIdOrConfig: string | ReplayConfigInput,
+  request: Overrides = {},
+  env: Overrides = {},
+  file: Readonly<Record<string, unknown>> = {},
+): ReplayConfig {
   const preset = typeof policyIdOrConfig === 'string' ? presetOf(policyIdOrConfig) : policyIdOrConfig;
   let merged: Record<string, unknown> = { ...file };
   for (const [k, v] of Object.entries(env)) merged = applyOne(merged, k, typedValue(k, v));
@@ -361,7 +381,10 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev) ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -370,7 +393,12 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
 export function envOverrides(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of SET_KEY_NAMES) {
-    const name = 'CTXSCOPE_' + key.replace(/\./g, '_').replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+    const name =
+      'CTXSCOPE_' +
+      key
+        .replace(/\./g, '_')
+        .replace(/[A-Z]/g, (c) => '_' + c)
+        .toUpperCase();
     const v = env[name];
     if (v !== undefined && v !== '') out[key] = v;
   }

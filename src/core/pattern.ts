@@ -76,7 +76,10 @@ function compileRegex(spec: string, body: string, flags: string, what: string): 
     else if (f !== 'g' && f !== 'u') throw new PatternError(`${what} ${spec}: flag "${f}" is not supported (use i, m, s)`);
   }
   const unsupported = unsupportedSyntax(body);
-  if (unsupported) throw new PatternError(`${what} ${spec}: ${unsupported} not supported — patterns run on RE2 so that matching takes linear time; rewrite without it`);
+  if (unsupported)
+    throw new PatternError(
+      `${what} ${spec}: ${unsupported} not supported — patterns run on RE2 so that matching takes linear time; rewrite without it`,
+    );
   try {
     return RE2JS.compile(RE2JS.translateRegExp(body), bits);
   } catch (e) {
@@ -140,7 +143,11 @@ export function parseNeedle(spec: string): Needle {
 }
 
 /** Replaces every match of every pattern (in order) by `replacement(match)`; counts replacements. */
-export function replaceAll(text: string, patterns: readonly Pattern[], replacement: (match: string) => string): { text: string; count: number } {
+export function replaceAll(
+  text: string,
+  patterns: readonly Pattern[],
+  replacement: (match: string) => string,
+): { text: string; count: number } {
   let out = text;
   let count = 0;
   for (const p of patterns) {

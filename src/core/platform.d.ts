@@ -32,5 +32,11 @@ interface CoreFetchResponse {
 }
 declare function fetch(
   url: string,
-  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: 'follow' | 'error' | 'manual' },
+  init?: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    signal?: AbortSignal;
+    redirect?: 'follow' | 'error' | 'manual';
+  },
 ): Promise<CoreFetchResponse>;

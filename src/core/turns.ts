@@ -102,7 +102,8 @@ export function exchangeStarts(messages: readonly Message[], from: number, end: 
  */
 export function exchangesOfTurn(messages: readonly Message[], starts: readonly number[], t: number): readonly number[] {
   let held = exchangeCache.get(messages);
-  if (!held || held.starts !== starts) exchangeCache.set(messages, (held = { starts, byTurn: new Array<readonly number[] | undefined>(starts.length) }));
+  if (!held || held.starts !== starts)
+    exchangeCache.set(messages, (held = { starts, byTurn: new Array<readonly number[] | undefined>(starts.length) }));
   let inner = held.byTurn[t];
   if (inner === undefined) {
     const found = exchangeStarts(messages, starts[t] ?? 0, starts[t + 1] ?? messages.length);
@@ -131,7 +132,10 @@ export function exchangesKnown(messages: readonly Message[], starts: readonly nu
   const held = exchangeCache.get(messages);
   return held && held.starts === starts ? held.byTurn.filter((x) => x !== undefined).length : 0;
 }
-const exchangeCache = new WeakMap<readonly Message[], { readonly starts: readonly number[]; readonly byTurn: (readonly number[] | undefined)[] }>();
+const exchangeCache = new WeakMap<
+  readonly Message[],
+  { readonly starts: readonly number[]; readonly byTurn: (readonly number[] | undefined)[] }
+>();
 const NO_EXCHANGES: readonly number[] = Object.freeze([]);
 
 /**

@@ -32,7 +32,9 @@ import { CONTENT_SECURITY_POLICY } from './transport/http';
 import { registerIpcHandlers, sendEvent } from './transport/ipc';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const layout: Layout = app.isPackaged ? { kind: 'packaged', appPath: app.getAppPath(), resourcesPath: process.resourcesPath } : { kind: 'checkout', root: app.getAppPath() };
+const layout: Layout = app.isPackaged
+  ? { kind: 'packaged', appPath: app.getAppPath(), resourcesPath: process.resourcesPath }
+  : { kind: 'checkout', root: app.getAppPath() };
 const rendererIndex = join(runtimeResource('renderer', layout), 'index.html');
 const rendererDirUrl = pathToFileURL(runtimeResource('renderer', layout)).href;
 const rendererUrl = process.env['ELECTRON_RENDERER_URL'];
@@ -110,13 +112,19 @@ async function main(): Promise<void> {
   const nativeBinding = electronNativeBinding(layout);
   const db = dbPath ?? (ownUserData ? join(app.getPath('userData'), DB_FILE_NAME) : defaultDbPath());
   if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true });
-  const dbLock = db === ':memory:' ? { ok: true as const, release: () => {} } : lockDatabase(db, process.pid, processIsAlive, {
-    createExclusive: (path, text) => writeFileSync(path, text, { flag: 'wx' }),
-    read: (path) => readFileSync(path, 'utf8'),
-    remove: (path) => rmSync(path, { force: true }),
-  });
+  const dbLock =
+    db === ':memory:'
+      ? { ok: true as const, release: () => {} }
+      : lockDatabase(db, process.pid, processIsAlive, {
+          createExclusive: (path, text) => writeFileSync(path, text, { flag: 'wx' }),
+          read: (path) => readFileSync(path, 'utf8'),
+          remove: (path) => rmSync(path, { force: true }),
+        });
   if (!dbLock.ok) {
-    dialog.showErrorBox('Context Scope is already open on this database', `${db} is in use by another Context Scope window${Number.isNaN(dbLock.heldBy) ? '' : ` (process ${dbLock.heldBy})`}. Use that window, or start with --db to open another database.`);
+    dialog.showErrorBox(
+      'Context Scope is already open on this database',
+      `${db} is in use by another Context Scope window${Number.isNaN(dbLock.heldBy) ? '' : ` (process ${dbLock.heldBy})`}. Use that window, or start with --db to open another database.`,
+    );
     app.exit(1);
     return;
   }
@@ -200,13 +208,23 @@ async function main(): Promise<void> {
   };
 
   function buildMenu(): void {
-    Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({ appName: 'Context Scope', platform: process.platform, recent: prefs.get().recent, theme: prefs.get().theme }, actions)));
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate(
+        menuTemplate(
+          { appName: 'Context Scope', platform: process.platform, recent: prefs.get().recent, theme: prefs.get().theme },
+          actions,
+        ),
+      ),
+    );
   }
   buildMenu();
   if (files.length > 0) remember(files);
 
   async function createWindow(): Promise<void> {
-    const bounds = initialBounds(prefs.get().window, screen.getAllDisplays().map((d) => d.workArea));
+    const bounds = initialBounds(
+      prefs.get().window,
+      screen.getAllDisplays().map((d) => d.workArea),
+    );
     const win = new BrowserWindow({
       width: bounds.width,
       height: bounds.height,

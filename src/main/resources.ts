@@ -39,9 +39,17 @@ export function packageVersion(): string {
 }
 
 export type WorkerName = 'import-worker' | 'count-worker' | 'bulk-worker' | 'replay-worker' | 'tune-worker' | 'export-worker';
-export const WORKER_NAMES: readonly WorkerName[] = ['import-worker', 'count-worker', 'bulk-worker', 'replay-worker', 'tune-worker', 'export-worker'];
+export const WORKER_NAMES: readonly WorkerName[] = [
+  'import-worker',
+  'count-worker',
+  'bulk-worker',
+  'replay-worker',
+  'tune-worker',
+  'export-worker',
+];
 
-export type RuntimeResource = 'sample' | 'models' | 'icon' | 'readme' | 'policies-doc' | 'renderer' | 'native-sqlite' | `worker:${WorkerName}`;
+export type RuntimeResource =
+  'sample' | 'models' | 'icon' | 'readme' | 'policies-doc' | 'renderer' | 'native-sqlite' | `worker:${WorkerName}`;
 
 export type Layout =
   | { readonly kind: 'checkout'; readonly root: string }

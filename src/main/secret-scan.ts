@@ -40,7 +40,9 @@ export const secretlintScanner: SecretScanner = async (text) => {
   for (const m of result.messages) {
     const [start, end] = m.range;
     const kind = kindOf(m.ruleId);
-    const values = Object.values((m.data ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string' && v.length >= 8);
+    const values = Object.values((m.data ?? {}) as Record<string, unknown>).filter(
+      (v): v is string => typeof v === 'string' && v.length >= 8,
+    );
     let placed = false;
     for (const v of values) {
       // The secret itself, at or just after the reported start (see the header).

@@ -61,7 +61,11 @@ export type KeychainReader = (provider: KeyProvider) => Promise<string | undefin
 const readKeychain: KeychainReader = async (provider) => (await keychainEntry(provider)).getPassword() ?? undefined;
 
 /** Every key this host has for the provider, in priority order, each with its endpoint. */
-export async function listApiKeys(provider: KeyProvider, env: Env = process.env, keychain: KeychainReader = readKeychain): Promise<FoundKey[]> {
+export async function listApiKeys(
+  provider: KeyProvider,
+  env: Env = process.env,
+  keychain: KeychainReader = readKeychain,
+): Promise<FoundKey[]> {
   const out: FoundKey[] = [];
   const envEndpoint = endpointKey(env['CTXSCOPE_SUMMARIZER_URL'] || DEFAULT_BASE_URLS[provider]);
   const own = env['CTXSCOPE_SUMMARIZER_KEY'];
@@ -82,7 +86,12 @@ export async function listApiKeys(provider: KeyProvider, env: Env = process.env,
 }
 
 /** The key bound to exactly this endpoint, if the host has one. */
-export async function findApiKey(provider: KeyProvider, url: string, env: Env = process.env, keychain: KeychainReader = readKeychain): Promise<FoundKey | undefined> {
+export async function findApiKey(
+  provider: KeyProvider,
+  url: string,
+  env: Env = process.env,
+  keychain: KeychainReader = readKeychain,
+): Promise<FoundKey | undefined> {
   const want = endpointKey(url);
   if (!want) return undefined;
   return (await listApiKeys(provider, env, keychain)).find((k) => k.endpoint === want);
@@ -95,7 +104,9 @@ export async function storeApiKey(provider: KeyProvider, key: string, url: strin
   try {
     (await keychainEntry(provider)).setPassword(JSON.stringify({ key, url: endpointKey(url) }));
   } catch (e) {
-    throw new Error(`could not store the key in the OS keychain (${e instanceof Error ? e.message : String(e)}); set ${ENV_NAMES[provider]} instead`);
+    throw new Error(
+      `could not store the key in the OS keychain (${e instanceof Error ? e.message : String(e)}); set ${ENV_NAMES[provider]} instead`,
+    );
   }
 }
 

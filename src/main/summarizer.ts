@@ -53,7 +53,12 @@ export interface SummarizerOptions {
   readonly fetch?: typeof fetch;
 }
 
-export async function summarizerFor(config: ReplayConfig, store?: SummaryStore, env: Env = process.env, options: SummarizerOptions = {}): Promise<Summarizer | undefined> {
+export async function summarizerFor(
+  config: ReplayConfig,
+  store?: SummaryStore,
+  env: Env = process.env,
+  options: SummarizerOptions = {},
+): Promise<Summarizer | undefined> {
   const kind = config.summarizer;
   if (kind !== 'openai' && kind !== 'anthropic') return createSummarizer(config, store ? { store } : {});
   const official = DEFAULT_BASE_URLS[kind];
@@ -78,10 +83,16 @@ export async function summarizerFor(config: ReplayConfig, store?: SummaryStore, 
   if (!found && endpoint === endpointKey(official)) {
     const variable = kind === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
     const elsewhere = keys.length > 0 ? ` (the ${kind} key from ${keys[0]!.from} is bound to ${keys[0]!.endpoint}, not here)` : '';
-    throw new SummarizerSetupError(`summarizer "${kind}" needs an API key for ${url}${elsewhere}: set ${variable} (or CTXSCOPE_SUMMARIZER_KEY), store one with \`ctxscope key set ${kind}\`, or point summarizerUrl at a local server`);
+    throw new SummarizerSetupError(
+      `summarizer "${kind}" needs an API key for ${url}${elsewhere}: set ${variable} (or CTXSCOPE_SUMMARIZER_KEY), store one with \`ctxscope key set ${kind}\`, or point summarizerUrl at a local server`,
+    );
   }
   try {
-    return createSummarizer(config, { ...(found ? { apiKey: found.key } : {}), ...(store ? { store } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+    return createSummarizer(config, {
+      ...(found ? { apiKey: found.key } : {}),
+      ...(store ? { store } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
   } catch (e) {
     throw new SummarizerSetupError(e instanceof Error ? e.message : String(e));
   }

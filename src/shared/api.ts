@@ -13,7 +13,17 @@ import type { comparisonToJSON } from '../core/replay/compare';
 import type { TuneResult } from '../core/tune/index';
 import type { LossLedger } from '../core/replay/ledger';
 import type { ProbeEstimate, ProbeQuestion, ProbeResult, RecordedAction } from '../core/probe/types';
-import type { BudgetDimension, CompressionPath, MessageRange, NeedleTrack, Region, ReplayEvent, ReplayTotals, RetentionLoss, StepStatus } from '../core/replay/types';
+import type {
+  BudgetDimension,
+  CompressionPath,
+  MessageRange,
+  NeedleTrack,
+  Region,
+  ReplayEvent,
+  ReplayTotals,
+  RetentionLoss,
+  StepStatus,
+} from '../core/replay/types';
 
 const id = z.string().min(1).max(512);
 const overrides = z.record(z.string().max(64), z.union([z.string().max(4096), z.number(), z.boolean()]));
@@ -64,9 +74,7 @@ export const methods = {
   getInfo: z.object({}).strict(),
   listSessions: z.object({}).strict(),
   getSession: z.object({ id }).strict(),
-  getMessages: z
-    .object({ sessionId: id, offset: z.number().int().min(0), limit: z.number().int().min(1).max(2000) })
-    .strict(),
+  getMessages: z.object({ sessionId: id, offset: z.number().int().min(0), limit: z.number().int().min(1).max(2000) }).strict(),
   listPolicies: z.object({}).strict(),
   runReplay: replayRequest,
   /**
@@ -90,9 +98,7 @@ export const methods = {
       minDelta: z.number().int().min(0).max(10_000_000).default(0),
     })
     .strict(),
-  importFiles: z
-    .object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000), format: z.string().max(64).optional() })
-    .strict(),
+  importFiles: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000), format: z.string().max(64).optional() }).strict(),
   /** Opens the host's file picker (Electron only; `serve` answers `unsupported`). */
   pickAndImport: z.object({}).strict(),
   cancelImport: z.object({ jobId: id }).strict(),
@@ -129,7 +135,10 @@ export const methods = {
    * answers the frontier and the proposal (TuneResult). A newer sweep on the same channel
    * supersedes the older, which answers `cancelled`.
    */
-  runTune: replayRequest.extend({ sweeps: z.array(z.string().min(3).max(256)).min(1).max(6), channel: z.string().min(1).max(64).default('tune') }),
+  runTune: replayRequest.extend({
+    sweeps: z.array(z.string().min(3).max(256)).min(1).max(6),
+    channel: z.string().min(1).max(64).default('tune'),
+  }),
   /** Ends the sweep running on `channel` (its workers stop at once; it answers `cancelled`). */
   cancelTune: z.object({ channel: z.string().min(1).max(64).default('tune') }).strict(),
   /**
@@ -421,7 +430,11 @@ export interface StepDetail {
   readonly regions: Readonly<Record<Region, number>>;
   readonly window: SourcedValue;
   /** The limit the policy enforces, how it is derived (e.g. "window − buffer − maxOutput") and its parts. */
-  readonly limit: { readonly value: number; readonly formula: string; readonly parts: readonly ({ readonly name: string } & SourcedValue)[] };
+  readonly limit: {
+    readonly value: number;
+    readonly formula: string;
+    readonly parts: readonly ({ readonly name: string } & SourcedValue)[];
+  };
   /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
   readonly trigger: { readonly value: number; readonly basis: string } | null;
   /**
@@ -430,7 +443,14 @@ export interface StepDetail {
    * the tokens of this call a layer that projects (S3's CheckBudget, includeRequest) adds to them;
    * `pct` is of used + pending.
    */
-  readonly budgets: readonly { readonly layer: string; readonly dimension: BudgetDimension; readonly used: number; readonly pending?: number; readonly limit: number; readonly pct: number }[];
+  readonly budgets: readonly {
+    readonly layer: string;
+    readonly dimension: BudgetDimension;
+    readonly used: number;
+    readonly pending?: number;
+    readonly limit: number;
+    readonly pct: number;
+  }[];
   /** The compression that ran before this call, if one did. */
   readonly compression: {
     readonly path: CompressionPath;
@@ -465,7 +485,12 @@ export interface StepDetail {
       readonly messages: number;
       readonly ranges: readonly MessageRange[];
       readonly masked: readonly MessageRange[];
-      readonly reduced: readonly { readonly messageIndex: number; readonly action: string; readonly bytesBefore: number; readonly bytesAfter: number }[];
+      readonly reduced: readonly {
+        readonly messageIndex: number;
+        readonly action: string;
+        readonly bytesBefore: number;
+        readonly bytesAfter: number;
+      }[];
       /**
        * Messages in it that the original agent sent rewritten at this call (its history processor, e.g.
        * SWE-agent's elided observations; `Message.sentAs`), with the text the model received in their
@@ -505,7 +530,13 @@ export interface ConfigField {
 /** Estimate against provider-reported prompt size, per call, and the calibrated fit. */
 export interface AccuracyView {
   readonly tokenizer: string;
-  readonly calls: readonly { readonly step: number; readonly messageIndex: number; readonly estimate: number; readonly reported: number; readonly errorPct: number }[];
+  readonly calls: readonly {
+    readonly step: number;
+    readonly messageIndex: number;
+    readonly estimate: number;
+    readonly reported: number;
+    readonly errorPct: number;
+  }[];
   readonly calibration: {
     readonly ratio: number;
     readonly overhead: number;
@@ -719,7 +750,15 @@ export const events = {
    */
   hostImportStarted: z.object({ jobId: z.string(), file: z.string(), totalBytes: z.number() }),
   /** A fleet run's progress: transcripts done of total, the rate and the time left at it. */
-  fleetProgress: z.object({ runId: z.string(), done: z.number(), total: z.number(), skipped: z.number(), errors: z.number(), rate: z.number().nullable(), etaMs: z.number().nullable() }),
+  fleetProgress: z.object({
+    runId: z.string(),
+    done: z.number(),
+    total: z.number(),
+    skipped: z.number(),
+    errors: z.number(),
+    rate: z.number().nullable(),
+    etaMs: z.number().nullable(),
+  }),
   fleetDone: z.object({ runId: z.string(), out: z.string(), cancelled: z.boolean(), error: z.string().nullable() }),
 } as const;
 export type EventName = keyof typeof events;
@@ -769,7 +808,12 @@ export function toJsonText<T>(value: T): JsonText<T> {
 
 /** Whether an answer is a JsonText. Asked only of a WrittenAhead method's answer: another's may hold anything. */
 export function isJsonText(value: unknown): value is JsonText<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { jsonText?: unknown }).jsonText === 'string' && Object.keys(value).length === 1;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { jsonText?: unknown }).jsonText === 'string' &&
+    Object.keys(value).length === 1
+  );
 }
 
 /** The answer itself, parsed when it came as JsonText (a WrittenAhead method's answer). */

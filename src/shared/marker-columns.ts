@@ -120,14 +120,34 @@ export function decodeMarkers(c: MarkerColumns): ChartMarker[] {
     for (let k = 1; k < pieces.length; k++) label += c.numbers[at++]! + pieces[k]!;
     const span = until === undefined ? { step } : { step, until };
     if (kind === 'compression') {
-      const m: CompressionMarker = { ...span, kind, path: label as CompressionMarker['path'], strategy: c.texts[c.strategy[i]!]!, tokensBefore: c.before[i]!, tokensAfter: c.after[i]! };
+      const m: CompressionMarker = {
+        ...span,
+        kind,
+        path: label as CompressionMarker['path'],
+        strategy: c.texts[c.strategy[i]!]!,
+        tokensBefore: c.before[i]!,
+        tokensAfter: c.after[i]!,
+      };
       const lastBefore = c.lastBefore[i] ?? undefined;
       const lastAfter = c.lastAfter[i] ?? undefined;
-      out[i] = lastBefore === undefined && lastAfter === undefined ? m : { ...m, ...(lastBefore !== undefined ? { lastTokensBefore: lastBefore } : {}), ...(lastAfter !== undefined ? { lastTokensAfter: lastAfter } : {}) };
+      out[i] =
+        lastBefore === undefined && lastAfter === undefined
+          ? m
+          : {
+              ...m,
+              ...(lastBefore !== undefined ? { lastTokensBefore: lastBefore } : {}),
+              ...(lastAfter !== undefined ? { lastTokensAfter: lastAfter } : {}),
+            };
     } else if (kind === 'source-compaction') {
       const before = c.before[i] ?? undefined;
       const after = c.after[i] ?? undefined;
-      const m: SourceCompactionMarker = { ...span, kind, trigger: label, ...(before !== undefined ? { tokensBefore: before } : {}), ...(after !== undefined ? { tokensAfter: after } : {}) };
+      const m: SourceCompactionMarker = {
+        ...span,
+        kind,
+        trigger: label,
+        ...(before !== undefined ? { tokensBefore: before } : {}),
+        ...(after !== undefined ? { tokensAfter: after } : {}),
+      };
       out[i] = m;
     } else {
       const m: StatusMarker = { ...span, kind: kind as StatusMarker['kind'], reason: label };

@@ -6,7 +6,24 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { Message, Session } from '../../src/core/model';
 
-const WORDS = ['the', 'order', 'total', 'function', 'return', 'value', 'error', 'config', 'session', 'window', 'token', 'summary', 'agent', 'file', 'path', 'test'];
+const WORDS = [
+  'the',
+  'order',
+  'total',
+  'function',
+  'return',
+  'value',
+  'error',
+  'config',
+  'session',
+  'window',
+  'token',
+  'summary',
+  'agent',
+  'file',
+  'path',
+  'test',
+];
 let seed = 42;
 const rnd = (): number => ((seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff), seed / 0x7fffffff);
 
@@ -27,11 +44,33 @@ export function shortTexts(n: number): string[] {
 export function syntheticSession(steps: number): Session {
   const messages: Message[] = [];
   for (let i = 0; i < steps; i++) {
-    if (i % 5 === 0) messages.push({ id: `u${i}`, role: 'user', parts: [{ kind: 'text', text: `Please handle task ${i} in src/module${i % 50}.ts` }] });
-    messages.push({ id: `a${i}`, role: 'assistant', parts: [{ kind: 'text', text: `Working on step ${i}` }, { kind: 'tool_call', id: `c${i}`, name: 'Read', args: `{"path":"src/module${i % 50}.ts"}` }] });
-    messages.push({ id: `r${i}`, role: 'user', parts: [{ kind: 'tool_result', callId: `c${i}`, isError: false, text: `line ${i}\n`.repeat(5 + (i % 40)) }] });
+    if (i % 5 === 0)
+      messages.push({ id: `u${i}`, role: 'user', parts: [{ kind: 'text', text: `Please handle task ${i} in src/module${i % 50}.ts` }] });
+    messages.push({
+      id: `a${i}`,
+      role: 'assistant',
+      parts: [
+        { kind: 'text', text: `Working on step ${i}` },
+        { kind: 'tool_call', id: `c${i}`, name: 'Read', args: `{"path":"src/module${i % 50}.ts"}` },
+      ],
+    });
+    messages.push({
+      id: `r${i}`,
+      role: 'user',
+      parts: [{ kind: 'tool_result', callId: `c${i}`, isError: false, text: `line ${i}\n`.repeat(5 + (i % 40)) }],
+    });
   }
-  return { id: 'bench', format: 'jsonl', model: 'gpt-4o', systemPrompt: 'You are a coding agent.', tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] };
+  return {
+    id: 'bench',
+    format: 'jsonl',
+    model: 'gpt-4o',
+    systemPrompt: 'You are a coding agent.',
+    tools: [],
+    messages,
+    sourceCompactions: [],
+    subagents: [],
+    warnings: [],
+  };
 }
 
 /** What bounds a generated Claude Code session: its size in MB, or its number of LLM calls. */
@@ -47,10 +86,32 @@ const CC_THRESHOLD = 167_000;
 const CC_BASE = 15_400;
 /** The agent's own tokens per character (the provider's count, not ours). */
 const ccTokens = (chars: number): number => Math.ceil(chars / 3.6);
-const CODE = ['const', 'return', 'await', 'function', 'import', 'export', 'if', 'else', 'for', 'throw', 'new', 'Error', 'value', 'result', 'config', 'session', 'window', 'tokens', 'order', 'total'];
+const CODE = [
+  'const',
+  'return',
+  'await',
+  'function',
+  'import',
+  'export',
+  'if',
+  'else',
+  'for',
+  'throw',
+  'new',
+  'Error',
+  'value',
+  'result',
+  'config',
+  'session',
+  'window',
+  'tokens',
+  'order',
+  'total',
+];
 const codeLines = (n: number, tag: number): string => {
   let out = '';
-  for (let i = 0; i < n; i++) out += `${String(i + 1).padStart(4)}\t${CODE[(i * 7 + tag) % CODE.length]} ${CODE[(i * 3 + tag) % CODE.length]}_${tag % 97}(${i}) { ${CODE[(i + tag) % CODE.length]} }\n`;
+  for (let i = 0; i < n; i++)
+    out += `${String(i + 1).padStart(4)}\t${CODE[(i * 7 + tag) % CODE.length]} ${CODE[(i * 3 + tag) % CODE.length]}_${tag % 97}(${i}) { ${CODE[(i + tag) % CODE.length]} }\n`;
   return out;
 };
 const ccUuid = (n: number): string => `0c0ffee0-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -109,9 +170,14 @@ export function* claudeCodeLines(bound: { readonly megabytes?: number; readonly 
     const callsInTurn = 3 + Math.floor(rnd() * 22);
     for (let c = 0; c < callsInTurn && !done(); c++) {
       const last = c === callsInTurn - 1;
-      const text = last ? `Done: ${prompt.slice(0, 120)}. The change is in place and the tests pass.` : `Let me check ${WORDS[(n + c) % WORDS.length]} in module${(n + c) % 40}.`;
+      const text = last
+        ? `Done: ${prompt.slice(0, 120)}. The change is in place and the tests pass.`
+        : `Let me check ${WORDS[(n + c) % WORDS.length]} in module${(n + c) % 40}.`;
       const tool = TOOLS[(n + c) % TOOLS.length]!;
-      const input = tool === 'Bash' ? { command: `npm test -- module${(n + c) % 40}`, description: 'Run the tests' } : { file_path: `/home/dev/orders-service/src/orders/module${(n + c) % 40}.ts` };
+      const input =
+        tool === 'Bash'
+          ? { command: `npm test -- module${(n + c) % 40}`, description: 'Run the tests' }
+          : { file_path: `/home/dev/orders-service/src/orders/module${(n + c) % 40}.ts` };
       const outChars = text.length + (last ? 0 : JSON.stringify(input).length + 40);
       // The prompt of this call, as the provider would report it; compact first when it passes the threshold.
       if (CC_BASE + context > CC_THRESHOLD) {
@@ -119,9 +185,24 @@ export function* claudeCodeLines(bound: { readonly megabytes?: number; readonly 
         const boundary = ccUuid(n++);
         const logical = parent;
         parent = null;
-        yield emit({ ...envelope('system', boundary, { subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'auto', preTokens } }) });
+        yield emit({
+          ...envelope('system', boundary, {
+            subtype: 'compact_boundary',
+            content: 'Conversation compacted',
+            isMeta: false,
+            level: 'info',
+            logicalParentUuid: logical,
+            compactMetadata: { trigger: 'auto', preTokens },
+          }),
+        });
         const summary = `This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis:\n${Array.from({ length: 60 }, (_, i) => `- ${WORDS[(i + compactions) % WORDS.length]} of module${(i * 7 + compactions) % 40}.ts was ${i % 3 === 0 ? 'fixed' : 'read'}`).join('\n')}\nPlease continue the conversation from where we left it off without asking the user any further questions.`;
-        yield emit(envelope('user', ccUuid(n++), { isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: summary } }));
+        yield emit(
+          envelope('user', ccUuid(n++), {
+            isCompactSummary: true,
+            isVisibleInTranscriptOnly: true,
+            message: { role: 'user', content: summary },
+          }),
+        );
         context = ccTokens(summary.length) + 4;
         cached = 0;
         compactions++;
@@ -130,21 +211,57 @@ export function* claudeCodeLines(bound: { readonly megabytes?: number; readonly 
       // What the previous call sent is cached (system + tools stay cached across a compaction).
       const cacheRead = cached > 0 ? cached : CC_BASE;
       const fresh = 1 + Math.floor(rnd() * 8);
-      const usage = { input_tokens: fresh, cache_creation_input_tokens: Math.max(0, promptTokens - cacheRead - fresh), cache_read_input_tokens: cacheRead, output_tokens: ccTokens(outChars) + 20, service_tier: 'standard' };
+      const usage = {
+        input_tokens: fresh,
+        cache_creation_input_tokens: Math.max(0, promptTokens - cacheRead - fresh),
+        cache_read_input_tokens: cacheRead,
+        output_tokens: ccTokens(outChars) + 20,
+        service_tier: 'standard',
+      };
       const id = `msg_bench${calls.toString(36).padStart(8, '0')}`;
       const requestId = `req_bench${calls.toString(36).padStart(8, '0')}`;
-      const message = (content: unknown[], out: number, stop: string | null): Record<string, unknown> => ({ id, type: 'message', role: 'assistant', model: CC_MODEL, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: out } });
+      const message = (content: unknown[], out: number, stop: string | null): Record<string, unknown> => ({
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: CC_MODEL,
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: out },
+      });
       // One response, two lines: its text, then its tool call (usage repeated; the last copy is final).
-      yield emit(envelope('assistant', ccUuid(n++), { requestId, message: message([{ type: 'text', text }], last ? usage.output_tokens : 12, last ? 'end_turn' : null) }));
+      yield emit(
+        envelope('assistant', ccUuid(n++), {
+          requestId,
+          message: message([{ type: 'text', text }], last ? usage.output_tokens : 12, last ? 'end_turn' : null),
+        }),
+      );
       calls++;
       cached = promptTokens;
       context += ccTokens(outChars) + 4;
       if (last) break;
       const toolId = `toolu_bench${calls.toString(36).padStart(8, '0')}`;
-      yield emit(envelope('assistant', ccUuid(n++), { requestId, message: message([{ type: 'tool_use', id: toolId, name: tool, input }], usage.output_tokens, 'tool_use') }));
+      yield emit(
+        envelope('assistant', ccUuid(n++), {
+          requestId,
+          message: message([{ type: 'tool_use', id: toolId, name: tool, input }], usage.output_tokens, 'tool_use'),
+        }),
+      );
       const big = rnd() < 0.08;
-      const resultText = tool === 'Bash' ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), n)}Tests: ${n % 50} passed` : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), n);
-      yield emit(envelope('user', ccUuid(n++), { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: resultText }] }, toolUseResult: { type: 'text', file: { filePath: (input as { file_path?: string }).file_path ?? 'bash', numLines: resultText.split('\n').length } } }));
+      const resultText =
+        tool === 'Bash'
+          ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), n)}Tests: ${n % 50} passed`
+          : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), n);
+      yield emit(
+        envelope('user', ccUuid(n++), {
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: resultText }] },
+          toolUseResult: {
+            type: 'text',
+            file: { filePath: (input as { file_path?: string }).file_path ?? 'bash', numLines: resultText.split('\n').length },
+          },
+        }),
+      );
       context += ccTokens(resultText.length) + 8;
     }
   }
@@ -224,14 +341,40 @@ export function* codexLines(bound: { readonly megabytes?: number; readonly calls
   };
   const done = (): boolean => bytes >= maxBytes || calls >= maxCalls;
   const instructions = `You are Codex, a coding agent based on GPT-5. You and the user share the same workspace and collaborate to achieve the user's goals.\n${codeLines(40, 3)}`;
-  yield emit('session_meta', { id: CODEX_SESSION, timestamp: new Date(time).toISOString(), cwd: '/home/dev/orders-service', originator: 'codex_cli_rs', cli_version: '0.46.0', source: 'cli', model_provider: 'openai', base_instructions: { text: instructions } });
+  yield emit('session_meta', {
+    id: CODEX_SESSION,
+    timestamp: new Date(time).toISOString(),
+    cwd: '/home/dev/orders-service',
+    originator: 'codex_cli_rs',
+    cli_version: '0.46.0',
+    source: 'cli',
+    model_provider: 'openai',
+    base_instructions: { text: instructions },
+  });
   const context0 = ccTokens(instructions.length) + 900;
   context = context0;
   let turn = 0;
-  yield emit('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/home/dev/orders-service</cwd>\n  <approval_policy>on-request</approval_policy>\n  <shell>bash</shell>\n</environment_context>' }] });
+  yield emit('response_item', {
+    type: 'message',
+    role: 'user',
+    content: [
+      {
+        type: 'input_text',
+        text: '<environment_context>\n  <cwd>/home/dev/orders-service</cwd>\n  <approval_policy>on-request</approval_policy>\n  <shell>bash</shell>\n</environment_context>',
+      },
+    ],
+  });
   while (!done()) {
     turn++;
-    yield emit('turn_context', { turn_id: `turn-${turn}`, cwd: '/home/dev/orders-service', approval_policy: 'on-request', sandbox_policy: { type: 'workspace-write', network_access: false }, model: CODEX_MODEL, effort: 'medium', summary: 'auto' });
+    yield emit('turn_context', {
+      turn_id: `turn-${turn}`,
+      cwd: '/home/dev/orders-service',
+      approval_policy: 'on-request',
+      sandbox_policy: { type: 'workspace-write', network_access: false },
+      model: CODEX_MODEL,
+      effort: 'medium',
+      summary: 'auto',
+    });
     yield emit('event_msg', { type: 'task_started', turn_id: `turn-${turn}`, model_context_window: CODEX_WINDOW });
     const prompt = `Please look at ${WORDS[turn % WORDS.length]} handling in src/orders/module${turn % 40}.ts: ${Array.from({ length: 10 + Math.floor(rnd() * 40) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')}`;
     prompts.push(prompt);
@@ -242,17 +385,35 @@ export function* codexLines(bound: { readonly megabytes?: number; readonly calls
     for (let c = 0; c < callsInTurn && !done(); c++) {
       if (context > CODEX_COMPACT_AT) {
         const summary = `Summary of the work so far:\n${Array.from({ length: 60 }, (_, i) => `- ${WORDS[(i + turn) % WORDS.length]} of module${(i * 7 + turn) % 40}.ts was ${i % 3 === 0 ? 'fixed' : 'read'}`).join('\n')}`;
-        yield emit('compacted', { message: '', replacement_history: [...prompts.slice(-20).map((p) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text: p }] })), { type: 'message', role: 'user', content: [{ type: 'input_text', text: summary }] }] });
+        yield emit('compacted', {
+          message: '',
+          replacement_history: [
+            ...prompts.slice(-20).map((p) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text: p }] })),
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text: summary }] },
+          ],
+        });
         yield emit('event_msg', { type: 'context_compacted' });
         context = context0 + ccTokens(summary.length) + 20 * 30;
         cached = 0;
       }
       const last = c === callsInTurn - 1;
       const thought = `**Checking ${WORDS[(turn + c) % WORDS.length]}**\n\nLook at module${(turn + c) % 40} before changing it.`;
-      yield emit('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: thought }], content: null, encrypted_content: `gAAAAAB${'x'.repeat(200 + Math.floor(rnd() * 600))}` });
+      yield emit('response_item', {
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: thought }],
+        content: null,
+        encrypted_content: `gAAAAAB${'x'.repeat(200 + Math.floor(rnd() * 600))}`,
+      });
       yield emit('event_msg', { type: 'agent_reasoning', text: thought });
       const text = `Done: ${prompt.slice(0, 120)}. The change is in place and the tests pass.`;
-      const args = JSON.stringify({ command: ['bash', '-lc', c % 3 === 0 ? `npm test -- module${(turn + c) % 40}` : `sed -n 1,200p src/orders/module${(turn + c) % 40}.ts`], workdir: '/home/dev/orders-service' });
+      const args = JSON.stringify({
+        command: [
+          'bash',
+          '-lc',
+          c % 3 === 0 ? `npm test -- module${(turn + c) % 40}` : `sed -n 1,200p src/orders/module${(turn + c) % 40}.ts`,
+        ],
+        workdir: '/home/dev/orders-service',
+      });
       if (last) {
         yield emit('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
         yield emit('event_msg', { type: 'agent_message', message: text });
@@ -261,21 +422,47 @@ export function* codexLines(bound: { readonly megabytes?: number; readonly calls
       const reasoningOut = ccTokens(thought.length);
       const input = context;
       const cachedIn = Math.min(cached, input);
-      const usage = { input_tokens: input, cached_input_tokens: cachedIn, output_tokens: output, reasoning_output_tokens: reasoningOut, total_tokens: input + output };
+      const usage = {
+        input_tokens: input,
+        cached_input_tokens: cachedIn,
+        output_tokens: output,
+        reasoning_output_tokens: reasoningOut,
+        total_tokens: input + output,
+      };
       total.input_tokens += input;
       total.cached_input_tokens += cachedIn;
       total.output_tokens += output;
       total.reasoning_output_tokens += reasoningOut;
       total.total_tokens += input + output;
-      yield emit('event_msg', { type: 'token_count', info: { total_token_usage: { ...total }, last_token_usage: usage, model_context_window: CODEX_WINDOW }, rate_limits: { primary: { used_percent: (calls % 100) / 1.5, window_minutes: 300, resets_in_seconds: 9000 }, secondary: { used_percent: 12.5, window_minutes: 10080, resets_in_seconds: 400000 } } });
+      yield emit('event_msg', {
+        type: 'token_count',
+        info: { total_token_usage: { ...total }, last_token_usage: usage, model_context_window: CODEX_WINDOW },
+        rate_limits: {
+          primary: { used_percent: (calls % 100) / 1.5, window_minutes: 300, resets_in_seconds: 9000 },
+          secondary: { used_percent: 12.5, window_minutes: 10080, resets_in_seconds: 400000 },
+        },
+      });
       calls++;
       cached = input;
       context += output + 4;
       if (last) break;
       const big = rnd() < 0.08;
-      const result = c % 3 === 0 ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), turn + c)}Tests: ${turn % 50} passed` : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), turn + c);
-      yield emit('event_msg', { type: 'exec_command_end', call_id: `call_${(calls - 1).toString(36)}`, stdout: '', stderr: '', exit_code: 0 });
-      yield emit('response_item', { type: 'function_call_output', call_id: `call_${(calls - 1).toString(36)}`, output: JSON.stringify({ output: result, metadata: { exit_code: 0, duration_seconds: 1.2 } }) });
+      const result =
+        c % 3 === 0
+          ? `> npm test\n${codeLines(big ? 120 : 8 + Math.floor(rnd() * 30), turn + c)}Tests: ${turn % 50} passed`
+          : codeLines(big ? 160 : 10 + Math.floor(rnd() * 45), turn + c);
+      yield emit('event_msg', {
+        type: 'exec_command_end',
+        call_id: `call_${(calls - 1).toString(36)}`,
+        stdout: '',
+        stderr: '',
+        exit_code: 0,
+      });
+      yield emit('response_item', {
+        type: 'function_call_output',
+        call_id: `call_${(calls - 1).toString(36)}`,
+        output: JSON.stringify({ output: result, metadata: { exit_code: 0, duration_seconds: 1.2 } }),
+      });
       context += ccTokens(result.length) + 8;
     }
     yield emit('event_msg', { type: 'task_complete', turn_id: `turn-${turn}`, last_agent_message: 'Done.' });
@@ -314,11 +501,23 @@ export async function writeMessagesJsonl(path: string, megabytes: number): Promi
   };
   await write({ role: 'system', content: 'You are a coding agent.' });
   for (let i = 0; bytes < megabytes * 1_000_000; i++) {
-    const prompt = i % 6 === 0 ? `Please look at module${i % 40}.ts: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}` : `Output of step ${i}:\n${codeLines(10 + Math.floor(rnd() * 45), i)}`;
+    const prompt =
+      i % 6 === 0
+        ? `Please look at module${i % 40}.ts: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`
+        : `Output of step ${i}:\n${codeLines(10 + Math.floor(rnd() * 45), i)}`;
     await write({ role: 'user', content: prompt });
     context += ccTokens(prompt.length);
     const answer = `Step ${i}: checking ${WORDS[i % WORDS.length]} in module${i % 40}.ts next.`;
-    await write({ role: 'assistant', content: answer, model: 'gpt-4o', usage: { prompt_tokens: context, completion_tokens: ccTokens(answer.length), prompt_tokens_details: { cached_tokens: Math.max(0, context - 400) } } });
+    await write({
+      role: 'assistant',
+      content: answer,
+      model: 'gpt-4o',
+      usage: {
+        prompt_tokens: context,
+        completion_tokens: ccTokens(answer.length),
+        prompt_tokens_details: { cached_tokens: Math.max(0, context - 400) },
+      },
+    });
     context += ccTokens(answer.length);
     if (context > 120_000) context = 2_000;
   }

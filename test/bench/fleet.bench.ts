@@ -65,7 +65,10 @@ export const suite: BenchSuite = {
     // `ctxscope import` of the same files (the CLI as a user runs it; a fresh database).
     const db = join(tmpdir(), `ctxscope-fleet-bench-import-${process.pid}.db`);
     const importMs = await timeMs(() => {
-      const r = spawnSync(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'import', dir, '--db', db], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      const r = spawnSync(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'import', dir, '--db', db], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
       if (r.status !== 0) throw new Error(`import failed: ${r.stderr.slice(0, 500)}`);
     });
     rmSync(db, { force: true });
@@ -105,10 +108,27 @@ export const suite: BenchSuite = {
     })();
     clearInterval(sampler);
     const ratio = result.ms / importMs;
-    rows.push({ name: `fleet run, 3 policies, 2 threads (${result.r.rows.sessions} session rows, ${result.r.rows.steps.toLocaleString('en-US')} step rows)`, value: result.ms / 1000, unit: 's' });
+    rows.push({
+      name: `fleet run, 3 policies, 2 threads (${result.r.rows.sessions} session rows, ${result.r.rows.steps.toLocaleString('en-US')} step rows)`,
+      value: result.ms / 1000,
+      unit: 's',
+    });
     rows.push({ name: 'fleet run ÷ ctxscope import', value: ratio, unit: '×', target: '≤ 1.5×', pass: ratio <= 1.5 });
-    for (const q of [25, 50, 100]) rows.push({ name: `RSS at ${q}% of the transcripts`, value: (marks.get(q) ?? 0) / 1e6, unit: 'MB', target: '< 1,000 MB', pass: (marks.get(q) ?? 0) < 1e9 });
-    rows.push({ name: 'peak RSS during the run (sampled every 50 ms)', value: peak / 1e6, unit: 'MB', target: '< 1,000 MB', pass: peak < 1e9 });
+    for (const q of [25, 50, 100])
+      rows.push({
+        name: `RSS at ${q}% of the transcripts`,
+        value: (marks.get(q) ?? 0) / 1e6,
+        unit: 'MB',
+        target: '< 1,000 MB',
+        pass: (marks.get(q) ?? 0) < 1e9,
+      });
+    rows.push({
+      name: 'peak RSS during the run (sampled every 50 ms)',
+      value: peak / 1e6,
+      unit: 'MB',
+      target: '< 1,000 MB',
+      pass: peak < 1e9,
+    });
     const growth = (marks.get(100) ?? 0) / Math.max(1, marks.get(25) ?? 1);
     rows.push({ name: 'RSS at 100% ÷ RSS at 25%', value: growth, unit: '×', target: 'flat (≤ 1.25×)', pass: growth <= 1.25 });
 

@@ -88,7 +88,14 @@ export const suite: BenchSuite = {
         { name: `bare chunked split + JSON.parse, ${mb.toFixed(0)} MB`, value: mb / (bareMs / 1000), unit: 'MB/s' },
         { name: `import Claude Code (parse + normalise, ${messages} messages)`, value: mb / (importMs / 1000), unit: 'MB/s' },
         { name: 'import vs bare pass', value: ratio * 100, unit: '%', target: '≥ 50%', pass: ratio >= 0.5 },
-        { name: 'peak RSS growth during import', value: rssGrowth / mb, unit: '× file size', target: '< 2×', pass: rssGrowth / mb < 2, note: `${rssGrowth.toFixed(0)} MB` },
+        {
+          name: 'peak RSS growth during import',
+          value: rssGrowth / mb,
+          unit: '× file size',
+          target: '< 2×',
+          pass: rssGrowth / mb < 2,
+          note: `${rssGrowth.toFixed(0)} MB`,
+        },
       ];
       // After the JSONL rows, so that they are measured exactly as before.
       rmSync(file);

@@ -23,11 +23,36 @@ function session(k: number): Session {
       role: user ? 'user' : 'assistant',
       parts: [{ kind: 'text', text: `${user ? 'Please look at' : 'Looked at'} file ${i} of session ${k}. `.repeat(8) }],
       timestamp: 1_700_000_000_000 + k * 1000 + i,
-      ...(user ? {} : { usage: { convention: 'anthropic' as const, input: 10, cacheRead: 1000 + i, cacheWrite: 50, output: 40 }, model: 'claude-sonnet-4-5' }),
+      ...(user
+        ? {}
+        : {
+            usage: { convention: 'anthropic' as const, input: 10, cacheRead: 1000 + i, cacheWrite: 50, output: 40 },
+            model: 'claude-sonnet-4-5',
+          }),
     });
   }
-  const sub: Session = { id: `s${k}/subagent-1`, format: 'claude-code', systemPrompt: null, tools: [], messages: messages.slice(0, 10), sourceCompactions: [], subagents: [], warnings: [] };
-  return { id: `s${k}`, format: 'claude-code', model: 'claude-sonnet-4-5', cwd: `/work/project-${k % 17}`, systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: k % 10 === 0 ? [sub] : [], warnings: [] };
+  const sub: Session = {
+    id: `s${k}/subagent-1`,
+    format: 'claude-code',
+    systemPrompt: null,
+    tools: [],
+    messages: messages.slice(0, 10),
+    sourceCompactions: [],
+    subagents: [],
+    warnings: [],
+  };
+  return {
+    id: `s${k}`,
+    format: 'claude-code',
+    model: 'claude-sonnet-4-5',
+    cwd: `/work/project-${k % 17}`,
+    systemPrompt: null,
+    tools: [],
+    messages,
+    sourceCompactions: [],
+    subagents: k % 10 === 0 ? [sub] : [],
+    warnings: [],
+  };
 }
 
 export const suite: BenchSuite = {

@@ -18,7 +18,8 @@ const PER_DAY = 20;
 function makeTree(dir: string): { claude: string; codex: string } {
   const claude = join(dir, 'projects');
   const codex = join(dir, 'sessions');
-  const body = (cwd: string) => JSON.stringify({ type: 'user', cwd, uuid: 'u', message: { role: 'user', content: 'x'.repeat(2000) } }) + '\n';
+  const body = (cwd: string) =>
+    JSON.stringify({ type: 'user', cwd, uuid: 'u', message: { role: 'user', content: 'x'.repeat(2000) } }) + '\n';
   for (let p = 0; p < CLAUDE_PROJECTS; p++) {
     const folder = join(claude, `-home-dev-project-${p}`);
     mkdirSync(folder, { recursive: true });
@@ -27,7 +28,9 @@ function makeTree(dir: string): { claude: string; codex: string } {
   for (let d = 0; d < CODEX_DAYS; d++) {
     const folder = join(codex, '2026', String(1 + Math.floor(d / 28)).padStart(2, '0'), String(1 + (d % 28)).padStart(2, '0'));
     mkdirSync(folder, { recursive: true });
-    const meta = JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd: `/home/dev/repo-${d % 30}`, instructions: 'y'.repeat(3000) } }) + '\n';
+    const meta =
+      JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd: `/home/dev/repo-${d % 30}`, instructions: 'y'.repeat(3000) } }) +
+      '\n';
     for (let i = 0; i < PER_DAY; i++) writeFileSync(join(folder, `rollout-${d}-${i}.jsonl`), meta);
   }
   return { claude, codex };
@@ -45,7 +48,15 @@ export const suite: BenchSuite = {
       const ms = await bestOfMs(3, async () => {
         groups = (await listLocalLogs(roots, { imported: () => undefined })).groups.length;
       });
-      return [{ name: `listLocalLogs ${files.toLocaleString('en-US')} files (${groups} projects)`, value: ms, unit: 'ms', target: '≤ 1000 ms', pass: ms <= 1000 }];
+      return [
+        {
+          name: `listLocalLogs ${files.toLocaleString('en-US')} files (${groups} projects)`,
+          value: ms,
+          unit: 'ms',
+          target: '≤ 1000 ms',
+          pass: ms <= 1000,
+        },
+      ];
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

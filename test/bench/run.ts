@@ -29,7 +29,10 @@ const table = results.flatMap((r) =>
   })),
 );
 const cols = ['suite', 'case', 'value', 'target', 'ok'] as const;
-const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))])) as Record<(typeof cols)[number], number>;
+const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))])) as Record<
+  (typeof cols)[number],
+  number
+>;
 const line = (t: Record<(typeof cols)[number], string>): string => cols.map((c) => t[c].padEnd(width[c])).join('  ');
 console.log(line({ suite: 'suite', case: 'case', value: 'value', target: 'target', ok: 'ok' }));
 console.log(cols.map((c) => '-'.repeat(width[c])).join('  '));
@@ -38,5 +41,12 @@ for (const t of table) console.log(line(t));
 const outDir = join(here, '..', '..', 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const out = join(outDir, 'bench.json');
-writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, results }, null, 2));
+writeFileSync(
+  out,
+  JSON.stringify(
+    { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, results },
+    null,
+    2,
+  ),
+);
 console.log(`\nwrote ${out}`);

@@ -28,7 +28,16 @@ import { replayWorkerSource } from '../../src/main/host/replay-client';
 import { importFileToStore, openStore } from '../../src/main/store/index';
 import { closeTail, openTail, updateTail } from '../../src/main/store/tail';
 import { writeClaudeCodeJsonl, writeCodexJsonl, writeMessagesJsonl } from './corpus';
-import { geminiCheckpoint, geminiJson, geminiJsonl, openAIChatRequest, openHandsEvents, openHandsInstance, sweAgentTraj, type TailCorpus } from './tail-corpus';
+import {
+  geminiCheckpoint,
+  geminiJson,
+  geminiJsonl,
+  openAIChatRequest,
+  openHandsEvents,
+  openHandsInstance,
+  sweAgentTraj,
+  type TailCorpus,
+} from './tail-corpus';
 import { timeMs, type BenchRow, type BenchSuite } from './harness';
 
 const SIZES = (process.env['TAIL_BENCH_MB'] ?? '100,10').split(',').map(Number);
@@ -45,21 +54,70 @@ function appendTurn(file: string, n: number): void {
   closeSync(fd);
   const text = buf.toString('utf8');
   const last = JSON.parse(text.slice(text.lastIndexOf('\n', text.length - 2) + 1)) as Record<string, unknown>;
-  const base = { isSidechain: false, userType: 'external', cwd: last['cwd'], sessionId: last['sessionId'], version: '2.0.14', timestamp: new Date().toISOString() };
+  const base = {
+    isSidechain: false,
+    userType: 'external',
+    cwd: last['cwd'],
+    sessionId: last['sessionId'],
+    version: '2.0.14',
+    timestamp: new Date().toISOString(),
+  };
   const id = `${Date.now().toString(16).padStart(12, '0')}`.slice(-12);
-  const user = { ...base, parentUuid: last['uuid'], type: 'user', uuid: `7a110000-0000-4000-8${String(n).padStart(3, '0')}-${id}`, message: { role: 'user', content: `tail prompt ${n}` } };
-  const answer = { ...base, parentUuid: user.uuid, type: 'assistant', uuid: `7a110000-0000-4000-9${String(n).padStart(3, '0')}-${id}`, message: { id: `msg_tail${n}_${id}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: `tail answer ${n}` }], usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0 } } };
+  const user = {
+    ...base,
+    parentUuid: last['uuid'],
+    type: 'user',
+    uuid: `7a110000-0000-4000-8${String(n).padStart(3, '0')}-${id}`,
+    message: { role: 'user', content: `tail prompt ${n}` },
+  };
+  const answer = {
+    ...base,
+    parentUuid: user.uuid,
+    type: 'assistant',
+    uuid: `7a110000-0000-4000-9${String(n).padStart(3, '0')}-${id}`,
+    message: {
+      id: `msg_tail${n}_${id}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'text', text: `tail answer ${n}` }],
+      usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0 },
+    },
+  };
   appendFileSync(file, JSON.stringify(user) + '\n' + JSON.stringify(answer) + '\n');
 }
 
 /** A Codex turn after the rollout's last line: the same model and window, so nothing reaches back. */
 function appendCodexTurn(file: string, n: number): void {
   const at = Date.now();
-  const line = (type: string, payload: Record<string, unknown>, k: number): string => JSON.stringify({ timestamp: new Date(at + k * 10).toISOString(), type, payload });
-  const usage = (input: number): Record<string, unknown> => ({ info: { total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 9, reasoning_output_tokens: 0, total_tokens: input + 9 }, last_token_usage: { input_tokens: input, cached_input_tokens: input - 50, output_tokens: 9, reasoning_output_tokens: 3, total_tokens: input + 9 }, model_context_window: 272_000 } });
+  const line = (type: string, payload: Record<string, unknown>, k: number): string =>
+    JSON.stringify({ timestamp: new Date(at + k * 10).toISOString(), type, payload });
+  const usage = (input: number): Record<string, unknown> => ({
+    info: {
+      total_token_usage: {
+        input_tokens: input,
+        cached_input_tokens: 0,
+        output_tokens: 9,
+        reasoning_output_tokens: 0,
+        total_tokens: input + 9,
+      },
+      last_token_usage: {
+        input_tokens: input,
+        cached_input_tokens: input - 50,
+        output_tokens: 9,
+        reasoning_output_tokens: 3,
+        total_tokens: input + 9,
+      },
+      model_context_window: 272_000,
+    },
+  });
   const lines = [
     line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `tail prompt ${n}` }] }, 0),
-    line('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: `thinking ${n}` }], content: null, encrypted_content: 'gAAAA' }, 1),
+    line(
+      'response_item',
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: `thinking ${n}` }], content: null, encrypted_content: 'gAAAA' },
+      1,
+    ),
     line('response_item', { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: `call_tail${n}` }, 2),
     line('event_msg', { type: 'token_count', ...usage(1000) }, 3),
     line('response_item', { type: 'function_call_output', call_id: `call_tail${n}`, output: 'a.ts\nb.ts' }, 4),
@@ -88,20 +146,55 @@ const FORMAT: Record<string, Format> = {
     label: '',
     write: writeClaudeCodeJsonl,
     append: appendTurn,
-    forceWhole: { what: 'sidechain line', line: JSON.stringify({ type: 'user', parentUuid: null, uuid: '7a110000-0000-4000-8000-ffffffffffff', sessionId: 's', isSidechain: true, message: { role: 'user', content: 'side' } }) },
+    forceWhole: {
+      what: 'sidechain line',
+      line: JSON.stringify({
+        type: 'user',
+        parentUuid: null,
+        uuid: '7a110000-0000-4000-8000-ffffffffffff',
+        sessionId: 's',
+        isSidechain: true,
+        message: { role: 'user', content: 'side' },
+      }),
+    },
   },
   codex: {
     label: 'Codex ',
     write: writeCodexJsonl,
     append: appendCodexTurn,
-    forceWhole: { what: 'compaction', line: JSON.stringify({ timestamp: new Date().toISOString(), type: 'compacted', payload: { message: 'summary', replacement_history: [] } }) },
+    forceWhole: {
+      what: 'compaction',
+      line: JSON.stringify({
+        timestamp: new Date().toISOString(),
+        type: 'compacted',
+        payload: { message: 'summary', replacement_history: [] },
+      }),
+    },
   },
   jsonl: {
     label: 'JSONL of messages ',
     write: writeMessagesJsonl,
-    append: (file, n) => appendFileSync(file, JSON.stringify({ role: 'user', content: `tail prompt ${n}` }) + '\n' + JSON.stringify({ role: 'assistant', content: `tail answer ${n}`, model: 'gpt-4o', usage: { prompt_tokens: 900, completion_tokens: 5 } }) + '\n'),
+    append: (file, n) =>
+      appendFileSync(
+        file,
+        JSON.stringify({ role: 'user', content: `tail prompt ${n}` }) +
+          '\n' +
+          JSON.stringify({
+            role: 'assistant',
+            content: `tail answer ${n}`,
+            model: 'gpt-4o',
+            usage: { prompt_tokens: 900, completion_tokens: 5 },
+          }) +
+          '\n',
+      ),
   },
-  'gemini-jsonl': { label: 'Gemini CLI JSONL ', write: geminiJsonl.write, append: geminiJsonl.append, file: 'session.jsonl', forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) } },
+  'gemini-jsonl': {
+    label: 'Gemini CLI JSONL ',
+    write: geminiJsonl.write,
+    append: geminiJsonl.append,
+    file: 'session.jsonl',
+    forceWhole: { what: 'rewind', line: JSON.stringify({ $rewindTo: 'u-1000000' }) },
+  },
   'gemini-json': document('Gemini CLI JSON ', geminiJson, 'session.json'),
   'gemini-checkpoint': document('Gemini CLI checkpoint ', geminiCheckpoint, 'checkpoint-bench.json'),
   openhands: document('OpenHands events ', openHandsEvents, 'events.json'),
@@ -131,19 +224,42 @@ async function storeRows(dir: string, file: string, mb: number, f: Format): Prom
     }
     const calls = store.getRow(id)?.stepCount ?? 0;
     const rows: BenchRow[] = [
-      { name: `${f.label}${mb} MB: watch begins`, value: start, unit: 'ms', note: 'the file hashed, a document\'s arrays found' },
-      { name: `${f.label}${mb} MB: watch begun again on the unchanged file`, value: again, unit: 'ms', note: 'a document\'s arrays as the last watch left them' },
-      { name: `${f.label}${mb} MB (${calls} calls): first append after the watch begins → stored`, value: times[0]!, unit: 'ms', note: f.wholeFile ? 'whole-file path' : 'includes reading the fast path state' },
-      { name: `${f.label}${mb} MB: append → stored (median of ${ROUNDS})${fast || f.wholeFile ? '' : ' WHOLE-FILE PATH'}`, value: median(times), unit: 'ms', note: fast ? 'fast path: the new lines alone' : 'whole-file path' },
+      { name: `${f.label}${mb} MB: watch begins`, value: start, unit: 'ms', note: "the file hashed, a document's arrays found" },
+      {
+        name: `${f.label}${mb} MB: watch begun again on the unchanged file`,
+        value: again,
+        unit: 'ms',
+        note: "a document's arrays as the last watch left them",
+      },
+      {
+        name: `${f.label}${mb} MB (${calls} calls): first append after the watch begins → stored`,
+        value: times[0]!,
+        unit: 'ms',
+        note: f.wholeFile ? 'whole-file path' : 'includes reading the fast path state',
+      },
+      {
+        name: `${f.label}${mb} MB: append → stored (median of ${ROUNDS})${fast || f.wholeFile ? '' : ' WHOLE-FILE PATH'}`,
+        value: median(times),
+        unit: 'ms',
+        note: fast ? 'fast path: the new lines alone' : 'whole-file path',
+      },
     ];
     if (f.wholeFile) return rows;
     // The same append without the fast path (its state dropped): what every append cost before it.
     tail.claudeCode = tail.codex = tail.jsonl = tail.gemini = tail.doc = undefined;
     f.append(file, ROUNDS);
-    rows.push({ name: `${f.label}${mb} MB: append → stored without the fast path (whole file)`, value: await timeMs(() => updateTail(store, tail)), unit: 'ms' });
+    rows.push({
+      name: `${f.label}${mb} MB: append → stored without the fast path (whole file)`,
+      value: await timeMs(() => updateTail(store, tail)),
+      unit: 'ms',
+    });
     if (f.forceWhole) {
       appendFileSync(file, f.forceWhole.line + '\n');
-      rows.push({ name: `${f.label}${mb} MB: ${f.forceWhole.what} → stored (whole-file path)`, value: await timeMs(() => updateTail(store, tail)), unit: 'ms' });
+      rows.push({
+        name: `${f.label}${mb} MB: ${f.forceWhole.what} → stored (whole-file path)`,
+        value: await timeMs(() => updateTail(store, tail)),
+        unit: 'ms',
+      });
     }
     return rows;
   } finally {
@@ -159,8 +275,19 @@ async function hostRows(dir: string, file: string, mb: number, f: Format): Promi
   // Exact counts in the count worker, as the app does (from its TypeScript source here).
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const countWorkerFile = join(dir, 'count-boot.mjs');
-  writeFileSync(countWorkerFile, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
-  const host = await createHost({ dbPath: join(dir, 'host.db'), hostKind: 'serve', version: 'bench', initialFiles: [file], replayWorkerFile: replayWorkerSource()!, countWorkerFile, emit: (event) => (event === 'sessionUpdated' ? seen?.() : event === 'countsReady' && counted?.()) });
+  writeFileSync(
+    countWorkerFile,
+    `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+  );
+  const host = await createHost({
+    dbPath: join(dir, 'host.db'),
+    hostKind: 'serve',
+    version: 'bench',
+    initialFiles: [file],
+    replayWorkerFile: replayWorkerSource()!,
+    countWorkerFile,
+    emit: (event) => (event === 'sessionUpdated' ? seen?.() : event === 'countsReady' && counted?.()),
+  });
   try {
     const id = host.initialSessionId!;
     const policy = (await host.handlers.getSession({ id })).defaultPolicy;
@@ -191,10 +318,27 @@ async function hostRows(dir: string, file: string, mb: number, f: Format): Promi
     }
     const e = median(event);
     return [
-      { name: `${f.label}${mb} MB: append → sessionUpdated (watcher + update)`, value: e, unit: 'ms', target: '≤ 1000 ms', pass: e <= 1000 },
+      {
+        name: `${f.label}${mb} MB: append → sessionUpdated (watcher + update)`,
+        value: e,
+        unit: 'ms',
+        target: '≤ 1000 ms',
+        pass: e <= 1000,
+      },
       { name: `${f.label}${mb} MB: append → session detail refreshed`, value: median(detail), unit: 'ms' },
-      { name: `${f.label}${mb} MB: append → chart extended (the kept replay continued over the new calls)`, value: median(chart), unit: 'ms', target: '≤ 1000 ms', pass: median(chart) <= 1000 },
-      { name: `${f.label}${mb} MB: the chart request alone (after the detail)`, value: median(chart.map((c, i) => c - detail[i]!)), unit: 'ms', note: 'core/replay/resume.ts; a refused continuation replays every call' },
+      {
+        name: `${f.label}${mb} MB: append → chart extended (the kept replay continued over the new calls)`,
+        value: median(chart),
+        unit: 'ms',
+        target: '≤ 1000 ms',
+        pass: median(chart) <= 1000,
+      },
+      {
+        name: `${f.label}${mb} MB: the chart request alone (after the detail)`,
+        value: median(chart.map((c, i) => c - detail[i]!)),
+        unit: 'ms',
+        note: 'core/replay/resume.ts; a refused continuation replays every call',
+      },
     ];
   } finally {
     await host.close();

@@ -18,7 +18,8 @@ const rnd = (): number => {
 };
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const CJK = '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明';
+const CJK =
+  '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明';
 const randomWord = (min: number, max: number, alphabet = LOWER): string => {
   const n = min + Math.floor(rnd() * (max - min + 1));
   let s = '';
@@ -30,11 +31,22 @@ const randomWord = (min: number, max: number, alphabet = LOWER): string => {
 function variedText(i: number): string {
   switch (i % 6) {
     case 0: // prose: random words of random length, capitalised sentences
-      return Array.from({ length: 12 + Math.floor(rnd() * 40) }, (_, k) => (k % 9 === 0 ? randomWord(1, 1).toUpperCase() : '') + randomWord(2, 11)).join(' ') + '.';
+      return (
+        Array.from(
+          { length: 12 + Math.floor(rnd() * 40) },
+          (_, k) => (k % 9 === 0 ? randomWord(1, 1).toUpperCase() : '') + randomWord(2, 11),
+        ).join(' ') + '.'
+      );
     case 1: // code
       return `function ${randomWord(4, 12)}(${randomWord(1, 6)}: number, ${randomWord(1, 6)}: string) {\n  const ${randomWord(3, 9)} = ${Math.floor(rnd() * 1e6)};\n  return ${randomWord(3, 9)}.${randomWord(3, 9)}(${randomWord(3, 9)}) ?? [${Math.floor(rnd() * 999)}, '${randomWord(3, 12)}'];\n}`;
     case 2: // JSON tool arguments
-      return JSON.stringify({ path: `src/${randomWord(3, 10)}/${randomWord(3, 10)}.ts`, line: Math.floor(rnd() * 5000), query: randomWord(4, 20), flags: [randomWord(2, 6), randomWord(2, 6)], ok: rnd() > 0.5 });
+      return JSON.stringify({
+        path: `src/${randomWord(3, 10)}/${randomWord(3, 10)}.ts`,
+        line: Math.floor(rnd() * 5000),
+        query: randomWord(4, 20),
+        flags: [randomWord(2, 6), randomWord(2, 6)],
+        ok: rnd() > 0.5,
+      });
     case 3: // CJK
       return randomWord(20, 120, CJK);
     case 4: // base64 blob
@@ -93,12 +105,29 @@ export const suite: BenchSuite = {
     });
     const bytes = mb * 1e6;
     return [
-      { name: `core o200k, 1 thread, ${n} varied messages (prose, code, JSON, CJK, base64, long words)`, value: mb / (refMs / 1000), unit: 'MB/s', note: `${((refMs * 1000) / n).toFixed(0)} µs/message` },
+      {
+        name: `core o200k, 1 thread, ${n} varied messages (prose, code, JSON, CJK, base64, long words)`,
+        value: mb / (refMs / 1000),
+        unit: 'MB/s',
+        note: `${((refMs * 1000) / n).toFixed(0)} µs/message`,
+      },
       { name: 'bulk exact counting (gpt-tokenizer, worker threads)', value: mb / (bulkMs / 1000), unit: 'MB/s' },
       { name: 'bulk vs single-thread core', value: speedup, unit: '×', target: '≥ 4×', pass: speedup >= 4 },
       { name: 'one 1 MB single word (o200k, core, CPU time)', value: wordMs, unit: 'ms', target: '≤ 1000 ms', pass: wordMs <= 1000 },
-      { name: 'cost model overhead over the bare tokenizer (o200k)', value: (modelled / bare - 1) * 100, unit: '%', target: '≤ 30%', pass: modelled / bare - 1 <= 0.3 },
-      { name: 'recount of a counted session (cached)', value: first / cached, unit: '× faster', target: '≥ 50×', pass: first / cached >= 50 },
+      {
+        name: 'cost model overhead over the bare tokenizer (o200k)',
+        value: (modelled / bare - 1) * 100,
+        unit: '%',
+        target: '≤ 30%',
+        pass: modelled / bare - 1 <= 0.3,
+      },
+      {
+        name: 'recount of a counted session (cached)',
+        value: first / cached,
+        unit: '× faster',
+        target: '≥ 50×',
+        pass: first / cached >= 50,
+      },
       { name: 'chars-based estimate for every message', value: bytes / (estMs / 1000) / 1e9, unit: 'GB/s' },
     ];
   },

@@ -21,10 +21,19 @@ const MB = 1_000_000;
 
 function call(http: HttpHost, method: 'GET' | 'POST', path: string, body?: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: http.port, path, method, headers: method === 'POST' ? { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' } : {} }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: http.port,
+        path,
+        method,
+        headers: method === 'POST' ? { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' } : {},
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -40,7 +49,13 @@ export const suite: BenchSuite = {
       writeFileSync(file, claudeCodeText({ calls: 10_000 }));
       mkdirSync(join(dir, 'static'));
       writeFileSync(join(dir, 'static', 'index.html'), '<!doctype html><title>t</title>');
-      const host = await createHost({ dbPath: join(dir, 'h.db'), hostKind: 'serve', version: 'bench', initialFiles: [file], emit: () => {} });
+      const host = await createHost({
+        dbPath: join(dir, 'h.db'),
+        hostKind: 'serve',
+        version: 'bench',
+        initialFiles: [file],
+        emit: () => {},
+      });
       const http = await startHttpHost({ handlers: host.handlers, staticDir: join(dir, 'static'), port: 0 });
       const id = host.initialSessionId!;
       try {
@@ -57,17 +72,50 @@ export const suite: BenchSuite = {
               await new Promise((r) => setTimeout(r, 50));
             }
           })();
-          const statuses = await Promise.all(Array.from({ length: n }, (_, k) => call(http, 'POST', '/api/runTune', { sessionId: id, policy: 's2', overrides: { tokenizer: 'chars4', window: 64_000 }, needles: [], sweeps: [sweep], channel: `bench-${n}-${k}` })));
+          const statuses = await Promise.all(
+            Array.from({ length: n }, (_, k) =>
+              call(http, 'POST', '/api/runTune', {
+                sessionId: id,
+                policy: 's2',
+                overrides: { tokenizer: 'chars4', window: 64_000 },
+                needles: [],
+                sweeps: [sweep],
+                channel: `bench-${n}-${k}`,
+              }),
+            ),
+          );
           done = true;
           await gets;
           const s = host.budget.stats();
           const peak = process.resourceUsage().maxRSS * 1024;
           const label = `${n} sweeps × ${FULL ? '1,000' : '100'} settings, 10k calls`;
-          rows.push({ name: `${label}: peak RSS (process)`, value: peak / MB, unit: 'MB', target: `budget ${(s.budgetBytes / MB).toFixed(0)} MB (estimates)`, note: `before ${(before / MB).toFixed(0)} MB` });
+          rows.push({
+            name: `${label}: peak RSS (process)`,
+            value: peak / MB,
+            unit: 'MB',
+            target: `budget ${(s.budgetBytes / MB).toFixed(0)} MB (estimates)`,
+            note: `before ${(before / MB).toFixed(0)} MB`,
+          });
           const cap = host.budget.options.maxRunning?.sweep ?? n;
-          rows.push({ name: `${label}: most running at once`, value: s.peakRunning, unit: 'sweeps', target: `≤ ${cap} (CTXSCOPE_SWEEPS_AT_ONCE)`, pass: s.peakRunning <= cap });
-          rows.push({ name: `${label}: answered 200 / 409`, value: statuses.filter((x) => x === 200).length, unit: `ok, ${statuses.filter((x) => x === 409).length} busy` });
-          rows.push({ name: `${label}: slowest static GET meanwhile`, value: slowestGet, unit: 'ms', target: '< 1000 ms', pass: slowestGet < 1000 });
+          rows.push({
+            name: `${label}: most running at once`,
+            value: s.peakRunning,
+            unit: 'sweeps',
+            target: `≤ ${cap} (CTXSCOPE_SWEEPS_AT_ONCE)`,
+            pass: s.peakRunning <= cap,
+          });
+          rows.push({
+            name: `${label}: answered 200 / 409`,
+            value: statuses.filter((x) => x === 200).length,
+            unit: `ok, ${statuses.filter((x) => x === 409).length} busy`,
+          });
+          rows.push({
+            name: `${label}: slowest static GET meanwhile`,
+            value: slowestGet,
+            unit: 'ms',
+            target: '< 1000 ms',
+            pass: slowestGet < 1000,
+          });
         }
       } finally {
         await http.close();

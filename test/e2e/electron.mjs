@@ -36,7 +36,7 @@ export async function runElectronE2E() {
     await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
     const rows = await page.getByTestId('message-row').count();
     assert.ok(rows > 0, 'the sample shows its messages');
-    const hasNode = await page.evaluate(() => typeof (globalThis).require !== 'undefined' || typeof (globalThis).process !== 'undefined');
+    const hasNode = await page.evaluate(() => typeof globalThis.require !== 'undefined' || typeof globalThis.process !== 'undefined');
     assert.equal(hasNode, false, 'no Node in the renderer');
     const prefs = await app.evaluate(({ BrowserWindow }) => {
       const w = BrowserWindow.getAllWindows()[0];

@@ -21,8 +21,14 @@ const root = join(here, '..', '..');
 const only = process.argv.slice(2);
 
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--no-first-run', '--disable-sync', '--disable-quic',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
 ];
 
 function chromiumPath() {
@@ -39,11 +45,22 @@ function chromiumPath() {
  * this process's environment (e.g. HOME, CLAUDE_CONFIG_DIR, CODEX_HOME pointing at a fixture tree).
  */
 export async function startServe(args, dbDir, env = {}) {
-  const child = spawn(process.execPath, [...(process.env.CTXSCOPE_SERVE_NODE_ARGS ? process.env.CTXSCOPE_SERVE_NODE_ARGS.split(' ') : []), join(root, 'bin', 'ctxscope.mjs'), 'serve', ...args, '--db', join(dbDir, 'e2e.db')], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CTXSCOPE_DB: join(dbDir, 'e2e.db'), ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.CTXSCOPE_SERVE_NODE_ARGS ? process.env.CTXSCOPE_SERVE_NODE_ARGS.split(' ') : []),
+      join(root, 'bin', 'ctxscope.mjs'),
+      'serve',
+      ...args,
+      '--db',
+      join(dbDir, 'e2e.db'),
+    ],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CTXSCOPE_DB: join(dbDir, 'e2e.db'), ...env },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const firstLine = await new Promise((resolve, reject) => {
@@ -95,7 +112,12 @@ async function main() {
           console.log(`  ✓ ${label} (${Date.now() - t0} ms)`);
         } catch (err) {
           failed++;
-          console.log(`  ✗ ${label}\n    ${String(err?.stack ?? err).split('\n').slice(0, 8).join('\n    ')}`);
+          console.log(
+            `  ✗ ${label}\n    ${String(err?.stack ?? err)
+              .split('\n')
+              .slice(0, 8)
+              .join('\n    ')}`,
+          );
           const shot = join(root, 'test-results', `${file.replace(/\W+/g, '_')}-${name}.png`);
           await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
           console.log(`    screenshot: ${shot}`);

@@ -28,6 +28,12 @@ export function cliSandbox(prefix: string): CliSandbox {
     get dir() {
       return dir;
     },
-    run: (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } }),
+    run: (...args) =>
+      spawnSync(process.execPath, [bin, ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') },
+      }),
   };
 }

@@ -15,7 +15,9 @@ export function dumpSessions(format: string, sessions: readonly Session[]): stri
 /** Lines that only some sessions have (title, compaction details, subagents) are printed only when present. */
 function dumpInto(out: string[], sessions: readonly Session[], indent: string): void {
   for (const s of sessions) {
-    out.push(`${indent}session ${s.id.replace(/^.*[\\/]/, '')} model=${s.model ?? '-'} system=${s.systemPrompt === null ? 'none' : JSON.stringify(clip(s.systemPrompt))} tools=[${s.tools.map((t) => t.name).join(',')}] compactions=${s.sourceCompactions.length} subagents=${s.subagents.length} window=${s.reportedContextWindow ?? '-'}`);
+    out.push(
+      `${indent}session ${s.id.replace(/^.*[\\/]/, '')} model=${s.model ?? '-'} system=${s.systemPrompt === null ? 'none' : JSON.stringify(clip(s.systemPrompt))} tools=[${s.tools.map((t) => t.name).join(',')}] compactions=${s.sourceCompactions.length} subagents=${s.subagents.length} window=${s.reportedContextWindow ?? '-'}`,
+    );
     if (s.title !== undefined) out.push(`${indent}  title ${JSON.stringify(clip(s.title))}`);
     s.messages.forEach((m, i) => {
       const parts = m.parts.map((p) => {
@@ -32,7 +34,9 @@ function dumpInto(out: string[], sessions: readonly Session[], indent: string): 
             return `media(${p.mediaType})`;
         }
       });
-      const u = m.usage ? ` usage=${m.usage.convention}:${m.usage.input}/${m.usage.cacheRead}/${m.usage.cacheWrite}/${m.usage.output}${m.usage.coarse ? '~' : ''}` : '';
+      const u = m.usage
+        ? ` usage=${m.usage.convention}:${m.usage.input}/${m.usage.cacheRead}/${m.usage.cacheWrite}/${m.usage.output}${m.usage.coarse ? '~' : ''}`
+        : '';
       out.push(`${indent}  ${i} ${m.role}${u} ${parts.join(' ')}`);
     });
     const at = (id: string): string => {
@@ -40,8 +44,14 @@ function dumpInto(out: string[], sessions: readonly Session[], indent: string): 
       return k >= 0 ? String(k) : `?${id}`;
     };
     for (const c of s.sourceCompactions) {
-      const extra = [c.tokensAfter !== undefined ? ` after=${c.tokensAfter}` : '', c.droppedIds ? ` dropped=[${c.droppedIds.map(at).join(',')}]` : '', c.keptIds ? ` kept=[${c.keptIds.map(at).join(',')}]` : ''].join('');
-      out.push(`${indent}  compaction at ${c.atMessage} ${c.trigger} before=${c.tokensBefore ?? '-'}${extra} summary=${JSON.stringify(clip(c.summary ?? '', 40))}`);
+      const extra = [
+        c.tokensAfter !== undefined ? ` after=${c.tokensAfter}` : '',
+        c.droppedIds ? ` dropped=[${c.droppedIds.map(at).join(',')}]` : '',
+        c.keptIds ? ` kept=[${c.keptIds.map(at).join(',')}]` : '',
+      ].join('');
+      out.push(
+        `${indent}  compaction at ${c.atMessage} ${c.trigger} before=${c.tokensBefore ?? '-'}${extra} summary=${JSON.stringify(clip(c.summary ?? '', 40))}`,
+      );
     }
     if (s.subagents.length > 0) {
       out.push(`${indent}  subagents:`);

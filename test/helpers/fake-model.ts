@@ -32,7 +32,8 @@ function turnsOf(body: Record<string, unknown>): Turn[] {
         if (b['type'] === 'tool_result') text += `${typeof b['content'] === 'string' ? b['content'] : JSON.stringify(b['content'])}\n`;
         if (b['type'] === 'tool_use') calls.push({ name: b['name'] as string, args: JSON.stringify(b['input']) });
       }
-    for (const c of (m['tool_calls'] as { function: { name: string; arguments: string } }[] | undefined) ?? []) calls.push({ name: c.function.name, args: c.function.arguments });
+    for (const c of (m['tool_calls'] as { function: { name: string; arguments: string } }[] | undefined) ?? [])
+      calls.push({ name: c.function.name, args: c.function.arguments });
     out.push({ text: text + calls.map((c) => `${c.name} ${c.args}`).join('\n'), calls });
   }
   return out;
@@ -103,10 +104,25 @@ export function fakeModel(options: { random?: number } = {}): Handler {
     const usage = { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(text.length / 4) + 1 };
     res.writeHead(200, { 'content-type': 'application/json' });
     if (anthropic) {
-      const content = call ? [{ type: 'tool_use', id: 'toolu_fake', name: call.name, input: JSON.parse(call.args) as unknown }] : [{ type: 'text', text }];
-      res.end(JSON.stringify({ type: 'message', role: 'assistant', content, usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } }));
+      const content = call
+        ? [{ type: 'tool_use', id: 'toolu_fake', name: call.name, input: JSON.parse(call.args) as unknown }]
+        : [{ type: 'text', text }];
+      res.end(
+        JSON.stringify({
+          type: 'message',
+          role: 'assistant',
+          content,
+          usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+        }),
+      );
     } else {
-      const message = call ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_fake', type: 'function', function: { name: call.name, arguments: call.args } }] } : { role: 'assistant', content: text };
+      const message = call
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_fake', type: 'function', function: { name: call.name, arguments: call.args } }],
+          }
+        : { role: 'assistant', content: text };
       res.end(JSON.stringify({ choices: [{ message }], usage }));
     }
   };

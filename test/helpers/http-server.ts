@@ -34,7 +34,9 @@ export interface TestServer {
 export function summaryAnswer(text: string): Handler {
   return (_req, _body, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: text } }], type: 'message', content: [{ type: 'text', text }] }));
+    res.end(
+      JSON.stringify({ choices: [{ message: { role: 'assistant', content: text } }], type: 'message', content: [{ type: 'text', text }] }),
+    );
   };
 }
 

@@ -20,6 +20,7 @@ export function chat(turns: number, chars = 400): Message[] {
 
 /** A built-in policy's config with `extra` on top. */
 export const policy = (id: string, extra: ReplayConfigInput = {}): ReplayConfigInput => ({ ...getPolicy(id)!.config, ...extra });
-export const compressions = (r: ReplayResult) => r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
+export const compressions = (r: ReplayResult) =>
+  r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
 export const statusAt = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]!]!;
 export const reasonAt = (r: ReplayResult, i: number) => r.steps.reasons[r.steps.reasonIndex[i]!]!;

@@ -18,7 +18,17 @@ export function usage(input: number, cacheRead = 0, cacheWrite = 0, output = 10)
 }
 
 export function session(messages: Message[], extra: Partial<Session> = {}): Session {
-  return { id: 's', format: 'jsonl', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [], ...extra };
+  return {
+    id: 's',
+    format: 'jsonl',
+    systemPrompt: null,
+    tools: [],
+    messages,
+    sourceCompactions: [],
+    subagents: [],
+    warnings: [],
+    ...extra,
+  };
 }
 
 /** A coding session: each turn a request, a read with a distinct result, and a decision (what a summarizer keeps). */
@@ -26,7 +36,9 @@ export function codingTurns(turns: number): Message[] {
   const out: Message[] = [];
   for (let t = 0; t < turns; t++) {
     out.push(user(`Please fix handleRequest${t} in src/server/module${t}.ts, the port ${8000 + t} is wrong.`));
-    out.push(assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]));
+    out.push(
+      assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]),
+    );
     out.push(msg('user', [result(`c${t}`, `export const port${t} = ${9000 + t};\n`.repeat(30))]));
     out.push(assistant(`The root cause is the default port ${9000 + t}, because config${t} is undefined. I decided to use ${8000 + t}.`));
   }

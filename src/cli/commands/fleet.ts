@@ -43,10 +43,16 @@ function libraryFiles(db: string): string[] {
   }
 }
 
-const fmtCell = (v: unknown): string | number => (v === null || v === undefined ? '-' : typeof v === 'number' ? (Number.isInteger(v) ? v : Math.round(v * 10000) / 10000) : String(v));
+const fmtCell = (v: unknown): string | number =>
+  v === null || v === undefined ? '-' : typeof v === 'number' ? (Number.isInteger(v) ? v : Math.round(v * 10000) / 10000) : String(v);
 
 function printResult(r: QueryResult): void {
-  process.stdout.write(table(r.columns, r.rows.map((row) => r.columns.map((c) => fmtCell(row[c])))));
+  process.stdout.write(
+    table(
+      r.columns,
+      r.rows.map((row) => r.columns.map((c) => fmtCell(row[c]))),
+    ),
+  );
 }
 
 function printReport(r: FleetReport): void {
@@ -66,7 +72,10 @@ function printReport(r: FleetReport): void {
 function progressLine(p: FleetProgress): void {
   if (!process.stderr.isTTY) return;
   const eta = p.etaMs === null ? '?' : `${Math.round(p.etaMs / 1000)}s`;
-  writeRaw(process.stderr, `\r\x1b[Kfleet ${p.done}/${p.total} transcripts · ${p.rate === null ? '-' : p.rate.toFixed(1)}/s · ${eta} left · ${p.errors} errors`);
+  writeRaw(
+    process.stderr,
+    `\r\x1b[Kfleet ${p.done}/${p.total} transcripts · ${p.rate === null ? '-' : p.rate.toFixed(1)}/s · ${eta} left · ${p.errors} errors`,
+  );
 }
 
 async function withData<T>(dir: string, fn: Parameters<typeof withDataset<T>>[1]): Promise<T> {
@@ -79,7 +88,9 @@ async function withData<T>(dir: string, fn: Parameters<typeof withDataset<T>>[1]
 }
 
 export function registerFleet(program: Command): void {
-  const fleet = program.command('fleet').description('replay many transcripts under several policies into Parquet, then report and query it');
+  const fleet = program
+    .command('fleet')
+    .description('replay many transcripts under several policies into Parquet, then report and query it');
 
   fleet
     .command('run')
@@ -107,7 +118,8 @@ export function registerFleet(program: Command): void {
         }
       }
       const threads = opts.threads === undefined ? undefined : Number(opts.threads);
-      if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 256)) throw new CliError(`--threads: expected a whole number 1-256, got "${opts.threads}"`, EXIT.usage);
+      if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 256))
+        throw new CliError(`--threads: expected a whole number 1-256, got "${opts.threads}"`, EXIT.usage);
       checkFormat(opts.format);
       checkNeedles(opts.needle ?? []);
       const policies = opts.policy.map((id) => {
@@ -126,7 +138,20 @@ export function registerFleet(program: Command): void {
       const flushSessions = Number(process.env['CTXSCOPE_FLEET_FLUSH_SESSIONS'] ?? '') || undefined;
       let result;
       try {
-        result = await runFleet({ files: unique, inputs: [...inputs, ...(opts.db !== undefined ? [`--db ${opts.db === true ? defaultDbPath() : String(opts.db)}`] : [])], policies, needles: opts.needle ?? [], out, version: packageVersion(), ...(opts.format ? { format: opts.format } : {}), ...(threads ? { threads } : {}), ...(shard ? { shard } : {}), overwrite: opts.overwrite ?? false, ...(flushSessions ? { flushSessions } : {}), onProgress: progressLine });
+        result = await runFleet({
+          files: unique,
+          inputs: [...inputs, ...(opts.db !== undefined ? [`--db ${opts.db === true ? defaultDbPath() : String(opts.db)}`] : [])],
+          policies,
+          needles: opts.needle ?? [],
+          out,
+          version: packageVersion(),
+          ...(opts.format ? { format: opts.format } : {}),
+          ...(threads ? { threads } : {}),
+          ...(shard ? { shard } : {}),
+          overwrite: opts.overwrite ?? false,
+          ...(flushSessions ? { flushSessions } : {}),
+          onProgress: progressLine,
+        });
       } catch (e) {
         if (e instanceof FleetRefusal) throw new CliError(e.message, EXIT.usage);
         throw e;
@@ -140,9 +165,15 @@ export function registerFleet(program: Command): void {
             `${result.done - result.skipped - result.changed.length} replayed, ${result.skipped} already written, ${result.errors} failed\n` +
             `rows written: sessions ${result.rows.sessions}, steps ${result.rows.steps}, compressions ${result.rows.compressions} → ${out} (${(result.elapsedMs / 1000).toFixed(1)} s)\n`,
         );
-      if (result.changed.length > 0) throw new CliError(`${result.changed.length} file(s) changed since ${out} was written (e.g. ${result.changed[0]}); rerun with --overwrite to replay everything again`, EXIT.badInput);
+      if (result.changed.length > 0)
+        throw new CliError(
+          `${result.changed.length} file(s) changed since ${out} was written (e.g. ${result.changed[0]}); rerun with --overwrite to replay everything again`,
+          EXIT.badInput,
+        );
       if (result.errors > 0) {
-        process.stderr.write(`ctxscope: ${result.errors} session row(s) failed (status = error); see: ctxscope fleet query ${out} "SELECT source_path, policy, error FROM sessions WHERE status = 'error'"\n`);
+        process.stderr.write(
+          `ctxscope: ${result.errors} session row(s) failed (status = error); see: ctxscope fleet query ${out} "SELECT source_path, policy, error FROM sessions WHERE status = 'error'"\n`,
+        );
         if (opts.failOnError) throw new CliError(`--fail-on-error: ${result.errors} session row(s) failed`, EXIT.badInput);
       }
     });

@@ -145,7 +145,23 @@ export function registerInspect(program: Command): void {
       process.stdout.write(`${file}: ${report.format}, ${report.sessions.length} session(s)\n`);
       process.stdout.write(
         table(
-          ['session', 'model', 'user', 'asst', 'tool', 'turns', 'calls', 'tool calls', 'orphans', 'system', 'tools', 'history', 'tokenizer', 'usage', 'compactions'],
+          [
+            'session',
+            'model',
+            'user',
+            'asst',
+            'tool',
+            'turns',
+            'calls',
+            'tool calls',
+            'orphans',
+            'system',
+            'tools',
+            'history',
+            'tokenizer',
+            'usage',
+            'compactions',
+          ],
           report.sessions.map((s) => [
             s.title ?? s.id,
             s.model ?? '?',
@@ -165,9 +181,14 @@ export function registerInspect(program: Command): void {
           ]),
         ),
       );
-      for (const s of report.sessions) process.stdout.write(`calibration${report.sessions.length > 1 ? ` (${s.title ?? s.id})` : ''}: ${calibrationLine(s.calibration)}\n`);
-      for (const s of outcome.sessions) if (s.subagents.length > 0) process.stdout.write(`${outcome.sessions.length > 1 ? `(${s.title ?? s.id}) ` : ''}${subagentLine(s)}`);
-      if (report.warnings.length) process.stdout.write(`${report.warnings.length} warning(s); first: ${report.warnings.slice(0, 3).join(' | ')}\n`);
+      for (const s of report.sessions)
+        process.stdout.write(
+          `calibration${report.sessions.length > 1 ? ` (${s.title ?? s.id})` : ''}: ${calibrationLine(s.calibration)}\n`,
+        );
+      for (const s of outcome.sessions)
+        if (s.subagents.length > 0) process.stdout.write(`${outcome.sessions.length > 1 ? `(${s.title ?? s.id}) ` : ''}${subagentLine(s)}`);
+      if (report.warnings.length)
+        process.stdout.write(`${report.warnings.length} warning(s); first: ${report.warnings.slice(0, 3).join(' | ')}\n`);
     });
 }
 
@@ -211,7 +232,17 @@ export interface KeyedCall {
 }
 
 export type FileInspection =
-  | { readonly kind: 'read'; readonly file: string; readonly format: string; readonly sessions: InspectSession[]; readonly calls: number; readonly subagentCalls: number; readonly reported: ReportedTotals; readonly cost: number | null; readonly warnings: number }
+  | {
+      readonly kind: 'read';
+      readonly file: string;
+      readonly format: string;
+      readonly sessions: InspectSession[];
+      readonly calls: number;
+      readonly subagentCalls: number;
+      readonly reported: ReportedTotals;
+      readonly cost: number | null;
+      readonly warnings: number;
+    }
   | { readonly kind: 'skipped'; readonly file: string; readonly reason: string }
   | { readonly kind: 'failed'; readonly file: string; readonly error: string };
 
@@ -280,7 +311,12 @@ function inThreadCounter(): BulkCounter {
 let sharedCounter: BulkCounter | undefined;
 
 /** Sums what a session and its subagents were billed into `into`; `calls`: the subagents' LLM calls. */
-function usageOf(s: Session, into: ReportedTotals, keyed: KeyedCall[], subagent = false): { calls: number; cost: number; priced: number; unpriced: number } {
+function usageOf(
+  s: Session,
+  into: ReportedTotals,
+  keyed: KeyedCall[],
+  subagent = false,
+): { calls: number; cost: number; priced: number; unpriced: number } {
   const model = lookupModel(s.model);
   let calls = 0;
   let cost = 0;
@@ -297,7 +333,17 @@ function usageOf(s: Session, into: ReportedTotals, keyed: KeyedCall[], subagent 
     const callModel = m.model !== undefined ? (lookupModel(m.model) ?? model) : model;
     const isPriced = u.costUsd !== undefined || callModel !== undefined;
     const callCost = callModel ? usageCost(callModel, u) : (u.costUsd ?? 0);
-    if (u.callKey !== undefined) keyed.push({ key: u.callKey, subagent: subagent || s.agentId !== undefined, input: u.input, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, output: u.output, cost: callCost, priced: isPriced });
+    if (u.callKey !== undefined)
+      keyed.push({
+        key: u.callKey,
+        subagent: subagent || s.agentId !== undefined,
+        input: u.input,
+        cacheRead: u.cacheRead,
+        cacheWrite: u.cacheWrite,
+        output: u.output,
+        cost: callCost,
+        priced: isPriced,
+      });
     if (!isPriced) {
       unpriced++;
       continue;
@@ -382,7 +428,19 @@ export async function inspectTranscript(job: InspectJob): Promise<FileInspection
       priced += u.priced;
       unpriced += u.unpriced;
     }
-    return { kind: 'read', file, format: outcome.format, sessions, calls, subagentCalls, reported, cost: priced > 0 ? cost : null, warnings: outcome.warnings.length, unpriced, keyed };
+    return {
+      kind: 'read',
+      file,
+      format: outcome.format,
+      sessions,
+      calls,
+      subagentCalls,
+      reported,
+      cost: priced > 0 ? cost : null,
+      warnings: outcome.warnings.length,
+      unpriced,
+      keyed,
+    };
   } catch (e) {
     if (e instanceof CliError) throw e;
     return { kind: 'failed', file, error: e instanceof Error ? e.message : String(e) };
@@ -397,7 +455,12 @@ const POOL_MIN_BYTES = 4_000_000;
  * threads (one per core in all), biggest files first so they finish together. Results come back
  * in input order.
  */
-export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly number[], threads = availableParallelism(), poolMinBytes = POOL_MIN_BYTES): Promise<(FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[]> {
+export async function inspectFiles(
+  jobs: readonly InspectJob[],
+  sizes: readonly number[],
+  threads = availableParallelism(),
+  poolMinBytes = POOL_MIN_BYTES,
+): Promise<(FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[]> {
   const total = sizes.reduce((a, b) => a + b, 0);
   const n = Math.max(1, Math.min(threads, jobs.length));
   if (n === 1 || total < poolMinBytes) {
@@ -413,7 +476,9 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
   const inThisThread = async (): Promise<void> => {
     for (let k = next++; k < order.length; k = next++) results[order[k]!] = await inspectTranscript(jobs[order[k]!]!);
   };
-  const workers = Array.from({ length: n - 1 }, () => startWorker([join(here, 'inspect-worker.js'), join(here, '..', 'inspect-worker.js')], join(here, '..', 'inspect-worker.ts')));
+  const workers = Array.from({ length: n - 1 }, () =>
+    startWorker([join(here, 'inspect-worker.js'), join(here, '..', 'inspect-worker.js')], join(here, '..', 'inspect-worker.ts')),
+  );
   const drive = (w: (typeof workers)[number]): Promise<void> =>
     new Promise((resolve, reject) => {
       const send = (): void => {
@@ -439,7 +504,29 @@ export async function inspectFiles(jobs: readonly InspectJob[], sizes: readonly 
 }
 
 export function summarise(results: readonly (FileInspection & { unpriced?: number; keyed?: KeyedCall[] })[]): FolderReport {
-  const report: FolderReport = { files: [], skipped: [], failed: [], summary: { files: results.length, transcripts: 0, skipped: 0, failed: 0, sessions: 0, calls: 0, subagentCalls: 0, turns: 0, toolCalls: 0, tokens: 0, approximate: false, reported: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, cost: null, unpricedCalls: 0, sourceCompactions: 0, duplicateCalls: 0 } };
+  const report: FolderReport = {
+    files: [],
+    skipped: [],
+    failed: [],
+    summary: {
+      files: results.length,
+      transcripts: 0,
+      skipped: 0,
+      failed: 0,
+      sessions: 0,
+      calls: 0,
+      subagentCalls: 0,
+      turns: 0,
+      toolCalls: 0,
+      tokens: 0,
+      approximate: false,
+      reported: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
+      cost: null,
+      unpricedCalls: 0,
+      sourceCompactions: 0,
+      duplicateCalls: 0,
+    },
+  };
   const t = report.summary;
   const seen = new Set<string>();
   for (const r of results) {
@@ -504,7 +591,12 @@ async function inspectFolder(inputs: readonly string[], opts: InspectCliOptions)
   const files = await expandInputs(inputs);
   if (files.length === 0) throw new CliError(`${inputs.join(' ')}: no files found`, EXIT.usage);
   const sizes = files.map((f) => statSync(f).size);
-  const jobs = files.map((file): InspectJob => ({ file, exact: opts.exact === true, ...(opts.format ? { format: opts.format } : {}), ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}) }));
+  const jobs = files.map((file): InspectJob => ({
+    file,
+    exact: opts.exact === true,
+    ...(opts.format ? { format: opts.format } : {}),
+    ...(opts.tokenizer ? { tokenizer: opts.tokenizer } : {}),
+  }));
   const report = summarise(await inspectFiles(jobs, sizes));
   for (const s of report.skipped) process.stderr.write(`ctxscope: skipped ${printable(s.file)}: ${printable(s.reason)}\n`);
   for (const f of report.failed) process.stderr.write(`ctxscope: ${printable(f.error)}\n`);
@@ -519,18 +611,56 @@ async function inspectFolder(inputs: readonly string[], opts: InspectCliOptions)
         tokens += s.tokens.system + s.tokens.tools + s.tokens.history + s.tokens.unlogged;
         compactions += s.sourceCompactions;
       }
-      return [printable(r.file), r.format, r.sessions.length, r.calls, tokens, r.reported.input + r.reported.cacheRead + r.reported.cacheWrite, r.reported.output, usd(r.cost), compactions];
+      return [
+        printable(r.file),
+        r.format,
+        r.sessions.length,
+        r.calls,
+        tokens,
+        r.reported.input + r.reported.cacheRead + r.reported.cacheWrite,
+        r.reported.output,
+        usd(r.cost),
+        compactions,
+      ];
     });
-    rows.push(['total', `${t.transcripts} file(s)`, t.sessions, t.calls, t.tokens, t.reported.input + t.reported.cacheRead + t.reported.cacheWrite, t.reported.output, usd(t.cost), t.sourceCompactions]);
-    process.stdout.write(table(['file', 'format', 'sessions', 'calls', t.approximate ? 'tokens ~' : 'tokens', 'reported in', 'reported out', 'cost', 'compactions'], rows));
+    rows.push([
+      'total',
+      `${t.transcripts} file(s)`,
+      t.sessions,
+      t.calls,
+      t.tokens,
+      t.reported.input + t.reported.cacheRead + t.reported.cacheWrite,
+      t.reported.output,
+      usd(t.cost),
+      t.sourceCompactions,
+    ]);
+    process.stdout.write(
+      table(
+        [
+          'file',
+          'format',
+          'sessions',
+          'calls',
+          t.approximate ? 'tokens ~' : 'tokens',
+          'reported in',
+          'reported out',
+          'cost',
+          'compactions',
+        ],
+        rows,
+      ),
+    );
     process.stdout.write(
       `${t.transcripts} transcript(s), ${t.skipped} skipped, ${t.failed} failed · ${t.turns.toLocaleString('en-US')} turns · ${t.toolCalls.toLocaleString('en-US')} tool calls · ${t.subagentCalls.toLocaleString('en-US')} subagent calls` +
         (t.approximate ? ' · tokens ~ are chars/4 estimates (--exact to count)' : '') +
         (t.duplicateCalls > 0 ? ` · ${t.duplicateCalls.toLocaleString('en-US')} call(s) repeated by resumed sessions counted once` : '') +
-        (t.unpricedCalls > 0 ? ` · ${t.unpricedCalls.toLocaleString('en-US')} call(s) of models without a price left out of the cost` : '') +
+        (t.unpricedCalls > 0
+          ? ` · ${t.unpricedCalls.toLocaleString('en-US')} call(s) of models without a price left out of the cost`
+          : '') +
         '\n',
     );
   }
-  if (report.failed.length > 0) throw new CliError(`${report.failed.length} of ${t.transcripts + t.failed} transcript(s) failed to read`, EXIT.badInput);
+  if (report.failed.length > 0)
+    throw new CliError(`${report.failed.length} of ${t.transcripts + t.failed} transcript(s) failed to read`, EXIT.badInput);
   if (t.transcripts === 0) throw new CliError(`no transcripts among ${files.length} file(s)`, EXIT.badInput);
 }

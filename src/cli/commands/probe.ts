@@ -10,7 +10,18 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { LEDGER_KINDS } from '../../core/ledger/extract';
-import { planProbe, probeClient, probeSteps, ProbeError, runProbe, type ProbeApi, type ProbeClient, type ProbeQuestion, type ProbeResult, type ProbeSettings } from '../../core/probe/index';
+import {
+  planProbe,
+  probeClient,
+  probeSteps,
+  ProbeError,
+  runProbe,
+  type ProbeApi,
+  type ProbeClient,
+  type ProbeQuestion,
+  type ProbeResult,
+  type ProbeSettings,
+} from '../../core/probe/index';
 import { isLoopbackUrl, summarizerUrlProblem } from '../../core/summarize/remote';
 import { findApiKey } from '../../main/secrets';
 import { replay as runReplay } from '../../core/replay/index';
@@ -35,26 +46,51 @@ interface ProbeCliOptions extends ReplayCliOptions {
   timeout: string;
 }
 
-const questionFile = z.array(z.object({ kind: z.enum(LEDGER_KINDS), text: z.string().min(1).max(2000), expected: z.string().min(1).max(2000), messageIndex: z.number().int().min(0).optional() }).strict()).min(1).max(50);
+const questionFile = z
+  .array(
+    z
+      .object({
+        kind: z.enum(LEDGER_KINDS),
+        text: z.string().min(1).max(2000),
+        expected: z.string().min(1).max(2000),
+        messageIndex: z.number().int().min(0).optional(),
+      })
+      .strict(),
+  )
+  .min(1)
+  .max(50);
 
 function readQuestions(path: string): ProbeQuestion[] {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new CliError(`--questions ${path}: ${e instanceof SyntaxError ? `not JSON (${e.message})` : 'no such file'}`, e instanceof SyntaxError ? EXIT.badInput : EXIT.usage);
+    throw new CliError(
+      `--questions ${path}: ${e instanceof SyntaxError ? `not JSON (${e.message})` : 'no such file'}`,
+      e instanceof SyntaxError ? EXIT.badInput : EXIT.usage,
+    );
   }
   const parsed = questionFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new CliError(`--questions ${path}: at ${issue.path.join('.') || 'the top'}: ${issue.message} (expected an array of {kind, text, expected})`, EXIT.badInput);
+    throw new CliError(
+      `--questions ${path}: at ${issue.path.join('.') || 'the top'}: ${issue.message} (expected an array of {kind, text, expected})`,
+      EXIT.badInput,
+    );
   }
-  return parsed.data.map((q, i) => ({ id: `q${i + 1}`, kind: q.kind, text: q.text, expected: q.expected, messageIndex: q.messageIndex ?? 0 }));
+  return parsed.data.map((q, i) => ({
+    id: `q${i + 1}`,
+    kind: q.kind,
+    text: q.text,
+    expected: q.expected,
+    messageIndex: q.messageIndex ?? 0,
+  }));
 }
 
 function number(name: string, v: string, min: number, max: number, integer = false): number {
   const n = Number(v);
-  if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) throw new CliError(`${name}: expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${v}"`, EXIT.usage);
+  if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+    throw new CliError(`${name}: expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${v}"`, EXIT.usage);
   return n;
 }
 
@@ -81,9 +117,17 @@ const pct = (k: number, n: number): string => (n === 0 ? '–' : `${k}/${n}`);
 const ci = (i: { low: number; high: number }): string => `[${Math.round(i.low * 100)}–${Math.round(i.high * 100)}%]`;
 
 function printResult(r: ProbeResult): void {
-  process.stdout.write(`\ncall ${r.step} (message #${r.messageIndex}) · ${r.settings.model} at ${r.settings.endpoint} · ${r.settings.replicates} replicates · recorded next action: ${r.recorded.kind === 'tool' ? `${r.recorded.name}(${r.recorded.args.slice(0, 60)})` : 'text'}\n`);
-  const label = (task: string): string => (task === 'next' ? 'next action' : `${task} ${r.questions.find((q) => q.id === task)?.text.slice(0, 60) ?? ''}`);
-  const rows = r.tallies.map((t) => [label(t.task), `${pct(t.original.k, t.original.n)} ${ci(t.original.interval)}${t.original.errors ? ` (${t.original.errors} failed)` : ''}`, `${pct(t.policy.k, t.policy.n)} ${ci(t.policy.interval)}${t.policy.errors ? ` (${t.policy.errors} failed)` : ''}`, t.verdict]);
+  process.stdout.write(
+    `\ncall ${r.step} (message #${r.messageIndex}) · ${r.settings.model} at ${r.settings.endpoint} · ${r.settings.replicates} replicates · recorded next action: ${r.recorded.kind === 'tool' ? `${r.recorded.name}(${r.recorded.args.slice(0, 60)})` : 'text'}\n`,
+  );
+  const label = (task: string): string =>
+    task === 'next' ? 'next action' : `${task} ${r.questions.find((q) => q.id === task)?.text.slice(0, 60) ?? ''}`;
+  const rows = r.tallies.map((t) => [
+    label(t.task),
+    `${pct(t.original.k, t.original.n)} ${ci(t.original.interval)}${t.original.errors ? ` (${t.original.errors} failed)` : ''}`,
+    `${pct(t.policy.k, t.policy.n)} ${ci(t.policy.interval)}${t.policy.errors ? ` (${t.policy.errors} failed)` : ''}`,
+    t.verdict,
+  ]);
   process.stdout.write(table(['task', '(a) as sent', '(b) under the policy', 'verdict'], rows));
   const errors = r.answers.filter((a) => a.error);
   if (errors.length > 0) process.stdout.write(`${errors.length} replicate${errors.length === 1 ? '' : 's'} failed: ${errors[0]!.error}\n`);
@@ -92,15 +136,21 @@ function printResult(r: ProbeResult): void {
 export function registerProbe(program: Command): void {
   program
     .command('probe')
-    .description('ask a model at one call with the context the agent had and with the policy\'s, and compare (sends the transcript to --endpoint after you confirm)')
+    .description(
+      "ask a model at one call with the context the agent had and with the policy's, and compare (sends the transcript to --endpoint after you confirm)",
+    )
     .argument('<file>', 'transcript file')
     .requiredOption('--policy <id|file.json>', 'the policy whose compacted history is probed')
     .requiredOption('--at <call>', 'a call number, next-compression (the first compression) or compressions (each)')
     .requiredOption('--endpoint <url>', 'an OpenAI-compatible server (…/v1) or https://api.anthropic.com')
     .requiredOption('--model <id>', 'the model to probe with')
-    .option('--api <openai|anthropic>', 'the endpoint\'s protocol (default: anthropic for anthropic.com, else openai)')
+    .option('--api <openai|anthropic>', "the endpoint's protocol (default: anthropic for anthropic.com, else openai)")
     .option('--replicates <n>', 'times each request is sent', '3')
-    .option('--questions <auto|file.json>', 'recall questions: from the loss ledger (auto) or a JSON file of {kind, text, expected}', 'auto')
+    .option(
+      '--questions <auto|file.json>',
+      'recall questions: from the loss ledger (auto) or a JSON file of {kind, text, expected}',
+      'auto',
+    )
     .option('--temperature <t>', 'sampling temperature', '0.7')
     .option('--max-tokens <n>', 'most tokens per answer', '256')
     .option('--max-cost <usd>', 'stop before sending when the estimated cost is above this')
@@ -145,17 +195,29 @@ export function registerProbe(program: Command): void {
       }
       const requests = plans.reduce((n, p) => n + p.estimate.requests, 0);
       const tokens = plans.reduce((n, p) => n + p.estimate.inputTokens, 0);
-      process.stderr.write(`in all: ${requests} requests, about ${tokens.toLocaleString('en-US')} input tokens, ${priced ? `about $${cost.toFixed(4)}` : 'cost unknown'} — to ${opts.endpoint}\n`);
+      process.stderr.write(
+        `in all: ${requests} requests, about ${tokens.toLocaleString('en-US')} input tokens, ${priced ? `about $${cost.toFixed(4)}` : 'cost unknown'} — to ${opts.endpoint}\n`,
+      );
       if (maxCost !== undefined) {
         // An unknown price is $0 only on this machine (a local server); elsewhere it cannot be held to a cap.
-        if (!priced && !isLoopbackUrl(opts.endpoint)) throw new CliError(`--max-cost: the price of ${opts.model} is unknown, so the cap cannot be checked; nothing was sent`, EXIT.usage);
-        if (cost > maxCost) throw new CliError(`--max-cost: the estimate $${cost.toFixed(4)} is above $${maxCost}; nothing was sent`, EXIT.usage);
+        if (!priced && !isLoopbackUrl(opts.endpoint))
+          throw new CliError(
+            `--max-cost: the price of ${opts.model} is unknown, so the cap cannot be checked; nothing was sent`,
+            EXIT.usage,
+          );
+        if (cost > maxCost)
+          throw new CliError(`--max-cost: the estimate $${cost.toFixed(4)} is above $${maxCost}; nothing was sent`, EXIT.usage);
       }
       if (!opts.yes && !(await confirmed(`Send ${requests} requests with the transcript to ${opts.endpoint}? [y/N] `))) {
         throw new CliError(`nothing was sent: confirm with --yes${process.stdin.isTTY ? '' : ' (no terminal to ask on)'}`, EXIT.usage);
       }
       const key = await findApiKey(api, opts.endpoint);
-      const client: ProbeClient = probeClient({ api, endpoint: opts.endpoint, ...(key ? { apiKey: key.key } : {}), timeoutMs: number('--timeout', opts.timeout, 100, 600_000, true) });
+      const client: ProbeClient = probeClient({
+        api,
+        endpoint: opts.endpoint,
+        ...(key ? { apiKey: key.key } : {}),
+        timeoutMs: number('--timeout', opts.timeout, 100, 600_000, true),
+      });
       const results: ProbeResult[] = [];
       for (const p of plans) {
         results.push(

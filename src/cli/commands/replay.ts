@@ -78,7 +78,10 @@ export function cliConfig(policyId: string, opts: ReplayCliOptions): ReplayConfi
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object');
       file = parsed as Record<string, unknown>;
     } catch (e) {
-      throw new CliError(`${opts.config}: expected a JSON object of config keys (${e instanceof Error ? e.message : String(e)})`, EXIT.badInput);
+      throw new CliError(
+        `${opts.config}: expected a JSON object of config keys (${e instanceof Error ? e.message : String(e)})`,
+        EXIT.badInput,
+      );
     }
   }
   try {
@@ -103,7 +106,10 @@ export async function replayOptions(config: ReplayConfig, strategies: Readonly<R
   const missing = custom.filter((n) => !(n in strategies));
   if (missing.length > 0) {
     const known = Object.keys(strategies);
-    throw new CliError(`pipeline names custom:${missing[0]} but ${known.length ? `the strategy modules export only ${known.join(', ')}` : 'no --strategy-module was given'}`, EXIT.usage);
+    throw new CliError(
+      `pipeline names custom:${missing[0]} but ${known.length ? `the strategy modules export only ${known.join(', ')}` : 'no --strategy-module was given'}`,
+      EXIT.usage,
+    );
   }
   try {
     const summarizer = await summarizerFor(config);
@@ -120,7 +126,8 @@ async function runReplay(session: Parameters<typeof replay>[0], config: ReplayCo
   } catch (e) {
     if (e instanceof Error && /^needle /.test(e.message)) throw new CliError(e.message, EXIT.usage);
     if (e instanceof Error && /^strategy /.test(e.message)) throw new CliError(e.message, EXIT.badInput);
-    if (e instanceof Error && /^pinned: /.test(e.message)) throw new CliError(`--pin / pinned: ${e.message.slice('pinned: '.length)}`, EXIT.usage);
+    if (e instanceof Error && /^pinned: /.test(e.message))
+      throw new CliError(`--pin / pinned: ${e.message.slice('pinned: '.length)}`, EXIT.usage);
     throw e;
   }
 }
@@ -145,10 +152,24 @@ function printSummary(r: ReplayResult): void {
   const rows = [];
   for (let i = 0; i < s.count; i++) {
     const trigger = s.trigger[i]!;
-    rows.push([i, s.messageIndex[i]!, s.turn[i]!, Math.round(s.regions.summary[i]!), Math.round(s.regions.history[i]!), Math.round(s.total[i]!), Math.round(s.limit[i]!), Number.isNaN(trigger) ? '-' : int(trigger), Number.isNaN(s.reported[i]!) ? '-' : int(s.reported[i]!), STEP_STATUSES[s.status[i]!]!, (s.reasons[s.reasonIndex[i]!] ?? '').slice(0, 90)]);
+    rows.push([
+      i,
+      s.messageIndex[i]!,
+      s.turn[i]!,
+      Math.round(s.regions.summary[i]!),
+      Math.round(s.regions.history[i]!),
+      Math.round(s.total[i]!),
+      Math.round(s.limit[i]!),
+      Number.isNaN(trigger) ? '-' : int(trigger),
+      Number.isNaN(s.reported[i]!) ? '-' : int(s.reported[i]!),
+      STEP_STATUSES[s.status[i]!]!,
+      (s.reasons[s.reasonIndex[i]!] ?? '').slice(0, 90),
+    ]);
   }
   // Turns are 0-based here as in --json (docs/policies.md §Common): the column says so.
-  process.stdout.write(table(['step', 'msg', 'turn (0-based)', 'summary', 'history', 'total', 'limit', 'trigger', 'reported', 'status', 'reason'], rows));
+  process.stdout.write(
+    table(['step', 'msg', 'turn (0-based)', 'summary', 'history', 'total', 'limit', 'trigger', 'reported', 'status', 'reason'], rows),
+  );
   const t = r.totals;
   const cfg = r.config as { resolved?: { tokenizer?: string; window?: number; windowSource?: string; enforcedLimitBasis?: string } };
   const res = cfg.resolved;
@@ -156,7 +177,15 @@ function printSummary(r: ReplayResult): void {
     `\npolicy ${r.policy} · tokenizer ${res?.tokenizer} · window ${res?.window?.toLocaleString('en-US')} (${res?.windowSource}) · limit = ${res?.enforcedLimitBasis}\n` +
       `billed input ${int(t.billedInputTokens)} (cache reads ${int(t.cachedInputTokens)}, writes ${int(t.cacheWriteTokens ?? 0)}) · output ${int(t.outputTokens)} · cost ${usd(t.cost)}\n` +
       `compressions ${t.compressions} · tokens removed ${int(t.tokensRemoved)} · peak ${int(t.peak)} · forced finals ${t.forcedFinals} · aborts ${t.aborts} · overflows ${t.overflows}\n` +
-      `no longer remembered: ${r.retention.lost.length}${r.retention.lost.length ? ' — ' + r.retention.lost.slice(0, 8).map((l) => `${l.key} (lost @${l.lostAt}, needed @${l.neededAt})`).join(', ') : ''}\n` +
+      `no longer remembered: ${r.retention.lost.length}${
+        r.retention.lost.length
+          ? ' — ' +
+            r.retention.lost
+              .slice(0, 8)
+              .map((l) => `${l.key} (lost @${l.lostAt}, needed @${l.neededAt})`)
+              .join(', ')
+          : ''
+      }\n` +
       `(replays take the agent's own outputs as unchanged by a different context)\n`,
   );
 }
@@ -194,7 +223,11 @@ export function registerReplay(program: Command): void {
       }
       if (opts.failOn) {
         const at = reached(result, opts.failOn);
-        if (at >= 0) throw new CliError(`assertion failed: step ${at} reached status "${opts.failOn}" (${result.steps.reasons[result.steps.reasonIndex[at]!] ?? ''})`, EXIT.assertion);
+        if (at >= 0)
+          throw new CliError(
+            `assertion failed: step ${at} reached status "${opts.failOn}" (${result.steps.reasons[result.steps.reasonIndex[at]!] ?? ''})`,
+            EXIT.assertion,
+          );
       }
     });
 
@@ -220,13 +253,36 @@ export function registerReplay(program: Command): void {
       const rb = await runReplay(session, cb, await replayOptions(cb, strategies));
       const c = compare(ra, rb);
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ ...comparisonToJSON(c), a: { policy: a, totals: ra.totals }, b: { policy: b, totals: rb.totals } }) + '\n');
+        process.stdout.write(
+          JSON.stringify({ ...comparisonToJSON(c), a: { policy: a, totals: ra.totals }, b: { policy: b, totals: rb.totals } }) + '\n',
+        );
         return;
       }
-      process.stdout.write(table(['total', a, b, 'b - a', 'change'], TOTAL_KEYS.map((k) => [k, round(c.totals[k].a), round(c.totals[k].b), round(c.totals[k].delta), c.totals[k].ratio === null ? '-' : `${(c.totals[k].ratio! * 100).toFixed(1)}%`])));
+      process.stdout.write(
+        table(
+          ['total', a, b, 'b - a', 'change'],
+          TOTAL_KEYS.map((k) => [
+            k,
+            round(c.totals[k].a),
+            round(c.totals[k].b),
+            round(c.totals[k].delta),
+            c.totals[k].ratio === null ? '-' : `${(c.totals[k].ratio! * 100).toFixed(1)}%`,
+          ]),
+        ),
+      );
       process.stdout.write(`compressions at steps: ${c.compressions.a.join(', ') || 'none'} vs ${c.compressions.b.join(', ') || 'none'}\n`);
       process.stdout.write(`retention losses: ${ra.retention.lost.length} vs ${rb.retention.lost.length}\n`);
-      process.stdout.write(`steps that differ: ${c.differences.length}${c.differences.length ? ' — ' + c.differences.slice(0, 10).map((d) => `#${d.step} ${d.a.status}→${d.b.status} (${round(d.b.total - d.a.total)})`).join(', ') : ''}\n`);
+      process.stdout.write(
+        `steps that differ: ${c.differences.length}${
+          c.differences.length
+            ? ' — ' +
+              c.differences
+                .slice(0, 10)
+                .map((d) => `#${d.step} ${d.a.status}→${d.b.status} (${round(d.b.total - d.a.total)})`)
+                .join(', ')
+            : ''
+        }\n`,
+      );
     });
 
   program
@@ -251,7 +307,10 @@ export function registerReplay(program: Command): void {
         process.stdout.write(JSON.stringify(POLICIES, null, 2) + '\n');
         return;
       }
-      for (const p of POLICIES) process.stdout.write(`${p.id.padEnd(20)} ${p.label} (${p.source})\n${' '.repeat(21)}${p.description}\n${' '.repeat(21)}${JSON.stringify(p.config)}\n`);
+      for (const p of POLICIES)
+        process.stdout.write(
+          `${p.id.padEnd(20)} ${p.label} (${p.source})\n${' '.repeat(21)}${p.description}\n${' '.repeat(21)}${JSON.stringify(p.config)}\n`,
+        );
       process.stdout.write(`\nscenario variants: ${SCENARIO_POLICIES.map((p) => p.id).join(', ')}\n`);
     });
 
@@ -276,7 +335,10 @@ export function registerReplay(program: Command): void {
       const key = Buffer.concat(chunks).toString('utf8').trim();
       if (!key) throw new CliError('expected the key on stdin (e.g. `ctxscope key set openai < key.txt`)', EXIT.usage);
       await storeApiKey(provider, key, keyOpts.url).catch((e: unknown) => {
-        throw new CliError(e instanceof Error ? e.message : String(e), /^--url/.test(String(e instanceof Error ? e.message : e)) ? EXIT.usage : EXIT.other);
+        throw new CliError(
+          e instanceof Error ? e.message : String(e),
+          /^--url/.test(String(e instanceof Error ? e.message : e)) ? EXIT.usage : EXIT.other,
+        );
       });
       process.stdout.write(`stored the ${provider} key in the keychain, for ${keyOpts.url ?? 'its official endpoint'} only\n`);
     });
@@ -296,14 +358,26 @@ async function batch(input: string, config: ReplayConfig, opts: ReplayCliOptions
     process.stdout.write(
       table(
         ['file', 'format', 'calls', 'compressions', 'peak', 'cost', 'finals', 'aborts', 'lost', 'error'],
-        rows.map((r: BatchRow) => [r.file, r.format ?? '-', r.steps ?? 0, r.compressions ?? 0, Math.round(r.peak ?? 0), `$${(r.cost ?? 0).toFixed(4)}`, r.forcedFinals ?? 0, r.aborts ?? 0, r.lost ?? 0, (r.error ?? '').slice(0, 60)]),
+        rows.map((r: BatchRow) => [
+          r.file,
+          r.format ?? '-',
+          r.steps ?? 0,
+          r.compressions ?? 0,
+          Math.round(r.peak ?? 0),
+          `$${(r.cost ?? 0).toFixed(4)}`,
+          r.forcedFinals ?? 0,
+          r.aborts ?? 0,
+          r.lost ?? 0,
+          (r.error ?? '').slice(0, 60),
+        ]),
       ),
     );
   if (opts.failOn) {
     const hit = rows.find((r) => (r.statuses?.[opts.failOn!] ?? 0) > 0);
     if (hit) throw new CliError(`assertion failed: ${hit.file} reached status "${opts.failOn}"`, EXIT.assertion);
   }
-  if (rows.some((r) => r.error)) throw new CliError(`${rows.filter((r) => r.error).length} of ${rows.length} transcript(s) failed`, EXIT.badInput);
+  if (rows.some((r) => r.error))
+    throw new CliError(`${rows.filter((r) => r.error).length} of ${rows.length} transcript(s) failed`, EXIT.badInput);
 }
 
 const round = (n: number): number => (Math.abs(n) < 10 ? Math.round(n * 10000) / 10000 : Math.round(n));

@@ -29,7 +29,8 @@ export class ServeUsageError extends Error {}
 
 export async function serve(files: readonly string[], options: ServeOptions): Promise<HttpHost> {
   const port = options.port === undefined ? 0 : Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ServeUsageError(`--port: expected a port number 0-65535, got "${options.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ServeUsageError(`--port: expected a port number 0-65535, got "${options.port}"`);
   for (const f of files) {
     if (!existsSync(f)) throw new ServeUsageError(`${f}: no such file`);
     checkRegularFile(f);
@@ -73,9 +74,20 @@ export async function serve(files: readonly string[], options: ServeOptions): Pr
   }
   const routes: Record<string, Route> = {};
   if (uploadsDir) {
-    routes['/api/upload'] = uploadRoute({ dir: uploadsDir, maxBytes: uploadLimit(), accept: (stored, name) => uploads.accept(stored, name), abandon: (jobId) => void host.handlers.cancelImport({ jobId }) });
+    routes['/api/upload'] = uploadRoute({
+      dir: uploadsDir,
+      maxBytes: uploadLimit(),
+      accept: (stored, name) => uploads.accept(stored, name),
+      abandon: (jobId) => void host.handlers.cancelImport({ jobId }),
+    });
   }
-  const http = await startHttpHost({ handlers: withUploadRefs(host.handlers, refs), staticDir, port, routes, log: (m) => process.stderr.write(m + '\n') });
+  const http = await startHttpHost({
+    handlers: withUploadRefs(host.handlers, refs),
+    staticDir,
+    port,
+    routes,
+    log: (m) => process.stderr.write(m + '\n'),
+  });
   sink.http = http;
   const stop = (): void => {
     void Promise.all([http.close(), host.close()]).finally(() => process.exit(0));
@@ -91,7 +103,7 @@ export function registerServe(program: Command): void {
     .description('serve the UI on http://127.0.0.1 (random port, per-run token) and open the given transcripts')
     .argument('[files...]', 'transcripts to open (default: the bundled sample)')
     .option('--port <port>', 'port to listen on (default: a random free port)')
-    .option('--db <path>', 'session database (default: the app\'s user-data folder, or $CTXSCOPE_DB)')
+    .option('--db <path>', "session database (default: the app's user-data folder, or $CTXSCOPE_DB)")
     .action(async (files: string[], options: ServeOptions) => {
       const http = await serve(files, options);
       process.stdout.write(`Context Scope at ${http.url}\n`);

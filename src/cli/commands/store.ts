@@ -40,7 +40,10 @@ export function registerStore(program: Command): void {
             });
             progressLine(file, size, size, started, true);
             results.push({ file, ...r });
-            if (!opts.json) process.stderr.write(`${file}: ${r.reused ? 'already stored' : `${r.format}, ${r.sessionIds.length} session(s), ${r.messages.toLocaleString('en-US')} messages`}\n`);
+            if (!opts.json)
+              process.stderr.write(
+                `${file}: ${r.reused ? 'already stored' : `${r.format}, ${r.sessionIds.length} session(s), ${r.messages.toLocaleString('en-US')} messages`}\n`,
+              );
           } catch (e) {
             progressLine(file, 0, size, started, true);
             if (!(e instanceof ImportError)) throw e;
@@ -63,7 +66,8 @@ export function registerStore(program: Command): void {
     .option('--json', 'print JSON')
     .action((opts: { db?: string; json?: boolean }) => {
       const path = opts.db ?? defaultDbPath();
-      if (!existsSync(path)) throw new CliError(`${path}: no session database yet (import something first: ctxscope import FILE)`, EXIT.usage);
+      if (!existsSync(path))
+        throw new CliError(`${path}: no session database yet (import something first: ctxscope import FILE)`, EXIT.usage);
       const store = openStore(path, { check: true });
       try {
         const rows = store.listSessions();
@@ -71,7 +75,22 @@ export function registerStore(program: Command): void {
           process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
           return;
         }
-        process.stdout.write(table(['id', 'title', 'format', 'model', 'messages', 'calls', 'turns', 'usage', 'source'], rows.map((r) => [r.id.slice(0, 8), (r.title ?? '').slice(0, 40), r.format, r.model ?? '?', r.messageCount, r.stepCount, r.turnCount, r.hasUsage ? 'yes' : 'no', r.sourcePath])));
+        process.stdout.write(
+          table(
+            ['id', 'title', 'format', 'model', 'messages', 'calls', 'turns', 'usage', 'source'],
+            rows.map((r) => [
+              r.id.slice(0, 8),
+              (r.title ?? '').slice(0, 40),
+              r.format,
+              r.model ?? '?',
+              r.messageCount,
+              r.stepCount,
+              r.turnCount,
+              r.hasUsage ? 'yes' : 'no',
+              r.sourcePath,
+            ]),
+          ),
+        );
       } finally {
         store.close();
       }

@@ -52,16 +52,38 @@ const settingText = (p: TunePoint): string =>
 function printResult(r: TuneResult): void {
   const rows = r.frontier.map((i) => {
     const p = r.points[i]!;
-    return [settingText(p), `$${p.cost.toFixed(4)}`, int(p.billedInputTokens), p.lostFacts, p.lostNeedles, p.forcedFinals, p.aborts, p.compressions, i === r.proposal ? 'proposed' : i === r.nearMiss ? 'near-miss' : ''];
+    return [
+      settingText(p),
+      `$${p.cost.toFixed(4)}`,
+      int(p.billedInputTokens),
+      p.lostFacts,
+      p.lostNeedles,
+      p.forcedFinals,
+      p.aborts,
+      p.compressions,
+      i === r.proposal ? 'proposed' : i === r.nearMiss ? 'near-miss' : '',
+    ];
   });
-  process.stdout.write(`frontier (${r.frontier.length} of ${r.points.length} settings; cost ${r.costBasis === 'usd' ? 'in USD' : 'as billed input tokens: the model has no prices'}):\n`);
-  process.stdout.write(table(['setting', 'cost', 'billed input', 'lost facts', 'lost needles', 'finals', 'aborts', 'compressions', ''], rows));
+  process.stdout.write(
+    `frontier (${r.frontier.length} of ${r.points.length} settings; cost ${r.costBasis === 'usd' ? 'in USD' : 'as billed input tokens: the model has no prices'}):\n`,
+  );
+  process.stdout.write(
+    table(['setting', 'cost', 'billed input', 'lost facts', 'lost needles', 'finals', 'aborts', 'compressions', ''], rows),
+  );
   const failed = r.points.filter((p) => p.error);
-  if (failed.length > 0) process.stdout.write(`${failed.length} setting(s) failed to replay, e.g. ${settingText(failed[0]!)}: ${failed[0]!.error}\n`);
+  if (failed.length > 0)
+    process.stdout.write(`${failed.length} setting(s) failed to replay, e.g. ${settingText(failed[0]!)}: ${failed[0]!.error}\n`);
   process.stdout.write(`\n${r.verdict}\n`);
   const pick = r.proposal ?? r.nearMiss;
-  if (pick !== null) process.stdout.write(`${r.proposal !== null ? 'proposed' : 'near-miss'}: ${Object.entries(r.points[pick]!.settings).map(([k, v]) => `--set ${k}=${String(v)}`).join(' ')}\n`);
-  process.stdout.write(`${r.points.length} settings × ${int(r.calls)} calls in ${(r.elapsedMs / 1000).toFixed(2)} s on ${r.threads} thread(s)\n`);
+  if (pick !== null)
+    process.stdout.write(
+      `${r.proposal !== null ? 'proposed' : 'near-miss'}: ${Object.entries(r.points[pick]!.settings)
+        .map(([k, v]) => `--set ${k}=${String(v)}`)
+        .join(' ')}\n`,
+    );
+  process.stdout.write(
+    `${r.points.length} settings × ${int(r.calls)} calls in ${(r.elapsedMs / 1000).toFixed(2)} s on ${r.threads} thread(s)\n`,
+  );
 }
 
 export function registerTune(program: Command): void {
@@ -70,7 +92,11 @@ export function registerTune(program: Command): void {
     .description('sweep settings of a policy on a transcript and propose the cheapest that loses nothing')
     .argument('<file>', 'transcript file')
     .requiredOption('--policy <id|file.json>', 'policy whose settings are swept')
-    .option('--sweep <key=from:to:step>', 'a setting to sweep: key=from:to:step, or key=a,b,c (repeatable; the grid is their product, at most 10,000)', collect)
+    .option(
+      '--sweep <key=from:to:step>',
+      'a setting to sweep: key=from:to:step, or key=a,b,c (repeatable; the grid is their product, at most 10,000)',
+      collect,
+    )
     .option('--set <key=value>', 'override a config key for every setting (repeatable)', collect)
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--needle <text>', 'a string or /regex/ that must stay in the window (repeatable)', collect)
@@ -80,9 +106,11 @@ export function registerTune(program: Command): void {
     .option('--fail-if-none', 'exit 4 when no setting qualifies')
     .option('--json', 'print the sweep as JSON')
     .action(async (file: string, opts: TuneCliOptions) => {
-      if (!opts.sweep || opts.sweep.length === 0) throw new CliError('--sweep: give at least one sweep, e.g. --sweep trigger=0.5:0.9:0.05', EXIT.usage);
+      if (!opts.sweep || opts.sweep.length === 0)
+        throw new CliError('--sweep: give at least one sweep, e.g. --sweep trigger=0.5:0.9:0.05', EXIT.usage);
       const threads = opts.threads === undefined ? undefined : Number(opts.threads);
-      if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 64)) throw new CliError(`--threads: expected a whole number 1-64, got "${opts.threads}"`, EXIT.usage);
+      if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 64))
+        throw new CliError(`--threads: expected a whole number 1-64, got "${opts.threads}"`, EXIT.usage);
       const policy = policyFrom(opts.policy);
       const baseOverrides = overridesOf(opts.set ?? []);
       checkNeedles(opts.needle ?? []);
@@ -100,7 +128,16 @@ export function registerTune(program: Command): void {
       process.once('SIGINT', onSigint);
       let result: TuneResult;
       try {
-        result = await runTune({ session, policy, sweeps: opts.sweep, baseOverrides, needles: opts.needle ?? [], pins, signal: abort.signal, ...(threads ? { threads } : {}) });
+        result = await runTune({
+          session,
+          policy,
+          sweeps: opts.sweep,
+          baseOverrides,
+          needles: opts.needle ?? [],
+          pins,
+          signal: abort.signal,
+          ...(threads ? { threads } : {}),
+        });
       } catch (e) {
         if (e instanceof SweepError) throw new CliError(e.message, EXIT.usage);
         if (e instanceof TuneCancelled) throw new CliError(`tune: ${e.message}`, EXIT.other);

@@ -40,7 +40,12 @@ export interface BudgetCheck {
   /** Approval mode over budget: a human must confirm. */
   readonly requireApproval: boolean;
   /** The first dimension (in BUDGET_DIMENSIONS order) that would be exceeded, and where. */
-  readonly exceeded?: { readonly layer: BudgetLayerName; readonly dimension: BudgetDimensionName; readonly used: number; readonly max: number };
+  readonly exceeded?: {
+    readonly layer: BudgetLayerName;
+    readonly dimension: BudgetDimensionName;
+    readonly used: number;
+    readonly max: number;
+  };
   readonly warnings: readonly string[];
   /** Highest fraction used over every layer and dimension (for backpressure). */
   readonly usage: number;
@@ -55,7 +60,12 @@ export interface BudgetCheck {
  * no limit there; else the usage after the pending work (`next`), and whether it exceeds the limit
  * ("used" layers: reached before the call; "projected": passed by it).
  */
-export function dimensionCheck(layer: BudgetLayer, d: BudgetDimensionName, used: BudgetUsage, pending: Partial<BudgetUsage>): { readonly now: number; readonly next: number; readonly max: number; readonly over: boolean } | null {
+export function dimensionCheck(
+  layer: BudgetLayer,
+  d: BudgetDimensionName,
+  used: BudgetUsage,
+  pending: Partial<BudgetUsage>,
+): { readonly now: number; readonly next: number; readonly max: number; readonly over: boolean } | null {
   const max = layer.limits[d];
   if (!Number.isFinite(max) || max <= 0) return null;
   const now = used[d];

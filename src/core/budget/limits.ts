@@ -79,15 +79,21 @@ export function resolveLimits(input: LimitsInput): ResolvedLimits {
   if (input.window !== undefined) [window, windowSource] = [input.window, 'request'];
   else if (input.transcriptWindow !== undefined) [window, windowSource] = [input.transcriptWindow, 'transcript'];
   else if (model) [window, windowSource] = [model.window, 'model'];
-  else if (input.maxOutputWindowFirst && input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
+  else if (input.maxOutputWindowFirst && input.maxOutput !== undefined)
+    [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
   else if (providerWindow !== undefined) [window, windowSource] = [providerWindow, 'provider'];
   else if (input.maxOutput !== undefined) [window, windowSource] = [windowFromMaxOutput(input.maxOutput), 'maxOutput×4'];
   else [window, windowSource] = [DEFAULT_WINDOW, 'default'];
   const maxOutput = input.maxOutput ?? defaultMaxOutput(window);
   // The warning names the limits actually in force, and where each came from.
   if (input.model && !model) {
-    const output = input.maxOutput !== undefined ? `maxOutput ${maxOutput.toLocaleString('en-US')} from the request` : `maxOutput floor(window / 4) = ${maxOutput.toLocaleString('en-US')}`;
-    warnings.push(`unknown model "${input.model}": using window ${window.toLocaleString('en-US')} from ${WINDOW_SOURCE_WORDS[windowSource]}, ${output}`);
+    const output =
+      input.maxOutput !== undefined
+        ? `maxOutput ${maxOutput.toLocaleString('en-US')} from the request`
+        : `maxOutput floor(window / 4) = ${maxOutput.toLocaleString('en-US')}`;
+    warnings.push(
+      `unknown model "${input.model}": using window ${window.toLocaleString('en-US')} from ${WINDOW_SOURCE_WORDS[windowSource]}, ${output}`,
+    );
   }
   const buffer = input.buffer ?? DEFAULT_BUFFER;
   const limit = guardLimit(window, buffer, maxOutput);

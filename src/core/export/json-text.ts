@@ -19,7 +19,12 @@ const MAX_INDENTED_DEPTH = 64;
 export function stringifyJson(value: unknown, indent = 0): string {
   const pad = ' '.repeat(indent);
   const out: string[] = [];
-  type Frame = { readonly close: string; readonly items: readonly (readonly [key: string | null, value: unknown])[]; i: number; readonly depth: number };
+  type Frame = {
+    readonly close: string;
+    readonly items: readonly (readonly [key: string | null, value: unknown])[];
+    i: number;
+    readonly depth: number;
+  };
   const stack: Frame[] = [];
   const newline = (depth: number): string => (indent > 0 && depth < MAX_INDENTED_DEPTH ? '\n' + pad.repeat(depth) : '');
   /** Writes a scalar, or opens a container (its items follow from the stack). */
@@ -31,7 +36,12 @@ export function stringifyJson(value: unknown, indent = 0): string {
       if (v.length === 0) out.push('[]');
       else {
         out.push('[');
-        stack.push({ close: ']', items: v.map((x) => [null, x === undefined || typeof x === 'function' ? null : x] as const), i: 0, depth: depth + 1 });
+        stack.push({
+          close: ']',
+          items: v.map((x) => [null, x === undefined || typeof x === 'function' ? null : x] as const),
+          i: 0,
+          depth: depth + 1,
+        });
       }
     } else if (typeof v === 'object') {
       const items = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined && typeof x !== 'function');

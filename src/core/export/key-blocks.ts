@@ -21,7 +21,8 @@ const END = '-----END ';
 const MAX_LABEL = 64;
 
 const isLabelChar = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 32;
-const isBase64 = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61;
+const isBase64 = (c: number): boolean =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61;
 const isBlank = (c: number): boolean => c === 32 || c === 9;
 
 /** The end of the BEGIN line's label and dashes when it names a private key, else -1. `at` points past `-----BEGIN `. */
@@ -109,7 +110,8 @@ export function privateKeyBlocks(text: string): Array<readonly [number, number]>
   let nextEnd = -2;
   let nextBegin = -2;
   const endFrom = (i: number): number => (nextEnd === -1 || (nextEnd >= i && nextEnd !== -2) ? nextEnd : (nextEnd = text.indexOf(END, i)));
-  const beginFrom = (i: number): number => (nextBegin === -1 || (nextBegin >= i && nextBegin !== -2) ? nextBegin : (nextBegin = text.indexOf(BEGIN, i)));
+  const beginFrom = (i: number): number =>
+    nextBegin === -1 || (nextBegin >= i && nextBegin !== -2) ? nextBegin : (nextBegin = text.indexOf(BEGIN, i));
   let from = 0;
   for (;;) {
     const start = beginFrom(from);

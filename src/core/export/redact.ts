@@ -95,10 +95,22 @@ const BUILTIN: readonly Builtin[] = [
   ['azure', 'keys', '/\\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([^;\\s"\'\\\\]+)/', ['AccountKey=', 'SharedAccess'], [1]],
   // Credentials in a URL of any scheme (`redis://:pw@`, `amqp://u:pw@`): the password; a bare
   // user part only when it is long enough to be a token (`https://ghp_…@github.com`).
-  ['url-credentials', 'keys', '/\\b[A-Za-z][A-Za-z0-9+.-]*:\\/\\/(?:[^\\s\\/?#@:"\'<>]*:([^\\s\\/?#@"\'<>]+)|([A-Za-z0-9_.~%-]{16,}))@/', ['://'], [1, 2]],
+  [
+    'url-credentials',
+    'keys',
+    '/\\b[A-Za-z][A-Za-z0-9+.-]*:\\/\\/(?:[^\\s\\/?#@:"\'<>]*:([^\\s\\/?#@"\'<>]+)|([A-Za-z0-9_.~%-]{16,}))@/',
+    ['://'],
+    [1, 2],
+  ],
   // Env-style assignments whose NAME says it holds a secret: `PASSWORD=`, `DB_PASSWORD=`,
   // `SECRET_KEY=`, `GITHUB_TOKEN=` (upper case, as in `.env` files and shells; `MAX_TOKENS=` is not one).
-  ['env-secret', 'keys', '/\\b[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN)(?:_[A-Z0-9_]*)?[ \\t]*=[ \\t]*(?:"([^"\\n\\\\]+)"|\'([^\'\\n\\\\]+)\'|([^\\s"\'\\\\]+))/', ['PASSWORD', 'PASSWD', 'SECRET', 'TOKEN'], [1, 2, 3]],
+  [
+    'env-secret',
+    'keys',
+    '/\\b[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN)(?:_[A-Z0-9_]*)?[ \\t]*=[ \\t]*(?:"([^"\\n\\\\]+)"|\'([^\'\\n\\\\]+)\'|([^\\s"\'\\\\]+))/',
+    ['PASSWORD', 'PASSWD', 'SECRET', 'TOKEN'],
+    [1, 2, 3],
+  ],
   ['token', 'bearer', '/\\bBearer\\s+([A-Za-z0-9._~+/=-]{16,})/', ['Bearer'], [1]],
   ['basic-auth', 'bearer', '/\\bBasic\\s+([A-Za-z0-9+/=]{8,})/', ['Basic'], [1]],
   ['email', 'email', '/\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}\\b/', ['@']],
@@ -234,7 +246,9 @@ export function createRedactor(userPatterns: readonly string[] = [], scanner?: S
         // `user:pw@host.example` reads as an e-mail address too: inside a URL's credentials the
         // URL rule's span (the password alone) is the one kept, so the host stays readable.
         const inUrl = found.filter((f) => f.kind === 'url-credentials');
-        if (inUrl.length > 0) for (let k = found.length - 1; k >= 0; k--) if (found[k]!.kind === 'email' && inUrl.some((u) => found[k]!.start < u.end && u.start < found[k]!.end)) found.splice(k, 1);
+        if (inUrl.length > 0)
+          for (let k = found.length - 1; k >= 0; k--)
+            if (found[k]!.kind === 'email' && inUrl.some((u) => found[k]!.start < u.end && u.start < found[k]!.end)) found.splice(k, 1);
         found.sort((a, b) => a.start - b.start || b.end - a.end);
         let out = '';
         let pos = 0;

@@ -70,7 +70,12 @@ export function keptOutput(e: Preflight, text: string): string {
  * at a call also refuses the outputs after it that arrive before that call (S1's canExecuteTool is
  * false); the tool-call budget itself (`toolBudget`) lets the output that passed it in.
  */
-export function toolOutputRewrites(result: ReplayResult, messages: readonly Message[], step: number, end: number): Map<number, Map<string, (text: string) => string>> {
+export function toolOutputRewrites(
+  result: ReplayResult,
+  messages: readonly Message[],
+  step: number,
+  end: number,
+): Map<number, Map<string, (text: string) => string>> {
   const out = new Map<number, Map<string, (text: string) => string>>();
   const set = (i: number, callId: string, f: (text: string) => string): void => {
     let byCall = out.get(i);
@@ -84,7 +89,8 @@ export function toolOutputRewrites(result: ReplayResult, messages: readonly Mess
       // Refused for want of room (a preview with tokens): the output itself is the failure message.
       if (e.tokens !== undefined) set(e.messageIndex, e.callId, () => BUDGET_FAILURE_TEXT);
       const callAt = Math.min(result.steps.messageIndex[e.step] ?? end, end);
-      for (let i = e.messageIndex + 1; i < callAt; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_result') set(i, p.callId, () => BUDGET_FAILURE_TEXT);
+      for (let i = e.messageIndex + 1; i < callAt; i++)
+        for (const p of messages[i]!.parts) if (p.kind === 'tool_result') set(i, p.callId, () => BUDGET_FAILURE_TEXT);
     }
   }
   return out;

@@ -18,7 +18,8 @@ export interface WindowAt {
 
 export function windowAt(result: ReplayResult, messages: readonly Message[], at: number | 'end'): WindowAt {
   const steps = result.steps;
-  if (at !== 'end' && (!Number.isInteger(at) || at < 0 || at >= steps.count)) throw new RangeError(`step ${at} is out of range (0-${steps.count - 1})`);
+  if (at !== 'end' && (!Number.isInteger(at) || at < 0 || at >= steps.count))
+    throw new RangeError(`step ${at} is out of range (0-${steps.count - 1})`);
   const step = at === 'end' ? steps.count - 1 : at;
   const end = at === 'end' ? messages.length : steps.messageIndex[at]!;
   let kept: [number, number][] | null = null;

@@ -34,11 +34,17 @@ export interface Exported {
 
 /** The system prompt as sent: the prompt, then the summary (S0 injects it there). */
 function systemText(input: ExportInput): string | null {
-  const parts = [input.systemPrompt, input.summary ? `Summary of the earlier conversation:\n${input.summary}` : null].filter((x): x is string => !!x);
+  const parts = [input.systemPrompt, input.summary ? `Summary of the earlier conversation:\n${input.summary}` : null].filter(
+    (x): x is string => !!x,
+  );
   return parts.length ? parts.join('\n\n') : null;
 }
 
-const textOf = (parts: readonly Part[]): string => parts.filter((p) => p.kind === 'text').map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
+const textOf = (parts: readonly Part[]): string =>
+  parts
+    .filter((p) => p.kind === 'text')
+    .map((p) => (p.kind === 'text' ? p.text : ''))
+    .join('\n');
 
 function toOpenAI(input: ExportInput): unknown {
   const messages: unknown[] = [];
@@ -52,8 +58,13 @@ function toOpenAI(input: ExportInput): unknown {
       if (rest) messages.push({ role: 'user', content: rest });
       continue;
     }
-    const calls = m.parts.filter((p) => p.kind === 'tool_call').map((p) => (p.kind === 'tool_call' ? { id: p.id, type: 'function', function: { name: p.name, arguments: p.args } } : null));
-    const reasoning = m.parts.filter((p) => p.kind === 'reasoning').map((p) => (p.kind === 'reasoning' ? p.text : '')).join('\n');
+    const calls = m.parts
+      .filter((p) => p.kind === 'tool_call')
+      .map((p) => (p.kind === 'tool_call' ? { id: p.id, type: 'function', function: { name: p.name, arguments: p.args } } : null));
+    const reasoning = m.parts
+      .filter((p) => p.kind === 'reasoning')
+      .map((p) => (p.kind === 'reasoning' ? p.text : ''))
+      .join('\n');
     messages.push({
       role: m.role === 'tool' ? 'user' : m.role,
       content: textOf(m.parts),
@@ -64,7 +75,14 @@ function toOpenAI(input: ExportInput): unknown {
   return {
     ...(input.model ? { model: input.model } : {}),
     messages,
-    ...(input.tools.length ? { tools: input.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+    ...(input.tools.length
+      ? {
+          tools: input.tools.map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.parameters },
+          })),
+        }
+      : {}),
   };
 }
 
@@ -108,7 +126,9 @@ function toAnthropic(input: ExportInput): unknown {
     max_tokens: 8192,
     ...(sys ? { system: sys } : {}),
     messages,
-    ...(input.tools.length ? { tools: input.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
+    ...(input.tools.length
+      ? { tools: input.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+      : {}),
   };
 }
 
@@ -127,7 +147,8 @@ function toMarkdown(input: ExportInput, title: string): string {
       if (p.kind === 'text') out.push(p.text, '');
       else if (p.kind === 'reasoning') out.push('> ' + (p.redacted ? '[redacted reasoning]' : p.text).replace(/\n/g, '\n> '), '');
       else if (p.kind === 'tool_call') out.push(`**tool call** \`${p.name}\` (${p.id})`, '', '```json', p.args, '```', '');
-      else if (p.kind === 'tool_result') out.push(`**${p.isError ? 'tool error' : 'tool result'}** (${p.callId})`, '', '```', p.text, '```', '');
+      else if (p.kind === 'tool_result')
+        out.push(`**${p.isError ? 'tool error' : 'tool result'}** (${p.callId})`, '', '```', p.text, '```', '');
       else out.push(`[${p.mediaType}]`, '');
     }
   });
@@ -150,7 +171,12 @@ export function exportMessages(input: ExportInput, target: TranscriptTarget, opt
       text = toMarkdown(input, options.title ?? 'Transcript');
       break;
   }
-  const meta = { openai: ['application/json', 'json'], anthropic: ['application/json', 'json'], jsonl: ['application/x-ndjson', 'jsonl'], markdown: ['text/markdown', 'md'] }[target];
+  const meta = {
+    openai: ['application/json', 'json'],
+    anthropic: ['application/json', 'json'],
+    jsonl: ['application/x-ndjson', 'jsonl'],
+    markdown: ['text/markdown', 'md'],
+  }[target];
   return { text, mime: meta[0]!, extension: meta[1]!, redactions: 0 };
 }
 
@@ -168,7 +194,9 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  */
 function mapStrings(root: unknown, visit: (s: string) => string): unknown {
   const box: Record<string, unknown> = {};
-  const stack: { into: Record<string, unknown>; slot: string; value: unknown; key: string | undefined }[] = [{ into: box, slot: 'v', value: root, key: undefined }];
+  const stack: { into: Record<string, unknown>; slot: string; value: unknown; key: string | undefined }[] = [
+    { into: box, slot: 'v', value: root, key: undefined },
+  ];
   while (stack.length > 0) {
     const { into, slot, value, key } = stack.pop()!;
     if (typeof value === 'string') setOwn(into, slot, key === 'args' ? mapArgs(value, visit) : visit(value));
@@ -176,7 +204,8 @@ function mapStrings(root: unknown, visit: (s: string) => string): unknown {
       const out: unknown[] = new Array<unknown>(value.length);
       setOwn(into, slot, out);
       // Pushed last to first, so that they are visited first to last.
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ into: out as unknown as Record<string, unknown>, slot: String(i), value: value[i], key: undefined });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ into: out as unknown as Record<string, unknown>, slot: String(i), value: value[i], key: undefined });
     } else if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       setOwn(into, slot, out);
@@ -229,26 +258,52 @@ export async function exportRedacted(
   let i = 0;
   const clean = mapStrings(input, () => redacted[i++]!) as ExportInput;
   const cleanTitle = redacted[i]!;
-  return { ...exportMessages(clean, target, { title: cleanTitle }), redactions: redactor.count, byKind: redactor.byKind, title: cleanTitle };
+  return {
+    ...exportMessages(clean, target, { title: cleanTitle }),
+    redactions: redactor.count,
+    byKind: redactor.byKind,
+    title: cleanTitle,
+  };
 }
 
 /** `session`: the replayed session, so the JSON report carries the loss ledger (replay/ledger.ts). */
 export function exportReport(result: ReplayResult, target: ReportTarget, session?: Session): Exported {
-  if (target === 'report-json') return { text: JSON.stringify(toCliJSON(result, session), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
+  if (target === 'report-json')
+    return { text: JSON.stringify(toCliJSON(result, session), null, 2), mime: 'application/json', extension: 'json', redactions: 0 };
   const s = result.steps;
   const header = ['step', 'message', 'turn', ...REGIONS, 'total', 'limit', 'reported', 'status', 'reason'];
   const rows = [header.join(',')];
   const csv = (v: string): string => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   for (let i = 0; i < s.count; i++) {
     rows.push(
-      [i, s.messageIndex[i], s.turn[i], ...REGIONS.map((r) => s.regions[r][i]), s.total[i], s.limit[i], Number.isNaN(s.reported[i]!) ? '' : s.reported[i], STEP_STATUSES[s.status[i]!], csv(s.reasons[s.reasonIndex[i]!] ?? '')].join(','),
+      [
+        i,
+        s.messageIndex[i],
+        s.turn[i],
+        ...REGIONS.map((r) => s.regions[r][i]),
+        s.total[i],
+        s.limit[i],
+        Number.isNaN(s.reported[i]!) ? '' : s.reported[i],
+        STEP_STATUSES[s.status[i]!],
+        csv(s.reasons[s.reasonIndex[i]!] ?? ''),
+      ].join(','),
     );
   }
   return { text: rows.join('\n') + '\n', mime: 'text/csv', extension: 'csv', redactions: 0 };
 }
 
-export function sessionInput(session: Session, messages: readonly Message[] = session.messages, summary: string | null = null): ExportInput {
-  return { ...(session.model ? { model: session.model } : {}), systemPrompt: session.systemPrompt, summary, tools: session.tools, messages };
+export function sessionInput(
+  session: Session,
+  messages: readonly Message[] = session.messages,
+  summary: string | null = null,
+): ExportInput {
+  return {
+    ...(session.model ? { model: session.model } : {}),
+    systemPrompt: session.systemPrompt,
+    summary,
+    tools: session.tools,
+    messages,
+  };
 }
 
 /**

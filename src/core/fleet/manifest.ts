@@ -62,19 +62,26 @@ export function settingsHash(settings: unknown): string {
 }
 
 /** What must match for a rerun to add to a dataset: the policies, their settings and the needles. */
-export function sameSettings(a: Pick<FleetManifest, 'policies' | 'needles'>, b: Pick<FleetManifest, 'policies' | 'needles'>): string | null {
+export function sameSettings(
+  a: Pick<FleetManifest, 'policies' | 'needles'>,
+  b: Pick<FleetManifest, 'policies' | 'needles'>,
+): string | null {
   const ids = (m: Pick<FleetManifest, 'policies'>) => m.policies.map((p) => p.id).join(', ');
   if (ids(a) !== ids(b)) return `it holds policies ${ids(a)}, this run asks for ${ids(b)}`;
   for (let i = 0; i < a.policies.length; i++) {
-    if (a.policies[i]!.settingsHash !== b.policies[i]!.settingsHash) return `policy ${a.policies[i]!.id} was run with other settings (${a.policies[i]!.settingsHash} vs ${b.policies[i]!.settingsHash})`;
+    if (a.policies[i]!.settingsHash !== b.policies[i]!.settingsHash)
+      return `policy ${a.policies[i]!.id} was run with other settings (${a.policies[i]!.settingsHash} vs ${b.policies[i]!.settingsHash})`;
   }
-  if (canonicalJSON(a.needles) !== canonicalJSON(b.needles)) return `it tracked needles ${JSON.stringify(a.needles)}, this run ${JSON.stringify(b.needles)}`;
+  if (canonicalJSON(a.needles) !== canonicalJSON(b.needles))
+    return `it tracked needles ${JSON.stringify(a.needles)}, this run ${JSON.stringify(b.needles)}`;
   return null;
 }
 
 /** The manifest after a shard wrote: its record replaced, the totals summed over the shards. */
 export function withShard(m: FleetManifest, record: ShardRecord): FleetManifest {
-  const shards = [...m.shards.filter((s) => !(s.index === record.index && s.count === record.count)), record].sort((a, b) => a.count - b.count || a.index - b.index);
+  const shards = [...m.shards.filter((s) => !(s.index === record.index && s.count === record.count)), record].sort(
+    (a, b) => a.count - b.count || a.index - b.index,
+  );
   const rows: RowCounts = { sessions: 0, steps: 0, compressions: 0 };
   for (const s of shards) {
     rows.sessions += s.rows.sessions;
@@ -100,7 +107,13 @@ export function parseManifest(text: string, file: string): FleetManifest {
     throw new Error(`${file}: expected JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   const m = v as Partial<FleetManifest>;
-  if (typeof v !== 'object' || v === null || m.manifestVersion !== MANIFEST_VERSION || !Array.isArray(m.policies) || !Array.isArray(m.shards)) {
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    m.manifestVersion !== MANIFEST_VERSION ||
+    !Array.isArray(m.policies) ||
+    !Array.isArray(m.shards)
+  ) {
     throw new Error(`${file}: expected a ctxscope fleet manifest (manifestVersion ${MANIFEST_VERSION}, policies, shards)`);
   }
   return { needles: [], inputs: [], rows: { sessions: 0, steps: 0, compressions: 0 }, ...m } as FleetManifest;

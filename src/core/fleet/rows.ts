@@ -66,7 +66,19 @@ export interface CompressionRow {
 }
 
 /** The numeric step columns, in the order of the `steps` buffer table (src/core/fleet/sql.ts). */
-export const STEP_NUMBER_COLUMNS = ['key', 'call', 'message_index', 'turn', ...REGIONS, 'total', 'limit_tokens', 'trigger_tokens', 'reported_prompt_tokens', 'status', 'cost_usd'] as const;
+export const STEP_NUMBER_COLUMNS = [
+  'key',
+  'call',
+  'message_index',
+  'turn',
+  ...REGIONS,
+  'total',
+  'limit_tokens',
+  'trigger_tokens',
+  'reported_prompt_tokens',
+  'status',
+  'cost_usd',
+] as const;
 export type StepColumn = (typeof STEP_NUMBER_COLUMNS)[number];
 
 export interface StepColumns {
@@ -96,7 +108,12 @@ const AGENT_OF: Partial<Record<FormatId, string>> = {
  * The preset that reproduces the agent's own context management (docs/policies.md): the baseline
  * `fleet report` compares against. OpenHands logs no condenser; its default summarizes.
  */
-const OWN_POLICY: Partial<Record<FormatId, string>> = { 'claude-code': 'claude-code', 'claude-stream-json': 'claude-code', codex: 'codex', openhands: 'openhands-summary' };
+const OWN_POLICY: Partial<Record<FormatId, string>> = {
+  'claude-code': 'claude-code',
+  'claude-stream-json': 'claude-code',
+  codex: 'codex',
+  openhands: 'openhands-summary',
+};
 
 /** Grows step columns as replays are added; `finish` trims them to the rows written. */
 export class StepColumnsBuilder {
@@ -153,11 +170,24 @@ export class StepColumnsBuilder {
   }
 }
 
-const rangeLength = (ranges: readonly MessageRange[] | undefined): number => (ranges ?? []).reduce((a, [from, to]) => a + (to - from + 1), 0);
+const rangeLength = (ranges: readonly MessageRange[] | undefined): number =>
+  (ranges ?? []).reduce((a, [from, to]) => a + (to - from + 1), 0);
 
 /** What the transcript itself reported over the session's calls (null where it reported nothing). */
-function reported(messages: readonly Message[]): Pick<SessionRow, 'reportedPromptTokens' | 'reportedOutputTokens' | 'reportedCacheReadTokens' | 'reportedCacheWriteTokens' | 'reportedCostUsd' | 'endedAt'> {
-  let prompt = 0, output = 0, read = 0, write = 0, cost = 0, any = false, anyCost = false, ended: number | null = null;
+function reported(
+  messages: readonly Message[],
+): Pick<
+  SessionRow,
+  'reportedPromptTokens' | 'reportedOutputTokens' | 'reportedCacheReadTokens' | 'reportedCacheWriteTokens' | 'reportedCostUsd' | 'endedAt'
+> {
+  let prompt = 0,
+    output = 0,
+    read = 0,
+    write = 0,
+    cost = 0,
+    any = false,
+    anyCost = false,
+    ended: number | null = null;
   for (const m of messages) {
     if (m.timestamp !== undefined && (ended === null || m.timestamp > ended)) ended = m.timestamp;
     const u = m.role === 'assistant' ? m.usage : undefined;
@@ -188,7 +218,33 @@ export interface FileMeta {
 }
 
 /** The descriptive half of a sessions row: the same for every policy. */
-export function sessionFacts(session: Session, parent: Session | null): Omit<SessionRow, 'key' | 'policy' | 'sourcePath' | 'fileHash' | 'settingsHash' | 'status' | 'error' | 'calls' | 'turns' | 'billedInputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'outputTokens' | 'costUsd' | 'compressions' | 'tokensRemoved' | 'peakTokens' | 'forcedFinals' | 'aborts' | 'lostFacts' | 'lostNeedles'> {
+export function sessionFacts(
+  session: Session,
+  parent: Session | null,
+): Omit<
+  SessionRow,
+  | 'key'
+  | 'policy'
+  | 'sourcePath'
+  | 'fileHash'
+  | 'settingsHash'
+  | 'status'
+  | 'error'
+  | 'calls'
+  | 'turns'
+  | 'billedInputTokens'
+  | 'cachedInputTokens'
+  | 'cacheWriteTokens'
+  | 'outputTokens'
+  | 'costUsd'
+  | 'compressions'
+  | 'tokensRemoved'
+  | 'peakTokens'
+  | 'forcedFinals'
+  | 'aborts'
+  | 'lostFacts'
+  | 'lostNeedles'
+> {
   return {
     format: session.format,
     agent: AGENT_OF[session.format] ?? null,
@@ -204,7 +260,14 @@ export function sessionFacts(session: Session, parent: Session | null): Omit<Ses
 }
 
 /** A sessions row for one replay. */
-export function replayRow(key: number, policy: string, file: FileMeta, settings: string, facts: ReturnType<typeof sessionFacts>, r: ReplayResult): SessionRow {
+export function replayRow(
+  key: number,
+  policy: string,
+  file: FileMeta,
+  settings: string,
+  facts: ReturnType<typeof sessionFacts>,
+  r: ReplayResult,
+): SessionRow {
   const t = r.totals;
   let turns = 0;
   for (let i = 0; i < r.steps.count; i++) turns = Math.max(turns, r.steps.turn[i]! + 1);
@@ -235,7 +298,16 @@ export function replayRow(key: number, policy: string, file: FileMeta, settings:
 }
 
 /** A sessions row for a transcript (or one of its sessions) that failed to parse or replay. */
-export function errorRow(key: number, policy: string, file: FileMeta, settings: string, message: string, facts?: ReturnType<typeof sessionFacts>, calls = 0, turns = 0): SessionRow {
+export function errorRow(
+  key: number,
+  policy: string,
+  file: FileMeta,
+  settings: string,
+  message: string,
+  facts?: ReturnType<typeof sessionFacts>,
+  calls = 0,
+  turns = 0,
+): SessionRow {
   return {
     key,
     policy,
@@ -302,7 +374,19 @@ export function compressionRows(key: number, r: ReplayResult): CompressionRow[] 
         factsLost: facts,
       });
     } else if (e.kind === 'source-compaction') {
-      out.push({ key, call: e.step, kind: 'agent-compaction', path: e.trigger, strategy: null, tokensBefore: e.tokensBefore ?? null, tokensAfter: e.tokensAfter ?? null, messagesDropped: 0, messagesMasked: 0, messagesSummarised: 0, factsLost: 0 });
+      out.push({
+        key,
+        call: e.step,
+        kind: 'agent-compaction',
+        path: e.trigger,
+        strategy: null,
+        tokensBefore: e.tokensBefore ?? null,
+        tokensAfter: e.tokensAfter ?? null,
+        messagesDropped: 0,
+        messagesMasked: 0,
+        messagesSummarised: 0,
+        factsLost: 0,
+      });
     }
   }
   return out;

@@ -19,7 +19,8 @@ interface OutColumn {
 
 const col = (name: string, type: string, expr = name): OutColumn => ({ name, type, expr });
 /** A buffered double that stands for a whole number, NULL when NaN or NULL. */
-const whole = (name: string, type = 'BIGINT', from = name): OutColumn => col(name, type, `CASE WHEN isnan(${from}) THEN NULL ELSE CAST(round(${from}) AS ${type}) END`);
+const whole = (name: string, type = 'BIGINT', from = name): OutColumn =>
+  col(name, type, `CASE WHEN isnan(${from}) THEN NULL ELSE CAST(round(${from}) AS ${type}) END`);
 const money = (name: string, from = name): OutColumn => col(name, 'DOUBLE', `CASE WHEN isnan(${from}) THEN NULL ELSE ${from} END`);
 const time = (name: string, from = name): OutColumn => col(name, 'TIMESTAMP', `epoch_ms(CAST(${from} AS BIGINT))`);
 
@@ -78,13 +79,20 @@ export const COMPRESSION_BUFFER: readonly (readonly [string, 'VARCHAR' | 'DOUBLE
 ];
 
 /** Step columns are all numbers (the strings of a step are its session's, joined at write time). */
-export const STEP_BUFFER: readonly (readonly [string, 'DOUBLE' | 'INTEGER'])[] = STEP_NUMBER_COLUMNS.map((c) => [c === 'key' ? 'key' : `"${c}"`, c === 'key' ? 'INTEGER' : 'DOUBLE'] as const);
+export const STEP_BUFFER: readonly (readonly [string, 'DOUBLE' | 'INTEGER'])[] = STEP_NUMBER_COLUMNS.map(
+  (c) => [c === 'key' ? 'key' : `"${c}"`, c === 'key' ? 'INTEGER' : 'DOUBLE'] as const,
+);
 
 export const bufferName = (t: FleetTable): string => `${t}_buf`;
 
 export function createBuffers(): string {
-  const table = (name: string, cols: readonly (readonly [string, string])[]) => `CREATE OR REPLACE TEMP TABLE ${name} (${cols.map(([n, t]) => `${n} ${t}`).join(', ')});`;
-  return [table(bufferName('sessions'), SESSION_BUFFER), table(bufferName('steps'), STEP_BUFFER), table(bufferName('compressions'), COMPRESSION_BUFFER)].join('\n');
+  const table = (name: string, cols: readonly (readonly [string, string])[]) =>
+    `CREATE OR REPLACE TEMP TABLE ${name} (${cols.map(([n, t]) => `${n} ${t}`).join(', ')});`;
+  return [
+    table(bufferName('sessions'), SESSION_BUFFER),
+    table(bufferName('steps'), STEP_BUFFER),
+    table(bufferName('compressions'), COMPRESSION_BUFFER),
+  ].join('\n');
 }
 
 /** The Parquet columns of each table (the `policy` partition column is in the path, not in the file). */
@@ -134,8 +142,16 @@ export const OUT_COLUMNS: Readonly<Record<FleetTable, readonly OutColumn[]>> = {
     ...REGIONS.map((r) => whole(r === 'output' ? 'output_reserve_tokens' : `${r}_tokens`, 'INTEGER', `b."${r}"`)),
     whole('total_tokens', 'INTEGER', 'b."total"'),
     whole('limit_tokens', 'INTEGER', 'b."limit_tokens"'),
-    col('trigger_tokens', 'INTEGER', `CASE WHEN isnan(b."trigger_tokens") OR NOT isfinite(b."trigger_tokens") THEN NULL ELSE CAST(round(b."trigger_tokens") AS INTEGER) END`),
-    col('reported_prompt_tokens', 'INTEGER', `CASE WHEN isnan(b."reported_prompt_tokens") THEN NULL ELSE CAST(round(b."reported_prompt_tokens") AS INTEGER) END`),
+    col(
+      'trigger_tokens',
+      'INTEGER',
+      `CASE WHEN isnan(b."trigger_tokens") OR NOT isfinite(b."trigger_tokens") THEN NULL ELSE CAST(round(b."trigger_tokens") AS INTEGER) END`,
+    ),
+    col(
+      'reported_prompt_tokens',
+      'INTEGER',
+      `CASE WHEN isnan(b."reported_prompt_tokens") THEN NULL ELSE CAST(round(b."reported_prompt_tokens") AS INTEGER) END`,
+    ),
     col('status', 'VARCHAR', `[${STEP_STATUSES.map((s) => `'${s}'`).join(', ')}][CAST(b."status" AS INTEGER) + 1]`),
     money('cost_usd', 'b."cost_usd"'),
   ],
@@ -175,7 +191,8 @@ export function copyPart(table: FleetTable, policy: string, file: string): strin
  * `files` false (no part file yet, e.g. no compressions anywhere): an empty view of the same columns.
  */
 export function createView(table: FleetTable, dir: string, files: boolean): string {
-  if (!files) return `CREATE OR REPLACE VIEW ${table} AS SELECT ${OUT_COLUMNS[table].map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS policy WHERE false`;
+  if (!files)
+    return `CREATE OR REPLACE VIEW ${table} AS SELECT ${OUT_COLUMNS[table].map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`).join(', ')}, CAST(NULL AS VARCHAR) AS policy WHERE false`;
   const glob = `${dir.replace(/[\\/]+$/, '')}/${table}/*/*.parquet`;
   return `CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet(${q(glob)}, hive_partitioning = true, hive_types = {'policy': VARCHAR})`;
 }

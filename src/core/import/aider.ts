@@ -66,7 +66,14 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   const stamp = (c: Current) => (c.started !== undefined ? { timestamp: c.started } : {});
   /** The editor ran on the architect's answer: the main chat hears that the changes were made. */
   const endTurn = (c: Current): void => {
-    if (c.editor) c.messages.push({ id: `${ctx.name}#${startLine}-done`, role: 'user', parts: [{ kind: 'text', text: EDITOR_DONE }], sourceLine: startLine, ...stamp(c) });
+    if (c.editor)
+      c.messages.push({
+        id: `${ctx.name}#${startLine}-done`,
+        role: 'user',
+        parts: [{ kind: 'text', text: EDITOR_DONE }],
+        sourceLine: startLine,
+        ...stamp(c),
+      });
     c.editor = undefined;
     c.answers = 0;
   };
@@ -77,7 +84,13 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     const role = mode;
     mode = null;
     if (!text) return;
-    const message: Message = { id: `${ctx.name}#${startLine}`, role, parts: [{ kind: 'text', text }], sourceLine: startLine, ...stamp(cur) };
+    const message: Message = {
+      id: `${ctx.name}#${startLine}`,
+      role,
+      parts: [{ kind: 'text', text }],
+      sourceLine: startLine,
+      ...stamp(cur),
+    };
     if (role === 'user') {
       endTurn(cur);
       cur.messages.push(message);
@@ -89,7 +102,25 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       if (!cur.editor) {
         const plan = [...cur.messages].reverse().find((m) => m.role === 'assistant');
         const planText = plan?.parts[0]?.kind === 'text' ? plan.parts[0].text : '';
-        cur.editor = { id: `${ctx.name}#editor-${startLine}`, format: 'aider', ...(cur.editorModel ?? cur.model ? { model: (cur.editorModel ?? cur.model)! } : {}), systemPrompt: null, tools: [], messages: [{ id: `${ctx.name}#${startLine}-plan`, role: 'user', parts: [{ kind: 'text', text: planText }], sourceLine: startLine, ...stamp(cur) }], sourceCompactions: [], subagents: [], warnings: [] };
+        cur.editor = {
+          id: `${ctx.name}#editor-${startLine}`,
+          format: 'aider',
+          ...((cur.editorModel ?? cur.model) ? { model: (cur.editorModel ?? cur.model)! } : {}),
+          systemPrompt: null,
+          tools: [],
+          messages: [
+            {
+              id: `${ctx.name}#${startLine}-plan`,
+              role: 'user',
+              parts: [{ kind: 'text', text: planText }],
+              sourceLine: startLine,
+              ...stamp(cur),
+            },
+          ],
+          sourceCompactions: [],
+          subagents: [],
+          warnings: [],
+        };
         cur.editors.push(cur.editor);
       }
       cur.editor.messages.push(message);
@@ -104,7 +135,18 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     if (!cur) return;
     endTurn(cur);
     if (cur.messages.length || cur.editors.length) {
-      sessions.push({ id: `${ctx.name}#${sessions.length + 1}`, format: 'aider', ...(cur.model ? { model: cur.model } : {}), systemPrompt: null, tools: [], messages: cur.messages, sourceCompactions: cur.compactions, subagents: cur.editors, ...(cur.started !== undefined ? { startedAt: cur.started } : {}), warnings: [] });
+      sessions.push({
+        id: `${ctx.name}#${sessions.length + 1}`,
+        format: 'aider',
+        ...(cur.model ? { model: cur.model } : {}),
+        systemPrompt: null,
+        tools: [],
+        messages: cur.messages,
+        sourceCompactions: cur.compactions,
+        subagents: cur.editors,
+        ...(cur.started !== undefined ? { startedAt: cur.started } : {}),
+        warnings: [],
+      });
     }
   };
   for (const raw of input.text.split('\n')) {
@@ -112,7 +154,15 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     const start = START.exec(raw);
     if (start) {
       close();
-      cur = { started: Date.parse(start[1]!.replace(' ', 'T') + 'Z'), architect: false, messages: [], compactions: [], editors: [], answers: 0, turnArchitect: false };
+      cur = {
+        started: Date.parse(start[1]!.replace(' ', 'T') + 'Z'),
+        architect: false,
+        messages: [],
+        compactions: [],
+        editors: [],
+        answers: 0,
+        turnArchitect: false,
+      };
       continue;
     }
     if (!cur) continue;
@@ -161,7 +211,17 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       const list = cur.last;
       if (tokens && list && list.length > 0 && list.at(-1)!.role === 'assistant') {
         // The token line closes one LLM call: it belongs to the assistant message just before it.
-        list[list.length - 1] = { ...list.at(-1)!, usage: { convention: 'openai', input: aiderCount(tokens[1]!), cacheRead: 0, cacheWrite: 0, output: aiderCount(tokens[2]!), coarse: true } };
+        list[list.length - 1] = {
+          ...list.at(-1)!,
+          usage: {
+            convention: 'openai',
+            input: aiderCount(tokens[1]!),
+            cacheRead: 0,
+            cacheWrite: 0,
+            output: aiderCount(tokens[2]!),
+            coarse: true,
+          },
+        };
       }
       continue;
     }

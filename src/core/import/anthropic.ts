@@ -13,7 +13,10 @@ import { anthropicParts, anthropicUsage, arr, contentText, isRecord, rec, str, t
  * one is OpenAI's, whatever else it shares with Anthropic's (both have `text` blocks).
  */
 const OPENAI_ONLY_BLOCKS = new Set(['image_url', 'input_audio', 'file', 'refusal']);
-const hasOpenAIOnlyBlock = (m: unknown): boolean => isRecord(m) && Array.isArray(m['content']) && (m['content'] as unknown[]).some((b) => isRecord(b) && OPENAI_ONLY_BLOCKS.has(b['type'] as string));
+const hasOpenAIOnlyBlock = (m: unknown): boolean =>
+  isRecord(m) &&
+  Array.isArray(m['content']) &&
+  (m['content'] as unknown[]).some((b) => isRecord(b) && OPENAI_ONLY_BLOCKS.has(b['type'] as string));
 
 function isResponse(v: unknown): v is Json {
   return isRecord(v) && v['type'] === 'message' && isRecord(v['usage']) && 'input_tokens' in (v['usage'] as Json);
@@ -21,9 +24,23 @@ function isResponse(v: unknown): v is Json {
 function isRequest(v: unknown): v is Json {
   if (!isRecord(v) || !Array.isArray(v['messages'])) return false;
   const msgs = v['messages'] as unknown[];
-  const blocks = msgs.some((m) => isRecord(m) && Array.isArray(m['content']) && (m['content'] as unknown[]).some((b) => isRecord(b) && typeof b['type'] === 'string' && /^(tool_use|tool_result|thinking|redacted_thinking|image|text)$/.test(b['type'] as string)));
+  const blocks = msgs.some(
+    (m) =>
+      isRecord(m) &&
+      Array.isArray(m['content']) &&
+      (m['content'] as unknown[]).some(
+        (b) =>
+          isRecord(b) &&
+          typeof b['type'] === 'string' &&
+          /^(tool_use|tool_result|thinking|redacted_thinking|image|text)$/.test(b['type'] as string),
+      ),
+  );
   const onlyUserAssistant = msgs.every((m) => isRecord(m) && (m['role'] === 'user' || m['role'] === 'assistant'));
-  return onlyUserAssistant && ('system' in v || blocks || 'max_tokens' in v) && !msgs.some((m) => isRecord(m) && ('tool_calls' in m || hasOpenAIOnlyBlock(m)));
+  return (
+    onlyUserAssistant &&
+    ('system' in v || blocks || 'max_tokens' in v) &&
+    !msgs.some((m) => isRecord(m) && ('tool_calls' in m || hasOpenAIOnlyBlock(m)))
+  );
 }
 
 function detect(sniff: Sniff): boolean {
@@ -47,7 +64,15 @@ function toMessage(m: Json, id: string, line?: number, raw?: string): Message | 
   const parts = anthropicParts(m['content']);
   const usage = anthropicUsage(m['usage']);
   const model = str(m['model']);
-  return { id: str(m['id']) ?? id, role, parts, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...(line !== undefined ? { sourceLine: line } : {}), ...(raw !== undefined ? { raw } : {}) };
+  return {
+    id: str(m['id']) ?? id,
+    role,
+    parts,
+    ...(usage ? { usage } : {}),
+    ...(model ? { model } : {}),
+    ...(line !== undefined ? { sourceLine: line } : {}),
+    ...(raw !== undefined ? { raw } : {}),
+  };
 }
 
 function sessionFrom(id: string, body: Json, ctx: ParseContext, line?: number, raw?: string): Session {
@@ -85,7 +110,13 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     if (isRequest(v)) return [sessionFrom(ctx.name, v, ctx)];
     if (isResponse(v)) return [sessionFrom(ctx.name, { model: v['model'], messages: [{ ...v, role: 'assistant' }] }, ctx)];
     if (Array.isArray(v)) {
-      const out = v.flatMap((x, i) => (isRequest(x) ? [sessionFrom(`${ctx.name}#${i + 1}`, x, ctx)] : isResponse(x) ? [sessionFrom(`${ctx.name}#${i + 1}`, { model: x['model'], messages: [{ ...x, role: 'assistant' }] }, ctx)] : []));
+      const out = v.flatMap((x, i) =>
+        isRequest(x)
+          ? [sessionFrom(`${ctx.name}#${i + 1}`, x, ctx)]
+          : isResponse(x)
+            ? [sessionFrom(`${ctx.name}#${i + 1}`, { model: x['model'], messages: [{ ...x, role: 'assistant' }] }, ctx)]
+            : [],
+      );
       if (out.length > 0) return out;
     }
     throw new ImportError(ctx.name, 'an Anthropic Messages request ({system?, messages:[…]}) or response ({type:"message"})');
@@ -93,7 +124,16 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   const sessions: Session[] = [];
   for await (const l of input.lines) {
     if (isRequest(l.value)) sessions.push(sessionFrom(`${ctx.name}:${l.line}`, l.value, ctx, l.line, l.raw));
-    else if (isResponse(l.value)) sessions.push(sessionFrom(`${ctx.name}:${l.line}`, { model: l.value['model'], messages: [{ ...l.value, role: 'assistant' }] }, ctx, l.line, l.raw));
+    else if (isResponse(l.value))
+      sessions.push(
+        sessionFrom(
+          `${ctx.name}:${l.line}`,
+          { model: l.value['model'], messages: [{ ...l.value, role: 'assistant' }] },
+          ctx,
+          l.line,
+          l.raw,
+        ),
+      );
     else ctx.warn('skipped a line that is not an Anthropic request or response', l.line);
   }
   if (sessions.length === 0) throw new ImportError(ctx.name, 'Anthropic Messages requests or responses, one per line; found none');

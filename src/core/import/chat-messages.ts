@@ -19,9 +19,18 @@ export function chatParts(content: unknown): Part[] {
     else if (type === 'image_url') {
       const url = str(rec(b['image_url'])['url']) ?? str(b['image_url']) ?? '';
       const m = /^data:([^;,]+)/.exec(url);
-      parts.push({ kind: 'media', mediaType: m?.[1] ?? 'image', ...(m ? { bytes: Math.floor(((url.length - url.indexOf(',') - 1) * 3) / 4) } : { source: url }) });
+      parts.push({
+        kind: 'media',
+        mediaType: m?.[1] ?? 'image',
+        ...(m ? { bytes: Math.floor(((url.length - url.indexOf(',') - 1) * 3) / 4) } : { source: url }),
+      });
     } else if (type === 'input_audio') parts.push({ kind: 'media', mediaType: `audio/${str(rec(b['input_audio'])['format']) ?? 'wav'}` });
-    else if (type === 'file') parts.push({ kind: 'media', mediaType: 'application/octet-stream', ...(str(rec(b['file'])['file_id']) ? { source: str(rec(b['file'])['file_id'])! } : {}) });
+    else if (type === 'file')
+      parts.push({
+        kind: 'media',
+        mediaType: 'application/octet-stream',
+        ...(str(rec(b['file'])['file_id']) ? { source: str(rec(b['file'])['file_id'])! } : {}),
+      });
     else if (typeof b['text'] === 'string') parts.push({ kind: 'text', text: b['text'] });
   }
   // Trimmed to size: pushed from empty, the array reserves ~17 slots it keeps for the import.
@@ -47,7 +56,13 @@ export interface ChatContinuation {
  * Converts a message list. Leading system/developer messages form the system prompt region;
  * later ones stay in the history as `system` messages (they are sent like any other).
  */
-export function chatMessages(list: readonly unknown[], idPrefix: string, lines?: readonly number[], raws?: readonly string[], from?: ChatContinuation): ChatConversion {
+export function chatMessages(
+  list: readonly unknown[],
+  idPrefix: string,
+  lines?: readonly number[],
+  raws?: readonly string[],
+  from?: ChatContinuation,
+): ChatConversion {
   const system: string[] = [];
   const messages: Message[] = [];
   const first = from?.index ?? 0;
@@ -65,7 +80,20 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
     }
     if (role === 'tool' || role === 'function') {
       const callId = str(item['tool_call_id']) ?? str(item['name']) ?? '';
-      messages.push({ id, role: 'tool', parts: [{ kind: 'tool_result', callId, isError: false, text: contentText(item['content']), ...(str(item['name']) ? { name: str(item['name'])! } : {}) }], ...extra });
+      messages.push({
+        id,
+        role: 'tool',
+        parts: [
+          {
+            kind: 'tool_result',
+            callId,
+            isError: false,
+            text: contentText(item['content']),
+            ...(str(item['name']) ? { name: str(item['name'])! } : {}),
+          },
+        ],
+        ...extra,
+      });
       return;
     }
     // The content's own array when nothing joins it: an array grown by push from empty reserves
@@ -79,7 +107,8 @@ export function chatMessages(list: readonly unknown[], idPrefix: string, lines?:
       parts.push({ kind: 'tool_call', id: str(call['id']) ?? '', name: str(fn['name']) ?? '', args: argsText(fn['arguments']) });
     }
     const legacy = rec(item['function_call']);
-    if (str(legacy['name'])) parts.push({ kind: 'tool_call', id: str(legacy['name'])!, name: str(legacy['name'])!, args: argsText(legacy['arguments']) });
+    if (str(legacy['name']))
+      parts.push({ kind: 'tool_call', id: str(legacy['name'])!, name: str(legacy['name'])!, args: argsText(legacy['arguments']) });
     const r = role === 'assistant' ? 'assistant' : role === 'system' || role === 'developer' ? 'system' : 'user';
     const usage = openaiUsage(item['usage']);
     const model = str(item['model']);
@@ -104,4 +133,3 @@ export function chatTools(tools: unknown): ToolDef[] {
 export function isChatMessage(v: unknown): v is Json {
   return isRecord(v) && typeof v['role'] === 'string' && ('content' in v || 'tool_calls' in v);
 }
-

@@ -30,8 +30,16 @@ const PHASE_END_LINES = 100_000;
 
 /** Line types that carry no context and are expected; anything else unknown is counted. */
 const KNOWN_NON_CONTEXT = new Set([
-  'summary', 'file-history-snapshot', 'queue-operation', 'attachment', 'progress', 'last-prompt', 'custom-title',
-  'ai-title', 'permission-mode', 'system',
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'attachment',
+  'progress',
+  'last-prompt',
+  'custom-title',
+  'ai-title',
+  'permission-mode',
+  'system',
 ]);
 
 /** What a line contributes to the window, decided once when it is read (the low bits of its flags). */
@@ -313,7 +321,12 @@ class ApiIdIndex {
 export function looksLikeClaudeCode(v: unknown): boolean {
   if (!isRecord(v)) return false;
   const t = v['type'];
-  return typeof v['sessionId'] === 'string' && typeof v['uuid'] === 'string' && 'parentUuid' in v && (t === 'user' || t === 'assistant' || t === 'system');
+  return (
+    typeof v['sessionId'] === 'string' &&
+    typeof v['uuid'] === 'string' &&
+    'parentUuid' in v &&
+    (t === 'user' || t === 'assistant' || t === 'system')
+  );
 }
 
 /** A user line that runs a slash command: Claude Code logs `<command-name>/x</command-name>`, then the command's body as an `isMeta` line under it. */
@@ -338,14 +351,25 @@ function detect(sniff: Sniff): boolean {
  * them: added one by one, the properties past the first few would need a second allocation.
  */
 function userMessage(id: string, parts: Part[], timestamp: number | undefined, sourceLine: number, raw: string | undefined): Message {
-  if (raw === undefined) return timestamp !== undefined ? { id, role: 'user', parts, timestamp, sourceLine } : { id, role: 'user', parts, sourceLine };
+  if (raw === undefined)
+    return timestamp !== undefined ? { id, role: 'user', parts, timestamp, sourceLine } : { id, role: 'user', parts, sourceLine };
   return timestamp !== undefined ? { id, role: 'user', parts, timestamp, sourceLine, raw } : { id, role: 'user', parts, sourceLine, raw };
 }
 
-function assistantMessage(id: string, parts: Part[], timestamp: number | undefined, usage: ReportedUsage | undefined, model: string | undefined, sourceLine: number, raw: string | undefined): Message {
-  if (raw === undefined && timestamp !== undefined && usage !== undefined && model !== undefined) return { id, role: 'assistant', parts, timestamp, usage, model, sourceLine };
+function assistantMessage(
+  id: string,
+  parts: Part[],
+  timestamp: number | undefined,
+  usage: ReportedUsage | undefined,
+  model: string | undefined,
+  sourceLine: number,
+  raw: string | undefined,
+): Message {
+  if (raw === undefined && timestamp !== undefined && usage !== undefined && model !== undefined)
+    return { id, role: 'assistant', parts, timestamp, usage, model, sourceLine };
   // A short line (no usage or model): a property added after the literal costs a property array.
-  if (raw === undefined && usage === undefined && model === undefined) return timestamp !== undefined ? { id, role: 'assistant', parts, timestamp, sourceLine } : { id, role: 'assistant', parts, sourceLine };
+  if (raw === undefined && usage === undefined && model === undefined)
+    return timestamp !== undefined ? { id, role: 'assistant', parts, timestamp, sourceLine } : { id, role: 'assistant', parts, sourceLine };
   const m: Draft = { id, role: 'assistant', parts };
   if (timestamp !== undefined) m.timestamp = timestamp;
   if (usage !== undefined) m.usage = usage;
@@ -359,7 +383,12 @@ function assistantMessage(id: string, parts: Part[], timestamp: number | undefin
  * Builds messages from an ordered list of lines: the main chain (the pass that gets
  * `compactions`, run first), or one sidechain (the groups share no line).
  */
-function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext, compactions?: SourceCompaction[]): { messages: Message[]; models: Map<string, number> } {
+function toMessages(
+  lines: Lines,
+  indices: ArrayLike<number>,
+  ctx: ParseContext,
+  compactions?: SourceCompaction[],
+): { messages: Message[]; models: Map<string, number> } {
   const messages: Message[] = [];
   // 1 where messages[k] is a line's own message that a later pass takes too: a sidechain line on
   // the main chain, whose subagent is built after it. Only such a message is copied to be merged
@@ -429,7 +458,15 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
       else {
         // The line it goes on with came after it on the chain (a cycle): a response of its own, as read.
         const parts = lines.continuation(i);
-        m = assistantMessage(lines.uuid(i), Array.isArray(parts) ? parts : [parts], undefined, undefined, undefined, lines.line[i]!, undefined);
+        m = assistantMessage(
+          lines.uuid(i),
+          Array.isArray(parts) ? parts : [parts],
+          undefined,
+          undefined,
+          undefined,
+          lines.line[i]!,
+          undefined,
+        );
       }
     }
     // A line in two sessions (a main-chain line whose parent is a sidechain line): no shared objects.
@@ -444,7 +481,9 @@ function toMessages(lines: Lines, indices: ArrayLike<number>, ctx: ParseContext,
 
 /** The text of a compact summary's content. */
 function summaryText(content: unknown): string {
-  return anthropicParts(content).map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
+  return anthropicParts(content)
+    .map((p) => (p.kind === 'text' ? p.text : ''))
+    .join('\n');
 }
 
 /**
@@ -553,7 +592,14 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
             // Only a line with nothing but content: a timestamp, usage or model makes a line big
             // enough for its message, and with `raw` the whole line is kept anyway.
             const bare = timestamp === undefined && usage === undefined && model === undefined && !keepRaw;
-            if (bare && apiId !== undefined && parent >= 0 && parent === previous && r['isSidechain'] !== true && all.continues(parent, apiId)) {
+            if (
+              bare &&
+              apiId !== undefined &&
+              parent >= 0 &&
+              parent === previous &&
+              r['isSidechain'] !== true &&
+              all.continues(parent, apiId)
+            ) {
               flags |= CONTINUATION;
               continued = parts;
             } else {
@@ -585,7 +631,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       if (all.count % 5000 === 0) ctx.progress(all.count, 0);
     }
   }
-  if (lines === 0 || all.count === 0) throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
+  if (lines === 0 || all.count === 0)
+    throw new ImportError(ctx.name, 'Claude Code records with a uuid (user or assistant lines); found none');
   for (const [t, n] of unknownTypes) ctx.warn(`skipped ${n} line(s) of unknown type "${t}"`);
 
   // Only sidechain lines: a subagent's own file (v2.x `agent-<id>.jsonl`), read by itself or as
@@ -608,7 +655,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   // Line indices, leaf first (a line is on it once: ON_CHAIN stops a cycle).
   let chain = new Int32Array(all.count);
   let length = 0;
-  for (let cur = start !== undefined ? all.find(start) : -1; cur !== -1 && (flags[cur]! & ON_CHAIN) === 0; ) {
+  for (let cur = start !== undefined ? all.find(start) : -1; cur !== -1 && (flags[cur]! & ON_CHAIN) === 0;) {
     flags[cur] = flags[cur]! | ON_CHAIN;
     chain[length++] = cur;
     const p = parent[cur]!;
@@ -716,7 +763,11 @@ export const importer: Importer = { id: 'claude-code', label: 'Claude Code sessi
  * The usage with the call's identity (`message.id` + `requestId`, as ccusage keys a call) when the
  * line has both and neither is a redaction placeholder (redacted logs write one for every call).
  */
-function withCallKey(usage: ReportedUsage | undefined, messageId: string | undefined, requestId: string | undefined): ReportedUsage | undefined {
+function withCallKey(
+  usage: ReportedUsage | undefined,
+  messageId: string | undefined,
+  requestId: string | undefined,
+): ReportedUsage | undefined {
   if (!usage || !messageId || !requestId || messageId.startsWith('[') || requestId.startsWith('[')) return usage;
   return { ...usage, callKey: `${messageId}:${requestId}` };
 }

@@ -10,7 +10,12 @@ import { anthropicParts, anthropicUsage, arr, isRecord, positionalId, rec, str }
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'jsonl') return false;
-  return sniff.lines.some((l) => isRecord(l) && ((l['type'] === 'system' && l['subtype'] === 'init' && typeof l['session_id'] === 'string') || (typeof l['session_id'] === 'string' && isRecord(l['message']) && !('uuid' in l))));
+  return sniff.lines.some(
+    (l) =>
+      isRecord(l) &&
+      ((l['type'] === 'system' && l['subtype'] === 'init' && typeof l['session_id'] === 'string') ||
+        (typeof l['session_id'] === 'string' && isRecord(l['message']) && !('uuid' in l))),
+  );
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
@@ -42,11 +47,31 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
         continue;
       }
       if (apiId !== undefined) byApiId.set(apiId, messages.length);
-      messages.push({ id: apiId ?? positionalId(`${ctx.name}#`, l.line), role: 'assistant', parts, ...(usage ? { usage } : {}), ...(str(msg['model']) ? { model: str(msg['model'])! } : {}), ...extra });
+      messages.push({
+        id: apiId ?? positionalId(`${ctx.name}#`, l.line),
+        role: 'assistant',
+        parts,
+        ...(usage ? { usage } : {}),
+        ...(str(msg['model']) ? { model: str(msg['model'])! } : {}),
+        ...extra,
+      });
     } else messages.push({ id: positionalId(`${ctx.name}#`, l.line), role: 'user', parts, ...extra });
   }
   if (messages.length === 0) throw new ImportError(ctx.name, 'assistant or user lines with a message; found none');
-  return [{ id: id ?? ctx.name, format: 'claude-stream-json', ...(model ? { model } : {}), provider: 'anthropic', systemPrompt: null, tools: tools.map((name) => ({ name, description: '', parameters: {} })), messages, sourceCompactions: [], subagents: [], warnings: [] }];
+  return [
+    {
+      id: id ?? ctx.name,
+      format: 'claude-stream-json',
+      ...(model ? { model } : {}),
+      provider: 'anthropic',
+      systemPrompt: null,
+      tools: tools.map((name) => ({ name, description: '', parameters: {} })),
+      messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    },
+  ];
 }
 
 export const importer: Importer = { id: 'claude-stream-json', label: 'claude -p stream-json', detect, parse, lineRecords: true };

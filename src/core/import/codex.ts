@@ -49,7 +49,10 @@ function replacement(history: unknown[], before: readonly Message[]): { kept: st
     if (r['type'] !== 'message') continue;
     const role = r['role'] === 'developer' || r['role'] === 'system' ? 'system' : r['role'] === 'user' ? 'user' : undefined;
     if (!role) continue;
-    const text = chatParts(r['content']).map((p) => (p.kind === 'text' ? p.text : '')).filter(Boolean).join('\n');
+    const text = chatParts(r['content'])
+      .map((p) => (p.kind === 'text' ? p.text : ''))
+      .filter(Boolean)
+      .join('\n');
     const ids = index.get(`${role}\u0000${text}`);
     const id = ids?.find((x) => !kept.has(x));
     if (id !== undefined) kept.add(id);
@@ -132,7 +135,10 @@ class Rollout {
         this.id ??= str(p['id']) ?? str(p['session_id']);
         this.cwd ??= str(p['cwd']);
         this.startedAt ??= time(p['timestamp']) ?? ts;
-        if (this.systemPrompt === null && p['base_instructions'] !== undefined) this.systemPrompt = isRecord(p['base_instructions']) ? (str(p['base_instructions']['text']) ?? contentText(p['base_instructions'])) : contentText(p['base_instructions']);
+        if (this.systemPrompt === null && p['base_instructions'] !== undefined)
+          this.systemPrompt = isRecord(p['base_instructions'])
+            ? (str(p['base_instructions']['text']) ?? contentText(p['base_instructions']))
+            : contentText(p['base_instructions']);
         break;
       case 'turn_context':
         this.model = str(p['model']) ?? this.model;
@@ -242,7 +248,16 @@ export function continueRollout(lines: Iterable<JsonLine>, name: string, keepRaw
   for (const l of lines) r.line(l);
   const open = r.acc.building;
   const messages = r.messages();
-  return { messages, model: r.model, window: r.window, compactions: r.compactions.length, metaLines: r.metaLines, seq: r.acc.itemsWithoutId, open, pending: r.pending };
+  return {
+    messages,
+    model: r.model,
+    window: r.window,
+    compactions: r.compactions.length,
+    metaLines: r.metaLines,
+    seq: r.acc.itemsWithoutId,
+    open,
+    pending: r.pending,
+  };
 }
 
 export const importer: Importer = { id: 'codex', label: 'Codex CLI rollout (JSONL)', detect, parse };

@@ -14,7 +14,11 @@ function isDoc(v: unknown): v is Json {
   return isRecord(v) && typeof v['sessionId'] === 'string' && 'projectHash' in v && Array.isArray(v['messages']);
 }
 function isCheckpoint(v: unknown): boolean {
-  return Array.isArray(v) && v.length > 0 && v.every((m) => isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']));
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((m) => isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']))
+  );
 }
 
 function detect(sniff: Sniff): boolean {
@@ -25,7 +29,9 @@ function detect(sniff: Sniff): boolean {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  return arr(content).map((c) => str(rec(c)['text']) ?? '').join('');
+  return arr(content)
+    .map((c) => str(rec(c)['text']) ?? '')
+    .join('');
 }
 
 function geminiUsage(t: unknown): ReportedUsage | undefined {
@@ -34,7 +40,14 @@ function geminiUsage(t: unknown): ReportedUsage | undefined {
   if (input === undefined) return undefined;
   const thoughts = num(t['thoughts']);
   // Gemini's input includes cached tokens: the OpenAI convention.
-  return { convention: 'openai', input, cacheRead: num(t['cached']) ?? 0, cacheWrite: 0, output: (num(t['output']) ?? 0) + (thoughts ?? 0), ...(thoughts !== undefined ? { reasoning: thoughts } : {}) };
+  return {
+    convention: 'openai',
+    input,
+    cacheRead: num(t['cached']) ?? 0,
+    cacheWrite: 0,
+    output: (num(t['output']) ?? 0) + (thoughts ?? 0),
+    ...(thoughts !== undefined ? { reasoning: thoughts } : {}),
+  };
 }
 
 function partsOfModel(parts: unknown[]): { model: Part[]; results: Part[] } {
@@ -44,8 +57,21 @@ function partsOfModel(parts: unknown[]): { model: Part[]; results: Part[] } {
     const r = rec(p);
     if (r['thought'] === true && typeof r['text'] === 'string') model.push({ kind: 'reasoning', text: r['text'] });
     else if (typeof r['text'] === 'string') model.push({ kind: 'text', text: r['text'] });
-    else if (isRecord(r['functionCall'])) model.push({ kind: 'tool_call', id: str(r['functionCall']['id']) ?? str(r['functionCall']['name']) ?? '', name: str(r['functionCall']['name']) ?? '', args: argsText(r['functionCall']['args']) });
-    else if (isRecord(r['functionResponse'])) results.push({ kind: 'tool_result', callId: str(r['functionResponse']['id']) ?? str(r['functionResponse']['name']) ?? '', isError: false, text: contentText(r['functionResponse']['response']), name: str(r['functionResponse']['name']) ?? '' });
+    else if (isRecord(r['functionCall']))
+      model.push({
+        kind: 'tool_call',
+        id: str(r['functionCall']['id']) ?? str(r['functionCall']['name']) ?? '',
+        name: str(r['functionCall']['name']) ?? '',
+        args: argsText(r['functionCall']['args']),
+      });
+    else if (isRecord(r['functionResponse']))
+      results.push({
+        kind: 'tool_result',
+        callId: str(r['functionResponse']['id']) ?? str(r['functionResponse']['name']) ?? '',
+        isError: false,
+        text: contentText(r['functionResponse']['response']),
+        name: str(r['functionResponse']['name']) ?? '',
+      });
   }
   return { model, results };
 }
@@ -55,7 +81,11 @@ export function convert(m: Json, line: number | undefined, keepRaw: boolean, raw
   const type = str(m['type']) ?? str(m['role']);
   const id = str(m['id']) ?? `${type}-${line ?? 0}`;
   const timestamp = time(m['timestamp']);
-  const base = { ...(timestamp !== undefined ? { timestamp } : {}), ...(line !== undefined ? { sourceLine: line } : {}), ...(keepRaw && raw !== undefined ? { raw } : {}) };
+  const base = {
+    ...(timestamp !== undefined ? { timestamp } : {}),
+    ...(line !== undefined ? { sourceLine: line } : {}),
+    ...(keepRaw && raw !== undefined ? { raw } : {}),
+  };
   if (type === 'user') {
     if (Array.isArray(m['parts'])) {
       const { model, results } = partsOfModel(m['parts'] as unknown[]);
@@ -65,7 +95,8 @@ export function convert(m: Json, line: number | undefined, keepRaw: boolean, raw
   }
   if (type === 'gemini' || type === 'model') {
     const parts: Part[] = [];
-    for (const t of arr(m['thoughts'])) parts.push({ kind: 'reasoning', text: [str(rec(t)['subject']), str(rec(t)['description'])].filter(Boolean).join(': ') });
+    for (const t of arr(m['thoughts']))
+      parts.push({ kind: 'reasoning', text: [str(rec(t)['subject']), str(rec(t)['description'])].filter(Boolean).join(': ') });
     let results: Part[] = [];
     if (Array.isArray(m['parts'])) {
       const conv = partsOfModel(m['parts'] as unknown[]);
@@ -79,8 +110,16 @@ export function convert(m: Json, line: number | undefined, keepRaw: boolean, raw
       const call = rec(c);
       const callId = str(call['id']) ?? str(call['name']) ?? '';
       parts.push({ kind: 'tool_call', id: callId, name: str(call['name']) ?? '', args: argsText(call['args']) });
-      const resp = arr(call['result']).map((r) => contentText(rec(rec(r)['functionResponse'])['response'])).join('\n');
-      results.push({ kind: 'tool_result', callId, isError: call['status'] === 'error', text: resp || contentText(call['resultDisplay']), name: str(call['name']) ?? '' });
+      const resp = arr(call['result'])
+        .map((r) => contentText(rec(rec(r)['functionResponse'])['response']))
+        .join('\n');
+      results.push({
+        kind: 'tool_result',
+        callId,
+        isError: call['status'] === 'error',
+        text: resp || contentText(call['resultDisplay']),
+        name: str(call['name']) ?? '',
+      });
     }
     const usage = geminiUsage(m['tokens']);
     const model = str(m['model']);
@@ -103,7 +142,20 @@ function build(id: string, meta: Json, records: { m: Json; line?: number; raw?: 
   const models = messages.map((m) => m.model).filter((x): x is string => !!x);
   const startedAt = time(meta['startTime']);
   const title = str(meta['summary']);
-  return { id, format: 'gemini-cli', ...(title ? { title } : {}), ...(models.length ? { model: models[models.length - 1]! } : {}), provider: 'google', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], ...(startedAt !== undefined ? { startedAt } : {}), warnings: [] };
+  return {
+    id,
+    format: 'gemini-cli',
+    ...(title ? { title } : {}),
+    ...(models.length ? { model: models[models.length - 1]! } : {}),
+    provider: 'google',
+    systemPrompt: null,
+    tools: [],
+    messages,
+    sourceCompactions: [],
+    subagents: [],
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    warnings: [],
+  };
 }
 
 /**
@@ -120,8 +172,26 @@ export function lineKind(v: Json): 'rewind' | 'set' | 'meta' | 'record' {
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind === 'json') {
     const v = input.value;
-    if (isDoc(v)) return [build(str(v['sessionId'])!, v, arr(v['messages']).filter(isRecord).map((m) => ({ m })), ctx)];
-    if (isCheckpoint(v)) return [build(ctx.name, {}, (v as Json[]).map((m) => ({ m: { ...m, type: m['role'] } })), ctx)];
+    if (isDoc(v))
+      return [
+        build(
+          str(v['sessionId'])!,
+          v,
+          arr(v['messages'])
+            .filter(isRecord)
+            .map((m) => ({ m })),
+          ctx,
+        ),
+      ];
+    if (isCheckpoint(v))
+      return [
+        build(
+          ctx.name,
+          {},
+          (v as Json[]).map((m) => ({ m: { ...m, type: m['role'] } })),
+          ctx,
+        ),
+      ];
     throw new ImportError(ctx.name, 'a Gemini CLI session ({sessionId, projectHash, messages[]}) or checkpoint ([{role, parts}])');
   }
   if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'Gemini CLI session JSON or JSONL');
@@ -149,7 +219,9 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       const set = v['$set'];
       if (Array.isArray(set['messages'])) {
         rewritten++;
-        records = new Map(set['messages'].filter(isRecord).map((m, i) => [str(m['id']) ?? `$set-${l.line}-${i}`, { m, line: l.line, raw: l.raw }]));
+        records = new Map(
+          set['messages'].filter(isRecord).map((m, i) => [str(m['id']) ?? `$set-${l.line}-${i}`, { m, line: l.line, raw: l.raw }]),
+        );
       }
       const { messages: _ignored, ...rest } = set;
       meta = { ...meta, ...rest };
@@ -162,7 +234,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     records.set(str(v['id']) ?? `#${++anonymous}`, { m: v, line: l.line, raw: l.raw });
   }
   if (rewound) ctx.warn(`${rewound} record(s) were rewound ($rewindTo) and left out`);
-  if (rewritten) ctx.warn(`the history was rewritten ${rewritten} time(s) by a $set of messages (compression or masking); the last version is kept`);
+  if (rewritten)
+    ctx.warn(`the history was rewritten ${rewritten} time(s) by a $set of messages (compression or masking); the last version is kept`);
   if (records.size === 0 && Object.keys(meta).length === 0) throw new ImportError(ctx.name, 'Gemini CLI records; found none');
   return [build(str(meta['sessionId']) ?? ctx.name, meta, [...records.values()], ctx)];
 }

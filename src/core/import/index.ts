@@ -5,7 +5,17 @@
  * that importer, and return every session — or one clear ImportError and nothing at all.
  */
 import type { FormatId, Session } from '../model';
-import { decodeLineBlocks, decodeText, isStackOverflow, lineColumnAt, nestsDeeperThan, parseJsonOrThrow, readAll, tooDeepError, type BlockedJsonLines } from './read';
+import {
+  decodeLineBlocks,
+  decodeText,
+  isStackOverflow,
+  lineColumnAt,
+  nestsDeeperThan,
+  parseJsonOrThrow,
+  readAll,
+  tooDeepError,
+  type BlockedJsonLines,
+} from './read';
 import { IMPORTERS } from './registry';
 import { confirmSniff, sniffSource } from './sniff';
 import { ImportError, type ByteSource, type Importer, type ImportInput, type JsonLine, type ParseContext, type Sniff } from './types';
@@ -118,13 +128,15 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   const sniff = options.format === 'aider' ? head : await confirmSniff(source, head, options.signal, onBytes);
   const importer = options.format ? importerFor(options.format) : detectImporter(sniff);
   if (!importer) {
-    if (options.format) throw new ImportError(source.name, `a known format, got "${options.format}" (known: ${IMPORTERS.map((i) => i.id).join(', ')})`);
+    if (options.format)
+      throw new ImportError(source.name, `a known format, got "${options.format}" (known: ${IMPORTERS.map((i) => i.id).join(', ')})`);
     // A whole file that starts like JSON but does not parse is broken JSON, not an unknown
     // format: say where it breaks (line and column) rather than "unknown shape".
     const t = sniff.head.trimStart();
     // Read through the strict decoder, so an invalid byte is named as such (with its offset)
     // before the JSON parser stumbles on its replacement character.
-    if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('['))) parseJsonOrThrow(source.name, await readAll(source, options.signal));
+    if (sniff.complete && sniff.shape === 'json' && sniff.value === undefined && (t.startsWith('{') || t.startsWith('[')))
+      parseJsonOrThrow(source.name, await readAll(source, options.signal));
     // A byte that is not UTF-8 (0xff, a stray continuation byte) is named by its offset, not
     // reported as text of an unknown shape: the strict decoder streams the file to it (this path
     // runs only once detection failed, and only when the lenient head shows a replaced byte).
@@ -134,7 +146,12 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     const at = sniff.head.search(/\S/);
     const where = lineColumnAt(sniff.head, Math.max(0, at));
     const starts = JSON.stringify(sniff.head.slice(Math.max(0, at), Math.max(0, at) + 24));
-    throw new ImportError(source.name, `a known transcript format, found ${shape} of an unknown shape starting ${starts} (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`, where.line, where.column);
+    throw new ImportError(
+      source.name,
+      `a known transcript format, found ${shape} of an unknown shape starting ${starts} (known: ${IMPORTERS.map((i) => i.id).join(', ')}; choose one with --format)`,
+      where.line,
+      where.column,
+    );
   }
 
   const warnings: string[] = [];
@@ -168,7 +185,7 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
     function* parsedLines(block: string, firstLine: number): Generator<JsonLine> {
       let line = firstLine - 1;
       const n = block.length;
-      for (let start = 0; start < n; ) {
+      for (let start = 0; start < n;) {
         let nl = block.indexOf('\n', start);
         const unterminated = nl < 0;
         if (unterminated) nl = n;
@@ -189,7 +206,12 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
             if (skipped.length < 5) skipped.push(`line ${line}: ${e instanceof Error ? e.message : String(e)}`);
             continue;
           }
-          if (unterminated) throw new ImportError(name, 'a complete last line: the file ends mid-record (truncated, or still being written; --tolerant skips it)', line);
+          if (unterminated)
+            throw new ImportError(
+              name,
+              'a complete last line: the file ends mid-record (truncated, or still being written; --tolerant skips it)',
+              line,
+            );
           value = parseJsonOrThrow(name, t, line - 1);
         }
         yield { line, value, raw: t };
@@ -234,7 +256,8 @@ export async function importSource(source: ByteSource, options: ImportOptions = 
   // Tool schemas are kept as values and written out again later (store, token counts).
   if (result.some((s) => s.tools.some((t) => nestsDeeperThan(t.parameters)))) throw await tooDeepError(source, sniff.shape === 'jsonl');
   if (options.signal?.aborted) throw new ImportError(source.name, 'import cancelled');
-  if (skippedLines > 0) warnings.unshift(`${source.name}: skipped ${skippedLines} line(s) that are not valid JSON; first: ${skipped.join('; ')}`);
+  if (skippedLines > 0)
+    warnings.unshift(`${source.name}: skipped ${skippedLines} line(s) that are not valid JSON; first: ${skipped.join('; ')}`);
   if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warning(s)`);
   sessions = result.length;
   messages = result.reduce((n, s) => n + s.messages.length, 0);

@@ -20,7 +20,8 @@ const CONVERT_LINES = 256;
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
   if (input.kind !== 'jsonl') {
-    if (input.kind === 'json' && isChatMessage(input.value)) return build(chatMessages([input.value], `${ctx.name}#`, [1], ctx.keepRaw ? [jsonText(input.value)] : undefined), ctx);
+    if (input.kind === 'json' && isChatMessage(input.value))
+      return build(chatMessages([input.value], `${ctx.name}#`, [1], ctx.keepRaw ? [jsonText(input.value)] : undefined), ctx);
     throw new ImportError(ctx.name, 'JSON lines of {role, content} messages');
   }
   // Converted a few lines at a time: only the messages are kept, never every parsed line beside
@@ -56,7 +57,18 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
 
 function build(conv: ChatConversion, ctx: ParseContext): Session[] {
   if (conv.messages.length === 0 && conv.systemPrompt === null) throw new ImportError(ctx.name, 'at least one {role, content} message');
-  return [{ id: ctx.name, format: 'jsonl', systemPrompt: conv.systemPrompt, tools: [], messages: conv.messages, sourceCompactions: [], subagents: [], warnings: [] }];
+  return [
+    {
+      id: ctx.name,
+      format: 'jsonl',
+      systemPrompt: conv.systemPrompt,
+      tools: [],
+      messages: conv.messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    },
+  ];
 }
 
 export const importer: Importer = { id: 'jsonl', label: 'JSONL of {role, content} messages', detect, parse, lineRecords: true };

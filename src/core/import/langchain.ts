@@ -9,7 +9,8 @@ import { ImportError } from './types';
 import { argsText, arr, contentText, isRecord, num, positionalId, rec, str, type Json } from './util';
 
 const TYPES = new Set(['human', 'ai', 'system', 'tool', 'chat', 'function']);
-const isDict = (v: unknown): v is Json => isRecord(v) && typeof v['type'] === 'string' && TYPES.has(v['type']) && isRecord(v['data']) && 'content' in (v['data'] as Json);
+const isDict = (v: unknown): v is Json =>
+  isRecord(v) && typeof v['type'] === 'string' && TYPES.has(v['type']) && isRecord(v['data']) && 'content' in (v['data'] as Json);
 const isLc = (v: unknown): v is Json => isRecord(v) && v['lc'] === 1 && v['type'] === 'constructor' && Array.isArray(v['id']);
 const ok = (v: unknown): boolean => isDict(v) || isLc(v);
 
@@ -22,7 +23,15 @@ function detect(sniff: Sniff): boolean {
 function normalise(v: Json): { type: string; data: Json } {
   if (isDict(v)) return { type: v['type'] as string, data: v['data'] as Json };
   const cls = String(arr(v['id']).at(-1) ?? '');
-  const type = cls.startsWith('AI') ? 'ai' : cls.startsWith('Human') ? 'human' : cls.startsWith('System') ? 'system' : cls.startsWith('Tool') ? 'tool' : 'chat';
+  const type = cls.startsWith('AI')
+    ? 'ai'
+    : cls.startsWith('Human')
+      ? 'human'
+      : cls.startsWith('System')
+        ? 'system'
+        : cls.startsWith('Tool')
+          ? 'tool'
+          : 'chat';
   return { type, data: rec(v['kwargs']) };
 }
 
@@ -38,14 +47,38 @@ function convert(list: readonly unknown[], name: string): { system: string | nul
       return;
     }
     if (type === 'tool' || type === 'function') {
-      messages.push({ id, role: 'tool', parts: [{ kind: 'tool_result', callId: str(data['tool_call_id']) ?? str(data['name']) ?? '', isError: data['status'] === 'error', text: contentText(data['content']) }] });
+      messages.push({
+        id,
+        role: 'tool',
+        parts: [
+          {
+            kind: 'tool_result',
+            callId: str(data['tool_call_id']) ?? str(data['name']) ?? '',
+            isError: data['status'] === 'error',
+            text: contentText(data['content']),
+          },
+        ],
+      });
       return;
     }
     const parts: Part[] = chatParts(data['content']);
-    for (const c of arr(data['tool_calls'])) parts.push({ kind: 'tool_call', id: str(rec(c)['id']) ?? '', name: str(rec(c)['name']) ?? '', args: argsText(rec(c)['args']) });
+    for (const c of arr(data['tool_calls']))
+      parts.push({ kind: 'tool_call', id: str(rec(c)['id']) ?? '', name: str(rec(c)['name']) ?? '', args: argsText(rec(c)['args']) });
     const u = rec(data['usage_metadata']);
     const input = num(u['input_tokens']);
-    const usage = input !== undefined ? { convention: 'openai' as const, input, cacheRead: num(rec(u['input_token_details'])['cache_read']) ?? 0, cacheWrite: num(rec(u['input_token_details'])['cache_creation']) ?? 0, output: num(u['output_tokens']) ?? 0, ...(num(rec(u['output_token_details'])['reasoning']) !== undefined ? { reasoning: num(rec(u['output_token_details'])['reasoning'])! } : {}) } : undefined;
+    const usage =
+      input !== undefined
+        ? {
+            convention: 'openai' as const,
+            input,
+            cacheRead: num(rec(u['input_token_details'])['cache_read']) ?? 0,
+            cacheWrite: num(rec(u['input_token_details'])['cache_creation']) ?? 0,
+            output: num(u['output_tokens']) ?? 0,
+            ...(num(rec(u['output_token_details'])['reasoning']) !== undefined
+              ? { reasoning: num(rec(u['output_token_details'])['reasoning'])! }
+              : {}),
+          }
+        : undefined;
     messages.push({ id, role: type === 'ai' ? 'assistant' : type === 'system' ? 'system' : 'user', parts, ...(usage ? { usage } : {}) });
   });
   return { system, messages };
@@ -60,7 +93,18 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   } else throw new ImportError(ctx.name, 'a list of LangChain message dicts ({type, data}) or serialized messages ({lc:1, …})');
   const c = convert(list, ctx.name);
   if (c.messages.length === 0) throw new ImportError(ctx.name, 'LangChain messages; found none');
-  return [{ id: ctx.name, format: 'langchain', systemPrompt: c.system, tools: [], messages: c.messages, sourceCompactions: [], subagents: [], warnings: [] }];
+  return [
+    {
+      id: ctx.name,
+      format: 'langchain',
+      systemPrompt: c.system,
+      tools: [],
+      messages: c.messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    },
+  ];
 }
 
 export const importer: Importer = { id: 'langchain', label: 'LangChain messages', detect, parse };

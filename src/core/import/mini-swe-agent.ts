@@ -9,7 +9,8 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, isRecord, openaiUsage, rec, str, type Json } from './util';
 
-const isMini = (v: unknown): v is Json => isRecord(v) && typeof v['trajectory_format'] === 'string' && (v['trajectory_format'] as string).startsWith('mini-swe-agent');
+const isMini = (v: unknown): v is Json =>
+  isRecord(v) && typeof v['trajectory_format'] === 'string' && (v['trajectory_format'] as string).startsWith('mini-swe-agent');
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'json') return false;
@@ -17,7 +18,8 @@ function detect(sniff: Sniff): boolean {
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
-  if (input.kind !== 'json' || !isMini(input.value)) throw new ImportError(ctx.name, 'a mini-swe-agent trajectory ({info, messages[], trajectory_format})');
+  if (input.kind !== 'json' || !isMini(input.value))
+    throw new ImportError(ctx.name, 'a mini-swe-agent trajectory ({info, messages[], trajectory_format})');
   const raw = arr(input.value['messages']);
   const conv = chatMessages(raw, `${ctx.name}#`);
   // Usage lives in each assistant message's extra.response.
@@ -29,7 +31,19 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     return u ? { ...m, usage: u } : m;
   });
   const model = str(rec(rec(rec(input.value['info'])['config'])['model'])['model_name']);
-  return [{ id: ctx.name, format: 'mini-swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] }];
+  return [
+    {
+      id: ctx.name,
+      format: 'mini-swe-agent',
+      ...(model ? { model } : {}),
+      systemPrompt: conv.systemPrompt,
+      tools: [],
+      messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    },
+  ];
 }
 
 export const importer: Importer = { id: 'mini-swe-agent', label: 'mini-swe-agent trajectory (.traj.json)', detect, parse };

@@ -40,11 +40,22 @@ function responseMessage(resp: Json, index: number): Message | undefined {
   const usage = openaiUsage(resp['usage']);
   const model = str(resp['model']);
   const timestamp = time(resp['created']);
-  return { ...m, id: str(resp['id']) ?? m.id, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...(timestamp !== undefined ? { timestamp } : {}) };
+  return {
+    ...m,
+    id: str(resp['id']) ?? m.id,
+    ...(usage ? { usage } : {}),
+    ...(model ? { model } : {}),
+    ...(timestamp !== undefined ? { timestamp } : {}),
+  };
 }
 
 function sessionFrom(id: string, body: Json, ctx: ParseContext, line?: number, raw?: string): Session {
-  const conv = chatMessages(arr(body['messages']), `${id}#`, line !== undefined ? arr(body['messages']).map(() => line) : undefined, ctx.keepRaw && raw !== undefined ? arr(body['messages']).map(() => raw) : undefined);
+  const conv = chatMessages(
+    arr(body['messages']),
+    `${id}#`,
+    line !== undefined ? arr(body['messages']).map(() => line) : undefined,
+    ctx.keepRaw && raw !== undefined ? arr(body['messages']).map(() => raw) : undefined,
+  );
   const messages = conv.messages;
   // A logged request often carries the response next to it.
   const resp = isResponse(body['response']) ? responseMessage(body['response'], 0) : undefined;
@@ -71,7 +82,20 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     if (isRequest(v)) return [sessionFrom(ctx.name, v, ctx)];
     if (isResponse(v)) {
       const m = responseMessage(v, 0);
-      return [{ id: str(v['id']) ?? ctx.name, format: 'openai-chat', ...(str(v['model']) ? { model: str(v['model'])! } : {}), provider: 'openai', systemPrompt: null, tools: [], messages: m ? [m] : [], sourceCompactions: [], subagents: [], warnings: [] }];
+      return [
+        {
+          id: str(v['id']) ?? ctx.name,
+          format: 'openai-chat',
+          ...(str(v['model']) ? { model: str(v['model'])! } : {}),
+          provider: 'openai',
+          systemPrompt: null,
+          tools: [],
+          messages: m ? [m] : [],
+          sourceCompactions: [],
+          subagents: [],
+          warnings: [],
+        },
+      ];
     }
     if (Array.isArray(v) && v.every(isChatMessage)) return [sessionFrom(ctx.name, { messages: v }, ctx)];
     if (Array.isArray(v)) return v.filter(isRequest).map((b, i) => sessionFrom(`${ctx.name}#${i + 1}`, b, ctx));
@@ -94,15 +118,36 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
         list.push({ role: 'assistant' });
         lines.push(l.line);
         raws.push(l.raw);
-        sessions.push({ id: `${ctx.name}:${l.line}`, format: 'openai-chat', provider: 'openai', systemPrompt: null, tools: [], messages: [m], sourceCompactions: [], subagents: [], warnings: [] });
+        sessions.push({
+          id: `${ctx.name}:${l.line}`,
+          format: 'openai-chat',
+          provider: 'openai',
+          systemPrompt: null,
+          tools: [],
+          messages: [m],
+          sourceCompactions: [],
+          subagents: [],
+          warnings: [],
+        });
       }
     } else ctx.warn('skipped a line that is neither a chat message nor a request', l.line);
   }
   if (list.length > 0 && sessions.length === 0) {
     const conv = chatMessages(list, `${ctx.name}#`, lines, ctx.keepRaw ? raws : undefined);
-    sessions.push({ id: ctx.name, format: 'openai-chat', provider: 'openai', systemPrompt: conv.systemPrompt, tools: [], messages: conv.messages, sourceCompactions: [], subagents: [], warnings: [] });
+    sessions.push({
+      id: ctx.name,
+      format: 'openai-chat',
+      provider: 'openai',
+      systemPrompt: conv.systemPrompt,
+      tools: [],
+      messages: conv.messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    });
   }
-  if (sessions.length === 0) throw new ImportError(ctx.name, 'chat messages ({role, content}) or request bodies ({messages:[…]}), one per line; found none');
+  if (sessions.length === 0)
+    throw new ImportError(ctx.name, 'chat messages ({role, content}) or request bodies ({messages:[…]}), one per line; found none');
   return sessions;
 }
 

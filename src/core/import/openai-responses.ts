@@ -10,19 +10,40 @@ import { ImportError } from './types';
 import { arr, isRecord, openaiUsage, str, type Json } from './util';
 
 const isResponse = (v: unknown): v is Json => isRecord(v) && v['object'] === 'response' && Array.isArray(v['output']);
-const isRequest = (v: unknown): v is Json => isRecord(v) && (Array.isArray(v['input']) ? (v['input'] as unknown[]).some(isResponsesItem) || (v['input'] as unknown[]).some((x) => isRecord(x) && 'role' in x && !('tool_calls' in x)) : false) && !('messages' in v);
+const isRequest = (v: unknown): v is Json =>
+  isRecord(v) &&
+  (Array.isArray(v['input'])
+    ? (v['input'] as unknown[]).some(isResponsesItem) ||
+      (v['input'] as unknown[]).some((x) => isRecord(x) && 'role' in x && !('tool_calls' in x))
+    : false) &&
+  !('messages' in v);
 
 function detect(sniff: Sniff): boolean {
   const ok = (v: unknown): boolean => isResponse(v) || isRequest(v);
   if (sniff.shape === 'json') {
     const v = sniff.value;
-    return ok(v) || (Array.isArray(v) && v.length > 0 && (v.every(ok) || (v.every(isResponsesItem) && v.some((x) => isRecord(x) && x['type'] !== 'message'))));
+    return (
+      ok(v) ||
+      (Array.isArray(v) &&
+        v.length > 0 &&
+        (v.every(ok) || (v.every(isResponsesItem) && v.some((x) => isRecord(x) && x['type'] !== 'message'))))
+    );
   }
-  if (sniff.shape === 'jsonl') return sniff.lines.length > 0 && (sniff.lines.every(ok) || (sniff.lines.every(isResponsesItem) && sniff.lines.some((x) => isRecord(x) && x['type'] !== 'message')));
+  if (sniff.shape === 'jsonl')
+    return (
+      sniff.lines.length > 0 &&
+      (sniff.lines.every(ok) || (sniff.lines.every(isResponsesItem) && sniff.lines.some((x) => isRecord(x) && x['type'] !== 'message')))
+    );
   return false;
 }
 
-function addExchange(acc: ResponsesAccumulator, v: Json, state: { system: string | null; model?: string }, line?: number, raw?: string): void {
+function addExchange(
+  acc: ResponsesAccumulator,
+  v: Json,
+  state: { system: string | null; model?: string },
+  line?: number,
+  raw?: string,
+): void {
   if (typeof v['instructions'] === 'string') state.system ??= v['instructions'];
   if (typeof v['model'] === 'string') state.model = v['model'];
   if (typeof v['input'] === 'string') acc.add({ type: 'message', role: 'user', content: v['input'] }, line, raw);
@@ -58,7 +79,20 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   }
   const messages = acc.finish();
   if (messages.length === 0) throw new ImportError(ctx.name, 'Responses API items (message, function_call, …); found none');
-  return [{ id: ctx.name, format: 'openai-responses', ...(state.model ? { model: state.model } : {}), provider: 'openai', systemPrompt: state.system, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] }];
+  return [
+    {
+      id: ctx.name,
+      format: 'openai-responses',
+      ...(state.model ? { model: state.model } : {}),
+      provider: 'openai',
+      systemPrompt: state.system,
+      tools: [],
+      messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    },
+  ];
 }
 
 export const importer: Importer = { id: 'openai-responses', label: 'OpenAI Responses API', detect, parse };

@@ -14,7 +14,8 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { argsText, arr, contentText, isRecord, num, openaiUsage, rec, str, time, type Json } from './util';
 
-const isEvent = (v: unknown): v is Json => isRecord(v) && 'id' in v && typeof v['source'] === 'string' && ('action' in v || 'observation' in v);
+const isEvent = (v: unknown): v is Json =>
+  isRecord(v) && 'id' in v && typeof v['source'] === 'string' && ('action' in v || 'observation' in v);
 const isInstance = (v: unknown): v is Json => isRecord(v) && typeof v['instance_id'] === 'string' && Array.isArray(v['history']);
 
 function detect(sniff: Sniff): boolean {
@@ -54,7 +55,13 @@ function evalUsages(instance: Json | undefined): Map<string, ReportedUsage> {
     const prompt = num(r['prompt_tokens']);
     if (id === undefined || prompt === undefined) continue;
     // OpenHands records litellm's prompt_tokens, which already include the cached part.
-    out.set(id, { convention: 'openai', input: prompt, cacheRead: num(r['cache_read_tokens']) ?? 0, cacheWrite: num(r['cache_write_tokens']) ?? 0, output: num(r['completion_tokens']) ?? 0 });
+    out.set(id, {
+      convention: 'openai',
+      input: prompt,
+      cacheRead: num(r['cache_read_tokens']) ?? 0,
+      cacheWrite: num(r['cache_write_tokens']) ?? 0,
+      output: num(r['completion_tokens']) ?? 0,
+    });
   }
   return out;
 }
@@ -82,10 +89,20 @@ function optionsOf(instance: Json): OpenHandsOptions {
   const llm = rec(rec(instance['metadata'])['llm_config']);
   const native = llm['native_tool_calling'];
   const max = num(llm['max_message_chars']);
-  return { ...(typeof native === 'boolean' ? { nativeToolCalling: native } : {}), ...(max !== undefined ? { maxMessageChars: max } : {}), usages: evalUsages(instance) };
+  return {
+    ...(typeof native === 'boolean' ? { nativeToolCalling: native } : {}),
+    ...(max !== undefined ? { maxMessageChars: max } : {}),
+    usages: evalUsages(instance),
+  };
 }
 
-export function eventsToSession(id: string, events: readonly unknown[], ctx: ParseContext, line?: number, options: OpenHandsOptions = {}): Session {
+export function eventsToSession(
+  id: string,
+  events: readonly unknown[],
+  ctx: ParseContext,
+  line?: number,
+  options: OpenHandsOptions = {},
+): Session {
   const messages: Message[] = [];
   const compactions: SourceCompaction[] = [];
   const byResponse = new Map<string, number>();
@@ -126,17 +143,30 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
         const start = num(args['forgotten_events_start_id']);
         const end = num(args['forgotten_events_end_id']);
         // A range: only the events seen so far can be in it (no loop over a range from the file).
-        if (start !== undefined && end !== undefined) for (const seen of eventToMessage.keys()) if (Number(seen) >= start && Number(seen) <= end) forgotten.push(seen);
+        if (start !== undefined && end !== undefined)
+          for (const seen of eventToMessage.keys()) if (Number(seen) >= start && Number(seen) <= end) forgotten.push(seen);
         // Several forgotten events can map to one message (actions of one LLM call).
         const dropped = [...new Set(forgotten.map((f) => eventToMessage.get(f)).filter((x): x is string => !!x))];
-        compactions.push({ atMessage: messages.length, trigger: 'auto', ...(str(args['summary']) ? { summary: str(args['summary'])! } : {}), droppedIds: dropped, ...(line !== undefined ? { sourceLine: line } : {}) });
+        compactions.push({
+          atMessage: messages.length,
+          trigger: 'auto',
+          ...(str(args['summary']) ? { summary: str(args['summary'])! } : {}),
+          droppedIds: dropped,
+          ...(line !== undefined ? { sourceLine: line } : {}),
+        });
         continue;
       }
       if (e['source'] === 'user') {
         if (action === 'run') userText(`User executed the command:\n${str(args['command']) ?? ''}`);
         else {
           const parts: Part[] = [{ kind: 'text', text: str(args['content']) ?? str(e['message']) ?? '' }];
-          for (const url of arr(args['image_urls'])) if (typeof url === 'string' && url.trim()) parts.push({ kind: 'media', mediaType: /^data:([^;,]+)/.exec(url)?.[1] ?? 'image', source: url.startsWith('data:') ? 'base64' : url });
+          for (const url of arr(args['image_urls']))
+            if (typeof url === 'string' && url.trim())
+              parts.push({
+                kind: 'media',
+                mediaType: /^data:([^;,]+)/.exec(url)?.[1] ?? 'image',
+                source: url.startsWith('data:') ? 'base64' : url,
+              });
           push({ id: `oh-${eid}`, role: 'user', parts, ...base }, eid);
         }
         continue;
@@ -171,7 +201,17 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
       const usage = resp ? (usageOf(resp) ?? (respId !== undefined ? options.usages?.get(respId) : undefined)) : undefined;
       model = (resp ? str(resp['model']) : undefined) ?? model;
       if (respId !== undefined) byResponse.set(respId, messages.length);
-      push({ id: `oh-${eid}`, role: 'assistant', parts: [...lead, ...parts], ...(usage ? { usage } : {}), ...(resp && str(resp['model']) ? { model: str(resp['model'])! } : {}), ...base }, eid);
+      push(
+        {
+          id: `oh-${eid}`,
+          role: 'assistant',
+          parts: [...lead, ...parts],
+          ...(usage ? { usage } : {}),
+          ...(resp && str(resp['model']) ? { model: str(resp['model'])! } : {}),
+          ...base,
+        },
+        eid,
+      );
       continue;
     }
     if (typeof e['observation'] === 'string') {
@@ -192,13 +232,23 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
       const text = observationText(kind, body, extras, callId !== undefined, maxChars);
       // Without a tool call to answer (an error the runtime raised, a command the user ran), OpenHands sends a user message.
       if (callId === undefined) userText(text);
-      else push({ id: `oh-${eid}`, role: 'tool', parts: [{ kind: 'tool_result', callId, isError: kind === 'error', text, name: str(meta?.['function_name']) ?? kind }], ...base }, eid);
+      else
+        push(
+          {
+            id: `oh-${eid}`,
+            role: 'tool',
+            parts: [{ kind: 'tool_result', callId, isError: kind === 'error', text, name: str(meta?.['function_name']) ?? kind }],
+            ...base,
+          },
+          eid,
+        );
     }
   }
   if (skipped) ctx.warn(`skipped ${skipped} event(s) that put nothing in the prompt (recall requests, agent state, empty recalls)`);
   const answered = withoutUnansweredCalls(messages);
   const textCalling = options.nativeToolCalling === false || (options.nativeToolCalling === undefined && usesTextCalling(answered));
-  const prompt = textCalling && tools.length > 0 ? asTextCalling(systemPrompt, tools, answered) : { systemPrompt, tools, messages: answered };
+  const prompt =
+    textCalling && tools.length > 0 ? asTextCalling(systemPrompt, tools, answered) : { systemPrompt, tools, messages: answered };
   return { id, format: 'openhands', ...(model ? { model } : {}), ...prompt, sourceCompactions: compactions, subagents: [], warnings: [] };
 }
 
@@ -209,7 +259,11 @@ export function eventsToSession(id: string, events: readonly unknown[], ctx: Par
  */
 function withoutUnansweredCalls(messages: readonly Message[]): Message[] {
   const results = new Set(messages.flatMap((m) => m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : []))));
-  return messages.map((m) => (m.role === 'assistant' && m.parts.some((p) => p.kind === 'tool_call' && !results.has(p.id)) ? { ...m, parts: m.parts.filter((p) => p.kind !== 'tool_call' || results.has(p.id)) } : m));
+  return messages.map((m) =>
+    m.role === 'assistant' && m.parts.some((p) => p.kind === 'tool_call' && !results.has(p.id))
+      ? { ...m, parts: m.parts.filter((p) => p.kind !== 'tool_call' || results.has(p.id)) }
+      : m,
+  );
 }
 
 /** Every tool call id has the shape OpenHands gives calls it parsed out of text. */
@@ -223,7 +277,11 @@ function usesTextCalling(messages: readonly Message[]): boolean {
  * system prompt, the first user message is wrapped in the example, and each result comes back
  * as text headed `EXECUTION RESULT of [tool]:`. The calls stay calls, so turns still pair.
  */
-function asTextCalling(systemPrompt: string | null, tools: readonly ToolDef[], messages: readonly Message[]): { systemPrompt: string; tools: ToolDef[]; messages: Message[] } {
+function asTextCalling(
+  systemPrompt: string | null,
+  tools: readonly ToolDef[],
+  messages: readonly Message[],
+): { systemPrompt: string; tools: ToolDef[]; messages: Message[] } {
   const wrap = exampleWrapping(tools);
   let wrapped = wrap === undefined;
   const out = messages.map((m): Message => {
@@ -233,7 +291,12 @@ function asTextCalling(systemPrompt: string | null, tools: readonly ToolDef[], m
       return { ...m, parts: [{ kind: 'text', text: `${wrap!.before}${first.text}${wrap!.after}` }, ...rest] };
     }
     if (m.role !== 'tool') return m;
-    return { ...m, parts: m.parts.map((p) => (p.kind === 'tool_result' ? { ...p, text: `EXECUTION RESULT of [${p.name ?? 'function'}]:\n${p.text}` } : p)) };
+    return {
+      ...m,
+      parts: m.parts.map((p) =>
+        p.kind === 'tool_result' ? { ...p, text: `EXECUTION RESULT of [${p.name ?? 'function'}]:\n${p.text}` } : p,
+      ),
+    };
   });
   return { systemPrompt: `${systemPrompt ?? ''}${toolsAsText(tools)}`, tools: [], messages: out };
 }
@@ -243,7 +306,10 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
     const v = input.value;
     if (Array.isArray(v)) return [eventsToSession(ctx.name, v, ctx)];
     if (isInstance(v)) return [eventsToSession(str(v['instance_id'])!, arr(v['history']), ctx, undefined, optionsOf(v))];
-    throw new ImportError(ctx.name, 'an OpenHands event list ([{id, source, action|observation}]) or eval instance ({instance_id, history})');
+    throw new ImportError(
+      ctx.name,
+      'an OpenHands event list ([{id, source, action|observation}]) or eval instance ({instance_id, history})',
+    );
   }
   if (input.kind !== 'jsonl') throw new ImportError(ctx.name, 'OpenHands events (JSON) or eval output (JSONL)');
   const sessions: Session[] = [];
@@ -253,7 +319,10 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       continue;
     }
     sessions.push(eventsToSession(str(l.value['instance_id'])!, arr(l.value['history']), ctx, l.line, optionsOf(l.value)));
-    ctx.progress(sessions.reduce((n, s) => n + s.messages.length, 0), sessions.length);
+    ctx.progress(
+      sessions.reduce((n, s) => n + s.messages.length, 0),
+      sessions.length,
+    );
   }
   if (sessions.length === 0) throw new ImportError(ctx.name, 'OpenHands eval instances, one per line; found none');
   return sessions;

@@ -58,7 +58,11 @@ function toMessages(list: unknown, prefix: string): Message[] {
       }
     });
     if (parts.length === 0 && r['content'] !== undefined) parts.push({ kind: 'text', text: contentText(r['content']) });
-    return { id: `${prefix}${i}`, role: role === 'assistant' ? 'assistant' : role === 'tool' ? 'tool' : role === 'system' ? 'system' : 'user', parts };
+    return {
+      id: `${prefix}${i}`,
+      role: role === 'assistant' ? 'assistant' : role === 'tool' ? 'tool' : role === 'system' ? 'system' : 'user',
+      parts,
+    };
   });
 }
 
@@ -67,14 +71,19 @@ function flatMessages(a: Map<string, unknown>, kind: 'prompt' | 'completion', pr
   const out: Message[] = [];
   for (let i = 0; a.has(`gen_ai.${kind}.${i}.content`) || a.has(`gen_ai.${kind}.${i}.role`); i++) {
     const role = String(a.get(`gen_ai.${kind}.${i}.role`) ?? (kind === 'completion' ? 'assistant' : 'user'));
-    out.push({ id: `${prefix}${kind}${i}`, role: role === 'assistant' ? 'assistant' : role === 'system' ? 'system' : role === 'tool' ? 'tool' : 'user', parts: [{ kind: 'text', text: String(a.get(`gen_ai.${kind}.${i}.content`) ?? '') }] });
+    out.push({
+      id: `${prefix}${kind}${i}`,
+      role: role === 'assistant' ? 'assistant' : role === 'system' ? 'system' : role === 'tool' ? 'tool' : 'user',
+      parts: [{ kind: 'text', text: String(a.get(`gen_ai.${kind}.${i}.content`) ?? '') }],
+    });
   }
   return out;
 }
 
 function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
   const spans: Json[] = [];
-  for (const rs of arr(doc['resourceSpans'])) for (const ss of arr(rec(rs)['scopeSpans'])) for (const sp of arr(rec(ss)['spans'])) if (isRecord(sp)) spans.push(sp);
+  for (const rs of arr(doc['resourceSpans']))
+    for (const ss of arr(rec(rs)['scopeSpans'])) for (const sp of arr(rec(ss)['spans'])) if (isRecord(sp)) spans.push(sp);
   const traces = new Map<string, Json[]>();
   for (const sp of spans) {
     const a = attrs(sp);
@@ -96,8 +105,12 @@ function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
       model = str(a.get('gen_ai.response.model')) ?? str(a.get('gen_ai.request.model')) ?? model;
       const sys = a.get('gen_ai.system_instructions');
       if (sys !== undefined && system === null) system = contentText(json(sys));
-      let input = a.has('gen_ai.input.messages') ? toMessages(a.get('gen_ai.input.messages'), `${traceId}/${k}/in`) : flatMessages(a, 'prompt', `${traceId}/${k}/`);
-      const output = a.has('gen_ai.output.messages') ? toMessages(a.get('gen_ai.output.messages'), `${traceId}/${k}/out`) : flatMessages(a, 'completion', `${traceId}/${k}/`);
+      let input = a.has('gen_ai.input.messages')
+        ? toMessages(a.get('gen_ai.input.messages'), `${traceId}/${k}/in`)
+        : flatMessages(a, 'prompt', `${traceId}/${k}/`);
+      const output = a.has('gen_ai.output.messages')
+        ? toMessages(a.get('gen_ai.output.messages'), `${traceId}/${k}/out`)
+        : flatMessages(a, 'completion', `${traceId}/${k}/`);
       if (system === null && input[0]?.role === 'system') {
         system = input[0].parts.map((p) => (p.kind === 'text' ? p.text : '')).join('\n');
       }
@@ -109,9 +122,35 @@ function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
       const inTok = num(a.get('gen_ai.usage.input_tokens'));
       const outTok = num(a.get('gen_ai.usage.output_tokens'));
       const start = Number(BigInt(str(sp['startTimeUnixNano']) ?? '0') / 1_000_000n);
-      output.forEach((m, i) => messages.push({ ...m, ...(i === 0 && inTok !== undefined ? { usage: { convention: 'openai' as const, input: inTok, cacheRead: num(a.get('gen_ai.usage.cache_read_input_tokens')) ?? 0, cacheWrite: 0, output: outTok ?? 0 } } : {}), ...(start ? { timestamp: start } : {}) }));
+      output.forEach((m, i) =>
+        messages.push({
+          ...m,
+          ...(i === 0 && inTok !== undefined
+            ? {
+                usage: {
+                  convention: 'openai' as const,
+                  input: inTok,
+                  cacheRead: num(a.get('gen_ai.usage.cache_read_input_tokens')) ?? 0,
+                  cacheWrite: 0,
+                  output: outTok ?? 0,
+                },
+              }
+            : {}),
+          ...(start ? { timestamp: start } : {}),
+        }),
+      );
     });
-    out.push({ id: traceId, format: 'otel', ...(model ? { model } : {}), systemPrompt: system, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] });
+    out.push({
+      id: traceId,
+      format: 'otel',
+      ...(model ? { model } : {}),
+      systemPrompt: system,
+      tools: [],
+      messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    });
   }
   if (out.length === 0) ctx.warn('no GenAI chat spans found');
   return out;
@@ -122,7 +161,8 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
   if (input.kind === 'json' && isRecord(input.value)) docs.push(input.value);
   else if (input.kind === 'jsonl') for await (const l of input.lines) if (isRecord(l.value)) docs.push(l.value);
   const out = docs.flatMap((d) => sessionsFrom(d, ctx));
-  if (out.length === 0) throw new ImportError(ctx.name, 'OTLP JSON with GenAI chat spans (resourceSpans[].scopeSpans[].spans[] with gen_ai.* attributes)');
+  if (out.length === 0)
+    throw new ImportError(ctx.name, 'OTLP JSON with GenAI chat spans (resourceSpans[].scopeSpans[].spans[] with gen_ai.* attributes)');
   return out;
 }
 

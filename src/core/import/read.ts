@@ -149,7 +149,11 @@ async function decodeError(source: ByteSource, segments: readonly Segment[], atE
     }
   };
   if (!fails(bytes.length)) {
-    if (atEnd) return new ImportError(source.name, `valid UTF-8 text, the file ends inside a multi-byte character (at byte ${start + bytes.length})`);
+    if (atEnd)
+      return new ImportError(
+        source.name,
+        `valid UTF-8 text, the file ends inside a multi-byte character (at byte ${start + bytes.length})`,
+      );
     // The bytes end inside a character that the next byte (a new character) cuts short: the
     // invalid sequence is that unfinished character.
     let lead = bytes.length - 1;
@@ -177,7 +181,12 @@ async function decodeError(source: ByteSource, segments: readonly Segment[], atE
 
 async function invalidAt(source: ByteSource, offset: number, byte: number): Promise<ImportError> {
   const at = await lineAtByte(source, offset);
-  return new ImportError(source.name, `valid UTF-8 text, found an invalid byte sequence at byte ${offset} (0x${byte.toString(16).padStart(2, '0')})`, at.line, at.column);
+  return new ImportError(
+    source.name,
+    `valid UTF-8 text, found an invalid byte sequence at byte ${offset} (0x${byte.toString(16).padStart(2, '0')})`,
+    at.line,
+    at.column,
+  );
 }
 
 /** The 1-based line and byte column of a file offset, counted from the source's bytes. */
@@ -204,7 +213,12 @@ async function lineAtByte(source: ByteSource, offset: number): Promise<{ line: n
  * bench), and bytes after the cut wait for the next chunk. Errors read exactly as those of a
  * streaming decoder fed the chunks.
  */
-async function* decodeBlocks(source: ByteSource, cuts: Cuts, signal?: AbortSignal, onBytes?: (bytes: number) => void): AsyncGenerator<string> {
+async function* decodeBlocks(
+  source: ByteSource,
+  cuts: Cuts,
+  signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
+): AsyncGenerator<string> {
   // ignoreBOM: BOMs are handled here, once, not at the start of every block.
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   // Undefined when the block is not valid UTF-8 (the caller then awaits the precise error).
@@ -454,7 +468,10 @@ export function parseJsonOrThrow(name: string, text: string, lineOffset = 0): un
       line = at.line + lineOffset;
       column = at.column;
     }
-    const what = message.replace(/^JSON\.parse: /, '').replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '');
+    const what = message
+      .replace(/^JSON\.parse: /, '')
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      .replace(/ in JSON at position \d+.*$/, '');
     throw new ImportError(name, `valid JSON (${what})`, line, column);
   }
 }
@@ -474,7 +491,8 @@ export function nestsDeeperThan(value: unknown, limit = MAX_NESTING): boolean {
     const { v, depth } = stack.pop()!;
     if (typeof v !== 'object' || v === null) continue;
     if (depth + 1 > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1 });
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1 });
   }
   return false;
 }

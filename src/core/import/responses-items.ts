@@ -7,7 +7,15 @@ import type { Message, Part } from '../model';
 import { chatParts } from './chat-messages';
 import { argsText, arr, contentText, isRecord, rec, str, type Json } from './util';
 
-const MODEL_SIDE = new Set(['reasoning', 'function_call', 'custom_tool_call', 'web_search_call', 'local_shell_call', 'tool_search_call', 'agent_message']);
+const MODEL_SIDE = new Set([
+  'reasoning',
+  'function_call',
+  'custom_tool_call',
+  'web_search_call',
+  'local_shell_call',
+  'tool_search_call',
+  'agent_message',
+]);
 const TOOL_OUTPUT = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output']);
 
 export function isResponsesItem(v: unknown): v is Json {
@@ -48,7 +56,12 @@ export class ResponsesAccumulator {
    * model-side item is part of the same call). `raw`: its record as kept so far.
    */
   reopen(m: Message, raw: string | undefined): void {
-    this.open = { parts: [...m.parts], id: m.id, ...(m.sourceLine !== undefined ? { line: m.sourceLine } : {}), ...(this.keepRaw ? { raw: raw !== undefined ? [raw] : [] } : {}) };
+    this.open = {
+      parts: [...m.parts],
+      id: m.id,
+      ...(m.sourceLine !== undefined ? { line: m.sourceLine } : {}),
+      ...(this.keepRaw ? { raw: raw !== undefined ? [raw] : [] } : {}),
+    };
   }
 
   /** Whether an assistant message is being built (the next model-side item continues it). */
@@ -63,7 +76,13 @@ export class ResponsesAccumulator {
 
   private flush(): void {
     if (!this.open) return;
-    this.messages.push({ id: this.open.id, role: 'assistant', parts: this.open.parts, ...(this.open.line !== undefined ? { sourceLine: this.open.line } : {}), ...(this.open.raw ? { raw: this.open.raw.join('\n') } : {}) });
+    this.messages.push({
+      id: this.open.id,
+      role: 'assistant',
+      parts: this.open.parts,
+      ...(this.open.line !== undefined ? { sourceLine: this.open.line } : {}),
+      ...(this.open.raw ? { raw: this.open.raw.join('\n') } : {}),
+    });
     this.open = null;
   }
 
@@ -83,7 +102,11 @@ export class ResponsesAccumulator {
   add(item: Json, line?: number, raw?: string, timestamp?: number): void {
     const type = str(item['type']) ?? '';
     const id = str(item['id']) ?? `${this.idPrefix}${++this.seq}`;
-    const extra = { ...(line !== undefined ? { sourceLine: line } : {}), ...(this.keepRaw && raw !== undefined ? { raw } : {}), ...(timestamp !== undefined ? { timestamp } : {}) };
+    const extra = {
+      ...(line !== undefined ? { sourceLine: line } : {}),
+      ...(this.keepRaw && raw !== undefined ? { raw } : {}),
+      ...(timestamp !== undefined ? { timestamp } : {}),
+    };
     switch (type) {
       case 'message': {
         const role = str(item['role']);
@@ -94,10 +117,21 @@ export class ResponsesAccumulator {
         return;
       }
       case 'reasoning': {
-        const summary = arr(item['summary']).map((s) => str(rec(s)['text']) ?? '').filter(Boolean).join('\n');
-        const content = arr(item['content']).map((s) => str(rec(s)['text']) ?? '').filter(Boolean).join('\n');
+        const summary = arr(item['summary'])
+          .map((s) => str(rec(s)['text']) ?? '')
+          .filter(Boolean)
+          .join('\n');
+        const content = arr(item['content'])
+          .map((s) => str(rec(s)['text']) ?? '')
+          .filter(Boolean)
+          .join('\n');
         const text = content || summary;
-        return this.modelSide([{ kind: 'reasoning', text: text || str(item['encrypted_content']) || '', ...(text ? {} : { redacted: true }) }], id, line, raw);
+        return this.modelSide(
+          [{ kind: 'reasoning', text: text || str(item['encrypted_content']) || '', ...(text ? {} : { redacted: true }) }],
+          id,
+          line,
+          raw,
+        );
       }
       case 'agent_message':
         return this.modelSide([{ kind: 'text', text: contentText(item['content']) }], id, line, raw);
@@ -117,8 +151,18 @@ export class ResponsesAccumulator {
           const out = item['output'];
           // `output` is a string (old), an array of content items (new), or `{content, success}`;
           // a single `{type: "input_text", text}` item is its text.
-          const text = isRecord(out) && 'content' in out ? contentText(out['content']) : isRecord(out) && typeof out['text'] === 'string' ? out['text'] : contentText(out ?? item['tools'] ?? item['execution']);
-          this.messages.push({ id, role: 'tool', parts: [{ kind: 'tool_result', callId: str(item['call_id']) ?? '', isError: isRecord(out) && out['success'] === false, text }], ...extra });
+          const text =
+            isRecord(out) && 'content' in out
+              ? contentText(out['content'])
+              : isRecord(out) && typeof out['text'] === 'string'
+                ? out['text']
+                : contentText(out ?? item['tools'] ?? item['execution']);
+          this.messages.push({
+            id,
+            role: 'tool',
+            parts: [{ kind: 'tool_result', callId: str(item['call_id']) ?? '', isError: isRecord(out) && out['success'] === false, text }],
+            ...extra,
+          });
           return;
         }
         this.skipped++;

@@ -7,10 +7,17 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, isRecord, jsonText, rec, str, type Json } from './util';
 
-const isConv = (v: unknown): v is Json => isRecord(v) && Array.isArray(v['conversations']) && (v['conversations'] as unknown[]).every((c) => isRecord(c) && 'from' in c && 'value' in c);
+const isConv = (v: unknown): v is Json =>
+  isRecord(v) &&
+  Array.isArray(v['conversations']) &&
+  (v['conversations'] as unknown[]).every((c) => isRecord(c) && 'from' in c && 'value' in c);
 
 function detect(sniff: Sniff): boolean {
-  if (sniff.shape === 'json') return sniff.value !== undefined && ((Array.isArray(sniff.value) && sniff.value.length > 0 && sniff.value.every(isConv)) || isConv(sniff.value));
+  if (sniff.shape === 'json')
+    return (
+      sniff.value !== undefined &&
+      ((Array.isArray(sniff.value) && sniff.value.length > 0 && sniff.value.every(isConv)) || isConv(sniff.value))
+    );
   if (sniff.shape === 'jsonl') return sniff.lines.length > 0 && sniff.lines.every(isConv);
   return false;
 }
@@ -28,7 +35,12 @@ function toSession(id: string, c: Json, line?: number, raw?: string): Session {
       try {
         const call = JSON.parse(value) as unknown;
         const calls = Array.isArray(call) ? call : [call];
-        parts = calls.map((x, i) => ({ kind: 'tool_call', id: `call_${k}_${i}`, name: str(rec(x)['name']) ?? '', args: jsonText(rec(x)['arguments'] ?? {}) }));
+        parts = calls.map((x, i) => ({
+          kind: 'tool_call',
+          id: `call_${k}_${i}`,
+          name: str(rec(x)['name']) ?? '',
+          args: jsonText(rec(x)['arguments'] ?? {}),
+        }));
       } catch {
         // Not JSON: keep it as text.
       }
@@ -36,18 +48,40 @@ function toSession(id: string, c: Json, line?: number, raw?: string): Session {
     } else if (from === 'observation') {
       const prev = [...messages].reverse().find((m) => m.parts.some((p) => p.kind === 'tool_call'));
       const callId = prev?.parts.find((p) => p.kind === 'tool_call');
-      messages.push({ ...base, role: 'tool', parts: [{ kind: 'tool_result', callId: callId?.kind === 'tool_call' ? callId.id : '', isError: false, text: value }] });
+      messages.push({
+        ...base,
+        role: 'tool',
+        parts: [{ kind: 'tool_result', callId: callId?.kind === 'tool_call' ? callId.id : '', isError: false, text: value }],
+      });
     } else if (from === 'system') messages.push({ ...base, role: 'system', parts: [{ kind: 'text', text: value }] });
-    else messages.push({ ...base, role: from === 'gpt' || from === 'assistant' ? 'assistant' : 'user', parts: [{ kind: 'text', text: value }] });
+    else
+      messages.push({
+        ...base,
+        role: from === 'gpt' || from === 'assistant' ? 'assistant' : 'user',
+        parts: [{ kind: 'text', text: value }],
+      });
   }
   let tools: Session['tools'] = [];
   try {
     const parsed = typeof c['tools'] === 'string' ? (JSON.parse(c['tools']) as unknown) : c['tools'];
-    tools = arr(parsed).map((t) => ({ name: str(rec(t)['name']) ?? '', description: str(rec(t)['description']) ?? '', parameters: rec(t)['parameters'] ?? {} }));
+    tools = arr(parsed).map((t) => ({
+      name: str(rec(t)['name']) ?? '',
+      description: str(rec(t)['description']) ?? '',
+      parameters: rec(t)['parameters'] ?? {},
+    }));
   } catch {
     tools = [];
   }
-  return { id, format: 'sharegpt', systemPrompt: str(c['system']) ?? null, tools, messages, sourceCompactions: [], subagents: [], warnings: [] };
+  return {
+    id,
+    format: 'sharegpt',
+    systemPrompt: str(c['system']) ?? null,
+    tools,
+    messages,
+    sourceCompactions: [],
+    subagents: [],
+    warnings: [],
+  };
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {

@@ -14,7 +14,11 @@ import type { ByteSource, Sniff } from './types';
 const HEAD_LINES = 50;
 
 /** Key patterns of JSONL formats whose single lines can be longer than the head. */
-const LONG_LINE_JSONL = [/^\{"instance_id":/, /"sessionId":"[^"]*".*"uuid":/, /^\{"timestamp":"[^"]*","type":"(session_meta|response_item|event_msg|turn_context|compacted)"/];
+const LONG_LINE_JSONL = [
+  /^\{"instance_id":/,
+  /"sessionId":"[^"]*".*"uuid":/,
+  /^\{"timestamp":"[^"]*","type":"(session_meta|response_item|event_msg|turn_context|compacted)"/,
+];
 
 function tryParse(text: string): unknown {
   try {
@@ -64,7 +68,10 @@ export function sniffText(name: string, head: string, complete: boolean): Sniff 
 export function inconclusive(sniff: Sniff): boolean {
   // One parsed line of a longer file (the head grew to the end of a long first line) is too little
   // to tell JSONL formats apart: read on to the next records.
-  return (sniff.shape === 'json' && sniff.value === undefined && !sniff.complete) || (sniff.shape === 'jsonl' && (sniff.lines.length === 0 || (sniff.lines.length < 2 && !sniff.complete)));
+  return (
+    (sniff.shape === 'json' && sniff.value === undefined && !sniff.complete) ||
+    (sniff.shape === 'jsonl' && (sniff.lines.length === 0 || (sniff.lines.length < 2 && !sniff.complete)))
+  );
 }
 
 const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null;
@@ -86,7 +93,12 @@ export function completeFirstLine(head: string): string | undefined {
  * to its end, and the file is JSON lines when a second record follows it, else one document.
  * A conclusive sniff is returned as it is. Throws ImportError (line, column) on broken JSON.
  */
-export async function confirmSniff(source: ByteSource, sniff: Sniff, signal?: AbortSignal, onBytes?: (bytes: number) => void): Promise<Sniff> {
+export async function confirmSniff(
+  source: ByteSource,
+  sniff: Sniff,
+  signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
+): Promise<Sniff> {
   if (!inconclusive(sniff)) return sniff;
   const first = completeFirstLine(sniff.head);
   if (first !== undefined && tryParse(first) === undefined) {

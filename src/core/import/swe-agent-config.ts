@@ -21,7 +21,14 @@ export interface LastNObservations {
 
 /** The run's history processors (`history_processors`, or the older singular key). */
 function processorsOf(agent: Json): unknown[] {
-  return [...arr(agent['history_processors']), ...(Array.isArray(agent['history_processor']) ? agent['history_processor'] : isRecord(agent['history_processor']) ? [agent['history_processor']] : [])];
+  return [
+    ...arr(agent['history_processors']),
+    ...(Array.isArray(agent['history_processor'])
+      ? agent['history_processor']
+      : isRecord(agent['history_processor'])
+        ? [agent['history_processor']]
+        : []),
+  ];
 }
 
 /** Processors that change the prompt and that the importer does not apply (their type names), for a warning. */
@@ -37,8 +44,14 @@ export function lastNObservations(agent: Json): LastNObservations | undefined {
     const r = rec(p);
     const n = num(r['n']);
     if (r['type'] !== 'last_n_observations' || n === undefined || n <= 0) continue;
-    const tags = (v: unknown, fallback: string): Set<string> => new Set(Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [fallback]);
-    return { n, polling: Math.max(1, num(r['polling']) ?? 1), removeTags: tags(r['always_remove_output_for_tags'], 'remove_output'), keepTags: tags(r['always_keep_output_for_tags'], 'keep_output') };
+    const tags = (v: unknown, fallback: string): Set<string> =>
+      new Set(Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [fallback]);
+    return {
+      n,
+      polling: Math.max(1, num(r['polling']) ?? 1),
+      removeTags: tags(r['always_remove_output_for_tags'], 'remove_output'),
+      keepTags: tags(r['always_keep_output_for_tags'], 'keep_output'),
+    };
   }
   return undefined;
 }
@@ -104,33 +117,113 @@ export function elisionSchedule(history: readonly Json[], p: LastNObservations):
 
 const S = (description: string) => ({ type: 'string', description });
 const I = (description: string) => ({ type: 'integer', description });
-const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolDef => ({ name, description, parameters: { type: 'object', properties, required } });
+const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolDef => ({
+  name,
+  description,
+  parameters: { type: 'object', properties, required },
+});
 
-const BASH = tool('bash', 'Runs the given command directly in bash. Interactive programs and commands that never end are not supported; run them in the background or with a timeout.', { command: S('The bash command to run.') }, ['command']);
+const BASH = tool(
+  'bash',
+  'Runs the given command directly in bash. Interactive programs and commands that never end are not supported; run them in the background or with a timeout.',
+  { command: S('The bash command to run.') },
+  ['command'],
+);
 
 /** Known bundles (`tools/<name>`): their commands, described in our words. */
 const BUNDLES: Readonly<Record<string, readonly ToolDef[]>> = {
   defaults: [
-    tool('goto', 'Moves the window to show the given line number of the open file.', { line_number: I('The line number to move the window to.') }, ['line_number']),
-    tool('open', 'Opens the file at the given path in the editor. With a line number, the window is moved to include that line.', { path: S('The path to the file to open.'), line_number: I('The line number to move the window to (if not given, the window starts at the top of the file).') }, ['path']),
-    tool('create', 'Creates a new file with the given name and opens it.', { filename: S('The name of the file to create.') }, ['filename']),
+    tool(
+      'goto',
+      'Moves the window to show the given line number of the open file.',
+      { line_number: I('The line number to move the window to.') },
+      ['line_number'],
+    ),
+    tool(
+      'open',
+      'Opens the file at the given path in the editor. With a line number, the window is moved to include that line.',
+      {
+        path: S('The path to the file to open.'),
+        line_number: I('The line number to move the window to (if not given, the window starts at the top of the file).'),
+      },
+      ['path'],
+    ),
+    tool('create', 'Creates a new file with the given name and opens it.', { filename: S('The name of the file to create.') }, [
+      'filename',
+    ]),
     tool('scroll_up', 'Moves the window up by the number of lines it shows.', {}, []),
     tool('scroll_down', 'Moves the window down by the number of lines it shows.', {}, []),
   ],
   search: [
-    tool('find_file', 'Finds all files with the given name or pattern in dir. If dir is not given, searches the current directory.', { file_name: S('The name of the file or pattern to search for; shell-style wildcards are supported.'), dir: S('The directory to search in (the current directory if not given).') }, ['file_name']),
-    tool('search_dir', 'Searches for the term in all files in dir. If dir is not given, searches the current directory.', { search_term: S('The term to search for.'), dir: S('The directory to search in (the current directory if not given).') }, ['search_term']),
-    tool('search_file', 'Searches for the term in file. If file is not given, searches the current open file.', { search_term: S('The term to search for.'), file: S('The file to search in (the current open file if not given).') }, ['search_term']),
+    tool(
+      'find_file',
+      'Finds all files with the given name or pattern in dir. If dir is not given, searches the current directory.',
+      {
+        file_name: S('The name of the file or pattern to search for; shell-style wildcards are supported.'),
+        dir: S('The directory to search in (the current directory if not given).'),
+      },
+      ['file_name'],
+    ),
+    tool(
+      'search_dir',
+      'Searches for the term in all files in dir. If dir is not given, searches the current directory.',
+      { search_term: S('The term to search for.'), dir: S('The directory to search in (the current directory if not given).') },
+      ['search_term'],
+    ),
+    tool(
+      'search_file',
+      'Searches for the term in file. If file is not given, searches the current open file.',
+      { search_term: S('The term to search for.'), file: S('The file to search in (the current open file if not given).') },
+      ['search_term'],
+    ),
   ],
   edit_replace: [
-    tool('edit', 'Replaces the first occurrence of search with replace in the currently displayed lines. With replace-all, every occurrence in the file is replaced. Check the lines you want to change first; indentation must match exactly.', { search: S('The text to search for; must match exactly, whitespace included.'), replace: S('The text to put in its place.'), 'replace-all': { type: 'boolean', description: 'Replace every occurrence in the whole file, not only in the window.' } }, ['search', 'replace']),
-    tool('insert', 'Inserts the text at the end of the open file, or after the given line number.', { text: S('The text to insert.'), line: I('The line after which to insert the text (the end of the file if not given).') }, ['text']),
+    tool(
+      'edit',
+      'Replaces the first occurrence of search with replace in the currently displayed lines. With replace-all, every occurrence in the file is replaced. Check the lines you want to change first; indentation must match exactly.',
+      {
+        search: S('The text to search for; must match exactly, whitespace included.'),
+        replace: S('The text to put in its place.'),
+        'replace-all': { type: 'boolean', description: 'Replace every occurrence in the whole file, not only in the window.' },
+      },
+      ['search', 'replace'],
+    ),
+    tool(
+      'insert',
+      'Inserts the text at the end of the open file, or after the given line number.',
+      { text: S('The text to insert.'), line: I('The line after which to insert the text (the end of the file if not given).') },
+      ['text'],
+    ),
   ],
   edit_anthropic: [
-    tool('str_replace_editor', 'A tool to view, create and edit files. `view` shows a file with line numbers (or a directory two levels deep); `create` writes a new file; `str_replace` replaces one exact, unique occurrence of old_str with new_str; `insert` adds new_str after insert_line; `undo_edit` reverts the last edit to the file. Long outputs are clipped.', { command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], description: 'The command to run.' }, path: S('Absolute path to the file or directory.'), file_text: S('Content of the new file (`create`).'), old_str: S('The exact text to replace (`str_replace`).'), new_str: S('The new text (`str_replace`, `insert`).'), insert_line: I('Line after which to insert (`insert`).'), view_range: { type: 'array', items: { type: 'integer' }, description: 'Line range to show (`view`), e.g. [11, 12]; [start, -1] shows to the end.' } }, ['command', 'path']),
+    tool(
+      'str_replace_editor',
+      'A tool to view, create and edit files. `view` shows a file with line numbers (or a directory two levels deep); `create` writes a new file; `str_replace` replaces one exact, unique occurrence of old_str with new_str; `insert` adds new_str after insert_line; `undo_edit` reverts the last edit to the file. Long outputs are clipped.',
+      {
+        command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], description: 'The command to run.' },
+        path: S('Absolute path to the file or directory.'),
+        file_text: S('Content of the new file (`create`).'),
+        old_str: S('The exact text to replace (`str_replace`).'),
+        new_str: S('The new text (`str_replace`, `insert`).'),
+        insert_line: I('Line after which to insert (`insert`).'),
+        view_range: {
+          type: 'array',
+          items: { type: 'integer' },
+          description: 'Line range to show (`view`), e.g. [11, 12]; [start, -1] shows to the end.',
+        },
+      },
+      ['command', 'path'],
+    ),
   ],
   submit: [tool('submit', 'Submits the current changes to the repository as the solution and ends the session.', {}, [])],
-  review_on_submit_m: [tool('submit', 'Submits the current changes to the repository as the solution; asks for a review first when one is configured.', {}, [])],
+  review_on_submit_m: [
+    tool(
+      'submit',
+      'Submits the current changes to the repository as the solution; asks for a review first when one is configured.',
+      {},
+      [],
+    ),
+  ],
   forfeit: [tool('exit_forfeit', 'Gives up on the current task and ends the session.', {}, [])],
 };
 

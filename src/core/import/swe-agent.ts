@@ -11,7 +11,8 @@ import type { ImportInput, Importer, ParseContext, Sniff } from './types';
 import { ImportError } from './types';
 import { arr, isRecord, num, rec, str, type Json } from './util';
 
-const isTraj = (v: unknown): v is Json => isRecord(v) && Array.isArray(v['trajectory']) && Array.isArray(v['history']) && isRecord(v['info']);
+const isTraj = (v: unknown): v is Json =>
+  isRecord(v) && Array.isArray(v['trajectory']) && Array.isArray(v['history']) && isRecord(v['info']);
 
 function detect(sniff: Sniff): boolean {
   if (sniff.shape !== 'json') return false;
@@ -19,7 +20,8 @@ function detect(sniff: Sniff): boolean {
 }
 
 async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> {
-  if (input.kind !== 'json' || !isTraj(input.value)) throw new ImportError(ctx.name, 'a SWE-agent trajectory ({trajectory[], history[], info})');
+  if (input.kind !== 'json' || !isTraj(input.value))
+    throw new ImportError(ctx.name, 'a SWE-agent trajectory ({trajectory[], history[], info})');
   const v = input.value;
   const replayConfig = rec(v['replay_config'] ? safeJson(v['replay_config']) : {});
   const agent = rec(replayConfig['agent']);
@@ -45,17 +47,36 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
       const from = at[e.fromEntry]!;
       if (i >= 0 && from >= 0) messages[i] = { ...messages[i]!, sentAs: { fromMessage: from, text: e.text } };
     }
-    warnings.push(`history processor last_n_observations (n=${elide.n}${elide.polling > 1 ? `, polling ${elide.polling}` : ''}): ${schedule.size} observations are replayed as placeholders from the call that first received them so, in full before it`);
+    warnings.push(
+      `history processor last_n_observations (n=${elide.n}${elide.polling > 1 ? `, polling ${elide.polling}` : ''}): ${schedule.size} observations are replayed as placeholders from the call that first received them so, in full before it`,
+    );
   }
   const unapplied = unappliedProcessors(agent);
-  if (unapplied.length > 0) warnings.push(`history processors not applied (the calls are counted on the logged history): ${unapplied.join(', ')}`);
+  if (unapplied.length > 0)
+    warnings.push(`history processors not applied (the calls are counted on the logged history): ${unapplied.join(', ')}`);
   const stats = rec(rec(v['info'])['model_stats']);
-  if (num(stats['tokens_sent'])) ctx.warn(`SWE-agent logs usage only in aggregate: ${num(stats['tokens_sent'])} tokens sent over ${num(stats['api_calls']) ?? '?'} calls`);
+  if (num(stats['tokens_sent']))
+    ctx.warn(
+      `SWE-agent logs usage only in aggregate: ${num(stats['tokens_sent'])} tokens sent over ${num(stats['api_calls']) ?? '?'} calls`,
+    );
   const model = str(rec(agent['model'])['name']);
   const logged = chatTools(rec(v['info'])['tools']);
   const bundles = logged.length > 0 ? undefined : bundleTools(agent);
-  if (bundles && bundles.unknown.length > 0) warnings.push(`tool bundles not known, their tools are not counted: ${bundles.unknown.join(', ')}`);
-  return [{ id: instance ?? ctx.name, format: 'swe-agent', ...(model ? { model } : {}), systemPrompt: conv.systemPrompt, tools: bundles ? bundles.tools : logged, messages, sourceCompactions: [], subagents: [], warnings }];
+  if (bundles && bundles.unknown.length > 0)
+    warnings.push(`tool bundles not known, their tools are not counted: ${bundles.unknown.join(', ')}`);
+  return [
+    {
+      id: instance ?? ctx.name,
+      format: 'swe-agent',
+      ...(model ? { model } : {}),
+      systemPrompt: conv.systemPrompt,
+      tools: bundles ? bundles.tools : logged,
+      messages,
+      sourceCompactions: [],
+      subagents: [],
+      warnings,
+    },
+  ];
 }
 
 /**

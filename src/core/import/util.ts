@@ -47,7 +47,15 @@ let lastDayStart = 0;
 function isoUtc(s: string): number | undefined {
   const n = s.length;
   if (n !== 20 && n !== 24) return undefined;
-  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(n - 1) !== 90) return undefined;
+  if (
+    s.charCodeAt(4) !== 45 ||
+    s.charCodeAt(7) !== 45 ||
+    s.charCodeAt(10) !== 84 ||
+    s.charCodeAt(13) !== 58 ||
+    s.charCodeAt(16) !== 58 ||
+    s.charCodeAt(n - 1) !== 90
+  )
+    return undefined;
   let ms = 0;
   if (n === 24) {
     if (s.charCodeAt(19) !== 46) return undefined;
@@ -60,7 +68,21 @@ function isoUtc(s: string): number | undefined {
   const minute = digit(s, 14) * 10 + digit(s, 15);
   const second = digit(s, 17) * 10 + digit(s, 18);
   // Written so that NaN fails: a non-digit anywhere sends the string to Date.parse.
-  if (!(ms >= 0 && year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59)) return undefined;
+  if (!(
+    ms >= 0 &&
+    year >= 1000 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= 28 &&
+    hour >= 0 &&
+    hour <= 23 &&
+    minute >= 0 &&
+    minute <= 59 &&
+    second >= 0 &&
+    second <= 59
+  ))
+    return undefined;
   // Lines in a row share their day: its start is computed once (Date.UTC is the slow part).
   const date = (year * 100 + month) * 100 + day;
   if (date !== lastDate) {

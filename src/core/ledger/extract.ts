@@ -36,11 +36,13 @@ const MAX_ERRORS = 8;
 const URL = /\bhttps?:\/\/[^\s"'`<>()[\]{}]{3,300}/g;
 // A directory or a path without an extension (facts.ts reads those with one): rooted (/, ./, ~/)
 // or with two separators, so "and/or" or "24/7" is not one.
-const DIR_PATH = /(?:^|[\s"'`(=:,])((?:\.{1,2}\/|~\/|\/)[\w.-]+(?:\/[\w.-]+)*\/?|[\w.-]+\/[\w.-]+(?:\/[\w.-]+)+\/?)(?=$|[\s"'`),:;]|\.(?:\s|$))/g;
+const DIR_PATH =
+  /(?:^|[\s"'`(=:,])((?:\.{1,2}\/|~\/|\/)[\w.-]+(?:\/[\w.-]+)*\/?|[\w.-]+\/[\w.-]+(?:\/[\w.-]+)+\/?)(?=$|[\s"'`),:;]|\.(?:\s|$))/g;
 // A name called or defined: `name(` (not "error(s)").
 const CALL = /(?<!\w)([A-Za-z_]\w{1,40})\((?!s\))/g;
 // A file name without a directory: a known extension (a name with dots in it, a dotfile).
-const FILE_NAME = /(?<![\w./-])((?:[\w-]+\.)+(?:tsx?|jsx?|mjs|cjs|py|go|rs|java|kt|swift|rb|php|vue|svelte|md|rst|json|ya?ml|toml|ini|cfg|lock|sql|sh|css|scss|html|xml|csv|log|txt|c|h|cpp|hpp|ico|png|jpe?g|gif|svg)|\.(?:gitignore|gitattributes|env|npmrc|nvmrc|editorconfig|prettierrc|eslintrc|dockerignore))(?![\w/-])/g;
+const FILE_NAME =
+  /(?<![\w./-])((?:[\w-]+\.)+(?:tsx?|jsx?|mjs|cjs|py|go|rs|java|kt|swift|rb|php|vue|svelte|md|rst|json|ya?ml|toml|ini|cfg|lock|sql|sh|css|scss|html|xml|csv|log|txt|c|h|cpp|hpp|ico|png|jpe?g|gif|svg)|\.(?:gitignore|gitattributes|env|npmrc|nvmrc|editorconfig|prettierrc|eslintrc|dockerignore))(?![\w/-])/g;
 /** A path in backticks, even with one separator (`src/marshmallow`). */
 const TICKED_PATH = /`(\.{0,2}\/?[\w.-]+\/[\w./-]*)`/g;
 /** The info string of a fenced block (```mswea_bash_command) is markup. */
@@ -49,15 +51,20 @@ const DUNDER = /\b(__\w{1,30}__)\b/g;
 /** Markup tags (<tool_use_error>, <output>) are structure, not names. */
 const TAG = /<\/?[A-Za-z_][\w-]{0,40}>/g;
 // An error line: an exception class, a "error:"/"fatal:" prefix, a failing test, a missing file.
-const ERROR_LINE = /(?:\b[A-Z][A-Za-z]{0,40}(?:Error|Exception)\b|\b[Ee]rror(?::[ \t]*\S|\[|\(s\))|\bERROR\b|\bFAIL(?:ED)?\b|\b[Ff]atal:|\bpanic:|command not found|No such file or directory|Permission denied|has not been|\bnot found\b|[Cc]annot (?:read|find|resolve)|\bfailed\b)/;
+const ERROR_LINE =
+  /(?:\b[A-Z][A-Za-z]{0,40}(?:Error|Exception)\b|\b[Ee]rror(?::[ \t]*\S|\[|\(s\))|\bERROR\b|\bFAIL(?:ED)?\b|\b[Ff]atal:|\bpanic:|command not found|No such file or directory|Permission denied|has not been|\bnot found\b|[Cc]annot (?:read|find|resolve)|\bfailed\b)/;
 /** A line of source code (a listing, a diff), possibly numbered: a `raise ValueError` in it is code, not an error. */
-const CODE_LINE = /^\s*(?:\d{1,6}(?::|→|\s)\s*)?[-+]?\s*(?:raise|except|class|def|import|from|throw|catch|try|return|if|elif|else|function|const|let|var|\/\/|#|\*)\b/;
+const CODE_LINE =
+  /^\s*(?:\d{1,6}(?::|→|\s)\s*)?[-+]?\s*(?:raise|except|class|def|import|from|throw|catch|try|return|if|elif|else|function|const|let|var|\/\/|#|\*)\b/;
 // A number with a unit (time, size, count, money, percent).
-const NUMBER_UNIT = /(?:^|[^\w.$])(\$\d{1,12}(?:\.\d{1,6})?|\d{1,12}(?:[.,]\d{1,6})?(?:\s?(?:%|ms|µs|ns|s|secs?|seconds?|mins?|minutes?|h|hours?|days?|[KMGT]i?B|kB|bytes?|tokens?|lines?|files?|tests?|errors?|warnings?|chars?|characters?|req\/s|rps|px|USD|MHz|GHz|x)))(?![\w%])/g;
+const NUMBER_UNIT =
+  /(?:^|[^\w.$])(\$\d{1,12}(?:\.\d{1,6})?|\d{1,12}(?:[.,]\d{1,6})?(?:\s?(?:%|ms|µs|ns|s|secs?|seconds?|mins?|minutes?|h|hours?|days?|[KMGT]i?B|kB|bytes?|tokens?|lines?|files?|tests?|errors?|warnings?|chars?|characters?|req\/s|rps|px|USD|MHz|GHz|x)))(?![\w%])/g;
 /** At most this many numbers per part: a log prints a timing per line. */
 const MAX_NUMBERS = 6;
-const DECISION = /\b(?:decided|decide to|chose|choose to|opted|went with|go with|going with|settled on|we(?:'ll| will) use|I(?:'ll| will) use|the approach is|the fix is)\b/i;
-const INSTRUCTION = /\b(?:always|never|don't|do not|must not|mustn't|must|make sure|avoid|only use|should not|shouldn't|please (?:use|keep|do|make|add|run|don't))\b/i;
+const DECISION =
+  /\b(?:decided|decide to|chose|choose to|opted|went with|go with|going with|settled on|we(?:'ll| will) use|I(?:'ll| will) use|the approach is|the fix is)\b/i;
+const INSTRUCTION =
+  /\b(?:always|never|don't|do not|must not|mustn't|must|make sure|avoid|only use|should not|shouldn't|please (?:use|keep|do|make|add|run|don't))\b/i;
 /** A tool call whose arguments carry one of these runs a command. */
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
 /** A fenced block of one of these languages in an agent's text is a command it runs (mini-swe-agent, aider). */
@@ -99,7 +106,8 @@ export function commandOf(args: string): string | null {
     // Codex: ["bash", "-lc", "npm test"] — the shell's script is the command.
     if (Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length > 0) {
       const parts = v as string[];
-      const script = parts.length >= 3 && /^(?:ba|z)?sh$/.test(parts[0]!.split('/').pop()!) && parts[1]!.startsWith('-') ? parts[2]! : parts.join(' ');
+      const script =
+        parts.length >= 3 && /^(?:ba|z)?sh$/.test(parts[0]!.split('/').pop()!) && parts[1]!.startsWith('-') ? parts[2]! : parts.join(' ');
       if (script.trim()) return script;
     }
   }
@@ -161,7 +169,8 @@ function itemsOfText(text: string, origin: ItemOrigin, role: Message['role'], ad
     }
   }
   // Errors are what tools and users report, never the agent's own words about one.
-  if (origin === 'result' || role === 'user' || role === 'tool') for (const e of errorLines(text, false)) add('error', e, origin, factRefs(e));
+  if (origin === 'result' || role === 'user' || role === 'tool')
+    for (const e of errorLines(text, false)) add('error', e, origin, factRefs(e));
   if (origin === 'text' && (role === 'assistant' || role === 'user')) {
     for (const s of sentences(text)) {
       if (DECISION.test(s)) add('decision', clip(s), origin, factRefs(s));
@@ -169,7 +178,8 @@ function itemsOfText(text: string, origin: ItemOrigin, role: Message['role'], ad
       if (role === 'user' && INSTRUCTION.test(s)) add('instruction', clip(s), origin, factRefs(s));
     }
   }
-  if (role === 'assistant' && text.includes('```')) for (const m of text.matchAll(SHELL_FENCE)) if (m[1]!.trim()) add('command', clip(m[1]!), 'call', [clip(m[1]!)]);
+  if (role === 'assistant' && text.includes('```'))
+    for (const m of text.matchAll(SHELL_FENCE)) if (m[1]!.trim()) add('command', clip(m[1]!), 'call', [clip(m[1]!)]);
 }
 
 /** Every item of one message, distinct by kind and value, in order of appearance. */

@@ -97,11 +97,30 @@ export type UsageStats = Pick<SessionStats, 'promptTokens' | 'outputTokens' | 'c
  * last response extended — removed is the old last message — and new messages after it), without
  * reading the rest of the session.
  */
-export function appendUsageStats(prev: UsageStats, model: string | undefined, removed: readonly Message[], added: readonly Message[]): UsageStats {
-  const part = (messages: readonly Message[]): SessionStats => sessionStats({ id: '', format: 'claude-code', ...(model ? { model } : {}), systemPrompt: null, tools: [], messages: [...messages], sourceCompactions: [], subagents: [], warnings: [] });
+export function appendUsageStats(
+  prev: UsageStats,
+  model: string | undefined,
+  removed: readonly Message[],
+  added: readonly Message[],
+): UsageStats {
+  const part = (messages: readonly Message[]): SessionStats =>
+    sessionStats({
+      id: '',
+      format: 'claude-code',
+      ...(model ? { model } : {}),
+      systemPrompt: null,
+      tools: [],
+      messages: [...messages],
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    });
   const before = part(removed);
   const after = part(added);
-  const cost = prev.cost === null && before.cost === null && after.cost === null ? null : roundCost((prev.cost ?? 0) - (before.cost ?? 0) + (after.cost ?? 0));
+  const cost =
+    prev.cost === null && before.cost === null && after.cost === null
+      ? null
+      : roundCost((prev.cost ?? 0) - (before.cost ?? 0) + (after.cost ?? 0));
   return {
     promptTokens: prev.promptTokens - before.promptTokens + after.promptTokens,
     outputTokens: prev.outputTokens - before.outputTokens + after.outputTokens,
@@ -139,5 +158,13 @@ export function sessionStats(s: Session): SessionStats {
       priced = true;
     }
   }
-  return { title: titleOf(s), cwd: s.cwd ?? null, compactions: s.sourceCompactions.length, promptTokens: prompt, outputTokens: output, cost: priced ? roundCost(cost) : null, endedAt };
+  return {
+    title: titleOf(s),
+    cwd: s.cwd ?? null,
+    compactions: s.sourceCompactions.length,
+    promptTokens: prompt,
+    outputTokens: output,
+    cost: priced ? roundCost(cost) : null,
+    endedAt,
+  };
 }

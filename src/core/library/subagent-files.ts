@@ -56,10 +56,17 @@ export function metaTitle(meta: string | undefined): string | undefined {
 
 /** Hundreds of subagent files must not bury the parent's own warnings: the first few, then a count. */
 const MAX_WARNINGS = 200;
-const capped = (warnings: string[]): string[] => (warnings.length <= MAX_WARNINGS ? warnings : [...warnings.slice(0, MAX_WARNINGS), `… and ${warnings.length - MAX_WARNINGS} more warning(s) from subagent files`]);
+const capped = (warnings: string[]): string[] =>
+  warnings.length <= MAX_WARNINGS
+    ? warnings
+    : [...warnings.slice(0, MAX_WARNINGS), `… and ${warnings.length - MAX_WARNINGS} more warning(s) from subagent files`];
 
 /** The parent's outcome with the subagent files' sessions attached to its (first) session. */
-export async function attachSubagentFiles(outcome: ImportOutcome, files: readonly SubagentFile[], options: SubagentFileOptions = {}): Promise<ImportOutcome> {
+export async function attachSubagentFiles(
+  outcome: ImportOutcome,
+  files: readonly SubagentFile[],
+  options: SubagentFileOptions = {},
+): Promise<ImportOutcome> {
   const parent = outcome.sessions[0];
   if (outcome.format !== 'claude-code' || parent === undefined || files.length === 0) return outcome;
   const warnings = [...outcome.warnings];
@@ -67,7 +74,12 @@ export async function attachSubagentFiles(outcome: ImportOutcome, files: readonl
   for (const file of files) {
     let sessions: Session[];
     try {
-      const r = await importSource(file.source, { format: 'claude-code', keepRaw: options.keepRaw ?? true, tolerant: options.tolerant ?? false, ...(options.signal ? { signal: options.signal } : {}) });
+      const r = await importSource(file.source, {
+        format: 'claude-code',
+        keepRaw: options.keepRaw ?? true,
+        tolerant: options.tolerant ?? false,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       sessions = r.sessions;
       warnings.push(...r.warnings);
     } catch (e) {
@@ -83,7 +95,9 @@ export async function attachSubagentFiles(outcome: ImportOutcome, files: readonl
   }
   if (subs.length === 0) return warnings.length === outcome.warnings.length ? outcome : { ...outcome, warnings: capped(warnings) };
   // Spawn order (their first line's time), then file name: the order the library lists them in.
-  subs.sort((a, b) => (a.session.startedAt ?? Infinity) - (b.session.startedAt ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  subs.sort(
+    (a, b) => (a.session.startedAt ?? Infinity) - (b.session.startedAt ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 
   // Which subagent ran which: a result naming an agent id inside another subagent's file.
   const ranBy = new Map<string, number>();
@@ -118,7 +132,9 @@ export async function attachSubagentFiles(outcome: ImportOutcome, files: readonl
     const links = linkSubagents(container);
     container.subagents.forEach((sub, i) => {
       if (fromFile.has(sub) && links[i]?.callId == null) {
-        warnings.push(`${names.get(sub)}: subagent ${sub.agentId} matches no call of the session that holds it (no tool result names its id, no Task/Agent call has its prompt or answer): listed under the session, not under a call`);
+        warnings.push(
+          `${names.get(sub)}: subagent ${sub.agentId} matches no call of the session that holds it (no tool result names its id, no Task/Agent call has its prompt or answer): listed under the session, not under a call`,
+        );
       }
       unlinked(sub);
     });

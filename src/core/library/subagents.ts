@@ -73,7 +73,15 @@ export function linkSubagents(parent: Session): SubagentLink[] {
         anyCall.set(p.id, messageIndex);
         if (!SPAWN_TOOLS.has(p.name)) continue;
         const a = argsOf(p.args);
-        const call: SpawnCall = { callId: p.id, messageIndex, prompt: str(a['prompt']), description: str(a['description']), type: str(a['subagent_type']), result: null, used: false };
+        const call: SpawnCall = {
+          callId: p.id,
+          messageIndex,
+          prompt: str(a['prompt']),
+          description: str(a['description']),
+          type: str(a['subagent_type']),
+          result: null,
+          used: false,
+        };
         calls.push(call);
         byId.set(p.id, call);
       } else if (p.kind === 'tool_result') {
@@ -83,7 +91,11 @@ export function linkSubagents(parent: Session): SubagentLink[] {
       }
     }
   });
-  const subs = parent.subagents.map((s) => ({ prompt: firstPrompt(s.messages)?.trim() ?? null, answer: lastAnswer(s.messages), title: str(s.title) }));
+  const subs = parent.subagents.map((s) => ({
+    prompt: firstPrompt(s.messages)?.trim() ?? null,
+    answer: lastAnswer(s.messages),
+    title: str(s.title),
+  }));
   const found: (SpawnCall | null)[] = subs.map(() => null);
   // Pass 0, the exact link, before any matching by text: a text match must not take its call.
   parent.subagents.forEach((s, k) => {
@@ -92,7 +104,9 @@ export function linkSubagents(parent: Session): SubagentLink[] {
     if (callId === undefined || messageIndex === undefined) return;
     const spawn = byId.get(callId);
     if (spawn?.used) return;
-    found[k] = spawn ? Object.assign(spawn, { used: true }) : { callId, messageIndex, prompt: null, description: null, type: null, result: null, used: true };
+    found[k] = spawn
+      ? Object.assign(spawn, { used: true })
+      : { callId, messageIndex, prompt: null, description: null, type: null, result: null, used: true };
   });
   // Pass 1 (the prompt) for every subagent before pass 2 (the answer): a weak match must not take a call a strong one owns.
   subs.forEach((s, k) => {

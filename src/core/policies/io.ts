@@ -42,5 +42,11 @@ export function parsePolicyJSON(text: string, where = 'policy'): Policy {
   }
   // Keep the config as written (input form): defaults are applied when it is resolved, so a
   // saved policy does not freeze today's defaults into the file.
-  return { id: r.data.id, label: r.data.label, source: r.data.source, description: r.data.description, config: { ...r.data.config, policy: r.data.id } as Policy['config'] };
+  return {
+    id: r.data.id,
+    label: r.data.label,
+    source: r.data.source,
+    description: r.data.description,
+    config: { ...r.data.config, policy: r.data.id } as Policy['config'],
+  };
 }

@@ -31,11 +31,17 @@ export type ProbeClient = (body: Record<string, unknown>, signal?: AbortSignal) 
 class Malformed extends Error {}
 
 function parseOpenAI(json: unknown): ProbeReply {
-  const j = json as { choices?: { message?: { content?: unknown; tool_calls?: { function?: { name?: unknown; arguments?: unknown } }[] } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  const j = json as {
+    choices?: { message?: { content?: unknown; tool_calls?: { function?: { name?: unknown; arguments?: unknown } }[] } }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
   const msg = j?.choices?.[0]?.message;
   if (!msg || typeof msg !== 'object') throw new Malformed('no choices[0].message');
   const call = msg.tool_calls?.[0]?.function;
-  const usage = { ...(typeof j.usage?.prompt_tokens === 'number' ? { inputTokens: j.usage.prompt_tokens } : {}), ...(typeof j.usage?.completion_tokens === 'number' ? { outputTokens: j.usage.completion_tokens } : {}) };
+  const usage = {
+    ...(typeof j.usage?.prompt_tokens === 'number' ? { inputTokens: j.usage.prompt_tokens } : {}),
+    ...(typeof j.usage?.completion_tokens === 'number' ? { outputTokens: j.usage.completion_tokens } : {}),
+  };
   if (call && typeof call.name === 'string') {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
     return { text: typeof msg.content === 'string' ? msg.content : '', tool: { name: call.name, args }, ...usage };
@@ -45,10 +51,19 @@ function parseOpenAI(json: unknown): ProbeReply {
 }
 
 function parseAnthropic(json: unknown): ProbeReply {
-  const j = json as { content?: { type?: unknown; text?: unknown; name?: unknown; input?: unknown }[]; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+  const j = json as {
+    content?: { type?: unknown; text?: unknown; name?: unknown; input?: unknown }[];
+    usage?: { input_tokens?: unknown; output_tokens?: unknown };
+  };
   if (!Array.isArray(j?.content)) throw new Malformed('no content[]');
-  const usage = { ...(typeof j.usage?.input_tokens === 'number' ? { inputTokens: j.usage.input_tokens } : {}), ...(typeof j.usage?.output_tokens === 'number' ? { outputTokens: j.usage.output_tokens } : {}) };
-  const text = j.content.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+  const usage = {
+    ...(typeof j.usage?.input_tokens === 'number' ? { inputTokens: j.usage.input_tokens } : {}),
+    ...(typeof j.usage?.output_tokens === 'number' ? { outputTokens: j.usage.output_tokens } : {}),
+  };
+  const text = j.content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n');
   const use = j.content.find((b) => b.type === 'tool_use' && typeof b.name === 'string');
   if (use) return { text, tool: { name: use.name as string, args: JSON.stringify(use.input ?? {}) }, ...usage };
   if (!j.content.some((b) => b.type === 'text')) throw new Malformed('no text or tool_use block in content[]');
@@ -62,8 +77,20 @@ export function probeClient(o: ProbeClientOptions): ProbeClient {
   if (problem) throw new SummarizerError(problem.replace(/^summarizerUrl/, 'endpoint'));
   const base = o.endpoint.replace(/\/+$/, '');
   const url = o.api === 'openai' ? `${base}/chat/completions` : `${base}/v1/messages`;
-  const headers: Record<string, string> = o.api === 'openai' ? (o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) : { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}) };
-  const remote: RemoteOptions = { baseUrl: base, model: '', timeoutMs: o.timeoutMs ?? 60_000, retries: o.retries ?? 2, backoffMs: o.backoffMs ?? 500, ...(o.fetch ? { fetch: o.fetch } : {}) };
+  const headers: Record<string, string> =
+    o.api === 'openai'
+      ? o.apiKey
+        ? { authorization: `Bearer ${o.apiKey}` }
+        : {}
+      : { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}) };
+  const remote: RemoteOptions = {
+    baseUrl: base,
+    model: '',
+    timeoutMs: o.timeoutMs ?? 60_000,
+    retries: o.retries ?? 2,
+    backoffMs: o.backoffMs ?? 500,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  };
   const attempts = (o.retries ?? 2) + 1;
   return async (body, signal) => {
     let last = '';

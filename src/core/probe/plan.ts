@@ -55,15 +55,24 @@ export function originalInput(session: Session, k: number, model: string): Expor
 export function recordedAction(m: Message | undefined): RecordedAction {
   const call = m?.parts.find((p) => p.kind === 'tool_call');
   if (call && call.kind === 'tool_call') return { kind: 'tool', name: call.name, args: call.args };
-  return { kind: 'text', text: (m?.parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('\n').trim() };
+  return {
+    kind: 'text',
+    text: (m?.parts ?? [])
+      .map((p) => (p.kind === 'text' ? p.text : ''))
+      .join('\n')
+      .trim(),
+  };
 }
 
 /** The question, appended as the user's next message, for a recall request. */
-export const questionPrompt = (q: ProbeQuestion): string => `Answer from the conversation so far only, in one line, without calling a tool. ${q.text}`;
+export const questionPrompt = (q: ProbeQuestion): string =>
+  `Answer from the conversation so far only, in one line, without calling a tool. ${q.text}`;
 
 /** The body sent for one task: the context as the export writes it, the model's settings, and for a question the question. */
 export function bodyFor(input: ExportInput, settings: ProbeSettings, question?: ProbeQuestion): Record<string, unknown> {
-  const messages: Message[] = question ? [...input.messages, { id: 'probe-question', role: 'user', parts: [{ kind: 'text', text: questionPrompt(question) }] }] : [...input.messages];
+  const messages: Message[] = question
+    ? [...input.messages, { id: 'probe-question', role: 'user', parts: [{ kind: 'text', text: questionPrompt(question) }] }]
+    : [...input.messages];
   const body = requestBodyOf({ ...input, messages, model: settings.model }, settings.api);
   body['model'] = settings.model;
   body['max_tokens'] = settings.maxAnswerTokens;
@@ -79,7 +88,10 @@ export const bodyTokens = (body: unknown): number => Math.ceil(JSON.stringify(bo
 export function probeSteps(result: ReplayResult, at: string): number[] {
   const compressions = [...new Set(result.events.filter((e) => e.kind === 'compression').map((e) => e.step))].sort((a, b) => a - b);
   if (at === 'next-compression') {
-    if (compressions.length === 0) throw new ProbeError('--at next-compression: this replay never compresses (choose a call number, or a policy or window that compresses)');
+    if (compressions.length === 0)
+      throw new ProbeError(
+        '--at next-compression: this replay never compresses (choose a call number, or a policy or window that compresses)',
+      );
     return [compressions[0]!];
   }
   if (at === 'compressions') {
@@ -88,7 +100,8 @@ export function probeSteps(result: ReplayResult, at: string): number[] {
   }
   if (!/^\d+$/.test(at)) throw new ProbeError(`--at: expected a call number, "next-compression" or "compressions", got "${at}"`);
   const step = Number(at);
-  if (step >= result.steps.count) throw new ProbeError(`--at ${step}: this replay has ${result.steps.count} calls (0–${result.steps.count - 1})`);
+  if (step >= result.steps.count)
+    throw new ProbeError(`--at ${step}: this replay has ${result.steps.count} calls (0–${result.steps.count - 1})`);
   return [step];
 }
 
@@ -96,21 +109,44 @@ export function probeSteps(result: ReplayResult, at: string): number[] {
  * The plan at `step`. Questions: `auto` from the "needed later" items of every ledger up to the
  * call (what left the view by then), or the user's own.
  */
-export function planProbe(session: Session, result: ReplayResult, step: number, settings: ProbeSettings, questions: 'auto' | readonly ProbeQuestion[]): ProbePlan {
+export function planProbe(
+  session: Session,
+  result: ReplayResult,
+  step: number,
+  settings: ProbeSettings,
+  questions: 'auto' | readonly ProbeQuestion[],
+): ProbePlan {
   const k = result.steps.messageIndex[step]!;
   const original = originalInput(session, k, settings.model);
   const w = windowAt(result, session.messages, step);
-  const policy: ExportInput = { model: settings.model, systemPrompt: session.systemPrompt, summary: w.summary, tools: session.tools, messages: w.messages };
+  const policy: ExportInput = {
+    model: settings.model,
+    systemPrompt: session.systemPrompt,
+    summary: w.summary,
+    tools: session.tools,
+    messages: w.messages,
+  };
   const ledgers = questions === 'auto' ? lossLedgers(result, session).filter((l) => l.step <= step) : [];
   // The ledger at this very call is the step detail's; earlier ones are what left before.
   if (questions === 'auto' && ledgers.length === 0) ledgers.push(...ledgersAtStep(result, session, step));
   const qs = questions === 'auto' ? questionsFrom(ledgers, session.messages) : [...questions];
   const inputs = { original, policy };
-  return { step, messageIndex: k, inputs, questions: qs, recorded: recordedAction(session.messages[k]), estimate: estimate(inputs, qs, settings) };
+  return {
+    step,
+    messageIndex: k,
+    inputs,
+    questions: qs,
+    recorded: recordedAction(session.messages[k]),
+    estimate: estimate(inputs, qs, settings),
+  };
 }
 
 /** Tokens and cost of the whole probe: every side × replicate × (next action + each question). */
-export function estimate(inputs: Readonly<Record<ProbeSide, ExportInput>>, questions: readonly ProbeQuestion[], settings: ProbeSettings): ProbeEstimate {
+export function estimate(
+  inputs: Readonly<Record<ProbeSide, ExportInput>>,
+  questions: readonly ProbeQuestion[],
+  settings: ProbeSettings,
+): ProbeEstimate {
   const contextTokens = { original: bodyTokens(bodyFor(inputs.original, settings)), policy: bodyTokens(bodyFor(inputs.policy, settings)) };
   const perContext = 1 + questions.length;
   const questionTokens = questions.reduce((n, q) => n + Math.ceil(q.text.length / 4) + 30, 0);

@@ -27,10 +27,11 @@ function commandBefore(messages: readonly Message[], i: number): string | null {
   const m = messages[i]!;
   const ids = new Set(m.parts.flatMap((p) => (p.kind === 'tool_result' ? [p.callId] : [])));
   for (let j = i - 1; j >= Math.max(0, i - 4); j--) {
-    for (const p of messages[j]!.parts) if (p.kind === 'tool_call' && (ids.size === 0 || ids.has(p.id))) {
-      const c = commandOf(p.args);
-      if (c !== null) return c.trim().replace(/\s+/g, ' ');
-    }
+    for (const p of messages[j]!.parts)
+      if (p.kind === 'tool_call' && (ids.size === 0 || ids.has(p.id))) {
+        const c = commandOf(p.args);
+        if (c !== null) return c.trim().replace(/\s+/g, ' ');
+      }
   }
   return null;
 }
@@ -80,7 +81,10 @@ const normal = (s: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-const words = (s: string): string[] => normal(s).split(/[^a-z0-9_./-]+/).filter((w) => w.length >= 4);
+const words = (s: string): string[] =>
+  normal(s)
+    .split(/[^a-z0-9_./-]+/)
+    .filter((w) => w.length >= 4);
 
 /**
  * Whether an answer holds the expected value: the value itself (case and quotes aside); for an

@@ -7,18 +7,41 @@ import type { ProbeClient, ProbeReply } from './client';
 import { bodyFor, type ProbePlan } from './plan';
 import { scoreAnswer } from './questions';
 import { verdict, wilson } from './stats';
-import { PROBE_SIDES, type ActionMatch, type ProbeAnswer, type ProbeResult, type ProbeSettings, type ProbeTally, type RecordedAction } from './types';
+import {
+  PROBE_SIDES,
+  type ActionMatch,
+  type ProbeAnswer,
+  type ProbeResult,
+  type ProbeSettings,
+  type ProbeTally,
+  type RecordedAction,
+} from './types';
 
 const canonical = (args: string): string => {
   try {
-    const sort = (v: unknown): unknown => (Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sort(x)])) : v);
+    const sort = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sort)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v as Record<string, unknown>)
+                .sort(([a], [b]) => (a < b ? -1 : 1))
+                .map(([k, x]) => [k, sort(x)]),
+            )
+          : v;
     return JSON.stringify(sort(JSON.parse(args)));
   } catch {
     return args.trim();
   }
 };
 
-const wordSet = (s: string): Set<string> => new Set(s.toLowerCase().split(/[^a-z0-9_]+/).filter((w) => w.length >= 3));
+const wordSet = (s: string): Set<string> =>
+  new Set(
+    s
+      .toLowerCase()
+      .split(/[^a-z0-9_]+/)
+      .filter((w) => w.length >= 3),
+  );
 
 /** Jaccard similarity of two texts' words (3 letters or more). */
 export function textSimilarity(a: string, b: string): number {
@@ -37,7 +60,9 @@ export function compareAction(recorded: RecordedAction, reply: ProbeReply): { ma
   if (reply.tool) {
     if (recorded.kind !== 'tool') return { match: 'other-tool', success: false };
     if (reply.tool.name !== recorded.name) return { match: 'other-tool', success: false };
-    return canonical(reply.tool.args) === canonical(recorded.args) ? { match: 'same-call', success: true } : { match: 'same-tool', success: false };
+    return canonical(reply.tool.args) === canonical(recorded.args)
+      ? { match: 'same-call', success: true }
+      : { match: 'same-tool', success: false };
   }
   if (recorded.kind === 'tool') return { match: 'text-instead', success: false };
   const similarity = Math.round(textSimilarity(recorded.text, reply.text) * 1000) / 1000;
@@ -50,12 +75,21 @@ export interface RunOptions {
   readonly now?: () => number;
 }
 
-export async function runProbe(plan: ProbePlan, policy: string, settings: ProbeSettings, client: ProbeClient, options: RunOptions = {}): Promise<ProbeResult> {
+export async function runProbe(
+  plan: ProbePlan,
+  policy: string,
+  settings: ProbeSettings,
+  client: ProbeClient,
+  options: RunOptions = {},
+): Promise<ProbeResult> {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const answers: ProbeAnswer[] = [];
   const success = new Map<string, boolean>();
-  const tasks = [{ task: 'next' as string, question: undefined as ProbePlan['questions'][number] | undefined }, ...plan.questions.map((q) => ({ task: q.id, question: q }))];
+  const tasks = [
+    { task: 'next' as string, question: undefined as ProbePlan['questions'][number] | undefined },
+    ...plan.questions.map((q) => ({ task: q.id, question: q })),
+  ];
   const total = PROBE_SIDES.length * settings.replicates * tasks.length;
   for (const side of PROBE_SIDES) {
     for (let r = 0; r < settings.replicates; r++) {
@@ -64,7 +98,10 @@ export async function runProbe(plan: ProbePlan, policy: string, settings: ProbeS
         let a: ProbeAnswer;
         try {
           const reply = await client(bodyFor(plan.inputs[side], settings, t.question), options.signal);
-          const usage = { ...(reply.inputTokens !== undefined ? { inputTokens: reply.inputTokens } : {}), ...(reply.outputTokens !== undefined ? { outputTokens: reply.outputTokens } : {}) };
+          const usage = {
+            ...(reply.inputTokens !== undefined ? { inputTokens: reply.inputTokens } : {}),
+            ...(reply.outputTokens !== undefined ? { outputTokens: reply.outputTokens } : {}),
+          };
           const shown = reply.tool ? `${reply.tool.name}(${reply.tool.args})` : reply.text;
           if (t.question) {
             const correct = scoreAnswer(t.question.kind, t.question.expected, reply.text);
@@ -72,7 +109,16 @@ export async function runProbe(plan: ProbePlan, policy: string, settings: ProbeS
             success.set(`${side} ${r} ${t.task}`, correct);
           } else {
             const c = compareAction(plan.recorded, reply);
-            a = { side, replicate: r, task: t.task, answer: shown, ...(reply.tool ? { tool: reply.tool } : {}), match: c.match, ...(c.similarity !== undefined ? { similarity: c.similarity } : {}), ...usage };
+            a = {
+              side,
+              replicate: r,
+              task: t.task,
+              answer: shown,
+              ...(reply.tool ? { tool: reply.tool } : {}),
+              match: c.match,
+              ...(c.similarity !== undefined ? { similarity: c.similarity } : {}),
+              ...usage,
+            };
             success.set(`${side} ${r} ${t.task}`, c.success);
           }
         } catch (e) {
@@ -103,5 +149,18 @@ export async function runProbe(plan: ProbePlan, policy: string, settings: ProbeS
     const policyTally = side('policy');
     return { task, original, policy: policyTally, verdict: verdict(original, policyTally) };
   });
-  return { version: 1, policy, step: plan.step, messageIndex: plan.messageIndex, settings, recorded: plan.recorded, questions: plan.questions, estimate: plan.estimate, answers, tallies, startedAt, finishedAt: now() };
+  return {
+    version: 1,
+    policy,
+    step: plan.step,
+    messageIndex: plan.messageIndex,
+    settings,
+    recorded: plan.recorded,
+    questions: plan.questions,
+    estimate: plan.estimate,
+    answers,
+    tallies,
+    startedAt,
+    finishedAt: now(),
+  };
 }

@@ -31,7 +31,8 @@ export interface ProbeQuestion {
 }
 
 /** The agent's recorded next action at the call, what each replicate is compared with. */
-export type RecordedAction = { readonly kind: 'tool'; readonly name: string; readonly args: string } | { readonly kind: 'text'; readonly text: string };
+export type RecordedAction =
+  { readonly kind: 'tool'; readonly name: string; readonly args: string } | { readonly kind: 'text'; readonly text: string };
 
 /** How a replicate's next action compares with the recorded one. */
 export type ActionMatch = 'same-call' | 'same-tool' | 'other-tool' | 'text-instead' | 'text';

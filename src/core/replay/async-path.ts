@@ -33,7 +33,15 @@ export function asyncPath(s: ReplayState, i: number, step: number, d: StepDecisi
   return undefined;
 }
 
-function decision(s: ReplayState, i: number, d: StepDecision, byCount: boolean, messagesInWindow: number, measured: number, done: CompressionOutcome | null): void {
+function decision(
+  s: ReplayState,
+  i: number,
+  d: StepDecision,
+  byCount: boolean,
+  messagesInWindow: number,
+  measured: number,
+  done: CompressionOutcome | null,
+): void {
   if (!done) return;
   const c = s.config;
   const turn = s.shape.turnOfMsg[i - 1]!;
@@ -42,7 +50,12 @@ function decision(s: ReplayState, i: number, d: StepDecision, byCount: boolean, 
     : `${c.asyncFullBudget ? 'request + MaxTokens' : 'history'} ${int(measured)} > ${pct(c.asyncRatio, 1)} of window ${int(s.limits.window)}`;
   d.status = 'compress';
   d.reason = `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after, at the end of the turn)`;
-  if (!s.lean) pendingReasons.set(d, { head: `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after at the end of the turn`, reason: d.reason, endedAt: i });
+  if (!s.lean)
+    pendingReasons.set(d, {
+      head: `async summarization after turn ${turn}: ${why} (${int(done.before)} before → ${int(done.after)} after at the end of the turn`,
+      reason: d.reason,
+      endedAt: i,
+    });
 }
 
 /** The async reason of a call, to be finished with what the call sends once every message before it has arrived. */

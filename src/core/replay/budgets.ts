@@ -5,7 +5,17 @@
  * S4's hard limits are a session layer checked at the start of each call (`used ≥ max`, S4's
  * turns being LLM calls). Called before each call with what the calls before it used.
  */
-import { backpressureDelayMs, BUDGET_DIMENSIONS, dimensionCheck, fmt, fmtMax, type BudgetDimensionName, type BudgetLayer, type BudgetLayerName, type BudgetUsage } from '../budget/layers';
+import {
+  backpressureDelayMs,
+  BUDGET_DIMENSIONS,
+  dimensionCheck,
+  fmt,
+  fmtMax,
+  type BudgetDimensionName,
+  type BudgetLayer,
+  type BudgetLayerName,
+  type BudgetUsage,
+} from '../budget/layers';
 import type { BudgetLayerConfig, ReplayConfig } from '../config';
 import type { Message } from '../model';
 import type { ReplayEvent } from './types';
@@ -51,7 +61,13 @@ interface Layer extends BudgetLayer {
 }
 
 function layerOf(name: BudgetLayerName, b: BudgetLayerConfig): Layer | null {
-  const limits = { turns: b.turns ?? Infinity, tokens: b.tokens ?? Infinity, toolCalls: b.toolCalls ?? Infinity, cost: b.cost ?? Infinity, minutes: b.minutes ?? Infinity };
+  const limits = {
+    turns: b.turns ?? Infinity,
+    tokens: b.tokens ?? Infinity,
+    toolCalls: b.toolCalls ?? Infinity,
+    cost: b.cost ?? Infinity,
+    minutes: b.minutes ?? Infinity,
+  };
   if (!BUDGET_DIMENSIONS.some((d) => Number.isFinite(limits[d]))) return null;
   return { name, limits, mode: b.mode, warningThreshold: b.warningThreshold, rule: b.includeRequest ? 'projected' : 'used', config: b };
 }
@@ -67,7 +83,9 @@ export class BudgetHandler {
   private lastDelay = 0;
 
   constructor(config: ReplayConfig) {
-    this.layers = [layerOf('session', config.budget), layerOf('task', config.taskBudget), layerOf('agent', config.agentBudget)].filter((l): l is Layer => l !== null);
+    this.layers = [layerOf('session', config.budget), layerOf('task', config.taskBudget), layerOf('agent', config.agentBudget)].filter(
+      (l): l is Layer => l !== null,
+    );
     this.active = this.layers.length > 0;
   }
 
@@ -149,13 +167,23 @@ export class BudgetHandler {
       if (over >= 0 && layer.mode === 'hard') {
         hard ??= { layer, dimension: BUDGET_DIMENSIONS[over]!, used: overUsed, max: overMax };
       } else if (over >= 0) {
-        const exceeded: DeferredReason = { words: budgetWords, n0: layer.mode === 'approval' ? EXCEEDED_APPROVAL : EXCEEDED_SOFT, n1: over, n2: overUsed, n3: overMax, n4: 0, n5: 0, name: layer.name };
+        const exceeded: DeferredReason = {
+          words: budgetWords,
+          n0: layer.mode === 'approval' ? EXCEEDED_APPROVAL : EXCEEDED_SOFT,
+          n1: over,
+          n2: overUsed,
+          n3: overMax,
+          n4: 0,
+          n5: 0,
+          name: layer.name,
+        };
         warning ??= exceeded;
         // One event when a budget is first exceeded; every later call still carries the status.
         const key = l * BUDGET_DIMENSIONS.length + over;
         if (!this.warned.has(key)) events.push({ kind: 'warning', step, text: budgetText(exceeded) });
         this.warned.add(key);
-      } else if (warned >= 0) warning ??= { words: budgetWords, n0: PAST_THRESHOLD, n1: warned, n2: warnedNow, n3: warnedMax, n4: 0, n5: 0, name: layer.name };
+      } else if (warned >= 0)
+        warning ??= { words: budgetWords, n0: PAST_THRESHOLD, n1: warned, n2: warnedNow, n3: warnedMax, n4: 0, n5: 0, name: layer.name };
     }
     if (hard) {
       const { layer, dimension, used: u, max } = hard;
@@ -187,7 +215,8 @@ export function budgetWords(n: ArrayLike<number>, at: number, name: string): str
   const amount = n[at + 2]!;
   const max = n[at + 3]!;
   const kind = n[at]!;
-  if (kind === PAST_THRESHOLD) return `${name} ${dimension} budget at ${Math.round((amount / max) * 100)}% (${fmt(amount, dimension)} of ${fmtMax(max, dimension)})`;
+  if (kind === PAST_THRESHOLD)
+    return `${name} ${dimension} budget at ${Math.round((amount / max) * 100)}% (${fmt(amount, dimension)} of ${fmtMax(max, dimension)})`;
   const mode = kind === EXCEEDED_APPROVAL ? 'approval' : 'soft';
   return `${name} ${dimension} budget exceeded (${fmt(amount, dimension)}${unit(dimension)} of ${fmtMax(max, dimension)}; ${mode} mode${mode === 'approval' ? ': approval required' : ''})`;
 }

@@ -10,7 +10,8 @@ import { carryFoldMemo } from './compress';
 import { carryFacts } from './retention';
 
 export function carryReplayCaches(old: readonly Message[], next: readonly Message[], from: number): void {
-  for (let i = 0; i < from; i++) if (old[i] !== next[i]) throw new Error(`carryReplayCaches: message ${i} is not the one the caches were made for`);
+  for (let i = 0; i < from; i++)
+    if (old[i] !== next[i]) throw new Error(`carryReplayCaches: message ${i} is not the one the caches were made for`);
   carryFacts(old, next, from);
   carryFoldMemo(old, next, from);
 }

@@ -75,8 +75,25 @@ function compressionMarkers(count: number, at: (c: number) => CompressionRow, ou
     if (!first || !last) return;
     const m: CompressionMarker =
       first === last
-        ? { step: first.step, kind: 'compression', path: first.path, strategy: first.strategy, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter }
-        : { step: first.step, kind: 'compression', path: first.path, strategy: first.strategy, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter, until: last.step, lastTokensBefore: last.tokensBefore, lastTokensAfter: last.tokensAfter };
+        ? {
+            step: first.step,
+            kind: 'compression',
+            path: first.path,
+            strategy: first.strategy,
+            tokensBefore: first.tokensBefore,
+            tokensAfter: first.tokensAfter,
+          }
+        : {
+            step: first.step,
+            kind: 'compression',
+            path: first.path,
+            strategy: first.strategy,
+            tokensBefore: first.tokensBefore,
+            tokensAfter: first.tokensAfter,
+            until: last.step,
+            lastTokensBefore: last.tokensBefore,
+            lastTokensAfter: last.tokensAfter,
+          };
     out.push(m);
   };
   for (let c = 0; c < count; c++) {
@@ -98,12 +115,22 @@ function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
     // Row by row from the columns: a run of consecutive calls is compared in numbers, no object per compression.
     const { log } = cols;
     const markerOf = (first: number, last: number): CompressionMarker => {
-      const head = { step: log.step[first]!, kind: 'compression', path: log.pathOf(first), strategy: log.strategyOf(first), tokensBefore: log.before[first]!, tokensAfter: log.after[first]! } as const;
-      return first === last ? head : { ...head, until: log.step[last]!, lastTokensBefore: log.before[last]!, lastTokensAfter: log.after[last]! };
+      const head = {
+        step: log.step[first]!,
+        kind: 'compression',
+        path: log.pathOf(first),
+        strategy: log.strategyOf(first),
+        tokensBefore: log.before[first]!,
+        tokensAfter: log.after[first]!,
+      } as const;
+      return first === last
+        ? head
+        : { ...head, until: log.step[last]!, lastTokensBefore: log.before[last]!, lastTokensAfter: log.after[last]! };
     };
     let first = -1;
     for (let c = 0; c < cols.count; c++) {
-      if (first >= 0 && log.path[c] === log.path[c - 1] && log.strategy[c] === log.strategy[c - 1] && log.step[c] === log.step[c - 1]! + 1) continue;
+      if (first >= 0 && log.path[c] === log.path[c - 1] && log.strategy[c] === log.strategy[c - 1] && log.step[c] === log.step[c - 1]! + 1)
+        continue;
       if (first >= 0) out.push(markerOf(first, c - 1));
       first = c;
     }
@@ -115,7 +142,13 @@ function resultCompressionMarkers(r: ReplayResult, out: ChartMarker[]): void {
 }
 
 /** Statuses that are markers; `compress` calls are marked by their compression events instead. */
-const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = { warn: 'warn', skip: 'skip', final: 'final', abort: 'abort', overflow: 'overflow' };
+const MARKED: Partial<Record<StepStatus, StatusMarker['kind']>> = {
+  warn: 'warn',
+  skip: 'skip',
+  final: 'final',
+  abort: 'abort',
+  overflow: 'overflow',
+};
 
 /** A reason up to its numbers: each run of digits, commas and periods written '#'. */
 const numbersAsHash = (text: string): string => text.replace(/\d[\d,.]*/g, '#');

@@ -8,7 +8,19 @@ import { stepReason } from './steps';
 import { STEP_STATUSES, type ReplayResult, type ReplayTotals, type StepStatus } from './types';
 
 export type TotalKey = keyof ReplayTotals;
-export const TOTAL_KEYS: readonly TotalKey[] = ['billedInputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'cost', 'compressions', 'tokensRemoved', 'peak', 'forcedFinals', 'aborts', 'overflows'];
+export const TOTAL_KEYS: readonly TotalKey[] = [
+  'billedInputTokens',
+  'cachedInputTokens',
+  'cacheWriteTokens',
+  'outputTokens',
+  'cost',
+  'compressions',
+  'tokensRemoved',
+  'peak',
+  'forcedFinals',
+  'aborts',
+  'overflows',
+];
 
 export interface TotalComparison {
   readonly a: number;

@@ -39,7 +39,8 @@ export function foldKey(targetTokens: number, fold: readonly MessageRange[]): Fo
   if (fold.length === 1) {
     const a = fold[0]![0];
     const z = fold[0]![1];
-    if (small(targetTokens, FOLD_TARGET_LIMIT) && small(a, FOLD_BITS) && small(z, FOLD_BITS)) return (targetTokens * FOLD_BITS + a) * FOLD_BITS + z;
+    if (small(targetTokens, FOLD_TARGET_LIMIT) && small(a, FOLD_BITS) && small(z, FOLD_BITS))
+      return (targetTokens * FOLD_BITS + a) * FOLD_BITS + z;
   }
   return `${targetTokens}\u0000${fold.map(([a, z]) => `${a}-${z}`).join(',')}`;
 }
@@ -54,7 +55,12 @@ function small(x: number, limit: number): boolean {
  * is local (it lays its summary out synchronously), a promise only for a remote one — a policy
  * folding at every call awaited a promise per call for a summary it already had.
  */
-function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly MessageRange[], targetTokens: number): SummaryText | Promise<SummaryText> {
+function summarizeFold(
+  s: ReplayState,
+  summarizer: Summarizer,
+  fold: readonly MessageRange[],
+  targetTokens: number,
+): SummaryText | Promise<SummaryText> {
   let bySummarizer = foldMemo.get(s.messages);
   if (!bySummarizer) foldMemo.set(s.messages, (bySummarizer = new Map()));
   let memo = bySummarizer.get(summarizer);
@@ -83,7 +89,9 @@ function summarizeFold(s: ReplayState, summarizer: Summarizer, fold: readonly Me
     return out;
   };
   if (summarizer.summarizeText) return remember(summarizer.summarizeText({ messages: folded, previous, targetTokens }));
-  return summarizer.summarize({ messages: folded, previousSummary: previous?.text ?? null, targetTokens }).then((text) => remember(SummaryText.of(text)));
+  return summarizer
+    .summarize({ messages: folded, previousSummary: previous?.text ?? null, targetTokens })
+    .then((text) => remember(SummaryText.of(text)));
 }
 
 /**
@@ -186,7 +194,10 @@ function keptBeforeRuns(s: ReplayState): readonly MessageRange[] {
   return runs;
 }
 /** Per replay, the kept-before list last turned into runs (every one of its messages before `from`, when reused). */
-const runsHeld = new WeakMap<ReplayState, { readonly list: readonly number[]; readonly from: number; readonly runs: readonly MessageRange[] }>();
+const runsHeld = new WeakMap<
+  ReplayState,
+  { readonly list: readonly number[]; readonly from: number; readonly runs: readonly MessageRange[] }
+>();
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
   if (a === b) return true;
@@ -201,7 +212,8 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
  */
 function merged(ranges: readonly MessageRange[]): readonly MessageRange[] {
   if (ranges.length === 0) return NONE;
-  for (let q = 1; q < ranges.length; q++) if (!(ranges[q]![0] >= ranges[q - 1]![0] && ranges[q]![0] > ranges[q - 1]![1] + 1)) return mergeRanges(ranges);
+  for (let q = 1; q < ranges.length; q++)
+    if (!(ranges[q]![0] >= ranges[q - 1]![0] && ranges[q]![0] > ranges[q - 1]![1] + 1)) return mergeRanges(ranges);
   return ranges;
 }
 
@@ -319,10 +331,24 @@ function dropOldestHalf(s: ReplayState, end: number, why: string): Removal {
   // S0's third known gap fixed: the note keeps the references of media the dropped turns held,
   // so the agent can ask for them again.
   const media: string[] = [];
-  for (const [a, z] of dropped) for (let i = a; i <= z; i++) for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
-  const mediaNote = media.length ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.` : '';
-  if (dropped.length > 0) s.summary = SummaryText.of(`${s.summary ? s.summary.text + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`);
-  return { dropped, masked: [], note: `${why}: dropped the oldest ${dropCount} of ${inWin} turns`, strategy: 'drop-oldest-50%', turnsDropped: dropCount, turnsInWindow: inWin };
+  for (const [a, z] of dropped)
+    for (let i = a; i <= z; i++)
+      for (const p of s.messages[i]!.parts) if (p.kind === 'media') media.push(p.source ? `${p.mediaType} ${p.source}` : p.mediaType);
+  const mediaNote = media.length
+    ? ` Media no longer attached: ${media.slice(0, 8).join(', ')}${media.length > 8 ? ` and ${media.length - 8} more` : ''}.`
+    : '';
+  if (dropped.length > 0)
+    s.summary = SummaryText.of(
+      `${s.summary ? s.summary.text + '\n' : ''}[Context overflow: ${dropCount} earlier turns were dropped.${mediaNote}]`,
+    );
+  return {
+    dropped,
+    masked: [],
+    note: `${why}: dropped the oldest ${dropCount} of ${inWin} turns`,
+    strategy: 'drop-oldest-50%',
+    turnsDropped: dropCount,
+    turnsInWindow: inWin,
+  };
 }
 
 /** The pipeline's name in events ("a+b"), one string per config rather than one per compression. */
@@ -334,7 +360,11 @@ function pipelineName(pipeline: readonly string[]): string {
 }
 
 /** The configured strategy pipeline, until the history fits `historyBudget`. */
-function runPipeline(s: ReplayState, end: number, historyBudget: number): Removal & { fold: readonly MessageRange[]; targetTokens: number } {
+function runPipeline(
+  s: ReplayState,
+  end: number,
+  historyBudget: number,
+): Removal & { fold: readonly MessageRange[]; targetTokens: number } {
   const win = s.win;
   const ctx = strategyContext(s, end);
   // A one-stage pipeline (every built-in policy) hands its strategy's lists on as they are; a list
@@ -353,7 +383,9 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     const id = pipeline[p]!;
     const view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
     const custom = s.customStrategies.get(id);
-    const r = custom ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx) : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
+    const r = custom
+      ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx)
+      : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
     for (let q = 0; q < r.masked.length; q++) {
       const i = r.masked[q]!;
       if (s.pins.isPinned(i) || win.masked[i] === 1) continue;
@@ -376,7 +408,14 @@ function runPipeline(s: ReplayState, end: number, historyBudget: number): Remova
     if (r.keptWhateverTarget === true) keptWhateverTarget = true;
     if (win.historyTokens(end) <= historyBudget) break;
   }
-  const removal = { dropped, masked: masked ?? NONE_MASKED, note: note ?? '', strategy: pipelineName(s.config.pipeline), fold, targetTokens };
+  const removal = {
+    dropped,
+    masked: masked ?? NONE_MASKED,
+    note: note ?? '',
+    strategy: pipelineName(s.config.pipeline),
+    fold,
+    targetTokens,
+  };
   return keptWhateverTarget ? { ...removal, keptWhateverTarget } : removal;
 }
 const NONE: readonly MessageRange[] = Object.freeze([]);
@@ -394,7 +433,14 @@ function joined(a: readonly MessageRange[], b: readonly MessageRange[]): readonl
  * `historyBudget` is what the history should fit after it; `force` selects S0's forceCompression.
  * Returns null when nothing could be removed (then nothing is recorded).
  */
-export function compress(s: ReplayState, path: CompressionPath, end: number, step: number, historyBudget: number, force?: string): CompressionOutcome | null | Promise<CompressionOutcome | null> {
+export function compress(
+  s: ReplayState,
+  path: CompressionPath,
+  end: number,
+  step: number,
+  historyBudget: number,
+  force?: string,
+): CompressionOutcome | null | Promise<CompressionOutcome | null> {
   const before = requestAt(s, end);
   const summaryBefore = s.summary;
   const summaryTokensBefore = s.summaryTokens;
@@ -445,7 +491,16 @@ function targetNotMet(s: ReplayState, after: number): string {
 }
 
 /** The rest of a compression once `removal` is applied and the summary folded: measured, recorded. */
-function compressed(s: ReplayState, path: CompressionPath, end: number, step: number, removal: Removal, before: number, summaryBefore: SummaryText | null, summaryTokensBefore: number): CompressionOutcome | null {
+function compressed(
+  s: ReplayState,
+  path: CompressionPath,
+  end: number,
+  step: number,
+  removal: Removal,
+  before: number,
+  summaryBefore: SummaryText | null,
+  summaryTokensBefore: number,
+): CompressionOutcome | null {
   const summaryChanged = !sameSummary(s.summary, summaryBefore);
   if (removal.dropped.length === 0 && removal.masked.length === 0 && !summaryChanged) return null;
   if (summaryChanged) s.summaryTokens = s.summary ? s.countSummary(s.summary) : 0;
@@ -464,8 +519,24 @@ function compressed(s: ReplayState, path: CompressionPath, end: number, step: nu
     // made only if something reads the result's events.
     const runs = keptBeforeRuns(s);
     const note = removal.keptWhateverTarget === true ? removal.note + targetNotMet(s, after) : removal.note;
-    s.compressions.push(s.events.length, step, path, removal.strategy, before, after, merged(removal.dropped), removal.masked, runs, s.win.from, end, note, s.summary);
+    s.compressions.push(
+      s.events.length,
+      step,
+      path,
+      removal.strategy,
+      before,
+      after,
+      merged(removal.dropped),
+      removal.masked,
+      runs,
+      s.win.from,
+      end,
+      note,
+      s.summary,
+    );
   }
   s.retention.afterCompression(end, step);
-  return removal.turnsDropped !== undefined ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! } : { before, after };
+  return removal.turnsDropped !== undefined
+    ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! }
+    : { before, after };
 }

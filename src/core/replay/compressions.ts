@@ -63,7 +63,21 @@ export class CompressionLog {
    * Records one compression. `dropped` ascends and is merged (compress.ts `merged`); `masked` is
    * the masked message indices (written as toRanges makes them).
    */
-  push(at: number, step: number, path: CompressionPath, strategy: string, before: number, after: number, dropped: readonly MessageRange[], masked: readonly number[], keptRuns: readonly MessageRange[], keptFrom: number, keptEnd: number, note: string, summary: SummaryText | null): void {
+  push(
+    at: number,
+    step: number,
+    path: CompressionPath,
+    strategy: string,
+    before: number,
+    after: number,
+    dropped: readonly MessageRange[],
+    masked: readonly number[],
+    keptRuns: readonly MessageRange[],
+    keptFrom: number,
+    keptEnd: number,
+    note: string,
+    summary: SummaryText | null,
+  ): void {
     const c = this.count;
     if (c === this.at.length) this.grow(c * 2);
     this.at[c] = at;
@@ -196,7 +210,16 @@ export class CompressionLog {
         ? { kind: 'compression', step, path, strategy, tokensBefore, tokensAfter, dropped, kept, masked, note }
         : { kind: 'compression', step, path, strategy, tokensBefore, tokensAfter, dropped, kept, note };
     }
-    const e: { -readonly [K in keyof Compression]: Compression[K] } = { kind: 'compression', step, path, strategy, tokensBefore, tokensAfter, dropped, kept };
+    const e: { -readonly [K in keyof Compression]: Compression[K] } = {
+      kind: 'compression',
+      step,
+      path,
+      strategy,
+      tokensBefore,
+      tokensAfter,
+      dropped,
+      kept,
+    };
     if (masked) e.masked = masked;
     // The summary's text is written only if something reads it (summary-text.ts), in its place before the note.
     attachSummary(e, summary);
@@ -236,7 +259,11 @@ const logs = new WeakMap<object, EventColumns>();
  * Gives `result` an `events` getter that makes the events on first read and then is a plain
  * property (as steps.reasons), and remembers the columns for `compressionsOf`.
  */
-export function withLazyEvents<R extends { events: readonly ReplayEvent[] }>(result: R, others: readonly ReplayEvent[], log: CompressionLog): R {
+export function withLazyEvents<R extends { events: readonly ReplayEvent[] }>(
+  result: R,
+  others: readonly ReplayEvent[],
+  log: CompressionLog,
+): R {
   const otherCount = others.length;
   const count = log.count;
   logs.set(result, { log, count, others, otherCount });

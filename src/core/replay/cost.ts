@@ -59,11 +59,15 @@ const ANTHROPIC_FORMATS = new Set(['claude-code', 'claude-stream-json', 'anthrop
 
 /** The cache rules of a session's provider, and what the log leaves to assume. */
 export function cacheRulesOf(session: Session, model: ModelInfo | undefined): CacheRules {
-  const calls = session.messages.filter((m): m is Message & { usage: NonNullable<Message['usage']> } => m.role === 'assistant' && m.usage !== undefined);
+  const calls = session.messages.filter(
+    (m): m is Message & { usage: NonNullable<Message['usage']> } => m.role === 'assistant' && m.usage !== undefined,
+  );
   // Without a catalog row: the format, the model's name, or a reported cache write (only explicit caching writes) tell.
   const anthropic = model
     ? model.provider === 'anthropic'
-    : ANTHROPIC_FORMATS.has(session.format) || /claude/i.test(session.model ?? '') || calls.some((m) => m.usage.convention === 'anthropic' || m.usage.cacheWrite > 0);
+    : ANTHROPIC_FORMATS.has(session.format) ||
+      /claude/i.test(session.model ?? '') ||
+      calls.some((m) => m.usage.convention === 'anthropic' || m.usage.cacheWrite > 0);
   const assumed: string[] = [];
   const anyCacheField = calls.some((m) => m.usage.cacheRead > 0 || m.usage.cacheWrite > 0);
   const timed = session.messages.some((m) => m.timestamp !== undefined);
@@ -76,14 +80,42 @@ export function cacheRulesOf(session: Session, model: ModelInfo | undefined): Ca
     const write1h = calls.some((m) => (m.usage.cacheWrite1h ?? 0) > 0);
     if (!write1h && !calls.some((m) => m.usage.cacheWrite > 0)) assumed.push('cache lifetime not logged: Anthropic’s 5-minute cache');
     const haiku = model?.id.includes('haiku') === true;
-    return { kind: 'breakpoints', lifetimeMs: write1h ? ANTHROPIC_LIFETIME_1H_MS : ANTHROPIC_LIFETIME_MS, write1h, minPrefix: haiku ? ANTHROPIC_HAIKU_MIN_PREFIX : ANTHROPIC_MIN_PREFIX, step: 1, warmStart, assumed };
+    return {
+      kind: 'breakpoints',
+      lifetimeMs: write1h ? ANTHROPIC_LIFETIME_1H_MS : ANTHROPIC_LIFETIME_MS,
+      write1h,
+      minPrefix: haiku ? ANTHROPIC_HAIKU_MIN_PREFIX : ANTHROPIC_MIN_PREFIX,
+      step: 1,
+      warmStart,
+      assumed,
+    };
   }
-  return { kind: 'automatic', lifetimeMs: AUTOMATIC_LIFETIME_MS, write1h: false, minPrefix: AUTOMATIC_MIN_PREFIX, step: AUTOMATIC_STEP, warmStart, assumed };
+  return {
+    kind: 'automatic',
+    lifetimeMs: AUTOMATIC_LIFETIME_MS,
+    write1h: false,
+    minPrefix: AUTOMATIC_MIN_PREFIX,
+    step: AUTOMATIC_STEP,
+    warmStart,
+    assumed,
+  };
 }
 
 /** The rules as the result states them (`config.resolved.cache`): what the view's totals line shows. */
-export function cacheSummary(rules: CacheRules): { kind: CacheRules['kind']; lifetimeMinutes: number; writes: '5m' | '1h' | 'none'; warmStart: number; assumed: readonly string[] } {
-  return { kind: rules.kind, lifetimeMinutes: rules.lifetimeMs / MINUTE, writes: rules.kind === 'automatic' ? 'none' : rules.write1h ? '1h' : '5m', warmStart: rules.warmStart, assumed: rules.assumed };
+export function cacheSummary(rules: CacheRules): {
+  kind: CacheRules['kind'];
+  lifetimeMinutes: number;
+  writes: '5m' | '1h' | 'none';
+  warmStart: number;
+  assumed: readonly string[];
+} {
+  return {
+    kind: rules.kind,
+    lifetimeMinutes: rules.lifetimeMs / MINUTE,
+    writes: rules.kind === 'automatic' ? 'none' : rules.write1h ? '1h' : '5m',
+    warmStart: rules.warmStart,
+    assumed: rules.assumed,
+  };
 }
 
 /** One call's request as billed. */
@@ -125,7 +157,11 @@ export class CostHandler {
 
   /** A copy to go on from (resume.ts continues a kept run and leaves it as it was). */
   clone(): CostHandler {
-    return Object.assign(new CostHandler(this.rules), { cachedPrefix: this.cachedPrefix, compressedSincePrev: this.compressedSincePrev, prevTime: this.prevTime });
+    return Object.assign(new CostHandler(this.rules), {
+      cachedPrefix: this.cachedPrefix,
+      compressedSincePrev: this.compressedSincePrev,
+      prevTime: this.prevTime,
+    });
   }
 
   /** A compression ran before the coming call: the cache holds only what precedes the first changed message. */
@@ -153,7 +189,9 @@ export class CostHandler {
     t.cachedInputTokens += split.cacheRead;
     t.cacheWriteTokens += split.cacheWrite;
     t.outputTokens += output;
-    const cost = model ? callCost(model, split.uncached, split.cacheRead, output, rules.write1h ? 0 : split.cacheWrite, rules.write1h ? split.cacheWrite : 0) : 0;
+    const cost = model
+      ? callCost(model, split.uncached, split.cacheRead, output, rules.write1h ? 0 : split.cacheWrite, rules.write1h ? split.cacheWrite : 0)
+      : 0;
     t.cost += cost;
     t.peak = Math.max(t.peak, request);
     if (out) {

@@ -58,7 +58,9 @@ function trueSizeBasis(s: ReplayState, orig: OriginalWindow, k: number, request:
   const original = originalEstimate(s, orig, k);
   if (!orig.compacted) return ` (reported ${int(reported)} × ${int(request)} / ${int(original)} estimated)`;
   const diff = request - original;
-  return diff < 0 ? ` (reported ${int(reported)} − ${int(-diff)} estimated that the replay no longer holds)` : ` (reported ${int(reported)} + ${int(diff)} estimated beyond the agent’s window since its compaction)`;
+  return diff < 0
+    ? ` (reported ${int(reported)} − ${int(-diff)} estimated that the replay no longer holds)`
+    : ` (reported ${int(reported)} + ${int(diff)} estimated beyond the agent’s window since its compaction)`;
 }
 
 /**

@@ -34,7 +34,11 @@ export function enforcementOf(config: ReplayConfig, limits: ResolvedLimits): Enf
   // A budget basis with the token budget removed (budget: {}) falls back to the window, said in a warning.
   const noBudget = budgetTokens === undefined && (config.triggerBasis === 'budget' || config.limitRule === 'budget');
   const [basisTokens, basisName] =
-    config.triggerBasis === 'limit' ? [limits.limit, 'limit'] : config.triggerBasis === 'budget' && budgetTokens !== undefined ? [budgetTokens, 'token budget'] : [window, 'window'];
+    config.triggerBasis === 'limit'
+      ? [limits.limit, 'limit']
+      : config.triggerBasis === 'budget' && budgetTokens !== undefined
+        ? [budgetTokens, 'token budget']
+        : [window, 'window'];
 
   let trigger: number;
   let clampWarning: string | undefined;
@@ -46,7 +50,8 @@ export function enforcementOf(config: ReplayConfig, limits: ResolvedLimits): Enf
     const raw = Math.min(Math.floor((window - reserve) * pct), window - cap);
     const floor = Math.floor(window * AUTO_COMPACT_FLOOR);
     trigger = Math.max(raw, floor);
-    if (raw < floor) clampWarning = `auto-compact threshold min(floor((${int(window)} − ${int(reserve)}) × ${pct}), ${int(window)} − ${int(cap)}) = ${int(raw)} is below half the window: clamped to ${int(floor)} (docs/policies.md §Presets)`;
+    if (raw < floor)
+      clampWarning = `auto-compact threshold min(floor((${int(window)} − ${int(reserve)}) × ${pct}), ${int(window)} − ${int(cap)}) = ${int(raw)} is below half the window: clamped to ${int(floor)} (docs/policies.md §Presets)`;
   } else trigger = config.trigger * basisTokens;
 
   // Without a guard or a proactive check, nothing but the window's own arithmetic is enforced.
@@ -68,7 +73,8 @@ export function enforcementOf(config: ReplayConfig, limits: ResolvedLimits): Enf
       [limit, limitBasis] = Number.isNaN(trigger) ? [window, 'window'] : [trigger, 'trigger'];
   }
   const target = config.autoCompact ? config.target * window : config.target * basisTokens;
-  if (noBudget) clampWarning = 'the trigger is a share of the token budget, but budget.tokens is not set: it is taken of the window instead';
+  if (noBudget)
+    clampWarning = 'the trigger is a share of the token budget, but budget.tokens is not set: it is taken of the window instead';
   return { limit, limitBasis, trigger, basisName, basisTokens, target, ...(clampWarning ? { clampWarning } : {}) };
 }
 

@@ -22,17 +22,34 @@ export interface PreflightInput {
 
 export type PreflightOutcome =
   | { readonly decision: 'ok'; readonly reason: string }
-  | { readonly decision: 'skip'; readonly fallback: string; readonly limit: number; readonly model: ModelInfo | undefined; readonly reason: string }
+  | {
+      readonly decision: 'skip';
+      readonly fallback: string;
+      readonly limit: number;
+      readonly model: ModelInfo | undefined;
+      readonly reason: string;
+    }
   | { readonly decision: 'final'; readonly reason: string };
 
 /** Only called when `projected > limit`. */
 export function turnPreflight(p: PreflightInput): PreflightOutcome {
-  if (p.projected - p.schemaTokens <= p.limit) return { decision: 'ok', reason: 'only the tool schemas overflow: allowed (S1 special case)' };
+  if (p.projected - p.schemaTokens <= p.limit)
+    return { decision: 'ok', reason: 'only the tool schemas overflow: allowed (S1 special case)' };
   for (const name of p.fallbackModels) {
     const fb = resolveLimits({ model: name, buffer: p.buffer });
-    if (p.projected <= fb.limit) return { decision: 'skip', fallback: name, limit: fb.limit, model: fb.model, reason: `projected ${int(p.projected)} > limit ${int(p.limit)} on ${p.model}: skip to ${name}` };
+    if (p.projected <= fb.limit)
+      return {
+        decision: 'skip',
+        fallback: name,
+        limit: fb.limit,
+        model: fb.model,
+        reason: `projected ${int(p.projected)} > limit ${int(p.limit)} on ${p.model}: skip to ${name}`,
+      };
   }
-  return { decision: 'final', reason: `still over limit after shrink: projected ${int(p.projected)} > limit ${int(p.limit)}; final turn, tools restricted to final_report` };
+  return {
+    decision: 'final',
+    reason: `still over limit after shrink: projected ${int(p.projected)} > limit ${int(p.limit)}; final turn, tools restricted to final_report`,
+  };
 }
 
 /**
@@ -44,8 +61,24 @@ export function guardStep(s: ReplayState, step: number, request: number, d: Step
   const limit = s.enforcement.limit;
   if (!s.config.paths.guard || d.status === 'final' || request <= limit) return;
   const modelName = s.limits.model?.id ?? s.config.model ?? sessionModel ?? 'default';
-  const g = turnPreflight({ projected: request, schemaTokens: s.counts.tools, limit, model: modelName, fallbackModels: s.config.fallbackModels, buffer: s.config.buffer });
-  s.events.push({ kind: 'guard', step, decision: g.decision, model: modelName, ...(g.decision === 'skip' ? { fallback: g.fallback } : {}), projected: request, limit, reason: g.reason });
+  const g = turnPreflight({
+    projected: request,
+    schemaTokens: s.counts.tools,
+    limit,
+    model: modelName,
+    fallbackModels: s.config.fallbackModels,
+    buffer: s.config.buffer,
+  });
+  s.events.push({
+    kind: 'guard',
+    step,
+    decision: g.decision,
+    model: modelName,
+    ...(g.decision === 'skip' ? { fallback: g.fallback } : {}),
+    projected: request,
+    limit,
+    reason: g.reason,
+  });
   if (g.decision === 'skip') {
     // The fallback model takes this call: its limit applies, and its prices.
     d.limit = g.limit;

@@ -29,7 +29,11 @@ import type { ReplayResult } from './types';
 export { ReplayCancelled, resolveTokenizer, STOP_CHECK_EVERY, type ReplayOptions } from './run';
 
 /** The whole pass (run.ts): set up, every call, the result. resume.ts continues a kept run instead. */
-export async function replay(session: Session, configInput: ReplayConfig | ReplayConfigInput, options: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replay(
+  session: Session,
+  configInput: ReplayConfig | ReplayConfigInput,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
   const run = setupRun(session, configInput, options);
   await runSteps(run, options.shouldStop);
   return finishRun(run);

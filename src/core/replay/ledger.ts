@@ -220,7 +220,11 @@ function ledgerOf(messages: readonly Message[], r: Removal): LossLedger {
           if (seen.has(key)) continue;
           seen.add(key);
           // Still read elsewhere in the history: it did not leave the view.
-          if ((it.kind === 'path' || it.kind === 'identifier' || it.kind === 'command') && stillInView(it.kind === 'command' ? it.value.replace(/…$/, '') : it.value)) continue;
+          if (
+            (it.kind === 'path' || it.kind === 'identifier' || it.kind === 'command') &&
+            stillInView(it.kind === 'command' ? it.value.replace(/…$/, '') : it.value)
+          )
+            continue;
           const inSummary = r.summary !== null && r.summary.includes(it.value);
           const neededAt = neededAfter(it.refs);
           items.push({ kind: it.kind, value: it.value, messageIndex: i, fate, inSummary, neededAt });
@@ -246,7 +250,16 @@ function ledgerOf(messages: readonly Message[], r: Removal): LossLedger {
  * call `only`. The summary before a compression is the one the compression before it left.
  */
 function* replayRemovals(result: ReplayResult, only?: number): Generator<Removal> {
-  const make = (step: number, path: CompressionPath, strategy: string, dropped: readonly MessageRange[], masked: readonly MessageRange[], kept: readonly MessageRange[], after: SummaryText | null, before: SummaryText | null): Removal => ({
+  const make = (
+    step: number,
+    path: CompressionPath,
+    strategy: string,
+    dropped: readonly MessageRange[],
+    masked: readonly MessageRange[],
+    kept: readonly MessageRange[],
+    after: SummaryText | null,
+    before: SummaryText | null,
+  ): Removal => ({
     step,
     source: 'replay',
     path,
@@ -266,7 +279,16 @@ function* replayRemovals(result: ReplayResult, only?: number): Generator<Removal
     for (let c = 0; c < cols.count; c++) {
       const step = log.step[c]!;
       if (only !== undefined && step !== only) continue;
-      yield make(step, log.pathOf(c), log.strategyOf(c), log.dropped(c), log.masked(c) ?? [], log.kept(c), log.summaries[c]!, c > 0 ? log.summaries[c - 1]! : null);
+      yield make(
+        step,
+        log.pathOf(c),
+        log.strategyOf(c),
+        log.dropped(c),
+        log.masked(c) ?? [],
+        log.kept(c),
+        log.summaries[c]!,
+        c > 0 ? log.summaries[c - 1]! : null,
+      );
     }
     return;
   }
@@ -343,7 +365,8 @@ function sourceEvents(result: ReplayResult): SourceEvent[] {
 export function ledgersAtStep(result: ReplayResult, session: Session, step: number): LossLedger[] {
   const out: LossLedger[] = [];
   for (const r of replayRemovals(result, step)) out.push(ledgerOf(session.messages, r));
-  if (session.sourceCompactions.length > 0) for (const r of agentRemovals(session, sourceEvents(result))) if (r.step === step) out.push(ledgerOf(session.messages, r));
+  if (session.sourceCompactions.length > 0)
+    for (const r of agentRemovals(session, sourceEvents(result))) if (r.step === step) out.push(ledgerOf(session.messages, r));
   return out;
 }
 
@@ -351,6 +374,7 @@ export function ledgersAtStep(result: ReplayResult, session: Session, step: numb
 export function lossLedgers(result: ReplayResult, session: Session): LossLedger[] {
   const out: LossLedger[] = [];
   for (const r of replayRemovals(result)) out.push(ledgerOf(session.messages, r));
-  if (session.sourceCompactions.length > 0) for (const r of agentRemovals(session, sourceEvents(result))) out.push(ledgerOf(session.messages, r));
+  if (session.sourceCompactions.length > 0)
+    for (const r of agentRemovals(session, sourceEvents(result))) out.push(ledgerOf(session.messages, r));
   return out.sort((a, b) => a.step - b.step || (a.source === b.source ? 0 : a.source === 'replay' ? -1 : 1));
 }

@@ -24,7 +24,9 @@ function s0Condition(s: ReplayState, request: number): string {
 export function proactiveFires(s: ReplayState, k: number): boolean {
   const c = s.config;
   if (!c.paths.proactive) return false;
-  return c.triggerMessages !== undefined ? k - s.win.from + s.win.keepBefore.length > c.triggerMessages : overTrigger(c, requestAt(s, k), s.enforcement.trigger);
+  return c.triggerMessages !== undefined
+    ? k - s.win.from + s.win.keepBefore.length > c.triggerMessages
+    : overTrigger(c, requestAt(s, k), s.enforcement.trigger);
 }
 
 /**
@@ -66,7 +68,15 @@ function leanDecision(s: ReplayState, d: StepDecision, done: CompressionOutcome 
 }
 
 /** The step's status and reason after the proactive compression (`done`: null when nothing could be removed). */
-function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null, forced: string | undefined, kind: number, n0: number, n1: number): void {
+function decision(
+  s: ReplayState,
+  d: StepDecision,
+  done: CompressionOutcome | null,
+  forced: string | undefined,
+  kind: number,
+  n0: number,
+  n1: number,
+): void {
   const e = s.enforcement;
   if (done) {
     d.status = 'compress';
@@ -91,7 +101,10 @@ function decision(s: ReplayState, d: StepDecision, done: CompressionOutcome | nu
 
 /** The reason of a call over the trigger with nothing to compress, after `why` it fired. */
 function warnText(why: string, trigger: number): string {
-  return `${why}: over the trigger ${Number.isNaN(trigger) ? '' : int(trigger) + ' '}with nothing left to compress outside the protected messages`.replace('  ', ' ');
+  return `${why}: over the trigger ${Number.isNaN(trigger) ? '' : int(trigger) + ' '}with nothing left to compress outside the protected messages`.replace(
+    '  ',
+    ' ',
+  );
 }
 
 /** warnText as a DeferredReason: n0, n1 and n2 as whyOf takes them, n3 the trigger (NaN: none). */

@@ -83,7 +83,11 @@ export interface LiveResult {
 export type ResumeOptions = Pick<ReplayOptions, 'counts' | 'referenceCounts' | 'shouldStop'>;
 
 /** A full replay (as `replay`), keeping its run to be continued. */
-export async function replayLive(session: Session, config: ReplayConfig | ReplayConfigInput, options: ReplayOptions = {}): Promise<LiveResult> {
+export async function replayLive(
+  session: Session,
+  config: ReplayConfig | ReplayConfigInput,
+  options: ReplayOptions = {},
+): Promise<LiveResult> {
   return finishedFrom(setupRun(session, config, options), options.shouldStop);
 }
 
@@ -115,7 +119,8 @@ async function finishedFrom(run: Run, shouldStop: (() => boolean) | undefined): 
   const kept = { reasons: run.out.reasonCount, events: run.s.events.length, compressions: run.s.compressions.count };
   // The copy writes on in the run's step arrays and events (no copy of those: only what the
   // run recorded itself is read again, `kept`), in copies of its window and retention.
-  const copy = closed === undefined ? continued(run, run.s.session, run.s.counts, run.s.reference, run.s.shape, run.s.pins, undefined) : undefined;
+  const copy =
+    closed === undefined ? continued(run, run.s.session, run.s.counts, run.s.reference, run.s.shape, run.s.pins, undefined) : undefined;
   if (typeof copy === 'string') closed = copy;
   const last = typeof copy === 'object' ? copy : run;
   await runSteps(last, shouldStop);
@@ -124,7 +129,8 @@ async function finishedFrom(run: Run, shouldStop: (() => boolean) | undefined): 
 
 function closedBecause(run: Run): string | undefined {
   const s = run.s;
-  if (s.config.summarizer === 'openai' || s.config.summarizer === 'anthropic') return `the summarizer "${s.config.summarizer}" is remote: a fold summarized again may read differently`;
+  if (s.config.summarizer === 'openai' || s.config.summarizer === 'anthropic')
+    return `the summarizer "${s.config.summarizer}" is remote: a fold summarized again may read differently`;
   if (s.customStrategies.size > 0) return 'a user strategy may read any message';
   if (run.next === 0) return 'no call was replayed before the last';
   return undefined;
@@ -150,13 +156,21 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
   if (JSON.stringify(limits) !== JSON.stringify(s.limits)) return 'the resolved limits changed';
 
   // The unlogged overhead is fitted on the whole session: a grown session may fit another, and then the run cannot continue.
-  const counts = withUnloggedOverhead(session, options.counts ?? countWith(session, old.tokenizerId, { mediaTokens: old.mediaTokens, schemaScale: config.schemaScale }), messages.some((m) => m.usage));
-  if (counts.perMessage.length !== n || counts.prefix.length !== n + 1) return `counts cover ${counts.perMessage.length} messages, the session has ${n}`;
+  const counts = withUnloggedOverhead(
+    session,
+    options.counts ?? countWith(session, old.tokenizerId, { mediaTokens: old.mediaTokens, schemaScale: config.schemaScale }),
+    messages.some((m) => m.usage),
+  );
+  if (counts.perMessage.length !== n || counts.prefix.length !== n + 1)
+    return `counts cover ${counts.perMessage.length} messages, the session has ${n}`;
   const countsChanged = changedCounts(s.counts, counts, last);
   if (countsChanged) return countsChanged;
-  const reference = needsReference ? (options.referenceCounts ?? referenceCountsOf(session, config.referenceTokenizer, old.mediaTokens)) : undefined;
+  const reference = needsReference
+    ? (options.referenceCounts ?? referenceCountsOf(session, config.referenceTokenizer, old.mediaTokens))
+    : undefined;
   if (reference && s.reference) {
-    if (reference.perMessage.length !== n || reference.prefix.length !== n + 1) return `reference counts cover ${reference.perMessage.length} messages, the session has ${n}`;
+    if (reference.perMessage.length !== n || reference.prefix.length !== n + 1)
+      return `reference counts cover ${reference.perMessage.length} messages, the session has ${n}`;
     const referenceChanged = changedCounts(s.reference, reference, last);
     if (referenceChanged) return `reference ${referenceChanged}`;
   }
@@ -166,7 +180,9 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
   const was = s.shape;
   if (shape.stepMsg.length < S) return 'the session has fewer calls';
   for (let j = 0; j < S; j++) if (shape.stepMsg[j] !== was.stepMsg[j]) return `call ${j} is another message`;
-  for (let i = 0; i <= last; i++) if (shape.turnOfMsg[i] !== was.turnOfMsg[i] || shape.toolCallsOf[i] !== was.toolCallsOf[i]) return `message ${i} is in another turn or makes other tool calls`;
+  for (let i = 0; i <= last; i++)
+    if (shape.turnOfMsg[i] !== was.turnOfMsg[i] || shape.toolCallsOf[i] !== was.toolCallsOf[i])
+      return `message ${i} is in another turn or makes other tool calls`;
   for (let t = 0; t < Math.max(shape.starts.length, was.starts.length); t++) {
     const a = shape.starts[t];
     const b = was.starts[t];
@@ -181,11 +197,17 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
     return e instanceof Error ? e.message : String(e);
   }
   for (let i = 0; i <= last; i++) if (pins.isPinned(i) !== s.pins.isPinned(i)) return `message ${i} is pinned or unpinned`;
-  if (JSON.stringify(sentAsTokens(session, counts)) !== JSON.stringify(old.sentAs.entries)) return 'the rewritten messages (sentAs) changed';
+  if (JSON.stringify(sentAsTokens(session, counts)) !== JSON.stringify(old.sentAs.entries))
+    return 'the rewritten messages (sentAs) changed';
   const compactions = [...session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
   const emitted = old.sources.next;
-  if (compactions.length < emitted || JSON.stringify(compactions.slice(0, emitted)) !== JSON.stringify(old.sources.sorted.slice(0, emitted))) return 'an emitted source compaction changed';
-  if (compactions.length > emitted && compactions[emitted]!.atMessage <= emittedThrough(old)) return 'a source compaction was added among the replayed calls';
+  if (
+    compactions.length < emitted ||
+    JSON.stringify(compactions.slice(0, emitted)) !== JSON.stringify(old.sources.sorted.slice(0, emitted))
+  )
+    return 'an emitted source compaction changed';
+  if (compactions.length > emitted && compactions[emitted]!.atMessage <= emittedThrough(old))
+    return 'a source compaction was added among the replayed calls';
 
   return continued(old, session, counts, reference, shape, pins, live);
 }
@@ -196,17 +218,43 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
  * step arrays and events, which it writes on past what `old` recorded. A string says why it
  * cannot be.
  */
-function continued(old: Run, session: Session, counts: SessionCounts, reference: SessionCounts | undefined, shape: SessionShape, pins: Pins, kept: Pick<LiveReplay, 'reasons' | 'events' | 'compressions'> | undefined): Run | string {
+function continued(
+  old: Run,
+  session: Session,
+  counts: SessionCounts,
+  reference: SessionCounts | undefined,
+  shape: SessionShape,
+  pins: Pins,
+  kept: Pick<LiveReplay, 'reasons' | 'events' | 'compressions'> | undefined,
+): Run | string {
   const s = old.s;
   // The grown session may tell more about its cache (a first usage, a 1-hour write): the calls billed
   // so far would have been billed otherwise.
   if (JSON.stringify(cacheRulesOf(session, s.limits.model)) !== JSON.stringify(old.cost.rules)) return 'the cache rules changed';
   const win = s.win.grownTo(counts.perMessage, counts.prefix);
   if (!win) return 'the window cannot be carried exactly';
-  const retention = s.retention.grownTo(session.messages, old.entered, (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => next.summary);
+  const retention = s.retention.grownTo(
+    session.messages,
+    old.entered,
+    (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1,
+    () => next.summary,
+  );
   if (!retention) return 'the facts of the messages that entered changed';
   // A new state object: caches keyed by it (cut points, the strategies' context) start empty.
-  const next: ReplayState = { ...s, session, messages: session.messages, counts, reference, shape, pins, win, retention, events: kept ? s.events.slice(0, kept.events) : s.events, compressions: kept ? s.compressions.slice(kept.compressions) : s.compressions, totals: { ...s.totals } };
+  const next: ReplayState = {
+    ...s,
+    session,
+    messages: session.messages,
+    counts,
+    reference,
+    shape,
+    pins,
+    win,
+    retention,
+    events: kept ? s.events.slice(0, kept.events) : s.events,
+    compressions: kept ? s.compressions.slice(kept.compressions) : s.compressions,
+    totals: { ...s.totals },
+  };
   const sources = new SourceCompactions(next);
   sources.next = old.sources.next;
   Object.assign(sources.original, old.sources.original);
@@ -237,7 +285,8 @@ const ENDED_CODES = [STEP_STATUSES.indexOf('final'), STEP_STATUSES.indexOf('abor
 /** Whether `b` counts the first `last + 1` messages and the fixed regions as `a` does (why not, or undefined). */
 function changedCounts(a: SessionCounts, b: SessionCounts, last: number): string | undefined {
   if (a.tokenizer !== b.tokenizer) return `counts were made with ${b.tokenizer}, the run's with ${a.tokenizer}`;
-  if (a.system !== b.system || a.tools !== b.tools || a.unlogged !== b.unlogged) return 'the counts of the system prompt, tools or unlogged overhead changed';
+  if (a.system !== b.system || a.tools !== b.tools || a.unlogged !== b.unlogged)
+    return 'the counts of the system prompt, tools or unlogged overhead changed';
   for (let i = 0; i <= last; i++) if (a.perMessage[i] !== b.perMessage[i]) return `the count of message ${i} changed`;
   for (let i = 0; i <= last + 1; i++) if (a.prefix[i] !== b.prefix[i]) return `the prefix sum before message ${i} changed`;
   return undefined;

@@ -90,7 +90,10 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
   const fx: FactIndex = { keys, kinds, offsets, ids };
   idMaps.set(fx, idOf);
   // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
-  const ancestors = [{ index: new WeakRef(base), from }, ...(derivedFrom.get(base) ?? []).map((a) => ({ index: a.index, from: Math.min(a.from, from) }))];
+  const ancestors = [
+    { index: new WeakRef(base), from },
+    ...(derivedFrom.get(base) ?? []).map((a) => ({ index: a.index, from: Math.min(a.from, from) })),
+  ];
   derivedFrom.set(fx, ancestors.slice(0, 16));
   return fx;
 }
@@ -116,9 +119,12 @@ function keepsPrefix(fx: FactIndex, base: FactIndex, count: number): boolean {
  */
 export function provideFactIndex(messages: readonly Message[], fx: FactIndex): void {
   if (fx.offsets.length !== messages.length + 1 || fx.offsets[messages.length] !== fx.ids.length || fx.kinds.length !== fx.keys.length) {
-    throw new Error(`fact index for ${fx.offsets.length - 1} messages and ${fx.ids.length} mentions does not fit a list of ${messages.length} messages`);
+    throw new Error(
+      `fact index for ${fx.offsets.length - 1} messages and ${fx.ids.length} mentions does not fit a list of ${messages.length} messages`,
+    );
   }
-  for (let q = 0; q < fx.ids.length; q++) if (fx.ids[q]! >= fx.keys.length) throw new Error(`fact index: mention ${q} names fact ${fx.ids[q]}, of ${fx.keys.length}`);
+  for (let q = 0; q < fx.ids.length; q++)
+    if (fx.ids[q]! >= fx.keys.length) throw new Error(`fact index: mention ${q} names fact ${fx.ids[q]}, of ${fx.keys.length}`);
   indexCache.set(messages, fx);
 }
 
@@ -168,7 +174,9 @@ const textCache = new WeakMap<Message, string>();
 function needleText(m: Message): string {
   let t = textCache.get(m);
   if (t === undefined) {
-    t = m.parts.map((p) => (p.kind === 'text' || p.kind === 'reasoning' || p.kind === 'tool_result' ? p.text : p.kind === 'tool_call' ? p.args : '')).join('\n');
+    t = m.parts
+      .map((p) => (p.kind === 'text' || p.kind === 'reasoning' || p.kind === 'tool_result' ? p.text : p.kind === 'tool_call' ? p.args : ''))
+      .join('\n');
     textCache.set(m, t);
   }
   return t;
@@ -244,7 +252,12 @@ export class RetentionTracker {
    * under the same ids (ids are handed out in order of first mention, so a list that differs
    * only after them does), and unless nothing past the new list's end has left the window.
    */
-  grownTo(messages: readonly Message[], entered: number, inWindow: (i: number, end: number) => boolean, summary: () => SummaryText | null): RetentionTracker | undefined {
+  grownTo(
+    messages: readonly Message[],
+    entered: number,
+    inWindow: (i: number, end: number) => boolean,
+    summary: () => SummaryText | null,
+  ): RetentionTracker | undefined {
     const fx = factIndex(messages);
     const was = this.fx;
     if (entered > messages.length || entered >= was.offsets.length) return undefined;
@@ -261,7 +274,8 @@ export class RetentionTracker {
         if (id >= facts) facts = id + 1;
       }
       for (let id = 0; id < facts; id++) if (fx.keys[id] !== was.keys[id] || fx.kinds[id] !== was.kinds[id]) return undefined;
-      for (let id = facts; id < this.lastMention.length; id++) if (this.lastMention[id] !== -1 || this.reported[id] !== 0 || this.foundIn[id] !== -1) return undefined;
+      for (let id = facts; id < this.lastMention.length; id++)
+        if (this.lastMention[id] !== -1 || this.reported[id] !== 0 || this.foundIn[id] !== -1) return undefined;
     }
     // A message past the new end must not have left the window.
     for (let i = messages.length; i < this.leftAt.length; i++) if (this.leftAt[i] !== -1) return undefined;
@@ -343,7 +357,11 @@ export class RetentionTracker {
 
   result(): ReplayResult['retention'] {
     if (this.needles.length === 0) return { lost: this.lost };
-    const needles: NeedleTrack[] = this.needles.map((nd, q) => ({ key: nd.key, firstMessage: this.needleMentions[q]![0] ?? null, leftAt: this.needleLeft[q]! }));
+    const needles: NeedleTrack[] = this.needles.map((nd, q) => ({
+      key: nd.key,
+      firstMessage: this.needleMentions[q]![0] ?? null,
+      leftAt: this.needleLeft[q]!,
+    }));
     return { lost: this.lost, needles };
   }
 }

@@ -84,7 +84,9 @@ const defaultSummarizer = cached(extractiveSummarizer, memoryStore());
 
 export function resolveTokenizer(session: Session, config: ReplayConfig): string {
   // Whether any message reports usage, from the list's shape (cached): a session without any was read through at every replay.
-  return config.tokenizer === 'auto' ? defaultTokenizerFor(config.model ?? session.model, shapeOf(session.messages).anyUsage) : config.tokenizer;
+  return config.tokenizer === 'auto'
+    ? defaultTokenizerFor(config.model ?? session.model, shapeOf(session.messages).anyUsage)
+    : config.tokenizer;
 }
 
 /** One pass of the simulator: its state, its handlers and how far it got. */
@@ -114,7 +116,9 @@ export function limitsOf(session: Session, config: ReplayConfig): ResolvedLimits
   return resolveLimits({
     ...(config.window !== undefined ? { window: config.window } : {}),
     // A reported window of 0 (some Codex lines) means "unknown", not a zero-sized window.
-    ...(session.reportedContextWindow !== undefined && session.reportedContextWindow > 0 ? { transcriptWindow: session.reportedContextWindow } : {}),
+    ...(session.reportedContextWindow !== undefined && session.reportedContextWindow > 0
+      ? { transcriptWindow: session.reportedContextWindow }
+      : {}),
     ...(config.maxOutput !== undefined ? { maxOutput: config.maxOutput } : {}),
     buffer: config.buffer,
     model: config.model ?? session.model,
@@ -132,7 +136,9 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
   const mediaTokens = config.mediaTokens ?? mediaTokensFor(session.provider);
   const given = options.counts ?? countWith(session, tokenizerId, { mediaTokens, schemaScale: config.schemaScale });
   if (given.perMessage.length !== n || given.prefix.length !== n + 1) {
-    throw new Error(`replay: counts cover ${given.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`);
+    throw new Error(
+      `replay: counts cover ${given.perMessage.length} messages but the session has ${n}; count this session (countWith) and pass those counts`,
+    );
   }
   if (options.referenceCounts && options.referenceCounts.perMessage.length !== n) {
     throw new Error(`replay: reference counts cover ${options.referenceCounts.perMessage.length} messages but the session has ${n}`);
@@ -141,7 +147,14 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
   for (const id of config.pipeline) {
     if (!id.startsWith('custom:')) continue;
     const fn = options.strategies?.[id.slice('custom:'.length)];
-    if (typeof fn !== 'function') throw new Error(`pipeline: strategy "${id}" was not provided (known: ${Object.keys(options.strategies ?? {}).map((k) => 'custom:' + k).join(', ') || 'none'})`);
+    if (typeof fn !== 'function')
+      throw new Error(
+        `pipeline: strategy "${id}" was not provided (known: ${
+          Object.keys(options.strategies ?? {})
+            .map((k) => 'custom:' + k)
+            .join(', ') || 'none'
+        })`,
+      );
     customStrategies.set(id, fn);
   }
   const shape = shapeOf(messages);
@@ -172,10 +185,27 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
     model: limits.model,
     win,
     // The tracker reads the summary through a function so it never goes stale.
-    retention: new RetentionTracker(messages, options.needles ?? [], (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1, () => s.summary),
+    retention: new RetentionTracker(
+      messages,
+      options.needles ?? [],
+      (i, end) => win.isInWindow(i, end) && win.masked[i] !== 1,
+      () => s.summary,
+    ),
     events,
     compressions: new CompressionLog(),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, cost: 0, compressions: 0, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0, overflows: 0 },
+    totals: {
+      billedInputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+      compressions: 0,
+      tokensRemoved: 0,
+      peak: 0,
+      forcedFinals: 0,
+      aborts: 0,
+      overflows: 0,
+    },
     summary: null,
     summaryTokens: 0,
     toolCalls: 0,
@@ -185,8 +215,18 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
   };
 
   // A remote summarizer needs an endpoint and a key only the host has: without one, say so and go on extractively.
-  if ((config.summarizer === 'openai' || config.summarizer === 'anthropic') && !options.summarizer) events.push({ kind: 'warning', step: 0, text: `summarizer "${config.summarizer}" was not provided by the host (endpoint and key); summaries are extractive` });
-  if (counts.tokenizer !== tokenizerId) events.push({ kind: 'warning', step: 0, text: `counts were made with ${counts.tokenizer}, the config asks for ${tokenizerId}: figures follow ${counts.tokenizer}` });
+  if ((config.summarizer === 'openai' || config.summarizer === 'anthropic') && !options.summarizer)
+    events.push({
+      kind: 'warning',
+      step: 0,
+      text: `summarizer "${config.summarizer}" was not provided by the host (endpoint and key); summaries are extractive`,
+    });
+  if (counts.tokenizer !== tokenizerId)
+    events.push({
+      kind: 'warning',
+      step: 0,
+      text: `counts were made with ${counts.tokenizer}, the config asks for ${tokenizerId}: figures follow ${counts.tokenizer}`,
+    });
   if (enforcement.clampWarning) events.push({ kind: 'warning', step: 0, text: enforcement.clampWarning });
 
   return {
@@ -265,7 +305,8 @@ export async function runSteps(run: Run, shouldStop: (() => boolean) | undefined
     // docs/policies.md §Common: a step above the limit its policy enforces is never `ok`.
     if (d.status === 'ok' && request > d.limit) {
       d.status = 'warn';
-      if (!lean) d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
+      if (!lean)
+        d.reason = `request ${int(request)} > limit ${int(d.limit)} (${d.limit === enforcement.limit ? enforcement.limitBasis : 'fallback model'})`;
     }
     overflowStep(s, request, d);
     out.record(s, j, k, request, d);

@@ -19,7 +19,11 @@ export class SentAsHandler {
     this.entries = sentAsTokens(s.session, s.counts);
     if (resumeAt !== undefined) this.next = resumeAt;
     else if (this.entries.length > 0) {
-      s.events.push({ kind: 'warning', step: 0, text: `${this.entries.length} message${this.entries.length === 1 ? '' : 's'} the agent sent rewritten by its history processor from a later call on (elided observations): each call counts them as that call received them` });
+      s.events.push({
+        kind: 'warning',
+        step: 0,
+        text: `${this.entries.length} message${this.entries.length === 1 ? '' : 's'} the agent sent rewritten by its history processor from a later call on (elided observations): each call counts them as that call received them`,
+      });
     }
   }
 

@@ -54,7 +54,21 @@ export function toView(r: ReplayResult): ReplayView {
 export interface CliReplayJSON {
   policy: string;
   config: Readonly<Record<string, unknown>>;
-  steps: { index: number; message: number; turn: number; regions: Record<string, number>; total: number; limit: number; trigger: number | null; reported: number | null; status: string; reason: string; cacheRead?: number; cacheWrite?: number; cost?: number }[];
+  steps: {
+    index: number;
+    message: number;
+    turn: number;
+    regions: Record<string, number>;
+    total: number;
+    limit: number;
+    trigger: number | null;
+    reported: number | null;
+    status: string;
+    reason: string;
+    cacheRead?: number;
+    cacheWrite?: number;
+    cost?: number;
+  }[];
   events: ReplayResult['events'];
   totals: ReplayResult['totals'];
   retention: ReplayResult['retention'];

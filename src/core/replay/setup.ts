@@ -22,7 +22,14 @@ export function shapeOf(messages: readonly Message[]): SessionShape {
     for (let i = 0; i < messages.length; i++) for (const p of messages[i]!.parts) if (p.kind === 'tool_call') toolCallsOf[i]!++;
     const usage = usageTable(messages.length);
     readUsage(messages, 0, usage);
-    shape = { stepMsg: Uint32Array.from(steps), turnOfMsg: turnIndex(messages), starts: computeTurnStarts(messages), toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
+    shape = {
+      stepMsg: Uint32Array.from(steps),
+      turnOfMsg: turnIndex(messages),
+      starts: computeTurnStarts(messages),
+      toolCallsOf,
+      ...usage,
+      anyUsage: usage.usageAt.includes(1),
+    };
     shapeCache.set(messages, shape);
   }
   return shape;
@@ -134,7 +141,10 @@ export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra
   };
   for (const p of config.pinned) {
     if (typeof p === 'number') {
-      if (p >= messages.length) throw new Error(`pinned: message index ${p} is out of range (the session has ${messages.length} messages, 0 to ${messages.length - 1})`);
+      if (p >= messages.length)
+        throw new Error(
+          `pinned: message index ${p} is out of range (the session has ${messages.length} messages, 0 to ${messages.length - 1})`,
+        );
       idx.add(p);
     } else idx.add(indexOfId(p));
   }
@@ -146,7 +156,6 @@ export function pinsOf(messages: readonly Message[], config: ReplayConfig, extra
   for (const i of sorted) flag[i] = 1;
   return { any: sorted.length > 0, sorted, isPinned: (i) => flag[i] === 1 };
 }
-
 
 /**
  * What the provider counted beyond the transcript, carried into every estimator: a transcript
@@ -169,7 +178,8 @@ export function withUnloggedOverhead(session: Session, counts: SessionCounts, an
     // A system prompt and tool definitions are thousands of tokens; a smaller offset, or one no larger
     // than the fit's own error, is the tokenizer's framing, not content the transcript left out.
     // A fallback offset (a line that is not physical) is no evidence of content either.
-    const material = fit.fallback === undefined && fit.points > 0 && fit.ratio > 0 && fit.overhead >= MIN_UNLOGGED && fit.overhead > fit.meanAbsError;
+    const material =
+      fit.fallback === undefined && fit.points > 0 && fit.ratio > 0 && fit.overhead >= MIN_UNLOGGED && fit.overhead > fit.meanAbsError;
     const unlogged = material ? Math.round(fit.overhead / fit.ratio) : 0;
     out = unlogged > 0 ? { ...counts, unlogged } : counts;
     unloggedCache.set(counts, out);

@@ -25,7 +25,15 @@ export class SourceCompactions {
       this.original.from = Math.min(c.atMessage, this.s.messages.length);
       this.original.summaryTokens = c.summary ? this.s.countText(c.summary) : 0;
       this.original.compacted = true;
-      this.s.events.push({ kind: 'source-compaction', step, messageIndex: c.atMessage, trigger: c.trigger, ...(c.tokensBefore !== undefined ? { tokensBefore: c.tokensBefore } : {}), ...(c.tokensAfter !== undefined ? { tokensAfter: c.tokensAfter } : {}), ...(c.summary ? { summary: c.summary } : {}) });
+      this.s.events.push({
+        kind: 'source-compaction',
+        step,
+        messageIndex: c.atMessage,
+        trigger: c.trigger,
+        ...(c.tokensBefore !== undefined ? { tokensBefore: c.tokensBefore } : {}),
+        ...(c.tokensAfter !== undefined ? { tokensAfter: c.tokensAfter } : {}),
+        ...(c.summary ? { summary: c.summary } : {}),
+      });
     }
   }
 }

@@ -17,7 +17,16 @@ import { minutesBeforeCall } from './budgets';
 import { compressionsOf, otherEvents } from './compressions';
 import { stepReason } from './steps';
 import { ledgersAtStep } from './ledger';
-import { REGIONS, STEP_STATUSES, type BudgetDimension, type CompressionPath, type MessageRange, type Region, type ReplayEvent, type ReplayResult } from './types';
+import {
+  REGIONS,
+  STEP_STATUSES,
+  type BudgetDimension,
+  type CompressionPath,
+  type MessageRange,
+  type Region,
+  type ReplayEvent,
+  type ReplayResult,
+} from './types';
 import { mergeRanges } from '../strategies/util';
 import { sameSummary, summaryOf, type SummaryText } from '../summarize/summary-text';
 
@@ -114,7 +123,10 @@ function windowSourceOf(config: RanConfig, options: StepDetailOptions): string {
 /** window, buffer and maxOutput with where each came from (S1: limit = window − buffer − maxOutput). */
 function guardParts(config: RanConfig, options: StepDetailOptions): ({ name: string } & SourcedValue)[] {
   const res = config.resolved;
-  const bufferDefault = res.bufferSource !== undefined ? res.bufferSource === 'default' : res.buffer === DEFAULT_BUFFER && !hasKey(options.policyConfig, 'buffer') && !options.overridden?.has('buffer');
+  const bufferDefault =
+    res.bufferSource !== undefined
+      ? res.bufferSource === 'default'
+      : res.buffer === DEFAULT_BUFFER && !hasKey(options.policyConfig, 'buffer') && !options.overridden?.has('buffer');
   const maxOutputSet = res.maxOutputSource !== undefined ? res.maxOutputSource === 'request' : config.maxOutput !== undefined;
   return [
     { name: 'window', value: res.window, source: windowSourceOf(config, options) },
@@ -123,20 +135,34 @@ function guardParts(config: RanConfig, options: StepDetailOptions): ({ name: str
   ];
 }
 
-function limitOf(r: ReplayResult, config: RanConfig, step: number, options: StepDetailOptions, stepEvents: readonly ReplayEvent[]): StepDetail['limit'] {
+function limitOf(
+  r: ReplayResult,
+  config: RanConfig,
+  step: number,
+  options: StepDetailOptions,
+  stepEvents: readonly ReplayEvent[],
+): StepDetail['limit'] {
   const value = r.steps.limit[step]!;
   const res = config.resolved;
   const guard = stepEvents.find((e): e is Extract<ReplayEvent, { kind: 'guard' }> => e.kind === 'guard' && e.decision === 'skip');
   if (guard?.fallback && value !== (res.enforcedLimit ?? res.limit)) {
     // S1: the fallback model takes the call, with its own window and the same buffer.
-    const fb = resolveLimits({ model: guard.fallback, buffer: config.buffer, ...(config.maxOutput !== undefined ? { maxOutput: config.maxOutput } : {}) });
+    const fb = resolveLimits({
+      model: guard.fallback,
+      buffer: config.buffer,
+      ...(config.maxOutput !== undefined ? { maxOutput: config.maxOutput } : {}),
+    });
     return {
       value,
       formula: `${GUARD_FORMULA} of the fallback model ${guard.fallback}`,
       parts: [
         { name: 'window', value: fb.window, source: fb.model ? `model catalog (${fb.model.id})` : 'default' },
         { name: 'buffer', value: fb.buffer, source: originOf('buffer', options) },
-        { name: 'maxOutput', value: fb.maxOutput, source: config.maxOutput !== undefined ? originOf('maxOutput', options) : 'default: floor(window / 4)' },
+        {
+          name: 'maxOutput',
+          value: fb.maxOutput,
+          source: config.maxOutput !== undefined ? originOf('maxOutput', options) : 'default: floor(window / 4)',
+        },
       ],
     };
   }
@@ -165,7 +191,11 @@ function limitOf(r: ReplayResult, config: RanConfig, step: number, options: Step
       return { value, formula: t ? `the compression trigger: ${t.basis}` : 'the compression trigger', parts: [windowPart] };
     }
     case 'token budget':
-      return { value, formula: 'the token budget (budget.tokens)', parts: [{ name: 'budget.tokens', value, source: originOf('budget.tokens', options) }] };
+      return {
+        value,
+        formula: 'the token budget (budget.tokens)',
+        parts: [{ name: 'budget.tokens', value, source: originOf('budget.tokens', options) }],
+      };
     default:
       return { value, formula: basis, parts: [windowPart] };
   }
@@ -204,7 +234,15 @@ function budgetLayers(config: RanConfig): { name: string; limits: Readonly<Recor
  * (S4 counts its turns as LLM calls), billed input + output tokens (with S1's full-chunked
  * extraction calls), tool calls that arrived, cost, and transcript minutes.
  */
-function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: number, options: StepDetailOptions, compressedAt: ReadonlySet<number>, fallbackAt: ReadonlyMap<number, string>): StepDetail['budgets'] {
+function budgetsOf(
+  r: ReplayResult,
+  session: Session,
+  config: RanConfig,
+  step: number,
+  options: StepDetailOptions,
+  compressedAt: ReadonlySet<number>,
+  fallbackAt: ReadonlyMap<number, string>,
+): StepDetail['budgets'] {
   const layers = budgetLayers(config).filter((l) => DIMENSIONS.some((d) => typeof l.limits[d] === 'number'));
   if (layers.length === 0) return [];
   const s = r.steps;
@@ -256,7 +294,14 @@ function budgetsOf(r: ReplayResult, session: Session, config: RanConfig, step: n
       if (typeof limit !== 'number') continue;
       // A layer that projects counts the tokens this call would send (docs/policies.md §Common, budgets).
       const pending = d === 'tokens' && layer.limits['includeRequest'] === true ? s.total[step]! : 0;
-      out.push({ layer: layer.name, dimension: d, used: used[d], ...(pending > 0 ? { pending } : {}), limit, pct: Math.round(((used[d] + pending) / limit) * 1000) / 10 });
+      out.push({
+        layer: layer.name,
+        dimension: d,
+        used: used[d],
+        ...(pending > 0 ? { pending } : {}),
+        limit,
+        pct: Math.round(((used[d] + pending) / limit) * 1000) / 10,
+      });
     }
   }
   return out;
@@ -289,7 +334,11 @@ function runsOf(state: Uint8Array, from: number, to: number, pick: (s: number) =
 export function stepDetail(r: ReplayResult, session: Session, step: number, options: StepDetailOptions): StepDetail {
   const s = r.steps;
   if (!Number.isInteger(step) || step < 0 || step >= s.count) {
-    throw new StepDetailError(s.count === 0 ? `step ${step} does not exist: this replay has no calls (the session has no assistant message)` : `step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${s.count - 1})`);
+    throw new StepDetailError(
+      s.count === 0
+        ? `step ${step} does not exist: this replay has no calls (the session has no assistant message)`
+        : `step ${step} does not exist: this replay has ${s.count} call${s.count === 1 ? '' : 's'} (0–${s.count - 1})`,
+    );
   }
   const config = r.config as unknown as RanConfig;
   const messages = session.messages;
@@ -309,11 +358,19 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const preflight: Extract<ReplayEvent, { kind: 'tool-preflight' }>[] = [];
   // A compression before the call, in order: its removals marked in `state`. `pairs` gives its
   // dropped and masked ranges; `event` its event object, made only for this call's compressions.
-  const compressionAt = (at: number, path: CompressionPath, after: SummaryText | null, dropped: (visit: (a: number, z: number) => void) => void, masked: (visit: (a: number, z: number) => void) => void, event: () => Compression): void => {
+  const compressionAt = (
+    at: number,
+    path: CompressionPath,
+    after: SummaryText | null,
+    dropped: (visit: (a: number, z: number) => void) => void,
+    masked: (visit: (a: number, z: number) => void) => void,
+    event: () => Compression,
+  ): void => {
     compressedAt.add(at);
     const folded = foldedBy(path, after, summary);
     dropped((a, z) => {
-      for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW || state[i] === MASKED) state[i] = folded ? SUMMARISED : DROPPED;
+      for (let i = a; i <= Math.min(z, k - 1); i++)
+        if (state[i] === WINDOW || state[i] === MASKED) state[i] = folded ? SUMMARISED : DROPPED;
     });
     masked((a, z) => {
       for (let i = a; i <= Math.min(z, k - 1); i++) if (state[i] === WINDOW) state[i] = MASKED;
@@ -415,7 +472,7 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   }
 
   const messageStates: [number, number, MessageState][] = [];
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && state[j + 1] === state[i]) j++;
     messageStates.push([i, j, STATE_NAMES[state[i]!]!]);
@@ -426,7 +483,9 @@ export function stepDetail(r: ReplayResult, session: Session, step: number, opti
   const maskedRanges = k > 0 ? runsOf(state, 0, k - 1, (x) => x === MASKED) : [];
   let historyMessages = 0;
   for (const [a, z] of historyRanges) historyMessages += z - a + 1;
-  const reduced = preflight.filter((e) => inRequest(state[e.messageIndex]!)).map((e) => ({ messageIndex: e.messageIndex, action: e.action, bytesBefore: e.bytesBefore, bytesAfter: e.bytesAfter }));
+  const reduced = preflight
+    .filter((e) => inRequest(state[e.messageIndex]!))
+    .map((e) => ({ messageIndex: e.messageIndex, action: e.action, bytesBefore: e.bytesBefore, bytesAfter: e.bytesAfter }));
 
   const regions = {} as Record<Region, number>;
   for (const key of REGIONS) regions[key] = s.regions[key][step]!;

@@ -110,7 +110,13 @@ export class StepArrays {
     // The same reason as the call before (a run of calls saying the same) shares its index: the
     // 65,535 indices go as far as interned texts went for the reasons now deferred.
     const last = this.reasons.length - 1;
-    if (last > 0 && this.deferredWords[last] === r.words && this.deferredNames[last] === r.name && this.sameNumbers(last * DEFERRED_NUMBERS, r)) return last;
+    if (
+      last > 0 &&
+      this.deferredWords[last] === r.words &&
+      this.deferredNames[last] === r.name &&
+      this.sameNumbers(last * DEFERRED_NUMBERS, r)
+    )
+      return last;
     const id = this.reasons.length;
     if (id >= 65535) return 0;
     this.room(id);
@@ -132,7 +138,14 @@ export class StepArrays {
   /** Whether the numbers kept at `at` are r's. */
   private sameNumbers(at: number, r: DeferredReason): boolean {
     const n = this.deferredNumbers;
-    return same(n[at]!, r.n0) && same(n[at + 1]!, r.n1) && same(n[at + 2]!, r.n2) && same(n[at + 3]!, r.n3) && same(n[at + 4]!, r.n4) && same(n[at + 5]!, r.n5);
+    return (
+      same(n[at]!, r.n0) &&
+      same(n[at + 1]!, r.n1) &&
+      same(n[at + 2]!, r.n2) &&
+      same(n[at + 3]!, r.n3) &&
+      same(n[at + 4]!, r.n4) &&
+      same(n[at + 5]!, r.n5)
+    );
   }
 
   /** The text of reason `id`, worded now if it was deferred. */
@@ -185,7 +198,15 @@ export class StepArrays {
     }
     return t;
   }
-  private lastTemplate: { readonly words: DeferredReason['words']; readonly code: number; readonly name: string; readonly ofText: (text: string) => string; readonly template: string } | undefined;
+  private lastTemplate:
+    | {
+        readonly words: DeferredReason['words'];
+        readonly code: number;
+        readonly name: string;
+        readonly ofText: (text: string) => string;
+        readonly template: string;
+      }
+    | undefined;
 
   /** Every reason as text (the deferred ones worded now, once). */
   private allReasons(): readonly string[] {
@@ -225,7 +246,8 @@ export class StepArrays {
     this.total[j] = request;
     this.limit[j] = d.limit;
     this.status[j] = STATUS_CODE[d.status];
-    if (!this.lean) this.reasonIndex[j] = d.reason === '' && d.deferred !== undefined ? this.deferredOf(d.deferred) : this.reasonOf(d.reason);
+    if (!this.lean)
+      this.reasonIndex[j] = d.reason === '' && d.deferred !== undefined ? this.deferredOf(d.deferred) : this.reasonOf(d.reason);
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 
@@ -235,7 +257,12 @@ export class StepArrays {
     this.total[j] = this.total[j - 1] ?? 0;
     this.limit[j] = this.limit[j - 1] ?? s.enforcement.limit;
     this.status[j] = STATUS_CODE[ended];
-    if (!this.lean) this.reasonIndex[j] = this.reasonOf(ended === 'abort' ? 'after the abort: this call would not have happened' : 'after the forced final turn: this call would not have happened');
+    if (!this.lean)
+      this.reasonIndex[j] = this.reasonOf(
+        ended === 'abort'
+          ? 'after the abort: this call would not have happened'
+          : 'after the forced final turn: this call would not have happened',
+      );
     this.keptFrom[j] = s.win.keepBefore[0] ?? s.win.from;
   }
 

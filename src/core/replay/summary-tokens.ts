@@ -43,7 +43,19 @@ function isCut(text: string, at: number): boolean {
 
 /** JavaScript's `\s` (what the split patterns use), for the character after a line break. */
 function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -128,7 +140,12 @@ const byIdOf = new WeakMap<Map<string, number>, CountsById>();
  * as lanes (summarize/lane.ts), cost less still: their middle items' counts are a running sum the
  * lane keeps as it grows, so only its fresh items are counted (laneCount).
  */
-function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<string, Map<string, number>>, chunks: Int32Array): (layout: SummaryLayout) => number {
+function layoutSum(
+  tokenizer: Tokenizer,
+  memo: Map<string, number>,
+  shapes: Map<string, Map<string, number>>,
+  chunks: Int32Array,
+): (layout: SummaryLayout) => number {
   // One memo per (prefix, suffix), looked up once per section rather than once per item: a
   // rolling summary holds thousands of items, and building the shape's name for each was most of
   // a count's cost (and garbage).
@@ -139,7 +156,14 @@ function layoutSum(tokenizer: Tokenizer, memo: Map<string, number>, shapes: Map<
     return m;
   };
   /** `count` of items[i] in shape m, read by its number when `ids` has it (see CountsById). */
-  const countAt = (m: Map<string, number>, prefix: string, items: readonly string[], i: number, suffix: string, ids: { readonly ids: Int32Array; readonly generation: number } | undefined): number => {
+  const countAt = (
+    m: Map<string, number>,
+    prefix: string,
+    items: readonly string[],
+    i: number,
+    suffix: string,
+    ids: { readonly ids: Int32Array; readonly generation: number } | undefined,
+  ): number => {
     if (!ids) return count(m, prefix, items[i]!, suffix);
     return countById(m, prefix, items[i]!, suffix, ids.ids[i]!, ids.generation);
   };
@@ -291,7 +315,13 @@ function memoOf<V>(all: Map<string, V>, id: string, make: () => V): V {
  * when done). Nothing to do for a tokenizer that is not BPE, and it stops short of filling the
  * memo (a memo cleared mid-replay would count everything again). No count changes, only when it is made.
  */
-export function precountSummaryItems(tokenizerId: string, items: readonly string[], inline: boolean, from: number, enough: () => boolean): number {
+export function precountSummaryItems(
+  tokenizerId: string,
+  items: readonly string[],
+  inline: boolean,
+  from: number,
+  enough: () => boolean,
+): number {
   const { base, bpeId } = bpeOf(tokenizerId);
   if (!bpeId || base === chars4.id) return items.length;
   const tokenizer = getTokenizer(bpeId);
@@ -323,7 +353,10 @@ export function summaryCounter(tokenizerId: string): (text: string) => number {
     const t = getTokenizer(base);
     return (text) => t.countText(text);
   }
-  const segments = segmentSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()));
+  const segments = segmentSum(
+    getTokenizer(bpeId),
+    memoOf(memos, bpeId, () => new Map()),
+  );
   const known = memoOf(wholeMemos, bpeId, () => ({ counts: new Map<string, number>(), chars: 0 }));
   const sum = (text: string): number => {
     let n = known.counts.get(text);
@@ -352,7 +385,12 @@ export function summaryTextCounter(tokenizerId: string): (summary: SummaryText) 
   // chars4 counts the text's length, which a summary knows without writing its text.
   if (base === chars4.id) return (summary) => Math.ceil(summary.length / 4);
   if (!bpeId) return (summary) => ofText(summary.text);
-  const byLayout = layoutSum(getTokenizer(bpeId), memoOf(memos, bpeId, () => new Map()), memoOf(shapeMemos, bpeId, () => new Map()), memoOf(chunkMemos, bpeId, () => new Int32Array(3000).fill(-1)));
+  const byLayout = layoutSum(
+    getTokenizer(bpeId),
+    memoOf(memos, bpeId, () => new Map()),
+    memoOf(shapeMemos, bpeId, () => new Map()),
+    memoOf(chunkMemos, bpeId, () => new Int32Array(3000).fill(-1)),
+  );
   const counted = memoOf(docMemos, bpeId, () => new WeakMap());
   const max = base.startsWith('max:');
   return (summary) => {

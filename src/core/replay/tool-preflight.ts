@@ -16,7 +16,8 @@ import type { ReplayState } from './state';
 import { int } from './state';
 
 /** What S1 puts in place of an output it cannot take. */
-export const BUDGET_FAILURE_TEXT = '(tool failed: the tool budget is exceeded; the output was not added. Final turn: only final_report is available.)';
+export const BUDGET_FAILURE_TEXT =
+  '(tool failed: the tool budget is exceeded; the output was not added. Final turn: only final_report is available.)';
 /** A handle to an output stored aside (offload): path and size, about this many bytes. */
 export const HANDLE_BYTES = 64;
 
@@ -46,7 +47,11 @@ export function utf8Length(s: string): number {
  * a grep returns (a quarter of `max`); full-chunked a handle and the extraction its chunk calls
  * return (half of `max`); auto takes full-chunked up to 4 chunks, read-grep beyond.
  */
-export function keptBytes(mode: ToolOutputMode, bytes: number, max: number): { mode: Exclude<ToolOutputMode, 'auto'>; kept: number; chunks?: number } {
+export function keptBytes(
+  mode: ToolOutputMode,
+  bytes: number,
+  max: number,
+): { mode: Exclude<ToolOutputMode, 'auto'>; kept: number; chunks?: number } {
   const m = mode === 'auto' ? (bytes <= 4 * max ? 'full-chunked' : 'read-grep') : mode;
   switch (m) {
     case 'offload':
@@ -75,14 +80,35 @@ export function toolResultArrives(s: ReplayState, i: number, callId: string, tex
     const tokens = win.tokensOf(i);
     // full-chunked: the chunk calls read the whole output and write the extraction that stays
     // (docs/policies.md §S1): the output's tokens are their input, the extraction their output.
-    const chunkCalls = h.chunks !== undefined ? { chunks: h.chunks, chunkInput: tokens, chunkOutput: Math.ceil((tokens * (h.kept - HANDLE_BYTES)) / bytes) } : undefined;
+    const chunkCalls =
+      h.chunks !== undefined
+        ? { chunks: h.chunks, chunkInput: tokens, chunkOutput: Math.ceil((tokens * (h.kept - HANDLE_BYTES)) / bytes) }
+        : undefined;
     if (chunkCalls) billSideCalls(s, chunkCalls.chunkInput, chunkCalls.chunkOutput);
     win.reduceTo(i, Math.ceil((tokens * h.kept) / bytes));
-    s.events.push({ kind: 'tool-preflight', step, messageIndex: i, callId, action: h.mode, bytesBefore: bytes, bytesAfter: h.kept, ...chunkCalls });
+    s.events.push({
+      kind: 'tool-preflight',
+      step,
+      messageIndex: i,
+      callId,
+      action: h.mode,
+      bytesBefore: bytes,
+      bytesAfter: h.kept,
+      ...chunkCalls,
+    });
   }
   if (c.toolBudget !== undefined && s.toolCalls > c.toolBudget && s.toolBudgetHitAt < 0) {
     s.toolBudgetHitAt = step;
-    s.events.push({ kind: 'tool-preflight', step, messageIndex: i, callId, action: 'budget-exceeded', bytesBefore: bytes, bytesAfter: 0, reason: `tool calls ${s.toolCalls} > tool budget ${c.toolBudget}` });
+    s.events.push({
+      kind: 'tool-preflight',
+      step,
+      messageIndex: i,
+      callId,
+      action: 'budget-exceeded',
+      bytesBefore: bytes,
+      bytesAfter: 0,
+      reason: `tool calls ${s.toolCalls} > tool budget ${c.toolBudget}`,
+    });
     return;
   }
   if (c.paths.toolPreflight && s.toolBudgetHitAt < 0) {
@@ -93,7 +119,18 @@ export function toolResultArrives(s: ReplayState, i: number, callId: string, tex
     if (tokens > remaining) {
       s.toolBudgetHitAt = step;
       win.reduceTo(i, s.countText(BUDGET_FAILURE_TEXT));
-      s.events.push({ kind: 'tool-preflight', step, messageIndex: i, callId, action: 'budget-exceeded', bytesBefore: bytes, bytesAfter: utf8Length(BUDGET_FAILURE_TEXT), tokens, remaining, reason: `tool output ${int(tokens)} tokens > ${int(Math.max(0, remaining))} left under the limit ${int(s.enforcement.limit)}` });
+      s.events.push({
+        kind: 'tool-preflight',
+        step,
+        messageIndex: i,
+        callId,
+        action: 'budget-exceeded',
+        bytesBefore: bytes,
+        bytesAfter: utf8Length(BUDGET_FAILURE_TEXT),
+        tokens,
+        remaining,
+        reason: `tool output ${int(tokens)} tokens > ${int(Math.max(0, remaining))} left under the limit ${int(s.enforcement.limit)}`,
+      });
     }
   }
 }

@@ -97,7 +97,14 @@ export type ReplayEvent =
       readonly remaining?: number;
       readonly reason?: string;
     }
-  | { readonly kind: 'abort'; readonly step: number; readonly budget: BudgetDimension; readonly used: number; readonly max: number; readonly layer?: 'session' | 'task' | 'agent' }
+  | {
+      readonly kind: 'abort';
+      readonly step: number;
+      readonly budget: BudgetDimension;
+      readonly used: number;
+      readonly max: number;
+      readonly layer?: 'session' | 'task' | 'agent';
+    }
   | { readonly kind: 'backpressure'; readonly step: number; readonly delayMs: number; readonly usage: number }
   | { readonly kind: 'summarizer-failure'; readonly step: number; readonly error: string }
   | {

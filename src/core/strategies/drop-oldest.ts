@@ -18,6 +18,12 @@ export const dropOldest: Strategy = (h, budget, ctx) => {
     else lo = mid + 1;
   }
   // keepBefore (older than the live range) always goes; when the live range fits as it is, nothing else does.
-  const { cut: from, moved } = lo === h.from ? { cut: lo, moved: 0 } : pairSafeCut(ctx, lo, h.end, { lo: h.from, hi: latest, prefer: 'later' });
-  return { kept: { from, keepBefore: [] }, dropped: droppedRanges(h, from, []), masked: [], note: `dropped the oldest ${from - h.from + h.keepBefore.length} messages${movedNote(moved)}` };
+  const { cut: from, moved } =
+    lo === h.from ? { cut: lo, moved: 0 } : pairSafeCut(ctx, lo, h.end, { lo: h.from, hi: latest, prefer: 'later' });
+  return {
+    kept: { from, keepBefore: [] },
+    dropped: droppedRanges(h, from, []),
+    masked: [],
+    note: `dropped the oldest ${from - h.from + h.keepBefore.length} messages${movedNote(moved)}`,
+  };
 };

@@ -25,7 +25,8 @@ export const observationMasking: Strategy = (h, _budget, ctx) => {
     for (const i of h.keepBefore) if (i < h.end - window && isToolResultMessage(ctx, i)) older.push(i);
     if (older.length > walked) older.sort(ascending);
   } else {
-    for (const i of [...h.keepBefore, ...Array.from({ length: h.end - h.from }, (_, k) => h.from + k)]) if (isToolResultMessage(ctx, i)) results.push(i);
+    for (const i of [...h.keepBefore, ...Array.from({ length: h.end - h.from }, (_, k) => h.from + k)])
+      if (isToolResultMessage(ctx, i)) results.push(i);
     older = results.slice(0, Math.max(0, results.length - keep));
   }
   // Filtered in place (`older` is this call's own list).
@@ -36,7 +37,15 @@ export const observationMasking: Strategy = (h, _budget, ctx) => {
   }
   older.length = n;
   const masked = older;
-  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: NONE_DROPPED, masked, note: window !== undefined ? windowNote(masked.length, window) : `masked ${masked.length} observations, kept the last ${Math.min(keep, results.length)}` };
+  return {
+    kept: { from: h.from, keepBefore: h.keepBefore },
+    dropped: NONE_DROPPED,
+    masked,
+    note:
+      window !== undefined
+        ? windowNote(masked.length, window)
+        : `masked ${masked.length} observations, kept the last ${Math.min(keep, results.length)}`,
+  };
 };
 
 const ascending = (a: number, b: number): number => a - b;

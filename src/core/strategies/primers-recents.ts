@@ -106,16 +106,22 @@ export const primersRecents: Strategy = (h, _budget, ctx) => {
   for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
   let primersKept = 0;
   for (let q = 0; q < primerSet.length; q++) if (primerSet[q]! < from) primersKept++;
-  const note = promptNote === '' ? countsNote(primersKept, folded, end - from, recentsCut.moved) : `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
+  const note =
+    promptNote === ''
+      ? countsNote(primersKept, folded, end - from, recentsCut.moved)
+      : `primers ${primersKept} + summary of ${folded}${promptNote} + recents ${end - from}${movedNote(recentsCut.moved)}`;
   // Under a token target, what is kept stays even over the target (docs/policies.md §S3): the
   // replay checks the request it sends, summary made, against the target. An event-count
   // condenser (OpenHands, `triggerMessages`) aims at a count, which it always meets.
   const keptWhateverTarget = ctx.config.triggerMessages === undefined;
   // Written out per case, not with spreads of optional parts (an object copied per compression).
   const kept = { from, keepBefore };
-  if (!dropped.length) return keptWhateverTarget ? { kept, dropped, masked: NO_MASKS, keptWhateverTarget, note } : { kept, dropped, masked: NO_MASKS, note };
+  if (!dropped.length)
+    return keptWhateverTarget ? { kept, dropped, masked: NO_MASKS, keptWhateverTarget, note } : { kept, dropped, masked: NO_MASKS, note };
   const summaryRequest = { ranges: dropped, targetTokens: S3_SUMMARY_TOKENS };
-  return keptWhateverTarget ? { kept, dropped, masked: NO_MASKS, summaryRequest, keptWhateverTarget, note } : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
+  return keptWhateverTarget
+    ? { kept, dropped, masked: NO_MASKS, summaryRequest, keptWhateverTarget, note }
+    : { kept, dropped, masked: NO_MASKS, summaryRequest, note };
 };
 /**
  * "primers P + summary of F + recents R" (and the cut's move): an event-count condenser
@@ -123,7 +129,8 @@ export const primersRecents: Strategy = (h, _budget, ctx) => {
  * one string per (P, F, R, move) while they fit a key.
  */
 function countsNote(primers: number, folded: number, recents: number, moved: number): string {
-  const cacheable = primers >= 0 && primers < 1024 && folded >= 0 && folded < 65_536 && recents >= 0 && recents < 65_536 && moved > -512 && moved < 512;
+  const cacheable =
+    primers >= 0 && primers < 1024 && folded >= 0 && folded < 65_536 && recents >= 0 && recents < 65_536 && moved > -512 && moved < 512;
   const key = ((primers * 65_536 + folded) * 65_536 + recents) * 1024 + (moved + 512);
   let note = cacheable ? countsNotes.get(key) : undefined;
   if (note === undefined) {

@@ -10,6 +10,12 @@ import { droppedRanges, movedNote, pairSafeCut } from './util';
 export const slidingWindow: Strategy = (h, _budget, ctx) => {
   const n = ctx.config.slidingWindow;
   const target = Math.max(h.from, h.end - n);
-  const { cut: from, moved } = target === h.from ? { cut: h.from, moved: 0 } : pairSafeCut(ctx, target, h.end, { lo: h.from, hi: h.end, prefer: 'nearest' });
-  return { kept: { from, keepBefore: [] }, dropped: droppedRanges(h, from, []), masked: [], note: `sliding window: kept the last ${h.end - from} messages (N = ${n})${movedNote(moved)}` };
+  const { cut: from, moved } =
+    target === h.from ? { cut: h.from, moved: 0 } : pairSafeCut(ctx, target, h.end, { lo: h.from, hi: h.end, prefer: 'nearest' });
+  return {
+    kept: { from, keepBefore: [] },
+    dropped: droppedRanges(h, from, []),
+    masked: [],
+    note: `sliding window: kept the last ${h.end - from} messages (N = ${n})${movedNote(moved)}`,
+  };
 };

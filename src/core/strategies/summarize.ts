@@ -28,7 +28,9 @@ export const summarize: Strategy = (h, budget, ctx) => {
   let folded = 0;
   for (let q = 0; q < dropped.length; q++) folded += dropped[q]![1] - dropped[q]![0] + 1;
   const kept = { from, keepBefore: NONE };
-  const note = byCount ? `summarized ${folded} messages, kept the last ${h.end - from} (N = ${keepLast})${movedNote(byCount.moved)}` : summarizedNote(folded);
+  const note = byCount
+    ? `summarized ${folded} messages, kept the last ${h.end - from} (N = ${keepLast})${movedNote(byCount.moved)}`
+    : summarizedNote(folded);
   if (!dropped.length) return { kept, dropped, masked: NONE, note };
   return { kept, dropped, masked: NONE, summaryRequest: { ranges: dropped, targetTokens: Math.max(512, Math.floor(budget * 0.2)) }, note };
 };

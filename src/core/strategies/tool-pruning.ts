@@ -25,7 +25,12 @@ export const toolPruning: Strategy = (h, budget, ctx) => {
   let going = true;
   for (const i of h.keepBefore) if (going && i >= head && i < tail) going = prune(i);
   for (let i = Math.max(h.from, head); going && i < tail; i++) going = prune(i);
-  return { kept: { from: h.from, keepBefore: h.keepBefore }, dropped: [], masked, note: `pruned ${masked.length} tool results${tokens > budget ? ' (still over the target: the rest is in the protected head and tail)' : ''}` };
+  return {
+    kept: { from: h.from, keepBefore: h.keepBefore },
+    dropped: [],
+    masked,
+    note: `pruned ${masked.length} tool results${tokens > budget ? ' (still over the target: the rest is in the protected head and tail)' : ''}`,
+  };
 };
 
 /** What a pruned or masked tool result still costs: the placeholder and the call id. */

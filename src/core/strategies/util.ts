@@ -269,7 +269,12 @@ export interface PairSafeCut {
  * asked); `'later'` only moves later (a strategy that must drop at least what it asked for).
  * Cost: O(end − target + distance moved) — the kept tail and the move, never the session.
  */
-export function pairSafeCut(ctx: StrategyContext, target: number, end: number, bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' }): PairSafeCut {
+export function pairSafeCut(
+  ctx: StrategyContext,
+  target: number,
+  end: number,
+  bounds: { readonly lo: number; readonly hi: number; readonly prefer: 'nearest' | 'later' },
+): PairSafeCut {
   const callOf = earliestCallOfResults(ctx.messages);
   // The common case (the cut orphans nothing): one look-up in a table made once per message list.
   // (A pass over [target, end) per cut was the largest share of a policy cutting at every call.)

@@ -19,7 +19,8 @@ import { Lane, LaneView } from './lane';
 import { Recent, recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
-const DECISION = /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
+const DECISION =
+  /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
 // No leading \b on error/exception: "TypeError", "ValueError", "NullPointerException" count.
 const ERROR = /(error|exception)s?\b|\b(failed|failure|traceback|panic|assert)/i;
 
@@ -83,14 +84,20 @@ function itemsOf(m: Message): MessageItems {
     if (p.kind === 'text' && m.role === 'assistant') for (const s of sentences(text)) if (DECISION.test(s)) decisions.push(clip(s));
     if ((p.kind === 'tool_result' && p.isError) || ERROR.test(text)) {
       // A result the tool flagged as an error leads with its first line when no line names it.
-      const line = text.split('\n').find((l) => ERROR.test(l)) ?? (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
+      const line =
+        text.split('\n').find((l) => ERROR.test(l)) ??
+        (p.kind === 'tool_result' && p.isError ? text.split('\n').find((l) => l.trim() !== '') : undefined);
       if (line) errors.push(clip(line.trim()));
     }
   }
   // What the user or the agent said or did (not raw tool output): facts shared with retention.
   const facts = m.parts.every((p) => p.kind === 'tool_result') ? [] : factsOfMessage(m).map((f) => f.key);
   const plain = (x: string): boolean => x !== '' && x === x.trim() && !x.includes('\n') && !x.includes('\r');
-  const readsBack = decisions.every(plain) && errors.every(plain) && files.every(plain) && facts.every((f) => plain(f) && !f.includes(', ') && !f.endsWith('…'));
+  const readsBack =
+    decisions.every(plain) &&
+    errors.every(plain) &&
+    files.every(plain) &&
+    facts.every((f) => plain(f) && !f.includes(', ') && !f.endsWith('…'));
   const items: MessageItems = { decisions, errors, files, facts, readsBack };
   itemsCache.set(m, items);
   return items;
@@ -108,7 +115,12 @@ const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
  */
 interface ListItems {
   /** Per mention also its item's interned number (`ids`), so a fold's items come out of the scan with their numbers. */
-  readonly sections: readonly { readonly items: readonly string[]; readonly ids: Int32Array; readonly start: Uint32Array; readonly next: Uint32Array }[];
+  readonly sections: readonly {
+    readonly items: readonly string[];
+    readonly ids: Int32Array;
+    readonly start: Uint32Array;
+    readonly next: Uint32Array;
+  }[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
   /** The first message at or after i that states a goal (isGoal), or the list's length. */
@@ -165,7 +177,14 @@ const builds = new WeakMap<readonly Message[], LayoutBuild>();
 function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
   let b = builds.get(list);
   if (!b) {
-    b = { i: 0, per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })), unsafeBefore: new Uint32Array(list.length + 1), goals: new Uint32Array(list.length + 1), f: 0, generation: internGeneration };
+    b = {
+      i: 0,
+      per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })),
+      unsafeBefore: new Uint32Array(list.length + 1),
+      goals: new Uint32Array(list.length + 1),
+      f: 0,
+      generation: internGeneration,
+    };
     builds.set(list, b);
   }
   if (b.generation !== internGeneration) {
@@ -228,7 +247,17 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
     const nextGoal = b.goals;
     nextGoal[n] = n;
     for (let i = n - 1; i >= 0; i--) nextGoal[i] = nextGoal[i] === 1 ? i : nextGoal[i + 1]!;
-    return { nextGoal, sections: b.per.map(({ items, start, next, ids }) => ({ items, ids: ids ?? new Int32Array(0), start, next: next ?? new Uint32Array(0) })), unsafeBefore: b.unsafeBefore, generation: b.generation };
+    return {
+      nextGoal,
+      sections: b.per.map(({ items, start, next, ids }) => ({
+        items,
+        ids: ids ?? new Int32Array(0),
+        start,
+        next: next ?? new Uint32Array(0),
+      })),
+      unsafeBefore: b.unsafeBefore,
+      generation: b.generation,
+    };
   }
 }
 
@@ -275,7 +304,9 @@ export function prepareMessageList(list: readonly Message[], enough: () => boole
  * (`inline`: on one line, facts), every mention in list order — for counting them ahead
  * (replay/summary-tokens.ts `precountSummaryItems`). Undefined until the list is laid out whole.
  */
-export function preparedItems(list: readonly Message[]): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
+export function preparedItems(
+  list: readonly Message[],
+): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
   const hit = list.length > 0 ? listOf.get(list[0]!) : undefined;
   if (hit?.at.list !== list || !hit.at.items) return undefined;
   return hit.at.items.sections.map(({ items }, f) => ({ items, inline: IS_INLINE[f + ITEM_SECTION]! }));
@@ -589,7 +620,9 @@ const picks: Int32Array[] = SECTIONS.map(() => new Int32Array(256));
  */
 function pick(items: readonly (readonly string[])[], budget: number, keep: boolean, lens?: readonly (Int32Array | undefined)[]): number {
   const n = SECTIONS.length;
-  if (keep) for (let k = 0; k < n; k++) if (picks[k]!.length < items[k]!.length) picks[k] = new Int32Array(Math.max(items[k]!.length, 2 * picks[k]!.length));
+  if (keep)
+    for (let k = 0; k < n; k++)
+      if (picks[k]!.length < items[k]!.length) picks[k] = new Int32Array(Math.max(items[k]!.length, 2 * picks[k]!.length));
   // Per section: the next item's index; a section's first item also pays for its title. Plain
   // loops (no closure per item).
   const next = [0, 0, 0, 0, 0, 0];
@@ -854,7 +887,12 @@ function carriedLanes(layout: SummaryLayout): (LaneView | undefined)[] {
  * section the next version of its lane (a fresh-only section a lane of its own). Work per
  * section: its fresh items, the items it drops, and the fill's queries; never the items it carries.
  */
-function extendLanes(fresh: Sections, freshIds: readonly Int32Array[], lanes: readonly (LaneView | undefined)[], budget: number): Map<Section, LaneView> {
+function extendLanes(
+  fresh: Sections,
+  freshIds: readonly Int32Array[],
+  lanes: readonly (LaneView | undefined)[],
+  budget: number,
+): Map<Section, LaneView> {
   pickLanes(lanes, budget, true);
   const out = new Map<Section, LaneView>();
   for (let k = 0; k < SECTIONS.length; k++) {
@@ -873,7 +911,11 @@ function extendLanes(fresh: Sections, freshIds: readonly Int32Array[], lanes: re
 
 /** The summary's text (for callers that hold summaries as strings). */
 export function extractiveSummary(req: SummaryRequest): string {
-  return extractiveSummaryText({ messages: req.messages, previous: req.previousSummary === null ? null : SummaryText.of(req.previousSummary), targetTokens: req.targetTokens }).text;
+  return extractiveSummaryText({
+    messages: req.messages,
+    previous: req.previousSummary === null ? null : SummaryText.of(req.previousSummary),
+    targetTokens: req.targetTokens,
+  }).text;
 }
 
 /**
@@ -950,7 +992,8 @@ export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   if (length > budgetChars) return SummaryText.of(renderLayout(layout).slice(0, budgetChars - 1) + '…');
   // Items known to read back spare the item-by-item check: every folded message's with a summary
   // written here (the goal checked now), else whatever was not checked when it was written.
-  if ((freshReadsBack && (!req.previous || written !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack)) return sameIds(SummaryText.laidOut(layout, length), layout);
+  if ((freshReadsBack && (!req.previous || written !== undefined) && readsBack(goalSections)) || unchecked.every(readsBack))
+    return sameIds(SummaryText.laidOut(layout, length), layout);
   return SummaryText.of(renderLayout(layout));
 }
 
@@ -1110,7 +1153,6 @@ function mergeUnique(fresh: readonly string[], old: readonly string[], oldDistin
   for (i++; i < old.length; i++) if (!isFresh(old[i]!)) out.push(old[i]!);
   return out;
 }
-
 
 export const extractiveSummarizer: Summarizer = {
   id: 'extractive',

@@ -7,7 +7,8 @@ import { messageText } from '../model';
 
 export type FactKind = 'path' | 'identifier' | 'number' | 'name';
 
-const PATH = /(?:^|[\s"'`(=:])((?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.\w{1,8}|[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|java|rb|md|json|yaml|yml|toml|sql|sh|css|html|c|h|cpp|txt))\b/g;
+const PATH =
+  /(?:^|[\s"'`(=:])((?:\.{0,2}\/)?(?:[\w.-]+\/)+[\w.-]+\.\w{1,8}|[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|java|rb|md|json|yaml|yml|toml|sql|sh|css|html|c|h|cpp|txt))\b/g;
 const IDENT = /\b([a-z]+(?:[A-Z][a-z0-9]+)+|[a-z]+(?:_[a-z0-9]+)+|[A-Z]{2,}-\d+)\b/g;
 // The left edge is matched (not looked behind): a lookbehind at every position costs 2× here.
 const NUMBER = /(?:^|[^\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{3,})(?![\w.])/g;

@@ -20,7 +20,10 @@ export interface SummarizerHost {
 
 export const DEFAULT_BASE_URLS = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' } as const;
 
-export function createSummarizer(config: Pick<ReplayConfig, 'summarizer' | 'summarizerModel' | 'summarizerUrl'>, host: SummarizerHost = {}): Summarizer | undefined {
+export function createSummarizer(
+  config: Pick<ReplayConfig, 'summarizer' | 'summarizerModel' | 'summarizerUrl'>,
+  host: SummarizerHost = {},
+): Summarizer | undefined {
   const store = host.store ?? memoryStore();
   switch (config.summarizer) {
     case 'none':
@@ -29,7 +32,8 @@ export function createSummarizer(config: Pick<ReplayConfig, 'summarizer' | 'summ
       return cached(extractiveSummarizer, store);
     case 'openai':
     case 'anthropic': {
-      if (!config.summarizerModel) throw new Error(`summarizer "${config.summarizer}": set summarizerModel (e.g. --set summarizerModel=gpt-4o-mini)`);
+      if (!config.summarizerModel)
+        throw new Error(`summarizer "${config.summarizer}": set summarizerModel (e.g. --set summarizerModel=gpt-4o-mini)`);
       const options = {
         baseUrl: config.summarizerUrl ?? DEFAULT_BASE_URLS[config.summarizer],
         model: config.summarizerModel,

@@ -147,11 +147,31 @@ const EMPTY_TREE = new Fenwick(new Int32Array(1));
 const LANE_INTS = 11;
 
 /** The views of a lane's tables over one buffer sized for `capacity` positions. */
-function tablesOf(capacity: number): { slots: Int32Array; ids: Int32Array; lens: Int32Array; gone: Int32Array; below: Int32Array; above: Int32Array; cost: Int32Array; ones: Int32Array; shortest: Int32Array } {
+function tablesOf(capacity: number): {
+  slots: Int32Array;
+  ids: Int32Array;
+  lens: Int32Array;
+  gone: Int32Array;
+  below: Int32Array;
+  above: Int32Array;
+  cost: Int32Array;
+  ones: Int32Array;
+  shortest: Int32Array;
+} {
   const all = new Int32Array(LANE_INTS * capacity + 2);
   let at = 0;
   const take = (n: number): Int32Array => all.subarray(at, (at += n));
-  return { slots: take(2 * capacity), ids: take(capacity), lens: take(capacity), gone: take(capacity), below: take(capacity), above: take(capacity), cost: take(capacity + 1), ones: take(capacity + 1), shortest: take(2 * capacity) };
+  return {
+    slots: take(2 * capacity),
+    ids: take(capacity),
+    lens: take(capacity),
+    gone: take(capacity),
+    below: take(capacity),
+    above: take(capacity),
+    cost: take(capacity + 1),
+    ones: take(capacity + 1),
+    shortest: take(2 * capacity),
+  };
 }
 
 export class Lane {
@@ -219,7 +239,8 @@ export class Lane {
     const lane = Lane.sized(view.count, from.generation);
     // The view's positions in ascending order (oldest first), each item at the next position.
     let w = 0;
-    for (let p = view.start; p < view.end; p++) if (from.gone[p]! > view.version) lane.put(w++, from.items[p]!, from.ids[p]!, from.lens[p]!);
+    for (let p = view.start; p < view.end; p++)
+      if (from.gone[p]! > view.version) lane.put(w++, from.items[p]!, from.ids[p]!, from.lens[p]!);
     return lane.laidOut(w);
   }
 
@@ -301,7 +322,14 @@ export class Lane {
    * The next version: of the head's items only those in `kept` (`runs` runs [a, u) of positions
    * as pairs, highest first), minus any whose number is among `freshIds`, then `fresh` (newest first) on top.
    */
-  extend(kept: ArrayLike<number>, runs: number, fresh: readonly string[], freshIds: ArrayLike<number>, freshLens: ArrayLike<number>, freshCount = fresh.length): LaneView {
+  extend(
+    kept: ArrayLike<number>,
+    runs: number,
+    fresh: readonly string[],
+    freshIds: ArrayLike<number>,
+    freshLens: ArrayLike<number>,
+    freshCount = fresh.length,
+  ): LaneView {
     if (this.head.version !== this.version) throw new Error('only the head of a lane can be extended');
     const version = ++this.version;
     // Drop every present position outside the kept runs: walk the list from the top, jumping over

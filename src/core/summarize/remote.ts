@@ -115,14 +115,18 @@ export function summarizerUrlProblem(raw: string): string | undefined {
   const u = parseUrl(raw);
   const url = shownUrl(raw);
   if (!u) return `summarizerUrl "${url}" is not a valid URL`;
-  if (u.username !== '' || u.password !== '') return `summarizerUrl "${url}": credentials in the URL (user:password@) are not allowed, they would be sent and shown with it; store a key for the endpoint instead (\`ctxscope key set\`)`;
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `summarizerUrl "${url}": only http and https endpoints are allowed, not ${u.protocol}`;
+  if (u.username !== '' || u.password !== '')
+    return `summarizerUrl "${url}": credentials in the URL (user:password@) are not allowed, they would be sent and shown with it; store a key for the endpoint instead (\`ctxscope key set\`)`;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return `summarizerUrl "${url}": only http and https endpoints are allowed, not ${u.protocol}`;
   const host = u.hostname.toLowerCase();
   const v6 = ipv6(host);
   const v4 = ipv4(host) ?? (v6 ? mappedV4(v6) : undefined);
   const linkLocal = (v4 !== undefined && v4[0] === 169 && v4[1] === 254) || (v6 !== undefined && !v4 && (v6[0]! & 0xffc0) === 0xfe80);
-  if (linkLocal || METADATA_HOSTS.has(host)) return `summarizerUrl "${url}": ${host} is a link-local or cloud-metadata host, never a summarizer`;
-  if (host === '' || (v4 !== undefined && v4.every((x) => x === 0)) || (v6 !== undefined && v6.every((x) => x === 0))) return `summarizerUrl "${url}": ${host || 'an empty host'} is not a host to send to`;
+  if (linkLocal || METADATA_HOSTS.has(host))
+    return `summarizerUrl "${url}": ${host} is a link-local or cloud-metadata host, never a summarizer`;
+  if (host === '' || (v4 !== undefined && v4.every((x) => x === 0)) || (v6 !== undefined && v6.every((x) => x === 0)))
+    return `summarizerUrl "${url}": ${host || 'an empty host'} is not a host to send to`;
   return undefined;
 }
 
@@ -133,7 +137,8 @@ export function summarizerUrlProblem(raw: string): string | undefined {
 export function endpointKey(url: string): string | undefined {
   const u = parseUrl(url);
   if (!u) return undefined;
-  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
+  const port =
+    u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
   return `${u.protocol}//${u.hostname.toLowerCase()}${port}${u.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -158,7 +163,13 @@ export class SummarizerRedirectError extends SummarizerError {
   }
 }
 
-export async function postJson(rawUrl: string, body: unknown, headers: Record<string, string>, o: RemoteOptions, signal?: AbortSignal): Promise<unknown> {
+export async function postJson(
+  rawUrl: string,
+  body: unknown,
+  headers: Record<string, string>,
+  o: RemoteOptions,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const url = shownUrl(rawUrl);
   const attempts = (o.retries ?? 2) + 1;
   let lastError = '';
@@ -175,12 +186,20 @@ export async function postJson(rawUrl: string, body: unknown, headers: Record<st
       // Never follow a redirect: the key and the transcript are bound to this endpoint, and a
       // redirect would hand both to whatever host it names. 'manual' hands the 3xx back as an
       // answer ('error' made it a network error, which was retried).
-      const res = await (o.fetch ?? fetch)(rawUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal, redirect: 'manual' });
+      const res = await (o.fetch ?? fetch)(rawUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+        redirect: 'manual',
+      });
       // An opaque redirect (a browser's fetch) has status 0.
       if (res.status === 0 || (res.status >= 300 && res.status < 400)) {
         // Read and dropped, so the connection is free again.
         void res.text().catch(() => '');
-        throw new SummarizerRedirectError(`the summarizer at ${url} answered HTTP ${res.status || '3xx'} (a redirect): redirects are never followed nor retried, the key and the transcript go only to the configured endpoint; set summarizerUrl to the endpoint itself`);
+        throw new SummarizerRedirectError(
+          `the summarizer at ${url} answered HTTP ${res.status || '3xx'} (a redirect): redirects are never followed nor retried, the key and the transcript go only to the configured endpoint; set summarizerUrl to the endpoint itself`,
+        );
       }
       if (res.ok) {
         const text = await res.text();
@@ -196,7 +215,10 @@ export async function postJson(rawUrl: string, body: unknown, headers: Record<st
       if (Number.isFinite(seconds) && seconds >= 0) retryAfterMs = Math.min(seconds * 1000, 30_000);
     } catch (e) {
       if (e instanceof SummarizerError) throw e;
-      lastError = controller.signal.aborted && !signal?.aborted ? `timed out after ${o.timeoutMs ?? 60_000} ms (${url})` : `${e instanceof Error ? e.message : String(e)} (${url})`;
+      lastError =
+        controller.signal.aborted && !signal?.aborted
+          ? `timed out after ${o.timeoutMs ?? 60_000} ms (${url})`
+          : `${e instanceof Error ? e.message : String(e)} (${url})`;
       if (signal?.aborted) break;
     } finally {
       clearTimeout(timer);
@@ -239,11 +261,18 @@ export function openaiCompatibleSummarizer(o: RemoteOptions): Summarizer {
         max_tokens: req.targetTokens,
         temperature: 0.2,
       };
-      const json = (await post(`${trimSlash(o.baseUrl)}/chat/completions`, body, o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}, o, signal)) as {
+      const json = (await post(
+        `${trimSlash(o.baseUrl)}/chat/completions`,
+        body,
+        o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+        o,
+        signal,
+      )) as {
         choices?: { message?: { content?: unknown } }[];
       };
       const text = json.choices?.[0]?.message?.content;
-      if (typeof text !== 'string' || text.trim() === '') throw new SummarizerError('the summarizer answered without text (choices[0].message.content)');
+      if (typeof text !== 'string' || text.trim() === '')
+        throw new SummarizerError('the summarizer answered without text (choices[0].message.content)');
       return text.trim();
     },
   };
@@ -264,8 +293,13 @@ export function anthropicSummarizer(o: RemoteOptions): Summarizer {
         messages: [{ role: 'user', content: s3Prompt(formatMessages(req.messages, req.previousSummary), req.targetTokens) }],
       };
       const headers: Record<string, string> = { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}) };
-      const json = (await post(`${trimSlash(o.baseUrl)}/v1/messages`, body, headers, o, signal)) as { content?: { type?: string; text?: unknown }[] };
-      const text = (json.content ?? []).filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+      const json = (await post(`${trimSlash(o.baseUrl)}/v1/messages`, body, headers, o, signal)) as {
+        content?: { type?: string; text?: unknown }[];
+      };
+      const text = (json.content ?? [])
+        .filter((b) => b.type === 'text' && typeof b.text === 'string')
+        .map((b) => b.text as string)
+        .join('\n');
       if (text.trim() === '') throw new SummarizerError('the summarizer answered without text (content[].text)');
       return text.trim();
     },

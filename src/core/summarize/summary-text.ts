@@ -235,7 +235,7 @@ function piecesInclude(s: SummarySection, key: string): boolean {
 function searchableByItem(key: string): boolean {
   if (key === '' || key.includes('\n') || key.includes(',')) return false;
   const c = key.charCodeAt(0);
-  return c !== 35 /* # */ && c !== 32 /* space */ && c !== 45 /* - */;
+  return c !== 35 /* # */ && c !== 32 /* space */ && c !== 45; /* - */
 }
 
 /** Bounded in number and characters: a long-lived process (the app) replays many sessions. */

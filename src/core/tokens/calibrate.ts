@@ -61,7 +61,8 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { in
     while (c < compactionStarts.length && compactionStarts[c]! <= i) windowStart = compactionStarts[c++]!;
     const m = session.messages[i]!;
     if (m.role !== 'assistant') continue;
-    for (; e < sent.length && sent[e]!.from <= i; e++) applied.push({ index: sent[e]!.index, saved: counts.perMessage[sent[e]!.index]! - sent[e]!.tokens });
+    for (; e < sent.length && sent[e]!.from <= i; e++)
+      applied.push({ index: sent[e]!.index, saved: counts.perMessage[sent[e]!.index]! - sent[e]!.tokens });
     if (!m.usage) continue;
     let saved = 0;
     for (const a of applied) if (a.index >= windowStart && a.index < i) saved += a.saved;
@@ -74,10 +75,19 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { in
 
 /** The line through the points, or a pure offset (with the reason) when a line cannot be trusted. */
 function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fallback?: string } {
-  if (pts.length === 0) return { ratio: 1, overhead: 0, fallback: 'no call reports a prompt size: counts are the base tokenizer’s, uncorrected' };
-  if (pts.length === 1) return { ratio: 1, overhead: Math.max(0, Math.round(pts[0]!.y - pts[0]!.x)), fallback: 'one call reports usage: a fixed offset only, no ratio' };
+  if (pts.length === 0)
+    return { ratio: 1, overhead: 0, fallback: 'no call reports a prompt size: counts are the base tokenizer’s, uncorrected' };
+  if (pts.length === 1)
+    return {
+      ratio: 1,
+      overhead: Math.max(0, Math.round(pts[0]!.y - pts[0]!.x)),
+      fallback: 'one call reports usage: a fixed offset only, no ratio',
+    };
   const n = pts.length;
-  let sx = 0, sy = 0, sxx = 0, sxy = 0;
+  let sx = 0,
+    sy = 0,
+    sxx = 0,
+    sxy = 0;
   for (const p of pts) {
     sx += p.x;
     sy += p.y;
@@ -90,7 +100,9 @@ function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fa
   // A negative overhead or a nonsensical ratio means the line is not physical: fall back to a
   // pure offset (ratio 1), which is what an unlogged system prompt looks like.
   if (!(ratio > 0.2 && ratio < 5) || overhead < 0) {
-    const why = Number.isNaN(ratio) ? 'every call has the same estimate' : `the fitted line (ratio ${ratio.toFixed(2)}, overhead ${Math.round(overhead)}) is not physical`;
+    const why = Number.isNaN(ratio)
+      ? 'every call has the same estimate'
+      : `the fitted line (ratio ${ratio.toFixed(2)}, overhead ${Math.round(overhead)}) is not physical`;
     return { ratio: 1, overhead: Math.round(Math.max(0, (sy - sx) / n)), fallback: `${why}: a fixed offset only, ratio 1` };
   }
   return { ratio, overhead: Math.round(overhead) };

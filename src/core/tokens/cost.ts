@@ -137,7 +137,16 @@ export function createCounter(tokenizer: Tokenizer, options: CostModelOptions = 
       const counted = content + reasoning + toolCalls + toolResults;
       const units = counted + overhead;
       const scaled = scaleFloor(units, scale);
-      const b: MessageBreakdown = { content, reasoning, toolCalls, toolResults, media, overhead: scaled - counted, units, total: scaled + media };
+      const b: MessageBreakdown = {
+        content,
+        reasoning,
+        toolCalls,
+        toolResults,
+        media,
+        overhead: scaled - counted,
+        units,
+        total: scaled + media,
+      };
       cache?.set(m, b);
       return b;
     },

@@ -82,7 +82,15 @@ export function countSession(session: Session, counter: Counter, options: CountO
   }
   if (tally) tally.filled = true;
   const tools = Math.round(counter.tools(session.tools) * ratio);
-  return { tokenizer: counter.tokenizer.id, perMessage, prefix, system, tools, unlogged: options.unlogged ?? 0, approximate: counter.tokenizer.approximate };
+  return {
+    tokenizer: counter.tokenizer.id,
+    perMessage,
+    prefix,
+    system,
+    tools,
+    unlogged: options.unlogged ?? 0,
+    approximate: counter.tokenizer.approximate,
+  };
 }
 
 /**

@@ -10,7 +10,16 @@ import { createCounter, MEDIA_TOKENS as MEDIA_TOKENS_BY_PROVIDER, type CostModel
 import { CALIBRATION_BASE, getTokenizer } from './registry';
 import type { SessionCounts, TokenizerId } from './types';
 
-export { COST_RULES, costRulesFor, createCounter, MEDIA_TOKENS, SCHEMA_SCALE_S1, scaleFloor, type CostModelOptions, type CostRules } from './cost';
+export {
+  COST_RULES,
+  costRulesFor,
+  createCounter,
+  MEDIA_TOKENS,
+  SCHEMA_SCALE_S1,
+  scaleFloor,
+  type CostModelOptions,
+  type CostRules,
+} from './cost';
 export { countSession, countCalibrated } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
 export { ESTIMATOR_VERSION, countsKey } from './version';
@@ -34,6 +43,7 @@ export function mediaTokensFor(provider: string | undefined): number {
 export function countWith(session: Session, tokenizerId: TokenizerId, options: CostModelOptions = {}): SessionCounts {
   // A fresh counter makes one pass (calibrated: two, the second from a tally): a memo would
   // only hold a breakdown object per message until the end (a million tiny lines: ~300 MB).
-  if (tokenizerId === 'calibrated') return countCalibrated(session, createCounter(getTokenizer(CALIBRATION_BASE), { memo: false, ...options }));
+  if (tokenizerId === 'calibrated')
+    return countCalibrated(session, createCounter(getTokenizer(CALIBRATION_BASE), { memo: false, ...options }));
   return countSession(session, createCounter(getTokenizer(tokenizerId), { memo: false, ...options }));
 }

@@ -27,7 +27,12 @@ const maxCache = new Map<string, Tokenizer>();
 function maxOf(inner: Tokenizer): Tokenizer {
   let t = maxCache.get(inner.id);
   if (!t) {
-    t = { id: `max:${inner.id}`, label: `max(${inner.label}, chars/4) (S1)`, approximate: true, countText: (s) => Math.max(inner.countText(s), chars4.countText(s)) };
+    t = {
+      id: `max:${inner.id}`,
+      label: `max(${inner.label}, chars/4) (S1)`,
+      approximate: true,
+      countText: (s) => Math.max(inner.countText(s), chars4.countText(s)),
+    };
     maxCache.set(inner.id, t);
   }
   return t;
@@ -38,6 +43,7 @@ export function getTokenizer(id: TokenizerId): Tokenizer {
   if (base) return base;
   if (id.startsWith('max:')) return maxOf(getTokenizer(id.slice(4)));
   // `calibrated` counts with its base tokenizer; the fit is applied per session (countWith).
-  if (id === 'calibrated') return { ...BASE[CALIBRATION_BASE]!, id: 'calibrated', label: 'calibrated to reported usage', approximate: true };
+  if (id === 'calibrated')
+    return { ...BASE[CALIBRATION_BASE]!, id: 'calibrated', label: 'calibrated to reported usage', approximate: true };
   throw new Error(`unknown tokenizer "${id}" (known: ${TOKENIZER_IDS.join(', ')}, or max:<id>)`);
 }

@@ -36,7 +36,11 @@ export function sentAsTokens(session: Session, counts: SessionCounts): readonly 
     const logged = counter.message(m).total;
     const sent = counter.message(sentForm(m, m.sentAs.text)).total;
     const stored = counts.perMessage[i] ?? 0;
-    out.push({ index: i, from: m.sentAs.fromMessage, tokens: logged > 0 ? Math.min(stored, Math.round((stored * sent) / logged)) : stored });
+    out.push({
+      index: i,
+      from: m.sentAs.fromMessage,
+      tokens: logged > 0 ? Math.min(stored, Math.round((stored * sent) / logged)) : stored,
+    });
   }
   out.sort((a, b) => a.from - b.from || a.index - b.index);
   memo.set(counts.perMessage, out);

@@ -54,12 +54,21 @@ export const endedOf = (o: TuneOutcome): number => o.forcedFinals + o.aborts;
  * tokens (a model with no prices in the catalog bills $0 for every setting).
  */
 export type CostBasis = 'usd' | 'tokens';
-export const costBasisOf = (outcomes: readonly TuneOutcome[]): CostBasis => (outcomes.some((o) => !o.error && o.cost > 0) ? 'usd' : 'tokens');
-const costIn = (basis: CostBasis) => (o: TuneOutcome): number => (basis === 'usd' ? o.cost : o.billedInputTokens);
+export const costBasisOf = (outcomes: readonly TuneOutcome[]): CostBasis =>
+  outcomes.some((o) => !o.error && o.cost > 0) ? 'usd' : 'tokens';
+const costIn =
+  (basis: CostBasis) =>
+  (o: TuneOutcome): number =>
+    basis === 'usd' ? o.cost : o.billedInputTokens;
 
 /** `a` is at least as good as `b` on cost, lost references and early ends, and better on one. */
 function dominates(a: TuneOutcome, b: TuneOutcome, cost: (o: TuneOutcome) => number): boolean {
-  const ca = cost(a), cb = cost(b), la = lostOf(a), lb = lostOf(b), ea = endedOf(a), eb = endedOf(b);
+  const ca = cost(a),
+    cb = cost(b),
+    la = lostOf(a),
+    lb = lostOf(b),
+    ea = endedOf(a),
+    eb = endedOf(b);
   return ca <= cb && la <= lb && ea <= eb && (ca < cb || la < lb || ea < eb);
 }
 
@@ -78,7 +87,8 @@ export function paretoFrontier(outcomes: readonly TuneOutcome[], basis: CostBasi
   return front.map((o) => o.index);
 }
 
-export const qualifies = (o: TuneOutcome): boolean => !o.error && o.lostFacts === 0 && o.lostNeedles === 0 && o.forcedFinals === 0 && o.aborts === 0;
+export const qualifies = (o: TuneOutcome): boolean =>
+  !o.error && o.lostFacts === 0 && o.lostNeedles === 0 && o.forcedFinals === 0 && o.aborts === 0;
 
 export interface Proposal {
   /** Grid index of the proposed setting, or null when no setting qualifies. */
@@ -95,21 +105,38 @@ export interface Proposal {
  */
 export function propose(outcomes: readonly TuneOutcome[], basis: CostBasis = costBasisOf(outcomes)): Proposal {
   const cost = costIn(basis);
-  const byCost = (a: TuneOutcome, b: TuneOutcome): number => cost(a) - cost(b) || a.billedInputTokens - b.billedInputTokens || a.compressions - b.compressions || a.index - b.index;
+  const byCost = (a: TuneOutcome, b: TuneOutcome): number =>
+    cost(a) - cost(b) || a.billedInputTokens - b.billedInputTokens || a.compressions - b.compressions || a.index - b.index;
   const good = outcomes.filter(qualifies).sort(byCost);
-  const money = (o: TuneOutcome): string => (basis === 'usd' ? `$${o.cost.toFixed(4)}` : `${Math.round(o.billedInputTokens).toLocaleString('en-US')} billed input tokens`);
+  const money = (o: TuneOutcome): string =>
+    basis === 'usd' ? `$${o.cost.toFixed(4)}` : `${Math.round(o.billedInputTokens).toLocaleString('en-US')} billed input tokens`;
   if (good.length > 0) {
     const p = good[0]!;
-    return { proposal: p.index, nearMiss: null, verdict: `cheapest of ${good.length} setting(s) that lose no referenced fact or needle and never force a final turn or abort: ${money(p)}` };
+    return {
+      proposal: p.index,
+      nearMiss: null,
+      verdict: `cheapest of ${good.length} setting(s) that lose no referenced fact or needle and never force a final turn or abort: ${money(p)}`,
+    };
   }
   const ran = outcomes.filter((o) => !o.error);
-  if (ran.length === 0) return { proposal: null, nearMiss: null, verdict: `no setting qualifies: every replay failed (${outcomes[0]?.error ?? 'no settings'})` };
-  const near = [...ran].sort((a, b) => endedOf(a) - endedOf(b) || a.lostNeedles - b.lostNeedles || a.lostFacts - b.lostFacts || byCost(a, b))[0]!;
+  if (ran.length === 0)
+    return {
+      proposal: null,
+      nearMiss: null,
+      verdict: `no setting qualifies: every replay failed (${outcomes[0]?.error ?? 'no settings'})`,
+    };
+  const near = [...ran].sort(
+    (a, b) => endedOf(a) - endedOf(b) || a.lostNeedles - b.lostNeedles || a.lostFacts - b.lostFacts || byCost(a, b),
+  )[0]!;
   const misses = [
     near.forcedFinals ? `${near.forcedFinals} forced final turn(s)` : '',
     near.aborts ? `${near.aborts} abort(s)` : '',
     near.lostNeedles ? `${near.lostNeedles} lost needle(s)` : '',
     near.lostFacts ? `${near.lostFacts} lost fact(s)` : '',
   ].filter(Boolean);
-  return { proposal: null, nearMiss: near.index, verdict: `no setting qualifies; the best near-miss still has ${misses.join(', ')} (${money(near)})` };
+  return {
+    proposal: null,
+    nearMiss: near.index,
+    verdict: `no setting qualifies; the best near-miss still has ${misses.join(', ')} (${money(near)})`,
+  };
 }

@@ -49,7 +49,8 @@ export function parseSweep(spec: string): Sweep {
   if (eq <= 0) throw new SweepError(`--sweep "${spec}": expected key=from:to:step or key=a,b,c`);
   const key = spec.slice(0, eq).trim();
   const body = spec.slice(eq + 1).trim();
-  if (!SET_KEY_NAMES.includes(key)) throw new SweepError(`--sweep ${spec}: unknown config key "${key}" (known: ${SET_KEY_NAMES.join(', ')})`);
+  if (!SET_KEY_NAMES.includes(key))
+    throw new SweepError(`--sweep ${spec}: unknown config key "${key}" (known: ${SET_KEY_NAMES.join(', ')})`);
   if (body === '') throw new SweepError(`--sweep ${spec}: expected values after "=" (from:to:step or a,b,c)`);
   if (body.includes(':')) {
     const parts = body.split(':');
@@ -62,7 +63,10 @@ export function parseSweep(spec: string): Sweep {
     if (to < from) throw new SweepError(`--sweep ${spec}: "to" (${toText}) must be at least "from" (${fromText})`);
     // Counted before the values are made, so a step of 1e-9 is refused without allocating a billion numbers.
     const count = Math.floor((to - from) / step + 1e-9) + 1;
-    if (count > GRID_CAP) throw new SweepError(`--sweep ${spec}: ${count.toLocaleString('en-US')} values, more than the grid cap of ${GRID_CAP.toLocaleString('en-US')}; use a larger step`);
+    if (count > GRID_CAP)
+      throw new SweepError(
+        `--sweep ${spec}: ${count.toLocaleString('en-US')} values, more than the grid cap of ${GRID_CAP.toLocaleString('en-US')}; use a larger step`,
+      );
     const decimals = Math.min(12, Math.max(decimalsOf(fromText), decimalsOf(stepText)));
     const values: number[] = [];
     for (let i = 0; i < count; i++) values.push(Number((from + i * step).toFixed(decimals)));
@@ -92,7 +96,10 @@ export function checkSweeps(sweeps: readonly Sweep[], fields: readonly ConfigFie
     seen.add(s.key);
     const f = fields.find((x) => x.key === s.key);
     if (!f) throw new SweepError(`--sweep ${s.spec}: "${s.key}" is not a setting of this policy's config`);
-    if (!f.applies && !switches) throw new SweepError(`--sweep ${s.spec}: ${s.key} does nothing under this policy (${f.why ?? 'it is not used'}); every value would replay the same`);
+    if (!f.applies && !switches)
+      throw new SweepError(
+        `--sweep ${s.spec}: ${s.key} does nothing under this policy (${f.why ?? 'it is not used'}); every value would replay the same`,
+      );
     for (const v of s.values) {
       const problem = valueProblem(f, v);
       if (problem) throw new SweepError(`--sweep ${s.spec}: ${s.key}: ${problem}`);
@@ -133,7 +140,10 @@ export function gridSize(sweeps: readonly Sweep[]): number {
  */
 export function expandGrid(sweeps: readonly Sweep[], base: Overrides = {}, cap = GRID_CAP): Overrides[] {
   const size = gridSize(sweeps);
-  if (size > cap) throw new SweepError(`--sweep: the grid has ${size.toLocaleString('en-US')} settings (${sweeps.map((s) => `${s.values.length.toLocaleString('en-US')} ${s.key}`).join(' × ')}), more than the grid cap of ${cap.toLocaleString('en-US')}; use larger steps or fewer sweeps`);
+  if (size > cap)
+    throw new SweepError(
+      `--sweep: the grid has ${size.toLocaleString('en-US')} settings (${sweeps.map((s) => `${s.values.length.toLocaleString('en-US')} ${s.key}`).join(' × ')}), more than the grid cap of ${cap.toLocaleString('en-US')}; use larger steps or fewer sweeps`,
+    );
   const out: Overrides[] = [];
   const at = new Array<number>(sweeps.length).fill(0);
   for (let n = 0; n < size; n++) {

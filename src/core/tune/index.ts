@@ -10,7 +10,18 @@ import type { Sweep, SweepValue } from './grid';
 
 export { checkSweeps, expandGrid, gridSize, GRID_CAP, parseSweep, SweepError, type Sweep, type SweepValue } from './grid';
 export { defaultRange, preferredSweepKey, rangeProblem, type SweepContext, type SweepRange } from './ranges';
-export { costBasisOf, endedOf, lostOf, outcomeOf, paretoFrontier, propose, qualifies, type CostBasis, type Proposal, type TuneOutcome } from './frontier';
+export {
+  costBasisOf,
+  endedOf,
+  lostOf,
+  outcomeOf,
+  paretoFrontier,
+  propose,
+  qualifies,
+  type CostBasis,
+  type Proposal,
+  type TuneOutcome,
+} from './frontier';
 
 /** One setting of the grid and its outcome. */
 export interface TunePoint extends TuneOutcome {

@@ -52,7 +52,15 @@ export function preferredSweepKey(fields: readonly ConfigField[]): string | null
   const ok = fields.filter(usable);
   const byKey = (k: string): ConfigField | undefined => ok.find((f) => f.key === k);
   const set = (k: string): boolean => byKey(k)?.value !== null && byKey(k)?.value !== undefined;
-  for (const k of ['autoCompact.pct', ...(set('triggerMessages') ? ['triggerMessages'] : []), ...(set('triggerTokens') ? ['triggerTokens'] : []), 'trigger', 'slidingWindow', 'recents']) if (byKey(k)) return k;
+  for (const k of [
+    'autoCompact.pct',
+    ...(set('triggerMessages') ? ['triggerMessages'] : []),
+    ...(set('triggerTokens') ? ['triggerTokens'] : []),
+    'trigger',
+    'slidingWindow',
+    'recents',
+  ])
+    if (byKey(k)) return k;
   return ok[0]?.key ?? null;
 }
 
@@ -90,10 +98,13 @@ export function rangeProblem(f: ConfigField, from: number, to: number, ctx: Swee
   if (f.min !== null && from < f.min) return `${f.key}: expected at least ${f.min}${f.unit ? ` ${f.unit}` : ''}, got ${from}`;
   if (f.max !== null && to > f.max) return `${f.key}: expected at most ${f.max}${f.unit ? ` ${f.unit}` : ''}, got ${to}`;
   if (f.key === 'window') {
-    if (ctx.smallestRequest !== null && from < ctx.smallestRequest) return `window ${fmt(from)} is below the first call's request (${fmt(ctx.smallestRequest)} tokens), which no compression can shrink: every setting would overflow`;
-    if (ctx.modelWindow !== null && to > ctx.modelWindow) return `window ${fmt(to)} is above the model's window (${fmt(ctx.modelWindow)} tokens): the provider would not take such a request`;
+    if (ctx.smallestRequest !== null && from < ctx.smallestRequest)
+      return `window ${fmt(from)} is below the first call's request (${fmt(ctx.smallestRequest)} tokens), which no compression can shrink: every setting would overflow`;
+    if (ctx.modelWindow !== null && to > ctx.modelWindow)
+      return `window ${fmt(to)} is above the model's window (${fmt(ctx.modelWindow)} tokens): the provider would not take such a request`;
   }
-  if (f.key === 'triggerTokens' && ctx.smallestRequest !== null && from < ctx.smallestRequest) return `triggerTokens ${fmt(from)} is below the first call's request (${fmt(ctx.smallestRequest)} tokens): it would compress at every call`;
+  if (f.key === 'triggerTokens' && ctx.smallestRequest !== null && from < ctx.smallestRequest)
+    return `triggerTokens ${fmt(from)} is below the first call's request (${fmt(ctx.smallestRequest)} tokens): it would compress at every call`;
   return null;
 }
 

@@ -8,7 +8,12 @@ import { DOCUMENTATION_URLS, isDocumentationLink } from './links';
 
 type Contents = Pick<WebContents, 'on' | 'setWindowOpenHandler'>;
 
-export function guardContents(contents: Contents, isOwnPage: (url: string) => boolean, openExternal: (url: string) => void, allowed: readonly string[] = DOCUMENTATION_URLS): void {
+export function guardContents(
+  contents: Contents,
+  isOwnPage: (url: string) => boolean,
+  openExternal: (url: string) => void,
+  allowed: readonly string[] = DOCUMENTATION_URLS,
+): void {
   contents.on('will-navigate', (event, url) => {
     if (!isOwnPage(url)) event.preventDefault();
   });

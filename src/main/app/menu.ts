@@ -31,11 +31,28 @@ const THEME_LABELS: Record<Theme, string> = { system: 'Follow System', light: 'L
 export function menuTemplate(state: MenuState, actions: MenuActions): MenuItemConstructorOptions[] {
   const mac = state.platform === 'darwin';
   const recent: MenuItemConstructorOptions[] = state.recent.length
-    ? [...state.recent.map((path) => ({ label: basename(path), sublabel: path, click: () => actions.openRecent(path) })), { type: 'separator' as const }, { label: 'Clear Recent', click: () => actions.clearRecent() }]
+    ? [
+        ...state.recent.map((path) => ({ label: basename(path), sublabel: path, click: () => actions.openRecent(path) })),
+        { type: 'separator' as const },
+        { label: 'Clear Recent', click: () => actions.clearRecent() },
+      ]
     : [{ label: 'No Recent Files', enabled: false }];
   const template: MenuItemConstructorOptions[] = [];
   if (mac) {
-    template.push({ label: state.appName, submenu: [{ role: 'about' }, { type: 'separator' }, { role: 'services' }, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, { role: 'quit' }] });
+    template.push({
+      label: state.appName,
+      submenu: [
+        { role: 'about' },
+        { type: 'separator' },
+        { role: 'services' },
+        { type: 'separator' },
+        { role: 'hide' },
+        { role: 'hideOthers' },
+        { role: 'unhide' },
+        { type: 'separator' },
+        { role: 'quit' },
+      ],
+    });
   }
   template.push(
     {
@@ -50,7 +67,18 @@ export function menuTemplate(state: MenuState, actions: MenuActions): MenuItemCo
         mac ? { role: 'close' } : { role: 'quit' },
       ],
     },
-    { label: '&Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
+    {
+      label: '&Edit',
+      submenu: [
+        { role: 'undo' },
+        { role: 'redo' },
+        { type: 'separator' },
+        { role: 'cut' },
+        { role: 'copy' },
+        { role: 'paste' },
+        { role: 'selectAll' },
+      ],
+    },
     {
       label: '&View',
       submenu: [
@@ -58,7 +86,15 @@ export function menuTemplate(state: MenuState, actions: MenuActions): MenuItemCo
         { role: 'zoomIn' },
         { role: 'zoomOut' },
         { type: 'separator' },
-        { label: 'Theme', submenu: THEMES.map((t) => ({ label: THEME_LABELS[t], type: 'radio' as const, checked: state.theme === t, click: () => actions.setTheme(t) })) },
+        {
+          label: 'Theme',
+          submenu: THEMES.map((t) => ({
+            label: THEME_LABELS[t],
+            type: 'radio' as const,
+            checked: state.theme === t,
+            click: () => actions.setTheme(t),
+          })),
+        },
         { type: 'separator' },
         { role: 'togglefullscreen' },
         { role: 'reload' },

@@ -42,5 +42,11 @@ export function initialBounds(saved: WindowBounds | undefined, workAreas: readon
 
 /** What to remember of a window: its normal (not maximized) bounds and whether it was maximized. */
 export function boundsToSave(normal: Rect, maximized: boolean): WindowBounds {
-  return { x: Math.round(normal.x), y: Math.round(normal.y), width: Math.round(normal.width), height: Math.round(normal.height), maximized };
+  return {
+    x: Math.round(normal.x),
+    y: Math.round(normal.y),
+    width: Math.round(normal.width),
+    height: Math.round(normal.height),
+    maximized,
+  };
 }

@@ -32,8 +32,17 @@ export interface BulkCounterOptions {
  */
 export function createBulkCounter(threads = Math.max(1, availableParallelism()), options: BulkCounterOptions = {}): BulkCounter {
   const here = dirname(fileURLToPath(import.meta.url));
-  const spawn = options.spawn ?? (() => startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), { workerData: { background: options.background ?? false } }));
-  const pool = new WorkerPool<{ encoding: BpeEncoding; texts: string[] }, { id: number; counts: Uint32Array }>({ name: 'token counting', size: threads, spawn });
+  const spawn =
+    options.spawn ??
+    (() =>
+      startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), {
+        workerData: { background: options.background ?? false },
+      }));
+  const pool = new WorkerPool<{ encoding: BpeEncoding; texts: string[] }, { id: number; counts: Uint32Array }>({
+    name: 'token counting',
+    size: threads,
+    spawn,
+  });
   return {
     async count(texts, encoding) {
       const out = new Uint32Array(texts.length);

@@ -6,7 +6,17 @@
  * are not OpenAI BPE based (chars/4, runes, shannon) are left to `countWith`.
  */
 import type { Session } from '../../core/model';
-import { CALIBRATION_BASE, countCalibrated, countSession, countWith, createCounter, getTokenizer, type CostModelOptions, type SessionCounts, type Tokenizer } from '../../core/tokens/index';
+import {
+  CALIBRATION_BASE,
+  countCalibrated,
+  countSession,
+  countWith,
+  createCounter,
+  getTokenizer,
+  type CostModelOptions,
+  type SessionCounts,
+  type Tokenizer,
+} from '../../core/tokens/index';
 import type { BpeEncoding, BulkCounter } from './bulk';
 
 /** The BPE encoding a tokenizer id counts with, or undefined when it is not BPE based. */
@@ -17,7 +27,12 @@ export function bpeEncodingOf(tokenizerId: string): BpeEncoding | undefined {
   return undefined;
 }
 
-export async function countExact(session: Session, tokenizerId: string, options: CostModelOptions, bulk: BulkCounter): Promise<SessionCounts> {
+export async function countExact(
+  session: Session,
+  tokenizerId: string,
+  options: CostModelOptions,
+  bulk: BulkCounter,
+): Promise<SessionCounts> {
   const encoding = bpeEncodingOf(tokenizerId);
   if (!encoding) return countWith(session, tokenizerId, options);
   const reference = getTokenizer(`tiktoken:${encoding}`);

@@ -103,7 +103,8 @@ export class WorkerPool<M extends object, R extends { id: number }> {
     const job = slot.busy;
     slot.busy = undefined;
     if (job) {
-      if (job.tries >= (this.options.attempts ?? 2)) job.reject(new PoolError(`${this.options.name}: a worker ${how} on this job, ${job.tries} time(s); giving up on it`));
+      if (job.tries >= (this.options.attempts ?? 2))
+        job.reject(new PoolError(`${this.options.name}: a worker ${how} on this job, ${job.tries} time(s); giving up on it`));
       else this.queue.unshift(job);
     }
     if (this.restartsLeft <= 0) {

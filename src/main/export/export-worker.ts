@@ -22,7 +22,11 @@ const stores = new Map<string, SessionStore>();
 
 const storeOf = (ref: StoreRef): SessionStore => {
   let s = stores.get(ref.dbPath);
-  if (!s) stores.set(ref.dbPath, (s = openStore(ref.dbPath, { readonly: true, ...(ref.nativeBinding ? { nativeBinding: ref.nativeBinding } : {}) })));
+  if (!s)
+    stores.set(
+      ref.dbPath,
+      (s = openStore(ref.dbPath, { readonly: true, ...(ref.nativeBinding ? { nativeBinding: ref.nativeBinding } : {}) })),
+    );
   return s;
 };
 
@@ -47,7 +51,9 @@ function sessionFor(key: string, id: string, sent: Session | null, store: StoreR
 }
 
 const failure = (e: unknown, what: string): { ok: false; code: ApiError['code']; message: string } =>
-  e instanceof ApiError ? { ok: false, code: e.code, message: e.message } : { ok: false, code: 'internal', message: `${what} failed: ${e instanceof Error ? e.message : String(e)}` };
+  e instanceof ApiError
+    ? { ok: false, code: e.code, message: e.message }
+    : { ok: false, code: 'internal', message: `${what} failed: ${e instanceof Error ? e.message : String(e)}` };
 
 export default async function runExport(task: ExportTask): Promise<ExportReply> {
   try {

@@ -39,7 +39,11 @@ export function exportWorkerModule(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const f of [join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')]) if (existsSync(f)) return f;
   const source = join(here, 'export-worker.ts');
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default; export const accuracy = m.accuracy;`;
   return `data:text/javascript,${encodeURIComponent(boot)}`;
 }
@@ -66,14 +70,20 @@ export class ExportPool {
   /** Builds in a worker; `cancelled` when `signal` aborts (the worker running it is ended). */
   async run(task: ExportTask, signal?: AbortSignal): Promise<Built> {
     const reply = await this.send<ExportTask, ExportReply>('default', task, signal, 'exports');
-    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'export: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
+    if (!reply.ok)
+      throw 'missing' in reply
+        ? new ApiError('internal', 'export: the worker lost the session it was just sent; ask again')
+        : new ApiError(reply.code, reply.message);
     return reply.built;
   }
 
   /** getAccuracy in a worker: counting a 100 MB session twice took seconds of the request thread. */
   async accuracy(task: AccuracyTask): Promise<AccuracyView> {
     const reply = await this.send<AccuracyTask, AccuracyReply>('accuracy', task, undefined, 'tasks');
-    if (!reply.ok) throw 'missing' in reply ? new ApiError('internal', 'accuracy: the worker lost the session it was just sent; ask again') : new ApiError(reply.code, reply.message);
+    if (!reply.ok)
+      throw 'missing' in reply
+        ? new ApiError('internal', 'accuracy: the worker lost the session it was just sent; ask again')
+        : new ApiError(reply.code, reply.message);
     return reply.view;
   }
 
@@ -81,10 +91,16 @@ export class ExportPool {
    * Runs the worker's `name` export: first without the session (the worker holds it, or reads it
    * from the store), then with it when the worker answers `missing`.
    */
-  private async send<T extends { readonly session: Session | null }, R extends { readonly ok: boolean }>(name: string, task: T, signal: AbortSignal | undefined, what: string): Promise<R> {
+  private async send<T extends { readonly session: Session | null }, R extends { readonly ok: boolean }>(
+    name: string,
+    task: T,
+    signal: AbortSignal | undefined,
+    what: string,
+  ): Promise<R> {
     if (this.closed) throw new ApiError('internal', 'export: the worker pool is closed');
     if (signal?.aborted) throw new ApiError('cancelled', reasonOf(signal));
-    if (this.inFlight >= this.threads() + MAX_QUEUE) throw new ApiError('internal', `export: ${MAX_QUEUE} ${what} are already waiting; try again when they are done`);
+    if (this.inFlight >= this.threads() + MAX_QUEUE)
+      throw new ApiError('internal', `export: ${MAX_QUEUE} ${what} are already waiting; try again when they are done`);
     const options = { name, ...(signal ? { signal } : {}) };
     this.inFlight++;
     try {
@@ -134,7 +150,16 @@ export class ExportPool {
   private ensure(): Tinypool {
     if (this.pool) return this.pool;
     // A worker that exits mid-task fails that task (tinypool alone would leave it waiting forever).
-    this.pool = guardExits(new Tinypool({ filename: this.options.filename ?? exportWorkerModule(), minThreads: 0, maxThreads: this.threads(), idleTimeout: IDLE_MS }), 'export', (e) => process.stderr.write(`${e.message}\n`));
+    this.pool = guardExits(
+      new Tinypool({
+        filename: this.options.filename ?? exportWorkerModule(),
+        minThreads: 0,
+        maxThreads: this.threads(),
+        idleTimeout: IDLE_MS,
+      }),
+      'export',
+      (e) => process.stderr.write(`${e.message}\n`),
+    );
     return this.pool;
   }
 }

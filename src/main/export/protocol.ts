@@ -25,7 +25,10 @@ export interface AccuracyTask {
   readonly tokenizer: string | undefined;
 }
 
-export type AccuracyReply = { readonly ok: true; readonly view: AccuracyView } | { readonly ok: false; readonly code: ApiErrorCode; readonly message: string } | { readonly ok: false; readonly missing: true };
+export type AccuracyReply =
+  | { readonly ok: true; readonly view: AccuracyView }
+  | { readonly ok: false; readonly code: ApiErrorCode; readonly message: string }
+  | { readonly ok: false; readonly missing: true };
 
 export interface ExportTask {
   /**

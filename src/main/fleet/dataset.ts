@@ -89,7 +89,8 @@ export class FleetDataset {
     } catch (e) {
       throw new FleetDataError(`query: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (prepared.statementType !== StatementType.SELECT) throw new FleetDataError(`query: refused a ${StatementType[prepared.statementType] ?? 'non-SELECT'} statement; ${QUERY_REFUSAL}`);
+    if (prepared.statementType !== StatementType.SELECT)
+      throw new FleetDataError(`query: refused a ${StatementType[prepared.statementType] ?? 'non-SELECT'} statement; ${QUERY_REFUSAL}`);
     try {
       const reader = await prepared.runAndReadAll();
       const columns = reader.columnNames();
@@ -103,9 +104,15 @@ export class FleetDataset {
   /** `fleet report`: per policy, the sessions that stopped, the ten that differ most, the errors. */
   async report(baseline?: string): Promise<FleetReport> {
     const policies = this.manifest.policies.map((p) => p.id);
-    if (baseline !== undefined && !policies.includes(baseline)) throw new FleetDataError(`--baseline: expected one of the dataset's policies (${policies.join(', ')}), got "${baseline}"`);
+    if (baseline !== undefined && !policies.includes(baseline))
+      throw new FleetDataError(`--baseline: expected one of the dataset's policies (${policies.join(', ')}), got "${baseline}"`);
     const q = reportQueries({ policies, ...(baseline !== undefined ? { policy: baseline } : {}) });
-    const [perPolicy, stopped, differ, errors] = [await this.rows(q.perPolicy), await this.rows(q.stopped), await this.rows(q.differ), await this.rows(q.errors)];
+    const [perPolicy, stopped, differ, errors] = [
+      await this.rows(q.perPolicy),
+      await this.rows(q.stopped),
+      await this.rows(q.differ),
+      await this.rows(q.errors),
+    ];
     return { dir: this.dir, baseline: baseline ?? null, policies, perPolicy, stopped, differ, errors };
   }
 

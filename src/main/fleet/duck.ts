@@ -3,16 +3,34 @@
  * in-memory instance that never fetches an extension (no network traffic unless the user asks),
  * and a helper that appends column arrays in chunks of DuckDB's vector size.
  */
-import { DuckDBDataChunk, DuckDBDoubleType, DuckDBInstance, DuckDBIntegerType, DuckDBVarCharType, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import {
+  DuckDBDataChunk,
+  DuckDBDoubleType,
+  DuckDBInstance,
+  DuckDBIntegerType,
+  DuckDBVarCharType,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBType,
+} from '@duckdb/node-api';
 
 export async function openDuck(): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   // A bounded engine: the buffers of one flush fit well within it, and a report spills past it.
-  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', threads: '2', memory_limit: '256MB' });
+  const instance = await DuckDBInstance.create(':memory:', {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    threads: '2',
+    memory_limit: '256MB',
+  });
   return { instance, connection: await instance.connect() };
 }
 
 export type BufferType = 'VARCHAR' | 'DOUBLE' | 'INTEGER';
-const TYPES: Record<BufferType, DuckDBType> = { VARCHAR: DuckDBVarCharType.instance, DOUBLE: DuckDBDoubleType.instance, INTEGER: DuckDBIntegerType.instance };
+const TYPES: Record<BufferType, DuckDBType> = {
+  VARCHAR: DuckDBVarCharType.instance,
+  DOUBLE: DuckDBDoubleType.instance,
+  INTEGER: DuckDBIntegerType.instance,
+};
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
@@ -20,7 +38,12 @@ const CHUNK_ROWS = 2048;
 export type ColumnValues = ArrayLike<number | string | null>;
 
 /** Appends `count` rows given as one array per column (in the table's column order). */
-export function appendColumns(appender: DuckDBAppender, types: readonly BufferType[], columns: readonly ColumnValues[], count: number): void {
+export function appendColumns(
+  appender: DuckDBAppender,
+  types: readonly BufferType[],
+  columns: readonly ColumnValues[],
+  count: number,
+): void {
   const duckTypes = types.map((t) => TYPES[t]);
   for (let at = 0; at < count; at += CHUNK_ROWS) {
     const n = Math.min(CHUNK_ROWS, count - at);

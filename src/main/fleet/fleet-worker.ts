@@ -9,7 +9,16 @@ import { parentPort } from 'node:worker_threads';
 import { importSource } from '../../core/import/index';
 import type { FormatId, Session } from '../../core/model';
 import { replay, type ReplayOptions } from '../../core/replay/index';
-import { compressionRows, errorRow, replayRow, sessionFacts, StepColumnsBuilder, type CompressionRow, type FileMeta, type SessionRow } from '../../core/fleet/rows';
+import {
+  compressionRows,
+  errorRow,
+  replayRow,
+  sessionFacts,
+  StepColumnsBuilder,
+  type CompressionRow,
+  type FileMeta,
+  type SessionRow,
+} from '../../core/fleet/rows';
 import { fileSource } from '../io/file-source';
 import { summarizerFor } from '../summarizer';
 import type { FleetJob, FleetPolicyJob, FleetReply, FleetRequest } from './protocol';
@@ -57,7 +66,14 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
     if (parsed.length === 0) throw new Error(`${job.file}: no sessions found`);
   } catch (e) {
     for (const p of policies) sessions.push(errorRow(sessions.length, p.id, meta, p.settingsHash, message(e)));
-    return { file: job.file, hash, changed: false, batch: { sessions, steps: steps.finish(), compressions }, errors: policies.length, bytes };
+    return {
+      file: job.file,
+      hash,
+      changed: false,
+      batch: { sessions, steps: steps.finish(), compressions },
+      errors: policies.length,
+      bytes,
+    };
   }
   const options = await Promise.all(policies.map((p) => optionsFor(p, job.needles)));
   for (const [session, parent] of withParents(parsed)) {
@@ -80,7 +96,18 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
 
 parentPort?.on('message', (job: FleetRequest) => {
   void handle(job)
-    .catch((e: unknown): Omit<FleetReply, 'id'> => ({ file: job.file, hash: '', changed: false, errors: job.policies.length, bytes: 0, batch: { sessions: job.policies.map((p, i) => errorRow(i, p.id, { sourcePath: job.file, fileHash: '' }, p.settingsHash, message(e))), steps: new StepColumnsBuilder().finish(), compressions: [] } }))
+    .catch((e: unknown): Omit<FleetReply, 'id'> => ({
+      file: job.file,
+      hash: '',
+      changed: false,
+      errors: job.policies.length,
+      bytes: 0,
+      batch: {
+        sessions: job.policies.map((p, i) => errorRow(i, p.id, { sourcePath: job.file, fileHash: '' }, p.settingsHash, message(e))),
+        steps: new StepColumnsBuilder().finish(),
+        compressions: [],
+      },
+    }))
     .then((reply) => {
       const transfer = reply.batch ? Object.values(reply.batch.steps.columns).map((a) => a.buffer as ArrayBuffer) : [];
       parentPort?.postMessage({ id: job.id, ...reply } satisfies FleetReply, transfer);

@@ -9,7 +9,17 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { MANIFEST_VERSION, parseManifest, sameSettings, shardName, withShard, type FleetManifest, type FleetPolicy, type RowCounts, type ShardRecord } from '../../core/fleet/manifest';
+import {
+  MANIFEST_VERSION,
+  parseManifest,
+  sameSettings,
+  shardName,
+  withShard,
+  type FleetManifest,
+  type FleetPolicy,
+  type RowCounts,
+  type ShardRecord,
+} from '../../core/fleet/manifest';
 import { errorRow, StepColumnsBuilder } from '../../core/fleet/rows';
 import { inShard, UNSHARDED, type Shard } from '../../core/fleet/shard';
 import { FLEET_TABLES } from '../../core/fleet/sql';
@@ -85,7 +95,9 @@ function rebuildManifest(dir: string, base: FleetManifest): FleetManifest {
   let m: FleetManifest = { ...base, shards: [], rows: { sessions: 0, steps: 0, compressions: 0 } };
   const folder = join(dir, 'manifests');
   if (existsSync(folder)) {
-    for (const f of readdirSync(folder).filter((f) => /^shard-\d+-of-\d+\.json$/.test(f)).sort()) {
+    for (const f of readdirSync(folder)
+      .filter((f) => /^shard-\d+-of-\d+\.json$/.test(f))
+      .sort()) {
       m = withShard(m, JSON.parse(readFileSync(join(folder, f), 'utf8')) as ShardRecord);
     }
   }
@@ -104,9 +116,13 @@ function prepareDir(dir: string, wanted: FleetManifest, overwrite: boolean): voi
     }
     const entries = readdirSync(dir);
     if (!overwrite) {
-      if (!existing && entries.some((e) => OWN_DIRS.includes(e))) throw new FleetRefusal(`${dir}: holds fleet tables but no manifest.json; rerun with --overwrite to replace them`);
+      if (!existing && entries.some((e) => OWN_DIRS.includes(e)))
+        throw new FleetRefusal(`${dir}: holds fleet tables but no manifest.json; rerun with --overwrite to replace them`);
       const problem = existing ? sameSettings(existing, wanted) : null;
-      if (problem) throw new FleetRefusal(`${dir} was written with other settings: ${problem}; rerun with --overwrite to replace it, or choose another --out`);
+      if (problem)
+        throw new FleetRefusal(
+          `${dir} was written with other settings: ${problem}; rerun with --overwrite to replace it, or choose another --out`,
+        );
     } else {
       for (const d of OWN_DIRS) rmSync(join(dir, d), { recursive: true, force: true });
       rmSync(manifestPath(dir), { force: true });
@@ -120,8 +136,11 @@ async function doneSoFar(dir: string): Promise<Map<string, { hash: string; polic
   const done = new Map<string, { hash: string; policies: string[] }>();
   if (!readManifest(dir)) return done;
   await withDataset(dir, async (d) => {
-    const r = await d.query(`SELECT source_path, any_value(file_hash) AS hash, string_agg(DISTINCT policy, '\u0001') AS policies FROM sessions GROUP BY source_path`);
-    for (const row of r.rows) done.set(String(row['source_path']), { hash: String(row['hash']), policies: String(row['policies'] ?? '').split('\u0001') });
+    const r = await d.query(
+      `SELECT source_path, any_value(file_hash) AS hash, string_agg(DISTINCT policy, '\u0001') AS policies FROM sessions GROUP BY source_path`,
+    );
+    for (const row of r.rows)
+      done.set(String(row['source_path']), { hash: String(row['hash']), policies: String(row['policies'] ?? '').split('\u0001') });
   });
   return done;
 }
@@ -135,7 +154,9 @@ async function shardRows(dir: string, shard: Shard): Promise<{ rows: RowCounts; 
     for (const t of FLEET_TABLES) {
       if (!existsSync(join(dir, t))) continue;
       const glob = `${join(dir, t).replace(/'/g, "''")}/*/*.parquet`;
-      const r = await d.query(`SELECT count(*) AS n${t === 'sessions' ? ", count(*) FILTER (WHERE status = 'error') AS e" : ''} FROM read_parquet('${glob}', filename = true) WHERE replace(filename, '\\', '/') LIKE ${mine}`);
+      const r = await d.query(
+        `SELECT count(*) AS n${t === 'sessions' ? ", count(*) FILTER (WHERE status = 'error') AS e" : ''} FROM read_parquet('${glob}', filename = true) WHERE replace(filename, '\\', '/') LIKE ${mine}`,
+      );
       rows[t] = Number(r.rows[0]?.['n'] ?? 0);
       if (t === 'sessions') errors = Number(r.rows[0]?.['e'] ?? 0);
     }
@@ -165,17 +186,34 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
   const files = o.files.filter((f) => inShard(f, shard));
   const threads = Math.max(1, Math.min(o.threads ?? availableParallelism(), files.length || 1));
   const here = dirname(fileURLToPath(import.meta.url));
-  const spawn = o.spawn ?? (() => startWorker([join(here, 'fleet-worker.js'), join(here, '..', 'fleet-worker.js')], join(here, 'fleet-worker.ts')));
+  const spawn =
+    o.spawn ?? (() => startWorker([join(here, 'fleet-worker.js'), join(here, '..', 'fleet-worker.js')], join(here, 'fleet-worker.ts')));
   const pool = new WorkerPool<FleetJob, FleetReply>({ name: 'fleet', size: threads, spawn });
-  const writer = await FleetWriter.open(o.out, `${shardName(shard)}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, { steps: FLUSH_STEPS, sessions: o.flushSessions ?? FLUSH_SESSIONS });
+  const writer = await FleetWriter.open(o.out, `${shardName(shard)}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, {
+    steps: FLUSH_STEPS,
+    sessions: o.flushSessions ?? FLUSH_SESSIONS,
+  });
 
-  let handled = 0, skipped = 0, errors = 0, sessionsWritten = 0;
+  let handled = 0,
+    skipped = 0,
+    errors = 0,
+    sessionsWritten = 0;
   const changed: string[] = [];
   const progress = (file?: string): FleetProgress => {
     const elapsedMs = Date.now() - started;
     const fresh = handled - skipped;
     const rate = fresh > 0 ? (fresh / elapsedMs) * 1000 : null;
-    return { done: handled, total: files.length, skipped, errors, sessionsWritten, elapsedMs, rate, etaMs: rate ? ((files.length - handled) / rate) * 1000 : null, ...(file ? { file } : {}) };
+    return {
+      done: handled,
+      total: files.length,
+      skipped,
+      errors,
+      sessionsWritten,
+      elapsedMs,
+      rate,
+      etaMs: rate ? ((files.length - handled) / rate) * 1000 : null,
+      ...(file ? { file } : {}),
+    };
   };
 
   let chain: Promise<void> = Promise.resolve();
@@ -208,12 +246,30 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
       }
       const file = files[next++]!;
       const prior = done.get(file);
-      const job: FleetJob = { file, policies: o.policies.map(({ id, config, settingsHash }) => ({ id, config, settingsHash })), needles: o.needles, ...(o.format ? { format: o.format } : {}), ...(prior ? { done: prior } : {}) };
+      const job: FleetJob = {
+        file,
+        policies: o.policies.map(({ id, config, settingsHash }) => ({ id, config, settingsHash })),
+        needles: o.needles,
+        ...(o.format ? { format: o.format } : {}),
+        ...(prior ? { done: prior } : {}),
+      };
       const p: Promise<void> = pool.run(job).then(write, (e: unknown) => {
         // The worker died on this file twice (src/main/count/pool.ts): its rows say so.
         const message = e instanceof Error ? e.message : String(e);
         const policies = job.policies.filter((x) => !prior?.policies.includes(x.id));
-        return write({ id: -1, file, hash: prior?.hash ?? '', changed: false, errors: policies.length, bytes: 0, batch: { sessions: policies.map((x, i) => errorRow(i, x.id, { sourcePath: file, fileHash: prior?.hash ?? '' }, x.settingsHash, message)), steps: new StepColumnsBuilder().finish(), compressions: [] } });
+        return write({
+          id: -1,
+          file,
+          hash: prior?.hash ?? '',
+          changed: false,
+          errors: policies.length,
+          bytes: 0,
+          batch: {
+            sessions: policies.map((x, i) => errorRow(i, x.id, { sourcePath: file, fileHash: prior?.hash ?? '' }, x.settingsHash, message)),
+            steps: new StepColumnsBuilder().finish(),
+            compressions: [],
+          },
+        });
       });
       const tracked = p.finally(() => inflight.delete(tracked));
       inflight.add(tracked);
@@ -227,7 +283,14 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
   }
   // Counted from the part files: rows an earlier, killed run of this shard wrote count too.
   const { rows, errors: errorRows } = await shardRows(o.out, shard);
-  const record: ShardRecord = { index: shard.index, count: shard.count, files: files.length, rows, errors: errorRows, finishedAt: cancelled ? null : new Date().toISOString() };
+  const record: ShardRecord = {
+    index: shard.index,
+    count: shard.count,
+    files: files.length,
+    rows,
+    errors: errorRows,
+    finishedAt: cancelled ? null : new Date().toISOString(),
+  };
   writeJSONAtomic(recordFile, record);
   const manifest = rebuildManifest(o.out, wanted);
   return { ...progress(), out: o.out, shard, rows: writer.written, changed, cancelled, manifest };

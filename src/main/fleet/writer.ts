@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { FleetBatch } from '../../core/fleet/rows';
 import { STEP_NUMBER_COLUMNS } from '../../core/fleet/rows';
-import { bufferName, COMPRESSION_BUFFER, copyPart, createBuffers, FLEET_TABLES, SESSION_BUFFER, STEP_BUFFER, type FleetTable } from '../../core/fleet/sql';
+import {
+  bufferName,
+  COMPRESSION_BUFFER,
+  copyPart,
+  createBuffers,
+  FLEET_TABLES,
+  SESSION_BUFFER,
+  STEP_BUFFER,
+  type FleetTable,
+} from '../../core/fleet/sql';
 import type { RowCounts } from '../../core/fleet/manifest';
 import { appendColumns, openDuck, type BufferType, type ColumnValues } from './duck';
 
@@ -45,7 +54,11 @@ export class FleetWriter {
   ) {}
 
   /** `prefix` names this run's part files (shard and run id), so reruns and shards never collide. */
-  static async open(dir: string, prefix: string, limits: FlushLimits = { steps: FLUSH_STEPS, sessions: FLUSH_SESSIONS }): Promise<FleetWriter> {
+  static async open(
+    dir: string,
+    prefix: string,
+    limits: FlushLimits = { steps: FLUSH_STEPS, sessions: FLUSH_SESSIONS },
+  ): Promise<FleetWriter> {
     const { instance, connection } = await openDuck();
     await connection.run(createBuffers());
     return new FleetWriter(instance, connection, dir, prefix, limits);
@@ -71,7 +84,12 @@ export class FleetWriter {
       const field = camel(name) as keyof (typeof batch.sessions)[number];
       return batch.sessions.map((s) => (name === 'key' ? base + s.key : (s[field] as string | number | null)));
     });
-    await this.append('sessions', SESSION_BUFFER.map(([, t]) => t), sessionCols, batch.sessions.length);
+    await this.append(
+      'sessions',
+      SESSION_BUFFER.map(([, t]) => t),
+      sessionCols,
+      batch.sessions.length,
+    );
 
     const st = batch.steps;
     if (st.count > 0) {
@@ -81,12 +99,24 @@ export class FleetWriter {
         keys[i] = base + local;
         this.buffered[policyOf[local]!]!.steps++;
       }
-      await this.append('steps', STEP_BUFFER.map(([, t]) => t), STEP_NUMBER_COLUMNS.map((c) => (c === 'key' ? keys : st.columns[c])), st.count);
+      await this.append(
+        'steps',
+        STEP_BUFFER.map(([, t]) => t),
+        STEP_NUMBER_COLUMNS.map((c) => (c === 'key' ? keys : st.columns[c])),
+        st.count,
+      );
     }
     if (batch.compressions.length > 0) {
       for (const c of batch.compressions) this.buffered[policyOf[c.key]!]!.compressions++;
-      const cols: ColumnValues[] = COMPRESSION_BUFFER.map(([name]) => batch.compressions.map((c) => (name === 'key' ? base + c.key : (c[camel(name) as keyof typeof c] as string | number | null))));
-      await this.append('compressions', COMPRESSION_BUFFER.map(([, t]) => t), cols, batch.compressions.length);
+      const cols: ColumnValues[] = COMPRESSION_BUFFER.map(([name]) =>
+        batch.compressions.map((c) => (name === 'key' ? base + c.key : (c[camel(name) as keyof typeof c] as string | number | null))),
+      );
+      await this.append(
+        'compressions',
+        COMPRESSION_BUFFER.map(([, t]) => t),
+        cols,
+        batch.compressions.length,
+      );
     }
   }
 
@@ -143,13 +173,20 @@ export function removeOrphans(dir: string): number {
   const sessionsParts = new Set<string>();
   const policyDirs = (table: FleetTable): string[] => {
     const root = join(dir, table);
-    return existsSync(root) ? readdirSync(root).filter((d) => d.startsWith('policy=')).map((d) => join(root, d)) : [];
+    return existsSync(root)
+      ? readdirSync(root)
+          .filter((d) => d.startsWith('policy='))
+          .map((d) => join(root, d))
+      : [];
   };
-  for (const d of policyDirs('sessions')) for (const f of readdirSync(d)) if (f.endsWith('.parquet')) sessionsParts.add(`${d.slice(d.lastIndexOf('policy='))}/${f}`);
+  for (const d of policyDirs('sessions'))
+    for (const f of readdirSync(d)) if (f.endsWith('.parquet')) sessionsParts.add(`${d.slice(d.lastIndexOf('policy='))}/${f}`);
   for (const table of FLEET_TABLES) {
     for (const d of policyDirs(table)) {
       for (const f of readdirSync(d)) {
-        const orphan = f.endsWith('.tmp') || (table !== 'sessions' && f.endsWith('.parquet') && !sessionsParts.has(`${d.slice(d.lastIndexOf('policy='))}/${f}`));
+        const orphan =
+          f.endsWith('.tmp') ||
+          (table !== 'sessions' && f.endsWith('.parquet') && !sessionsParts.has(`${d.slice(d.lastIndexOf('policy='))}/${f}`));
         if (orphan) {
           rmSync(join(d, f), { force: true });
           removed++;

@@ -29,7 +29,13 @@ export function accuracyOf(session: Session, tokenizer: string = defaultTokenize
     .filter((p) => p.y > 0)
     .map((p) => {
       const estimate = Math.round(p.x + counts.unlogged);
-      return { step: stepOf.get(p.index) ?? -1, messageIndex: p.index, estimate, reported: p.y, errorPct: round1(((estimate - p.y) / p.y) * 100) };
+      return {
+        step: stepOf.get(p.index) ?? -1,
+        messageIndex: p.index,
+        estimate,
+        reported: p.y,
+        errorPct: round1(((estimate - p.y) / p.y) * 100),
+      };
     });
   const base = tokenizer === CALIBRATION_BASE ? counts : countForHost(session, CALIBRATION_BASE);
   const report = calibrationReport(session, base);
@@ -39,7 +45,14 @@ export function accuracyOf(session: Session, tokenizer: string = defaultTokenize
   return {
     tokenizer: counts.tokenizer,
     calls,
-    calibration: 'fallback' in report ? null : { ...report, inSampleError: round1(report.inSampleError), outOfSampleError: report.outOfSampleError === null ? null : round1(report.outOfSampleError) },
+    calibration:
+      'fallback' in report
+        ? null
+        : {
+            ...report,
+            inSampleError: round1(report.inSampleError),
+            outOfSampleError: report.outOfSampleError === null ? null : round1(report.outOfSampleError),
+          },
     fallback: 'fallback' in report ? report.fallback : null,
     warnings,
   };

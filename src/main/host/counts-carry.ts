@@ -15,11 +15,18 @@ import { countSession, countWith, createCounter, getTokenizer, type CostModelOpt
  * `oldMessages`) for the first messages that are the same objects (countSession's `known`, which
  * it takes only where each message's count is its own). The calibrated fit is made whole.
  */
-export function countsCarried(old: SessionCounts, oldMessages: readonly Message[], session: Session, options: CostModelOptions): SessionCounts {
+export function countsCarried(
+  old: SessionCounts,
+  oldMessages: readonly Message[],
+  session: Session,
+  options: CostModelOptions,
+): SessionCounts {
   const tokenizer = old.tokenizer;
   if (tokenizer === 'calibrated' || old.perMessage.length !== oldMessages.length) return countWith(session, tokenizer, options);
   const messages = session.messages;
   let same = 0;
   while (same < messages.length && same < oldMessages.length && messages[same] === oldMessages[same]) same++;
-  return countSession(session, createCounter(getTokenizer(tokenizer), { memo: false, ...options }), { known: old.perMessage.subarray(0, same) });
+  return countSession(session, createCounter(getTokenizer(tokenizer), { memo: false, ...options }), {
+    known: old.perMessage.subarray(0, same),
+  });
 }

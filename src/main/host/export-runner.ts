@@ -60,7 +60,9 @@ export function replayForWorker(replay: ReplayResult, args: ExportArgs): ReplayR
   const compressions = replay.events.filter((e) => e.kind === 'compression' && e.step <= upTo);
   const lastCompression = compressions.at(-1);
   // And the tool-preflight events: an output the replay offloaded or cut is exported as it was counted (core/export/tool-outputs.ts).
-  const events = replay.events.filter((e) => (e.kind === 'compression' || e.kind === 'tool-preflight') && e.step <= upTo).map((e) => (e.kind !== 'compression' || e === lastCompression ? e : withoutSummary(e)));
+  const events = replay.events
+    .filter((e) => (e.kind === 'compression' || e.kind === 'tool-preflight') && e.step <= upTo)
+    .map((e) => (e.kind !== 'compression' || e === lastCompression ? e : withoutSummary(e)));
   return { ...replay, events, retention: { lost: [] } };
 }
 
@@ -85,7 +87,10 @@ export function createExporter(pool: ExportPool = new ExportPool(), store?: Stor
     (host: HostRow, withText: boolean, signal?: AbortSignal): BuildFn<SessionOf> =>
     async (session, row, args, replayOf) => {
       const replay = args.policy ? replayForWorker(await unlessAborted(replayOf(args.policy), signal), args) : null;
-      return pool.run({ ...sourceOf(session, host), row: { id: row.id, title: row.title, sourcePath: row.sourcePath }, args, replay, withText }, signal);
+      return pool.run(
+        { ...sourceOf(session, host), row: { id: row.id, title: row.title, sourcePath: row.sourcePath }, args, replay, withText },
+        signal,
+      );
     };
   return {
     exportFor: (session, row, args, replayOf) => exportFor(session, row, args, replayOf, offThread(row, true)),

@@ -3,7 +3,17 @@
  * replay at a call, or the replay's report — one code path, so the preview's file name and counts
  * are exactly what the save produces.
  */
-import { createRedactor, exportFileName, exportMessages, exportRedacted, exportReport, sessionInput, windowAt, type ExportInput, type TranscriptTarget } from '../../core/export/index';
+import {
+  createRedactor,
+  exportFileName,
+  exportMessages,
+  exportRedacted,
+  exportReport,
+  sessionInput,
+  windowAt,
+  type ExportInput,
+  type TranscriptTarget,
+} from '../../core/export/index';
 import { PatternError } from '../../core/pattern';
 import { secretlintScanner } from '../secret-scan';
 import type { Session } from '../../core/model';
@@ -51,7 +61,12 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
     const title = titleRedactor ? (await titleRedactor.redact([shown]))[0]! : shown;
     if (isReport) {
       const e = exportReport(await replayOf(args.policy!), args.to as 'report-json', session);
-      return { ...e, fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }), messages: null, byKind: {} };
+      return {
+        ...e,
+        fileName: exportFileName({ title, policy: args.policy!, report: true, extension: e.extension }),
+        messages: null,
+        byKind: {},
+      };
     }
     const to = args.to as TranscriptTarget;
     let input: ExportInput = sessionInput(session);
@@ -61,11 +76,27 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
       input = sessionInput(session, w.messages, w.summary);
       heading = `${title} under ${args.policy} ${args.at === 'end' ? 'at the end' : `at call ${args.at}`}`;
     }
-    const e = redact ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) }) : { ...exportMessages(input, to, { title: heading }), byKind: {} };
-    const fileName = exportFileName({ title, ...(args.policy ? { policy: args.policy } : {}), ...(args.policy && args.at !== 'end' ? { call: args.at } : {}), format: to, extension: e.extension });
+    const e = redact
+      ? await exportRedacted(input, to, { patterns: args.redactPatterns, title: heading, scanner: secretlintScanner, ...builtinsOf(args) })
+      : { ...exportMessages(input, to, { title: heading }), byKind: {} };
+    const fileName = exportFileName({
+      title,
+      ...(args.policy ? { policy: args.policy } : {}),
+      ...(args.policy && args.at !== 'end' ? { call: args.at } : {}),
+      format: to,
+      extension: e.extension,
+    });
     const byKind: Record<string, number> = { ...e.byKind };
     for (const [k, n] of Object.entries(titleRedactor?.byKind ?? {})) byKind[k] = (byKind[k] ?? 0) + n;
-    return { fileName, mime: e.mime, extension: e.extension, text: e.text, messages: input.messages.length, redactions: e.redactions + (titleRedactor?.count ?? 0), byKind };
+    return {
+      fileName,
+      mime: e.mime,
+      extension: e.extension,
+      text: e.text,
+      messages: input.messages.length,
+      redactions: e.redactions + (titleRedactor?.count ?? 0),
+      byKind,
+    };
   } catch (e) {
     if (e instanceof RangeError || e instanceof PatternError) throw new ApiError('bad_input', e.message);
     throw e;
@@ -73,7 +104,13 @@ export async function buildExport(session: Session, row: ExportRow, args: Export
 }
 
 /** `replayOf` runs (or finds in the cache) the replay of the session under a policy and the request's overrides. */
-export async function exportFor<S = Session>(session: S, row: ExportRow, args: ExportArgs, replayOf: ReplayOf, build: BuildFn<S> = buildExport as BuildFn<S>): Promise<ExportResult> {
+export async function exportFor<S = Session>(
+  session: S,
+  row: ExportRow,
+  args: ExportArgs,
+  replayOf: ReplayOf,
+  build: BuildFn<S> = buildExport as BuildFn<S>,
+): Promise<ExportResult> {
   const b = await build(session, row, args, replayOf);
   return { fileName: b.fileName, mime: b.mime, text: b.text, redactions: b.redactions };
 }

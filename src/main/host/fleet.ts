@@ -41,7 +41,8 @@ export function createFleetHost(o: FleetHostOptions) {
   /** A dataset folder the window names: only one inside the data folder's fleet/. */
   const datasetDir = (out: string): string => {
     const dir = resolve(out);
-    if (!dir.startsWith(root + sep) || !existsSync(join(dir, 'manifest.json'))) throw new ApiError('bad_input', `${out}: expected a fleet dataset listed by listFleetRuns`);
+    if (!dir.startsWith(root + sep) || !existsSync(join(dir, 'manifest.json')))
+      throw new ApiError('bad_input', `${out}: expected a fleet dataset listed by listFleetRuns`);
     return dir;
   };
 
@@ -69,7 +70,12 @@ export function createFleetHost(o: FleetHostOptions) {
       const policies = args.policies.map((id) => {
         const policy = o.policy(id);
         const config = configOf(policy, args.overrides);
-        return { id: partitionValue(policy.id), config, settings: config as unknown as Record<string, unknown>, settingsHash: settingsHash(config) };
+        return {
+          id: partitionValue(policy.id),
+          config,
+          settings: config as unknown as Record<string, unknown>,
+          settingsHash: settingsHash(config),
+        };
       });
       if (new Set(policies.map((p) => p.id)).size !== policies.length) throw new ApiError('bad_input', 'a policy is chosen twice');
       const runId = randomUUID();
@@ -86,11 +92,28 @@ export function createFleetHost(o: FleetHostOptions) {
         version: o.version,
         signal: abort.signal,
         ...(args.threads ? { threads: args.threads } : {}),
-        onProgress: (p) => o.emit('fleetProgress', { runId, done: p.done, total: p.total, skipped: p.skipped, errors: p.errors, rate: p.rate, etaMs: p.etaMs }),
-      }).then(
-        (r) => o.emit('fleetDone', { runId, out, cancelled: r.cancelled, error: null }),
-        (e: unknown) => o.emit('fleetDone', { runId, out, cancelled: false, error: e instanceof FleetRefusal || e instanceof Error ? e.message : String(e) }),
-      ).finally(() => running.delete(runId));
+        onProgress: (p) =>
+          o.emit('fleetProgress', {
+            runId,
+            done: p.done,
+            total: p.total,
+            skipped: p.skipped,
+            errors: p.errors,
+            rate: p.rate,
+            etaMs: p.etaMs,
+          }),
+      })
+        .then(
+          (r) => o.emit('fleetDone', { runId, out, cancelled: r.cancelled, error: null }),
+          (e: unknown) =>
+            o.emit('fleetDone', {
+              runId,
+              out,
+              cancelled: false,
+              error: e instanceof FleetRefusal || e instanceof Error ? e.message : String(e),
+            }),
+        )
+        .finally(() => running.delete(runId));
       return { runId, out, total: files.length };
     },
 
@@ -113,8 +136,18 @@ export function createFleetHost(o: FleetHostOptions) {
           continue;
         }
         if (!m) continue;
-        const finished = m.shards.map((s) => s.finishedAt).filter((f): f is string => f !== null).sort();
-        out.push({ out: dir, name, policies: m.policies.map((p) => p.id), sessions: m.rows.sessions, running: busy.has(dir), finishedAt: finished.at(-1) ?? null });
+        const finished = m.shards
+          .map((s) => s.finishedAt)
+          .filter((f): f is string => f !== null)
+          .sort();
+        out.push({
+          out: dir,
+          name,
+          policies: m.policies.map((p) => p.id),
+          sessions: m.rows.sessions,
+          running: busy.has(dir),
+          finishedAt: finished.at(-1) ?? null,
+        });
       }
       return out;
     },
@@ -125,7 +158,16 @@ export function createFleetHost(o: FleetHostOptions) {
         return await withDataset(dir, async (d) => {
           const report = await d.report(baseline);
           const view = await d.view();
-          return { out: dir, policies: report.policies, baseline: report.baseline, perPolicy: report.perPolicy, stopped: report.stopped, differ: report.differ, errors: report.errors, ...view };
+          return {
+            out: dir,
+            policies: report.policies,
+            baseline: report.baseline,
+            perPolicy: report.perPolicy,
+            stopped: report.stopped,
+            differ: report.differ,
+            errors: report.errors,
+            ...view,
+          };
         });
       } catch (e) {
         if (e instanceof FleetDataError) throw new ApiError('bad_input', e.message);
@@ -134,7 +176,11 @@ export function createFleetHost(o: FleetHostOptions) {
     },
 
     openFleetSession: async ({ sourcePath, sessionId }: MethodArgs<'openFleetSession'>): Promise<MethodOutputs['openFleetSession']> => {
-      const stored = (): string[] => o.store.listSessions().filter((r) => resolve(r.sourcePath) === resolve(sourcePath)).map((r) => r.id);
+      const stored = (): string[] =>
+        o.store
+          .listSessions()
+          .filter((r) => resolve(r.sourcePath) === resolve(sourcePath))
+          .map((r) => r.id);
       let ids = stored();
       if (ids.length === 0) {
         if (o.importAllow) o.importAllow.check([sourcePath]);

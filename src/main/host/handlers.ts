@@ -74,7 +74,11 @@ const SESSION_CACHE = 4;
 
 export async function createHost(options: HostOptions): Promise<Host> {
   // Checked on open; a corrupt file is moved aside and a fresh one started, with a notice.
-  const { store, notices } = openStoreChecked(options.dbPath, { check: true, recover: true, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+  const { store, notices } = openStoreChecked(options.dbPath, {
+    check: true,
+    recover: true,
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+  });
   const loaded = new Map<string, Session>();
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
@@ -86,10 +90,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const countsInBackground = options.countWorkerFile !== undefined && options.dbPath !== ':memory:';
   const replays = new ReplayClient(
     useWorker
-      ? workerExecutor(options.replayWorkerFile!, { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }, (note) => {
-          if (note.type === 'count') requestCount(note.sessionId, note.tokenizer);
-          else store.summarySet(note.key, note.value);
-        })
+      ? workerExecutor(
+          options.replayWorkerFile!,
+          { dbPath: options.dbPath, countsInBackground, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) },
+          (note) => {
+            if (note.type === 'count') requestCount(note.sessionId, note.tokenizer);
+            else store.summarySet(note.key, note.value);
+          },
+        )
       : inThreadExecutor(
           new ReplayService({
             session: (id) => sessionOf(id),
@@ -104,7 +112,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
    * A replay's inputs, checked here before anything is queued: an unknown policy or a bad override
    * answers bad_input at once and leaves the cache (and the last good result) alone.
    */
-  const inputsOf = (sessionId: string, policyId: string, overrides: Readonly<Record<string, string | number | boolean>>, needles: readonly string[] = []): ReplayInputs => {
+  const inputsOf = (
+    sessionId: string,
+    policyId: string,
+    overrides: Readonly<Record<string, string | number | boolean>>,
+    needles: readonly string[] = [],
+  ): ReplayInputs => {
     row(sessionId);
     const policy = policyOf(policyId, lookup);
     configOf(policy, overrides);
@@ -152,7 +165,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
       countRunning = false;
       startNextCount();
     };
-    const w = new Worker(options.countWorkerFile, { workerData: { dbPath: options.dbPath, sessionId: id, tokenizer, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) } });
+    const w = new Worker(options.countWorkerFile, {
+      workerData: {
+        dbPath: options.dbPath,
+        sessionId: id,
+        tokenizer,
+        ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+      },
+    });
     w.once('message', (r: { ok: boolean; error?: string }) => {
       void w.terminate();
       finish();
@@ -261,7 +281,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
     replays.forget(id, 'session', append);
     tuner.forget(id);
   };
-  const tail = new TailService({ store, emit: options.emit, invalidate: forget, recount: requestCount, onError: (m) => process.stderr.write(`${m}\n`) });
+  const tail = new TailService({
+    store,
+    emit: options.emit,
+    invalidate: forget,
+    recount: requestCount,
+    onError: (m) => process.stderr.write(`${m}\n`),
+  });
 
   const row = (id: string) => {
     const r = store.getRow(id);
@@ -270,18 +296,48 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   // Export and accuracy workers read sessions from the database themselves (not parsed here).
-  const exporter = createExporter(undefined, options.dbPath === ':memory:' ? undefined : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+  const exporter = createExporter(
+    undefined,
+    options.dbPath === ':memory:'
+      ? undefined
+      : { dbPath: options.dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) },
+  );
   const budget = new WorkBudget(options.workBudget ?? defaultWorkBudget());
   /** Runs a heavy request of a session inside the budget (work-budget.ts); its cost is estimated from the session's source size. */
-  const budgeted = <T>(kind: 'sweep' | 'export' | 'replay', sessionId: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => budget.run(kind, costOf(kind, row(sessionId).size, kind === 'sweep' ? availableParallelism() : 1), work, signal);
-  const tuner = createTuner({ session: sessionOf, policy: (id) => policyOf(id, lookup), pins: (id) => (row(id), store.pins(id)), storedCounts: (id, tok) => store.loadCounts(id, tok) });
-  const fleet = createFleetHost({ dbPath: options.dbPath, version: options.version, store, emit: options.emit, policy: (id) => policyOf(id, lookup), ...(options.importAllow ? { importAllow: options.importAllow } : {}), importFile: async (path) => (await importFile(path, undefined, randomUUID())).ids, sourceIdOf: (id) => sessionOf(id).id });
+  const budgeted = <T>(kind: 'sweep' | 'export' | 'replay', sessionId: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
+    budget.run(kind, costOf(kind, row(sessionId).size, kind === 'sweep' ? availableParallelism() : 1), work, signal);
+  const tuner = createTuner({
+    session: sessionOf,
+    policy: (id) => policyOf(id, lookup),
+    pins: (id) => (row(id), store.pins(id)),
+    storedCounts: (id, tok) => store.loadCounts(id, tok),
+  });
+  const fleet = createFleetHost({
+    dbPath: options.dbPath,
+    version: options.version,
+    store,
+    emit: options.emit,
+    policy: (id) => policyOf(id, lookup),
+    ...(options.importAllow ? { importAllow: options.importAllow } : {}),
+    importFile: async (path) => (await importFile(path, undefined, randomUUID())).ids,
+    sourceIdOf: (id) => sessionOf(id).id,
+  });
   // The probe (docs/probe.md): the replay it probes is the one the exports use (op 'result').
-  const prober = createProber({ db: store.db, session: (id) => sessionOf(id), replayOf: (id, policy, overrides) => replays.submit({ op: 'result', inputs: inputsOf(id, policy, overrides) }) });
+  const prober = createProber({
+    db: store.db,
+    session: (id) => sessionOf(id),
+    replayOf: (id, policy, overrides) => replays.submit({ op: 'result', inputs: inputsOf(id, policy, overrides) }),
+  });
   const handlers: Handlers = {
     ...fleet.handlers,
     // The start-up session, unless it was deleted since.
-    getInfo: async () => ({ version: options.version, host: options.hostKind, dbPath: options.dbPath, initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null, ...(notices.length > 0 ? { notices } : {}) }),
+    getInfo: async () => ({
+      version: options.version,
+      host: options.hostKind,
+      dbPath: options.dbPath,
+      initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null,
+      ...(notices.length > 0 ? { notices } : {}),
+    }),
     listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
@@ -309,8 +365,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const inputs = inputsOf(sessionId, policy, overrides, needles);
       return budgeted('replay', sessionId, () => replays.submit({ op: 'view', inputs }));
     },
-    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
-    getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) => replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
+    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) =>
+      replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
+    getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) =>
+      replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
     getConfigFields: async ({ policy, overrides }) => {
       try {
         return configFields(policyOf(policy, lookup).config, overrides, { env: envOverrides(process.env) });
@@ -321,12 +379,20 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     getAccuracy: async ({ sessionId, tokenizer }) => exporter.accuracy(() => sessionOf(sessionId), row(sessionId), tokenizer),
     compare: async ({ sessionId, a, b, minDelta }) => {
-      const op = { op: 'compare', a: inputsOf(sessionId, a.policy, a.overrides), b: inputsOf(sessionId, b.policy, b.overrides), minDelta } as const;
+      const op = {
+        op: 'compare',
+        a: inputsOf(sessionId, a.policy, a.overrides),
+        b: inputsOf(sessionId, b.policy, b.overrides),
+        minDelta,
+      } as const;
       return budgeted('replay', sessionId, () => replays.submit(op));
     },
-    importFiles: async ({ paths, format }) => ({ jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined) }),
+    importFiles: async ({ paths, format }) => ({
+      jobId: startJob(options.importAllow ? options.importAllow.check(paths) : paths, format as FormatId | undefined),
+    }),
     pickAndImport: async () => {
-      if (!options.pickFiles) throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
+      if (!options.pickFiles)
+        throw new ApiError('unsupported', 'this host has no file picker; use `ctxscope serve FILE` or `ctxscope import FILE`');
       const paths = await options.pickFiles();
       return { jobId: paths.length > 0 ? startJob(paths, undefined) : null };
     },
@@ -335,7 +401,15 @@ export async function createHost(options: HostOptions): Promise<Host> {
       run?.cancel();
       return { cancelled: run !== undefined };
     },
-    exportSession: async (args) => budgeted('export', args.sessionId, () => exporter.exportFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }))),
+    exportSession: async (args) =>
+      budgeted('export', args.sessionId, () =>
+        exporter.exportFor(
+          () => sessionOf(args.sessionId),
+          row(args.sessionId),
+          args,
+          (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }),
+        ),
+      ),
     setPinned: async ({ sessionId, messageId, pinned }) => {
       row(sessionId);
       if (!store.hasMessage(sessionId, messageId)) throw new ApiError('not_found', `no message "${messageId}" in session "${sessionId}"`);
@@ -354,8 +428,15 @@ export async function createHost(options: HostOptions): Promise<Host> {
       if (!p) throw new ApiError('not_found', `no policy "${id}"`);
       return { fileName: `${p.id}.policy.json`, mime: 'application/json', text: policyToJSON(p), redactions: 0 };
     },
-    previewExport: async (args) => exporter.previewFor(() => sessionOf(args.sessionId), row(args.sessionId), args, (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) })),
-    deleteSession: async ({ id }) => deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
+    previewExport: async (args) =>
+      exporter.previewFor(
+        () => sessionOf(args.sessionId),
+        row(args.sessionId),
+        args,
+        (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }),
+      ),
+    deleteSession: async ({ id }) =>
+      deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args, (work, signal) => budgeted('sweep', args.sessionId, work, signal)),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),

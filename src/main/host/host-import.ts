@@ -7,7 +7,11 @@
 import { basename } from 'node:path';
 import type { EventPayload } from '../../shared/api';
 
-export function hostImportAnnouncement(jobId: string, paths: readonly string[], sizeOf: (path: string) => number): EventPayload<'hostImportStarted'> {
+export function hostImportAnnouncement(
+  jobId: string,
+  paths: readonly string[],
+  sizeOf: (path: string) => number,
+): EventPayload<'hostImportStarted'> {
   const file = paths.length === 1 ? basename(paths[0]!) : `${paths.length} files`;
   return { jobId, file, totalBytes: paths.reduce((n, p) => n + sizeOf(p), 0) };
 }

@@ -13,11 +13,16 @@ import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { ApiError } from '../../shared/api';
 
-export const REFUSED_IMPORT = 'this server imports only the files named on its command line, uploaded files, and agent logs (Claude Code, Codex and Gemini CLI folders)';
+export const REFUSED_IMPORT =
+  'this server imports only the files named on its command line, uploaded files, and agent logs (Claude Code, Codex and Gemini CLI folders)';
 
 /** The agent-log folders: `~/.claude/projects` (or $CLAUDE_CONFIG_DIR/projects), `~/.codex/sessions` (or $CODEX_HOME/sessions), `~/.gemini/tmp`. */
 export function agentLogRoots(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string[] {
-  return [join(env['CLAUDE_CONFIG_DIR'] || join(home, '.claude'), 'projects'), join(env['CODEX_HOME'] || join(home, '.codex'), 'sessions'), join(home, '.gemini', 'tmp')];
+  return [
+    join(env['CLAUDE_CONFIG_DIR'] || join(home, '.claude'), 'projects'),
+    join(env['CODEX_HOME'] || join(home, '.codex'), 'sessions'),
+    join(home, '.gemini', 'tmp'),
+  ];
 }
 
 const real = (path: string): string | undefined => {

@@ -60,7 +60,12 @@ type Report = (p: { bytes: number; messages: number; sessions: number }) => void
 
 function inProcess(options: ImportRunOptions, report: Report): ImportRun {
   const controller = new AbortController();
-  const done = importFileToStore(options.store, options.path, { ...(options.format ? { format: options.format } : {}), ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}), signal: controller.signal, onProgress: report }).catch((error: unknown) => {
+  const done = importFileToStore(options.store, options.path, {
+    ...(options.format ? { format: options.format } : {}),
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+    signal: controller.signal,
+    onProgress: report,
+  }).catch((error: unknown) => {
     if (controller.signal.aborted) throw new ApiError('cancelled', `${options.path}: import cancelled`);
     if (error instanceof ImportError) throw new ApiError('bad_input', error.message);
     throw error;
@@ -69,7 +74,12 @@ function inProcess(options: ImportRunOptions, report: Report): ImportRun {
 }
 
 function inWorker(workerFile: string, options: ImportRunOptions, report: Report): ImportRun {
-  const request: ImportWorkerRequest = { path: options.path, dbPath: options.dbPath, ...(options.format ? { format: options.format } : {}), ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) };
+  const request: ImportWorkerRequest = {
+    path: options.path,
+    dbPath: options.dbPath,
+    ...(options.format ? { format: options.format } : {}),
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+  };
   const worker = new Worker(workerFile, { workerData: request });
   let cancelled = false;
   let settled = false;
@@ -87,7 +97,13 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     });
     worker.on('error', (error) => reject(new ApiError('internal', `import worker failed: ${error.message}`)));
     worker.on('exit', () => {
-      if (!settled) reject(new ApiError(cancelled ? 'cancelled' : 'internal', cancelled ? `${options.path}: import cancelled` : `${options.path}: the import worker stopped`));
+      if (!settled)
+        reject(
+          new ApiError(
+            cancelled ? 'cancelled' : 'internal',
+            cancelled ? `${options.path}: import cancelled` : `${options.path}: the import worker stopped`,
+          ),
+        );
     });
   });
   return {

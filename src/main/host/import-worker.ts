@@ -12,7 +12,10 @@ import type { WriterData } from '../store/writer';
 import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
 async function run(request: ImportWorkerRequest): Promise<ImportWorkerReply> {
-  const [{ ImportError }, { importFileToStore, openStore }] = await Promise.all([import('../../core/import/types'), import('../store/index')]);
+  const [{ ImportError }, { importFileToStore, openStore }] = await Promise.all([
+    import('../../core/import/types'),
+    import('../store/index'),
+  ]);
   let store: ReturnType<typeof openStore> | undefined;
   try {
     store = openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});

@@ -15,7 +15,11 @@ export function listLibrary(store: SessionStore): MethodOutputs['listSessions'] 
  * The subagents of a session, stored as sessions of their own, in spawn order, and how many it
  * has in all (`inMeta`: those a database from before v6 keeps inside the parent's metadata).
  */
-export function subagentSessionsOf(store: SessionStore, id: string, inMeta: number): Pick<MethodOutputs['getSession'], 'subagents' | 'subagentSessions'> {
+export function subagentSessionsOf(
+  store: SessionStore,
+  id: string,
+  inMeta: number,
+): Pick<MethodOutputs['getSession'], 'subagents' | 'subagentSessions'> {
   const subagentSessions = toSummaries(store.childrenOf(id));
   return { subagents: inMeta + subagentSessions.length, subagentSessions };
 }

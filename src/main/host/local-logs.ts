@@ -186,7 +186,12 @@ export async function listLocalLogs(roots: readonly LocalLogRoot[], options: Lis
         for (const [project, files] of byCwd) groups.push(groupOf(agent, project, root, files, options));
         continue;
       }
-      const project = agent === 'claude-code' ? (cwdInHead(list[0]!.path, head) ?? decodeClaudeProject(key)) : agent === 'upload' ? 'Uploaded files' : key;
+      const project =
+        agent === 'claude-code'
+          ? (cwdInHead(list[0]!.path, head) ?? decodeClaudeProject(key))
+          : agent === 'upload'
+            ? 'Uploaded files'
+            : key;
       groups.push(groupOf(agent, project, root, list, options));
     }
   }
@@ -198,7 +203,10 @@ function groupOf(agent: LocalLogAgent, project: string, root: string, list: read
     const stored = options.imported(f.path);
     return {
       path: f.path,
-      name: agent === 'upload' ? basename(f.path).replace(/^[0-9a-f-]{36}-/, '') : relative(join(root, ...f.dirs.slice(0, agent === 'codex' ? 0 : 1)), f.path),
+      name:
+        agent === 'upload'
+          ? basename(f.path).replace(/^[0-9a-f-]{36}-/, '')
+          : relative(join(root, ...f.dirs.slice(0, agent === 'codex' ? 0 : 1)), f.path),
       size: f.size,
       mtime: f.mtime,
       sessionIds: stored ? [...stored.sessionIds] : [],

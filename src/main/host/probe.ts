@@ -16,7 +16,11 @@ import { findApiKey, type FoundKey } from '../secrets';
 export interface ProberDeps {
   readonly db: Db;
   readonly session: (id: string) => Session;
-  readonly replayOf: (sessionId: string, policy: string, overrides: Readonly<Record<string, string | number | boolean>>) => Promise<ReplayResult>;
+  readonly replayOf: (
+    sessionId: string,
+    policy: string,
+    overrides: Readonly<Record<string, string | number | boolean>>,
+  ) => Promise<ReplayResult>;
   /** The key bound to an endpoint (tests hand in their own). */
   readonly findKey?: (api: ProbeApi, endpoint: string) => Promise<FoundKey | undefined>;
   readonly fetch?: typeof fetch;
@@ -37,7 +41,14 @@ function apiOf(endpoint: string, api: ProbeApi | undefined): ProbeApi {
 function settingsOf(args: PlanArgs): ProbeSettings {
   const problem = summarizerUrlProblem(args.endpoint);
   if (problem) throw new ApiError('bad_input', problem.replace(/^summarizerUrl/, 'endpoint'));
-  return { api: apiOf(args.endpoint, args.api), endpoint: args.endpoint, model: args.model, replicates: args.replicates, temperature: args.temperature, maxAnswerTokens: args.maxAnswerTokens };
+  return {
+    api: apiOf(args.endpoint, args.api),
+    endpoint: args.endpoint,
+    model: args.model,
+    replicates: args.replicates,
+    temperature: args.temperature,
+    maxAnswerTokens: args.maxAnswerTokens,
+  };
 }
 
 interface Row {
@@ -50,17 +61,27 @@ interface Row {
   result: string;
 }
 
-const toStored = (r: Row): StoredProbe => ({ id: r.id, sessionId: r.session_id, policy: r.policy, overrides: JSON.parse(r.overrides) as StoredProbe['overrides'], step: r.step, createdAt: r.created_at, result: JSON.parse(r.result) as ProbeResult });
+const toStored = (r: Row): StoredProbe => ({
+  id: r.id,
+  sessionId: r.session_id,
+  policy: r.policy,
+  overrides: JSON.parse(r.overrides) as StoredProbe['overrides'],
+  step: r.step,
+  createdAt: r.created_at,
+  result: JSON.parse(r.result) as ProbeResult,
+});
 
 export function createProber(deps: ProberDeps) {
   const findKey = deps.findKey ?? ((api: ProbeApi, endpoint: string) => findApiKey(api, endpoint));
-  const consented = (endpoint: string): boolean => deps.db.prepare('SELECT 1 FROM probe_consents WHERE endpoint = ?').get(endpointKey(endpoint) ?? endpoint) !== undefined;
+  const consented = (endpoint: string): boolean =>
+    deps.db.prepare('SELECT 1 FROM probe_consents WHERE endpoint = ?').get(endpointKey(endpoint) ?? endpoint) !== undefined;
 
   async function plan(args: PlanArgs) {
     const settings = settingsOf(args);
     const session = deps.session(args.sessionId);
     const result = await deps.replayOf(args.sessionId, args.policy, args.overrides);
-    if (args.step >= result.steps.count) throw new ApiError('bad_input', `step ${args.step} does not exist: this replay has ${result.steps.count} calls`);
+    if (args.step >= result.steps.count)
+      throw new ApiError('bad_input', `step ${args.step} does not exist: this replay has ${result.steps.count} calls`);
     try {
       return { settings, session, result, plan: planProbe(session, result, args.step, settings, 'auto') };
     } catch (e) {
@@ -73,7 +94,17 @@ export function createProber(deps: ProberDeps) {
     async planProbe(args: PlanArgs): Promise<ProbePlanView> {
       const { settings, plan: p } = await plan(args);
       const key = await findKey(settings.api, settings.endpoint);
-      return { step: p.step, endpoint: settings.endpoint, model: settings.model, api: settings.api, estimate: p.estimate, questions: p.questions, recorded: p.recorded, consented: consented(settings.endpoint), withKey: key !== undefined };
+      return {
+        step: p.step,
+        endpoint: settings.endpoint,
+        model: settings.model,
+        api: settings.api,
+        estimate: p.estimate,
+        questions: p.questions,
+        recorded: p.recorded,
+        consented: consented(settings.endpoint),
+        withKey: key !== undefined,
+      };
     },
 
     async runProbe(args: MethodArgs<'runProbe'>): Promise<StoredProbe> {
@@ -81,22 +112,60 @@ export function createProber(deps: ProberDeps) {
       // Nothing leaves the machine for an endpoint the user has not agreed to.
       if (!consented(settings.endpoint)) {
         if (!args.consent) throw new ApiError('bad_input', `nothing was sent: agree first to send the transcript to ${settings.endpoint}`);
-        deps.db.prepare('INSERT OR REPLACE INTO probe_consents (endpoint, consented_at) VALUES (?, ?)').run(endpointKey(settings.endpoint) ?? settings.endpoint, Date.now());
+        deps.db
+          .prepare('INSERT OR REPLACE INTO probe_consents (endpoint, consented_at) VALUES (?, ?)')
+          .run(endpointKey(settings.endpoint) ?? settings.endpoint, Date.now());
       }
       const key = await findKey(settings.api, settings.endpoint);
-      const client = probeClient({ api: settings.api, endpoint: settings.endpoint, ...(key ? { apiKey: key.key } : {}), ...(deps.fetch ? { fetch: deps.fetch } : {}), timeoutMs: deps.timeoutMs ?? 60_000 });
+      const client = probeClient({
+        api: settings.api,
+        endpoint: settings.endpoint,
+        ...(key ? { apiKey: key.key } : {}),
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        timeoutMs: deps.timeoutMs ?? 60_000,
+      });
       const result = await runProbe(p, args.policy, settings, client);
       const createdAt = Date.now();
       const info = deps.db
-        .prepare('INSERT INTO probe_runs (session_id, policy, overrides, step, endpoint, model, settings, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(args.sessionId, args.policy, JSON.stringify(args.overrides), args.step, settings.endpoint, settings.model, JSON.stringify(settings), JSON.stringify(result), createdAt);
-      return { id: Number(info.lastInsertRowid), sessionId: args.sessionId, policy: args.policy, overrides: args.overrides, step: args.step, createdAt, result };
+        .prepare(
+          'INSERT INTO probe_runs (session_id, policy, overrides, step, endpoint, model, settings, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          args.sessionId,
+          args.policy,
+          JSON.stringify(args.overrides),
+          args.step,
+          settings.endpoint,
+          settings.model,
+          JSON.stringify(settings),
+          JSON.stringify(result),
+          createdAt,
+        );
+      return {
+        id: Number(info.lastInsertRowid),
+        sessionId: args.sessionId,
+        policy: args.policy,
+        overrides: args.overrides,
+        step: args.step,
+        createdAt,
+        result,
+      };
     },
 
     async listProbes(args: MethodArgs<'listProbes'>): Promise<StoredProbe[]> {
-      const rows = (args.policy === undefined
-        ? deps.db.prepare('SELECT id, session_id, policy, overrides, step, created_at, result FROM probe_runs WHERE session_id = ? ORDER BY step, id').all(args.sessionId)
-        : deps.db.prepare('SELECT id, session_id, policy, overrides, step, created_at, result FROM probe_runs WHERE session_id = ? AND policy = ? ORDER BY step, id').all(args.sessionId, args.policy)) as Row[];
+      const rows = (
+        args.policy === undefined
+          ? deps.db
+              .prepare(
+                'SELECT id, session_id, policy, overrides, step, created_at, result FROM probe_runs WHERE session_id = ? ORDER BY step, id',
+              )
+              .all(args.sessionId)
+          : deps.db
+              .prepare(
+                'SELECT id, session_id, policy, overrides, step, created_at, result FROM probe_runs WHERE session_id = ? AND policy = ? ORDER BY step, id',
+              )
+              .all(args.sessionId, args.policy)
+      ) as Row[];
       return rows.map(toStored);
     },
   };

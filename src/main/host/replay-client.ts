@@ -19,7 +19,19 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../shared/api';
 import { traceSpan } from '../trace';
 import { startWorker } from '../workers';
-import { dispatch, replaysOf, type ForgetWhat, type FromReplayWorker, type WorkerNote, type ReplayOp, type ReplayOpName, type ReplayOpOf, type ReplayOpResults, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import {
+  dispatch,
+  replaysOf,
+  type ForgetWhat,
+  type FromReplayWorker,
+  type WorkerNote,
+  type ReplayOp,
+  type ReplayOpName,
+  type ReplayOpOf,
+  type ReplayOpResults,
+  type ReplayWorkerData,
+  type ToReplayWorker,
+} from './replay-protocol';
 import { configOf, type ReplayService } from './replays';
 import type { SessionAppend } from './session-append';
 
@@ -78,7 +90,8 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
   const stopFlag = new Int32Array(stop);
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
   const failAll = (why: string): void => {
-    for (const p of pending.values()) p.reject(new ApiError('internal', `the replay worker stopped (${why}); the request failed — ask again`));
+    for (const p of pending.values())
+      p.reject(new ApiError('internal', `the replay worker stopped (${why}); the request failed — ask again`));
     pending.clear();
   };
   const ensure = (): Worker => {
@@ -129,7 +142,14 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
         ensure().postMessage({ type: 'run', id, op } satisfies ToReplayWorker);
       }),
     stopRunning: () => Atomics.store(stopFlag, 0, lastRun),
-    forget: (sessionId, what, append, tokenizer) => worker?.postMessage({ type: 'forget', sessionId, what, ...(append ? { append } : {}), ...(tokenizer !== undefined ? { tokenizer } : {}) } satisfies ToReplayWorker),
+    forget: (sessionId, what, append, tokenizer) =>
+      worker?.postMessage({
+        type: 'forget',
+        sessionId,
+        what,
+        ...(append ? { append } : {}),
+        ...(tokenizer !== undefined ? { tokenizer } : {}),
+      } satisfies ToReplayWorker),
     close: async () => {
       const w = worker;
       worker = undefined;
@@ -167,7 +187,8 @@ function mayRead(op: ReplayOp, tokenizer: string): boolean {
 }
 
 /** The session a request replays, if any. */
-const sessionOfOp = (op: ReplayOp): string | undefined => (op.op === 'session' ? undefined : op.op === 'compare' ? op.a.sessionId : op.inputs.sessionId);
+const sessionOfOp = (op: ReplayOp): string | undefined =>
+  op.op === 'session' ? undefined : op.op === 'compare' ? op.a.sessionId : op.inputs.sessionId;
 
 export class ReplayClient {
   private readonly queue: Job[] = [];
@@ -207,7 +228,8 @@ export class ReplayClient {
     if (at < 0) this.queue.push(job);
     else this.queue.splice(at, 0, job);
     const running = this.running;
-    if (running && running.op.op === 'detail' && !sharesReplay(running.op, job.op)) this.cancel(running, 'pre-empted by a chart of another replay', job);
+    if (running && running.op.op === 'detail' && !sharesReplay(running.op, job.op))
+      this.cancel(running, 'pre-empted by a chart of another replay', job);
   }
 
   private cancel(job: Job, why: string, by?: Job): void {
@@ -267,7 +289,13 @@ export class ReplayClient {
   forget(sessionId: string, what: ForgetWhat, append?: SessionAppend, tokenizer?: string): void {
     this.executor.forget(sessionId, what, append, tokenizer);
     const running = this.running;
-    if (running && !running.settled && this.executor.stopRunning && sessionOfOp(running.op) === sessionId && (tokenizer === undefined || mayRead(running.op, tokenizer))) {
+    if (
+      running &&
+      !running.settled &&
+      this.executor.stopRunning &&
+      sessionOfOp(running.op) === sessionId &&
+      (tokenizer === undefined || mayRead(running.op, tokenizer))
+    ) {
       running.rerun = true;
       this.executor.stopRunning();
     }

@@ -175,7 +175,11 @@ export function createPrewarm(options: PrewarmOptions = {}): Prewarm {
     const count = summaryTextCounter(tokenizer);
     do {
       if (rehearsal.at + REHEARSAL_FOLD > list.length) rehearsal.at = 0;
-      rehearsal.previous = extractiveSummaryText({ messages: list.slice(rehearsal.at, rehearsal.at + REHEARSAL_FOLD), previous: rehearsal.previous, targetTokens: REHEARSAL_TOKENS });
+      rehearsal.previous = extractiveSummaryText({
+        messages: list.slice(rehearsal.at, rehearsal.at + REHEARSAL_FOLD),
+        previous: rehearsal.previous,
+        targetTokens: REHEARSAL_TOKENS,
+      });
       count(rehearsal.previous);
       rehearsal.at += REHEARSAL_FOLD;
     } while (performance.now() < until);

@@ -37,12 +37,22 @@ export type ReplayOpOf<K extends ReplayOpName> = Extract<ReplayOp, { op: K }>;
  * everything (re-imported).
  */
 export type ForgetWhat = 'counts' | 'session';
-export type ToReplayWorker = { readonly type: 'run'; readonly id: number; readonly op: ReplayOp } | { readonly type: 'forget'; readonly sessionId: string; readonly what: ForgetWhat; readonly append?: SessionAppend; readonly tokenizer?: string };
+export type ToReplayWorker =
+  | { readonly type: 'run'; readonly id: number; readonly op: ReplayOp }
+  | {
+      readonly type: 'forget';
+      readonly sessionId: string;
+      readonly what: ForgetWhat;
+      readonly append?: SessionAppend;
+      readonly tokenizer?: string;
+    };
 /**
  * What the worker asks of the host, which holds the one writing connection: count a session
  * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).
  */
-export type WorkerNote = { readonly type: 'count'; readonly sessionId: string; readonly tokenizer: string } | { readonly type: 'summary'; readonly key: string; readonly value: string };
+export type WorkerNote =
+  | { readonly type: 'count'; readonly sessionId: string; readonly tokenizer: string }
+  | { readonly type: 'summary'; readonly key: string; readonly value: string };
 /** Worker → host: an answer, or a note. */
 export type FromReplayWorker =
   | { readonly id: number; readonly ok: true; readonly value: ReplayOpResults[ReplayOpName] }

@@ -56,7 +56,12 @@ function start(data: ReplayWorkerData): void {
         port.postMessage({ type: 'summary', key: k, value: v } satisfies FromReplayWorker);
       },
     },
-    ...(data.countsInBackground ? { requestCount: (sessionId: string, tokenizer: string) => port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker) } : {}),
+    ...(data.countsInBackground
+      ? {
+          requestCount: (sessionId: string, tokenizer: string) =>
+            port.postMessage({ type: 'count', sessionId, tokenizer } satisfies FromReplayWorker),
+        }
+      : {}),
   });
   // The newest request this thread has taken up; one the host posted since (stop[1], see
   // ReplayWorkerData.stop) is waiting, and no message reaches a thread busy replaying.
@@ -117,7 +122,6 @@ function start(data: ReplayWorkerData): void {
   });
   port.once('close', () => store.close());
 }
-
 
 /**
  * The warm-up replay's length (replay-prewarm.ts `warm`): once per policy per worker, after its

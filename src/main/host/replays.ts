@@ -47,7 +47,8 @@ const builtInOnly: PolicyLookup = (id) => getPolicy(id);
 
 export function policyOf(policyId: string, lookup: PolicyLookup = builtInOnly): Policy {
   const policy = lookup(policyId);
-  if (!policy) throw new ApiError('bad_input', `unknown policy "${policyId}" (known: ${POLICIES.map((p) => p.id).join(', ')}, or a saved policy)`);
+  if (!policy)
+    throw new ApiError('bad_input', `unknown policy "${policyId}" (known: ${POLICIES.map((p) => p.id).join(', ')}, or a saved policy)`);
   return policy;
 }
 
@@ -106,7 +107,10 @@ export interface CompareOptions {
 }
 
 /** Dotted keys whose values differ between two resolved configs (the policy's name and resolution aside). */
-export function configDifferences(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): { key: string; a: unknown; b: unknown }[] {
+export function configDifferences(
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>,
+): { key: string; a: unknown; b: unknown }[] {
   const out: { key: string; a: unknown; b: unknown }[] = [];
   const walk = (x: Readonly<Record<string, unknown>>, y: Readonly<Record<string, unknown>>, prefix: string): void => {
     const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
@@ -147,7 +151,8 @@ const LIVE_RUNS = 4;
 const CHARTS_KEPT = 8;
 
 /** Tokenizers whose exact count of a long session takes seconds (BPE): counted in the background. */
-const isBpe = (tokenizer: string): boolean => tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
+const isBpe = (tokenizer: string): boolean =>
+  tokenizer === 'calibrated' || tokenizer.startsWith('tiktoken:') || tokenizer.startsWith('max:');
 
 interface Cached {
   readonly result: ReplayResult;
@@ -222,7 +227,10 @@ export class ReplayService {
     }
     if (!c) {
       try {
-        const options = { mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider), schemaScale: scaled ? config.schemaScale : 1 };
+        const options = {
+          mediaTokens: config.mediaTokens ?? mediaTokensFor(session.provider),
+          schemaScale: scaled ? config.schemaScale : 1,
+        };
         // After an append, the counts made for the session before it count its kept messages.
         const before = this.carried.get(cacheKey);
         this.carried.delete(cacheKey);
@@ -262,7 +270,12 @@ export class ReplayService {
     let run = this.running.get(key);
     if (!run) {
       const tokenizers = this.tokenizersOf(inputs);
-      run = { done: this.execute(key, inputs, shouldStop), sessionId: inputs.sessionId, tokenizers, stamp: this.stampOf(inputs.sessionId, tokenizers) };
+      run = {
+        done: this.execute(key, inputs, shouldStop),
+        sessionId: inputs.sessionId,
+        tokenizers,
+        stamp: this.stampOf(inputs.sessionId, tokenizers),
+      };
       this.running.set(key, run);
     }
     try {
@@ -295,15 +308,33 @@ export class ReplayService {
     const config = configOf(inputs.policy, inputs.overrides);
     const session = this.deps.session(inputs.sessionId);
     const counts = this.counted(inputs.sessionId, session, resolveTokenizer(session, config), config, true);
-    const referenceCounts = needsReference(config, session) ? this.counted(inputs.sessionId, session, config.referenceTokenizer, config, false) : undefined;
+    const referenceCounts = needsReference(config, session)
+      ? this.counted(inputs.sessionId, session, config.referenceTokenizer, config, false)
+      : undefined;
     const summarizer = await this.summarizerOf(config);
     this.runs++;
     try {
       const span = traceSpan(`replay ${inputs.policy.id}`);
       const kept = this.live.get(key);
-      const resumed = kept && kept.sessionId === inputs.sessionId ? await extendReplay(kept.live, session, { counts, ...(referenceCounts ? { referenceCounts } : {}), ...(shouldStop ? { shouldStop } : {}) }) : undefined;
+      const resumed =
+        kept && kept.sessionId === inputs.sessionId
+          ? await extendReplay(kept.live, session, {
+              counts,
+              ...(referenceCounts ? { referenceCounts } : {}),
+              ...(shouldStop ? { shouldStop } : {}),
+            })
+          : undefined;
       if (resumed) this.resumed++;
-      const done = resumed ?? (await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), ...(summarizer ? { summarizer } : {}), ...(shouldStop ? { shouldStop } : {}) }));
+      const done =
+        resumed ??
+        (await replayLive(session, config, {
+          counts,
+          needles: inputs.needles,
+          pinned: new Set(inputs.pins),
+          ...(referenceCounts ? { referenceCounts } : {}),
+          ...(summarizer ? { summarizer } : {}),
+          ...(shouldStop ? { shouldStop } : {}),
+        }));
       this.keep(key, inputs.sessionId, done.live);
       span(resumed ? '(continued)' : '');
       return { result: done.result, session, counts, inputs };
@@ -332,7 +363,13 @@ export class ReplayService {
     const referenceCounts = reference ? held(config.referenceTokenizer, false) : undefined;
     if (!counts || (reference && !referenceCounts)) return 'skipped';
     try {
-      const { result } = await replayLive(session, config, { counts, needles: inputs.needles, pinned: new Set(inputs.pins), ...(referenceCounts ? { referenceCounts } : {}), shouldStop });
+      const { result } = await replayLive(session, config, {
+        counts,
+        needles: inputs.needles,
+        pinned: new Set(inputs.pins),
+        ...(referenceCounts ? { referenceCounts } : {}),
+        shouldStop,
+      });
       // Its chart view too, thrown away: the markers' code (a status run's template per call)
       // was a cold 13–26 ms of the first drag's chart on letta's 1,406 markers, 3–4 ms warm.
       if (!shouldStop()) chartView(result, { key: '', buckets: REHEARSAL_BUCKETS });
@@ -385,7 +422,10 @@ export class ReplayService {
     if (made) return made;
     const resolved = c.result.config['resolved'];
     const wanted = resolved && typeof resolved === 'object' && 'tokenizer' in resolved ? resolved.tokenizer : undefined;
-    const warnings = c.counts.tokenizer === 'chars4' && wanted !== 'chars4' ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`] : [];
+    const warnings =
+      c.counts.tokenizer === 'chars4' && wanted !== 'chars4'
+        ? [`token counts are the import's chars/4 estimates until exact ${String(wanted)} counts are ready`]
+        : [];
     const span = traceSpan('chart view');
     const view = chartView(c.result, { key: c.key, buckets, warnings });
     span(`${view.markers.length} markers`);
@@ -399,7 +439,12 @@ export class ReplayService {
   async detail(inputs: ReplayInputs, step: number, shouldStop?: () => boolean): Promise<StepDetail> {
     const c = await this.cached(inputs, shouldStop);
     try {
-      return stepDetail(c.result, c.session, step, { key: c.key, perMessage: c.counts.perMessage, overridden: new Set(Object.keys(inputs.overrides)), policyConfig: inputs.policy.config as Readonly<Record<string, unknown>> });
+      return stepDetail(c.result, c.session, step, {
+        key: c.key,
+        perMessage: c.counts.perMessage,
+        overridden: new Set(Object.keys(inputs.overrides)),
+        policyConfig: inputs.policy.config as Readonly<Record<string, unknown>>,
+      });
     } catch (e) {
       if (e instanceof StepDetailError) throw new ApiError('not_found', e.message);
       throw e;
@@ -413,7 +458,9 @@ export class ReplayService {
     // A call differs when its status changed or its request moved by more than minDelta tokens.
     const differences = c.differences.filter((d) => d.a.status !== d.b.status || Math.abs(d.b.total - d.a.total) > options.minDelta);
     // B's compressions are drawn as markers: their summaries stay with B's step details.
-    const bCompressions = rb.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression').map(withoutSummary);
+    const bCompressions = rb.events
+      .filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression')
+      .map(withoutSummary);
     return {
       ...c,
       differences,
@@ -450,7 +497,8 @@ export class ReplayService {
         this.countedFor.delete(c);
         this.carried.delete(c);
       }
-      for (const [key, v] of this.results) if (v.inputs.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.results.delete(key);
+      for (const [key, v] of this.results)
+        if (v.inputs.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.results.delete(key);
       for (const [key, v] of this.running) if (v.sessionId === sessionId && v.tokenizers.includes(tokenizer)) this.running.delete(key);
       return;
     }

@@ -47,7 +47,9 @@ export class SavedPolicies {
       throw e;
     }
     if (getPolicy(policy.id)) throw new ApiError('bad_input', `policy: id "${policy.id}" is a built-in policy; give your copy another id`);
-    this.db.prepare('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)').run(policy.id, policy.label, policyToJSON(policy), Date.now());
+    this.db
+      .prepare('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)')
+      .run(policy.id, policy.label, policyToJSON(policy), Date.now());
     return policy;
   }
 

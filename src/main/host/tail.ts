@@ -113,7 +113,18 @@ export class TailService {
       throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));
     }
     if (this.watches.has(src.path)) return this.watchSession(sessionId, on);
-    const w: Watch = { path: src.path, sessions: new Map([[sessionId, 1]]), state, watcher: undefined, poll: unref(setInterval(() => this.check(w), POLL_MS)), timer: undefined, running: false, again: false, seen: statOf(src.path), closed: false };
+    const w: Watch = {
+      path: src.path,
+      sessions: new Map([[sessionId, 1]]),
+      state,
+      watcher: undefined,
+      poll: unref(setInterval(() => this.check(w), POLL_MS)),
+      timer: undefined,
+      running: false,
+      again: false,
+      seen: statOf(src.path),
+      closed: false,
+    };
     this.watches.set(src.path, w);
     this.rewatch(w);
     // What the file gained since its import shows at once.
@@ -217,8 +228,14 @@ export class TailService {
    */
   private extendedCounts(sessionId: string): string[] {
     const suffix = countsKey('');
-    const keys = this.options.store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ?').pluck().all(sessionId) as string[];
-    return keys.filter((k) => k.endsWith(suffix)).map((k) => k.slice(0, -suffix.length)).filter((t) => t !== 'chars4');
+    const keys = this.options.store.db
+      .prepare('SELECT tokenizer FROM token_counts WHERE session_id = ?')
+      .pluck()
+      .all(sessionId) as string[];
+    return keys
+      .filter((k) => k.endsWith(suffix))
+      .map((k) => k.slice(0, -suffix.length))
+      .filter((t) => t !== 'chars4');
   }
 
   private stop(w: Watch): void {
@@ -228,7 +245,11 @@ export class TailService {
     if (w.timer !== undefined) clearTimeout(w.timer);
     this.watches.delete(w.path);
     // A document's arrays, kept for a watch begun again (not while an update may still move them on).
-    if (!w.running) w.state.then((s) => closeTail(this.options.store, s), () => undefined);
+    if (!w.running)
+      w.state.then(
+        (s) => closeTail(this.options.store, s),
+        () => undefined,
+      );
   }
 
   close(): void {

@@ -26,7 +26,12 @@ export interface TuneDeps {
 export type TuneGate = <T>(work: () => Promise<T>, signal: AbortSignal) => Promise<T>;
 const ungated: TuneGate = (work) => work();
 
-export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>, gate?: TuneGate): Promise<TuneResult>; cancel(channel: string): boolean; forget(sessionId: string): void; close(): void } {
+export function createTuner(deps: TuneDeps): {
+  run(args: MethodArgs<'runTune'>, gate?: TuneGate): Promise<TuneResult>;
+  cancel(channel: string): boolean;
+  forget(sessionId: string): void;
+  close(): void;
+} {
   const running = new Map<string, AbortController>();
   // Kept warm between sweeps: the second sweep on a session sends the workers only its settings.
   const pool = new TunePool();
@@ -39,7 +44,20 @@ export function createTuner(deps: TuneDeps): { run(args: MethodArgs<'runTune'>, 
       running.set(channel, abort);
       try {
         const pins = [...deps.pins(sessionId)];
-        return await gate(() => pool.sweep({ session, policy: { id: p.id, config: p.config }, sweeps, baseOverrides: overrides, needles, pins, storedCounts: (tok) => deps.storedCounts(sessionId, tok), signal: abort.signal }), abort.signal);
+        return await gate(
+          () =>
+            pool.sweep({
+              session,
+              policy: { id: p.id, config: p.config },
+              sweeps,
+              baseOverrides: overrides,
+              needles,
+              pins,
+              storedCounts: (tok) => deps.storedCounts(sessionId, tok),
+              signal: abort.signal,
+            }),
+          abort.signal,
+        );
       } catch (e) {
         if (e instanceof SweepError) throw new ApiError('bad_input', e.message);
         if (e instanceof TuneCancelled) throw new ApiError('cancelled', e.message);

@@ -111,5 +111,15 @@ export function toMessageView(m: Message, index: number, tokens: number, pinned:
     truncated ||= d.clipped;
     return d.part;
   });
-  return { index, id: m.id, role: m.role, parts, timestamp: m.timestamp ?? null, tokens, usage: m.usage ?? null, pinned: pinned || m.pinned === true, truncated };
+  return {
+    index,
+    id: m.id,
+    role: m.role,
+    parts,
+    timestamp: m.timestamp ?? null,
+    tokens,
+    usage: m.usage ?? null,
+    pinned: pinned || m.pinned === true,
+    truncated,
+  };
 }

@@ -118,7 +118,16 @@ export class WorkBudget {
   }
 
   stats(): WorkBudgetStats {
-    return { running: this.running, usedBytes: this.used, waiting: this.queue.length, peakRunning: this.peakRunning, peakUsedBytes: this.peakUsed, refused: this.refused, budgetBytes: this.options.budgetBytes, maxWaiting: this.options.maxWaiting };
+    return {
+      running: this.running,
+      usedBytes: this.used,
+      waiting: this.queue.length,
+      peakRunning: this.peakRunning,
+      peakUsedBytes: this.peakUsed,
+      refused: this.refused,
+      budgetBytes: this.options.budgetBytes,
+      maxWaiting: this.options.maxWaiting,
+    };
   }
 
   /** Whether the memory allows `cost` now (anything runs when nothing else does). */
@@ -181,7 +190,7 @@ export class WorkBudget {
 
   /** Starts waiting requests in order: one that lacks room stops the rest; one that lacks a slot of its kind is passed. */
   private startWaiting(): void {
-    for (let i = 0; i < this.queue.length; ) {
+    for (let i = 0; i < this.queue.length;) {
       const w = this.queue[i]!;
       if (!this.slotFor(w.kind)) {
         i++;

@@ -37,7 +37,7 @@ export function fileSource(path: string, limit?: number): ByteSource {
         // the next is asked for). A fresh 1 MB buffer per chunk was freed only by a collection,
         // and V8, busy growing the heap, left ~50 MB of them waiting on a million-line import.
         const buffer = Buffer.allocUnsafeSlow(limit !== undefined ? Math.min(CHUNK_BYTES, limit) : CHUNK_BYTES);
-        for (let at = 0; limit === undefined || at < limit; ) {
+        for (let at = 0; limit === undefined || at < limit;) {
           const want = limit === undefined ? buffer.length : Math.min(buffer.length, limit - at);
           const { bytesRead } = await file.read(buffer, 0, want, at);
           if (bytesRead === 0) break;

@@ -56,7 +56,9 @@ export function findSubagentFiles(parentPath: string, sessionId?: string): Found
   if (parent === undefined || !parent.endsWith('.jsonl')) return { files: [], refused: [] };
   const dir = dirname(parent);
   const folder = dir.endsWith(sep) ? dir : dir + sep;
-  const names = [basename(parent, '.jsonl'), ...(sessionId !== undefined ? [sessionId] : [])].filter((n, i, all) => SAFE_NAME.test(n) && all.indexOf(n) === i);
+  const names = [basename(parent, '.jsonl'), ...(sessionId !== undefined ? [sessionId] : [])].filter(
+    (n, i, all) => SAFE_NAME.test(n) && all.indexOf(n) === i,
+  );
   for (const name of names) {
     const sub = join(dir, name, 'subagents');
     let entries: string[];
@@ -93,7 +95,11 @@ export function findSubagentFiles(parentPath: string, sessionId?: string): Found
 }
 
 /** The outcome of importing `parentPath` with its subagent files attached (Claude Code only). */
-export async function withSubagentFiles(parentPath: string, outcome: ImportOutcome, options: SubagentFileOptions = {}): Promise<ImportOutcome> {
+export async function withSubagentFiles(
+  parentPath: string,
+  outcome: ImportOutcome,
+  options: SubagentFileOptions = {},
+): Promise<ImportOutcome> {
   if (outcome.format !== 'claude-code' || outcome.sessions.length === 0) return outcome;
   const { files, refused } = findSubagentFiles(parentPath, outcome.sessions[0]!.id);
   const attached = await attachSubagentFiles(outcome, files, options);

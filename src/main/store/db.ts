@@ -91,7 +91,11 @@ function integrityProblems(db: Db, full: boolean): string[] {
 
 export function openDatabaseChecked(path: string, options: OpenOptions = {}): OpenedDatabase {
   const notices: string[] = [];
-  if (path === ':memory:') return { db: configure(new Database(path, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}), path, false, options), notices };
+  if (path === ':memory:')
+    return {
+      db: configure(new Database(path, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}), path, false, options),
+      notices,
+    };
   if (!existsSync(dirname(path))) {
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -114,7 +118,11 @@ export function openDatabaseChecked(path: string, options: OpenOptions = {}): Op
 
   let db: Db | undefined;
   try {
-    db = new Database(path, { readonly, fileMustExist: readonly, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+    db = new Database(path, {
+      readonly,
+      fileMustExist: readonly,
+      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+    });
     // The check reads every page: a header, a b-tree or a WAL frame that is damaged shows here,
     // before an import writes into the file, not in a later read.
     const problems = options.check && exists ? integrityProblems(db, leftoverWal) : [];
@@ -172,7 +180,9 @@ function configure(db: Db, path: string, readonly: boolean, options: OpenOptions
     const current = schemaVersion(db);
     if (current !== (options.upTo ?? SCHEMA_VERSION)) {
       db.close();
-      throw new StoreError(`the database ${path} is read-only and at schema version ${current}; this app reads version ${SCHEMA_VERSION} (open it once where it can be written to upgrade it)`);
+      throw new StoreError(
+        `the database ${path} is read-only and at schema version ${current}; this app reads version ${SCHEMA_VERSION} (open it once where it can be written to upgrade it)`,
+      );
     }
     return db;
   }
@@ -188,7 +198,9 @@ export function migrate(db: Db, upTo: number, path = 'database'): void {
   const current = schemaVersion(db);
   if (current > SCHEMA_VERSION) {
     db.close();
-    throw new StoreError(`${path} has schema version ${current}, newer than this app knows (${SCHEMA_VERSION}); update Context Scope or use another --db`);
+    throw new StoreError(
+      `${path} has schema version ${current}, newer than this app knows (${SCHEMA_VERSION}); update Context Scope or use another --db`,
+    );
   }
   for (const m of MIGRATIONS) {
     if (m.version <= current || m.version > upTo) continue;

@@ -96,23 +96,31 @@ export async function importFileToStore(store: SessionStore, path: string, optio
   // On one core too: the second thread gains no speed there, but the in-thread path keeps every
   // raw record beside its message (a million tiny lines: ~970 MB instead of ~480 MB).
   const usePipeline = options.pipeline ?? size >= PIPELINE_MIN_BYTES;
-  const writer = usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== '' ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) }) : undefined;
+  const writer =
+    usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== ''
+      ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) })
+      : undefined;
   try {
     // A JSONL file whose records are its lines: the writer stores (and hashes) the lines while
     // this thread parses, and message rows name their line instead of copying it.
     const linesFormat = writer ? await lineRecordsFormat(fileSource(path, size), options.format) : undefined;
     const now = Date.now();
-    if (writer && linesFormat) writer.post({ type: 'begin', source: { path, size, hash: `pending:${randomUUID()}`, format: linesFormat }, now, lines: true });
+    if (writer && linesFormat)
+      writer.post({ type: 'begin', source: { path, size, hash: `pending:${randomUUID()}`, format: linesFormat }, now, lines: true });
     const hashing = linesFormat ? undefined : hashingSource(path, size);
     // A Claude Code 2.x session's subagent files (beside it) are part of the same import.
-    const outcome = await withSubagentFiles(path, await importSource(hashing?.source ?? fileSource(path, size), {
-      ...(options.format ? { format: options.format } : {}),
-      keepRaw: linesFormat ? 'lines' : true,
-      tolerant: options.tolerant ?? false,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      onPhaseEnd: collectGarbage,
-    }), { tolerant: options.tolerant ?? false, ...(options.signal ? { signal: options.signal } : {}) });
+    const outcome = await withSubagentFiles(
+      path,
+      await importSource(hashing?.source ?? fileSource(path, size), {
+        ...(options.format ? { format: options.format } : {}),
+        keepRaw: linesFormat ? 'lines' : true,
+        tolerant: options.tolerant ?? false,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        onPhaseEnd: collectGarbage,
+      }),
+      { tolerant: options.tolerant ?? false, ...(options.signal ? { signal: options.signal } : {}) },
+    );
     if (options.signal?.aborted) throw new Error(`${path}: import cancelled`);
     hash ??= writer && linesFormat ? await writer.hashed() : (hashing?.digest() ?? (await hashFile(path, size)));
     const existing = store.findByHash(hash);
@@ -122,15 +130,28 @@ export async function importFileToStore(store: SessionStore, path: string, optio
     // counts follow in the background.
     // Many short sessions gain nothing from the second thread (per-session rows dominate), but
     // a writer that holds the lines already holds the transaction too.
-    const viaWriter = writer && (linesFormat !== undefined || options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
+    const viaWriter =
+      writer && (linesFormat !== undefined || options.pipeline === true || outcome.sessions.length <= PIPELINE_MAX_SESSIONS);
     // The parse's garbage goes before the save's working set comes on top of it: without this
     // the peak of a big import came after its parse (see collect-garbage.ts).
     if (viaWriter) collectGarbage();
     const sessionIds = viaWriter
-      ? await saveThroughWriter(writer, source, outcome.sessions, { begun: linesFormat !== undefined, lineRecords: outcome.lineRecords, now }, options.signal)
+      ? await saveThroughWriter(
+          writer,
+          source,
+          outcome.sessions,
+          { begun: linesFormat !== undefined, lineRecords: outcome.lineRecords, now },
+          options.signal,
+        )
       : store.saveImport(source, outcome.sessions, { ...(grownFrom !== undefined ? { grownFrom } : {}), counts: estimate });
     // Lengths only: saveThroughWriter has released the messages themselves.
-    return { sessionIds, reused: false, format: outcome.format, warnings: outcome.warnings, messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0) };
+    return {
+      sessionIds,
+      reused: false,
+      format: outcome.format,
+      warnings: outcome.warnings,
+      messages: outcome.sessions.reduce((n, s) => n + s.messages.length, 0),
+    };
   } finally {
     // Committed by now (then it checkpoints and exits by itself), or dropped with its transaction.
     if (writer) {
@@ -175,7 +196,13 @@ const BATCH_CHARS = 1 << 20;
  * emptied, the length kept) once its row is prepared, so that a collection under memory pressure
  * can take them; the caller reads only the lengths afterwards.
  */
-async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessions: readonly Session[], how: { begun: boolean; lineRecords: boolean; now: number }, signal?: AbortSignal): Promise<string[]> {
+async function saveThroughWriter(
+  writer: WriterClient,
+  source: SourceInfo,
+  sessions: readonly Session[],
+  how: { begun: boolean; lineRecords: boolean; now: number },
+  signal?: AbortSignal,
+): Promise<string[]> {
   const now = how.now;
   if (!how.begun) writer.post({ type: 'begin', source, now });
   let rows: MessageRows[] = [];
@@ -199,13 +226,17 @@ async function saveThroughWriter(writer: WriterClient, source: SourceInfo, sessi
     if (parent === null) position++;
     const id = randomUUID();
     rowIds.push(id);
-    const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now, { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents: true });
+    const { sourceId: _sourceId, ...row } = sessionRow(s, id, 0, position, now, {
+      parentId: parent !== null ? rowIds[parent]! : null,
+      link,
+      rowsForSubagents: true,
+    });
     batch.sessions.push(row);
     // The estimates size the batches too: ~4 characters a token is the body's text, plus the raw
     // record when it travels in the row (a line-named record does not).
     const counts = estimate(s);
     const n = s.messages.length;
-    for (let from = 0; from < n; ) {
+    for (let from = 0; from < n;) {
       let to = from;
       while (to < n && messages < BATCH_MESSAGES && chars < BATCH_CHARS) {
         chars += 4 * counts.perMessage[to]! + (s.messages[to]!.raw?.length ?? 0);

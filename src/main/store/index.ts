@@ -33,11 +33,17 @@ export function isReadOnly(store: SessionStore): boolean {
  * (SQLite would only say "attempt to write a readonly database" at the first write).
  */
 export function importFileToStore(store: SessionStore, path: string, options: ImportFileOptions = {}): Promise<StoredImport> {
-  if (isReadOnly(store)) return Promise.reject(new StoreError(`the database ${store.db.name} is open read-only: cannot import ${path} into it (make the file and its folder writable, or use another --db)`));
+  if (isReadOnly(store))
+    return Promise.reject(
+      new StoreError(
+        `the database ${store.db.name} is open read-only: cannot import ${path} into it (make the file and its folder writable, or use another --db)`,
+      ),
+    );
   return importFile(store, path, options).catch((e: unknown) => {
     // A store failure (disk full, a file it cannot open) names the database already; the input too.
     if (e instanceof StoreError) throw new StoreError(`cannot import ${path}: ${e.message}`);
-    if (e instanceof Error && e.name === 'SqliteError') throw new StoreError(`cannot import ${path}: ${(storeError(store.db.name, store.db.readonly, e) as Error).message}`);
+    if (e instanceof Error && e.name === 'SqliteError')
+      throw new StoreError(`cannot import ${path}: ${(storeError(store.db.name, store.db.readonly, e) as Error).message}`);
     throw e;
   });
 }

@@ -183,9 +183,20 @@ function withoutRaw(s: Session): Session {
  * then keeps no subagents: they are rows too). Without it (callers that store subagents inside
  * their parent) the parent's metadata carries them, as before v6.
  */
-export function sessionRow(s: Session, id: string, sourceId: number, position: number, now: number, child?: { readonly parentId: string | null; readonly link: SubagentLink | null; readonly rowsForSubagents: boolean }): SessionRowInput {
+export function sessionRow(
+  s: Session,
+  id: string,
+  sourceId: number,
+  position: number,
+  now: number,
+  child?: { readonly parentId: string | null; readonly link: SubagentLink | null; readonly rowsForSubagents: boolean },
+): SessionRowInput {
   const { messages, ...rest } = s;
-  const meta = child?.rowsForSubagents ? { ...rest, subagents: [] } : rest.subagents.length > 0 ? { ...rest, subagents: rest.subagents.map(withoutRaw) } : rest;
+  const meta = child?.rowsForSubagents
+    ? { ...rest, subagents: [] }
+    : rest.subagents.length > 0
+      ? { ...rest, subagents: rest.subagents.map(withoutRaw) }
+      : rest;
   const stats = sessionStats(s);
   const link = child?.link ?? null;
   return {
@@ -286,7 +297,15 @@ export interface PackedSegment {
  */
 export function messageRows(messages: readonly Message[], from: number, to: number, lineRecords = false): MessageRows {
   const n = Math.max(0, to - from);
-  const rows: MessageRows = { from, ids: new Array<string>(n), roles: new Array<string>(n), bodies: new Array<string>(n), raws: new Array<string | null>(n), rawLines: new Int32Array(n), usage: new Array<ReportedUsage | null>(n) };
+  const rows: MessageRows = {
+    from,
+    ids: new Array<string>(n),
+    roles: new Array<string>(n),
+    bodies: new Array<string>(n),
+    raws: new Array<string | null>(n),
+    rawLines: new Int32Array(n),
+    usage: new Array<ReportedUsage | null>(n),
+  };
   for (let k = 0; k < n; k++) {
     const m = messages[from + k]!;
     rows.ids[k] = m.id;
@@ -321,7 +340,8 @@ export class SessionStore {
    * subagents inside their parent's metadata.
    */
   private hasLibraryColumns(): boolean {
-    this.libraryColumns ??= (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
+    this.libraryColumns ??=
+      (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
     return this.libraryColumns;
   }
 
@@ -339,7 +359,9 @@ export class SessionStore {
   findByHash(hash: string): string[] | undefined {
     const src = this.stmt('SELECT id FROM sources WHERE hash = ?').get(hash) as { id: number } | undefined;
     if (!src) return undefined;
-    const sql = this.hasLibraryColumns() ? 'SELECT id FROM sessions WHERE source_id = ? AND parent_id IS NULL ORDER BY position' : 'SELECT id FROM sessions WHERE source_id = ? ORDER BY position';
+    const sql = this.hasLibraryColumns()
+      ? 'SELECT id FROM sessions WHERE source_id = ? AND parent_id IS NULL ORDER BY position'
+      : 'SELECT id FROM sessions WHERE source_id = ? ORDER BY position';
     return (this.stmt(sql).all(src.id) as { id: string }[]).map((r) => r.id);
   }
 
@@ -350,7 +372,8 @@ export class SessionStore {
 
   /** The latest stored import of this path (to detect a grown file). */
   latestByPath(path: string): { sourceId: number; size: number; hash: string } | undefined {
-    return this.stmt('SELECT id AS sourceId, size, hash FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1').get(path) as { sourceId: number; size: number; hash: string } | undefined;
+    return this.stmt('SELECT id AS sourceId, size, hash FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1').get(path) as
+      { sourceId: number; size: number; hash: string } | undefined;
   }
 
   /**
@@ -359,16 +382,40 @@ export class SessionStore {
    * new messages appended instead of a second copy. `counts` (the chars/4 estimates) are
    * stored in the same transaction.
    */
-  saveImport(source: SourceInfo, sessions: readonly Session[], options: { grownFrom?: number; counts?: (session: Session) => SessionCounts } = {}): string[] {
+  saveImport(
+    source: SourceInfo,
+    sessions: readonly Session[],
+    options: { grownFrom?: number; counts?: (session: Session) => SessionCounts } = {},
+  ): string[] {
     const now = Date.now();
     const update = (r: SessionRowInput, id: string, sourceId: number): void => {
       if (!this.hasLibraryColumns()) {
-        this.stmt('UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?').run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, id);
+        this.stmt(
+          'UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ? WHERE id = ?',
+        ).run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, id);
         return;
       }
       this.stmt(
         'UPDATE sessions SET source_id = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, spawned_by = ?, spawned_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
-      ).run(sourceId, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.title, r.model, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null, id);
+      ).run(
+        sourceId,
+        r.meta,
+        r.messageCount,
+        r.steps,
+        r.turns,
+        r.hasUsage,
+        r.title,
+        r.model,
+        r.spawnedBy ?? null,
+        r.spawnedAt ?? null,
+        r.cwd ?? null,
+        r.compactions ?? 0,
+        r.promptTokens ?? 0,
+        r.outputTokens ?? 0,
+        r.cost ?? null,
+        r.endedAt ?? null,
+        id,
+      );
     };
     const counts = options.counts;
     return this.db.transaction(() => {
@@ -383,7 +430,10 @@ export class SessionStore {
         if (parent === null) position++;
         const child = { parentId: parent !== null ? rowIds[parent]! : null, link, rowsForSubagents };
         if (options.grownFrom !== undefined) {
-          const prev = this.stmt('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(options.grownFrom, s.id) as { id: string; message_count: number } | undefined;
+          const prev = this.stmt('SELECT id, message_count FROM sessions WHERE source_id = ? AND source_session_id = ?').get(
+            options.grownFrom,
+            s.id,
+          ) as { id: string; message_count: number } | undefined;
           if (prev && prev.message_count <= s.messages.length) {
             this.insertMessages(prev.id, messageRows(s.messages, prev.message_count, s.messages.length));
             // Counts cover the old messages only: drop them so they are recomputed.
@@ -403,26 +453,77 @@ export class SessionStore {
         rowIds.push(id);
         if (parent === null) ids.push(id);
       }
-      if (options.grownFrom !== undefined) this.stmt('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(options.grownFrom, options.grownFrom);
+      if (options.grownFrom !== undefined)
+        this.stmt('DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE source_id = ?)').run(
+          options.grownFrom,
+          options.grownFrom,
+        );
       return ids;
     })();
   }
 
   /** The pieces of `saveImport`, for a writer that runs the transaction itself (store/writer.ts). */
   insertSource(source: SourceInfo, now: number): number {
-    return Number(this.stmt('INSERT INTO sources (path, size, hash, format, imported_at) VALUES (?, ?, ?, ?, ?)').run(source.path, source.size, source.hash, source.format, now).lastInsertRowid);
+    return Number(
+      this.stmt('INSERT INTO sources (path, size, hash, format, imported_at) VALUES (?, ?, ?, ?, ?)').run(
+        source.path,
+        source.size,
+        source.hash,
+        source.format,
+        now,
+      ).lastInsertRowid,
+    );
   }
 
   insertSession(r: SessionRowInput): void {
     if (!this.hasLibraryColumns()) {
-      this.stmt('INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt,
+      this.stmt(
+        'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        r.id,
+        r.sourceId,
+        r.position,
+        r.sourceSessionId,
+        r.format,
+        r.title,
+        r.model,
+        r.meta,
+        r.messageCount,
+        r.steps,
+        r.turns,
+        r.hasUsage,
+        r.startedAt,
+        r.importedAt,
       );
       return;
     }
     this.stmt(
       'INSERT INTO sessions (id, source_id, position, source_session_id, format, title, model, meta, message_count, step_count, turn_count, has_usage, started_at, imported_at, parent_id, spawned_by, spawned_at, cwd, compactions, prompt_tokens, output_tokens, cost, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(r.id, r.sourceId, r.position, r.sourceSessionId, r.format, r.title, r.model, r.meta, r.messageCount, r.steps, r.turns, r.hasUsage, r.startedAt, r.importedAt, r.parentId ?? null, r.spawnedBy ?? null, r.spawnedAt ?? null, r.cwd ?? null, r.compactions ?? 0, r.promptTokens ?? 0, r.outputTokens ?? 0, r.cost ?? null, r.endedAt ?? null);
+    ).run(
+      r.id,
+      r.sourceId,
+      r.position,
+      r.sourceSessionId,
+      r.format,
+      r.title,
+      r.model,
+      r.meta,
+      r.messageCount,
+      r.steps,
+      r.turns,
+      r.hasUsage,
+      r.startedAt,
+      r.importedAt,
+      r.parentId ?? null,
+      r.spawnedBy ?? null,
+      r.spawnedAt ?? null,
+      r.cwd ?? null,
+      r.compactions ?? 0,
+      r.promptTokens ?? 0,
+      r.outputTokens ?? 0,
+      r.cost ?? null,
+      r.endedAt ?? null,
+    );
   }
 
   /** Stores line `line` of source `sourceId` (UTF-8 bytes, stored as text as they are). */
@@ -447,7 +548,9 @@ export class SessionStore {
     const insertMessage = this.stmt(insert + row);
     const insertMany = this.stmt(insert + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
     const params: unknown[] = [];
-    const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertUsage = this.stmt(
+      'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
     const lengths = packed.lengths;
     let at = 0;
@@ -480,7 +583,9 @@ export class SessionStore {
 
   insertMessages(sessionId: string, rows: MessageRows): void {
     const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertUsage = this.stmt('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertUsage = this.stmt(
+      'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const { ids, roles, bodies, raws, usage } = rows;
     for (let k = 0; k < ids.length; k++) {
       const i = rows.from + k;
@@ -497,7 +602,9 @@ export class SessionStore {
 
   /** Every session, subagents included, each right after its parent (same import time and position). */
   listLibrary(): StoredSessionRow[] {
-    return (this.stmt(`${ROW_SELECT} ORDER BY s.imported_at, s.position, s.parent_id IS NOT NULL, s.spawned_at`).all() as SessionRowRaw[]).map(toRow);
+    return (
+      this.stmt(`${ROW_SELECT} ORDER BY s.imported_at, s.position, s.parent_id IS NOT NULL, s.spawned_at`).all() as SessionRowRaw[]
+    ).map(toRow);
   }
 
   getRow(id: string): StoredSessionRow | undefined {
@@ -507,7 +614,9 @@ export class SessionStore {
 
   /** The subagent rows of a session, in the order of the calls that spawned them. */
   childrenOf(id: string): StoredSessionRow[] {
-    return (this.stmt(`${ROW_SELECT} WHERE s.parent_id = ? ORDER BY s.spawned_at IS NULL, s.spawned_at, s.rowid`).all(id) as SessionRowRaw[]).map(toRow);
+    return (
+      this.stmt(`${ROW_SELECT} WHERE s.parent_id = ? ORDER BY s.spawned_at IS NULL, s.spawned_at, s.rowid`).all(id) as SessionRowRaw[]
+    ).map(toRow);
   }
 
   /**
@@ -521,13 +630,22 @@ export class SessionStore {
       if (!row) return undefined;
       const tree = 'WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT s.id FROM sessions s JOIN tree ON s.parent_id = tree.id)';
       const ids = (this.stmt(`${tree} SELECT id FROM tree`).raw().all(id) as [string][]).map(([x]) => x);
-      const totals = this.stmt(`${tree} SELECT COUNT(*) AS sessions, SUM(message_count) AS messages, SUM(step_count) AS calls FROM sessions WHERE id IN (SELECT id FROM tree)`).get(id) as { sessions: number; messages: number; calls: number };
+      const totals = this.stmt(
+        `${tree} SELECT COUNT(*) AS sessions, SUM(message_count) AS messages, SUM(step_count) AS calls FROM sessions WHERE id IN (SELECT id FROM tree)`,
+      ).get(id) as { sessions: number; messages: number; calls: number };
       let cached = 0;
       const sources = new Set<number>([row.sourceId]);
       for (const x of ids) {
-        cached += (this.stmt('SELECT (SELECT COUNT(*) FROM token_counts WHERE session_id = ?) + (SELECT COUNT(*) FROM replay_runs WHERE session_id = ?)').pluck().get(x, x) as number);
+        cached += this.stmt(
+          'SELECT (SELECT COUNT(*) FROM token_counts WHERE session_id = ?) + (SELECT COUNT(*) FROM replay_runs WHERE session_id = ?)',
+        )
+          .pluck()
+          .get(x, x) as number;
         // A grown file's carried-over messages name the lines of an earlier import: those may go too.
-        for (const [src] of this.stmt('SELECT DISTINCT raw_line / 4294967296 FROM messages WHERE session_id = ? AND raw_line IS NOT NULL').raw().all(x) as [number][]) sources.add(src);
+        for (const [src] of this.stmt('SELECT DISTINCT raw_line / 4294967296 FROM messages WHERE session_id = ? AND raw_line IS NOT NULL')
+          .raw()
+          .all(x) as [number][])
+          sources.add(src);
       }
       this.stmt('DELETE FROM sessions WHERE id = ?').run(id);
       for (const src of sources) {
@@ -536,7 +654,8 @@ export class SessionStore {
         const lo = sourceLineId(src, 0);
         const hi = sourceLineId(src + 1, 0) - 1;
         // No index on raw_line: one scan, on a delete only, beats an index every import would write.
-        if (this.stmt('SELECT 1 FROM messages WHERE raw_line BETWEEN ? AND ? LIMIT 1').get(lo, hi) === undefined) this.stmt('DELETE FROM source_lines WHERE id BETWEEN ? AND ?').run(lo, hi);
+        if (this.stmt('SELECT 1 FROM messages WHERE raw_line BETWEEN ? AND ? LIMIT 1').get(lo, hi) === undefined)
+          this.stmt('DELETE FROM source_lines WHERE id BETWEEN ? AND ?').run(lo, hi);
       }
       return { sessions: totals.sessions, messages: totals.messages ?? 0, calls: totals.calls ?? 0, cached };
     })();
@@ -551,12 +670,15 @@ export class SessionStore {
   promoteSubagents(id: string, loaded: Session): Session {
     if (loaded.subagents.length === 0 || this.db.readonly || !this.hasLibraryColumns()) return loaded;
     return this.db.transaction(() => {
-      const r = this.stmt('SELECT source_id AS sourceId, position, imported_at AS importedAt FROM sessions WHERE id = ?').get(id) as { sourceId: number; position: number; importedAt: number } | undefined;
+      const r = this.stmt('SELECT source_id AS sourceId, position, imported_at AS importedAt FROM sessions WHERE id = ?').get(id) as
+        { sourceId: number; position: number; importedAt: number } | undefined;
       if (!r) return loaded;
       const links = linkSubagents(loaded);
       loaded.subagents.forEach((sub, k) => {
         const kid = randomUUID();
-        this.insertSession(sessionRow(sub, kid, r.sourceId, r.position, r.importedAt, { parentId: id, link: links[k] ?? null, rowsForSubagents: true }));
+        this.insertSession(
+          sessionRow(sub, kid, r.sourceId, r.position, r.importedAt, { parentId: id, link: links[k] ?? null, rowsForSubagents: true }),
+        );
         this.insertMessages(kid, messageRows(sub.messages, 0, sub.messages.length));
       });
       const { messages, ...meta } = loaded;
@@ -570,7 +692,9 @@ export class SessionStore {
     const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
     if (!r) return undefined;
     const meta = JSON.parse(r.meta) as SessionMeta;
-    const messages = (this.stmt('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').raw().all(id) as [string][]).map(([b]) => JSON.parse(b) as Message);
+    const messages = (this.stmt('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').raw().all(id) as [string][]).map(
+      ([b]) => JSON.parse(b) as Message,
+    );
     return { ...meta, messages };
   }
 
@@ -580,7 +704,11 @@ export class SessionStore {
    */
   loadMessages(id: string, from: number, to: number): Message[] {
     if (to <= from) return [];
-    return (this.stmt('SELECT body FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx').raw().all(id, from, to) as [string][]).map(([b]) => JSON.parse(b) as Message);
+    return (
+      this.stmt('SELECT body FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx').raw().all(id, from, to) as [
+        string,
+      ][]
+    ).map(([b]) => JSON.parse(b) as Message);
   }
 
   /** Whether a session has a message with this id (without loading the session). */
@@ -594,7 +722,8 @@ export class SessionStore {
    * would have kept it).
    */
   rawOf(sessionId: string, idx: number): string | null {
-    const r = this.stmt('SELECT raw, raw_line AS rawLine, body FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as { raw: string | null; rawLine: number | null; body: string } | undefined;
+    const r = this.stmt('SELECT raw, raw_line AS rawLine, body FROM messages WHERE session_id = ? AND idx = ?').get(sessionId, idx) as
+      { raw: string | null; rawLine: number | null; body: string } | undefined;
     if (!r) return null;
     if (r.raw !== null || r.rawLine === null) return r.raw;
     const lineText = this.stmt('SELECT text FROM source_lines WHERE id = ?').pluck();
@@ -615,8 +744,16 @@ export class SessionStore {
     const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
     const key = countsKey(counts.tokenizer);
     const stale = `${counts.tokenizer}@v`;
-    this.stmt('DELETE FROM token_counts WHERE session_id = ? AND tokenizer <> ? AND (tokenizer = ? OR substr(tokenizer, 1, ?) = ?)').run(sessionId, key, counts.tokenizer, stale.length, stale);
-    this.stmt('INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)').run(sessionId, key, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
+    this.stmt('DELETE FROM token_counts WHERE session_id = ? AND tokenizer <> ? AND (tokenizer = ? OR substr(tokenizer, 1, ?) = ?)').run(
+      sessionId,
+      key,
+      counts.tokenizer,
+      stale.length,
+      stale,
+    );
+    this.stmt(
+      'INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(sessionId, key, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
   }
 
   /**
@@ -624,9 +761,10 @@ export class SessionStore {
    * counts made by the current estimator version are read: older ones are as good as absent.
    */
   loadCounts(sessionId: string, tokenizer: string): SessionCounts | undefined {
-    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(sessionId, countsKey(tokenizer)) as
-      | { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number }
-      | undefined;
+    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(
+      sessionId,
+      countsKey(tokenizer),
+    ) as { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number } | undefined;
     if (!r) return undefined;
     // Copy into an aligned buffer: SQLite's blob may not be 4-byte aligned.
     const perMessage = new Uint32Array(r.counts.byteLength / 4);
@@ -654,15 +792,28 @@ export class SessionStore {
   }
 
   recordReplay(sessionId: string, policy: string, configHash: string, totals: unknown): void {
-    this.stmt('INSERT INTO replay_runs (session_id, policy, config_hash, totals, created_at) VALUES (?, ?, ?, ?, ?)').run(sessionId, policy, configHash, JSON.stringify(totals), Date.now());
+    this.stmt('INSERT INTO replay_runs (session_id, policy, config_hash, totals, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      sessionId,
+      policy,
+      configHash,
+      JSON.stringify(totals),
+      Date.now(),
+    );
   }
 
   savePolicy(id: string, label: string, config: unknown): void {
-    this.stmt('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)').run(id, label, JSON.stringify(config), Date.now());
+    this.stmt('INSERT OR REPLACE INTO policies (id, label, config, updated_at) VALUES (?, ?, ?, ?)').run(
+      id,
+      label,
+      JSON.stringify(config),
+      Date.now(),
+    );
   }
 
   savedPolicies(): { id: string; label: string; config: unknown }[] {
-    return (this.stmt('SELECT id, label, config FROM policies ORDER BY id').all() as { id: string; label: string; config: string }[]).map((r) => ({ ...r, config: JSON.parse(r.config) as unknown }));
+    return (this.stmt('SELECT id, label, config FROM policies ORDER BY id').all() as { id: string; label: string; config: string }[]).map(
+      (r) => ({ ...r, config: JSON.parse(r.config) as unknown }),
+    );
   }
 
   close(): void {

@@ -36,10 +36,20 @@ export interface FastPlan {
 }
 
 /** The session's one stored row (a tailed line file is one session), or undefined. */
-export type OnlySession = { id: string; messageCount: number; steps: number; turns: number; hasUsage: number; model: string | null; title: string | null } & UsageStats;
+export type OnlySession = {
+  id: string;
+  messageCount: number;
+  steps: number;
+  turns: number;
+  hasUsage: number;
+  model: string | null;
+  title: string | null;
+} & UsageStats;
 export function onlySession(store: SessionStore, sourceId: number): OnlySession | undefined {
   const rows = store.db
-    .prepare('SELECT id, message_count AS messageCount, step_count AS steps, turn_count AS turns, has_usage AS hasUsage, model, title, prompt_tokens AS promptTokens, output_tokens AS outputTokens, cost, ended_at AS endedAt FROM sessions WHERE source_id = ?')
+    .prepare(
+      'SELECT id, message_count AS messageCount, step_count AS steps, turn_count AS turns, has_usage AS hasUsage, model, title, prompt_tokens AS promptTokens, output_tokens AS outputTokens, cost, ended_at AS endedAt FROM sessions WHERE source_id = ?',
+    )
     .all(sourceId) as OnlySession[];
   return rows.length === 1 ? rows[0] : undefined;
 }
@@ -114,7 +124,19 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   const counter = createCounter(chars4, { memo: false });
   const stored = store.loadCounts(session.id, 'chars4');
   if (counter.scale !== 1 || !stored || stored.perMessage.length !== session.messageCount) return undefined;
-  const added = countSession({ id: '', format: 'jsonl', systemPrompt: null, tools: [], messages: [...changed], sourceCompactions: [], subagents: [], warnings: [] } satisfies Session, counter);
+  const added = countSession(
+    {
+      id: '',
+      format: 'jsonl',
+      systemPrompt: null,
+      tools: [],
+      messages: [...changed],
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    } satisfies Session,
+    counter,
+  );
   const perMessage = new Uint32Array(from + changed.length);
   perMessage.set(stored.perMessage.subarray(0, from));
   perMessage.set(added.perMessage, from);
@@ -125,13 +147,18 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   const assistants = (ms: readonly Message[]): number => ms.filter((m) => m.role === 'assistant').length;
   const steps = session.steps - assistants(removed) + assistants(changed);
   // Turn 0 starts at message 0 whether or not it is a boundary: only a rewrite from 0 can change that.
-  const turns = from === 0 ? turnStarts(changed).length : session.turns - removed.filter(isTurnBoundary).length + changed.filter(isTurnBoundary).length;
+  const turns =
+    from === 0 ? turnStarts(changed).length : session.turns - removed.filter(isTurnBoundary).length + changed.filter(isTurnBoundary).length;
   const hasUsage = session.hasUsage === 1 || changed.some((m) => m.usage) ? 1 : 0;
   const title = titleAfter(store, session, changed);
   if (title === undefined) return undefined;
   const db = store.db;
-  const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertMessage = db.prepare(
+    'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertUsage = db.prepare(
+    'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const bodies = messageRows(changed, 0, changed.length, true).bodies;
   const written: Message[] = [];
   const apply = (): void => {
@@ -151,9 +178,9 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
     }
     // The library's usage columns move with the append, as a first import of the grown file would store them.
     const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
-    db.prepare('UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?').run(
-      count, steps, turns, hasUsage, title, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id,
-    );
+    db.prepare(
+      'UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
+    ).run(count, steps, turns, hasUsage, title, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id);
     extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
     store.saveCounts(session.id, { ...stored, perMessage, prefix });
   };
@@ -169,7 +196,10 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
 function titleAfter(store: SessionStore, session: OnlySession, changed: readonly Message[]): string | null | undefined {
   if (!changed.some((m) => m.role === 'user')) return session.title;
   const users: Message[] = [];
-  for (const body of store.db.prepare("SELECT body FROM messages WHERE session_id = ? AND role = 'user' ORDER BY idx").pluck().iterate(session.id) as IterableIterator<string>) {
+  for (const body of store.db
+    .prepare("SELECT body FROM messages WHERE session_id = ? AND role = 'user' ORDER BY idx")
+    .pluck()
+    .iterate(session.id) as IterableIterator<string>) {
     const m = JSON.parse(body) as Message;
     if (typedPrompt(m) !== null) return session.title;
     users.push(m);
@@ -185,11 +215,21 @@ function titleAfter(store: SessionStore, session: OnlySession, changed: readonly
  * not fall back to estimates at every append. Marked approximate; the host recounts them exactly
  * in the background (`recount` in host/tail.ts). Counts of another length are dropped.
  */
-function extendCounts(store: SessionStore, sessionId: string, count: number, estimates: Uint32Array, from: number, added: Uint32Array): void {
+function extendCounts(
+  store: SessionStore,
+  sessionId: string,
+  count: number,
+  estimates: Uint32Array,
+  from: number,
+  added: Uint32Array,
+): void {
   // Stored keys carry the estimator's version (`calibrated@v1`): counts of another version are
   // never read again (loadCounts ignores them), so only the current ones are extended.
   const suffix = countsKey('');
-  const keys = store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> ?').pluck().all(sessionId, countsKey('chars4')) as string[];
+  const keys = store.db
+    .prepare('SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer <> ?')
+    .pluck()
+    .all(sessionId, countsKey('chars4')) as string[];
   for (const key of keys) {
     if (!key.endsWith(suffix)) continue;
     const tokenizer = key.slice(0, -suffix.length);

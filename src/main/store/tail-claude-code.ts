@@ -37,7 +37,12 @@ const SLOW_TYPES = new Set(['last-prompt', 'custom-title', 'ai-title', 'summary'
  * The plan for the complete lines in `appended` (the bytes after the imported ones) when they
  * only continue the main chain; undefined when the whole-file path must decide.
  */
-export async function appendClaudeCode(store: SessionStore, sourceId: number, tail: ClaudeCodeTail, appended: Buffer): Promise<FastPlan | undefined> {
+export async function appendClaudeCode(
+  store: SessionStore,
+  sourceId: number,
+  tail: ClaudeCodeTail,
+  appended: Buffer,
+): Promise<FastPlan | undefined> {
   if (tail.leaf === undefined) return undefined;
   const session = onlySession(store, sourceId);
   if (!session || session.messageCount === 0) return undefined;
@@ -54,7 +59,14 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
     if (SLOW_TYPES.has(type)) return undefined;
     const uuid = r['uuid'];
     if (typeof uuid !== 'string' || uuid === '') continue;
-    if (r['isSidechain'] === true || r['isMeta'] === true || r['isCompactSummary'] === true || r['subtype'] === 'compact_boundary' || r['logicalParentUuid'] !== undefined) return undefined;
+    if (
+      r['isSidechain'] === true ||
+      r['isMeta'] === true ||
+      r['isCompactSummary'] === true ||
+      r['subtype'] === 'compact_boundary' ||
+      r['logicalParentUuid'] !== undefined
+    )
+      return undefined;
     if (r['parentUuid'] !== parent || ids.has(uuid)) return undefined;
     parent = uuid;
     const msg = isRecord(r['message']) ? r['message'] : {};
@@ -92,16 +104,24 @@ export async function appendClaudeCode(store: SessionStore, sourceId: number, ta
   // A response continued from the last stored message (same message.id) extends it, as the
   // importer merges the lines of one response; a response id of any other message is not known here.
   const lastIdx = session.messageCount - 1;
-  const last = store.db.prepare('SELECT body, raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?').get(session.id, lastIdx) as { body: string; raw: string | null; rawLine: number | null };
+  const last = store.db
+    .prepare('SELECT body, raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?')
+    .get(session.id, lastIdx) as { body: string; raw: string | null; rawLine: number | null };
   const prev = JSON.parse(last.body) as Message;
   const lastRaw = prev.role === 'assistant' ? store.rawOf(session.id, lastIdx) : null;
   const lastApiId = lastRaw ? apiIdOf(lastRaw) : undefined;
-  const sameResponse = (m: Message): boolean => lastApiId !== undefined && m.sourceLine !== undefined && apiIdOfLine.get(m.sourceLine) === lastApiId;
+  const sameResponse = (m: Message): boolean =>
+    lastApiId !== undefined && m.sourceLine !== undefined && apiIdOfLine.get(m.sourceLine) === lastApiId;
   if (fresh.slice(1).some(sameResponse)) return undefined;
   let merged: Message | undefined;
   if (fresh.length > 0 && fresh[0]!.role === 'assistant' && sameResponse(fresh[0]!)) {
     const m = fresh[0]!;
-    merged = { ...prev, parts: [...prev.parts, ...m.parts], ...(m.usage ? { usage: m.usage } : {}), mergedLines: [...(prev.mergedLines ?? []), m.sourceLine!, ...(m.mergedLines ?? [])] };
+    merged = {
+      ...prev,
+      parts: [...prev.parts, ...m.parts],
+      ...(m.usage ? { usage: m.usage } : {}),
+      mergedLines: [...(prev.mergedLines ?? []), m.sourceLine!, ...(m.mergedLines ?? [])],
+    };
     fresh = fresh.slice(1);
   }
 

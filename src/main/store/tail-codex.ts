@@ -44,7 +44,14 @@ const SCAN_LIMIT = 16 << 20;
  * The plan for the complete lines in `appended` (the bytes after the imported ones of `path`,
  * which was imported under that name), or undefined when the whole-file path must decide.
  */
-export function appendCodex(store: SessionStore, sourceId: number, path: string, size: number, tail: CodexTail, appended: Buffer): FastPlan | undefined {
+export function appendCodex(
+  store: SessionStore,
+  sourceId: number,
+  path: string,
+  size: number,
+  tail: CodexTail,
+  appended: Buffer,
+): FastPlan | undefined {
   const session = onlySession(store, sourceId);
   if (!session || session.messageCount === 0) return undefined;
   const parsed = parseAppended(appended, tail.lines);
@@ -60,7 +67,13 @@ export function appendCodex(store: SessionStore, sourceId: number, path: string,
   if (from.open && r.messages[0]?.id !== from.open.message.id) return undefined;
   const unchanged = from.open !== undefined && r.messages.length === 1 && sameMessage(r.messages[0]!, from);
   const changed = unchanged ? [] : r.messages;
-  const plan = planAppend(store, { session, from: from.open && !unchanged ? last : session.messageCount, removed: from.open && !unchanged ? [from.open.message] : [], changed, record: inline });
+  const plan = planAppend(store, {
+    session,
+    from: from.open && !unchanged ? last : session.messageCount,
+    removed: from.open && !unchanged ? [from.open.message] : [],
+    changed,
+    record: inline,
+  });
   if (!plan) return undefined;
   const end = r.messages[r.messages.length - 1];
   return {
@@ -72,7 +85,12 @@ export function appendCodex(store: SessionStore, sourceId: number, path: string,
       tail.from =
         r.pending && !r.open
           ? undefined
-          : { seq: r.seq, model: r.model, window: r.window, ...(r.open && end ? { open: { message: withoutRaw(end), raw: end.raw } } : {}) };
+          : {
+              seq: r.seq,
+              model: r.model,
+              window: r.window,
+              ...(r.open && end ? { open: { message: withoutRaw(end), raw: end.raw } } : {}),
+            };
     },
   };
 }
@@ -126,11 +144,11 @@ class LinesBackward {
       // the last line is line `lines`.
       let line = this.lines;
       let after = Buffer.alloc(0);
-      for (let to = this.end - 1; ; ) {
+      for (let to = this.end - 1; ;) {
         if (this.end - to > SCAN_LIMIT) return;
         const at = Math.max(0, to - (1 << 20));
         const buf = Buffer.allocUnsafe(to - at);
-        for (let got = 0; got < buf.length; ) {
+        for (let got = 0; got < buf.length;) {
           const n = readSync(fd, buf, got, buf.length - got, at + got);
           if (n === 0) return;
           got += n;
@@ -169,7 +187,9 @@ class LinesBackward {
 function continuation(store: SessionStore, session: OnlySession, path: string, size: number, lines: number): CodexContinuation | undefined {
   const prefix = `${path}#`;
   let generated: { n: number; line: number } | undefined;
-  const rows = store.db.prepare('SELECT message_id AS id, body FROM messages WHERE session_id = ? ORDER BY idx DESC').iterate(session.id) as IterableIterator<{ id: string; body: string }>;
+  const rows = store.db
+    .prepare('SELECT message_id AS id, body FROM messages WHERE session_id = ? ORDER BY idx DESC')
+    .iterate(session.id) as IterableIterator<{ id: string; body: string }>;
   for (const row of rows) {
     const rest = row.id.startsWith(prefix) ? row.id.slice(prefix.length) : '';
     if (!/^\d+$/.test(rest)) continue;
@@ -212,7 +232,10 @@ function continuation(store: SessionStore, session: OnlySession, path: string, s
     open = false;
   }
   if (pending && !open) return undefined;
-  const meta = JSON.parse(store.db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<Session, 'messages'>;
+  const meta = JSON.parse(store.db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<
+    Session,
+    'messages'
+  >;
   const base = { seq, model: session.model ?? undefined, window: meta.reportedContextWindow };
   if (!open) return base;
   const lastIdx = session.messageCount - 1;

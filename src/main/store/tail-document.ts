@@ -127,7 +127,7 @@ export function skipSpace(b: Buffer, at: number): number {
 
 /** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides); throws when the bytes end inside it. */
 export function stringEnd(b: Buffer, at: number): number {
-  for (let i = at + 1; ; ) {
+  for (let i = at + 1; ;) {
     const q = b.indexOf(34, i);
     if (q < 0) throw SHORT;
     let k = q - 1;
@@ -144,7 +144,7 @@ function valueEnd(b: Buffer, at: number): number {
   if (c === 34) return stringEnd(b, at);
   if (c === 123 || c === 91) {
     let depth = 0;
-    for (let i = at; i < b.length; ) {
+    for (let i = at; i < b.length;) {
       const x = b[i]!;
       if (x === 34) {
         i = stringEnd(b, i);
@@ -179,7 +179,13 @@ const digestOf = (h: Hash): string => h.copy().digest('hex');
  * The array opening at `open`: with `old`, its old content verified by hash (else undefined), and
  * the elements after it; without, every element. Returns the array and the offset of its `]`.
  */
-function walkArray(b: Buffer, key: string, open: number, old: ArrayMark | undefined, mayReopen: boolean): { walked: Walked; close: number } | undefined {
+function walkArray(
+  b: Buffer,
+  key: string,
+  open: number,
+  old: ArrayMark | undefined,
+  mayReopen: boolean,
+): { walked: Walked; close: number } | undefined {
   const start = open + 1;
   // Covers [start, at) as the walk goes.
   let h = createHash('sha256');
@@ -420,7 +426,9 @@ function tailOf(format: DocumentFormat, path: string, b: Buffer): DocumentTail |
   let lastCount = 0;
   if (last && format.reopen) {
     const v = parsed(b, last[0], last[1]);
-    const made = v.ok ? attempt(() => format.convert([v.value], conv.mark.count - 1, { path, skeleton: skeleton.value, state })) : undefined;
+    const made = v.ok
+      ? attempt(() => format.convert([v.value], conv.mark.count - 1, { path, skeleton: skeleton.value, state }))
+      : undefined;
     if (!made) return undefined;
     lastCount = made[0]!.length;
   }
@@ -440,7 +448,13 @@ export interface DocumentPlan extends FastPlan {
  * The plan for the document `path` now holds, or undefined when the whole-file path must decide;
  * `'incomplete'` when the file ends inside the document (an agent still writing it).
  */
-export function appendDocument(store: SessionStore, sourceId: number, path: string, tail: DocumentTail, checkBytes: number): DocumentPlan | 'incomplete' | undefined {
+export function appendDocument(
+  store: SessionStore,
+  sourceId: number,
+  path: string,
+  tail: DocumentTail,
+  checkBytes: number,
+): DocumentPlan | 'incomplete' | undefined {
   const session = onlySession(store, sourceId);
   if (!session || session.messageCount === 0) return undefined;
   const b = readFileSync(path);
@@ -455,7 +469,8 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
   const skeleton = comparable(tail.format, w.skeleton);
   if (!skeleton) return undefined;
   const follows = tail.format.follows;
-  if (follows ? !attempt(() => follows(JSON.parse(tail.skeleton) as Json, skeleton.value, tail.state)) : skeleton.text !== tail.skeleton) return undefined;
+  if (follows ? !attempt(() => follows(JSON.parse(tail.skeleton) as Json, skeleton.value, tail.state)) : skeleton.text !== tail.skeleton)
+    return undefined;
   // Every new element must be JSON, as the import parses the whole document.
   const conv = w.arrays.find((a) => a.mark.key === tail.format.conversation)!;
   let elements: unknown[] = [];
@@ -486,7 +501,9 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
     ...plan,
     size: b.length,
     hash: createHash('sha256').update(b),
-    tailDigest: createHash('sha256').update(b.subarray(Math.max(0, b.length - checkBytes))).digest('hex'),
+    tailDigest: createHash('sha256')
+      .update(b.subarray(Math.max(0, b.length - checkBytes)))
+      .digest('hex'),
     advance: () => {
       tail.format.extend?.(tail.state, elements);
       tail.arrays = arrays;
@@ -498,6 +515,9 @@ export function appendDocument(store: SessionStore, sourceId: number, path: stri
 
 /** Stored messages [from, count) as loadSession reads them. */
 function storedFrom(store: SessionStore, session: OnlySession, from: number): Message[] {
-  const bodies = store.db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx').pluck().all(session.id, from) as string[];
+  const bodies = store.db
+    .prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx')
+    .pluck()
+    .all(session.id, from) as string[];
   return bodies.map((b) => JSON.parse(b) as Message);
 }

@@ -29,19 +29,24 @@ export const geminiDocument: DocumentFormat = {
   convert: eachAlone((element) => (isRecord(element) ? convert(element, undefined, true, undefined) : [])),
   reopen: true,
   keepsSession: (session, _skeleton, removed, changed) => {
-    const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
+    const model = changed
+      .map((m) => m.model)
+      .filter((x): x is string => !!x)
+      .at(-1);
     return model !== undefined ? model === session.model : !removed.some((m) => m.model !== undefined);
   },
 };
 
 /** An element of a checkpoint as the import requires every one to be (else it refuses the file). */
-const isCheckpointRecord = (m: unknown): m is Json => isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']);
+const isCheckpointRecord = (m: unknown): m is Json =>
+  isRecord(m) && (m['role'] === 'user' || m['role'] === 'model') && Array.isArray(m['parts']);
 
 export const geminiCheckpointDocument: DocumentFormat = {
   arrays: [''],
   conversation: '',
   skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
-  convert: (elements) => (elements.every(isCheckpointRecord) ? elements.map((m) => convert({ ...m, type: m['role'] }, undefined, true, undefined)) : undefined),
+  convert: (elements) =>
+    elements.every(isCheckpointRecord) ? elements.map((m) => convert({ ...m, type: m['role'] }, undefined, true, undefined)) : undefined,
   reopen: true,
   keepsSession: geminiDocument.keepsSession,
 };

@@ -54,7 +54,14 @@ const OWN_KEY = /^(#\d+$|\$set-)/;
  * The plan for the complete lines in `appended` (the bytes after the imported ones of `path`,
  * `size` long), or undefined when the whole-file path must decide.
  */
-export function appendGemini(store: SessionStore, sourceId: number, path: string, size: number, tail: GeminiTail, appended: Buffer): FastPlan | undefined {
+export function appendGemini(
+  store: SessionStore,
+  sourceId: number,
+  path: string,
+  size: number,
+  tail: GeminiTail,
+  appended: Buffer,
+): FastPlan | undefined {
   const session = onlySession(store, sourceId);
   if (!session || session.messageCount === 0) return undefined;
   const parsed = parseAppended(appended, tail.lines);
@@ -95,7 +102,10 @@ export function appendGemini(store: SessionStore, sourceId: number, path: string
   const records = [...added.entries()].map(([key, l]) => ({ key, messages: convertLine(l) }));
   const changed = [...reopenedMessages, ...records.flatMap((r) => r.messages)];
   // The session's model is its last message's: another one, or none where the removed had one, changes the session row.
-  const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
+  const model = changed
+    .map((m) => m.model)
+    .filter((x): x is string => !!x)
+    .at(-1);
   if (model !== undefined ? model !== session.model : removed.some((m) => m.model !== undefined)) return undefined;
   const plan = planAppend(store, { session, from: session.messageCount - removed.length, removed, changed, record: inline });
   if (!plan) return undefined;
@@ -118,7 +128,10 @@ export function appendGemini(store: SessionStore, sourceId: number, path: string
 
 /** Stored messages [from, count) as loadSession reads them. */
 function storedFrom(store: SessionStore, session: OnlySession, from: number): Message[] {
-  const bodies = store.db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx').pluck().all(session.id, from) as string[];
+  const bodies = store.db
+    .prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx')
+    .pluck()
+    .all(session.id, from) as string[];
   return bodies.map((b) => JSON.parse(b) as Message);
 }
 
@@ -131,7 +144,8 @@ function lastRecord(store: SessionStore, session: OnlySession): LastRecord | nul
   const tail = storedFrom(store, session, Math.max(0, session.messageCount - 2));
   const m = tail.at(-1);
   if (!m) return null;
-  const generated = (x: Message): boolean => x.sourceLine !== undefined && /^(user|gemini|model|undefined)-\d+$/.test(x.id) && x.id.endsWith(`-${x.sourceLine}`);
+  const generated = (x: Message): boolean =>
+    x.sourceLine !== undefined && /^(user|gemini|model|undefined)-\d+$/.test(x.id) && x.id.endsWith(`-${x.sourceLine}`);
   if (m.role === 'tool' && m.id.endsWith('/results')) {
     const id = m.id.slice(0, -'/results'.length);
     const call = tail.length === 2 ? tail[0]! : undefined;
@@ -172,7 +186,7 @@ function idsIn(path: string, size: number): Set<string> | undefined {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(1 << 20);
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
       if (n === 0) return undefined;
       at += n;

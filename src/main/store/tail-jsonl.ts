@@ -46,7 +46,13 @@ export function appendJsonl(store: SessionStore, sourceId: number, path: string,
     { index: at, systemOpen: false },
   );
   if (conv.systemPrompt !== null || conv.messages.length !== parsed.lines.length) return undefined;
-  const plan = planAppend(store, { session, from: session.messageCount, removed: [], changed: conv.messages, record: byLine(store, sourceId, new Map(parsed.lines.map((l) => [l.line, l.text]))) });
+  const plan = planAppend(store, {
+    session,
+    from: session.messageCount,
+    removed: [],
+    changed: conv.messages,
+    record: byLine(store, sourceId, new Map(parsed.lines.map((l) => [l.line, l.text]))),
+  });
   if (!plan) return undefined;
   return {
     ...plan,
@@ -64,11 +70,16 @@ export function appendJsonl(store: SessionStore, sourceId: number, path: string,
  */
 function position(store: SessionStore, session: OnlySession, path: string): number | null {
   const prefix = `${path}#`;
-  const rows = store.db.prepare('SELECT idx, message_id AS id FROM messages WHERE session_id = ? ORDER BY idx DESC').iterate(session.id) as IterableIterator<{ idx: number; id: string }>;
+  const rows = store.db
+    .prepare('SELECT idx, message_id AS id FROM messages WHERE session_id = ? ORDER BY idx DESC')
+    .iterate(session.id) as IterableIterator<{ idx: number; id: string }>;
   for (const row of rows) {
     const rest = row.id.startsWith(prefix) ? row.id.slice(prefix.length) : '';
     if (/^\d+$/.test(rest)) return Number(rest) + 1 + (session.messageCount - 1 - row.idx);
   }
-  const meta = JSON.parse(store.db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<Session, 'messages'>;
+  const meta = JSON.parse(store.db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<
+    Session,
+    'messages'
+  >;
   return meta.systemPrompt === null ? session.messageCount : null;
 }

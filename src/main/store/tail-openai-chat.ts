@@ -17,7 +17,9 @@ export const openAIChatDocument: DocumentFormat = {
   conversation: 'messages',
   skeleton: (doc) => (isRecord(doc) && !('response' in doc) ? doc : undefined),
   // As the import converts a request's list: ids `<file>#<index>` unless a message has its own.
-  convert: eachAlone((element, index, path) => chatMessages([element], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages),
+  convert: eachAlone(
+    (element, index, path) => chatMessages([element], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages,
+  ),
   reopen: true,
   keepsSession: (session, skeleton, removed, changed) =>
     typeof skeleton['model'] === 'string' || (!removed.some((m) => m.model) && (session.model !== null || !changed.some((m) => m.model))),

@@ -85,8 +85,10 @@ function scan(b: Buffer): OpenHandsState | undefined {
   return { responses, ids };
 }
 
-const metaOf = (e: Record<string, unknown>): Record<string, unknown> | undefined => (isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined);
-const responseId = (meta: Record<string, unknown> | undefined): string | undefined => (meta && isRecord(meta['model_response']) ? str(meta['model_response']['id']) : undefined);
+const metaOf = (e: Record<string, unknown>): Record<string, unknown> | undefined =>
+  isRecord(e['tool_call_metadata']) ? e['tool_call_metadata'] : undefined;
+const responseId = (meta: Record<string, unknown> | undefined): string | undefined =>
+  meta && isRecord(meta['model_response']) ? str(meta['model_response']['id']) : undefined;
 
 /** New events converted as a batch by the importer, or undefined where that may differ from a first import of the whole list (see above). */
 function convertEvents(elements: readonly unknown[], c: ConvertContext, options: OpenHandsOptions): (readonly Message[])[] | undefined {
@@ -135,7 +137,10 @@ export const openHandsDocument: DocumentFormat = {
     }
   },
   keepsSession: (session, _skeleton, _removed, changed) => {
-    const model = changed.map((m) => m.model).filter((x): x is string => !!x).at(-1);
+    const model = changed
+      .map((m) => m.model)
+      .filter((x): x is string => !!x)
+      .at(-1);
     return model === undefined || model === session.model;
   },
 };

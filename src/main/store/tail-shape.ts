@@ -62,14 +62,20 @@ const BLANK = new Set([9, 10, 11, 12, 13, 32]);
 
 /** Whether a non-blank line starts after offset `from` (as confirmSniff's trim() sees lines). */
 function lineAfter(read: (from: number, to: number) => Buffer, from: number, end: number): boolean {
-  for (let at = from; at < end; ) {
+  for (let at = from; at < end;) {
     const q = search(read, at, end, (b) => b.findIndex((c) => !BLANK.has(c)));
     if (q < 0) return false;
     if (read(q, q + 1)[0]! < 0x80) return true;
     // Non-ASCII: the rest of its line, as text (Unicode spaces are blank to trim()).
     const nl = search(read, q, end, (b) => b.indexOf(10));
     const stop = nl < 0 ? end : nl;
-    if (read(q, Math.min(stop, q + 256)).toString('utf8').trim() !== '' || (stop > q + 256 && read(q, stop).toString('utf8').trim() !== '')) return true;
+    if (
+      read(q, Math.min(stop, q + 256))
+        .toString('utf8')
+        .trim() !== '' ||
+      (stop > q + 256 && read(q, stop).toString('utf8').trim() !== '')
+    )
+      return true;
     at = stop + 1;
   }
   return false;

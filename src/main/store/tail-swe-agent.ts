@@ -22,7 +22,10 @@ export const sweAgentDocument: DocumentFormat = {
     const { model_stats: _volatile, ...info } = doc['info'];
     return { ...doc, info };
   },
-  convert: eachAlone((element, index, path) => chatMessages([historyEntry(element)], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages),
+  convert: eachAlone(
+    (element, index, path) =>
+      chatMessages([historyEntry(element)], `${path}#`, undefined, undefined, { index, systemOpen: false }).messages,
+  ),
   reopen: true,
   // The model is the run config's, in the skeleton.
   keepsSession: () => true,

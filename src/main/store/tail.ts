@@ -82,7 +82,12 @@ export interface TailState {
 }
 
 /** The document formats with a fast path (tail-<format>.ts), one entry per shape of document. */
-const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = { 'gemini-cli': [geminiDocument, geminiCheckpointDocument], 'openai-chat': [openAIChatDocument], 'swe-agent': [sweAgentDocument], openhands: [openHandsDocument, openHandsInstanceDocument] };
+const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = {
+  'gemini-cli': [geminiDocument, geminiCheckpointDocument],
+  'openai-chat': [openAIChatDocument],
+  'swe-agent': [sweAgentDocument],
+  openhands: [openHandsDocument, openHandsInstanceDocument],
+};
 
 export interface TailSessionUpdate {
   readonly id: string;
@@ -132,7 +137,11 @@ interface SourceRow {
 
 /** The source a stored session was imported from, or undefined for an unknown session. */
 export function sourceOfSession(store: SessionStore, sessionId: string): SourceRow | undefined {
-  return store.db.prepare('SELECT src.id, src.path, src.size, src.hash, src.format FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?').get(sessionId) as SourceRow | undefined;
+  return store.db
+    .prepare(
+      'SELECT src.id, src.path, src.size, src.hash, src.format FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?',
+    )
+    .get(sessionId) as SourceRow | undefined;
 }
 
 /** Reads bytes [from, to) of a file. */
@@ -163,7 +172,10 @@ function readWhole(path: string, size: number): Buffer | undefined {
   }
 }
 
-const digestBefore = (path: string, end: number): string => createHash('sha256').update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end)).digest('hex');
+const digestBefore = (path: string, end: number): string =>
+  createHash('sha256')
+    .update(readRange(path, Math.max(0, end - TAIL_CHECK_BYTES), end))
+    .digest('hex');
 
 function fileSize(path: string): number {
   try {
@@ -199,7 +211,17 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
       ids?.feed(chunk);
     }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
-  const state: TailState = { sourceId: src.id, path: src.path, format: src.format, size: src.size, hash, tailDigest: stale ? '' : digestBefore(src.path, src.size), stale, claudeCode: undefined, document: stale ? undefined : document };
+  const state: TailState = {
+    sourceId: src.id,
+    path: src.path,
+    format: src.format,
+    size: src.size,
+    hash,
+    tailDigest: stale ? '' : digestBefore(src.path, src.size),
+    stale,
+    claudeCode: undefined,
+    document: stale ? undefined : document,
+  };
   // A document watched before, unchanged since: its arrays as that watch left them (the same bytes walk the same).
   const kept = unpark(store, src);
   if (!stale) setFastTails(state, scan, bytes, kept);
@@ -253,7 +275,9 @@ class LineScan {
   feed(chunk: Buffer | Uint8Array): void {
     const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let nl = b.indexOf(10); nl >= 0; nl = b.indexOf(10, nl + 1)) this.lines++;
-    if (!this.lastPrompt) this.lastPrompt = b.indexOf(LAST_PROMPT) >= 0 || Buffer.concat([this.carry, b.subarray(0, LAST_PROMPT.length)]).indexOf(LAST_PROMPT) >= 0;
+    if (!this.lastPrompt)
+      this.lastPrompt =
+        b.indexOf(LAST_PROMPT) >= 0 || Buffer.concat([this.carry, b.subarray(0, LAST_PROMPT.length)]).indexOf(LAST_PROMPT) >= 0;
     this.carry = Buffer.from(b.subarray(Math.max(0, b.length - LAST_PROMPT.length + 1)));
   }
 }
@@ -274,9 +298,12 @@ function setFastTails(state: TailState, scan: LineScan, bytes?: Buffer, kept?: D
   const lines = state.size > 0 && readRange(state.path, state.size - 1, state.size)[0] === 10;
   state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
   state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
-  state.gemini = lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
+  state.gemini =
+    lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
   const doc = state.document === true ? DOCUMENTS[state.format] : undefined;
-  state.doc = doc && (kept ?? (bytes ? documentTailOf(doc, state.path, bytes) : documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'))));
+  state.doc =
+    doc &&
+    (kept ?? (bytes ? documentTailOf(doc, state.path, bytes) : documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'))));
 }
 
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
@@ -291,7 +318,7 @@ async function fastPlan(store: SessionStore, state: TailState, appended: Buffer)
 /** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
 function lastMainUuid(path: string, end: number): string | undefined {
   let tailText = Buffer.alloc(0);
-  for (let to = end; to > 0; ) {
+  for (let to = end; to > 0;) {
     const at = Math.max(0, to - (1 << 20));
     tailText = Buffer.concat([readRange(path, at, to), tailText]);
     to = at;
@@ -299,12 +326,21 @@ function lastMainUuid(path: string, end: number): string | undefined {
     let stop = tailText.length;
     for (let nl = tailText.lastIndexOf(10, stop - 1); stop > 0; nl = tailText.lastIndexOf(10, stop - 1)) {
       if (nl < 0 && at > 0) break;
-      const line = tailText.subarray(nl + 1, stop).toString('utf8').trim();
+      const line = tailText
+        .subarray(nl + 1, stop)
+        .toString('utf8')
+        .trim();
       stop = Math.max(0, nl);
       if (line === '') continue;
       try {
         const r: unknown = JSON.parse(line);
-        if (typeof r === 'object' && r !== null && typeof (r as Record<string, unknown>)['uuid'] === 'string' && (r as Record<string, unknown>)['isSidechain'] !== true) return (r as Record<string, string>)['uuid'];
+        if (
+          typeof r === 'object' &&
+          r !== null &&
+          typeof (r as Record<string, unknown>)['uuid'] === 'string' &&
+          (r as Record<string, unknown>)['isSidechain'] !== true
+        )
+          return (r as Record<string, string>)['uuid'];
       } catch {
         return undefined;
       }
@@ -364,7 +400,7 @@ function indexingSource(path: string, size: number, keep: boolean): { source: By
 
 /** The end of the last complete line at or before `end`, scanning back from it (0: none). */
 function lastLineEnd(path: string, from: number, end: number): number {
-  for (let to = end; to > from; ) {
+  for (let to = end; to > from;) {
     const at = Math.max(from, to - (1 << 20));
     const nl = readRange(path, at, to).lastIndexOf(10);
     if (nl >= 0) return at + nl + 1;
@@ -427,7 +463,14 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
   const digest = fullHash.copy().digest('hex');
   // Raw records kept by source line would name lines a rewritten document no longer has there.
   const reimport = rewritten || (document && outcome.lineRecords);
-  const { updated, deleted } = applyTail(store, state, outcome.sessions, { rewritten: reimport, compareAll: document, size: end, hash: digest, lineRecords: outcome.lineRecords, lineStarts });
+  const { updated, deleted } = applyTail(store, state, outcome.sessions, {
+    rewritten: reimport,
+    compareAll: document,
+    size: end,
+    hash: digest,
+    lineRecords: outcome.lineRecords,
+    lineStarts,
+  });
   state.size = end;
   state.hash = fullHash;
   state.tailDigest = digestBefore(state.path, end);
@@ -451,7 +494,23 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
   state.hash = hash;
   state.tailDigest = tailDigest;
   const u = plan.update;
-  return { rewritten: false, sessions: u ? [{ id: u.sessionId, messages: u.messages, steps: u.steps, changedFrom: u.changedFrom, written: { messages: u.written, previous: u.previous } }] : [], deleted: [], size: end, fast: true };
+  return {
+    rewritten: false,
+    sessions: u
+      ? [
+          {
+            id: u.sessionId,
+            messages: u.messages,
+            steps: u.steps,
+            changedFrom: u.changedFrom,
+            written: { messages: u.written, previous: u.previous },
+          },
+        ]
+      : [],
+    deleted: [],
+    size: end,
+    fast: true,
+  };
 }
 
 interface ApplyOptions {
@@ -474,7 +533,9 @@ function firstChange(store: SessionStore, sessionId: string, messages: readonly 
   if (all) {
     const rows = messageRows(messages, 0, messages.length, lineRecords);
     let k = 0;
-    for (const r of store.db.prepare('SELECT message_id AS id, body, raw FROM messages WHERE session_id = ? ORDER BY idx').iterate(sessionId) as IterableIterator<{ id: string; body: string; raw: string | null }>) {
+    for (const r of store.db
+      .prepare('SELECT message_id AS id, body, raw FROM messages WHERE session_id = ? ORDER BY idx')
+      .iterate(sessionId) as IterableIterator<{ id: string; body: string; raw: string | null }>) {
       if (k >= messages.length || r.id !== rows.ids[k] || r.body !== rows.bodies[k] || r.raw !== rows.raws[k]) break;
       k++;
     }
@@ -499,9 +560,18 @@ function updateSource(store: SessionStore, sourceId: number, size: number, hash:
 }
 
 /** One update's writes, in one transaction. */
-function applyTail(store: SessionStore, state: TailState, sessions: readonly Session[], o: ApplyOptions): { updated: TailSessionUpdate[]; deleted: string[] } {
+function applyTail(
+  store: SessionStore,
+  state: TailState,
+  sessions: readonly Session[],
+  o: ApplyOptions,
+): { updated: TailSessionUpdate[]; deleted: string[] } {
   const db = store.db;
-  const stored = db.prepare('SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount, parent_id AS parentId, meta FROM sessions WHERE source_id = ? ORDER BY position').all(state.sourceId) as {
+  const stored = db
+    .prepare(
+      'SELECT id, position, source_session_id AS sourceSessionId, message_count AS messageCount, parent_id AS parentId, meta FROM sessions WHERE source_id = ? ORDER BY position',
+    )
+    .all(state.sourceId) as {
     id: string;
     position: number;
     sourceSessionId: string;
@@ -509,8 +579,12 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
     parentId: string | null;
     meta: string;
   }[];
-  const insertMessage = db.prepare('INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const insertUsage = db.prepare('INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertMessage = db.prepare(
+    'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertUsage = db.prepare(
+    'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
   const updateSession = db.prepare(
     'UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ?, parent_id = ?, spawned_by = ?, spawned_at = ? WHERE id = ?',
@@ -537,7 +611,15 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
       const m = messages[i]!;
       const line = rows.rawLines[j]!;
       if (line > 0) for (const l of [line, ...(m.mergedLines ?? [])]) insertLine.run(sourceLineId(state.sourceId, l), lineText(l));
-      insertMessage.run(id, i, rows.ids[j], rows.roles[j], rows.bodies[j], rows.raws[j], line > 0 ? sourceLineId(state.sourceId, line) : null);
+      insertMessage.run(
+        id,
+        i,
+        rows.ids[j],
+        rows.roles[j],
+        rows.bodies[j],
+        rows.raws[j],
+        line > 0 ? sourceLineId(state.sourceId, line) : null,
+      );
       const u = rows.usage[j];
       if (u) insertUsage.run(id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
     }
@@ -548,7 +630,11 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
       const now = Date.now();
       const out: TailSessionUpdate[] = [];
       const matched = new Set<string>();
-      if (o.rewritten) db.prepare('DELETE FROM source_lines WHERE id >= ? AND id < ?').run(sourceLineId(state.sourceId, 0), sourceLineId(state.sourceId + 1, 0));
+      if (o.rewritten)
+        db.prepare('DELETE FROM source_lines WHERE id >= ? AND id < ?').run(
+          sourceLineId(state.sourceId, 0),
+          sourceLineId(state.sourceId + 1, 0),
+        );
       // Subagents are rows of their own right after their parent, as a first import stores them
       // (store/import-file.ts, storedEntries); a row is matched by its source session id, else
       // (a top-level session only) by position.
@@ -574,7 +660,27 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
         rowIds.push(prev.id);
         matched.add(prev.id);
         const k = o.rewritten ? 0 : firstChange(store, prev.id, s.messages, o.lineRecords, o.compareAll);
-        updateSession.run(position, row.meta, row.messageCount, row.steps, row.turns, row.hasUsage, row.title, row.model, row.startedAt, row.cwd ?? null, row.compactions ?? 0, row.promptTokens ?? 0, row.outputTokens ?? 0, row.cost ?? null, row.endedAt ?? null, parentId, row.spawnedBy ?? null, row.spawnedAt ?? null, prev.id);
+        updateSession.run(
+          position,
+          row.meta,
+          row.messageCount,
+          row.steps,
+          row.turns,
+          row.hasUsage,
+          row.title,
+          row.model,
+          row.startedAt,
+          row.cwd ?? null,
+          row.compactions ?? 0,
+          row.promptTokens ?? 0,
+          row.outputTokens ?? 0,
+          row.cost ?? null,
+          row.endedAt ?? null,
+          parentId,
+          row.spawnedBy ?? null,
+          row.spawnedAt ?? null,
+          prev.id,
+        );
         if (k === s.messages.length && k === prev.messageCount && !o.rewritten) continue;
         db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(prev.id, k);
         db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(prev.id, k);
@@ -586,7 +692,10 @@ function applyTail(store: SessionStore, state: TailState, sessions: readonly Ses
         // Messages before k and the session's other fields are as stored: a host holding the
         // session patches it with the messages written (as loadSession reads them) and keeps what
         // its replays extracted from the rest, instead of reading 100 MB again.
-        const written = !o.rewritten && k > 0 && row.meta === prev.meta ? { messages: bodies.map((b) => JSON.parse(b) as Message), previous: prev.messageCount } : undefined;
+        const written =
+          !o.rewritten && k > 0 && row.meta === prev.meta
+            ? { messages: bodies.map((b) => JSON.parse(b) as Message), previous: prev.messageCount }
+            : undefined;
         out.push({ id: prev.id, messages: s.messages.length, steps, changedFrom: k, ...(written ? { written } : {}) });
       }
       const deleted = stored.filter((r) => !matched.has(r.id)).map((r) => r.id);

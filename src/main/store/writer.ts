@@ -80,7 +80,7 @@ function storeSourceLines(store: SessionStore, sourceId: number, path: string, s
   // 33 MB file). The start of a line that spans reads is copied out before the next read.
   const buf = Buffer.allocUnsafeSlow(Math.min(READ_BYTES, Math.max(1, size)));
   try {
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
       if (n === 0) break;
       at += n;
@@ -119,7 +119,10 @@ export function runWriter(port: Port, data: WriterData): void {
     // SQLite's own messages ("database or disk is full") name no file: this one names the database.
     const code = (e as { code?: unknown } | undefined)?.code;
     const said = e instanceof Error ? e.message : String(e);
-    failed = e instanceof Error && e.name === 'SqliteError' ? `the database ${data.dbPath}: ${said}${typeof code === 'string' ? ` (${code})` : ''}` : said;
+    failed =
+      e instanceof Error && e.name === 'SqliteError'
+        ? `the database ${data.dbPath}: ${said}${typeof code === 'string' ? ` (${code})` : ''}`
+        : said;
     try {
       if (store?.db.inTransaction) store.db.exec('ROLLBACK');
     } catch {
@@ -222,9 +225,13 @@ export class WriterClient {
   /** Starts a writer thread on the database file (it opens its own connection). */
   static start(data: Omit<WriterData, 'role'>): WriterClient {
     const here = dirname(fileURLToPath(import.meta.url));
-    const worker = startWorker([join(here, 'import-worker.js'), join(here, '..', 'import-worker.js')], join(here, '..', 'host', 'import-worker.ts'), {
-      workerData: { role: 'writer', ...data } satisfies WriterData,
-    });
+    const worker = startWorker(
+      [join(here, 'import-worker.js'), join(here, '..', 'import-worker.js')],
+      join(here, '..', 'host', 'import-worker.ts'),
+      {
+        workerData: { role: 'writer', ...data } satisfies WriterData,
+      },
+    );
     return new WriterClient(worker);
   }
 
@@ -249,11 +256,15 @@ export class WriterClient {
 
   /** Posts a batch once less than WINDOW_BYTES of text waits at the writer. */
   async postBatch(batch: WriterBatch): Promise<void> {
-    while (this.inFlight.length > 0 && this.inFlightBytes >= WINDOW_BYTES && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (this.inFlight.length > 0 && this.inFlightBytes >= WINDOW_BYTES && !this.failure)
+      await new Promise<void>((resolve) => (this.wake = resolve));
     if (this.failure) throw this.failure;
     const bytes = batch.packed.text.byteLength;
     // The text moves to the writer without a copy.
-    this.worker.postMessage({ type: 'batch', batch } satisfies WriterRequest, [batch.packed.text.buffer as ArrayBuffer, batch.packed.lengths.buffer as ArrayBuffer]);
+    this.worker.postMessage({ type: 'batch', batch } satisfies WriterRequest, [
+      batch.packed.text.buffer as ArrayBuffer,
+      batch.packed.lengths.buffer as ArrayBuffer,
+    ]);
     this.inFlight.push(bytes);
     this.inFlightBytes += bytes;
   }

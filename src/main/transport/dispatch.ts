@@ -4,14 +4,7 @@
  * every outcome wrapped in an Envelope. Both transports use this, so they cannot diverge.
  */
 import type { z } from 'zod';
-import {
-  ApiError,
-  methods,
-  type ApiErrorCode,
-  type Envelope,
-  type Handlers,
-  type MethodName,
-} from '../../shared/api';
+import { ApiError, methods, type ApiErrorCode, type Envelope, type Handlers, type MethodName } from '../../shared/api';
 
 export function isMethodName(name: string): name is MethodName {
   return Object.prototype.hasOwnProperty.call(methods, name);
@@ -29,12 +22,7 @@ export type Logger = (message: string) => void;
 
 const BAD_INPUT_ERRORS = new Set(['ImportError', 'ConfigError', 'PatternError', 'SummarizerSetupError']);
 
-export async function dispatch(
-  handlers: Handlers,
-  name: string,
-  payload: unknown,
-  log: Logger = () => {},
-): Promise<Envelope<unknown>> {
+export async function dispatch(handlers: Handlers, name: string, payload: unknown, log: Logger = () => {}): Promise<Envelope<unknown>> {
   if (!isMethodName(name)) return fail('bad_input', `unknown method "${name.slice(0, 64)}"`);
   const parsed = methods[name].safeParse(payload ?? {});
   if (!parsed.success) return fail('bad_input', `${name}: ${describeZodError(parsed.error)}`);
@@ -50,7 +38,8 @@ export async function dispatch(
     // transcript, a config or pattern the engine refuses, a summarizer endpoint that is not
     // allowed, a pipeline naming a strategy this host does not have (`custom:…`; the app never
     // loads user code), a needle it cannot compile.
-    if (err instanceof Error && (BAD_INPUT_ERRORS.has(err.name) || /^(pipeline: |needle )/.test(err.message))) return fail('bad_input', message);
+    if (err instanceof Error && (BAD_INPUT_ERRORS.has(err.name) || /^(pipeline: |needle )/.test(err.message)))
+      return fail('bad_input', message);
     log(`${name} failed: ${err instanceof Error && err.stack ? err.stack : message}`);
     return fail('internal', `${name} failed: ${message}`);
   }

@@ -150,7 +150,15 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       const span = traceSpan(`http ${method}`);
       const envelope = await dispatch(options.handlers, method, payload, log);
       span();
-      const status = envelope.ok ? 200 : envelope.error.code === 'bad_input' ? 400 : envelope.error.code === 'not_found' ? 404 : envelope.error.code === 'internal' ? 500 : 409;
+      const status = envelope.ok
+        ? 200
+        : envelope.error.code === 'bad_input'
+          ? 400
+          : envelope.error.code === 'not_found'
+            ? 404
+            : envelope.error.code === 'internal'
+              ? 500
+              : 409;
       sendJson(res, status, envelope, isWrittenAhead(method));
       return;
     }
@@ -255,7 +263,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /** `writtenAhead`: the envelope of a WrittenAhead method, whose answer may be JsonText, sent as it is. */
 function sendJson(res: ServerResponse, status: number, value: unknown, writtenAhead = false): void {
-  const answer = writtenAhead && typeof value === 'object' && value !== null && 'ok' in value && value.ok === true && 'value' in value ? value.value : undefined;
+  const answer =
+    writtenAhead && typeof value === 'object' && value !== null && 'ok' in value && value.ok === true && 'value' in value
+      ? value.value
+      : undefined;
   const body = isJsonText(answer) ? `{"ok":true,"value":${answer.jsonText}}` : JSON.stringify(value);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);

@@ -5,7 +5,15 @@
  * the app's own windows at the app's own URL) before the payload is validated by `dispatch`.
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { IPC_EVENT_CHANNEL, IPC_PREFIX, METHOD_NAMES, type Envelope, type EventName, type EventPayload, type Handlers } from '../../shared/api';
+import {
+  IPC_EVENT_CHANNEL,
+  IPC_PREFIX,
+  METHOD_NAMES,
+  type Envelope,
+  type EventName,
+  type EventPayload,
+  type Handlers,
+} from '../../shared/api';
 import { dispatch, type Logger } from './dispatch';
 
 export interface IpcHostOptions {

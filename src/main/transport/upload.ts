@@ -33,11 +33,18 @@ const mib = (n: number): string => `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 
 export function uploadRoute(target: UploadTarget): Route {
   return async (req, res, url) => {
     const given = url.searchParams.get('name') ?? '';
-    if (!given) return send(res, 400, { ok: false, error: { code: 'bad_input', message: 'upload: expected ?name=FILE (the file\'s name) in the URL' } });
+    if (!given)
+      return send(res, 400, {
+        ok: false,
+        error: { code: 'bad_input', message: "upload: expected ?name=FILE (the file's name) in the URL" },
+      });
     const name = sanitiseUploadName(given);
     const tooBig = (size: string): Envelope<never> => ({
       ok: false,
-      error: { code: 'bad_input', message: `${name}: ${size} is over this server's upload limit of ${mib(target.maxBytes)} (start serve with CTXSCOPE_UPLOAD_LIMIT_MB=N to change it)` },
+      error: {
+        code: 'bad_input',
+        message: `${name}: ${size} is over this server's upload limit of ${mib(target.maxBytes)} (start serve with CTXSCOPE_UPLOAD_LIMIT_MB=N to change it)`,
+      },
     });
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > target.maxBytes) {
@@ -69,7 +76,10 @@ export function uploadRoute(target: UploadTarget): Route {
       send(res, 200, { ok: true, value: { jobId, name } });
     } catch (e) {
       await rm(stored, { force: true });
-      const error = e instanceof ApiError ? { code: e.code, message: e.message } : { code: 'internal' as const, message: 'upload: the import could not start' };
+      const error =
+        e instanceof ApiError
+          ? { code: e.code, message: e.message }
+          : { code: 'internal' as const, message: 'upload: the import could not start' };
       send(res, error.code === 'internal' ? 500 : 400, { ok: false, error });
     }
   };
@@ -124,6 +134,10 @@ function receive(req: IncomingMessage, path: string, max: number): Promise<'ok' 
 
 function send(res: ServerResponse, status: number, value: unknown, close = false): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), ...(close ? { Connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    ...(close ? { Connection: 'close' } : {}),
+  });
   res.end(body);
 }

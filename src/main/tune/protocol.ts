@@ -61,7 +61,13 @@ export interface TunePrepareJob {
   readonly sessionKey: string;
   readonly session?: Session;
   /** Counts wanted: the payload id they will travel under (the worker keeps its own copy under it) and what to count. */
-  readonly count?: { readonly countsId: string; readonly key: string; readonly tokenizer: string; readonly mediaTokens: number; readonly schemaScale: number };
+  readonly count?: {
+    readonly countsId: string;
+    readonly key: string;
+    readonly tokenizer: string;
+    readonly mediaTokens: number;
+    readonly schemaScale: number;
+  };
 }
 
 /** Drop the held session and counts (the session was deleted or the host is idle). */

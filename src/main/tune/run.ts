@@ -76,7 +76,7 @@ export function scrambled(n: number): number[] {
  */
 export function guidedSlices(n: number, threads: number): number[] {
   const out: number[] = [];
-  for (let left = n; left > 0; ) {
+  for (let left = n; left > 0;) {
     const size = Math.max(1, Math.ceil(left / (2 * threads)));
     out.push(size);
     left -= size;
@@ -85,7 +85,8 @@ export function guidedSlices(n: number, threads: number): number[] {
 }
 
 /** A stable id for stored counts: a reload of the same counts keeps it, new (exact) counts change it. */
-const storedId = (sessionKey: string, c: SessionCounts): string => `${sessionKey}\u0001stored\u0001${c.tokenizer}\u0001${c.perMessage.length}\u0001${c.prefix[c.prefix.length - 1]}\u0001${c.system}\u0001${c.tools}\u0001${c.unlogged}\u0001${c.approximate}`;
+const storedId = (sessionKey: string, c: SessionCounts): string =>
+  `${sessionKey}\u0001stored\u0001${c.tokenizer}\u0001${c.perMessage.length}\u0001${c.prefix[c.prefix.length - 1]}\u0001${c.system}\u0001${c.tools}\u0001${c.unlogged}\u0001${c.approximate}`;
 
 /**
  * Worker threads kept between sweeps. One sweep at a time uses the warm workers; a sweep that
@@ -207,8 +208,14 @@ export class TunePool {
             const j = job(slices[next++]!);
             let r = await pool.run(j);
             // A worker new to this session (or these counts) asks for them once.
-            if ('missing' in r) r = await pool.run({ ...j, ...(r.missing.session ? { session, facts } : {}), ...(r.missing.counts && payload ? { counts: payload } : {}) });
-            if (!('outcomes' in r)) throw new Error(`tuner: a worker answered a replay job without outcomes (${JSON.stringify(r).slice(0, 120)})`);
+            if ('missing' in r)
+              r = await pool.run({
+                ...j,
+                ...(r.missing.session ? { session, facts } : {}),
+                ...(r.missing.counts && payload ? { counts: payload } : {}),
+              });
+            if (!('outcomes' in r))
+              throw new Error(`tuner: a worker answered a replay job without outcomes (${JSON.stringify(r).slice(0, 120)})`);
             for (const out of r.outcomes) outcomes[out.index] = out;
           }
         };
@@ -226,7 +233,18 @@ export class TunePool {
     } finally {
       if (onAbort) o.signal?.removeEventListener('abort', onAbort);
     }
-    return tuneResult({ policy: o.policy.id, sweeps, baseOverrides: base, needles: o.needles ?? [], calls: stepIndices(session.messages).length, elapsedMs: performance.now() - started, threads }, outcomes);
+    return tuneResult(
+      {
+        policy: o.policy.id,
+        sweeps,
+        baseOverrides: base,
+        needles: o.needles ?? [],
+        calls: stepIndices(session.messages).length,
+        elapsedMs: performance.now() - started,
+        threads,
+      },
+      outcomes,
+    );
   }
 
   /**
@@ -235,14 +253,30 @@ export class TunePool {
    * made for this session version, else made now by that one worker beside the facts. Both are
    * kept for the other workers (sent with the session) and later sweeps.
    */
-  private async prepare(pool: WorkerPool<TuneJob, TuneReply>, o: TuneOptions, session: Session, sessionKey: string, config: { mediaTokens?: number | undefined; schemaScale: number }, ck: { key: string; tokenizer: string; mediaTokens: number }): Promise<{ facts: FactIndex; payload: CountsPayload }> {
+  private async prepare(
+    pool: WorkerPool<TuneJob, TuneReply>,
+    o: TuneOptions,
+    session: Session,
+    sessionKey: string,
+    config: { mediaTokens?: number | undefined; schemaScale: number },
+    ck: { key: string; tokenizer: string; mediaTokens: number },
+  ): Promise<{ facts: FactIndex; payload: CountsPayload }> {
     const usable = config.mediaTokens === undefined && config.schemaScale === 1 ? o.storedCounts?.(ck.tokenizer) : undefined;
-    const stored = usable && usable.perMessage.length === session.messages.length ? { id: storedId(sessionKey, usable), key: ck.key, counts: usable } : undefined;
+    const stored =
+      usable && usable.perMessage.length === session.messages.length
+        ? { id: storedId(sessionKey, usable), key: ck.key, counts: usable }
+        : undefined;
     const had = this.prepared?.sessionKey === sessionKey ? this.prepared : undefined;
     const made = had?.counts?.key === ck.key ? had.counts : undefined;
     if (had && (stored ?? made)) return { facts: had.facts, payload: (stored ?? made)! };
     const countsId = `${sessionKey}\u0001worker\u0001${ck.key}`;
-    const job: TunePrepareJob = { kind: 'prepare', sessionKey, ...(stored ?? made ? {} : { count: { countsId, key: ck.key, tokenizer: ck.tokenizer, mediaTokens: ck.mediaTokens, schemaScale: config.schemaScale } }) };
+    const job: TunePrepareJob = {
+      kind: 'prepare',
+      sessionKey,
+      ...((stored ?? made)
+        ? {}
+        : { count: { countsId, key: ck.key, tokenizer: ck.tokenizer, mediaTokens: ck.mediaTokens, schemaScale: config.schemaScale } }),
+    };
     let r = await pool.run(job);
     if ('missing' in r) r = await pool.run({ ...job, session });
     if (!('prepared' in r)) throw new Error('tuner: the worker asked to prepare the session answered without its facts');

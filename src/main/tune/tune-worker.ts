@@ -45,15 +45,36 @@ function countsFor(h: Held, config: ReplayConfig): SessionCounts {
   return c;
 }
 
-async function one(h: Held, job: TuneReplayJob, pinned: ReadonlySet<string>, index: number, overrides: TuneReplayJob['settings'][number]): Promise<TuneOutcome> {
+async function one(
+  h: Held,
+  job: TuneReplayJob,
+  pinned: ReadonlySet<string>,
+  index: number,
+  overrides: TuneReplayJob['settings'][number],
+): Promise<TuneOutcome> {
   try {
     const config = resolveConfig(job.policyConfig, overrides, job.env);
     // A remote summarizer is not asked during a sweep (see above): the replay falls back to extractive.
     // Lean: the outcome reads totals and retention only, so no reason text or events are built.
-    const r = await replay(h.session, { ...config, summarizer: config.summarizer === 'none' ? 'none' : 'extractive' }, { counts: countsFor(h, config), needles: job.needles, pinned, detail: 'totals' });
+    const r = await replay(
+      h.session,
+      { ...config, summarizer: config.summarizer === 'none' ? 'none' : 'extractive' },
+      { counts: countsFor(h, config), needles: job.needles, pinned, detail: 'totals' },
+    );
     return outcomeOf(index, r);
   } catch (e) {
-    return { index, cost: 0, billedInputTokens: 0, lostFacts: 0, lostNeedles: 0, forcedFinals: 0, aborts: 0, compressions: 0, peak: 0, error: e instanceof Error ? e.message : String(e) };
+    return {
+      index,
+      cost: 0,
+      billedInputTokens: 0,
+      lostFacts: 0,
+      lostNeedles: 0,
+      forcedFinals: 0,
+      aborts: 0,
+      compressions: 0,
+      peak: 0,
+      error: e instanceof Error ? e.message : String(e),
+    };
   }
 }
 

@@ -111,7 +111,9 @@ function Shell() {
       <ExportDialog />
       <ImportLayer />
       <FleetView />
-      <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
+      <p className="assumption">
+        Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.
+      </p>
     </div>
   );
 }

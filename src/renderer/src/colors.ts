@@ -75,6 +75,14 @@ export const PALETTE: Readonly<Record<Theme, Palette>> = {
     // The reported prompt and the agent's compactions are the transcript's own evidence: near-black here, as they are near-white on dark.
     line: { window: '#495057', limit: '#e03131', trigger: '#e8590c', reported: '#212529', compare: '#099268', cursor: '#1971c2' },
     marker: { compression: '#c2255c', 'source-compaction': '#343a40', compareCompression: '#099268' },
-    status: { ok: 'transparent', warn: '#b35c00', compress: '#c2255c', skip: '#e8590c', final: '#c92a2a', abort: '#a61e4d', overflow: '#862e9c' },
+    status: {
+      ok: 'transparent',
+      warn: '#b35c00',
+      compress: '#c2255c',
+      skip: '#e8590c',
+      final: '#c92a2a',
+      abort: '#a61e4d',
+      overflow: '#862e9c',
+    },
   },
 };

@@ -13,7 +13,10 @@ function isField(target: EventTarget | null): boolean {
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
 }
 
-export function handleDebuggerKey(store: AppStore, e: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): boolean {
+export function handleDebuggerKey(
+  store: AppStore,
+  e: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>,
+): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return false;
   const s = store.getState();
   // A dialog is open (use-modal.ts counts them): its controls own the keys, and the call behind it

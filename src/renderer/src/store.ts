@@ -13,7 +13,21 @@
  * replay never overwrites a newer one (the host also cancels superseded requests by channel).
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { ApiError, type AccuracyView, type ApiClient, type AppInfo, type ChartView, type CompareView, type ConfigField, type ExportResult, type MessageView, type PolicyInfo, type SessionDetail, type SessionSummary, type StepDetail } from '../../shared/api';
+import {
+  ApiError,
+  type AccuracyView,
+  type ApiClient,
+  type AppInfo,
+  type ChartView,
+  type CompareView,
+  type ConfigField,
+  type ExportResult,
+  type MessageView,
+  type PolicyInfo,
+  type SessionDetail,
+  type SessionSummary,
+  type StepDetail,
+} from '../../shared/api';
 import { chartViewFromWire } from '../../shared/marker-columns';
 import { afterPaint as afterNextPaint } from './after-paint';
 import { clampStep, compressionSteps, nextCompression, stepAtOrAfter } from './model/selection';
@@ -150,7 +164,20 @@ export interface CompareSlice {
   runCompare(): Promise<void>;
 }
 
-export type AppState = SessionSlice & ReplaySlice & ConfigSlice & SelectionSlice & PlaybackSlice & CompareSlice & ExportSlice & LibrarySlice & ImportSlice & TunerSlice & TailSlice & DialogsSlice & FleetSlice & ProbeSlice;
+export type AppState = SessionSlice &
+  ReplaySlice &
+  ConfigSlice &
+  SelectionSlice &
+  PlaybackSlice &
+  CompareSlice &
+  ExportSlice &
+  LibrarySlice &
+  ImportSlice &
+  TunerSlice &
+  TailSlice &
+  DialogsSlice &
+  FleetSlice &
+  ProbeSlice;
 export type AppStore = StoreApi<AppState>;
 
 export interface StoreOptions {
@@ -212,15 +239,23 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       const next = step + lastDirection;
       const cacheKey = `${chart.key}#${next}`;
       if (next < 0 || next >= chart.stepCount || detailCache.has(cacheKey) || ahead?.cacheKey === cacheKey) return;
-      const promise = api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step: next, channel: 'step-ahead' });
+      const promise = api.getStepDetail({
+        ...chartFor,
+        overrides: { ...chartFor.overrides },
+        needles: [...chartFor.needles],
+        step: next,
+        channel: 'step-ahead',
+      });
       const mine = { cacheKey, promise };
       ahead = mine;
-      promise.then(
-        (d) => remember(cacheKey, d),
-        () => undefined,
-      ).finally(() => {
-        if (ahead === mine) ahead = null;
-      });
+      promise
+        .then(
+          (d) => remember(cacheKey, d),
+          () => undefined,
+        )
+        .finally(() => {
+          if (ahead === mine) ahead = null;
+        });
     };
 
     const requestStepDetail = async (): Promise<void> => {
@@ -238,7 +273,13 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         // The call asked for ahead of time, still on its way: its answer, not a second request.
         let d: StepDetail | null = null;
         if (ahead?.cacheKey === cacheKey) d = await ahead.promise.catch(() => null);
-        d ??= await api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step: selectedStep, channel: 'step' });
+        d ??= await api.getStepDetail({
+          ...chartFor,
+          overrides: { ...chartFor.overrides },
+          needles: [...chartFor.needles],
+          step: selectedStep,
+          channel: 'step',
+        });
         remember(cacheKey, d);
         if (seq === stepSeq) {
           set({ stepDetail: d, stepDetailError: null });
@@ -319,7 +360,9 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
             set({ importing: null });
             // A new import clears the library's search (it would hide the new session) and is selected.
             if (p.sessionIds[0]) set({ libraryQuery: '' });
-            void get().refreshSessions().then(() => (p.sessionIds[0] ? get().openSession(p.sessionIds[0]) : undefined));
+            void get()
+              .refreshSessions()
+              .then(() => (p.sessionIds[0] ? get().openSession(p.sessionIds[0]) : undefined));
           });
           api.on('countsReady', (p) => {
             if (p.sessionId === get().currentId) void get().refreshCounts();
@@ -346,17 +389,40 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         stopPlaying();
         chartSeq++;
         stepSeq++;
-        set({ currentId: id, detail: null, messages: new Map(), loadingPages: new Set(), chart: null, chartFor: null, chartError: null, stepDetail: null, comparison: null, accuracy: null, accuracyError: null, selectedStep: null, inspectedMessage: null, invalid: null, droppedOverrides: [] });
+        set({
+          currentId: id,
+          detail: null,
+          messages: new Map(),
+          loadingPages: new Set(),
+          chart: null,
+          chartFor: null,
+          chartError: null,
+          stepDetail: null,
+          comparison: null,
+          accuracy: null,
+          accuracyError: null,
+          selectedStep: null,
+          inspectedMessage: null,
+          invalid: null,
+          droppedOverrides: [],
+        });
         try {
           const detail = await api.getSession({ id });
           if (get().currentId !== id) return;
           // Sessions open on the policy of the agent that wrote them (or the one the URL names).
           const policies = get().policies;
-          const policy = [from?.policy, detail.defaultPolicy, get().policyId, policies[0]?.id].find((p): p is string => !!p && policies.some((x) => x.id === p)) ?? null;
+          const policy =
+            [from?.policy, detail.defaultPolicy, get().policyId, policies[0]?.id].find(
+              (p): p is string => !!p && policies.some((x) => x.id === p),
+            ) ?? null;
           set({ detail, policyId: policy, overrides: from?.overrides ? { ...from.overrides } : {}, selectedStep: from?.step ?? null });
           // Stored probe runs: the chart marks their calls (ProbePanel.tsx).
           void get().loadProbes();
-          await Promise.all([get().ensureMessages(0, Math.min(MESSAGE_PAGE, detail.summary.messages) - 1), get().requestChart(), get().loadFields()]);
+          await Promise.all([
+            get().ensureMessages(0, Math.min(MESSAGE_PAGE, detail.summary.messages) - 1),
+            get().requestChart(),
+            get().loadFields(),
+          ]);
         } catch (e) {
           set({ error: describe(e) });
         }
@@ -373,7 +439,9 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         if (pages.length === 0) return;
         set({ loadingPages: new Set([...get().loadingPages, ...pages]) });
         try {
-          const results = await Promise.all(pages.map((p) => api.getMessages({ sessionId: currentId, offset: p * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
+          const results = await Promise.all(
+            pages.map((p) => api.getMessages({ sessionId: currentId, offset: p * MESSAGE_PAGE, limit: MESSAGE_PAGE })),
+          );
           if (get().currentId !== currentId) return;
           const messages = new Map(get().messages);
           for (const r of results) for (const m of r.messages) messages.set(m.index, m);
@@ -416,7 +484,9 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           const rows = async (): Promise<void> => {
             const detail = await api.getSession({ id });
             const pages = [...new Set([...get().messages.keys()].map((i) => Math.floor(i / MESSAGE_PAGE)))];
-            const results = await Promise.all(pages.map((pg) => api.getMessages({ sessionId: id, offset: pg * MESSAGE_PAGE, limit: MESSAGE_PAGE })));
+            const results = await Promise.all(
+              pages.map((pg) => api.getMessages({ sessionId: id, offset: pg * MESSAGE_PAGE, limit: MESSAGE_PAGE })),
+            );
             if (get().currentId !== id) return;
             const messages = new Map(get().messages);
             for (const r of results) for (const m of r.messages) messages.set(m.index, m);
@@ -479,12 +549,25 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
         const seq = ++chartSeq;
         set({ chartLoading: true });
         try {
-          const chart = chartViewFromWire(await api.getChartView({ ...req, overrides: { ...req.overrides }, needles: [...req.needles], buckets: get().buckets, channel: 'chart' }));
+          const chart = chartViewFromWire(
+            await api.getChartView({
+              ...req,
+              overrides: { ...req.overrides },
+              needles: [...req.needles],
+              buckets: get().buckets,
+              channel: 'chart',
+            }),
+          );
           if (after) await after;
           if (seq !== chartSeq) return; // superseded: a newer request is on its way
           const step = get().selectedStep;
           const selectedStep = chart.stepCount === 0 ? null : clampStep(step ?? 0, chart.stepCount);
-          const inspectedMessage = selectedStep === step && get().inspectedMessage !== null ? get().inspectedMessage : selectedStep === null ? null : (get().detail?.steps[selectedStep] ?? null);
+          const inspectedMessage =
+            selectedStep === step && get().inspectedMessage !== null
+              ? get().inspectedMessage
+              : selectedStep === null
+                ? null
+                : (get().detail?.steps[selectedStep] ?? null);
           set({ chart, chartFor: req, chartError: null, chartLoading: false, invalid: null, selectedStep, inspectedMessage });
           // The chart is drawn before the selected call's detail (and a comparison) is asked for:
           // an answer that arrived first would be parsed and rendered ahead of the chart's frame.
@@ -498,7 +581,10 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
           if (codeOf(e) === 'bad_input' && good && good.sessionId === req.sessionId && good.policy === req.policy) {
             // The value is refused: mark it and go back to the overrides the chart on screen used.
             const key = guessFieldKey(describe(e), Object.keys(req.overrides));
-            set({ invalid: { key, value: key ? (req.overrides[key] ?? null) : null, message: describe(e) }, overrides: { ...good.overrides } });
+            set({
+              invalid: { key, value: key ? (req.overrides[key] ?? null) : null, message: describe(e) },
+              overrides: { ...good.overrides },
+            });
             return;
           }
           set({ chartError: describe(e) });
@@ -595,9 +681,23 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
       async savePolicyAs(name) {
         const { policies, policyId, overrides } = get();
         const base = policies.find((p) => p.id === policyId);
-        const id = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+        const id = name
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '');
         if (!base || !id) return 'Give the policy a name (letters or digits).';
-        const json = JSON.stringify({ id, label: name.trim(), source: `${base.id} with changes`, description: `${base.label}, with ${Object.entries(overrides).map(([k, v]) => `${k}=${String(v)}`).join(', ') || 'no changes'}`, config: withOverrides(base.config, overrides) });
+        const json = JSON.stringify({
+          id,
+          label: name.trim(),
+          source: `${base.id} with changes`,
+          description: `${base.label}, with ${
+            Object.entries(overrides)
+              .map(([k, v]) => `${k}=${String(v)}`)
+              .join(', ') || 'no changes'
+          }`,
+          config: withOverrides(base.config, overrides),
+        });
         const problem = await get().savePolicy(json);
         return problem;
       },

@@ -24,7 +24,12 @@ export function readUrlState(win: Window): UrlState {
   return parseUrlState(win.location.hash);
 }
 
-export function syncUrl(store: AppStore, win: Window, later: (fn: () => void) => void = (fn) => afterPaintIdle(fn), now: () => number = () => Date.now()): () => void {
+export function syncUrl(
+  store: AppStore,
+  win: Window,
+  later: (fn: () => void) => void = (fn) => afterPaintIdle(fn),
+  now: () => number = () => Date.now(),
+): () => void {
   let last = '';
   let lastState: UrlState | null = null;
   let lastEntryAt = -Infinity;
@@ -35,13 +40,21 @@ export function syncUrl(store: AppStore, win: Window, later: (fn: () => void) =>
     if (stopped) return;
     const s = store.getState();
     if (!s.currentId) return;
-    const state: UrlState = { session: s.currentId, policy: s.chartFor?.policy ?? s.policyId, overrides: s.chartFor?.overrides ?? s.overrides, step: s.selectedStep };
+    const state: UrlState = {
+      session: s.currentId,
+      policy: s.chartFor?.policy ?? s.policyId,
+      overrides: s.chartFor?.overrides ?? s.overrides,
+      step: s.selectedStep,
+    };
     const hash = formatUrlState(state);
     if (hash === last) return;
     const url = `${win.location.pathname}${win.location.search}${hash}`;
     const t = now();
     // The first write names where the page opened (replace); a session, or a call after a pause, is a new entry.
-    const push = lastState !== null && (state.session !== lastState.session || (state.step !== lastState.step && state.step !== null && lastState.step !== null && t - lastEntryAt >= PUSH_AFTER_MS));
+    const push =
+      lastState !== null &&
+      (state.session !== lastState.session ||
+        (state.step !== lastState.step && state.step !== null && lastState.step !== null && t - lastEntryAt >= PUSH_AFTER_MS));
     if (push && typeof win.history.pushState === 'function') {
       win.history.pushState(null, '', url);
     } else win.history.replaceState(null, '', url);

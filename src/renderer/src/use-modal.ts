@@ -12,14 +12,17 @@
 import { useEffect, useRef, type RefObject } from 'react';
 import { useAppStoreApi } from './context';
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /** Open dialogs, oldest first (the last one owns the keyboard). */
 const stack: HTMLElement[] = [];
 
 /** The elements Tab may reach inside `root`, in document order (hidden ones skipped). */
 export function focusablesIn(root: HTMLElement): HTMLElement[] {
-  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden], fieldset:disabled') && el.getClientRects().length > 0);
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => !el.closest('[hidden], fieldset:disabled') && el.getClientRects().length > 0,
+  );
 }
 
 /**
@@ -48,7 +51,8 @@ export function useModal(open: boolean, ref: RefObject<HTMLElement | null>, onCl
     stack.push(el);
     store.getState().dialogOpened();
     if (!el.hasAttribute('tabindex')) el.tabIndex = -1;
-    if (!el.contains(doc.activeElement)) (el.querySelector<HTMLElement>('[data-autofocus], [autofocus]') ?? focusablesIn(el)[0] ?? el).focus();
+    if (!el.contains(doc.activeElement))
+      (el.querySelector<HTMLElement>('[data-autofocus], [autofocus]') ?? focusablesIn(el)[0] ?? el).focus();
 
     const onKey = (e: KeyboardEvent): void => {
       if (stack[stack.length - 1] !== el) return;

@@ -4,7 +4,9 @@ export async function testSampleMessagesListed({ page, assert, consoleErrors }) 
   const rows = page.getByTestId('message-row');
   await rows.first().waitFor({ timeout: 30_000 });
   assert.ok((await rows.count()) > 3, 'several messages of the sample are listed');
-  await page.waitForFunction(() => /assistant/.test(document.querySelector('[data-testid="turn-list"]')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.waitForFunction(() => /assistant/.test(document.querySelector('[data-testid="turn-list"]')?.textContent ?? ''), null, {
+    timeout: 15_000,
+  });
   const text = await page.getByTestId('turn-list').innerText();
   assert.match(text, /user|assistant/i, 'rows show roles');
   await page.waitForTimeout(500);
@@ -26,10 +28,14 @@ export async function testApiNeedsToken({ baseUrl, token, assert }) {
 export async function testForeignHostRefused({ baseUrl, token, assert }) {
   const { request } = await import('node:http');
   const status = await new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}/api/listSessions`, { method: 'POST', headers: { Host: 'evil.example:80', Authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
+    const req = request(
+      `${baseUrl}/api/listSessions`,
+      { method: 'POST', headers: { Host: 'evil.example:80', Authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
     req.on('error', reject);
     req.end('{}');
   });
@@ -37,7 +43,11 @@ export async function testForeignHostRefused({ baseUrl, token, assert }) {
 }
 
 export async function testBadPayloadIsClearError({ baseUrl, token, assert }) {
-  const res = await fetch(`${baseUrl}/api/getMessages`, { method: 'POST', body: JSON.stringify({ sessionId: 'x', offset: -1, limit: 5 }), headers: { Authorization: `Bearer ${token}` } });
+  const res = await fetch(`${baseUrl}/api/getMessages`, {
+    method: 'POST',
+    body: JSON.stringify({ sessionId: 'x', offset: -1, limit: 5 }),
+    headers: { Authorization: `Bearer ${token}` },
+  });
   assert.equal(res.status, 400);
   const body = await res.json();
   assert.equal(body.ok, false);

@@ -12,7 +12,11 @@ import { startServe } from '../run.mjs';
 const RLO = '\u202e';
 
 async function call(baseUrl, token, method, body) {
-  const res = await fetch(`${baseUrl}/api/${method}`, { method: 'POST', body: JSON.stringify(body), headers: { Authorization: `Bearer ${token}` } });
+  const res = await fetch(`${baseUrl}/api/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${token}` },
+  });
   const env = await res.json();
   if (!env.ok) throw new Error(`${method}: ${env.error.message}`);
   return env.value;
@@ -22,7 +26,9 @@ export async function testOverrideCharactersStayIsolated({ page, root, assert })
   const dir = mkdtempSync(join(tmpdir(), 'ctxscope-bidi-'));
   let own = null;
   try {
-    const lines = readFileSync(join(root, 'resources', 'sample', 'sample-session.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(root, 'resources', 'sample', 'sample-session.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     const first = JSON.parse(lines[0]);
     first.message.content = `${RLO}evil text without an end ${first.message.content}`;
     first.sessionId = 'bidi-session';
@@ -39,7 +45,10 @@ export async function testOverrideCharactersStayIsolated({ page, root, assert })
     // refused), so the hostile session gets a server of its own, which opens on it.
     own = await startServe([file], dir);
     const sessions = await call(own.baseUrl, own.token, 'listSessions', {});
-    assert.ok(sessions.some((s) => s.title.includes(RLO)), 'the file was imported with its hostile title');
+    assert.ok(
+      sessions.some((s) => s.title.includes(RLO)),
+      'the file was imported with its hostile title',
+    );
     await page.goto(own.url);
     await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
     await page.locator('[data-testid="message-row"][data-index="0"]').click();

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { startServe } from '../run.mjs';
 
 async function call(baseUrl, token, method, body) {
-  const res = await fetch(`${baseUrl}/api/${method}`, { method: 'POST', body: JSON.stringify(body), headers: { Authorization: `Bearer ${token}` } });
+  const res = await fetch(`${baseUrl}/api/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${token}` },
+  });
   const env = await res.json();
   if (!env.ok) throw new Error(`${method}: ${env.error.message}`);
   return env.value;
@@ -24,7 +28,10 @@ export async function testEveryMarkerDrawnAtThirtyThousandCalls({ page, root, as
   try {
     const file = join(dir, 'big.jsonl');
     // Bounded by calls, not megabytes (the generator's bytes per call change with its content): about 100 MB.
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'make-session.ts'), file, '--calls', '30000'], { cwd: root, stdio: 'inherit' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'make-session.ts'), file, '--calls', '30000'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
     assert.equal(r.status, 0);
     // serve imports only the files named on its command line (an arbitrary path over the API is
     // refused), so the big session gets a server of its own, which opens on it.

@@ -41,20 +41,40 @@ export async function testTunerRangesComeFromTheSession({ page, assert, consoleE
 export async function testUnloggedOverheadSurvivesAPolicySwitch({ page, assert, consoleErrors, root }) {
   await ready(page);
   // Under claude-code call #0 is mostly the inferred unlogged system & tools (~17.9k).
-  const request = async () => Number(/What the model receives at call #0: ([\d,]+) tokens/.exec(await page.getByTestId('context-view').innerText())?.[1]?.replace(/,/g, ''));
-  await page.waitForFunction(() => /What the model receives at call #0: [\d,]{5,} tokens/.test(document.querySelector('[data-testid="context-view"]')?.innerText ?? ''), null, { timeout: 20_000 });
+  const request = async () =>
+    Number(
+      /What the model receives at call #0: ([\d,]+) tokens/
+        .exec(await page.getByTestId('context-view').innerText())?.[1]
+        ?.replace(/,/g, ''),
+    );
+  await page.waitForFunction(
+    () =>
+      /What the model receives at call #0: [\d,]{5,} tokens/.test(document.querySelector('[data-testid="context-view"]')?.innerText ?? ''),
+    null,
+    { timeout: 20_000 },
+  );
   const a = await request();
   assert.ok(a > 15_000, `claude-code counts the unlogged overhead at call #0: ${a}`);
   await page.getByTestId('policy-picker').selectOption('s3');
-  await page.waitForFunction((before) => {
-    const m = /What the model receives at call #0: ([\d,]+) tokens/.exec(document.querySelector('[data-testid="context-view"]')?.innerText ?? '');
-    return m && Number(m[1].replace(/,/g, '')) !== before;
-  }, a, { timeout: 20_000 }).catch(() => {});
+  await page
+    .waitForFunction(
+      (before) => {
+        const m = /What the model receives at call #0: ([\d,]+) tokens/.exec(
+          document.querySelector('[data-testid="context-view"]')?.innerText ?? '',
+        );
+        return m && Number(m[1].replace(/,/g, '')) !== before;
+      },
+      a,
+      { timeout: 20_000 },
+    )
+    .catch(() => {});
   const b = await request();
   // s3 counts with its own estimator, and the provider's overhead is still there (it read 46 before).
   assert.ok(b > 15_000, `s3 keeps the unlogged overhead at call #0: ${b}`);
   // In its own estimator the overhead is still most of call #0 (the first question is ~36 tokens).
-  const unlogged = Number(/unlogged system & tools\s*([\d,]+) tokens/.exec(await page.getByTestId('context-view').innerText())?.[1]?.replace(/,/g, ''));
+  const unlogged = Number(
+    /unlogged system & tools\s*([\d,]+) tokens/.exec(await page.getByTestId('context-view').innerText())?.[1]?.replace(/,/g, ''),
+  );
   assert.ok(unlogged > 0.9 * b, `the unlogged region is most of s3's call #0: ${unlogged} of ${b}`);
   await shot(page, root, 'unlogged-s3');
   // Compare says so in one line.
@@ -78,7 +98,11 @@ export async function testUnloggedOverheadSurvivesAPolicySwitch({ page, assert, 
 export async function testCompressionShowsTheRequestThatTriggeredIt({ page, assert, consoleErrors, root }) {
   await ready(page);
   // The peak counts the request the compression was triggered by (180,831 on the sample), not only what was sent after.
-  await page.waitForFunction(() => /peak 18\d\.\dk/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => /peak 18\d\.\dk/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''),
+    null,
+    { timeout: 20_000 },
+  );
   // The ghost bar: a dashed outline from the bar drawn up to the size before compression.
   const ghost = page.locator('[data-testid="chart-markers"] path[stroke-dasharray="3 2"]');
   await ghost.waitFor({ state: 'attached', timeout: 10_000 });
@@ -87,18 +111,30 @@ export async function testCompressionShowsTheRequestThatTriggeredIt({ page, asse
   const [, , yBottom, yTop] = /^M([\d.]+) ([\d.]+)V([\d.]+)/.exec(d).map(Number);
   const triggerLine = await page.locator('.region-chart').boundingBox();
   assert.ok(yTop < yBottom - 50, `the ghost reaches far above the bar sent after: ${yTop} vs ${yBottom} (chart ${triggerLine.height}px)`);
-  await page.locator('.region-chart').click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page
+    .locator('.region-chart')
+    .click({ position: { x: 5, y: 5 } })
+    .catch(() => {});
   await page.keyboard.press('Home');
   await page.keyboard.press('n');
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'compress', null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'compress', null, {
+    timeout: 10_000,
+  });
   const step = Number(await page.getByTestId('guard-status').getAttribute('data-step'));
   await shot(page, root, 'ghost-bar');
   // The agent's own compaction one call later: the guard says why it is not at the replay's call.
   await page.keyboard.press('ArrowRight');
-  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === String(s + 1), step, { timeout: 10_000 });
+  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === String(s + 1), step, {
+    timeout: 10_000,
+  });
   await page.getByTestId('guard-agent-compaction').waitFor({ timeout: 10_000 });
   const note = await page.getByTestId('guard-agent-compaction').innerText();
-  assert.match(note, new RegExp(`The agent compacted before this call .* under claude-code's rule: auto-compact threshold .*200,000-token window.*This replay compressed at call #${step}`));
+  assert.match(
+    note,
+    new RegExp(
+      `The agent compacted before this call .* under claude-code's rule: auto-compact threshold .*200,000-token window.*This replay compressed at call #${step}`,
+    ),
+  );
   await shot(page, root, 'agent-compaction');
   assert.deepEqual(consoleErrors, []);
 }
@@ -108,10 +144,14 @@ export async function testIgnoredSettingsAreNotChanges({ page, assert, consoleEr
   await page.getByTestId('policy-picker').selectOption('s2');
   await page.getByTestId('field-trigger').fill('0.7');
   await page.getByTestId('field-trigger').press('Enter');
-  await page.waitForFunction(() => /^1 changed/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^1 changed/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, {
+    timeout: 10_000,
+  });
   // Under claude-code the auto-compact formula decides the trigger: the carried-over trigger is greyed, with why, and not a change.
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => /^0 changed$/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^0 changed$/.test(document.querySelector('[data-testid="config-changed"]')?.textContent ?? ''), null, {
+    timeout: 10_000,
+  });
   assert.match(await page.getByTestId('dropped-overrides').innerText(), /trigger/);
   await page.getByTestId('ignored-fields').locator('summary').click();
   assert.equal(await page.getByTestId('field-trigger').isDisabled(), true);
@@ -138,13 +178,20 @@ export async function testLibraryAfterAnUploadAndItsFigures({ page, assert, cons
     const row = page.getByTestId('library-row').first();
     const tokens = await row.locator('[data-col="tokens"]').innerText();
     const cost = await row.locator('[data-col="cost"]').innerText();
-    assert.ok(reported.includes(`${tokens} tokens`) && reported.includes(cost), `header "${reported}" shows the library's ${tokens} / ${cost}`);
+    assert.ok(
+      reported.includes(`${tokens} tokens`) && reported.includes(cost),
+      `header "${reported}" shows the library's ${tokens} / ${cost}`,
+    );
     // A search that hides everything, then an upload: the search is cleared and the new session selected.
     await page.getByTestId('library-search').fill('no such session');
     await page.keyboard.press('Escape');
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
     await chooser.setFiles(join(root, 'test', 'fixtures', 'import', 'codex-rollout.jsonl'));
-    await page.waitForFunction(() => !/Fix EU order totals/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => !/Fix EU order totals/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+      null,
+      { timeout: 60_000 },
+    );
     await page.getByTestId('session-picker').click();
     await page.getByTestId('library-row').first().waitFor();
     assert.equal(await page.getByTestId('library-search').inputValue(), '');
@@ -188,9 +235,15 @@ export async function testARequestAboveTheWindowIsAnOverflow({ page, assert, con
   await page.getByTestId('field-window').fill('1000');
   await page.getByTestId('field-window').press('Enter');
   // Every call of the sample (~17.9k and up) is above a 1,000-token window: 24 overflows, not warnings.
-  await page.waitForFunction(() => /24 overflows/.test(document.querySelector('[data-testid="replay-overflows"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => /24 overflows/.test(document.querySelector('[data-testid="replay-overflows"]')?.textContent ?? ''),
+    null,
+    { timeout: 20_000 },
+  );
   assert.match(await page.getByTestId('replay-overflows').getAttribute('class'), /overflow-count/);
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'overflow', null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.dataset.status === 'overflow', null, {
+    timeout: 10_000,
+  });
   assert.match(await page.getByTestId('guard-reason').innerText(), /> window 1,000: the provider would reject this call/);
   await shot(page, root, 'overflow');
   assert.deepEqual(consoleErrors, []);
@@ -213,7 +266,9 @@ export async function testANeedleThatLeavesIsMarkedWhereItLeft({ page, assert, c
   await page.locator(`[data-testid="needle-mark"][data-step="${step}"]`).waitFor({ timeout: 10_000 });
   assert.equal(await page.getByTestId('needle-mark').count(), await page.getByTestId('needle-left-at').count());
   await left.click();
-  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === s, String(step), { timeout: 10_000 });
+  await page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === s, String(step), {
+    timeout: 10_000,
+  });
   await shot(page, root, 'needle-left');
   assert.deepEqual(consoleErrors, []);
 }

@@ -8,18 +8,31 @@ import { exportVia } from '../export-helper.mjs';
 
 const stepOf = (page, testId) => page.getByTestId(testId).getAttribute('data-step');
 const waitStep = (page, testId, step) =>
-  page.waitForFunction(([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s), [testId, step], { timeout: 15_000 });
+  page.waitForFunction(
+    ([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s),
+    [testId, step],
+    { timeout: 15_000 },
+  );
 const markerCount = async (page) => Number(await page.getByTestId('chart-markers').getAttribute('data-markers'));
 
 async function ready(page, policy) {
   await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
   // The sample opens on the import's chars/4 estimates; the exact counts swap in when the count
   // worker is done (slow on a loaded machine). Every figure below is about the exact counts.
-  await page.waitForFunction(() => { const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer'); return !!t && t !== 'chars4'; }, null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => {
+      const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer');
+      return !!t && t !== 'chars4';
+    },
+    null,
+    { timeout: 60_000 },
+  );
   if (policy && (await page.getByTestId('policy-picker').inputValue()) !== policy) {
     const before = await page.getByTestId('chart-markers').getAttribute('data-markers');
     await page.getByTestId('policy-picker').selectOption(policy);
-    await page.waitForFunction((p) => document.querySelector('[data-testid="region-bars"]') && location.hash.includes(`p=${p}`), policy, { timeout: 15_000 });
+    await page.waitForFunction((p) => document.querySelector('[data-testid="region-bars"]') && location.hash.includes(`p=${p}`), policy, {
+      timeout: 15_000,
+    });
     void before;
   }
   await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
@@ -91,11 +104,15 @@ export async function testToolCallLinksToItsResultAndBack({ page, assert }) {
   await ready(page);
   const call = page.locator('[data-testid="message-row"][data-index="1"]');
   await call.getByTestId('link-to-result').click();
-  await page.waitForFunction(() => /^#2\b/.test(document.querySelector('[data-testid="message-detail"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^#2\b/.test(document.querySelector('[data-testid="message-detail"]')?.textContent ?? ''), null, {
+    timeout: 10_000,
+  });
   const detail = await page.getByTestId('message-detail').innerText();
   assert.match(detail, /tool result/);
   await page.getByTestId('detail-link-to-call').click();
-  await page.waitForFunction(() => /^#1\b/.test(document.querySelector('[data-testid="message-detail"]')?.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^#1\b/.test(document.querySelector('[data-testid="message-detail"]')?.textContent ?? ''), null, {
+    timeout: 10_000,
+  });
 }
 
 export async function testPinningChangesTheReplay({ page, assert }) {
@@ -105,13 +122,25 @@ export async function testPinningChangesTheReplay({ page, assert }) {
   const row = page.locator('[data-testid="message-row"][data-index="2"]');
   await page.getByTestId('turn-list').evaluate((el) => el.scrollTo(0, 0));
   // At the last call, after the compaction, message #2 is folded into the summary.
-  await page.waitForFunction(() => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'summarised', null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'summarised',
+    null,
+    { timeout: 15_000 },
+  );
   const before = await page.getByTestId('context-total').innerText();
   await row.getByTestId('pin').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'window', null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'window',
+    null,
+    { timeout: 20_000 },
+  );
   assert.notEqual(await page.getByTestId('context-total').innerText(), before, 'the pinned message is in the request now');
   await row.getByTestId('pin').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'summarised', null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="message-row"][data-index="2"]')?.getAttribute('data-state') === 'summarised',
+    null,
+    { timeout: 20_000 },
+  );
 }
 
 export async function testDraggingTheTriggerChangesTheMarkers({ page, assert }) {
@@ -173,7 +202,11 @@ export async function testCompareMarksBAndFiltersByDelta({ page, assert }) {
   assert.equal(await page.getByTestId('compare-markers').count(), 1, "B's compressions are drawn on the chart");
   assert.match(await page.getByTestId('compare-config-diff').innerText(), /pipeline/);
   await page.getByTestId('compare-min-delta').fill('100000');
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="compare-differences"]')?.getAttribute('data-count')) < n, all, { timeout: 20_000 });
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('[data-testid="compare-differences"]')?.getAttribute('data-count')) < n,
+    all,
+    { timeout: 20_000 },
+  );
 }
 
 export async function testEstimateAccuracyExplainsItself({ page, assert }) {

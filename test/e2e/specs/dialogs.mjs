@@ -14,10 +14,13 @@ async function atSecondCall(page) {
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('Home');
   await page.keyboard.press('ArrowRight');
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '1', null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '1', null, {
+    timeout: 15_000,
+  });
 }
 
-const focusInside = (page, testid) => page.evaluate((id) => !!document.querySelector(`[data-testid="${id}"]`)?.contains(document.activeElement), testid);
+const focusInside = (page, testid) =>
+  page.evaluate((id) => !!document.querySelector(`[data-testid="${id}"]`)?.contains(document.activeElement), testid);
 
 /** The checks every dialog passes; `open` opens it, `testid` names it. */
 async function checkDialog(page, assert, testid, open, { opener } = {}) {
@@ -28,7 +31,9 @@ async function checkDialog(page, assert, testid, open, { opener } = {}) {
   assert.equal(await dialog.getAttribute('aria-modal'), 'true', `${testid}: aria-modal`);
   assert.match(String(await dialog.getAttribute('role')), /^(alert)?dialog$/, `${testid}: role`);
   assert.ok((await dialog.getAttribute('aria-label')) || (await dialog.getAttribute('aria-labelledby')), `${testid}: a label`);
-  await page.waitForFunction((id) => document.querySelector(`[data-testid="${id}"]`)?.contains(document.activeElement), testid, { timeout: 5_000 });
+  await page.waitForFunction((id) => document.querySelector(`[data-testid="${id}"]`)?.contains(document.activeElement), testid, {
+    timeout: 5_000,
+  });
 
   for (const key of ['ArrowRight', 'End', 'n']) {
     // Keys pressed with the focus on the dialog's own body (not a text field) too.
@@ -49,9 +54,16 @@ async function checkDialog(page, assert, testid, open, { opener } = {}) {
 
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached', timeout: 5_000 });
-  if (opener) assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), opener, `${testid}: focus back on the opener`);
+  if (opener)
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('data-testid')),
+      opener,
+      `${testid}: focus back on the opener`,
+    );
   await page.keyboard.press('ArrowRight');
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '2', null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '2', null, {
+    timeout: 15_000,
+  });
 }
 
 export async function testLibraryIsAModalDialog({ page, assert }) {
@@ -69,6 +81,10 @@ export async function testExportDialogIsAModalDialog({ page, assert }) {
 export async function testImportErrorPanelIsAModalDialog({ page, assert }) {
   await checkDialog(page, assert, 'import-error', async () => {
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
-    await chooser.setFiles({ name: 'broken-dialogs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from('{"role":"user","content":"hi"}\n{"role": oops\n') });
+    await chooser.setFiles({
+      name: 'broken-dialogs.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from('{"role":"user","content":"hi"}\n{"role": oops\n'),
+    });
   });
 }

@@ -20,15 +20,22 @@ async function keep(path, name) {
 }
 
 /** Waits until the dialog's preview answers for the current choices (Save enabled). */
-const previewed = (page) => page.waitForFunction(() => document.querySelector('[data-testid="export-save"]')?.disabled === false, null, { timeout: 15_000 });
+const previewed = (page) =>
+  page.waitForFunction(() => document.querySelector('[data-testid="export-save"]')?.disabled === false, null, { timeout: 15_000 });
 const redactionCount = async (page) => Number(await page.getByTestId('export-redactions').getAttribute('data-count'));
 
 async function atLastCallUnderClaudeCode(page) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'),
+    null,
+    { timeout: 15_000 },
+  );
   await page.keyboard.press('End');
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, {
+    timeout: 15_000,
+  });
 }
 
 export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, assert }) {
@@ -43,13 +50,20 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
 
   // The report offers only report formats; back to the history, JSON lines.
   await page.getByTestId('export-what-report').check();
-  const reportFormats = await page.getByTestId('export-format').locator('option').evaluateAll((os) => os.map((o) => o.value));
+  const reportFormats = await page
+    .getByTestId('export-format')
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(reportFormats, ['report-json', 'report-csv']);
   await page.getByTestId('export-what-window').check();
   await page.getByTestId('export-format').selectOption('jsonl');
   // Save may still be enabled by the previous choice's preview until React renders the new one as
   // pending: wait for the JSON-lines preview's own name, then for Save.
-  await page.waitForFunction(() => /\.claude-code\.call-23\.jsonl$/.test(document.querySelector('[data-testid="export-filename"]')?.value ?? ''), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => /\.claude-code\.call-23\.jsonl$/.test(document.querySelector('[data-testid="export-filename"]')?.value ?? ''),
+    null,
+    { timeout: 15_000 },
+  );
   await previewed(page);
   assert.doesNotMatch(await page.getByTestId('export-filename').inputValue(), /\.jsonl\.jsonl/);
 
@@ -59,7 +73,11 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
   await page.getByTestId('export-pattern-problems').waitFor({ timeout: 10_000 });
   assert.match(await page.getByTestId('export-pattern-problems').innerText(), /line 2: .*lookbehind/);
   assert.ok(await page.getByTestId('export-save').isDisabled(), 'no save while a pattern is invalid');
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="export-redactions"]')?.getAttribute('data-count')) > n, before, { timeout: 10_000 });
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('[data-testid="export-redactions"]')?.getAttribute('data-count')) > n,
+    before,
+    { timeout: 10_000 },
+  );
   await page.getByTestId('export-patterns').fill('ORD-1187');
   await previewed(page);
   const after = await redactionCount(page);
@@ -91,7 +109,11 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
   // The file imports back with the project's own detection and import.
   const file = join(dirname(path), 'exported.jsonl');
   await copyFile(path, file);
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'inspect', file, '--json'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'ctxscope.mjs'), 'inspect', file, '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   const inspected = JSON.parse(r.stdout);
   // By role; a system message (system prompt and summary) is a region, not history.
@@ -101,7 +123,10 @@ export async function testExportDialogRedactsSavesAndTheFileImportsBack({ page, 
 
 export async function testChartPngIsAtTheDevicePixelRatio({ page, url, assert }) {
   // A HiDPI screen: a page of its own with twice the pixels per CSS pixel.
-  const context = await page.context().browser().newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 2 });
+  const context = await page
+    .context()
+    .browser()
+    .newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 2 });
   try {
     const hidpi = await context.newPage();
     await hidpi.goto(url);
@@ -111,7 +136,9 @@ export async function testChartPngIsAtTheDevicePixelRatio({ page, url, assert })
     const pngBytes = await readFile(await png.path());
     assert.ok(pngBytes.length > 1000, `the PNG has content (${pngBytes.length} bytes)`);
     assert.equal(pngBytes.subarray(1, 4).toString('latin1'), 'PNG');
-    const box = await hidpi.locator('[data-testid="region-bars"] canvas').evaluate((c) => ({ w: c.width, h: c.height, cssW: c.getBoundingClientRect().width }));
+    const box = await hidpi
+      .locator('[data-testid="region-bars"] canvas')
+      .evaluate((c) => ({ w: c.width, h: c.height, cssW: c.getBoundingClientRect().width }));
     assert.equal(pngBytes.readUInt32BE(16), box.w, 'the PNG is the canvas pixel for pixel');
     assert.equal(pngBytes.readUInt32BE(20), box.h);
     assert.equal(box.w, Math.round(box.cssW) * 2, 'at the device pixel ratio (2)');

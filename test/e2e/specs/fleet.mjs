@@ -20,25 +20,40 @@ export async function testFleetRunsAndOpensASession({ page, assert, consoleError
   await page.getByTestId('fleet-run').click();
 
   await page.getByTestId('fleet-progress').waitFor({ timeout: 10_000 });
-  await page.waitForFunction(() => /(\d+) of \1 transcripts/.test(document.querySelector('[data-testid="fleet-progress"]')?.textContent ?? ''), null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => /(\d+) of \1 transcripts/.test(document.querySelector('[data-testid="fleet-progress"]')?.textContent ?? ''),
+    null,
+    { timeout: 60_000 },
+  );
   await page.getByTestId('fleet-summary').waitFor({ timeout: 30_000 });
   const summary = await page.getByTestId('fleet-summary').innerText();
   assert.match(summary, /claude-code/);
   assert.match(summary, /s1/);
   // The cost chart drew one bar per policy.
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="fleet-chart-cost"] .recharts-bar-rectangle').length === 2, null, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="fleet-chart-cost"] .recharts-bar-rectangle').length === 2,
+    null,
+    { timeout: 10_000 },
+  );
   await page.locator('[data-testid="fleet-chart-scatter"] .recharts-scatter-symbol').first().waitFor({ timeout: 10_000 });
   const rows = await page.getByTestId('fleet-row').count();
   assert.ok(rows >= 2, `one row per session and policy, got ${rows}`);
 
   // Sorting by cost, ascending then descending: the first row's cost is the smallest, then the largest.
-  const costs = async () => (await page.locator('[data-testid="fleet-row"] td:nth-child(5)').allInnerTexts()).map((t) => Number(t.replace('$', '')));
+  const costs = async () =>
+    (await page.locator('[data-testid="fleet-row"] td:nth-child(5)').allInnerTexts()).map((t) => Number(t.replace('$', '')));
   await page.getByTestId('fleet-sort-cost_usd').click();
   const asc = await costs();
-  assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
+  assert.deepEqual(
+    asc,
+    [...asc].sort((a, b) => a - b),
+  );
   await page.getByTestId('fleet-sort-cost_usd').click();
   const desc = await costs();
-  assert.deepEqual(desc, [...desc].sort((a, b) => b - a));
+  assert.deepEqual(
+    desc,
+    [...desc].sort((a, b) => b - a),
+  );
   await page.screenshot({ path: join(root, 'test-results', 'fleet.png') });
 
   // The run stays listed by its folder.
@@ -48,7 +63,9 @@ export async function testFleetRunsAndOpensASession({ page, assert, consoleError
   const row = page.locator('[data-testid="fleet-row"]', { hasText: 'claude-code' }).first();
   await row.click();
   await page.getByTestId('fleet').waitFor({ state: 'detached', timeout: 20_000 });
-  await page.waitForFunction(() => document.querySelector('[data-testid="policy-picker"]')?.value === 'claude-code', null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="policy-picker"]')?.value === 'claude-code', null, {
+    timeout: 20_000,
+  });
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
 
   // Reopening the view and the finished run shows the same results without replaying.

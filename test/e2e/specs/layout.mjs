@@ -6,7 +6,17 @@
  */
 import { join } from 'node:path';
 
-const PANELS = ['.session-bar', '.policy-bar', '.chart-legend', '.replay-timeline', '.marks-legend', '.guard-status', '.config-panel', '.context-view', '.tabs'];
+const PANELS = [
+  '.session-bar',
+  '.policy-bar',
+  '.chart-legend',
+  '.replay-timeline',
+  '.marks-legend',
+  '.guard-status',
+  '.config-panel',
+  '.context-view',
+  '.tabs',
+];
 
 async function checkAt(page, assert, root, width, height) {
   await page.setViewportSize({ width, height });
@@ -14,11 +24,14 @@ async function checkAt(page, assert, root, width, height) {
   await page.waitForTimeout(600);
   const overflow = await page.evaluate((sels) => {
     const out = [];
-    for (const sel of sels) for (const el of document.querySelectorAll(sel)) if (el.scrollWidth > el.clientWidth + 1) out.push(`${sel}: ${el.scrollWidth} > ${el.clientWidth}`);
+    for (const sel of sels)
+      for (const el of document.querySelectorAll(sel))
+        if (el.scrollWidth > el.clientWidth + 1) out.push(`${sel}: ${el.scrollWidth} > ${el.clientWidth}`);
     // Text cut with an ellipsis counts as cut off too.
     for (const el of document.querySelectorAll('.session-bar *, .policy-bar *')) {
       const cs = getComputedStyle(el);
-      if (cs.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1 && !el.closest('.session-picker-button')) out.push(`ellipsis in ${el.className || el.tagName}: ${el.textContent.slice(0, 40)}`);
+      if (cs.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1 && !el.closest('.session-picker-button'))
+        out.push(`ellipsis in ${el.className || el.tagName}: ${el.textContent.slice(0, 40)}`);
     }
     return out;
   }, PANELS);
@@ -33,7 +46,12 @@ async function checkAt(page, assert, root, width, height) {
   assert.ok(list.y >= timeline.y + timeline.height - 1, `message list below the timeline at ${width}×${height}`);
   assert.ok(list.height >= 3 * 26, `at least three message rows in view at ${width}×${height}: ${list.height}px`);
   // Lane labels: one line each, none overlapping the next.
-  const lanes = await page.locator('.timeline-labels span').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, e.scrollWidth <= e.clientWidth + 1 || e.clientWidth === 0]; }));
+  const lanes = await page.locator('.timeline-labels span').evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return [r.top, r.bottom, e.scrollWidth <= e.clientWidth + 1 || e.clientWidth === 0];
+    }),
+  );
   for (let i = 1; i < lanes.length; i++) assert.ok(lanes[i][0] >= lanes[i - 1][1] - 0.5, `lane ${i} does not overlap lane ${i - 1}`);
 }
 

@@ -6,12 +6,23 @@
 import { join } from 'node:path';
 
 const waitStep = (page, testId, step) =>
-  page.waitForFunction(([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s), [testId, step], { timeout: 15_000 });
+  page.waitForFunction(
+    ([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s),
+    [testId, step],
+    { timeout: 15_000 },
+  );
 
 export async function testLedgerAtTheCompression({ page, assert, consoleErrors, root }) {
   await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
   // The compression moves when the exact counts replace the import's chars/4 estimates: wait for them.
-  await page.waitForFunction(() => { const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer'); return !!t && t !== 'chars4'; }, null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => {
+      const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer');
+      return !!t && t !== 'chars4';
+    },
+    null,
+    { timeout: 60_000 },
+  );
   await page.keyboard.press('Home');
   await waitStep(page, 'guard-status', 0);
   // No compression at call 0: no ledger.

@@ -9,13 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../run.mjs';
 
-const callsOf = async (page) => (await page.getByTestId('library-row').locator('[data-col="calls"]').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
+const callsOf = async (page) =>
+  (await page.getByTestId('library-row').locator('[data-col="calls"]').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
 const titlesOf = async (page) => page.getByTestId('library-row').locator('[data-col="title"]').allInnerTexts();
 
 export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErrors, root }) {
   const fixtures = join(root, 'test', 'fixtures', 'import');
   const dbDir = mkdtempSync(join(tmpdir(), 'ctxscope-e2e-library-'));
-  const files = ['claude-code-session.jsonl', 'openhands-eval.jsonl', 'codex-rollout.jsonl', 'gemini-session.json'].map((f) => join(fixtures, f));
+  const files = ['claude-code-session.jsonl', 'openhands-eval.jsonl', 'codex-rollout.jsonl', 'gemini-session.json'].map((f) =>
+    join(fixtures, f),
+  );
   const serve = await startServe(files, dbDir);
   try {
     await page.goto(serve.url);
@@ -31,7 +34,10 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     await rows.first().waitFor();
     assert.equal(await rows.count(), 5, 'five sessions: Claude Code, two OpenHands instances, Codex, Gemini');
     const titles = await titlesOf(page);
-    assert.ok(titles.includes('acme__invoices-311') && titles.includes('acme__invoices-312'), `the two OpenHands sessions of one file are told apart: ${titles.join(' | ')}`);
+    assert.ok(
+      titles.includes('acme__invoices-311') && titles.includes('acme__invoices-312'),
+      `the two OpenHands sessions of one file are told apart: ${titles.join(' | ')}`,
+    );
     const cc = rows.filter({ hasText: 'Blank city name' });
     assert.match(await cc.innerText(), /weather-cli/, 'the project (cwd) is shown');
     assert.match(await cc.innerText(), /Claude Code/);
@@ -47,7 +53,11 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     // Sort by calls: a click orders them one way, a second click reverses.
     await page.getByTestId('library-sort-calls').click();
     const down = await callsOf(page);
-    assert.deepEqual(down, [...down].sort((a, b) => b - a), `descending: ${down}`);
+    assert.deepEqual(
+      down,
+      [...down].sort((a, b) => b - a),
+      `descending: ${down}`,
+    );
     await page.getByTestId('library-sort-calls').click();
     const up = await callsOf(page);
     assert.deepEqual(up, [...down].reverse(), `a second click reverses: ${up}`);
@@ -71,7 +81,9 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     await picker.click();
     await rows.filter({ hasText: 'acme__invoices-311' }).click();
     await library.waitFor({ state: 'detached' });
-    await page.waitForFunction(() => /acme__invoices-311/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /acme__invoices-311/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+    );
     await page.getByTestId('message-row').first().waitFor();
 
     // Back to the Claude Code session: its subagent is listed under the Task call, and opens.
@@ -86,10 +98,15 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     const spawner = page.locator(`[data-testid="message-row"][data-index="${at}"]`).filter({ hasText: 'Task' });
     await spawner.waitFor({ timeout: 10_000 });
     const [spawnerBox, subBox] = [await spawner.boundingBox(), await subRow.boundingBox()];
-    assert.ok(spawnerBox && subBox && Math.abs(subBox.y - (spawnerBox.y + spawnerBox.height)) < 2, 'the subagent row sits right under the call');
+    assert.ok(
+      spawnerBox && subBox && Math.abs(subBox.y - (spawnerBox.y + spawnerBox.height)) < 2,
+      'the subagent row sits right under the call',
+    );
     await page.screenshot({ path: join(root, 'test-results', 'library-subagent-row.png') });
     await link.click();
-    await page.waitForFunction(() => /Find geocode callers/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Find geocode callers/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+    );
     await page.getByTestId('message-row').first().waitFor();
     assert.match(await page.getByTestId('session-facts').innerText(), /2 LLM calls/);
     await page.getByTestId('open-parent').click();
@@ -108,12 +125,24 @@ export async function testLibrarySearchSortOpenDelete({ page, assert, consoleErr
     assert.ok(!(await titlesOf(page)).includes('acme__invoices-312'));
     assert.match(await page.getByTestId('library-deleted').innerText(), /acme__invoices-312/);
     // The host agrees: the session is gone from the database.
-    const listed = await page.evaluate(async ({ base, token }) => {
-      const r = await fetch(`${base}/api/listSessions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' });
-      return r.json();
-    }, { base: serve.baseUrl, token: serve.token });
+    const listed = await page.evaluate(
+      async ({ base, token }) => {
+        const r = await fetch(`${base}/api/listSessions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: '{}',
+        });
+        return r.json();
+      },
+      { base: serve.baseUrl, token: serve.token },
+    );
     const sessions = listed.ok ? listed.value : listed;
-    assert.ok(Array.isArray(sessions) && !sessions.some((s) => s.title === 'acme__invoices-312') && sessions.some((s) => s.title === 'acme__invoices-311'), 'deleted on the host; its sibling stays');
+    assert.ok(
+      Array.isArray(sessions) &&
+        !sessions.some((s) => s.title === 'acme__invoices-312') &&
+        sessions.some((s) => s.title === 'acme__invoices-311'),
+      'deleted on the host; its sibling stays',
+    );
     assert.deepEqual(consoleErrors, []);
   } finally {
     serve.child.kill('SIGTERM');

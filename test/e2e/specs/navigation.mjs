@@ -10,8 +10,14 @@ import { join } from 'node:path';
 import { startServe } from '../run.mjs';
 
 const stepOf = async (page) => Number(await page.getByTestId('guard-status').getAttribute('data-step'));
-const waitStep = (page, n) => page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === String(s), n, { timeout: 10_000 });
-const sessionTitle = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''), re.source, { timeout: 20_000 });
+const waitStep = (page, n) =>
+  page.waitForFunction((s) => document.querySelector('[data-testid="guard-status"]')?.dataset.step === String(s), n, { timeout: 10_000 });
+const sessionTitle = (page, re) =>
+  page.waitForFunction(
+    (src) => new RegExp(src).test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+    re.source,
+    { timeout: 20_000 },
+  );
 
 export async function testBackForwardAndParent({ page, assert, consoleErrors, root }) {
   const dbDir = mkdtempSync(join(tmpdir(), 'ctxscope-e2e-nav-'));
@@ -23,7 +29,9 @@ export async function testBackForwardAndParent({ page, assert, consoleErrors, ro
     await page.waitForTimeout(900);
     // Two calls visited with a pause between: two history entries.
     await page.keyboard.press('End');
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="guard-status"]')?.dataset.step ?? '0') > 1, null, { timeout: 10_000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="guard-status"]')?.dataset.step ?? '0') > 1, null, {
+      timeout: 10_000,
+    });
     await page.waitForTimeout(1_000);
     const last = await stepOf(page);
     const endHash = await page.evaluate(() => location.hash);
@@ -53,7 +61,9 @@ export async function testBackForwardAndParent({ page, assert, consoleErrors, ro
     await sessionTitle(page, /Find geocode callers/);
     await page.getByTestId('open-parent').click();
     await sessionTitle(page, /Blank city name/);
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="guard-status"]')?.dataset.step ?? '0') > 0, null, { timeout: 10_000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="guard-status"]')?.dataset.step ?? '0') > 0, null, {
+      timeout: 10_000,
+    });
     const back = await stepOf(page);
     const row = page.locator(`[data-testid="message-row"][data-index="${spawnedAt}"]`);
     await row.waitFor({ timeout: 10_000 });

@@ -19,14 +19,21 @@ export async function run({ page, url, assert, consoleErrors }) {
   await page.getByTestId('message-row').first().waitFor({ timeout: 30_000 });
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'),
+    null,
+    { timeout: 15_000 },
+  );
   await page.getByTestId('message-row').nth(2).click();
   const download = await exportVia(page, 'markdown');
   assert.ok(download.suggestedFilename().length > 0, 'the export downloaded');
   await page.waitForTimeout(500);
 
   assert.ok(requests.length >= 5, `the recorder saw the page's requests (${requests.length})`);
-  assert.ok(requests.some((u) => u.includes('/api/getChartView')), 'the replay went through the local API');
+  assert.ok(
+    requests.some((u) => u.includes('/api/getChartView')),
+    'the replay went through the local API',
+  );
   const offMachine = [...requests, ...sockets].filter((u) => {
     const p = new URL(u);
     if (IN_PAGE.has(p.protocol)) return false;

@@ -32,14 +32,22 @@ async function ownServe(root) {
   const hourAgo = Date.now() / 1000 - 3600;
   utimesSync(join(claude, 'a0f1-older.jsonl'), hourAgo, hourAgo);
   copyFileSync(join(root, 'test', 'fixtures', 'import', 'codex-rollout.jsonl'), join(codex, 'rollout-2026-11-20T10-00-00-x.jsonl'));
-  copyFileSync(join(root, 'test', 'fixtures', 'import', 'gemini-session.json'), join(home, '.gemini', 'tmp', '9f3e1c', 'chats', 'session-2026-11-24.json'));
+  copyFileSync(
+    join(root, 'test', 'fixtures', 'import', 'gemini-session.json'),
+    join(home, '.gemini', 'tmp', '9f3e1c', 'chats', 'session-2026-11-24.json'),
+  );
   const files = join(dir, 'files');
   mkdirSync(files);
   // Distinct contents, so each upload is a new session rather than the sample again.
   writeFileSync(join(files, 'upload me.jsonl'), lines.slice(0, 50).join('\n') + '\n');
   writeFileSync(join(files, 'broken.jsonl'), [...lines.slice(0, 5), '{"type":"assistant", broken', ...lines.slice(5, 8)].join('\n') + '\n');
   // A limit of 100 MiB: the 60 MB session below passes, a 101 MiB file is refused.
-  const serve = await startServe([], join(dir), { HOME: home, CLAUDE_CONFIG_DIR: join(dir, 'claude'), CODEX_HOME: join(dir, 'codex'), CTXSCOPE_UPLOAD_LIMIT_MB: '100' });
+  const serve = await startServe([], join(dir), {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(dir, 'claude'),
+    CODEX_HOME: join(dir, 'codex'),
+    CTXSCOPE_UPLOAD_LIMIT_MB: '100',
+  });
   process.once('exit', () => {
     serve.child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
@@ -49,7 +57,11 @@ async function ownServe(root) {
 }
 
 async function call(s, method, body = {}) {
-  const res = await fetch(`${s.baseUrl}/api/${method}`, { method: 'POST', body: JSON.stringify(body), headers: { Authorization: `Bearer ${s.token}` } });
+  const res = await fetch(`${s.baseUrl}/api/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${s.token}` },
+  });
   const env = await res.json();
   if (!env.ok) throw new Error(`${method}: ${env.error.message}`);
   return env.value;
@@ -65,10 +77,14 @@ async function openApp(page, s) {
 /** Waits until the app has opened a session other than `before` and returns its summary. */
 async function sessionOpened(page, s, before, assert) {
   // The session picker is the library's button now (no value): the URL's hash names the open session.
-  await page.waitForFunction((old) => {
-    const v = document.querySelector('[data-testid="session-picker"]')?.getAttribute('data-session-id');
-    return v && !old.includes(v);
-  }, before, { timeout: 60_000 });
+  await page.waitForFunction(
+    (old) => {
+      const v = document.querySelector('[data-testid="session-picker"]')?.getAttribute('data-session-id');
+      return v && !old.includes(v);
+    },
+    before,
+    { timeout: 60_000 },
+  );
   const id = await page.getByTestId('session-picker').getAttribute('data-session-id');
   const summary = (await call(s, 'listSessions')).find((x) => x.id === id);
   assert.ok(summary, 'the opened session is stored');
@@ -82,8 +98,15 @@ export async function testUploadThroughOpen({ page, root, assert }) {
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-files').click()]);
   await chooser.setFiles(join(s.files, 'upload me.jsonl'));
   const summary = await sessionOpened(page, s, before, assert);
-  assert.match(summary.sourcePath, /^upload:[0-9a-f-]{36}-upload_me\.jsonl$/, 'an opaque reference under a sanitised name, never the server\'s path');
-  assert.ok(readdirSync(join(s.dir, 'uploads')).some((f) => /^[0-9a-f-]{36}-upload_me\.jsonl$/.test(f)), 'stored in the uploads folder');
+  assert.match(
+    summary.sourcePath,
+    /^upload:[0-9a-f-]{36}-upload_me\.jsonl$/,
+    "an opaque reference under a sanitised name, never the server's path",
+  );
+  assert.ok(
+    readdirSync(join(s.dir, 'uploads')).some((f) => /^[0-9a-f-]{36}-upload_me\.jsonl$/.test(f)),
+    'stored in the uploads folder',
+  );
   assert.equal(summary.messages > 0, true);
   assert.equal(await page.getByTestId('import-error').count(), 0);
 }
@@ -110,7 +133,10 @@ export async function testDropAFile({ page, root, assert }) {
 export async function testProgressThenCancelLeavesNothing({ page, root, assert }) {
   const s = await ownServe(root);
   const big = join(s.dir, 'big-session.jsonl');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'make-session.ts'), big, '--mb', '60'], { cwd: root, stdio: 'ignore' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'make-session.ts'), big, '--mb', '60'], {
+    cwd: root,
+    stdio: 'ignore',
+  });
   assert.equal(r.status, 0, 'generated a 60 MB Claude Code session');
   await openApp(page, s);
   const before = (await call(s, 'listSessions')).map((x) => x.id).sort();
@@ -119,10 +145,14 @@ export async function testProgressThenCancelLeavesNothing({ page, root, assert }
   const panel = page.getByTestId('import-progress');
   await panel.waitFor({ timeout: 10_000 });
   // Progress past the upload, into the import itself, with a rate and an ETA.
-  await page.waitForFunction(() => {
-    const p = document.querySelector('[data-testid="import-progress"]');
-    return p?.getAttribute('data-phase') === 'import' && Number(p.getAttribute('data-bytes')) > 0;
-  }, null, { timeout: 30_000, polling: 20 });
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('[data-testid="import-progress"]');
+      return p?.getAttribute('data-phase') === 'import' && Number(p.getAttribute('data-bytes')) > 0;
+    },
+    null,
+    { timeout: 30_000, polling: 20 },
+  );
   const text = await panel.innerText();
   await shot(page, root, 'progress');
   await page.getByTestId('import-cancel').click();
@@ -135,7 +165,11 @@ export async function testProgressThenCancelLeavesNothing({ page, root, assert }
   await page.waitForTimeout(500);
   const after = (await call(s, 'listSessions')).map((x) => x.id).sort();
   assert.deepEqual(after, before, 'nothing stored after cancel');
-  assert.equal(readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('big-session')), false, 'nor the upload kept on disk');
+  assert.equal(
+    readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('big-session')),
+    false,
+    'nor the upload kept on disk',
+  );
   assert.equal(await page.getByTestId('open-files').isEnabled(), true, 'ready for the next file');
 }
 
@@ -168,7 +202,11 @@ export async function testTooBigForTheUploadLimitSaysSo({ page, root, assert }) 
     await chooser.setFiles(huge);
     await page.getByTestId('import-error').waitFor({ timeout: 60_000 });
     assert.match(await page.getByTestId('import-error-expected').innerText(), /over this server's upload limit of 100 MiB/);
-    assert.equal(readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('huge')), false, 'nothing kept');
+    assert.equal(
+      readdirSync(join(s.dir, 'uploads')).some((f) => f.includes('huge')),
+      false,
+      'nothing kept',
+    );
   } finally {
     rmSync(huge, { force: true });
   }
@@ -180,7 +218,9 @@ export async function testOpenFromAgentLogs({ page, root, assert }) {
   await page.getByTestId('local-logs-button').click();
   const panel = page.getByTestId('local-logs');
   await panel.locator('[data-testid="local-log-group"]').first().waitFor({ timeout: 15_000 });
-  const groups = await panel.locator('[data-testid="local-log-group"]').evaluateAll((els) => els.map((e) => `${e.dataset.agent} ${e.dataset.project}`));
+  const groups = await panel
+    .locator('[data-testid="local-log-group"]')
+    .evaluateAll((els) => els.map((e) => `${e.dataset.agent} ${e.dataset.project}`));
   assert.ok(groups.includes('claude-code /home/dev/orders-service'), `Claude Code project by the cwd in its newest session (${groups})`);
   assert.ok(groups.includes('codex /home/dev/tomlkit-rs'), 'Codex by the cwd of its session_meta');
   assert.ok(groups.includes('gemini-cli 9f3e1c'), 'Gemini CLI by its project hash');
@@ -189,7 +229,11 @@ export async function testOpenFromAgentLogs({ page, root, assert }) {
   assert.deepEqual(names, ['b1c2-newest.jsonl', 'a0f1-older.jsonl'], 'newest first');
   await shot(page, root, 'local-logs');
   await page.getByTestId('local-logs-filter').fill('tomlkit');
-  assert.deepEqual(await panel.locator('[data-testid="local-log-group"]').evaluateAll((els) => els.map((e) => e.dataset.agent)), ['codex'], 'the filter keeps the matching project');
+  assert.deepEqual(
+    await panel.locator('[data-testid="local-log-group"]').evaluateAll((els) => els.map((e) => e.dataset.agent)),
+    ['codex'],
+    'the filter keeps the matching project',
+  );
   await page.getByTestId('local-logs-filter').fill('');
   const before = (await call(s, 'listSessions')).map((x) => x.id);
   await claude.locator('[data-testid="local-log-file"][data-name="b1c2-newest.jsonl"] [data-testid="local-log-open"]').click();
@@ -198,7 +242,11 @@ export async function testOpenFromAgentLogs({ page, root, assert }) {
   // Listed as imported now; Open goes straight to it.
   await page.getByTestId('local-logs-button').click();
   const row = panel.locator('[data-testid="local-log-file"][data-name="b1c2-newest.jsonl"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="local-log-file"][data-name="b1c2-newest.jsonl"]')?.getAttribute('data-imported') === 'yes', null, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="local-log-file"][data-name="b1c2-newest.jsonl"]')?.getAttribute('data-imported') === 'yes',
+    null,
+    { timeout: 10_000 },
+  );
   assert.equal(await row.locator('[data-testid="local-log-open"]').innerText(), 'Open');
   await page.keyboard.press('Escape');
   assert.equal(await panel.count(), 0, 'Escape closes the panel');

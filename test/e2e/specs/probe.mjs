@@ -9,7 +9,11 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 
 const waitStep = (page, testId, step) =>
-  page.waitForFunction(([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s), [testId, step], { timeout: 15_000 });
+  page.waitForFunction(
+    ([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s),
+    [testId, step],
+    { timeout: 15_000 },
+  );
 
 /** An OpenAI-compatible fake: a question gets "I don't know."; otherwise it repeats the last tool call it was sent. */
 async function fakeModel() {
@@ -25,7 +29,9 @@ async function fakeModel() {
       const asking = typeof last?.content === 'string' && last.content.includes('Answer from the conversation so far');
       let call = null;
       if (!asking) for (const m of messages) if (m.tool_calls?.length) call = m.tool_calls[m.tool_calls.length - 1];
-      const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: asking ? "I don't know." : 'Done.' };
+      const message = call
+        ? { role: 'assistant', content: null, tool_calls: [call] }
+        : { role: 'assistant', content: asking ? "I don't know." : 'Done.' };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ choices: [{ message }], usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 3 } }));
     });
@@ -38,7 +44,14 @@ export async function testProbeTabAtTheCompression({ page, assert, consoleErrors
   const fake = await fakeModel();
   try {
     await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
-    await page.waitForFunction(() => { const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer'); return !!t && t !== 'chars4'; }, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => {
+        const t = document.querySelector('[data-testid="session-facts"]')?.getAttribute('data-tokenizer');
+        return !!t && t !== 'chars4';
+      },
+      null,
+      { timeout: 60_000 },
+    );
     await page.keyboard.press('Home');
     await waitStep(page, 'guard-status', 0);
     await page.keyboard.press('n');
@@ -54,7 +67,10 @@ export async function testProbeTabAtTheCompression({ page, assert, consoleErrors
     assert.match(await page.getByTestId('probe-estimate').innerText(), /Will send \d+ requests/);
     // The first time for this endpoint: what leaves the machine, and a question. Nothing sent yet.
     const consent = page.getByTestId('probe-consent');
-    assert.match(await consent.innerText(), new RegExp(`This leaves your machine:.*requests to ${fake.url.replace(/[./]/g, '\\$&')}, without a key`, 's'));
+    assert.match(
+      await consent.innerText(),
+      new RegExp(`This leaves your machine:.*requests to ${fake.url.replace(/[./]/g, '\\$&')}, without a key`, 's'),
+    );
     assert.equal(fake.requests.length, 0, 'nothing is sent before the person agrees');
     await page.getByTestId('probe-consent-send').click();
     await page.getByTestId('probe-run').waitFor({ timeout: 60_000 });
@@ -63,7 +79,11 @@ export async function testProbeTabAtTheCompression({ page, assert, consoleErrors
     const verdicts = await page.getByTestId('probe-tally').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
     assert.ok(verdicts.length >= 1 && verdicts.every((v) => ['inconclusive', 'policy-worse', 'policy-better'].includes(v)));
     // The chart marks the probed call.
-    await page.waitForFunction((s) => document.querySelector('[data-testid="probe-markers"]')?.getAttribute('data-steps')?.split(' ').includes(String(s)), step, { timeout: 10_000 });
+    await page.waitForFunction(
+      (s) => document.querySelector('[data-testid="probe-markers"]')?.getAttribute('data-steps')?.split(' ').includes(String(s)),
+      step,
+      { timeout: 10_000 },
+    );
     if (root) await page.getByTestId('probe-panel').screenshot({ path: join(root, 'test-results', 'probe.png') });
     // Shown again after a reload, from the store: no new request.
     await page.reload();

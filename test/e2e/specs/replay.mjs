@@ -4,13 +4,19 @@ import { exportVia } from '../export-helper.mjs';
 export async function testChangingPolicyReplays({ page, assert, consoleErrors }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'),
+    null,
+    { timeout: 15_000 },
+  );
   await page.getByTestId('tab-events').click();
   const events = await page.getByTestId('event-list').innerText();
   assert.match(events, /proactive compression/);
   assert.match(events, /source-compaction/);
   await page.getByTestId('policy-picker').selectOption('s2');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('0 compressions'), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('0 compressions'), null, {
+    timeout: 15_000,
+  });
   assert.ok((await page.locator('[data-testid="region-bars"] canvas').count()) > 0, 'the window chart is drawn');
   assert.deepEqual(consoleErrors, []);
 }
@@ -21,7 +27,11 @@ export async function testOverrideAndEventJump({ page, assert }) {
   const window = page.getByTestId('field-window');
   await window.fill('60000');
   await window.press('Enter');
-  await page.waitForFunction(() => /[1-9]\d* compressions/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => /[1-9]\d* compressions/.test(document.querySelector('[data-testid="replay-totals"]')?.textContent ?? ''),
+    null,
+    { timeout: 15_000 },
+  );
   await page.getByTestId('tab-events').click();
   await page.locator('.event-compression').first().click();
   await page.getByTestId('message-detail').waitFor({ timeout: 10_000 });
@@ -31,9 +41,15 @@ export async function testOverrideAndEventJump({ page, assert }) {
 export async function testExportDownloadsTheCompactedHistory({ page, assert }) {
   await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
   await page.getByTestId('policy-picker').selectOption('claude-code');
-  await page.waitForFunction(() => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'), null, { timeout: 15_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="replay-totals"]')?.textContent?.includes('1 compression ·'),
+    null,
+    { timeout: 15_000 },
+  );
   await page.keyboard.press('End');
-  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="guard-status"]')?.getAttribute('data-step') === '23', null, {
+    timeout: 15_000,
+  });
   const download = await exportVia(page, 'openai');
   assert.match(download.suggestedFilename(), /claude-code\.call-23\.openai\.json$/, 'the export is at the selected call');
   const { readFile } = await import('node:fs/promises');

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { startServe } from '../run.mjs';
 
 const waitStep = (page, testId, step) =>
-  page.waitForFunction(([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s), [testId, step], { timeout: 15_000 });
+  page.waitForFunction(
+    ([id, s]) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-step') === String(s),
+    [testId, step],
+    { timeout: 15_000 },
+  );
 
 /** 0 system, 1 task, (call ci, output oi) for i = 1..4, the last call: with n = 1, o1..o3 are elided by the last call. */
 function traj() {
@@ -21,11 +25,22 @@ function traj() {
     { role: 'user', content: 'Fix the bug.', message_type: 'observation' },
   ];
   for (let i = 1; i <= 4; i++) {
-    history.push({ role: 'assistant', content: `step ${i}`, message_type: 'action', tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] });
+    history.push({
+      role: 'assistant',
+      content: `step ${i}`,
+      message_type: 'action',
+      tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }],
+    });
     history.push({ role: 'tool', content: output, message_type: 'observation', tool_call_ids: [`c${i}`] });
   }
   history.push({ role: 'assistant', content: 'Done.', message_type: 'action' });
-  return JSON.stringify({ environment: 'e2e', trajectory: [], history, info: {}, replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, history_processors: [{ type: 'last_n_observations', n: 1 }] } }) });
+  return JSON.stringify({
+    environment: 'e2e',
+    trajectory: [],
+    history,
+    info: {},
+    replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, history_processors: [{ type: 'last_n_observations', n: 1 }] } }),
+  });
 }
 
 export async function testTheContextShowsWhatEachCallReceived({ page, assert, consoleErrors }) {

@@ -31,7 +31,10 @@ export async function testSubagentFilesNestAndOpen({ page, assert, consoleErrors
     await subs.nth(1).waitFor();
     const titles = await subs.allInnerTexts();
     assert.equal(titles.length, 2);
-    assert.ok(titles.some((t) => t.includes('Explore: Profile checkout')) && titles.some((t) => t.includes('general-purpose: Check test coverage')), titles.join(' | '));
+    assert.ok(
+      titles.some((t) => t.includes('Explore: Profile checkout')) && titles.some((t) => t.includes('general-purpose: Check test coverage')),
+      titles.join(' | '),
+    );
     await page.keyboard.press('Escape');
     await page.getByTestId('library').waitFor({ state: 'detached' });
 
@@ -41,19 +44,30 @@ export async function testSubagentFilesNestAndOpen({ page, assert, consoleErrors
     assert.deepEqual(await subRows.evaluateAll((els) => els.map((e) => e.getAttribute('data-spawned-at'))), ['1', '1']);
     const spawner = page.locator('[data-testid="message-row"][data-index="1"]');
     const [spawnerBox, firstSub] = [await spawner.boundingBox(), await subRows.first().boundingBox()];
-    assert.ok(spawnerBox && firstSub && Math.abs(firstSub.y - (spawnerBox.y + spawnerBox.height)) < 2, 'the subagent rows sit right under the call');
+    assert.ok(
+      spawnerBox && firstSub && Math.abs(firstSub.y - (spawnerBox.y + spawnerBox.height)) < 2,
+      'the subagent rows sit right under the call',
+    );
     mkdirSync(join(root, 'test-results'), { recursive: true });
     await page.screenshot({ path: join(root, 'test-results', 'subagent-files.png') });
 
     // One opens as its own session (its own two calls) and goes back.
     await subRows.filter({ hasText: 'Check test coverage' }).getByTestId('subagent-link').click();
-    await page.waitForFunction(() => /Check test coverage/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Check test coverage/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+    );
     await page.getByTestId('message-row').first().waitFor();
     assert.match(await page.getByTestId('session-facts').innerText(), /2 LLM calls/);
     // The row exists before its page of messages arrives (it shows "…" until then): wait for the text.
-    await page.waitForFunction(() => /Give file and test name/.test(document.querySelector('[data-testid="message-row"]')?.textContent ?? ''), null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => /Give file and test name/.test(document.querySelector('[data-testid="message-row"]')?.textContent ?? ''),
+      null,
+      { timeout: 30_000 },
+    );
     await page.getByTestId('open-parent').click();
-    await page.waitForFunction(() => /Find why checkout is slow/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Find why checkout is slow/.test(document.querySelector('[data-testid="session-picker"]')?.textContent ?? ''),
+    );
     assert.deepEqual(consoleErrors, []);
   } finally {
     serve.child.kill('SIGTERM');

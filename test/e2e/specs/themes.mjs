@@ -65,7 +65,7 @@ async function inScheme(browser, url, scheme, assert) {
     }, xml);
     assert.ok(svg.reported, 'the sample has reported prompt sizes: the SVG draws their dots');
     assert.ok(svg.source, "the sample has the agent's compactions: the SVG draws their markers");
-    assert.equal(svg.legendReported?.fill, svg.reported, 'the reported-prompt swatch is filled with the dots\' colour');
+    assert.equal(svg.legendReported?.fill, svg.reported, "the reported-prompt swatch is filled with the dots' colour");
     assert.equal(svg.legendSource?.stroke, svg.source, "the agent-compacted swatch is the markers' colour");
     assert.equal(svg.legendWindow?.stroke, svg.window);
     assert.equal(svg.legendHistory?.fill, svg.history);
@@ -79,15 +79,23 @@ async function inScheme(browser, url, scheme, assert) {
     // The canvas: pixels exactly of the dots' colour are there (the dots are drawn in it), and
     // the marker layer strokes the agent's compactions in the SVG's colour.
     const [r, g, b] = hexRgb(svg.reported);
-    const dots = await page.locator('[data-testid="region-bars"] canvas').evaluate((c, rgb) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (d[i] === rgb[0] && d[i + 1] === rgb[1] && d[i + 2] === rgb[2] && d[i + 3] === 255) n++;
-      return n;
-    }, [r, g, b]);
+    const dots = await page.locator('[data-testid="region-bars"] canvas').evaluate(
+      (c, rgb) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] === rgb[0] && d[i + 1] === rgb[1] && d[i + 2] === rgb[2] && d[i + 3] === 255) n++;
+        return n;
+      },
+      [r, g, b],
+    );
     assert.ok(dots >= 4, `${scheme}: the canvas holds reported-prompt dots in ${svg.reported} (${dots} pixels)`);
-    const layerSource = await page.locator('[data-testid="chart-markers"] path').evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
-    assert.ok(layerSource.includes(svg.source), `${scheme}: the window's marker layer strokes compactions in ${svg.source} (${layerSource.join(', ')})`);
+    const layerSource = await page
+      .locator('[data-testid="chart-markers"] path')
+      .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+    assert.ok(
+      layerSource.includes(svg.source),
+      `${scheme}: the window's marker layer strokes compactions in ${svg.source} (${layerSource.join(', ')})`,
+    );
 
     await mkdir(shots, { recursive: true });
     await page.locator('.chart-area').screenshot({ path: join(shots, `themes-${scheme}-chart.png`) });

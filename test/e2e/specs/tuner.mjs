@@ -18,7 +18,9 @@ export async function testTunerProposesAndApplies({ page, assert, consoleErrors,
   await page.getByTestId('policy-picker').selectOption('s2');
   await page.getByTestId('field-window').fill('64000');
   await page.getByTestId('field-window').press('Enter');
-  await page.waitForFunction(() => document.querySelector('[data-testid="config-field-window"]')?.classList.contains('overridden'), null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="config-field-window"]')?.classList.contains('overridden'), null, {
+    timeout: 10_000,
+  });
 
   await page.getByTestId('tab-tuner').click();
   await page.getByTestId('tuner').waitFor({ timeout: 10_000 });
@@ -40,7 +42,11 @@ export async function testTunerProposesAndApplies({ page, assert, consoleErrors,
   await page.locator('[data-testid="tuner-point"][data-index="0"]').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="field-slidingWindow"]')?.value === '2', null, { timeout: 10_000 });
   await page.getByTestId('tab-events').click();
-  await page.waitForFunction(() => /No longer remembered \([1-9]\d*\)/.test(document.querySelector('[data-testid="event-list"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => /No longer remembered \([1-9]\d*\)/.test(document.querySelector('[data-testid="event-list"]')?.textContent ?? ''),
+    null,
+    { timeout: 20_000 },
+  );
   assert.ok((await lostCount(page)) > 0);
 
   // The proposal: the config panel shows its value and the replay re-runs with nothing forgotten.
@@ -48,7 +54,11 @@ export async function testTunerProposesAndApplies({ page, assert, consoleErrors,
   await page.locator('[data-testid="tuner-point"].proposed').click();
   await page.waitForFunction((v) => document.querySelector('[data-testid="field-slidingWindow"]')?.value === v, value, { timeout: 10_000 });
   await page.getByTestId('tab-events').click();
-  await page.waitForFunction(() => /No longer remembered \(0\)/.test(document.querySelector('[data-testid="event-list"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => /No longer remembered \(0\)/.test(document.querySelector('[data-testid="event-list"]')?.textContent ?? ''),
+    null,
+    { timeout: 20_000 },
+  );
   assert.equal(await lostCount(page), 0);
   await page.getByTestId('tab-tuner').click();
   await page.getByTestId('tuner-apply').waitFor();

@@ -12,7 +12,20 @@ describe('ctxscope inspect', () => {
   it('prints the documented JSON shape', () => {
     const r = run('inspect', sample, '--json');
     expect(r.status).toBe(0);
-    const j = JSON.parse(r.stdout) as { format: string; sessions: { messages: Record<string, number>; turns: number; steps: number; toolCalls: number; orphans: unknown; tokens: { tokenizer: string; history: number }; reportedUsage: boolean; sourceCompactions: number }[]; warnings: string[] };
+    const j = JSON.parse(r.stdout) as {
+      format: string;
+      sessions: {
+        messages: Record<string, number>;
+        turns: number;
+        steps: number;
+        toolCalls: number;
+        orphans: unknown;
+        tokens: { tokenizer: string; history: number };
+        reportedUsage: boolean;
+        sourceCompactions: number;
+      }[];
+      warnings: string[];
+    };
     expect(j.format).toBe('claude-code');
     const s = j.sessions[0]!;
     expect(Object.keys(s.messages).sort()).toEqual(['assistant', 'system', 'tool', 'user']);
@@ -46,7 +59,13 @@ describe('ctxscope replay', () => {
   it('prints the documented JSON shape', () => {
     const r = run('replay', sample, '--policy', 's3', '--json', '--needle', 'ORD-1187');
     expect(r.status).toBe(0);
-    const j = JSON.parse(r.stdout) as { policy: string; steps: { index: number; regions: Record<string, number>; status: string }[]; events: { step: number; kind: string }[]; totals: Record<string, number>; retention: { lost: unknown[] } };
+    const j = JSON.parse(r.stdout) as {
+      policy: string;
+      steps: { index: number; regions: Record<string, number>; status: string }[];
+      events: { step: number; kind: string }[];
+      totals: Record<string, number>;
+      retention: { lost: unknown[] };
+    };
     expect(j.policy).toBe('s3');
     expect(j.steps).toHaveLength(24);
     expect(Object.keys(j.steps[0]!.regions)).toEqual(['system', 'unlogged', 'summary', 'history', 'tools', 'output', 'buffer', 'free']);
@@ -121,6 +140,19 @@ describe('ctxscope compare, export, import, sessions, policies', () => {
   it('lists the twelve policies', () => {
     const r = run('policies', '--json');
     const ids = (JSON.parse(r.stdout) as { id: string }[]).map((p) => p.id);
-    expect(ids).toEqual(['s0', 's1', 's2', 's3', 's4', 'claude-code', 'codex', 'openhands-recent', 'openhands-masking', 'openhands-summary', 'openhands-amortized', 'letta']);
+    expect(ids).toEqual([
+      's0',
+      's1',
+      's2',
+      's3',
+      's4',
+      'claude-code',
+      'codex',
+      'openhands-recent',
+      'openhands-masking',
+      'openhands-summary',
+      'openhands-amortized',
+      'letta',
+    ]);
   });
 });

@@ -13,16 +13,48 @@ const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
 const fixtures = join(root, 'test', 'fixtures', 'import');
 let dir: string;
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') },
+  });
 
 /** Two Claude Code calls of claude-sonnet-4-5 with reported usage (see the cost test for the arithmetic). */
 function pricedSession(): string {
   const base = { isSidechain: false, sessionId: 'priced', cwd: '/p', version: '2.0.31' };
   const lines = [
     { ...base, parentUuid: null, uuid: 'u1', type: 'user', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: 'hello' } },
-    { ...base, parentUuid: 'u1', uuid: 'a1', type: 'assistant', timestamp: '2026-01-01T00:00:01Z', message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 1000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 100 } } },
+    {
+      ...base,
+      parentUuid: 'u1',
+      uuid: 'a1',
+      type: 'assistant',
+      timestamp: '2026-01-01T00:00:01Z',
+      message: {
+        id: 'm1',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'hi' }],
+        usage: { input_tokens: 1000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 100 },
+      },
+    },
     { ...base, parentUuid: 'a1', uuid: 'u2', type: 'user', timestamp: '2026-01-01T00:00:02Z', message: { role: 'user', content: 'again' } },
-    { ...base, parentUuid: 'u2', uuid: 'a2', type: 'assistant', timestamp: '2026-01-01T00:00:03Z', message: { id: 'm2', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 10, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 50 } } },
+    {
+      ...base,
+      parentUuid: 'u2',
+      uuid: 'a2',
+      type: 'assistant',
+      timestamp: '2026-01-01T00:00:03Z',
+      message: {
+        id: 'm2',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'ok' }],
+        usage: { input_tokens: 10, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 50 },
+      },
+    },
   ];
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
@@ -62,7 +94,8 @@ describe('ctxscope inspect DIR', () => {
     ]);
     expect(j.skipped.map((s) => s.file.split('/').pop()).sort()).toEqual(['empty.jsonl', 'package.json', 'server.log']);
     expect(j.summary).toMatchObject({ files: 5, transcripts: 2, skipped: 3, failed: 0 });
-    for (const name of ['empty.jsonl', 'package.json', 'server.log']) expect(r.stderr).toMatch(new RegExp(`skipped \\S*${name.replace('.', '\\.')}`));
+    for (const name of ['empty.jsonl', 'package.json', 'server.log'])
+      expect(r.stderr).toMatch(new RegExp(`skipped \\S*${name.replace('.', '\\.')}`));
     expect(r.stderr).not.toMatch(/notes\.txt/);
   });
 
@@ -72,7 +105,9 @@ describe('ctxscope inspect DIR', () => {
     let sessions = 0;
     let compactions = 0;
     for (const f of folder.files) {
-      const single = JSON.parse(run('inspect', f.file, '--json', '--tokenizer', 'chars4').stdout) as { sessions: { steps: number; sourceCompactions: number; tokens: { history: number } }[] };
+      const single = JSON.parse(run('inspect', f.file, '--json', '--tokenizer', 'chars4').stdout) as {
+        sessions: { steps: number; sourceCompactions: number; tokens: { history: number } }[];
+      };
       expect(f.sessions.map((s) => [s.steps, s.tokens.history])).toEqual(single.sessions.map((s) => [s.steps, s.tokens.history]));
       for (const s of single.sessions) {
         calls += s.steps;
@@ -92,7 +127,9 @@ describe('ctxscope inspect DIR', () => {
     const exact = JSON.parse(run('inspect', join(dir, 'mixed', 'codex'), '--json', '--exact').stdout) as FolderReport;
     // gpt-5-codex is an OpenAI model: its best tokenizer is o200k, an exact BPE count.
     expect(exact.files[0]!.sessions[0]!.tokens).toMatchObject({ tokenizer: 'tiktoken:o200k_base', approximate: false });
-    const single = JSON.parse(run('inspect', join(dir, 'mixed', 'codex', 'rollout.jsonl'), '--json').stdout) as { sessions: { tokens: { history: number } }[] };
+    const single = JSON.parse(run('inspect', join(dir, 'mixed', 'codex', 'rollout.jsonl'), '--json').stdout) as {
+      sessions: { tokens: { history: number } }[];
+    };
     expect(exact.files[0]!.sessions[0]!.tokens.history).toBe(single.sessions[0]!.tokens.history);
   });
 
@@ -131,7 +168,13 @@ describe('ctxscope inspect DIR', () => {
   });
 
   it('worker threads give the same answers, in input order, as this thread alone', async () => {
-    const files = ['mixed/-home-dev-weather/session.jsonl', 'mixed/package.json', 'mixed/codex/rollout.jsonl', 'priced/a.jsonl', 'broken/bad.jsonl'].map((f) => join(dir, f));
+    const files = [
+      'mixed/-home-dev-weather/session.jsonl',
+      'mixed/package.json',
+      'mixed/codex/rollout.jsonl',
+      'priced/a.jsonl',
+      'broken/bad.jsonl',
+    ].map((f) => join(dir, f));
     const jobs: InspectJob[] = files.map((file) => ({ file, exact: false }));
     const sizes = files.map(() => 1);
     const alone = await inspectFiles(jobs, sizes, 1);

@@ -16,25 +16,74 @@ let dir: string;
 
 const base = { isSidechain: false, cwd: '/p', version: '2.0.31' };
 const MODEL = 'claude-sonnet-4-5-20250929';
-function line(sessionId: string, uuid: string, parent: string | null, type: 'user' | 'assistant', second: number, extra: Record<string, unknown>): string {
-  return JSON.stringify({ ...base, sessionId, parentUuid: parent, uuid, type, timestamp: `2026-01-01T00:00:${String(second).padStart(2, '0')}Z`, ...extra });
+function line(
+  sessionId: string,
+  uuid: string,
+  parent: string | null,
+  type: 'user' | 'assistant',
+  second: number,
+  extra: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    ...base,
+    sessionId,
+    parentUuid: parent,
+    uuid,
+    type,
+    timestamp: `2026-01-01T00:00:${String(second).padStart(2, '0')}Z`,
+    ...extra,
+  });
 }
-const ask = (sessionId: string, uuid: string, parent: string | null, second: number, text: string) => line(sessionId, uuid, parent, 'user', second, { message: { role: 'user', content: text } });
-const answer = (sessionId: string, uuid: string, parent: string, second: number, id: string, requestId: string, usage: Record<string, unknown>) =>
-  line(sessionId, uuid, parent, 'assistant', second, { requestId, message: { id, role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], usage } });
+const ask = (sessionId: string, uuid: string, parent: string | null, second: number, text: string) =>
+  line(sessionId, uuid, parent, 'user', second, { message: { role: 'user', content: text } });
+const answer = (
+  sessionId: string,
+  uuid: string,
+  parent: string,
+  second: number,
+  id: string,
+  requestId: string,
+  usage: Record<string, unknown>,
+) =>
+  line(sessionId, uuid, parent, 'assistant', second, {
+    requestId,
+    message: { id, role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], usage },
+  });
 
 // Call 1: 1,000 input, 100 output. Call 2: 10 input, 2,000 read, 50 output. Call 3 (only in the resumed
 // file): 5 input, 2,100 read, 300 written to the 1-hour cache, 20 output.
 const CALL1 = { input_tokens: 1000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 100 };
 const CALL2 = { input_tokens: 10, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 50 };
-const CALL3 = { input_tokens: 5, cache_read_input_tokens: 2100, cache_creation_input_tokens: 300, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 }, output_tokens: 20 };
+const CALL3 = {
+  input_tokens: 5,
+  cache_read_input_tokens: 2100,
+  cache_creation_input_tokens: 300,
+  cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 },
+  output_tokens: 20,
+};
 
 function original(): string {
-  return [ask('s1', 'u1', null, 0, 'hello'), answer('s1', 'a1', 'u1', 1, 'msg_1', 'req_1', CALL1), ask('s1', 'u2', 'a1', 2, 'again'), answer('s1', 'a2', 'u2', 3, 'msg_2', 'req_2', CALL2)].join('\n') + '\n';
+  return (
+    [
+      ask('s1', 'u1', null, 0, 'hello'),
+      answer('s1', 'a1', 'u1', 1, 'msg_1', 'req_1', CALL1),
+      ask('s1', 'u2', 'a1', 2, 'again'),
+      answer('s1', 'a2', 'u2', 3, 'msg_2', 'req_2', CALL2),
+    ].join('\n') + '\n'
+  );
 }
 /** The resumed file: the earlier lines again (new session id), then one more call. */
 function resumed(): string {
-  return [ask('s2', 'u1', null, 0, 'hello'), answer('s2', 'a1', 'u1', 1, 'msg_1', 'req_1', CALL1), ask('s2', 'u2', 'a1', 2, 'again'), answer('s2', 'a2', 'u2', 3, 'msg_2', 'req_2', CALL2), ask('s2', 'u3', 'a2', 30, 'and once more'), answer('s2', 'a3', 'u3', 31, 'msg_3', 'req_3', CALL3)].join('\n') + '\n';
+  return (
+    [
+      ask('s2', 'u1', null, 0, 'hello'),
+      answer('s2', 'a1', 'u1', 1, 'msg_1', 'req_1', CALL1),
+      ask('s2', 'u2', 'a1', 2, 'again'),
+      answer('s2', 'a2', 'u2', 3, 'msg_2', 'req_2', CALL2),
+      ask('s2', 'u3', 'a2', 30, 'and once more'),
+      answer('s2', 'a3', 'u3', 31, 'msg_3', 'req_3', CALL3),
+    ].join('\n') + '\n'
+  );
 }
 
 beforeAll(() => {
@@ -55,7 +104,13 @@ describe('inspect DIR with a resumed session', () => {
   it('counts a repeated call once in the totals, and says how many it skipped', async () => {
     const files = ['a-original.jsonl', 'b-resumed.jsonl'].map((f) => join(dir, 'project', f));
     const jobs = files.map((file): InspectJob => ({ file, exact: false }));
-    const report = summarise(await inspectFiles(jobs, files.map((f) => statSync(f).size), 1));
+    const report = summarise(
+      await inspectFiles(
+        jobs,
+        files.map((f) => statSync(f).size),
+        1,
+      ),
+    );
     // Each file as it reads: 2 and 3 calls.
     expect(report.files.map((f) => f.calls)).toEqual([2, 3]);
     const t = report.summary;
@@ -73,7 +128,12 @@ describe('inspect DIR with a resumed session', () => {
   });
 
   it('the CLI says so under the table', () => {
-    const r = spawnSync(process.execPath, [bin, 'inspect', join(dir, 'project')], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
+    const r = spawnSync(process.execPath, [bin, 'inspect', join(dir, 'project')], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') },
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('2 call(s) repeated by resumed sessions counted once');
     expect(r.stdout).toMatch(/total .*\$0\.01/);

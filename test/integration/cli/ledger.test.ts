@@ -18,7 +18,8 @@ describe('loss ledger in the CLI output', () => {
     const agent = j.ledger.filter((l) => l.source === 'agent');
     expect(agent).toHaveLength(1);
     expect(agent[0]!.lost).toBeGreaterThan(0);
-    for (const l of j.ledger) for (const it of l.items) expect(l.removed.some(([a, z]) => it.messageIndex >= a && it.messageIndex <= z)).toBe(true);
+    for (const l of j.ledger)
+      for (const it of l.items) expect(l.removed.some(([a, z]) => it.messageIndex >= a && it.messageIndex <= z)).toBe(true);
   });
 
   it('the JSON report export carries the same ledger', () => {

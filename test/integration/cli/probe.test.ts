@@ -22,7 +22,11 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ status
   return new Promise((resolve) => {
     const base = { ...process.env };
     for (const k of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'CTXSCOPE_SUMMARIZER_KEY', 'CTXSCOPE_SUMMARIZER_URL']) delete base[k];
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...base, CTXSCOPE_DB: join(dir, 'cli.db'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...base, CTXSCOPE_DB: join(dir, 'cli.db'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -31,7 +35,23 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ status
   });
 }
 
-const probeArgs = (url: string, ...more: string[]) => ['probe', sample, '--policy', 's2', '--set', 'window=60000', '--at', 'next-compression', '--endpoint', url, '--model', 'fake-model', '--replicates', '2', ...more];
+const probeArgs = (url: string, ...more: string[]) => [
+  'probe',
+  sample,
+  '--policy',
+  's2',
+  '--set',
+  'window=60000',
+  '--at',
+  'next-compression',
+  '--endpoint',
+  url,
+  '--model',
+  'fake-model',
+  '--replicates',
+  '2',
+  ...more,
+];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-probe-'));
@@ -53,7 +73,9 @@ describe('ctxscope probe', () => {
   it('--max-cost stops before sending when the estimate is above it', async () => {
     const server = await startTestServer(fakeModel());
     // A priced model (the catalog's), so the estimate is in dollars.
-    const r = await run([...probeArgs(server.url, '--yes', '--max-cost', '0.0001').map((a) => (a === 'fake-model' ? 'claude-sonnet-4-5' : a))]);
+    const r = await run([
+      ...probeArgs(server.url, '--yes', '--max-cost', '0.0001').map((a) => (a === 'fake-model' ? 'claude-sonnet-4-5' : a)),
+    ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--max-cost: the estimate \$\d+\.\d{4} is above \$0\.0001; nothing was sent/);
     expect(server.requests).toHaveLength(0);
@@ -64,7 +86,9 @@ describe('ctxscope probe', () => {
     // OPENAI_API_KEY is bound to api.openai.com (no CTXSCOPE_SUMMARIZER_URL): never to this server.
     const r = await run(probeArgs(server.url, '--yes', '--json'), { OPENAI_API_KEY: KEY });
     expect(r.status, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout) as { probes: { step: number; answers: unknown[]; tallies: { task: string }[]; questions: unknown[]; settings: { replicates: number } }[] };
+    const j = JSON.parse(r.stdout) as {
+      probes: { step: number; answers: unknown[]; tallies: { task: string }[]; questions: unknown[]; settings: { replicates: number } }[];
+    };
     expect(j.probes).toHaveLength(1);
     const p = j.probes[0]!;
     expect(p.answers).toHaveLength(2 * 2 * (1 + p.questions.length));
@@ -78,7 +102,10 @@ describe('ctxscope probe', () => {
 
   it('the key bound to this endpoint goes to it', async () => {
     const server = await startTestServer(fakeModel());
-    const r = await run(probeArgs(server.url, '--yes', '--questions', writeQuestions()), { OPENAI_API_KEY: KEY, CTXSCOPE_SUMMARIZER_URL: server.url });
+    const r = await run(probeArgs(server.url, '--yes', '--questions', writeQuestions()), {
+      OPENAI_API_KEY: KEY,
+      CTXSCOPE_SUMMARIZER_URL: server.url,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(server.requests.length).toBeGreaterThan(0);
     for (const q of server.requests) expect(q.headers['authorization']).toBe(`Bearer ${KEY}`);

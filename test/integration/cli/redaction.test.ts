@@ -15,7 +15,13 @@ const dir = mkdtempSync(join(tmpdir(), 'ctxscope-redact-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'unused.db') }, maxBuffer: 1 << 26 });
+  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CTXSCOPE_DB: join(dir, 'unused.db') },
+    maxBuffer: 1 << 26,
+  });
 
 /** An Anthropic Messages request whose tool call carries `input` (given as JSON text) and whose messages say `texts`. */
 function anthropicFile(name: string, input: string, texts: readonly string[] = []): string {
@@ -33,7 +39,11 @@ function anthropicFile(name: string, input: string, texts: readonly string[] = [
 const TARGETS = ['openai', 'anthropic', 'jsonl', 'markdown'] as const;
 
 describe('ctxscope export --redact', () => {
-  const file = anthropicFile('corpus.json', JSON.stringify({ env: CORPUS.map((c) => c.text).join('\n') }), CORPUS.map((c) => c.text));
+  const file = anthropicFile(
+    'corpus.json',
+    JSON.stringify({ env: CORPUS.map((c) => c.text).join('\n') }),
+    CORPUS.map((c) => c.text),
+  );
 
   for (const to of TARGETS) {
     it(`--to ${to}: no kind of the corpus survives`, () => {
@@ -42,7 +52,8 @@ describe('ctxscope export --redact', () => {
       expect(r.stderr).toMatch(/^redacted \d+ match\(es\)/);
       expect(r.status).toBe(0);
       const text = readFileSync(out, 'utf8');
-      for (const c of CORPUS) for (const core of c.cores) expect(text.includes(core), `${c.name}: "${core.slice(0, 20)}…" in ${to}`).toBe(false);
+      for (const c of CORPUS)
+        for (const core of c.cores) expect(text.includes(core), `${c.name}: "${core.slice(0, 20)}…" in ${to}`).toBe(false);
     }, 120_000);
   }
 
@@ -77,8 +88,22 @@ describe('terminal output', () => {
     const file = join(dir, 'separators.jsonl');
     const lines = [
       JSON.stringify({ type: 'custom-title', title, sessionId: 's1' }),
-      JSON.stringify({ type: 'user', uuid: 'u0', parentUuid: null, sessionId: 's1', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: 'hello' } }),
-      JSON.stringify({ type: 'assistant', uuid: 'a0', parentUuid: 'u0', sessionId: 's1', timestamp: '2026-01-01T00:00:30Z', message: { id: 'm0', role: 'assistant', model: 'gpt-4o', content: [{ type: 'text', text: 'hi' }] } }),
+      JSON.stringify({
+        type: 'user',
+        uuid: 'u0',
+        parentUuid: null,
+        sessionId: 's1',
+        timestamp: '2026-01-01T00:00:00Z',
+        message: { role: 'user', content: 'hello' },
+      }),
+      JSON.stringify({
+        type: 'assistant',
+        uuid: 'a0',
+        parentUuid: 'u0',
+        sessionId: 's1',
+        timestamp: '2026-01-01T00:00:30Z',
+        message: { id: 'm0', role: 'assistant', model: 'gpt-4o', content: [{ type: 'text', text: 'hi' }] },
+      }),
     ];
     writeFileSync(file, lines.join('\n') + '\n');
     const r = run('inspect', file);

@@ -25,7 +25,14 @@ function run(args: string[], env: Record<string, string> = {}, stdin = ''): Prom
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: root,
-      env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', CTXSCOPE_SUMMARIZER_KEY: '', CTXSCOPE_DB: join(dir, 'cli.db'), ...env },
+      env: {
+        ...process.env,
+        OPENAI_API_KEY: '',
+        ANTHROPIC_API_KEY: '',
+        CTXSCOPE_SUMMARIZER_KEY: '',
+        CTXSCOPE_DB: join(dir, 'cli.db'),
+        ...env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -61,7 +68,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('--strategy-module', () => {
   it('runs a user strategy named custom:<name> in the pipeline', async () => {
-    const r = await run(['replay', sample, '--policy', 's3', '--strategy-module', join(dir, 'mine.mjs'), '--set', 'pipeline=custom:lastTurn', '--set', 'trigger=0.05', '--json']);
+    const r = await run([
+      'replay',
+      sample,
+      '--policy',
+      's3',
+      '--strategy-module',
+      join(dir, 'mine.mjs'),
+      '--set',
+      'pipeline=custom:lastTurn',
+      '--set',
+      'trigger=0.05',
+      '--json',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as Json;
@@ -71,7 +90,18 @@ describe('--strategy-module', () => {
   });
 
   it('refuses a strategy result that splits a turn (exit 3), and a pipeline naming a strategy nobody exports (exit 2)', async () => {
-    const bad = await run(['replay', sample, '--policy', 's3', '--strategy-module', join(dir, 'mine.mjs'), '--set', 'pipeline=custom:splitsTurns', '--set', 'trigger=0.05']);
+    const bad = await run([
+      'replay',
+      sample,
+      '--policy',
+      's3',
+      '--strategy-module',
+      join(dir, 'mine.mjs'),
+      '--set',
+      'pipeline=custom:splitsTurns',
+      '--set',
+      'trigger=0.05',
+    ]);
     expect(bad.status).toBe(3);
     expect(bad.stderr).toMatch(/strategy custom:splitsTurns: kept\.from \d+ is not a turn boundary/);
     const missing = await run(['replay', sample, '--policy', 's3', '--set', 'pipeline=custom:nope']);
@@ -91,7 +121,10 @@ describe('policies as JSON files', () => {
     expect(policy.config.trigger).toBe(0.75);
     writeFileSync(file, JSON.stringify({ ...policy, id: 'early-s3', config: { ...policy.config, trigger: 0.3 } }));
     expect((await run(['policies', '--check', file])).stdout).toMatch(/policy "early-s3" is valid/);
-    const [stock, early] = await Promise.all([run(['replay', sample, '--policy', 's3', '--json']), run(['replay', sample, '--policy', file, '--json'])]);
+    const [stock, early] = await Promise.all([
+      run(['replay', sample, '--policy', 's3', '--json']),
+      run(['replay', sample, '--policy', file, '--json']),
+    ]);
     const a = JSON.parse(stock.stdout) as Json;
     const b = JSON.parse(early.stdout) as Json;
     expect(b.policy).toBe('early-s3');
@@ -113,7 +146,8 @@ describe('policies as JSON files', () => {
 describe('remote summarizer from the CLI', () => {
   let server: TestServer;
   let url: string;
-  const seen = (): { auth: string | undefined; model: string }[] => server.requests.map((q) => ({ auth: q.headers.authorization, model: (JSON.parse(q.body) as { model: string }).model }));
+  const seen = (): { auth: string | undefined; model: string }[] =>
+    server.requests.map((q) => ({ auth: q.headers.authorization, model: (JSON.parse(q.body) as { model: string }).model }));
   beforeAll(async () => {
     server = await startTestServer(summaryAnswer('Summary from the local server: ORD-1187, totals.ts.'));
     url = server.url;
@@ -121,7 +155,24 @@ describe('remote summarizer from the CLI', () => {
   afterAll(() => server.close());
 
   it('summarizes through the server with the key from OPENAI_API_KEY (bound to it by CTXSCOPE_SUMMARIZER_URL)', async () => {
-    const r = await run(['replay', sample, '--policy', 's3', '--set', 'summarizer=openai', '--set', 'summarizerModel=tiny-local', '--set', `summarizerUrl=${url}`, '--set', 'trigger=0.2', '--json'], { OPENAI_API_KEY: 'sk-test-123', CTXSCOPE_SUMMARIZER_URL: url });
+    const r = await run(
+      [
+        'replay',
+        sample,
+        '--policy',
+        's3',
+        '--set',
+        'summarizer=openai',
+        '--set',
+        'summarizerModel=tiny-local',
+        '--set',
+        `summarizerUrl=${url}`,
+        '--set',
+        'trigger=0.2',
+        '--json',
+      ],
+      { OPENAI_API_KEY: 'sk-test-123', CTXSCOPE_SUMMARIZER_URL: url },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as Json;

@@ -9,7 +9,13 @@ const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
 const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
 let dir: string;
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') },
+  });
 
 interface Json {
   steps: { turn: number; limit: number; trigger: number | null; status: string; reason: string }[];
@@ -20,7 +26,10 @@ const json = (...args: string[]): Json => {
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as Json;
 };
-const droppedOf = (j: Json): number[] => j.events.flatMap((e) => (e.kind === 'compression' ? (e.dropped ?? []).flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, k) => a + k)) : []));
+const droppedOf = (j: Json): number[] =>
+  j.events.flatMap((e) =>
+    e.kind === 'compression' ? (e.dropped ?? []).flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, k) => a + k)) : [],
+  );
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-pin-'));
@@ -32,7 +41,9 @@ describe('ctxscope replay --pin', () => {
     const free = json('--policy', 's2', '--set', 'window=30000', '--set', 'summarizer=none');
     const victim = droppedOf(free)[0]!;
     expect(victim).toBeGreaterThanOrEqual(0);
-    expect(droppedOf(json('--policy', 's2', '--set', 'window=30000', '--set', 'summarizer=none', '--pin', String(victim)))).not.toContain(victim);
+    expect(droppedOf(json('--policy', 's2', '--set', 'window=30000', '--set', 'summarizer=none', '--pin', String(victim)))).not.toContain(
+      victim,
+    );
     const cfg = join(dir, 'pins.json');
     writeFileSync(cfg, JSON.stringify({ pinned: [victim] }));
     expect(droppedOf(json('--policy', 's2', '--set', 'window=30000', '--set', 'summarizer=none', '--config', cfg))).not.toContain(victim);

@@ -14,8 +14,16 @@ import { startTestServer, summaryAnswer } from '../../helpers/http-server';
 const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'ctxscope-sec-'));
-const cleanEnv = { ...process.env, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, CTXSCOPE_SUMMARIZER_KEY: undefined, CTXSCOPE_SUMMARIZER_URL: undefined, CTXSCOPE_ALLOW_SUMMARIZER_URL: undefined };
-const run = (args: string[], env: NodeJS.ProcessEnv = cleanEnv) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env });
+const cleanEnv = {
+  ...process.env,
+  OPENAI_API_KEY: undefined,
+  ANTHROPIC_API_KEY: undefined,
+  CTXSCOPE_SUMMARIZER_KEY: undefined,
+  CTXSCOPE_SUMMARIZER_URL: undefined,
+  CTXSCOPE_ALLOW_SUMMARIZER_URL: undefined,
+};
+const run = (args: string[], env: NodeJS.ProcessEnv = cleanEnv) =>
+  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env });
 /** Runs the bin without blocking this process (a server in this process must answer it). */
 const runAsync = (args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
@@ -34,8 +42,31 @@ function claudeCode(turns: number, title: string, extra = ''): string {
   for (let t = 0; t < turns; t++) {
     const u = `u${t}`;
     const a = `a${t}`;
-    lines.push(JSON.stringify({ type: 'user', uuid: u, parentUuid: parent, sessionId: 's1', timestamp: `2026-01-01T00:${String(t).padStart(2, '0')}:00Z`, message: { role: 'user', content: `${t === 0 ? extra : ''} question ${t} ${'lorem ipsum dolor '.repeat(60)}` } }));
-    lines.push(JSON.stringify({ type: 'assistant', uuid: a, parentUuid: u, sessionId: 's1', timestamp: `2026-01-01T00:${String(t).padStart(2, '0')}:30Z`, message: { id: `m${t}`, role: 'assistant', model: 'gpt-4o', content: [{ type: 'text', text: `answer ${t} ${'sit amet consectetur '.repeat(60)}` }] } }));
+    lines.push(
+      JSON.stringify({
+        type: 'user',
+        uuid: u,
+        parentUuid: parent,
+        sessionId: 's1',
+        timestamp: `2026-01-01T00:${String(t).padStart(2, '0')}:00Z`,
+        message: { role: 'user', content: `${t === 0 ? extra : ''} question ${t} ${'lorem ipsum dolor '.repeat(60)}` },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        type: 'assistant',
+        uuid: a,
+        parentUuid: u,
+        sessionId: 's1',
+        timestamp: `2026-01-01T00:${String(t).padStart(2, '0')}:30Z`,
+        message: {
+          id: `m${t}`,
+          role: 'assistant',
+          model: 'gpt-4o',
+          content: [{ type: 'text', text: `answer ${t} ${'sit amet consectetur '.repeat(60)}` }],
+        },
+      }),
+    );
     parent = a;
   }
   return lines.join('\n') + '\n';
@@ -58,7 +89,10 @@ describe('a shared policy cannot take the summarizer key', () => {
   it('a policy naming a loopback server gets the transcript but never the OPENAI_API_KEY', async () => {
     const server = await startTestServer(summaryAnswer('a summary'));
     try {
-      const r = await runAsync(['replay', transcript, '--policy', policyFile('loopback', server.url), '--json'], { ...cleanEnv, OPENAI_API_KEY: 'sk-the-users-own-key-0000000000' });
+      const r = await runAsync(['replay', transcript, '--policy', policyFile('loopback', server.url), '--json'], {
+        ...cleanEnv,
+        OPENAI_API_KEY: 'sk-the-users-own-key-0000000000',
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(server.requests.length).toBeGreaterThan(0);
       for (const q of server.requests) expect(q.headers.authorization).toBeUndefined();
@@ -74,12 +108,28 @@ describe('a shared policy cannot take the summarizer key', () => {
     expect(r.stderr).toMatch(/collector\.invalid/);
     expect(r.stderr).toMatch(/--allow-summarizer-url http:\/\/collector\.invalid\/v1/);
     // Allowed: the replay runs (the host does not resolve: a summarizer-failure event, exit 0).
-    const allowed = run(['replay', transcript, '--policy', file, '--allow-summarizer-url', 'http://collector.invalid/v1', '--set', 'summarizerUrl=http://collector.invalid/v1', '--json']);
+    const allowed = run([
+      'replay',
+      transcript,
+      '--policy',
+      file,
+      '--allow-summarizer-url',
+      'http://collector.invalid/v1',
+      '--set',
+      'summarizerUrl=http://collector.invalid/v1',
+      '--json',
+    ]);
     expect(allowed.stderr).not.toMatch(/allow-summarizer-url/);
   }, 60_000);
 
   it('key set --url refuses an endpoint a key may never go to (exit 2)', () => {
-    const r = spawnSync(process.execPath, [bin, 'key', 'set', 'openai', '--url', 'http://169.254.169.254/v1'], { cwd: root, encoding: 'utf8', timeout: 30_000, env: cleanEnv, input: 'sk-test\n' });
+    const r = spawnSync(process.execPath, [bin, 'key', 'set', 'openai', '--url', 'http://169.254.169.254/v1'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: cleanEnv,
+      input: 'sk-test\n',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--url "http:\/\/169\.254\.169\.254\/v1": 169\.254\.169\.254 is a link-local/);
   });
@@ -98,11 +148,14 @@ describe('a shared policy cannot take the summarizer key', () => {
 describe('special files', () => {
   const fifo = join(dir, 'pipe.jsonl');
   spawnSync('mkfifo', [fifo]);
-  it.each([['inspect'], ['replay', '--policy', 's0'], ['export', '--to', 'jsonl'], ['import', '--db', join(dir, 'x.db')], ['serve']])('%s on a FIFO exits 3 at once', (cmd, ...rest) => {
-    const r = spawnSync(process.execPath, [bin, cmd!, fifo, ...rest], { cwd: root, encoding: 'utf8', timeout: 20_000, env: cleanEnv });
-    expect(r.status).toBe(3);
-    expect(r.stderr).toMatch(/is a FIFO \(named pipe\); expected a regular transcript file/);
-  });
+  it.each([['inspect'], ['replay', '--policy', 's0'], ['export', '--to', 'jsonl'], ['import', '--db', join(dir, 'x.db')], ['serve']])(
+    '%s on a FIFO exits 3 at once',
+    (cmd, ...rest) => {
+      const r = spawnSync(process.execPath, [bin, cmd!, fifo, ...rest], { cwd: root, encoding: 'utf8', timeout: 20_000, env: cleanEnv });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toMatch(/is a FIFO \(named pipe\); expected a regular transcript file/);
+    },
+  );
 
   it('serve with a file that does not import exits 3', () => {
     const bad = join(dir, 'bad.jsonl');
@@ -145,12 +198,20 @@ describe('terminal output', () => {
 
 describe('user regexes and redaction', () => {
   const line = join(dir, 'line.jsonl');
-  writeFileSync(line, claudeCode(2, 't', `${'a'.repeat(30_000)}! ${FAKE_SECRETS['github classic token']} ${FAKE_SECRETS['stripe live key']} ${FAKE_SECRETS['aws access key id']} ${FAKE_SECRETS.jwt}`));
+  writeFileSync(
+    line,
+    claudeCode(
+      2,
+      't',
+      `${'a'.repeat(30_000)}! ${FAKE_SECRETS['github classic token']} ${FAKE_SECRETS['stripe live key']} ${FAKE_SECRETS['aws access key id']} ${FAKE_SECRETS.jwt}`,
+    ),
+  );
 
   it('--redact-pattern that backtracks exponentially in JavaScript finishes at once on RE2', () => {
     const r = run(['export', line, '--to', 'markdown', '--redact', '--redact-pattern', '/(\\w+\\s?)+$/']);
     expect(r.status).toBe(0);
-    for (const k of ['github classic token', 'stripe live key', 'aws access key id', 'jwt']) expect(r.stdout).not.toContain(FAKE_SECRETS[k]!);
+    for (const k of ['github classic token', 'stripe live key', 'aws access key id', 'jwt'])
+      expect(r.stdout).not.toContain(FAKE_SECRETS[k]!);
   }, 30_000);
 
   it('a pattern RE2 cannot run is a usage error naming the construct', () => {

@@ -22,7 +22,9 @@ describe('subagent files in the CLI', () => {
     expect(report.warnings).toEqual([]);
     const text = run('inspect', parent);
     expect(text.stdout).toContain(`subagents: 2 (each in a window of its own; replay one with --session ${SID}/agent-a4c1e9f)`);
-    const alone = JSON.parse(run('inspect', join(root, 'test', 'fixtures', 'claude-code-v2', SID, 'subagents', 'agent-b7d20a3.jsonl'), '--json').stdout) as typeof report;
+    const alone = JSON.parse(
+      run('inspect', join(root, 'test', 'fixtures', 'claude-code-v2', SID, 'subagents', 'agent-b7d20a3.jsonl'), '--json').stdout,
+    ) as typeof report;
     expect(alone.sessions.map((s) => [s.id, s.steps, s.subagents])).toEqual([[`${SID}/agent-b7d20a3`, 2, 0]]);
   });
 

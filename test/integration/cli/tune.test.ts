@@ -10,7 +10,13 @@ const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
 const sample = join(root, 'resources', 'sample', 'sample-session.jsonl');
 let dir: string;
-const run = (...args: string[]) => spawnSync(process.execPath, [bin, 'tune', sample, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') } });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, 'tune', sample, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CTXSCOPE_DB: join(dir, 'cli.db') },
+  });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-tune-'));
@@ -20,7 +26,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('ctxscope tune', () => {
   it('prints the documented JSON shape and proposes the cheapest setting that loses nothing', () => {
     // S2 on a 64,000-token window: a sliding window of 2..30 messages; small windows forget facts the agent needs later.
-    const r = run('--policy', 's2', '--set', 'window=64000', '--sweep', 'slidingWindow=2:30:2', '--needle', 'ORD-1187', '--threads', '2', '--json');
+    const r = run(
+      '--policy',
+      's2',
+      '--set',
+      'window=64000',
+      '--sweep',
+      'slidingWindow=2:30:2',
+      '--needle',
+      'ORD-1187',
+      '--threads',
+      '2',
+      '--json',
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as TuneResult;
@@ -30,7 +48,21 @@ describe('ctxscope tune', () => {
     expect(j.calls).toBe(24);
     expect(j.threads).toBe(2);
     expect(j.points).toHaveLength(15);
-    expect(Object.keys(j.points[0]!).sort()).toEqual(['aborts', 'billedInputTokens', 'compressions', 'cost', 'forcedFinals', 'index', 'lostFacts', 'lostNeedles', 'onFrontier', 'peak', 'settings'].sort());
+    expect(Object.keys(j.points[0]!).sort()).toEqual(
+      [
+        'aborts',
+        'billedInputTokens',
+        'compressions',
+        'cost',
+        'forcedFinals',
+        'index',
+        'lostFacts',
+        'lostNeedles',
+        'onFrontier',
+        'peak',
+        'settings',
+      ].sort(),
+    );
     // The proposal loses nothing, and every cheaper setting loses something (that is what "cheapest" means).
     const p = j.points[j.proposal!]!;
     expect(p).toMatchObject({ lostFacts: 0, lostNeedles: 0, forcedFinals: 0, aborts: 0, onFrontier: true });

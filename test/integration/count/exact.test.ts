@@ -16,7 +16,13 @@ describe('exact counts on the bulk pool', () => {
     const options = { mediaTokens: mediaTokensFor(session.provider) };
     const bulk = createBulkCounter(2);
     try {
-      for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base', 'max:tiktoken:o200k_base', 'max:tiktoken:cl100k_base', 'calibrated']) {
+      for (const id of [
+        'tiktoken:o200k_base',
+        'tiktoken:cl100k_base',
+        'max:tiktoken:o200k_base',
+        'max:tiktoken:cl100k_base',
+        'calibrated',
+      ]) {
         expect(bpeEncodingOf(id)).toBeDefined();
         const want = countWith(session, id, options);
         const got = await countExact(session, id, options, bulk);
@@ -27,7 +33,9 @@ describe('exact counts on the bulk pool', () => {
       }
       // Heuristic tokenizers are not BPE based: counted as before.
       expect(bpeEncodingOf('chars4')).toBeUndefined();
-      expect(Array.from((await countExact(session, 'shannon', options, bulk)).perMessage)).toEqual(Array.from(countWith(session, 'shannon', options).perMessage));
+      expect(Array.from((await countExact(session, 'shannon', options, bulk)).perMessage)).toEqual(
+        Array.from(countWith(session, 'shannon', options).perMessage),
+      );
     } finally {
       await bulk.close();
     }

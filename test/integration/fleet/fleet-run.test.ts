@@ -46,8 +46,13 @@ describe('fleet run', () => {
   });
 
   it('writes hive-partitioned part files per table and policy, and a manifest whose row counts match the files', async () => {
-    for (const t of ['sessions', 'steps', 'compressions']) expect(readdirSync(join(out, t)).sort()).toEqual(['policy=claude-code', 'policy=s3']);
-    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { policies: { id: string; settings: { policy: string }; settingsHash: string }[]; rows: Record<string, number>; shards: unknown[] };
+    for (const t of ['sessions', 'steps', 'compressions'])
+      expect(readdirSync(join(out, t)).sort()).toEqual(['policy=claude-code', 'policy=s3']);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      policies: { id: string; settings: { policy: string }; settingsHash: string }[];
+      rows: Record<string, number>;
+      shards: unknown[];
+    };
     expect(manifest.policies.map((p) => p.id)).toEqual(['s3', 'claude-code']);
     expect(manifest.policies[0]!.settings.policy).toBe('s3');
     expect(manifest.shards).toHaveLength(1);
@@ -58,8 +63,12 @@ describe('fleet run', () => {
   });
 
   it('has one sessions row per session and policy, and one steps row per call', async () => {
-    const rows = await sql(`SELECT policy, count(*) AS n, sum(calls) AS calls FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE status = 'ok' GROUP BY policy ORDER BY policy`);
-    const steps = await sql(`SELECT policy, count(*) AS n FROM read_parquet('${out}/steps/*/*.parquet', hive_partitioning = true) GROUP BY policy ORDER BY policy`);
+    const rows = await sql(
+      `SELECT policy, count(*) AS n, sum(calls) AS calls FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE status = 'ok' GROUP BY policy ORDER BY policy`,
+    );
+    const steps = await sql(
+      `SELECT policy, count(*) AS n FROM read_parquet('${out}/steps/*/*.parquet', hive_partitioning = true) GROUP BY policy ORDER BY policy`,
+    );
     expect(rows.map((r) => r['n'])).toEqual([rows[0]!['n'], rows[0]!['n']]);
     expect(steps.map((r) => Number(r['n']))).toEqual(rows.map((r) => Number(r['calls'])));
     // sample (1 session + 1 subagent), claude (1 + 1 subagent), codex (1).
@@ -67,7 +76,9 @@ describe('fleet run', () => {
   });
 
   it('writes an error row per policy for a transcript that does not parse, naming the file and line', async () => {
-    const errors = await sql(`SELECT policy, status, error, session_id FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE source_path LIKE '%broken.jsonl' ORDER BY policy`);
+    const errors = await sql(
+      `SELECT policy, status, error, session_id FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE source_path LIKE '%broken.jsonl' ORDER BY policy`,
+    );
     expect(errors.map((r) => r['policy'])).toEqual(['claude-code', 's3']);
     for (const e of errors) {
       expect(e['status']).toBe('error');
@@ -76,12 +87,14 @@ describe('fleet run', () => {
     }
   });
 
-  it("gives per-session totals equal to `ctxscope replay FILE --policy P --json`", async () => {
+  it('gives per-session totals equal to `ctxscope replay FILE --policy P --json`', async () => {
     for (const policy of ['s3', 'claude-code']) {
       const r = run(['replay', join(inputs, 'sample.jsonl'), '--policy', policy, '--json']);
       expect(r.status).toBe(0);
       const single = JSON.parse(r.stdout) as { totals: Record<string, number>; retention: { lost: unknown[] }; steps: unknown[] };
-      const [row] = await sql(`SELECT * FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND source_path LIKE '%sample.jsonl' AND parent_session_id IS NULL`);
+      const [row] = await sql(
+        `SELECT * FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND source_path LIKE '%sample.jsonl' AND parent_session_id IS NULL`,
+      );
       expect(row).toBeDefined();
       expect(Number(row!['billed_input_tokens'])).toBe(Math.round(single.totals['billedInputTokens']!));
       expect(Number(row!['cached_input_tokens'])).toBe(Math.round(single.totals['cachedInputTokens']!));
@@ -94,13 +107,20 @@ describe('fleet run', () => {
       expect(Number(row!['aborts'])).toBe(single.totals['aborts']);
       expect(Number(row!['lost_facts'])).toBe(single.retention.lost.length);
       expect(Number(row!['calls'])).toBe(single.steps.length);
-      const comps = await sql(`SELECT count(*) AS n FROM read_parquet('${out}/compressions/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND source_path LIKE '%sample.jsonl' AND kind = 'compression' AND session_id = '${String(row!['session_id'])}'`);
+      const comps = await sql(
+        `SELECT count(*) AS n FROM read_parquet('${out}/compressions/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND source_path LIKE '%sample.jsonl' AND kind = 'compression' AND session_id = '${String(row!['session_id'])}'`,
+      );
       expect(Number(comps[0]!['n'])).toBe(single.totals['compressions']);
     }
   });
 
   it('types columns for analysis: integers for tokens, doubles for money, timestamps', async () => {
-    const types = Object.fromEntries((await sql(`DESCRIBE SELECT * FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true)`)).map((r) => [r['column_name'], r['column_type']]));
+    const types = Object.fromEntries(
+      (await sql(`DESCRIBE SELECT * FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true)`)).map((r) => [
+        r['column_name'],
+        r['column_type'],
+      ]),
+    );
     expect(types['billed_input_tokens']).toBe('BIGINT');
     expect(types['cost_usd']).toBe('DOUBLE');
     expect(types['started_at']).toBe('TIMESTAMP');
@@ -124,7 +144,17 @@ describe('fleet run', () => {
 
   it('exits 3 with --fail-on-error when a transcript failed', () => {
     const o2 = join(dir, 'out-fail');
-    const r = run(['fleet', 'run', join(inputs, 'broken.jsonl'), join(inputs, 'codex.jsonl'), '--policy', 's1', '--out', o2, '--fail-on-error']);
+    const r = run([
+      'fleet',
+      'run',
+      join(inputs, 'broken.jsonl'),
+      join(inputs, 'codex.jsonl'),
+      '--policy',
+      's1',
+      '--out',
+      o2,
+      '--fail-on-error',
+    ]);
     expect(r.status).toBe(3);
     expect(existsSync(join(o2, 'sessions', 'policy=s1'))).toBe(true);
   });
@@ -134,7 +164,11 @@ describe('fleet report and query', () => {
   it('reports per policy with savings against the agent’s own policy, and the sessions that differ most', () => {
     const r = run(['fleet', 'report', out, '--json']);
     expect(r.status).toBe(0);
-    const report = JSON.parse(r.stdout) as { perPolicy: { rows: Record<string, number | string | null>[] }; differ: { rows: unknown[] }; errors: { rows: Record<string, unknown>[] } };
+    const report = JSON.parse(r.stdout) as {
+      perPolicy: { rows: Record<string, number | string | null>[] };
+      differ: { rows: unknown[] };
+      errors: { rows: Record<string, unknown>[] };
+    };
     const byPolicy = Object.fromEntries(report.perPolicy.rows.map((row) => [row['policy'], row]));
     // Claude Code and Codex sessions: the claude-code preset is the Claude sessions' own policy; the
     // Codex one was not run, so s3 (the first) stands in. Baseline cost is the same for every row.
@@ -155,7 +189,7 @@ describe('fleet report and query', () => {
   });
 
   it('answers a SELECT over the three views', () => {
-    const r = run(['fleet', 'query', out, "SELECT policy, count(*) AS n FROM steps GROUP BY policy ORDER BY policy", '--json']);
+    const r = run(['fleet', 'query', out, 'SELECT policy, count(*) AS n FROM steps GROUP BY policy ORDER BY policy', '--json']);
     expect(r.status).toBe(0);
     expect((JSON.parse(r.stdout) as { policy: string }[]).map((x) => x.policy)).toEqual(['claude-code', 's3']);
   });
@@ -165,7 +199,7 @@ describe('fleet report and query', () => {
     ['DDL', 'DROP VIEW sessions', /refused a DROP statement/],
     ['an insert', 'INSERT INTO sessions SELECT * FROM sessions', /refused|query:/],
     ['two statements', 'SELECT 1; SELECT 2', /got 2 statements/],
-    ['a setting', "SET threads = 4", /refused/],
+    ['a setting', 'SET threads = 4', /refused/],
     ['an attach', "ATTACH 'x.db'", /refused/],
   ])('refuses %s with a clear error (exit 2)', (_what, query, message) => {
     const r = run(['fleet', 'query', out, query]);

@@ -80,7 +80,8 @@ describe('fleet resume', () => {
     // Kill once the first sessions part is on disk: some sessions written, most not.
     const partsDir = join(killed, 'sessions', 'policy=s1');
     const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline && !(existsSync(partsDir) && readdirSync(partsDir).some((f) => f.endsWith('.parquet')))) await new Promise((r) => setTimeout(r, 10));
+    while (Date.now() < deadline && !(existsSync(partsDir) && readdirSync(partsDir).some((f) => f.endsWith('.parquet'))))
+      await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGKILL');
     await exited;
     const partial = await readTable(killed, 'sessions');

@@ -7,7 +7,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 export const root = join(__dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'ctxscope.mjs');
 
-export const run = (args: readonly string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 180_000, env: { ...process.env, ...env } });
+export const run = (args: readonly string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 180_000, env: { ...process.env, ...env } });
 /**
  * The CLI as one process (a signal reaches the process that writes): the built CLI through the bin,
  * or — unbuilt — the source through tsx's loader in this one process (the bin and tsx's own command each run it as a child the signal never reaches).

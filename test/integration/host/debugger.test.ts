@@ -29,7 +29,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const codeOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: unknown) => (e instanceof ApiError ? e.code : String(e)));
+const codeOf = async (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof ApiError ? e.code : String(e)),
+  );
 
 describe('debugger methods through the handlers', () => {
   it('opens a Claude Code session on the claude-code policy', async () => {
@@ -50,41 +54,65 @@ describe('debugger methods through the handlers', () => {
     const d = await host.handlers.getStepDetail({ sessionId: id, ...q, step: at });
     expect(d.key).toBe(v.key);
     expect(d.status).toBe('compress');
-    expect(d.compression).toMatchObject({ path: compressions[0]!.path, tokensBefore: compressions[0]!.tokensBefore, tokensAfter: compressions[0]!.tokensAfter });
+    expect(d.compression).toMatchObject({
+      path: compressions[0]!.path,
+      tokensBefore: compressions[0]!.tokensBefore,
+      tokensAfter: compressions[0]!.tokensAfter,
+    });
     expect(d.request).toBe(replayed.steps.total[at]);
     expect(d.messageStates[0]![2]).toBe('summarised');
   });
 
   it('answers cancelled to a request superseded on its channel, and the newer one with its own result', async () => {
-    const older = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.2 }, buckets: 64, channel: 'chart' }).then(answerOf);
-    const newer = host.handlers.getChartView({ sessionId: id, ...q, overrides: { target: 0.3 }, buckets: 64, channel: 'chart' }).then(answerOf);
+    const older = host.handlers
+      .getChartView({ sessionId: id, ...q, overrides: { target: 0.2 }, buckets: 64, channel: 'chart' })
+      .then(answerOf);
+    const newer = host.handlers
+      .getChartView({ sessionId: id, ...q, overrides: { target: 0.3 }, buckets: 64, channel: 'chart' })
+      .then(answerOf);
     expect(await codeOf(older)).toBe('cancelled');
     expect((await newer).config['target']).toBe(0.3);
   });
 
   it('answers bad_input to an invalid override and still answers the last good replay', async () => {
     const good = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
-    await expect(host.handlers.getChartView({ sessionId: id, ...q, overrides: { trigger: 3 }, buckets: 64 })).rejects.toMatchObject({ code: 'bad_input' });
+    await expect(host.handlers.getChartView({ sessionId: id, ...q, overrides: { trigger: 3 }, buckets: 64 })).rejects.toMatchObject({
+      code: 'bad_input',
+    });
     const again = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
     expect(again.key).toBe(good.key);
   });
 
   it('names a call past the end', async () => {
     const v = answerOf(await host.handlers.getChartView({ sessionId: id, ...q, buckets: 64 }));
-    await expect(host.handlers.getStepDetail({ sessionId: id, ...q, step: v.stepCount })).rejects.toThrow(`step ${v.stepCount} does not exist: this replay has ${v.stepCount} calls (0–${v.stepCount - 1})`);
+    await expect(host.handlers.getStepDetail({ sessionId: id, ...q, step: v.stepCount })).rejects.toThrow(
+      `step ${v.stepCount} does not exist: this replay has ${v.stepCount} calls (0–${v.stepCount - 1})`,
+    );
   });
 
   it('gives the config panel of a policy and refuses a bad override', async () => {
     const fields = await host.handlers.getConfigFields({ policy: 'claude-code', overrides: { target: 0.2 } });
     expect(fields.find((f) => f.key === 'target')).toMatchObject({ value: 0.2, policyValue: 0.15, overridden: true, applies: true });
-    await expect(host.handlers.getConfigFields({ policy: 'claude-code', overrides: { target: 'x' } })).rejects.toMatchObject({ code: 'bad_input' });
+    await expect(host.handlers.getConfigFields({ policy: 'claude-code', overrides: { target: 'x' } })).rejects.toMatchObject({
+      code: 'bad_input',
+    });
   });
 
   it('compares with minDelta and says which settings differ', async () => {
-    const c = await host.handlers.compare({ sessionId: id, a: { policy: 'claude-code', overrides: {} }, b: { policy: 'claude-code', overrides: { target: 0.3 } }, minDelta: 0 });
+    const c = await host.handlers.compare({
+      sessionId: id,
+      a: { policy: 'claude-code', overrides: {} },
+      b: { policy: 'claude-code', overrides: { target: 0.3 } },
+      minDelta: 0,
+    });
     expect(c.configDifferences).toEqual([{ key: 'target', a: 0.15, b: 0.3 }]);
     expect(c.bCompressions.map((e) => e.step)).toEqual(c.compressions.b);
-    const coarse = await host.handlers.compare({ sessionId: id, a: { policy: 'claude-code', overrides: {} }, b: { policy: 'claude-code', overrides: { target: 0.3 } }, minDelta: 10_000_000 });
+    const coarse = await host.handlers.compare({
+      sessionId: id,
+      a: { policy: 'claude-code', overrides: {} },
+      b: { policy: 'claude-code', overrides: { target: 0.3 } },
+      minDelta: 10_000_000,
+    });
     expect(coarse.differences.every((d) => d.a.status !== d.b.status)).toBe(true);
   });
 });
@@ -96,7 +124,14 @@ describe('debugger methods over HTTP, replays in the worker', () => {
   let sid: string;
   beforeAll(async () => {
     wdir = mkdtempSync(join(tmpdir(), 'ctxscope-dbgw-'));
-    whost = await createHost({ dbPath: join(wdir, 'h.db'), hostKind: 'serve', version: 't', initialFiles: [sample], emit: () => {}, replayWorkerFile: replayWorkerSource()! });
+    whost = await createHost({
+      dbPath: join(wdir, 'h.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      emit: () => {},
+      replayWorkerFile: replayWorkerSource()!,
+    });
     sid = whost.initialSessionId!;
     http = await startHttpHost({ handlers: whost.handlers, staticDir: wdir, port: 0 });
   });
@@ -107,11 +142,20 @@ describe('debugger methods over HTTP, replays in the worker', () => {
   });
   const call = <T>(method: string, body: unknown): Promise<{ status: number; envelope: Envelope<T> }> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: http.port, path: `/api/${method}`, method: 'POST', headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, envelope: JSON.parse(text) as Envelope<T> }));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: http.port,
+          path: `/api/${method}`,
+          method: 'POST',
+          headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, envelope: JSON.parse(text) as Envelope<T> }));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
@@ -145,7 +189,10 @@ describe('debugger methods over HTTP, replays in the worker', () => {
   it('answers 404 with the range for a call past the end', async () => {
     const past = await call<StepDetail>('getStepDetail', { sessionId: sid, ...q, step: 100_000 });
     expect(past.status).toBe(404);
-    expect(past.envelope).toMatchObject({ ok: false, error: { code: 'not_found', message: expect.stringMatching(/^step 100000 does not exist: this replay has \d+ calls/) } });
+    expect(past.envelope).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', message: expect.stringMatching(/^step 100000 does not exist: this replay has \d+ calls/) },
+    });
   });
 });
 
@@ -155,10 +202,21 @@ describe('replays before exact counts exist', () => {
     // The count worker from its TypeScript source (see host.test.ts).
     const boot = join(d, 'count-boot.mjs');
     const root = join(__dirname, '../../..');
-    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
+    writeFileSync(
+      boot,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+    );
     let ready: (tokenizer: string) => void = () => {};
     const countsReady = new Promise<string>((r) => (ready = r));
-    const h = await createHost({ dbPath: join(d, 'c.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, replayWorkerFile: replayWorkerSource()!, emit: (event: EventName, payload: unknown) => event === 'countsReady' && ready((payload as { tokenizer: string }).tokenizer) });
+    const h = await createHost({
+      dbPath: join(d, 'c.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      countWorkerFile: boot,
+      replayWorkerFile: replayWorkerSource()!,
+      emit: (event: EventName, payload: unknown) => event === 'countsReady' && ready((payload as { tokenizer: string }).tokenizer),
+    });
     try {
       const sid = h.initialSessionId!;
       // No getSession first: the replay itself asks for the counts it lacks.
@@ -182,8 +240,19 @@ describe('opening a long session', () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-dbgo-'));
     const boot = join(d, 'count-boot.mjs');
     const root = join(__dirname, '../../..');
-    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
-    const h = await createHost({ dbPath: join(d, 'o.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, replayWorkerFile: replayWorkerSource()!, emit: () => {} });
+    writeFileSync(
+      boot,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+    );
+    const h = await createHost({
+      dbPath: join(d, 'o.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      countWorkerFile: boot,
+      replayWorkerFile: replayWorkerSource()!,
+      emit: () => {},
+    });
     const parse = vi.spyOn(h.store, 'loadSession');
     try {
       const sid = h.initialSessionId!;

@@ -35,15 +35,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const big = () => ({ sessionId: id, overrides: {}, at: 'end' as const, to: 'openai' as const, redact: true, redactPatterns: ['/module\\d+/'] });
-const errorOf = async (p: Promise<unknown>): Promise<ApiError | 'resolved'> => p.then(() => 'resolved' as const, (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', String(e))));
+const big = () => ({
+  sessionId: id,
+  overrides: {},
+  at: 'end' as const,
+  to: 'openai' as const,
+  redact: true,
+  redactPatterns: ['/module\\d+/'],
+});
+const errorOf = async (p: Promise<unknown>): Promise<ApiError | 'resolved'> =>
+  p.then(
+    () => 'resolved' as const,
+    (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', String(e))),
+  );
 
 describe('export off the request thread', () => {
   it('answers getInfo, asked after a big preview started, before that preview', async () => {
     const order: string[] = [];
     const preview = host.handlers.previewExport({ ...big(), channel: 'order' }).then((p) => (order.push('preview'), p));
     // The next request arrives on a later turn of the event loop, as one from the network does.
-    const info = new Promise<void>((resolve, reject) => setImmediate(() => host.handlers.getInfo({}).then(() => (order.push('getInfo'), resolve()), reject)));
+    const info = new Promise<void>((resolve, reject) =>
+      setImmediate(() => host.handlers.getInfo({}).then(() => (order.push('getInfo'), resolve()), reject)),
+    );
     const [p] = await Promise.all([preview, info]);
     expect(order).toEqual(['getInfo', 'preview']);
     expect(p.redactions).toBeGreaterThan(0);
@@ -90,7 +103,9 @@ describe('export off the request thread', () => {
   it('answers getInfo, asked after a big getAccuracy started, before it; and the same view as in this thread', async () => {
     const order: string[] = [];
     const accuracy = host.handlers.getAccuracy({ sessionId: id }).then((a) => (order.push('accuracy'), a));
-    const info = new Promise<void>((resolve, reject) => setImmediate(() => host.handlers.getInfo({}).then(() => (order.push('getInfo'), resolve()), reject)));
+    const info = new Promise<void>((resolve, reject) =>
+      setImmediate(() => host.handlers.getInfo({}).then(() => (order.push('getInfo'), resolve()), reject)),
+    );
     const [a] = await Promise.all([accuracy, info]);
     expect(order).toEqual(['getInfo', 'accuracy']);
     expect(a).toEqual(accuracyOf(host.store.loadSession(id)!));
@@ -101,7 +116,13 @@ describe('export off the request thread', () => {
 
   it('never parses the session on the host thread to export or to measure accuracy', async () => {
     // A host of its own: this one has parsed nothing yet (the shared one may hold the session).
-    const fresh = await createHost({ dbPath: join(dir, 'fresh.db'), hostKind: 'serve', version: 't', initialFiles: [sample], emit: () => {} });
+    const fresh = await createHost({
+      dbPath: join(dir, 'fresh.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      emit: () => {},
+    });
     const sid = fresh.initialSessionId!;
     const load = vi.spyOn(fresh.store, 'loadSession');
     try {

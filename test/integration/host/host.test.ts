@@ -15,7 +15,13 @@ const events: { event: EventName; payload: unknown }[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-host-'));
-  host = await createHost({ dbPath: join(dir, 'h.db'), hostKind: 'serve', version: 't', initialFiles: [sample], emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void events.push({ event, payload }) });
+  host = await createHost({
+    dbPath: join(dir, 'h.db'),
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [sample],
+    emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void events.push({ event, payload }),
+  });
   id = host.initialSessionId!;
 });
 afterAll(async () => {
@@ -49,20 +55,52 @@ describe('host', () => {
     const r = await host.handlers.runReplay({ sessionId: id, policy: 'claude-code', overrides: {}, needles: ['ORD-1187'] });
     expect(r.steps.status).toContain('compress');
     expect(r.events.some((e) => e.kind === 'source-compaction')).toBe(true);
-    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 's3', overrides: {} }, minDelta: 0 });
+    const c = await host.handlers.compare({
+      sessionId: id,
+      a: { policy: 's2', overrides: {} },
+      b: { policy: 's3', overrides: {} },
+      minDelta: 0,
+    });
     expect(c.totalDelta).toHaveLength(r.steps.total.length);
-    await expect(host.handlers.runReplay({ sessionId: id, policy: 's3', overrides: { trigger: 'lots' }, needles: [] })).rejects.toThrow(/trigger: expected a number/);
-    await expect(host.handlers.runReplay({ sessionId: id, policy: 'nope', overrides: {}, needles: [] })).rejects.toThrow(/unknown policy "nope"/);
+    await expect(host.handlers.runReplay({ sessionId: id, policy: 's3', overrides: { trigger: 'lots' }, needles: [] })).rejects.toThrow(
+      /trigger: expected a number/,
+    );
+    await expect(host.handlers.runReplay({ sessionId: id, policy: 'nope', overrides: {}, needles: [] })).rejects.toThrow(
+      /unknown policy "nope"/,
+    );
   });
 
   it('exports the compacted history, which imports back into the same messages', async () => {
-    const e = await host.handlers.exportSession({ sessionId: id, policy: 'claude-code', overrides: {}, at: 'end', to: 'anthropic', redact: false, redactPatterns: [] });
+    const e = await host.handlers.exportSession({
+      sessionId: id,
+      policy: 'claude-code',
+      overrides: {},
+      at: 'end',
+      to: 'anthropic',
+      redact: false,
+      redactPatterns: [],
+    });
     const back = await importSource(stringSource('x.json', e.text));
     expect(back.format).toBe('anthropic');
-    const orig = await host.handlers.exportSession({ sessionId: id, overrides: {}, at: 'end', to: 'openai', redact: true, redactPatterns: ['/ORD-\\d+/'] });
+    const orig = await host.handlers.exportSession({
+      sessionId: id,
+      overrides: {},
+      at: 'end',
+      to: 'openai',
+      redact: true,
+      redactPatterns: ['/ORD-\\d+/'],
+    });
     expect(orig.redactions).toBeGreaterThan(0);
     expect(orig.text).not.toMatch(/ORD-1187/);
-    const csv = await host.handlers.exportSession({ sessionId: id, policy: 's3', overrides: {}, at: 'end', to: 'report-csv', redact: false, redactPatterns: [] });
+    const csv = await host.handlers.exportSession({
+      sessionId: id,
+      policy: 's3',
+      overrides: {},
+      at: 'end',
+      to: 'report-csv',
+      redact: false,
+      redactPatterns: [],
+    });
     expect(csv.text.split('\n')[0]).toMatch(/^step,message,turn,system,unlogged,summary,history/);
   });
 
@@ -72,13 +110,19 @@ describe('host', () => {
     const { jobId } = await host.handlers.importFiles({ paths: [file] });
     await expect.poll(() => events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === jobId)).toBeTruthy();
     const again = await host.handlers.importFiles({ paths: [file] });
-    await expect.poll(() => events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId)).toBeTruthy();
-    const done = events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId)!.payload as { reused: boolean };
+    await expect
+      .poll(() => events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId))
+      .toBeTruthy();
+    const done = events.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === again.jobId)!.payload as {
+      reused: boolean;
+    };
     expect(done.reused).toBe(true);
     // The list holds subagent sessions too (under their parent); the files gave two sessions.
     expect((await host.handlers.listSessions({})).filter((s) => s.parentId === null).length).toBe(2);
     const bad = await host.handlers.importFiles({ paths: [join(dir, 'missing.jsonl')] });
-    await expect.poll(() => events.find((e) => e.event === 'importFailed' && (e.payload as { jobId: string }).jobId === bad.jobId)).toBeTruthy();
+    await expect
+      .poll(() => events.find((e) => e.event === 'importFailed' && (e.payload as { jobId: string }).jobId === bad.jobId))
+      .toBeTruthy();
   });
 
   it('pins a message and refuses an unknown one', async () => {
@@ -90,13 +134,23 @@ describe('host', () => {
 });
 
 describe('exact counts in the background', () => {
-  it('shows the import\'s estimates at once, counts exactly in a worker, then says so', async () => {
+  it("shows the import's estimates at once, counts exactly in a worker, then says so", async () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-count-'));
     const boot = join(d, 'count-worker-boot.mjs');
     const root = join(__dirname, '../../..');
-    writeFileSync(boot, `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`);
+    writeFileSync(
+      boot,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+    );
     const seen: { event: EventName; payload: unknown }[] = [];
-    const h = await createHost({ dbPath: join(d, 'c.db'), hostKind: 'serve', version: 't', initialFiles: [sample], countWorkerFile: boot, emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void seen.push({ event, payload }) });
+    const h = await createHost({
+      dbPath: join(d, 'c.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      countWorkerFile: boot,
+      emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void seen.push({ event, payload }),
+    });
     try {
       const id = h.initialSessionId!;
       const first = await h.handlers.getSession({ id });
@@ -109,12 +163,25 @@ describe('exact counts in the background', () => {
       expect(after.counts.unlogged).toBeGreaterThan(10_000);
       // Two more sessions opened at once are counted one after the other, and both get there.
       const extra = [join(d, 'a.jsonl'), join(d, 'b.jsonl')];
-      extra.forEach((f, i) => writeFileSync(f, `{"role":"user","content":"question ${i} ${'word '.repeat(50)}"}\n{"role":"assistant","content":"answer ${i}"}\n`));
+      extra.forEach((f, i) =>
+        writeFileSync(f, `{"role":"user","content":"question ${i} ${'word '.repeat(50)}"}\n{"role":"assistant","content":"answer ${i}"}\n`),
+      );
       const job = await h.handlers.importFiles({ paths: extra });
-      await expect.poll(() => seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId), { timeout: 30_000 }).toBeTruthy();
-      const ids = (seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId)!.payload as { sessionIds: string[] }).sessionIds;
+      await expect
+        .poll(() => seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId), { timeout: 30_000 })
+        .toBeTruthy();
+      const ids = (
+        seen.find((e) => e.event === 'importDone' && (e.payload as { jobId: string }).jobId === job.jobId)!.payload as {
+          sessionIds: string[];
+        }
+      ).sessionIds;
       await Promise.all(ids.map((sid) => h.handlers.getSession({ id: sid })));
-      await expect.poll(() => ids.every((sid) => seen.some((e) => e.event === 'countsReady' && (e.payload as { sessionId: string }).sessionId === sid)), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(
+          () => ids.every((sid) => seen.some((e) => e.event === 'countsReady' && (e.payload as { sessionId: string }).sessionId === sid)),
+          { timeout: 30_000 },
+        )
+        .toBe(true);
       const order = seen.filter((e) => e.event === 'countsReady').map((e) => (e.payload as { sessionId: string }).sessionId);
       expect(order.slice(-2).sort()).toEqual([...ids].sort());
     } finally {

@@ -17,7 +17,12 @@ const unsupported = async (): Promise<never> => {
   throw new ApiError('unsupported', 'not here');
 };
 // An answer written ahead (the replay worker's chart view): the transport never looks inside it.
-const chartWritten = { key: 'k1', stepCount: 3, markers: { texts: ['compression'], label: [0] }, note: 'quote " and \u2028 kept' } as unknown as ChartViewWire;
+const chartWritten = {
+  key: 'k1',
+  stepCount: 3,
+  markers: { texts: ['compression'], label: [0] },
+  note: 'quote " and \u2028 kept',
+} as unknown as ChartViewWire;
 const handlers: Handlers = {
   getInfo: async () => ({ version: '0.0.0', host: 'serve', dbPath: ':memory:', initialSessionId: null }),
   listSessions: async () => {
@@ -76,7 +81,10 @@ beforeAll(async () => {
 });
 afterAll(async () => host.close());
 
-function call(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+function call(
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: host.port, path, method: init.method ?? 'POST', headers: init.headers }, (res) => {
       let body = '';

@@ -32,7 +32,14 @@ describe.skipIf(!existsSync(worker))('cancelling an import in the worker', () =>
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ctxscope-cancel-'));
     await writeClaudeCodeJsonl(join(dir, 'big.jsonl'), 30);
-    host = await createHost({ dbPath: join(dir, 'h.db'), hostKind: 'serve', version: 't', initialFiles: [sample], importWorkerFile: worker, emit: (event, payload) => events.push({ event, payload }) });
+    host = await createHost({
+      dbPath: join(dir, 'h.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [sample],
+      importWorkerFile: worker,
+      emit: (event, payload) => events.push({ event, payload }),
+    });
   }, 120_000);
   afterAll(async () => {
     await host?.close();
@@ -41,11 +48,24 @@ describe.skipIf(!existsSync(worker))('cancelling an import in the worker', () =>
 
   it('leaves no session, source or message row, and the next import works', async () => {
     const count = (table: string) => (host.store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const before = { sessions: (await host.handlers.listSessions({})).map((s) => s.id), sources: count('sources'), messages: count('messages') };
+    const before = {
+      sessions: (await host.handlers.listSessions({})).map((s) => s.id),
+      sources: count('sources'),
+      messages: count('messages'),
+    };
     const { jobId } = await host.handlers.importFiles({ paths: [join(dir, 'big.jsonl')] });
-    await waitFor('progress', () => events.find((e) => e.event === 'importProgress' && (e.payload as EventPayload<'importProgress'>).jobId === jobId && (e.payload as EventPayload<'importProgress'>).bytes > 0));
+    await waitFor('progress', () =>
+      events.find(
+        (e) =>
+          e.event === 'importProgress' &&
+          (e.payload as EventPayload<'importProgress'>).jobId === jobId &&
+          (e.payload as EventPayload<'importProgress'>).bytes > 0,
+      ),
+    );
     expect((await host.handlers.cancelImport({ jobId })).cancelled).toBe(true);
-    const end = await waitFor('the end of the job', () => events.find((e) => (e.event === 'importFailed' || e.event === 'importDone') && (e.payload as { jobId: string }).jobId === jobId));
+    const end = await waitFor('the end of the job', () =>
+      events.find((e) => (e.event === 'importFailed' || e.event === 'importDone') && (e.payload as { jobId: string }).jobId === jobId),
+    );
     expect(end.event).toBe('importFailed');
     expect((end.payload as EventPayload<'importFailed'>).cancelled).toBe(true);
     expect((await host.handlers.listSessions({})).map((s) => s.id)).toEqual(before.sessions);
@@ -55,7 +75,14 @@ describe.skipIf(!existsSync(worker))('cancelling an import in the worker', () =>
     const small = join(dir, 'small.jsonl');
     writeFileSync(small, readFileSync(sample, 'utf8').split('\n').slice(0, 30).join('\n') + '\n');
     const next = await host.handlers.importFiles({ paths: [small] });
-    const done = await waitFor('the next import', () => events.find((e) => (e.event === 'importDone' || e.event === 'importFailed') && (e.payload as { jobId: string }).jobId === next.jobId), 30_000);
+    const done = await waitFor(
+      'the next import',
+      () =>
+        events.find(
+          (e) => (e.event === 'importDone' || e.event === 'importFailed') && (e.payload as { jobId: string }).jobId === next.jobId,
+        ),
+      30_000,
+    );
     expect(done.event).toBe('importDone');
   }, 120_000);
 });

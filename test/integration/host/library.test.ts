@@ -20,7 +20,13 @@ let host: Host;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-library-'));
-  host = await createHost({ dbPath: join(dir, 'l.db'), hostKind: 'serve', version: 't', initialFiles: [claude, openhands, sample], emit: () => {} });
+  host = await createHost({
+    dbPath: join(dir, 'l.db'),
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [claude, openhands, sample],
+    emit: () => {},
+  });
 });
 afterAll(async () => {
   await host.close();
@@ -28,13 +34,24 @@ afterAll(async () => {
 });
 
 const list = () => host.handlers.listSessions({});
-const rowsOf = (table: string, ids: readonly string[]) => ids.reduce((n, id) => n + (host.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`).get(id) as { n: number }).n, 0);
+const rowsOf = (table: string, ids: readonly string[]) =>
+  ids.reduce(
+    (n, id) => n + (host.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`).get(id) as { n: number }).n,
+    0,
+  );
 
 describe('library', () => {
   it('lists each session with what the library shows, computed at import', async () => {
     const all = await list();
     const cc = all.find((s) => s.format === 'claude-code' && s.sourcePath === claude && s.parentId === null)!;
-    expect(cc).toMatchObject({ title: 'Blank city name crashes forecast', cwd: '/home/dev/weather-cli', agent: 'Claude Code', sourceCompactions: 1, fileSize: statSync(claude).size, reportedUsage: true });
+    expect(cc).toMatchObject({
+      title: 'Blank city name crashes forecast',
+      cwd: '/home/dev/weather-cli',
+      agent: 'Claude Code',
+      sourceCompactions: 1,
+      fileSize: statSync(claude).size,
+      reportedUsage: true,
+    });
     expect(cc.promptTokens).toBeGreaterThan(10_000);
     expect(cc.outputTokens).toBeGreaterThan(0);
     expect(cc.cost).toBeGreaterThan(0);
@@ -65,12 +82,19 @@ describe('library', () => {
     expect(sub.summary.parentId).toBe(parent.id);
     expect(sub.steps).toHaveLength(2);
     const msgs = await host.handlers.getMessages({ sessionId: kid.id, offset: 0, limit: 10 });
-    expect(msgs.messages[0]!.parts[0]).toMatchObject({ kind: 'text', text: 'List every caller of geocode() in the repo with file and line.' });
+    expect(msgs.messages[0]!.parts[0]).toMatchObject({
+      kind: 'text',
+      text: 'List every caller of geocode() in the repo with file and line.',
+    });
     const replay = await host.handlers.runReplay({ sessionId: kid.id, policy: 's0', overrides: {}, needles: [] });
     expect(replay.steps.total).toHaveLength(2);
     // The parent's own window holds none of the subagent's messages.
     expect(detail.summary.messages).toBeGreaterThan(0);
-    expect((await host.handlers.getMessages({ sessionId: parent.id, offset: 0, limit: 2000 })).messages.some((m) => m.parts.some((p) => p.kind === 'tool_call' && p.id === 'toolu_S1G'))).toBe(false);
+    expect(
+      (await host.handlers.getMessages({ sessionId: parent.id, offset: 0, limit: 2000 })).messages.some((m) =>
+        m.parts.some((p) => p.kind === 'tool_call' && p.id === 'toolu_S1G'),
+      ),
+    ).toBe(false);
   });
 
   it('delete removes a session with its subagents, messages, counts, pins and replay runs; the others stay', async () => {
@@ -152,7 +176,12 @@ describe('library', () => {
       expect(detail.subagents).toBe(1);
       expect(detail.subagentSessions).toHaveLength(1);
       const kid = detail.subagentSessions[0]!;
-      expect(kid).toMatchObject({ parentId: id, spawnedBy: 'toolu_02T', title: expect.stringContaining('Find geocode callers'), messages: 4 });
+      expect(kid).toMatchObject({
+        parentId: id,
+        spawnedBy: 'toolu_02T',
+        title: expect.stringContaining('Find geocode callers'),
+        messages: 4,
+      });
       expect((await legacy.handlers.getSession({ id: kid.id })).steps).toHaveLength(2);
       expect((await legacy.handlers.getSession({ id })).subagentSessions.map((s) => s.id)).toEqual([kid.id]);
       expect((await legacy.handlers.listSessions({})).map((s) => s.id)).toEqual([id, kid.id]);

@@ -5,7 +5,18 @@
  * is neither listed nor importable; what is already stored says so, and a file that grew says
  * it changed.
  */
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -52,7 +63,9 @@ beforeAll(async () => {
   symlinkSync(join(claude, '-tmp-scratch', 'a.jsonl'), join(claude, '-tmp-scratch', 'alias.jsonl'));
   symlinkSync(dir, join(claude, '-tmp-scratch', 'loop'));
   // Codex: the cwd is in the session_meta line; a session without one goes under its date folder.
-  const meta = (cwd: string) => JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', type: 'session_meta', payload: { id: 'x', cwd, instructions: 'x'.repeat(200) } }) + '\n';
+  const meta = (cwd: string) =>
+    JSON.stringify({ timestamp: '2026-11-20T10:00:00Z', type: 'session_meta', payload: { id: 'x', cwd, instructions: 'x'.repeat(200) } }) +
+    '\n';
   file(join(codex, '2026', '11', '20', 'rollout-a.jsonl'), meta('/home/ana/api'), 200);
   file(join(codex, '2026', '11', '21', 'rollout-b.jsonl'), meta('/home/ana/api'), 20);
   file(join(codex, '2026', '11', '22', 'rollout-c.jsonl'), JSON.stringify({ type: 'response_item', payload: {} }) + '\n', 50);
@@ -87,12 +100,20 @@ describe('listLocalLogs', () => {
     ]);
     expect(view.truncated).toBe(0);
     const all = view.groups.flatMap((g) => g.files.map((f) => f.path));
-    for (const p of all) expect(p.startsWith(dir + '/claude-config/') || p.startsWith(dir + '/codex-home/') || p.startsWith(home + '/.gemini/tmp/')).toBe(true);
+    for (const p of all)
+      expect(p.startsWith(dir + '/claude-config/') || p.startsWith(dir + '/codex-home/') || p.startsWith(home + '/.gemini/tmp/')).toBe(
+        true,
+      );
     expect(all.some((p) => p.includes('secret') || p.includes('elsewhere') || p.includes('escape'))).toBe(false);
-    expect(view.roots.map((r) => [r.agent, r.exists])).toEqual([['claude-code', true], ['codex', true], ['gemini-cli', true], ['upload', false]]);
+    expect(view.roots.map((r) => [r.agent, r.exists])).toEqual([
+      ['claude-code', true],
+      ['codex', true],
+      ['gemini-cli', true],
+      ['upload', false],
+    ]);
   });
 
-  it('a link pointing outside a root is neither listed nor importable through serve\'s allow-list', () => {
+  it("a link pointing outside a root is neither listed nor importable through serve's allow-list", () => {
     const allow = new ImportAllowList();
     for (const r of agentLogRoots()) allow.allowRoot(r);
     expect(allow.allows(join(dir, 'claude-config', 'projects', '-tmp-scratch', 'escape.jsonl'))).toBe(false);

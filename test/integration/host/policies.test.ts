@@ -32,25 +32,37 @@ describe('saved policies', () => {
     const stock = await host.handlers.runReplay({ sessionId: id, policy: 's3', overrides: {}, needles: [] });
     const early = await host.handlers.runReplay({ sessionId: id, policy: 'team-s3', overrides: {}, needles: [] });
     expect(early.policy).toBe('team-s3');
-    expect(early.events.find((e) => e.kind === 'compression')!.step).toBeLessThanOrEqual(stock.events.find((e) => e.kind === 'compression')?.step ?? Infinity);
+    expect(early.events.find((e) => e.kind === 'compression')!.step).toBeLessThanOrEqual(
+      stock.events.find((e) => e.kind === 'compression')?.step ?? Infinity,
+    );
     await host.close();
 
     host = await open([]);
     expect((await host.handlers.listPolicies({})).filter((p) => p.saved).map((p) => p.id)).toEqual(['team-s3']);
     expect(JSON.parse((await host.handlers.exportPolicy({ id: 'team-s3' })).text).config.trigger).toBe(0.05);
     expect(await host.handlers.deletePolicy({ id: 'team-s3' })).toEqual({ deleted: true });
-    await expect(host.handlers.runReplay({ sessionId: id, policy: 'team-s3', overrides: {}, needles: [] })).rejects.toThrow(/unknown policy "team-s3"/);
+    await expect(host.handlers.runReplay({ sessionId: id, policy: 'team-s3', overrides: {}, needles: [] })).rejects.toThrow(
+      /unknown policy "team-s3"/,
+    );
     await host.close();
   });
 
   it('refuses a broken document, naming the field, and a copy that takes a built-in id', async () => {
     const host = await open([]);
-    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"trigger":"soon"}}' })).rejects.toThrow(/config\.trigger/);
+    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"trigger":"soon"}}' })).rejects.toThrow(
+      /config\.trigger/,
+    );
     await expect(host.handlers.savePolicy({ json: '{"id":"x"' })).rejects.toThrow(/not valid JSON/);
     await expect(host.handlers.savePolicy({ json: '{"id":"s3","label":"mine","config":{}}' })).rejects.toThrow(/built-in policy/);
     // A shared policy cannot point the summarizer at a file or at the cloud metadata service.
-    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"http://169.254.169.254/v1"}}' })).rejects.toThrow(/link-local or cloud-metadata/);
-    await expect(host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"file:///etc/passwd"}}' })).rejects.toThrow(/only http and https/);
+    await expect(
+      host.handlers.savePolicy({
+        json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"http://169.254.169.254/v1"}}',
+      }),
+    ).rejects.toThrow(/link-local or cloud-metadata/);
+    await expect(
+      host.handlers.savePolicy({ json: '{"id":"x","label":"x","config":{"summarizer":"openai","summarizerUrl":"file:///etc/passwd"}}' }),
+    ).rejects.toThrow(/only http and https/);
     expect((await host.handlers.listPolicies({})).some((p) => p.saved)).toBe(false);
     await host.close();
   });
@@ -58,11 +70,17 @@ describe('saved policies', () => {
   it('a stored policy edited by hand into something invalid is left out of the list and named when asked for', async () => {
     const host = await open();
     await host.handlers.savePolicy({ json: '{"id":"hand-edited","label":"x","config":{"trigger":0.5}}' });
-    host.store.db.prepare('UPDATE policies SET config = ? WHERE id = ?').run('{"id":"hand-edited","label":"x","config":{"trigger":"half"}}', 'hand-edited');
+    host.store.db
+      .prepare('UPDATE policies SET config = ? WHERE id = ?')
+      .run('{"id":"hand-edited","label":"x","config":{"trigger":"half"}}', 'hand-edited');
     expect((await host.handlers.listPolicies({})).map((p) => p.id)).not.toContain('hand-edited');
-    await expect(host.handlers.runReplay({ sessionId: host.initialSessionId!, policy: 'hand-edited', overrides: {}, needles: [] })).rejects.toThrow(/saved policy "hand-edited": config\.trigger/);
+    await expect(
+      host.handlers.runReplay({ sessionId: host.initialSessionId!, policy: 'hand-edited', overrides: {}, needles: [] }),
+    ).rejects.toThrow(/saved policy "hand-edited": config\.trigger/);
     // The row itself is untouched: nothing the user wrote is lost.
-    expect((host.store.db.prepare('SELECT config FROM policies WHERE id = ?').get('hand-edited') as { config: string }).config).toContain('"half"');
+    expect((host.store.db.prepare('SELECT config FROM policies WHERE id = ?').get('hand-edited') as { config: string }).config).toContain(
+      '"half"',
+    );
     await host.handlers.deletePolicy({ id: 'hand-edited' });
     await host.close();
   });
@@ -72,7 +90,12 @@ describe('replay views', () => {
   it('compares through core: totals side by side, steps that differ, compression steps', async () => {
     const host = await open();
     const id = host.initialSessionId!;
-    const c = await host.handlers.compare({ sessionId: id, a: { policy: 's2', overrides: {} }, b: { policy: 'claude-code', overrides: {} }, minDelta: 0 });
+    const c = await host.handlers.compare({
+      sessionId: id,
+      a: { policy: 's2', overrides: {} },
+      b: { policy: 'claude-code', overrides: {} },
+      minDelta: 0,
+    });
     expect(c.policies).toEqual(['s2', 'claude-code']);
     expect(c.totals.compressions).toMatchObject({ a: 0, b: 1, delta: 1 });
     expect(c.compressions.b).toHaveLength(1);
@@ -84,7 +107,12 @@ describe('replay views', () => {
 
   it('tracks needles: where each is first mentioned and when it leaves the window', async () => {
     const host = await open();
-    const r = await host.handlers.runReplay({ sessionId: host.initialSessionId!, policy: 'claude-code', overrides: {}, needles: ['ORD-1187', 'not-in-this-session'] });
+    const r = await host.handlers.runReplay({
+      sessionId: host.initialSessionId!,
+      policy: 'claude-code',
+      overrides: {},
+      needles: ['ORD-1187', 'not-in-this-session'],
+    });
     const [order, absent] = r.retention.needles!;
     expect(order).toMatchObject({ key: 'ORD-1187' });
     expect(order!.firstMessage).not.toBeNull();
@@ -97,11 +125,21 @@ describe('replay views', () => {
     const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
     writeFileSync(
       file,
-      Array.from({ length: 12 }, (_, t) => [JSON.stringify({ role: 'user', content: words(400, `u${t}w`) }), JSON.stringify({ role: 'assistant', content: words(400, `a${t}w`) })].join('\n')).join('\n') + '\n',
+      Array.from({ length: 12 }, (_, t) =>
+        [
+          JSON.stringify({ role: 'user', content: words(400, `u${t}w`) }),
+          JSON.stringify({ role: 'assistant', content: words(400, `a${t}w`) }),
+        ].join('\n'),
+      ).join('\n') + '\n',
     );
     const host = await open([file]);
     // runes×2/5 under-counts these word lists against o200k, so S0's estimate fits while the true size overflows.
-    const r = await host.handlers.runReplay({ sessionId: host.initialSessionId!, policy: 's0', overrides: { window: 12_000, maxOutput: 1_000 }, needles: [] });
+    const r = await host.handlers.runReplay({
+      sessionId: host.initialSessionId!,
+      policy: 's0',
+      overrides: { window: 12_000, maxOutput: 1_000 },
+      needles: [],
+    });
     const emergency = r.events.filter((e) => e.kind === 'compression' && e.path === 'emergency');
     expect(emergency.length).toBeGreaterThan(0);
     await host.close();

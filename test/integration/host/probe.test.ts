@@ -31,7 +31,17 @@ afterEach(closeTestServers);
 describe('probe through the host', () => {
   it('plans, asks once per endpoint, runs, stores and lists again without sending', async () => {
     const server = await startTestServer(fakeModel());
-    const args = { sessionId: id, policy: 's2', overrides: { window: 60000 }, step: 0, endpoint: server.url, model: 'fake-model', replicates: 2, temperature: 0, maxAnswerTokens: 32 };
+    const args = {
+      sessionId: id,
+      policy: 's2',
+      overrides: { window: 60000 },
+      step: 0,
+      endpoint: server.url,
+      model: 'fake-model',
+      replicates: 2,
+      temperature: 0,
+      maxAnswerTokens: 32,
+    };
     const view = await host.handlers.runReplay({ sessionId: id, policy: 's2', overrides: { window: 60000 }, needles: [] });
     const step = view.events.find((e) => e.kind === 'compression')!.step;
     const plan = await host.handlers.planProbe({ ...args, step });
@@ -59,6 +69,18 @@ describe('probe through the host', () => {
   }, 60_000);
 
   it('refuses a link-local endpoint before anything else', async () => {
-    await expect(host.handlers.planProbe({ sessionId: id, policy: 's2', overrides: {}, step: 0, endpoint: 'http://169.254.169.254/v1', model: 'm', replicates: 1, temperature: 0, maxAnswerTokens: 8 })).rejects.toThrow(/link-local or cloud-metadata/);
+    await expect(
+      host.handlers.planProbe({
+        sessionId: id,
+        policy: 's2',
+        overrides: {},
+        step: 0,
+        endpoint: 'http://169.254.169.254/v1',
+        model: 'm',
+        replicates: 1,
+        temperature: 0,
+        maxAnswerTokens: 8,
+      }),
+    ).rejects.toThrow(/link-local or cloud-metadata/);
   });
 });

@@ -27,8 +27,28 @@ const done: { event: EventName; payload: Record<string, unknown> }[] = [];
 /** A subagent file (every line a sidechain line) with one prompt and one answer. */
 const agentText = (agentId: string, prompt: string, answer: string): string =>
   [
-    { parentUuid: null, isSidechain: true, userType: 'external', sessionId: SID, agentId, uuid: `${agentId}-1`, timestamp: '2026-11-20T09:30:00.000Z', type: 'user', message: { role: 'user', content: prompt } },
-    { parentUuid: `${agentId}-1`, isSidechain: true, userType: 'external', sessionId: SID, agentId, uuid: `${agentId}-2`, timestamp: '2026-11-20T09:30:01.000Z', type: 'assistant', message: { id: `msg_${agentId}`, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: answer }] } },
+    {
+      parentUuid: null,
+      isSidechain: true,
+      userType: 'external',
+      sessionId: SID,
+      agentId,
+      uuid: `${agentId}-1`,
+      timestamp: '2026-11-20T09:30:00.000Z',
+      type: 'user',
+      message: { role: 'user', content: prompt },
+    },
+    {
+      parentUuid: `${agentId}-1`,
+      isSidechain: true,
+      userType: 'external',
+      sessionId: SID,
+      agentId,
+      uuid: `${agentId}-2`,
+      timestamp: '2026-11-20T09:30:01.000Z',
+      type: 'assistant',
+      message: { id: `msg_${agentId}`, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: answer }] },
+    },
   ]
     .map((l) => JSON.stringify(l))
     .join('\n') + '\n';
@@ -54,7 +74,14 @@ beforeAll(async () => {
   symlinkSync(join(dir, 'elsewhere', 'secret.jsonl'), join(subs, 'agent-5ec7e70.jsonl'));
   const allow = new ImportAllowList();
   allow.allowFile(parent);
-  host = await createHost({ dbPath: join(dir, 'h.db'), hostKind: 'serve', version: 't', initialFiles: [], importAllow: allow, emit: (event, payload) => done.push({ event, payload: payload as Record<string, unknown> }) });
+  host = await createHost({
+    dbPath: join(dir, 'h.db'),
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [],
+    importAllow: allow,
+    emit: (event, payload) => done.push({ event, payload: payload as Record<string, unknown> }),
+  });
 });
 afterAll(async () => {
   await host.close();
@@ -65,7 +92,9 @@ afterAll(async () => {
 describe('Claude Code 2.x subagent files', () => {
   it('serve: importing an allowed parent stores its subagent files as child sessions under the calls that ran them', async () => {
     const { jobId } = await host.handlers.importFiles({ paths: [parent] });
-    await waitFor('the import', () => done.some((e) => e.payload['jobId'] === jobId && (e.event === 'importDone' || e.event === 'importFailed')));
+    await waitFor('the import', () =>
+      done.some((e) => e.payload['jobId'] === jobId && (e.event === 'importDone' || e.event === 'importFailed')),
+    );
     expect(done.find((e) => e.payload['jobId'] === jobId && e.event !== 'importProgress')?.event).toBe('importDone');
     const all = await host.handlers.listSessions({});
     const top = all.filter((s) => s.parentId === null);
@@ -91,8 +120,12 @@ describe('Claude Code 2.x subagent files', () => {
   });
 
   it('serve: a subagent file is importable by itself only where serve allows files (not because its parent is)', async () => {
-    await expect(host.handlers.importFiles({ paths: [join(project, SID, 'subagents', 'agent-a4c1e9f.jsonl')] })).rejects.toThrow(REFUSED_IMPORT);
-    await expect(host.handlers.importFiles({ paths: [join(project, SID, 'subagents', 'agent-5ec7e70.jsonl')] })).rejects.toThrow(REFUSED_IMPORT);
+    await expect(host.handlers.importFiles({ paths: [join(project, SID, 'subagents', 'agent-a4c1e9f.jsonl')] })).rejects.toThrow(
+      REFUSED_IMPORT,
+    );
+    await expect(host.handlers.importFiles({ paths: [join(project, SID, 'subagents', 'agent-5ec7e70.jsonl')] })).rejects.toThrow(
+      REFUSED_IMPORT,
+    );
   });
 
   it('warns about the unlinked subagent and the refused link; a session folder linked from elsewhere is refused whole', async () => {

@@ -27,7 +27,13 @@ describe('the recount after a fast-path append', () => {
     const asked: string[] = [];
     let updated: () => void = () => {};
     const done = new Promise<void>((r) => (updated = r));
-    const tail = new TailService({ store: t.store, emit: (event) => event === 'sessionUpdated' && updated(), invalidate: () => {}, recount: (_id, tokenizer) => asked.push(tokenizer), recountDelayMs: 100 });
+    const tail = new TailService({
+      store: t.store,
+      emit: (event) => event === 'sessionUpdated' && updated(),
+      invalidate: () => {},
+      recount: (_id, tokenizer) => asked.push(tokenizer),
+      recountDelayMs: 100,
+    });
     try {
       await tail.watchSession(id, true);
       appendFileSync(file, [line('user', 'and now?'), line('assistant', 'done')].join('\n') + '\n');

@@ -17,7 +17,9 @@ function turns(from: number, n: number): Message[] {
   const out: Message[] = [];
   for (let t = from; t < from + n; t++) {
     out.push(user(`Fix handleRequest${t} in src/server/module${t % 9}.ts: port ${8000 + t} is wrong. ` + 'lorem '.repeat(60)));
-    out.push(assistant([{ kind: 'text', text: `Reading module${t % 9}.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t % 9}.ts"}`)]));
+    out.push(
+      assistant([{ kind: 'text', text: `Reading module${t % 9}.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t % 9}.ts"}`)]),
+    );
     out.push(toolResult(`c${t}`, `export const port${t} = ${9000 + t};\n`.repeat(25)));
     out.push(assistant(`Root cause: the default port ${9000 + t}. I decided to use ${8000 + t}.`));
   }
@@ -25,13 +27,26 @@ function turns(from: number, n: number): Message[] {
 }
 
 const ID = 'grown';
-const inputs = (policy: string): ReplayInputs => ({ sessionId: ID, policy: { id: policy, config: { policy, tokenizer: 'chars4', window: 20_000, maxOutput: 2_000 } }, overrides: {}, needles: ['port 8003'], pins: [] });
+const inputs = (policy: string): ReplayInputs => ({
+  sessionId: ID,
+  policy: { id: policy, config: { policy, tokenizer: 'chars4', window: 20_000, maxOutput: 2_000 } },
+  overrides: {},
+  needles: ['port 8003'],
+  pins: [],
+});
 
 /** A service over one session the test grows, with the counts the store would hand it (overridable). */
-function engine(start: Session): { service: ReplayService; grow(extra: readonly Message[], from?: number): void; counts: Map<number, SessionCounts> } {
+function engine(start: Session): {
+  service: ReplayService;
+  grow(extra: readonly Message[], from?: number): void;
+  counts: Map<number, SessionCounts>;
+} {
   let held = start;
   const counts = new Map<number, SessionCounts>();
-  const service = new ReplayService({ session: () => held, load: (_id, tokenizer) => (tokenizer === 'chars4' ? (counts.get(held.messages.length) ?? countWith(held, 'chars4')) : undefined) });
+  const service = new ReplayService({
+    session: () => held,
+    load: (_id, tokenizer) => (tokenizer === 'chars4' ? (counts.get(held.messages.length) ?? countWith(held, 'chars4')) : undefined),
+  });
   return {
     service,
     counts,
@@ -43,7 +58,8 @@ function engine(start: Session): { service: ReplayService; grow(extra: readonly 
   };
 }
 
-const fullReplay = async (s: Session, policy: string): Promise<string> => replayToJSON(await new ReplayService({ session: () => s }).result(inputs(policy)));
+const fullReplay = async (s: Session, policy: string): Promise<string> =>
+  replayToJSON(await new ReplayService({ session: () => s }).result(inputs(policy)));
 
 describe('the host replay engine after an append', () => {
   for (const policy of ['s2', 'letta', 'claude-code', 'openhands-masking', 's0']) {
@@ -63,7 +79,12 @@ describe('the host replay engine after an append', () => {
       e.grow([rewritten, ...turns(63, 1)], first.length + more.length - 1);
       const again = await e.service.result(inputs(policy));
       expect(e.service.resumed).toBe(2);
-      expect(replayToJSON(again)).toBe(await fullReplay(session(JSON.parse(JSON.stringify([...first, ...more.slice(0, -1), rewritten, ...turns(63, 1)])) as Message[]), policy));
+      expect(replayToJSON(again)).toBe(
+        await fullReplay(
+          session(JSON.parse(JSON.stringify([...first, ...more.slice(0, -1), rewritten, ...turns(63, 1)])) as Message[]),
+          policy,
+        ),
+      );
     });
   }
 

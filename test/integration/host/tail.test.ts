@@ -17,14 +17,28 @@ let t: TailedHost;
 beforeEach(async () => (t = await startTailedHost(sample, 'live.jsonl')));
 afterEach(() => t.close());
 
-
 /** A prompt and its answer, chained to the file's last line with a uuid. */
 function appendTurn(n: number): void {
-  const lines = readFileSync(t.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(t.file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const last = lines.filter((l) => typeof l['uuid'] === 'string').at(-1)!;
   const base = { isSidechain: false, type: 'user', sessionId: last['sessionId'], cwd: last['cwd'], timestamp: '2026-01-01T00:00:00.000Z' };
   const user = { ...base, parentUuid: last['uuid'], uuid: `live-${n}-u`, message: { role: 'user', content: `prompt ${n}` } };
-  const answer = { ...base, type: 'assistant', parentUuid: user.uuid, uuid: `live-${n}-a`, message: { id: `msg_live_${n}`, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: `answer ${n}` }], usage: { input_tokens: 1, output_tokens: 2 } } };
+  const answer = {
+    ...base,
+    type: 'assistant',
+    parentUuid: user.uuid,
+    uuid: `live-${n}-a`,
+    message: {
+      id: `msg_live_${n}`,
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'text', text: `answer ${n}` }],
+      usage: { input_tokens: 1, output_tokens: 2 },
+    },
+  };
   appendFileSync(t.file, `${JSON.stringify(user)}\n${JSON.stringify(answer)}\n`);
 }
 
@@ -47,26 +61,47 @@ describe('live tail through the host', () => {
   it('emits sessionUpdated on an append and answers from the grown session', async () => {
     const id = t.host.initialSessionId!;
     const before = await t.host.handlers.getSession({ id });
-    const chartBefore = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
+    const chartBefore = answerOf(
+      await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }),
+    );
     expect(await t.host.handlers.watchSession({ sessionId: id, on: true })).toEqual({ watching: true, path: t.file });
     const seen = t.nextUpdate();
     appendTurn(1);
     await seen;
-    expect(t.updates.at(-1)).toEqual({ sessionId: id, steps: before.steps.length + 1, messages: before.summary.messages + 2, rewritten: false });
+    expect(t.updates.at(-1)).toEqual({
+      sessionId: id,
+      steps: before.steps.length + 1,
+      messages: before.summary.messages + 2,
+      rewritten: false,
+    });
     const after = await t.host.handlers.getSession({ id });
     expect(after.steps.length).toBe(before.steps.length + 1);
     const page = await t.host.handlers.getMessages({ sessionId: id, offset: after.summary.messages - 2, limit: 2 });
     expect(page.messages.map((m) => m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''))).toEqual(['prompt 1', 'answer 1']);
     // The session the host held was patched with the new messages, not read again: it is the stored one.
     const all = await t.host.handlers.getMessages({ sessionId: id, offset: 0, limit: 2000 });
-    expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(t.host.store.loadSession(id)!.messages.map((m, i) => toMessageView(m, i, 0, false)).map(({ tokens: _t, pinned: _p, ...m }) => m));
-    const chartAfter = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
+    expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(
+      t.host.store
+        .loadSession(id)!
+        .messages.map((m, i) => toMessageView(m, i, 0, false))
+        .map(({ tokens: _t, pinned: _p, ...m }) => m),
+    );
+    const chartAfter = answerOf(
+      await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }),
+    );
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 1);
     expect(await t.host.handlers.watchSession({ sessionId: id, on: false })).toEqual({ watching: false, path: t.file });
   });
 
   it('extends the chart drawn by the replay worker (which patches the session it holds)', async () => {
-    const whost = await createHost({ dbPath: join(t.dir, 'w.db'), hostKind: 'serve', version: 't', initialFiles: [t.file], replayWorkerFile: replayWorkerSource()!, emit: (event) => event === 'sessionUpdated' && t.waiters.splice(0).forEach((w) => w()) });
+    const whost = await createHost({
+      dbPath: join(t.dir, 'w.db'),
+      hostKind: 'serve',
+      version: 't',
+      initialFiles: [t.file],
+      replayWorkerFile: replayWorkerSource()!,
+      emit: (event) => event === 'sessionUpdated' && t.waiters.splice(0).forEach((w) => w()),
+    });
     try {
       const id = whost.initialSessionId!;
       const policy = (await whost.handlers.getSession({ id })).defaultPolicy;
@@ -89,7 +124,9 @@ describe('live tail through the host', () => {
 
   it('refuses to follow a session whose file is gone, naming it', async () => {
     unlinkSync(t.file);
-    await expect(t.host.handlers.watchSession({ sessionId: t.host.initialSessionId!, on: true })).rejects.toThrow(/live\.jsonl: the session's source file is gone/);
+    await expect(t.host.handlers.watchSession({ sessionId: t.host.initialSessionId!, on: true })).rejects.toThrow(
+      /live\.jsonl: the session's source file is gone/,
+    );
     await expect(t.host.handlers.watchSession({ sessionId: 'nope', on: true })).rejects.toThrow(/no session with id "nope"/);
   });
 });

@@ -26,7 +26,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const errorOf = async (p: Promise<unknown>): Promise<ApiError> => p.then(() => new ApiError('internal', 'resolved'), (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', String(e))));
+const errorOf = async (p: Promise<unknown>): Promise<ApiError> =>
+  p.then(
+    () => new ApiError('internal', 'resolved'),
+    (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', String(e))),
+  );
 
 describe('runTune', () => {
   it('proposes a setting whose replay keeps every referenced fact', async () => {

@@ -24,7 +24,9 @@ const saved: Record<string, string | undefined> = {};
 
 const waitFor = async (jobId: string): Promise<EventPayload<'importDone'>> => {
   for (let i = 0; i < 400; i++) {
-    const e = events.find((x) => (x.event === 'importDone' || x.event === 'importFailed') && (x.payload as { jobId: string }).jobId === jobId);
+    const e = events.find(
+      (x) => (x.event === 'importDone' || x.event === 'importFailed') && (x.payload as { jobId: string }).jobId === jobId,
+    );
     if (e) {
       if (e.event === 'importFailed') throw new Error(JSON.stringify(e.payload));
       return e.payload as EventPayload<'importDone'>;
@@ -45,7 +47,13 @@ beforeAll(async () => {
   uploadsDir = uploadsDirFor(db)!;
   mkdirSync(uploadsDir, { recursive: true });
   copyFileSync(sample, join(uploadsDir, '0f8e2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b-my-session.jsonl'));
-  host = await createHost({ dbPath: db, hostKind: 'serve', version: 't', initialFiles: [], emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void events.push({ event, payload: refs.scrubDeep(payload) }) });
+  host = await createHost({
+    dbPath: db,
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [],
+    emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void events.push({ event, payload: refs.scrubDeep(payload) }),
+  });
   refs = new UploadRefs(uploadsDir);
   page = withUploadRefs(host.handlers, refs);
 });
@@ -79,7 +87,10 @@ describe('serve: upload references', () => {
       events,
     ];
     // Errors too: one naming the file's session, one a refused path inside the folder.
-    for (const bad of [() => page.getRawRecord({ sessionId: id, index: 1e6 }), () => page.importFiles({ paths: [join(uploadsDir, 'nope.jsonl')] })]) {
+    for (const bad of [
+      () => page.getRawRecord({ sessionId: id, index: 1e6 }),
+      () => page.importFiles({ paths: [join(uploadsDir, 'nope.jsonl')] }),
+    ]) {
       await bad().then(
         () => answers.push('no error'),
         (e: Error) => answers.push(e.message),
@@ -89,7 +100,9 @@ describe('serve: upload references', () => {
     const summary = (await page.listSessions({})).find((s) => s.id === id)!;
     expect(summary.sourcePath).toBe(file!.path);
     // The server itself still knows the real path (the library's "imported" mark works).
-    expect((await host.handlers.listSessions({})).find((s) => s.id === id)!.sourcePath).toBe(join(uploadsDir, '0f8e2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b-my-session.jsonl'));
+    expect((await host.handlers.listSessions({})).find((s) => s.id === id)!.sourcePath).toBe(
+      join(uploadsDir, '0f8e2c1a-5b6d-4e7f-8a9b-0c1d2e3f4a5b-my-session.jsonl'),
+    );
     expect((await page.listLocalLogs({})).groups.find((g) => g.agent === 'upload')?.files[0]?.sessionIds).toEqual([id]);
   });
 

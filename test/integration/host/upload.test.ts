@@ -30,7 +30,11 @@ interface Answer {
 }
 
 /** Sends `chunks` one after the other (no Content-Length when `chunked`); `between` runs after the first. */
-function upload(query: string, chunks: Buffer[], opts: { token?: string | null; chunked?: boolean; between?: () => Promise<void> } = {}): Promise<Answer> {
+function upload(
+  query: string,
+  chunks: Buffer[],
+  opts: { token?: string | null; chunked?: boolean; between?: () => Promise<void> } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const total = chunks.reduce((n, c) => n + c.length, 0);
     const headers: Record<string, string> = { host: `127.0.0.1:${http.port}`, 'content-type': 'application/octet-stream' };
@@ -103,7 +107,9 @@ describe('upload route', () => {
   it('answers 413 with the limit for a declared size over it, and keeps nothing', async () => {
     const r = await upload('?name=big.jsonl', [Buffer.alloc(LIMIT + 1, 0x61)]);
     expect(r.status).toBe(413);
-    expect(r.json.error?.message).toMatch(/^big\.jsonl: 1\.0 MiB is over this server's upload limit of 1\.0 MiB \(start serve with CTXSCOPE_UPLOAD_LIMIT_MB=N/);
+    expect(r.json.error?.message).toMatch(
+      /^big\.jsonl: 1\.0 MiB is over this server's upload limit of 1\.0 MiB \(start serve with CTXSCOPE_UPLOAD_LIMIT_MB=N/,
+    );
     expect(readdirSync(uploads)).toEqual([]);
   });
 
@@ -147,7 +153,7 @@ describe('upload route', () => {
     for (const p of progress) expect(p.payload['file']).toBe('pass_wd_script_.jsonl');
   });
 
-  it('a bad upload fails with the importer\'s file:line message, naming the upload, not its path', async () => {
+  it("a bad upload fails with the importer's file:line message, naming the upload, not its path", async () => {
     const lines = readFileSync(sample, 'utf8').split('\n');
     const broken = [...lines.slice(0, 5), '{"type":"assistant", broken', ...lines.slice(5, 8)].join('\n');
     const r = await upload('?name=broken.jsonl', [Buffer.from(broken)]);
@@ -195,7 +201,6 @@ describe('upload names and limit', () => {
     expect(uploadLimit({ CTXSCOPE_UPLOAD_LIMIT_MB: '-1' })).toBe(DEFAULT_UPLOAD_LIMIT);
     expect(uploadLimit({})).toBe(DEFAULT_UPLOAD_LIMIT);
   });
-
 });
 
 describe('upload route: the client leaves before the answer', () => {
@@ -223,7 +228,13 @@ describe('upload route: the client leaves before the answer', () => {
     });
     try {
       const body = Buffer.from('{"role":"user","content":"hi"}\n');
-      const req = request({ host: '127.0.0.1', port: own.port, path: '/api/upload?name=late.jsonl', method: 'POST', headers: { host: `127.0.0.1:${own.port}`, authorization: `Bearer ${own.token}`, 'content-length': String(body.length) } });
+      const req = request({
+        host: '127.0.0.1',
+        port: own.port,
+        path: '/api/upload?name=late.jsonl',
+        method: 'POST',
+        headers: { host: `127.0.0.1:${own.port}`, authorization: `Bearer ${own.token}`, 'content-length': String(body.length) },
+      });
       req.on('error', () => {});
       req.end(body);
       await waitFor('the body stored', () => accepted);

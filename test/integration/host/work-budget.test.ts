@@ -20,19 +20,39 @@ const opened: { host: Host; http: HttpHost }[] = [];
 /** A host whose budget holds exactly two sweeps of the sample at once, with `maxWaiting` places in its queue. */
 async function serve(maxWaiting: number, name: string): Promise<{ host: Host; http: HttpHost; id: string }> {
   const oneSweep = costOf('sweep', statSync(sample).size, availableParallelism());
-  const host = await createHost({ dbPath: join(dir, `${name}.db`), hostKind: 'serve', version: 't', initialFiles: [sample], emit: () => {}, workBudget: { budgetBytes: 2 * oneSweep, maxWaiting } });
+  const host = await createHost({
+    dbPath: join(dir, `${name}.db`),
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [sample],
+    emit: () => {},
+    workBudget: { budgetBytes: 2 * oneSweep, maxWaiting },
+  });
   const http = await startHttpHost({ handlers: host.handlers, staticDir: join(dir, 'static'), port: 0 });
   opened.push({ host, http });
   return { host, http, id: host.initialSessionId! };
 }
 
-function post(http: HttpHost, method: string, body: unknown): Promise<{ status: number; json: { ok: boolean; value?: { points: unknown[] }; error?: { code: string; message: string } } }> {
+function post(
+  http: HttpHost,
+  method: string,
+  body: unknown,
+): Promise<{ status: number; json: { ok: boolean; value?: { points: unknown[] }; error?: { code: string; message: string } } }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: http.port, path: `/api/${method}`, method: 'POST', headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as never }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: http.port,
+        path: `/api/${method}`,
+        method: 'POST',
+        headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as never }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -48,7 +68,14 @@ function get(http: HttpHost, path: string): Promise<number> {
   });
 }
 
-const sweep = (id: string, k: number) => ({ sessionId: id, policy: 's2', overrides: { window: 64_000 }, needles: [], sweeps: ['slidingWindow=2:30:4'], channel: `sweep-${k}` });
+const sweep = (id: string, k: number) => ({
+  sessionId: id,
+  policy: 's2',
+  overrides: { window: 64_000 },
+  needles: [],
+  sweeps: ['slidingWindow=2:30:4'],
+  channel: `sweep-${k}`,
+});
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ctxscope-budget-'));
@@ -90,7 +117,9 @@ describe('concurrent sweeps share the host memory budget', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(r.json.error!.code).toBe('busy');
-      expect(r.json.error!.message).toMatch(/^busy: this sweep needs about \d+ MB of the host's \d+ MB memory budget; 2 request\(s\) running hold \d+ MB and 2 wait \(the queue holds at most 2\)/);
+      expect(r.json.error!.message).toMatch(
+        /^busy: this sweep needs about \d+ MB of the host's \d+ MB memory budget; 2 request\(s\) running hold \d+ MB and 2 wait \(the queue holds at most 2\)/,
+      );
     }
     const s = host.budget.stats();
     expect(s.peakRunning).toBeLessThanOrEqual(2);

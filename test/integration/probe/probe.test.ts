@@ -22,7 +22,12 @@ function probeSession() {
     assistant([call('c1', 'Bash', '{"command":"npm test"}')]),
     msg('user', [result('c1', 'FAIL test/format.test.ts\nTypeError: formatMoney is not a function', true)]),
   ];
-  for (let t = 0; t < 6; t++) messages.push(user(filler(200, `u${t}`)), assistant([call(`r${t}`, 'Read', `{"file_path":"notes/n${t}.md"}`)]), msg('user', [result(`r${t}`, filler(200, `n${t}`))]));
+  for (let t = 0; t < 6; t++)
+    messages.push(
+      user(filler(200, `u${t}`)),
+      assistant([call(`r${t}`, 'Read', `{"file_path":"notes/n${t}.md"}`)]),
+      msg('user', [result(`r${t}`, filler(200, `n${t}`))]),
+    );
   messages.push(user('Back to it.'), assistant('The TypeError from formatMoney in src/invoices/format.ts: fixing it now.'));
   return session(messages);
 }
@@ -33,7 +38,14 @@ async function setup(api: 'openai' | 'anthropic', handler: Handler, replicates: 
   // Keep the last 6 messages: the first test run leaves the window long before the end.
   const r = await replay(s, { window: 100_000, tokenizer: 'chars4', pipeline: ['sliding-window'], slidingWindow: 6, triggerMessages: 8 });
   const step = r.steps.count - 1;
-  const settings: ProbeSettings = { api, endpoint: api === 'openai' ? server.url : server.origin, model: 'fake-model', replicates, temperature: 0, maxAnswerTokens: 64 };
+  const settings: ProbeSettings = {
+    api,
+    endpoint: api === 'openai' ? server.url : server.origin,
+    model: 'fake-model',
+    replicates,
+    temperature: 0,
+    maxAnswerTokens: 64,
+  };
   const plan = planProbe(s, r, step, settings, 'auto');
   return { server, plan, settings, client: probeClient({ api, endpoint: settings.endpoint, timeoutMs: 2_000, retries: 2, backoffMs: 20 }) };
 }
@@ -42,7 +54,10 @@ describe.each(['openai', 'anthropic'] as const)('probe over the %s protocol', (a
   it('asks about the error the policy dropped: right N of N as sent, wrong under the policy, a verdict at 5 replicates', async () => {
     const { server, plan, settings, client } = await setup(api, fakeModel(), 5);
     const q = plan.questions.find((x) => x.kind === 'error');
-    expect(q).toMatchObject({ text: 'What exact error did `npm test` print? Answer with the error line only.', expected: 'TypeError: formatMoney is not a function' });
+    expect(q).toMatchObject({
+      text: 'What exact error did `npm test` print? Answer with the error line only.',
+      expected: 'TypeError: formatMoney is not a function',
+    });
     const r = await runProbe(plan, 'sliding', settings, client);
     const t = r.tallies.find((x) => x.task === q!.id)!;
     expect(t.original).toMatchObject({ k: 5, n: 5, errors: 0 });
@@ -87,17 +102,45 @@ describe('probe replicates and faults', () => {
   });
 
   const faults: { name: string; handler: () => Handler; error: RegExp; attempts: number }[] = [
-    { name: 'a server that never answers (timeout)', handler: () => (_q, _b, res: ServerResponse) => void res.on('close', () => undefined), error: /timed out after 300 ms/, attempts: 3 },
+    {
+      name: 'a server that never answers (timeout)',
+      handler: () => (_q, _b, res: ServerResponse) => void res.on('close', () => undefined),
+      error: /timed out after 300 ms/,
+      attempts: 3,
+    },
     { name: '500 on every request', handler: () => (_q, _b, res) => (res.writeHead(500), res.end()), error: /HTTP 500/, attempts: 3 },
-    { name: 'an answer that is not JSON', handler: () => (_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.end('{"choices": [')), error: /invalid JSON.*after 3 attempts/, attempts: 3 },
-    { name: 'JSON without a message', handler: () => (_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.end('{"choices": []}')), error: /malformed answer.*no choices\[0\]\.message.*after 3 attempts/, attempts: 3 },
+    {
+      name: 'an answer that is not JSON',
+      handler: () => (_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.end('{"choices": [')),
+      error: /invalid JSON.*after 3 attempts/,
+      attempts: 3,
+    },
+    {
+      name: 'JSON without a message',
+      handler: () => (_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.end('{"choices": []}')),
+      error: /malformed answer.*no choices\[0\]\.message.*after 3 attempts/,
+      attempts: 3,
+    },
   ];
   for (const f of faults) {
     it(`${f.name}: each replicate ends as an error after its retries`, async () => {
       const server = await startTestServer(f.handler());
       const s = probeSession();
-      const r = await replay(s, { window: 100_000, tokenizer: 'chars4', pipeline: ['sliding-window'], slidingWindow: 6, triggerMessages: 8 });
-      const settings: ProbeSettings = { api: 'openai', endpoint: server.url, model: 'fake-model', replicates: 1, temperature: 0, maxAnswerTokens: 16 };
+      const r = await replay(s, {
+        window: 100_000,
+        tokenizer: 'chars4',
+        pipeline: ['sliding-window'],
+        slidingWindow: 6,
+        triggerMessages: 8,
+      });
+      const settings: ProbeSettings = {
+        api: 'openai',
+        endpoint: server.url,
+        model: 'fake-model',
+        replicates: 1,
+        temperature: 0,
+        maxAnswerTokens: 16,
+      };
       const plan = planProbe(s, r, r.steps.count - 1, settings, []);
       const client = probeClient({ api: 'openai', endpoint: server.url, timeoutMs: 300, retries: 2, backoffMs: 10 });
       const out = await runProbe(plan, 'sliding', settings, client);
@@ -122,9 +165,21 @@ describe('probe replicates and faults', () => {
     });
     const s = probeSession();
     const r = await replay(s, { window: 100_000, tokenizer: 'chars4', pipeline: ['sliding-window'], slidingWindow: 6, triggerMessages: 8 });
-    const settings: ProbeSettings = { api: 'openai', endpoint: server.url, model: 'fake-model', replicates: 1, temperature: 0, maxAnswerTokens: 16 };
+    const settings: ProbeSettings = {
+      api: 'openai',
+      endpoint: server.url,
+      model: 'fake-model',
+      replicates: 1,
+      temperature: 0,
+      maxAnswerTokens: 16,
+    };
     const plan = planProbe(s, r, r.steps.count - 1, settings, []);
-    const out = await runProbe(plan, 'sliding', settings, probeClient({ api: 'openai', endpoint: server.url, timeoutMs: 2_000, retries: 2, backoffMs: 10 }));
+    const out = await runProbe(
+      plan,
+      'sliding',
+      settings,
+      probeClient({ api: 'openai', endpoint: server.url, timeoutMs: 2_000, retries: 2, backoffMs: 10 }),
+    );
     expect(out.answers.every((a) => a.error === undefined)).toBe(true);
     // Retry-After: 1 → the second request at least a second after the first (not the 10 ms backoff).
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
@@ -132,8 +187,16 @@ describe('probe replicates and faults', () => {
 
   it('a redirect is never followed: the request fails where it was sent', async () => {
     const elsewhere = await startTestServer(fakeModel());
-    const server = await startTestServer((_q, _b, res) => (res.writeHead(307, { location: `${elsewhere.url}/chat/completions` }), res.end()));
-    const client = probeClient({ api: 'openai', endpoint: server.url, apiKey: 'sk-bound-to-the-first-0123456789', timeoutMs: 1_000, retries: 0 });
+    const server = await startTestServer(
+      (_q, _b, res) => (res.writeHead(307, { location: `${elsewhere.url}/chat/completions` }), res.end()),
+    );
+    const client = probeClient({
+      api: 'openai',
+      endpoint: server.url,
+      apiKey: 'sk-bound-to-the-first-0123456789',
+      timeoutMs: 1_000,
+      retries: 0,
+    });
     await expect(client({ model: 'm', messages: [] })).rejects.toThrow();
     expect(elsewhere.requests).toHaveLength(0);
   });

@@ -80,7 +80,9 @@ beforeAll(() => {
   writeChain(file, LINES, (k) => `"type":"${k % 2 ? 'assistant' : 'user'}","message":{"content":"${k % 2 ? 'ok' : 'hi'}"}`);
   split = join(dir, 'split.jsonl');
   // A user line, then one response split over two assistant lines.
-  writeChain(split, SPLIT_LINES, (k) => (k % 3 === 0 ? '"type":"user","message":{"content":"hi"}' : `"type":"assistant","message":{"id":"m${Math.floor(k / 3)}","content":"ok"}`));
+  writeChain(split, SPLIT_LINES, (k) =>
+    k % 3 === 0 ? '"type":"user","message":{"content":"hi"}' : `"type":"assistant","message":{"id":"m${Math.floor(k / 3)}","content":"ok"}`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -98,7 +100,6 @@ function builtPeakRss(...args: string[]): { status: number | null; peak: number 
   const m = /peak-rss-kib (\d+)/.exec(r.stderr);
   return { status: r.status, peak: m ? Number(m[1]) * 1024 : null, stderr: r.stderr };
 }
-
 
 describe(`a million minimal Claude Code lines within a ${HEAP_MB} MB heap`, () => {
   it('ctxscope import stores every message of the chain', () => {

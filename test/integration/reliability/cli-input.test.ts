@@ -43,7 +43,9 @@ describe('ctxscope inspect on hostile input', () => {
     const r = await cli('inspect', file);
     expect(r.code).toBe(3);
     expect(r.stderr).not.toMatch(/call stack/);
-    expect(r.stderr).toMatch(new RegExp(`^ctxscope: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:5089: JSON nested at most 1,000 levels deep`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^ctxscope: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:5089: JSON nested at most 1,000 levels deep`),
+    );
   });
 
   it('invalid UTF-8 deep in a file: exit 3, its byte and line', async () => {

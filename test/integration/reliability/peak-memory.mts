@@ -16,7 +16,8 @@ const file = join(dir, 'tiny.jsonl');
 const fd = openSync(file, 'w');
 for (let i = 0; i < lines; i += 10_000) {
   const chunk: string[] = [];
-  for (let k = i; k < Math.min(lines, i + 10_000); k++) chunk.push(k % 2 ? '{"role":"assistant","content":"ok"}' : '{"role":"user","content":"hi"}');
+  for (let k = i; k < Math.min(lines, i + 10_000); k++)
+    chunk.push(k % 2 ? '{"role":"assistant","content":"ok"}' : '{"role":"user","content":"hi"}');
   writeSync(fd, chunk.join('\n') + '\n');
 }
 closeSync(fd);

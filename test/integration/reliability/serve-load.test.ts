@@ -24,7 +24,11 @@ let base = '';
 let token = '';
 
 async function call<T>(method: string, body: unknown): Promise<{ ok: boolean; value?: T; error?: { code: string } }> {
-  const res = await fetch(`${base}/api/${method}`, { method: 'POST', body: JSON.stringify(body), headers: { Authorization: `Bearer ${token}` } });
+  const res = await fetch(`${base}/api/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${token}` },
+  });
   return (await res.json()) as { ok: boolean; value?: T; error?: { code: string } };
 }
 
@@ -62,7 +66,13 @@ describe('serve under load', () => {
     const sessionId = info.value!.initialSessionId;
     // 50 distinct settings: every one is a new replay (no cache hit, no shared channel).
     const replays = Array.from({ length: 50 }, (_, i) =>
-      call('getChartView', { sessionId, policy: i % 2 ? 's3' : 'claude-code', overrides: { window: 60_000 + i * 1_000 }, needles: [], buckets: 800 }),
+      call('getChartView', {
+        sessionId,
+        policy: i % 2 ? 's3' : 'claude-code',
+        overrides: { window: 60_000 + i * 1_000 },
+        needles: [],
+        buckets: 800,
+      }),
     );
     const waits: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -78,7 +88,10 @@ describe('serve under load', () => {
     expect(answers.some((a) => a.ok)).toBe(true);
 
     // Ask for more work, then stop the server in the middle of it.
-    for (let i = 0; i < 8; i++) void call('getChartView', { sessionId, policy: 's0', overrides: { window: 50_000 + i * 777 }, needles: [], buckets: 800 }).catch(() => undefined);
+    for (let i = 0; i < 8; i++)
+      void call('getChartView', { sessionId, policy: 's0', overrides: { window: 50_000 + i * 777 }, needles: [], buckets: 800 }).catch(
+        () => undefined,
+      );
     await new Promise((r) => setTimeout(r, 200));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const t0 = performance.now();

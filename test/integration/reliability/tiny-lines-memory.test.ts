@@ -35,7 +35,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 describe(`a million tiny lines within a ${HEAP_MB} MB heap`, () => {
   it('ctxscope import stores every message', () => {
     const r = cappedCli(HEAP_MB, dir, 'import', file, '--db', join(dir, 'store.db'), '--json');

@@ -15,7 +15,8 @@ import type { ExportTask } from '../../../src/main/export/protocol';
 import { syntheticSession } from '../../bench/corpus';
 
 /** A worker that dies (exit code 7) as soon as it is given a job. */
-const crashing = (): Worker => new Worker("require('node:worker_threads').parentPort.on('message', () => process.exit(7));", { eval: true });
+const crashing = (): Worker =>
+  new Worker("require('node:worker_threads').parentPort.on('message', () => process.exit(7));", { eval: true });
 /** A stand-in count worker: a text's "count" is its length, answered after `delay` ms. */
 const lengths = (delay = 0): Worker =>
   new Worker(
@@ -66,14 +67,34 @@ describe('worker pools when a worker dies', () => {
   it('a tuner sweep fails with the exit code when its workers exit mid-job, and the pool closes', async () => {
     const s2 = getPolicy('s2')!;
     const pool = new TunePool({ spawn: crashing });
-    await expect(pool.sweep({ session: syntheticSession(20), policy: { id: s2.id, config: s2.config }, sweeps: ['trigger=0.5:0.9:0.1'], baseOverrides: { tokenizer: 'chars4' }, threads: 2 })).rejects.toThrow(/tuner: .*exited with code 7/);
+    await expect(
+      pool.sweep({
+        session: syntheticSession(20),
+        policy: { id: s2.id, config: s2.config },
+        sweeps: ['trigger=0.5:0.9:0.1'],
+        baseOverrides: { tokenizer: 'chars4' },
+        threads: 2,
+      }),
+    ).rejects.toThrow(/tuner: .*exited with code 7/);
     await pool.close();
   }, 10_000);
 
   it('an export whose tinypool worker exits mid-task fails with the exit code; the next export runs', async () => {
     const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
-    const pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => t.withText ? { ok: true, built: { fileName: 'next', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } } : process.exit(7);`) });
-    const task = { sessionKey: 's#0', session: null, row: { id: 's', title: null, sourcePath: 's.jsonl' }, args: {}, replay: null, withText: false } as unknown as ExportTask;
+    const pool = new ExportPool({
+      threads: 1,
+      filename: moduleOf(
+        `export default (t) => t.withText ? { ok: true, built: { fileName: 'next', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } } : process.exit(7);`,
+      ),
+    });
+    const task = {
+      sessionKey: 's#0',
+      session: null,
+      row: { id: 's', title: null, sourcePath: 's.jsonl' },
+      args: {},
+      replay: null,
+      withText: false,
+    } as unknown as ExportTask;
     await expect(pool.run(task)).rejects.toThrow(/export: a worker exited \(code 7\)/);
     expect((await pool.run({ ...task, withText: true })).fileName).toBe('next');
     await pool.close();

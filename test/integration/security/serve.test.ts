@@ -23,11 +23,20 @@ let named: string;
 function call(path: string, body: unknown): Promise<{ status: number; json: { ok: boolean; error?: { code: string; message: string } } }> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port: http.port, path, method: 'POST', headers: { host: `127.0.0.1:${http.port}`, authorization: `Bearer ${http.token}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as never }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: http.port,
+        path,
+        method: 'POST',
+        headers: { host: `127.0.0.1:${http.port}`, authorization: `Bearer ${http.token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as never }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -44,7 +53,14 @@ beforeAll(async () => {
   const allow = new ImportAllowList();
   allow.allowFile(named);
   allow.allowRoot(logs);
-  host = await createHost({ dbPath: join(dir, 'h.db'), hostKind: 'serve', version: 't', initialFiles: [named], emit: () => {}, importAllow: allow });
+  host = await createHost({
+    dbPath: join(dir, 'h.db'),
+    hostKind: 'serve',
+    version: 't',
+    initialFiles: [named],
+    emit: () => {},
+    importAllow: allow,
+  });
   http = await startHttpHost({ handlers: host.handlers, staticDir: dir, port: 0 });
 });
 afterAll(async () => {
@@ -56,7 +72,15 @@ afterAll(async () => {
 describe('serve: what importFiles may read', () => {
   it('refuses every path outside its files and roots with the same answer, existing or not', async () => {
     const answers = [];
-    for (const p of ['/etc/shadow', '/etc/passwd', '/no/such/file', join(logs, 'p1', 'escape.jsonl'), join(logs, 'p1', 'missing.jsonl'), logs, join(logs, '..', '..', 'named.jsonl.bak')]) {
+    for (const p of [
+      '/etc/shadow',
+      '/etc/passwd',
+      '/no/such/file',
+      join(logs, 'p1', 'escape.jsonl'),
+      join(logs, 'p1', 'missing.jsonl'),
+      logs,
+      join(logs, '..', '..', 'named.jsonl.bak'),
+    ]) {
       const r = await call('/api/importFiles', { paths: [p] });
       answers.push(JSON.stringify([r.status, r.json]));
     }
@@ -99,7 +123,7 @@ describe('serve: client errors are 400, not 500', () => {
     expect(r.json.error?.message).toMatch(/custom:x|strategy "x"/);
   });
 
-  it('a saved policy that names a stranger\'s summarizer is refused, naming the host and how to allow it', async () => {
+  it("a saved policy that names a stranger's summarizer is refused, naming the host and how to allow it", async () => {
     const exported = await host.handlers.exportPolicy({ id: 'letta' });
     const p = JSON.parse(exported.text) as { id: string; config: Record<string, unknown> };
     p.id = 'shared-one';

@@ -13,7 +13,8 @@ afterEach(closeTestServers);
 
 const request = { messages: [user('the deploy key is in vault')], previousSummary: null, targetTokens: 50 };
 const noKeychain = async (): Promise<undefined> => undefined;
-const cfg = (summarizer: 'openai' | 'anthropic', summarizerUrl?: string) => resolveConfig('letta', { summarizer, summarizerModel: 'm', ...(summarizerUrl ? { summarizerUrl } : {}) });
+const cfg = (summarizer: 'openai' | 'anthropic', summarizerUrl?: string) =>
+  resolveConfig('letta', { summarizer, summarizerModel: 'm', ...(summarizerUrl ? { summarizerUrl } : {}) });
 
 describe('the summarizer key is bound to its endpoint', () => {
   it('a policy URL (loopback) gets the transcript but not the OPENAI_API_KEY of the environment', async () => {
@@ -58,7 +59,12 @@ describe('the summarizer key is bound to its endpoint', () => {
 
 describe('which endpoints a policy may name', () => {
   it('refuses a non-loopback URL from a file, naming the host and how to allow it', async () => {
-    const run = summarizerFor(cfg('openai', 'http://collector.example.net:8080/v1'), undefined, { OPENAI_API_KEY: 'sk-x' }, { keychain: noKeychain });
+    const run = summarizerFor(
+      cfg('openai', 'http://collector.example.net:8080/v1'),
+      undefined,
+      { OPENAI_API_KEY: 'sk-x' },
+      { keychain: noKeychain },
+    );
     await expect(run).rejects.toThrow(SummarizerSetupError);
     await expect(run).rejects.toThrow(/collector\.example\.net:8080.*--allow-summarizer-url http:\/\/collector\.example\.net:8080\/v1/);
   });
@@ -70,15 +76,33 @@ describe('which endpoints a policy may name', () => {
       return new Response(JSON.stringify({ choices: [{ message: { content: 'fine' } }] }), { status: 200 });
     }) as unknown as typeof fetch;
     allowSummarizerUrl('http://allowed.example.net/v1/');
-    const s = await summarizerFor(cfg('openai', 'http://allowed.example.net/v1'), undefined, { OPENAI_API_KEY: 'sk-env' }, { keychain: noKeychain, fetch: fakeFetch });
+    const s = await summarizerFor(
+      cfg('openai', 'http://allowed.example.net/v1'),
+      undefined,
+      { OPENAI_API_KEY: 'sk-env' },
+      { keychain: noKeychain, fetch: fakeFetch },
+    );
     expect(await s!.summarize(request)).toBe('fine');
     expect(sent?.['authorization']).toBeUndefined();
-    const viaEnv = summarizerFor(cfg('openai', 'http://workers.example.net/v1'), undefined, { CTXSCOPE_ALLOW_SUMMARIZER_URL: 'http://workers.example.net/v1' }, { keychain: noKeychain });
+    const viaEnv = summarizerFor(
+      cfg('openai', 'http://workers.example.net/v1'),
+      undefined,
+      { CTXSCOPE_ALLOW_SUMMARIZER_URL: 'http://workers.example.net/v1' },
+      { keychain: noKeychain },
+    );
     await expect(viaEnv).resolves.toBeDefined();
   });
 
   it('refuses non-http(s) schemes and link-local / metadata hosts, whatever is allowed', async () => {
-    for (const url of ['file:///etc/passwd', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/v1', 'http://[fe80::1]/v1', 'http://2852039166/v1', 'http://metadata.google.internal/v1', 'ftp://127.0.0.1/v1']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::ffff:169.254.169.254]/v1',
+      'http://[fe80::1]/v1',
+      'http://2852039166/v1',
+      'http://metadata.google.internal/v1',
+      'ftp://127.0.0.1/v1',
+    ]) {
       // Refused where the config is read (a saved or imported policy, --set, a config file)…
       expect(() => cfg('openai', url), url).toThrow(/summarizerUrl/);
       // …and again by the host before anything is sent, should a config reach it unvalidated.
@@ -89,13 +113,17 @@ describe('which endpoints a policy may name', () => {
   });
 
   it('only literal loopback counts as loopback (a *.localhost name may reach DNS)', async () => {
-    await expect(summarizerFor(cfg('openai', 'http://evil.localhost:8080/v1'), undefined, {}, { keychain: noKeychain })).rejects.toThrow(/--allow-summarizer-url/);
+    await expect(summarizerFor(cfg('openai', 'http://evil.localhost:8080/v1'), undefined, {}, { keychain: noKeychain })).rejects.toThrow(
+      /--allow-summarizer-url/,
+    );
     await expect(summarizerFor(cfg('openai', 'http://[::1]:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
     await expect(summarizerFor(cfg('openai', 'http://127.8.9.10:8080/v1'), undefined, {}, { keychain: noKeychain })).resolves.toBeDefined();
   });
 
   it('policies --check describes the endpoint', () => {
-    expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://anyone.example/v1' })).toMatch(/REMOTE host anyone\.example.*--allow-summarizer-url/);
+    expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://anyone.example/v1' })).toMatch(
+      /REMOTE host anyone\.example.*--allow-summarizer-url/,
+    );
     expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://localhost:11434/v1' })).toMatch(/loopback/);
     expect(describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'https://api.openai.com/v1/' })).toMatch(/openai's own endpoint/);
     expect(() => describeSummarizerUrl({ summarizer: 'openai', summarizerUrl: 'http://169.254.169.254/' })).toThrow(/link-local/);

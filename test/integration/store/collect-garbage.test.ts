@@ -35,7 +35,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A WeakRef made in a task of its own: a target stays alive until the task that made the ref ends. */
 async function unreachable(): Promise<WeakRef<object>> {
-  const ref = await new Promise<WeakRef<object>>((resolve) => setImmediate(() => resolve(new WeakRef({ big: new Array<number>(1 << 16).fill(1) }))));
+  const ref = await new Promise<WeakRef<object>>((resolve) =>
+    setImmediate(() => resolve(new WeakRef({ big: new Array<number>(1 << 16).fill(1) }))),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return ref;
 }
@@ -49,7 +51,11 @@ describe('collectGarbage', () => {
 
   it('runs once on the writer path, and not on the in-thread path', async () => {
     const file = join(dir, 'chat.jsonl');
-    writeFileSync(file, Array.from({ length: 20 }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: 20 }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })).join('\n') +
+        '\n',
+    );
     const store = openStore(join(dir, 'a.db'));
     const viaThread = await importFileToStore(store, file, { pipeline: false });
     expect(viaThread.messages).toBe(20);

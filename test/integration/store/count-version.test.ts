@@ -24,7 +24,10 @@ afterEach(() => {
 /** The store and the counter as a build with ESTIMATOR_VERSION = `version` has them. */
 async function build(version: number) {
   vi.resetModules();
-  vi.doMock('../../../src/core/tokens/version', () => ({ ESTIMATOR_VERSION: version, countsKey: (t: string, v: number = version) => `${t}@v${v}` }));
+  vi.doMock('../../../src/core/tokens/version', () => ({
+    ESTIMATOR_VERSION: version,
+    countsKey: (t: string, v: number = version) => `${t}@v${v}`,
+  }));
   const store = await import('../../../src/main/store/index');
   const tokens = await import('../../../src/core/tokens/index');
   return { openStore: store.openStore, importFileToStore: store.importFileToStore, countWith: tokens.countWith };
@@ -52,7 +55,7 @@ describe('count cache: the estimator version', () => {
     expect(back.system).toBe(counts.system);
     expect(Array.from(back.perMessage)).toEqual(Array.from(counts.perMessage));
     // The stale row is gone, not kept beside the new one; other tokenizers' rows are untouched.
-    const rows = store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? ORDER BY tokenizer").pluck().all(id) as string[];
+    const rows = store.db.prepare('SELECT tokenizer FROM token_counts WHERE session_id = ? ORDER BY tokenizer').pluck().all(id) as string[];
     expect(rows.filter((t) => t.startsWith('shannon'))).toEqual(['shannon@v2']);
     store.close();
   });
@@ -63,10 +66,16 @@ describe('count cache: the estimator version', () => {
     const id = (await v1.importFileToStore(store, sample)).sessionIds[0]!;
     const counts = v1.countWith(store.loadSession(id)!, 'shannon');
     const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
-    store.db.prepare('INSERT INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, 'shannon', blob, 0, 0, 0, 1);
+    store.db
+      .prepare(
+        'INSERT INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, 'shannon', blob, 0, 0, 0, 1);
     expect(store.loadCounts(id, 'shannon')).toBeUndefined();
     store.saveCounts(id, counts);
-    expect(store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer LIKE 'shannon%'").pluck().all(id)).toEqual(['shannon@v1']);
+    expect(
+      store.db.prepare("SELECT tokenizer FROM token_counts WHERE session_id = ? AND tokenizer LIKE 'shannon%'").pluck().all(id),
+    ).toEqual(['shannon@v1']);
     store.close();
   });
 });

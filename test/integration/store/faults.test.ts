@@ -133,7 +133,9 @@ describe('a database that cannot be written', () => {
     const store = openStore(path, { readonly: true, check: true });
     expect(isReadOnly(store)).toBe(true);
     expect(store.listSessions()).toHaveLength(1);
-    await expect(importFileToStore(store, transcript('b.jsonl', 4))).rejects.toThrow(`the database ${path} is open read-only: cannot import`);
+    await expect(importFileToStore(store, transcript('b.jsonl', 4))).rejects.toThrow(
+      `the database ${path} is open read-only: cannot import`,
+    );
     // SQLite's own message names no file; the store's does.
     expect(() => store.summarySet('k', 'v')).toThrow(`the database ${path} is open read-only: attempt to write a readonly database`);
     store.close();
@@ -175,7 +177,9 @@ describe('a full disk', () => {
     store.db.pragma(`max_page_count = ${pages + 20}`);
     const big = transcript('big.jsonl', 6000);
     // The input and the database, both named.
-    await expect(importFileToStore(store, big, { pipeline: false })).rejects.toThrow(`cannot import ${big}: the database ${path}: database or disk is full (SQLITE_FULL)`);
+    await expect(importFileToStore(store, big, { pipeline: false })).rejects.toThrow(
+      `cannot import ${big}: the database ${path}: database or disk is full (SQLITE_FULL)`,
+    );
     expect(store.listSessions()).toHaveLength(0);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM messages').get()).toEqual({ n: 0 });
@@ -195,12 +199,18 @@ describe('the writer thread', () => {
     openStore(path).close();
     const replies: WriterReply[] = [];
     let send: ((m: WriterRequest) => void) | undefined;
-    runWriter({ on: (_e, listener) => (send = listener), postMessage: (m) => replies.push(m), close: () => {} }, { role: 'writer', dbPath: path });
+    runWriter(
+      { on: (_e, listener) => (send = listener), postMessage: (m) => replies.push(m), close: () => {} },
+      { role: 'writer', dbPath: path },
+    );
     const begin: WriterRequest = { type: 'begin', source: { path: join(dir, 'in.jsonl'), size: 1, hash: 'h', format: 'jsonl' }, now: 0 };
     send!(begin);
     // A second BEGIN inside the transaction: SQLite refuses it.
     send!(begin);
     const error = replies.find((r) => r.type === 'error');
-    expect(error).toMatchObject({ type: 'error', message: expect.stringContaining(`the database ${path}: cannot start a transaction within a transaction (SQLITE_ERROR)`) as unknown });
+    expect(error).toMatchObject({
+      type: 'error',
+      message: expect.stringContaining(`the database ${path}: cannot start a transaction within a transaction (SQLITE_ERROR)`) as unknown,
+    });
   });
 });

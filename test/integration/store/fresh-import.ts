@@ -23,7 +23,8 @@ export async function sameAsFreshImport(store: SessionStore, dir: string, file: 
     expect(gotRow).toEqual(wantRow);
     expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
     // Subagents: rows of their own under the session, with the same messages and row.
-    const children = (db: SessionStore, parent: string): string[] => db.db.prepare('SELECT id FROM sessions WHERE parent_id = ? ORDER BY rowid').pluck().all(parent) as string[];
+    const children = (db: SessionStore, parent: string): string[] =>
+      db.db.prepare('SELECT id FROM sessions WHERE parent_id = ? ORDER BY rowid').pluck().all(parent) as string[];
     const gotChildren = children(store, id);
     const wantChildren = children(other, freshId);
     expect(gotChildren.length).toBe(wantChildren.length);

@@ -26,7 +26,8 @@ const firstLine = (run: number): string => JSON.stringify({ role: 'user', conten
 
 function writeTranscript(file: string): void {
   const lines = [firstLine(0)];
-  for (let i = 1; i < LINES; i++) lines.push(JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `message number ${i} `.repeat(10) }));
+  for (let i = 1; i < LINES; i++)
+    lines.push(JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `message number ${i} `.repeat(10) }));
   writeFileSync(file, lines.join('\n') + '\n');
 }
 
@@ -112,7 +113,11 @@ describe('SIGKILL during a large import', () => {
       const db = openDatabase(dbPath, { check: true });
       try {
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-        const all = db.prepare('SELECT s.id, s.parent_id AS parent, s.message_count AS declared, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS stored FROM sessions s').all() as { parent: string | null; declared: number; stored: number }[];
+        const all = db
+          .prepare(
+            'SELECT s.id, s.parent_id AS parent, s.message_count AS declared, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS stored FROM sessions s',
+          )
+          .all() as { parent: string | null; declared: number; stored: number }[];
         for (const s of all) expect(s.stored).toBe(s.declared);
         // The earlier import, whole, and the killed one either whole or not at all (subagent rows
         // of the earlier one's file aside: they are checked whole above).
@@ -121,7 +126,11 @@ describe('SIGKILL during a large import', () => {
         expect(sessions.filter((s) => s.declared === LINES).length).toBe(sessions.length - 1);
         // One session per stored source, and no lines kept for a source that is not stored.
         expect(db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: sessions.length });
-        expect(db.prepare('SELECT COUNT(*) AS n FROM source_lines WHERE id >= (SELECT COALESCE(MAX(id), 0) + 1 FROM sources) * 4294967296').get()).toEqual({ n: 0 });
+        expect(
+          db
+            .prepare('SELECT COUNT(*) AS n FROM source_lines WHERE id >= (SELECT COALESCE(MAX(id), 0) + 1 FROM sources) * 4294967296')
+            .get(),
+        ).toEqual({ n: 0 });
       } finally {
         db.close();
       }

@@ -112,7 +112,9 @@ describe('store', () => {
     // The import already stored chars/4 estimates.
     expect(reopened.loadCounts(id, 'chars4')).toBeDefined();
     // Loading counts reads numbers through the primary key, never the message text.
-    const plan = reopened.db.prepare("EXPLAIN QUERY PLAN SELECT counts FROM token_counts WHERE session_id = ? AND tokenizer = ?").all(id, 'chars4') as { detail: string }[];
+    const plan = reopened.db
+      .prepare('EXPLAIN QUERY PLAN SELECT counts FROM token_counts WHERE session_id = ? AND tokenizer = ?')
+      .all(id, 'chars4') as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING PRIMARY KEY/);
     reopened.close();
   });
@@ -126,7 +128,23 @@ describe('store', () => {
       const db = openDatabase(path);
       expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(['sources', 'sessions', 'messages', 'token_counts', 'usage', 'policies', 'replay_runs', 'summaries', 'needles', 'pins', 'source_lines', 'probe_runs', 'probe_consents']));
+      expect(tables).toEqual(
+        expect.arrayContaining([
+          'sources',
+          'sessions',
+          'messages',
+          'token_counts',
+          'usage',
+          'policies',
+          'replay_runs',
+          'summaries',
+          'needles',
+          'pins',
+          'source_lines',
+          'probe_runs',
+          'probe_consents',
+        ]),
+      );
       db.close();
     }
     expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
@@ -205,7 +223,10 @@ describe('store', () => {
     expect(b.getRow(ib)).toMatchObject({ ...a.getRow(ia), id: ib, importedAt: expect.any(Number) });
     for (let i = 0; i < n; i++) expect(b.rawOf(ib, i)).toBe(a.rawOf(ia, i));
     expect(Array.from(b.loadCounts(ib, 'chars4')!.perMessage)).toEqual(Array.from(a.loadCounts(ia, 'chars4')!.perMessage));
-    const usage = (s: typeof a, id: string) => s.db.prepare('SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? ORDER BY idx').all(id);
+    const usage = (s: typeof a, id: string) =>
+      s.db
+        .prepare('SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? ORDER BY idx')
+        .all(id);
     expect(usage(b, ib)).toEqual(usage(a, ia));
     // The writer checkpointed the WAL into the database and let go of it.
     expect(b.db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -219,7 +240,21 @@ describe('store', () => {
     const store = openStore(path);
     const writer = WriterClient.start({ dbPath: path });
     writer.post({ type: 'begin', source: { path: 'p', size: 1, hash: 'h', format: 'jsonl' }, now: 1 });
-    const session = { id: 's', position: 0, sourceSessionId: 's', format: 'jsonl' as const, title: null, model: null, meta: '{}', messageCount: 2, steps: 0, turns: 0, hasUsage: 0, startedAt: null, importedAt: 1 };
+    const session = {
+      id: 's',
+      position: 0,
+      sourceSessionId: 's',
+      format: 'jsonl' as const,
+      title: null,
+      model: null,
+      meta: '{}',
+      messageCount: 2,
+      steps: 0,
+      turns: 0,
+      hasUsage: 0,
+      startedAt: null,
+      importedAt: 1,
+    };
     const m0 = { from: 0, ids: ['m'], roles: ['user'], bodies: ['{}'], raws: [null], rawLines: new Int32Array(1), usage: [null] };
     const m1 = { from: 1, ids: ['n'], roles: ['user'], bodies: ['{}'], raws: ['{"x":1}'], rawLines: new Int32Array(1), usage: [null] };
     await writer.postBatch({ sessions: [session], segments: [{ sessionId: 's', ...m0 }], packed: packText([m0]), counts: [] });
@@ -239,7 +274,13 @@ describe('store', () => {
     // CRLF, a byte-order mark, blank lines, text beyond ASCII, and a line longer than one read.
     const odd = join(dir, 'odd.jsonl');
     const long = 'x'.repeat(1_500_000);
-    const text = ['\uFEFF{"role":"user","content":"héllo 日本"}', '', '{"role":"assistant","content":"' + long + '"}', '   ', '{"role":"user","content":"last"}'].join('\r\n');
+    const text = [
+      '\uFEFF{"role":"user","content":"héllo 日本"}',
+      '',
+      '{"role":"assistant","content":"' + long + '"}',
+      '   ',
+      '{"role":"user","content":"last"}',
+    ].join('\r\n');
     writeFileSync(odd, text);
     for (const file of [odd, join(root, 'test/fixtures/import/claude-code-session.jsonl'), sample]) {
       const ia = (await importFileToStore(a, file, { pipeline: false })).sessionIds[0]!;
@@ -249,7 +290,8 @@ describe('store', () => {
       const n = a.getRow(ia)!.messageCount;
       for (let i = 0; i < n; i++) expect(b.rawOf(ib, i)).toBe(a.rawOf(ia, i));
       // The writer's rows carry no copy: each names its line; the in-thread rows keep the text.
-      const copies = (s: typeof a, id: string) => s.db.prepare('SELECT COUNT(raw) AS raw, COUNT(raw_line) AS line FROM messages WHERE session_id = ?').get(id);
+      const copies = (s: typeof a, id: string) =>
+        s.db.prepare('SELECT COUNT(raw) AS raw, COUNT(raw_line) AS line FROM messages WHERE session_id = ?').get(id);
       expect(copies(b, ib)).toEqual({ raw: 0, line: n });
       expect(copies(a, ia)).toEqual({ raw: n, line: 0 });
     }
@@ -259,7 +301,9 @@ describe('store', () => {
     const src = b.db.prepare('SELECT id, hash FROM sources WHERE path = ?').get(odd) as { id: number; hash: string };
     const { hashFile } = await import('../../../src/main/store/import-file');
     expect(src.hash).toBe(await hashFile(odd));
-    const stored = b.db.prepare('SELECT id - ? AS line, text FROM source_lines WHERE id BETWEEN ? AND ? ORDER BY id').all(src.id * 2 ** 32, src.id * 2 ** 32, (src.id + 1) * 2 ** 32 - 1);
+    const stored = b.db
+      .prepare('SELECT id - ? AS line, text FROM source_lines WHERE id BETWEEN ? AND ? ORDER BY id')
+      .all(src.id * 2 ** 32, src.id * 2 ** 32, (src.id + 1) * 2 ** 32 - 1);
     expect(stored).toEqual([
       { line: 1, text: '{"role":"user","content":"héllo 日本"}' },
       { line: 3, text: '{"role":"assistant","content":"' + long + '"}' },
@@ -273,7 +317,12 @@ describe('store', () => {
   it('batches for the writer stay near 1 MB of text when records are named by line', async () => {
     // 600 messages of 20 KB: without raw text to go by, the batches are sized by the bodies.
     const file = join(dir, 'wide.jsonl');
-    writeFileSync(file, Array.from({ length: 600 }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `${i} ${'y'.repeat(20_000)}` })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: 600 }, (_, i) =>
+        JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `${i} ${'y'.repeat(20_000)}` }),
+      ).join('\n') + '\n',
+    );
     const sizes: number[] = [];
     const original = WriterClient.prototype.postBatch;
     const spy = vi.spyOn(WriterClient.prototype, 'postBatch').mockImplementation(function (this: WriterClient, batch) {
@@ -300,7 +349,9 @@ describe('store', () => {
     const big = join(dir, 'big.jsonl');
     writeFileSync(big, Array.from({ length: 40_000 }, (_, i) => chatLine(i)).join('\n'));
     const controller = new AbortController();
-    await expect(importFileToStore(store, big, { pipeline: true, signal: controller.signal, onProgress: () => controller.abort() })).rejects.toThrow(/cancelled/);
+    await expect(
+      importFileToStore(store, big, { pipeline: true, signal: controller.signal, onProgress: () => controller.abort() }),
+    ).rejects.toThrow(/cancelled/);
     expect(store.listSessions()).toHaveLength(0);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM sources').get()).toEqual({ n: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM source_lines').get()).toEqual({ n: 0 });
@@ -332,7 +383,9 @@ describe('store', () => {
       process.stdout.write('done\\n');
     `;
     writeFileSync(join(dir, 'kill.mts'), script);
-    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(dir, 'kill.mts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(dir, 'kill.mts')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
         if (d.toString().includes('importing')) {

@@ -16,24 +16,58 @@ import { tempStoreEach } from '../../helpers/temp-store';
 const t = tempStoreEach('ctxscope-tailfmt-');
 
 let clock = Date.UTC(2026, 1, 17, 8, 30, 0);
-const line = (type: string, payload: Record<string, unknown>): string => JSON.stringify({ timestamp: new Date((clock += 700)).toISOString(), type, payload });
+const line = (type: string, payload: Record<string, unknown>): string =>
+  JSON.stringify({ timestamp: new Date((clock += 700)).toISOString(), type, payload });
 const item = (payload: Record<string, unknown>): string => line('response_item', payload);
 const user = (text: string): string => item({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
-const reasoning = (text: string): string => item({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null, encrypted_content: 'gAAA' });
-const call = (n: number): string => item({ type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `cat f${n}`] }), call_id: `call_${n}` });
+const reasoning = (text: string): string =>
+  item({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null, encrypted_content: 'gAAA' });
+const call = (n: number): string =>
+  item({
+    type: 'function_call',
+    name: 'shell',
+    arguments: JSON.stringify({ command: ['bash', '-lc', `cat f${n}`] }),
+    call_id: `call_${n}`,
+  });
 const output = (n: number): string => item({ type: 'function_call_output', call_id: `call_${n}`, output: `contents of f${n}\n`.repeat(3) });
 const answer = (text: string): string => item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
 const tokens = (input: number, window = 272_000): string =>
-  line('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input, cached_input_tokens: input - 100, output_tokens: 40, reasoning_output_tokens: 10, total_tokens: input + 40 }, model_context_window: window } });
+  line('event_msg', {
+    type: 'token_count',
+    info: {
+      last_token_usage: {
+        input_tokens: input,
+        cached_input_tokens: input - 100,
+        output_tokens: 40,
+        reasoning_output_tokens: 10,
+        total_tokens: input + 40,
+      },
+      model_context_window: window,
+    },
+  });
 const turnContext = (model = 'gpt-5-codex'): string => line('turn_context', { cwd: '/w', model, approval_policy: 'on-request' });
 const event = (type: string): string => line('event_msg', { type, text: 'streamed' });
 const head = (): string[] => [
-  line('session_meta', { id: '0199a3c4-tail', timestamp: new Date(clock).toISOString(), cwd: '/w', base_instructions: { text: 'You are Codex.' } }),
+  line('session_meta', {
+    id: '0199a3c4-tail',
+    timestamp: new Date(clock).toISOString(),
+    cwd: '/w',
+    base_instructions: { text: 'You are Codex.' },
+  }),
   turnContext(),
   user('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'),
 ];
 /** One turn: a prompt, a tool call with its usage and output, and the answer with its usage. */
-const turn = (n: number): string[] => [turnContext(), user(`prompt ${n}`), reasoning(`thinking ${n}`), call(n), tokens(1000 * n), output(n), answer(`answer ${n}`), tokens(1000 * n + 500)];
+const turn = (n: number): string[] => [
+  turnContext(),
+  user(`prompt ${n}`),
+  reasoning(`thinking ${n}`),
+  call(n),
+  tokens(1000 * n),
+  output(n),
+  answer(`answer ${n}`),
+  tokens(1000 * n + 500),
+];
 
 async function imported(name: string, lines: string[], pipeline = false): Promise<{ file: string; id: string; tail: TailState }> {
   const file = join(t.dir, name);
@@ -81,7 +115,13 @@ describe('live tail of a Codex rollout', () => {
   });
 
   it('picks up a call still being built when the watch begins (the state read from the file’s end)', async () => {
-    const { file, id, tail } = await imported('rollout.jsonl', [...head(), ...turn(1), user('prompt 2'), reasoning('thinking 2'), event('agent_reasoning')]);
+    const { file, id, tail } = await imported('rollout.jsonl', [
+      ...head(),
+      ...turn(1),
+      user('prompt 2'),
+      reasoning('thinking 2'),
+      event('agent_reasoning'),
+    ]);
     append(file, [call(2), tokens(2000)]);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
     await sameAsFreshImport(t.store, t.dir, file, id);
@@ -92,7 +132,14 @@ describe('live tail of a Codex rollout', () => {
     const lines = [...head()];
     for (let t = 1; t <= 60; t++) lines.push(...turn(t));
     const { file, id, tail } = await imported('rollout.jsonl', lines, true);
-    append(file, [user('prompt with own ids'), own, tokens(9000), item({ type: 'function_call_output', id: 'out_own', call_id: 'call_own', output: 'ok' }), item({ type: 'ghost_snapshot', ghost_commit: {} }), ...turn(61)]);
+    append(file, [
+      user('prompt with own ids'),
+      own,
+      tokens(9000),
+      item({ type: 'function_call_output', id: 'out_own', call_id: 'call_own', output: 'ok' }),
+      item({ type: 'ghost_snapshot', ghost_commit: {} }),
+      ...turn(61),
+    ]);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
     await sameAsFreshImport(t.store, t.dir, file, id);
     expect(t.store.loadSession(id)!.messages.some((m) => m.id === 'fc_own')).toBe(true);
@@ -120,7 +167,9 @@ describe('live tail of a Codex rollout', () => {
   });
 
   it('takes the fast path on the fixture rollout (own item ids, a compaction and unknown lines before the append)', async () => {
-    const fixture = readFileSync(join(__dirname, '..', '..', 'fixtures', 'import', 'codex-rollout.jsonl'), 'utf8').trimEnd().split('\n');
+    const fixture = readFileSync(join(__dirname, '..', '..', 'fixtures', 'import', 'codex-rollout.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
     const { file, id, tail } = await imported('rollout.jsonl', fixture);
     append(file, turn(9).slice(1));
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
@@ -154,13 +203,30 @@ describe('live tail of a JSONL of messages', () => {
   const msg = (role: string, content: unknown, extra: Record<string, unknown> = {}): string => JSON.stringify({ role, content, ...extra });
 
   it('stores appended messages on the fast path exactly as a first import would', async () => {
-    const { file, id, tail } = await imported('chat.jsonl', [msg('system', 'You are terse.'), msg('user', 'hello'), msg('assistant', 'hi', { model: 'gpt-4o', usage: { prompt_tokens: 20, completion_tokens: 2 } })]);
+    const { file, id, tail } = await imported('chat.jsonl', [
+      msg('system', 'You are terse.'),
+      msg('user', 'hello'),
+      msg('assistant', 'hi', { model: 'gpt-4o', usage: { prompt_tokens: 20, completion_tokens: 2 } }),
+    ]);
     // (No tool calls in a file's first 64 KB: they would make a first import read it as OpenAI chat.)
-    append(file, [msg('user', 'list files'), msg('assistant', 'a.txt and b.txt', { model: 'gpt-4o', usage: { prompt_tokens: 40, completion_tokens: 5 } }), msg('user', [{ type: 'text', text: 'and now?' }])]);
+    append(file, [
+      msg('user', 'list files'),
+      msg('assistant', 'a.txt and b.txt', { model: 'gpt-4o', usage: { prompt_tokens: 40, completion_tokens: 5 } }),
+      msg('user', [{ type: 'text', text: 'and now?' }]),
+    ]);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id, changedFrom: 2, messages: 5 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
     // A system line after messages is a message; a line with its own id keeps it; blank lines are skipped.
-    appendFileSync(file, '\n' + [msg('system', 'be brief'), msg('user', 'thanks', { id: 'u-own' }), msg('assistant', 'ok', { model: 'gpt-4o', usage: { prompt_tokens: 60, completion_tokens: 1 } })].join('\n') + '\n');
+    appendFileSync(
+      file,
+      '\n' +
+        [
+          msg('system', 'be brief'),
+          msg('user', 'thanks', { id: 'u-own' }),
+          msg('assistant', 'ok', { model: 'gpt-4o', usage: { prompt_tokens: 60, completion_tokens: 1 } }),
+        ].join('\n') +
+        '\n',
+    );
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 8 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
     expect(t.store.getRow(id)).toMatchObject({ messageCount: 8, stepCount: 3, hasUsage: true });
@@ -169,13 +235,21 @@ describe('live tail of a JSONL of messages', () => {
   it('stores the fast path of a file imported through the writer thread (records by line) as a first import would', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => msg(i % 2 ? 'assistant' : 'user', `message ${i} `.repeat(40)));
     const { file, id, tail } = await imported('big.jsonl', lines, true);
-    append(file, [msg('user', 'one more'), msg('assistant', '', { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] }), msg('tool', 'a.txt', { tool_call_id: 'c1' }), msg('assistant', 'done')]);
+    append(file, [
+      msg('user', 'one more'),
+      msg('assistant', '', { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] }),
+      msg('tool', 'a.txt', { tool_call_id: 'c1' }),
+      msg('assistant', 'done'),
+    ]);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 3000, messages: 3004 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
   });
 
   it('gives the session its title when the first typed prompt arrives in an append', async () => {
-    const { file, id, tail } = await imported('chat.jsonl', [msg('user', '<environment_context>cwd /w</environment_context>'), msg('assistant', 'ready')]);
+    const { file, id, tail } = await imported('chat.jsonl', [
+      msg('user', '<environment_context>cwd /w</environment_context>'),
+      msg('assistant', 'ready'),
+    ]);
     append(file, [msg('user', 'Fix the failing test'), msg('assistant', 'on it')]);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
     expect(t.store.getRow(id)?.title).toBe('Fix the failing test');

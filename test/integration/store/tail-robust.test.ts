@@ -17,7 +17,14 @@ import { tempStoreEach } from '../../helpers/temp-store';
 
 const t = tempStoreEach('ctxscope-tail-robust-', 's.db');
 
-const chat = (n: number): string[] => Array.from({ length: n }, (_, i) => JSON.stringify(i % 2 ? { role: 'assistant', content: `answer ${i}`, model: 'gpt-4o', usage: { prompt_tokens: 100 + i, completion_tokens: 5 } } : { role: 'user', content: `prompt ${i}` }));
+const chat = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify(
+      i % 2
+        ? { role: 'assistant', content: `answer ${i}`, model: 'gpt-4o', usage: { prompt_tokens: 100 + i, completion_tokens: 5 } }
+        : { role: 'user', content: `prompt ${i}` },
+    ),
+  );
 
 /** Each format's lines: `n` of them (whole turns where the format needs them), as its agent writes them. */
 const FORMATS: [string, string, (n: number) => string[], boolean][] = [
@@ -62,11 +69,14 @@ describe.each(FORMATS)('%s', (_name, fileName, lines, fast) => {
     // and every stored raw record a whole line of the file.
     const other = openStore(join(t.dir, 'other.db'));
     writeFileSync(join(t.dir, 'complete.jsonl'), all.slice(0, 45).join('\n') + '\n');
-    const want = other.getRow((await importFileToStore(other, join(t.dir, 'complete.jsonl'), { pipeline: false })).sessionIds[0]!)!.messageCount;
+    const want = other.getRow(
+      (await importFileToStore(other, join(t.dir, 'complete.jsonl'), { pipeline: false })).sessionIds[0]!,
+    )!.messageCount;
     other.close();
     expect(t.store.getRow(id)!.messageCount).toBe(want);
     const written = new Set(all.slice(0, 45));
-    for (let i = 0; i < want; i++) for (const r of (t.store.rawOf(id, i) ?? '').split('\n').filter(Boolean)) expect(written.has(r)).toBe(true);
+    for (let i = 0; i < want; i++)
+      for (const r of (t.store.rawOf(id, i) ?? '').split('\n').filter(Boolean)) expect(written.has(r)).toBe(true);
     appendFileSync(file, all[45]!.slice(30) + '\n' + all.slice(46).join('\n') + '\n');
     expect(await updateTail(t.store, tail)).toMatchObject({ rewritten: false });
     await sameAsFreshImport(t.store, t.dir, file, id);
@@ -81,7 +91,12 @@ describe.each(FORMATS)('%s', (_name, fileName, lines, fast) => {
     writeFileSync(file, all.slice(0, 20).join('\n') + '\n');
     const u = await updateTail(t.store, tail);
     expect(u).toMatchObject({ rewritten: true, deleted: [], sessions: [{ id, changedFrom: 0 }] });
-    expect(t.store.listSessions().filter((s) => s.sourcePath === file).map((s) => s.id)).toEqual([id]);
+    expect(
+      t.store
+        .listSessions()
+        .filter((s) => s.sourcePath === file)
+        .map((s) => s.id),
+    ).toEqual([id]);
     await sameAsFreshImport(t.store, t.dir, file, id);
     // And it goes on from there.
     appendFileSync(file, all.slice(20, 30).join('\n') + '\n');

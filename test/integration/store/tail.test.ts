@@ -21,14 +21,36 @@ function cc(n: number, parent: number | null, role: 'user' | 'assistant', text: 
   const message =
     role === 'user'
       ? { role: 'user', content: text }
-      : { model: 'claude-sonnet-4-5-20250929', id: apiId ?? `msg_${n}`, type: 'message', role: 'assistant', content: [{ type: 'text', text }], usage: { input_tokens: 100 + n, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
-  return JSON.stringify({ parentUuid: parent === null ? null : uuid(parent), isSidechain: false, type: role, sessionId: SESSION, cwd: '/w', uuid: uuid(n), timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(), message });
+      : {
+          model: 'claude-sonnet-4-5-20250929',
+          id: apiId ?? `msg_${n}`,
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text }],
+          usage: { input_tokens: 100 + n, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        };
+  return JSON.stringify({
+    parentUuid: parent === null ? null : uuid(parent),
+    isSidechain: false,
+    type: role,
+    sessionId: SESSION,
+    cwd: '/w',
+    uuid: uuid(n),
+    timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(),
+    message,
+  });
 }
 /** A linear conversation of lines [from, to], alternating user / assistant. */
-const chain = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => from + i).map((n) => cc(n, n === 1 ? null : n - 1, n % 2 ? 'user' : 'assistant', `turn ${n} text`));
+const chain = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i).map((n) =>
+    cc(n, n === 1 ? null : n - 1, n % 2 ? 'user' : 'assistant', `turn ${n} text`),
+  );
 
 function messagesOf(id: string): { id: string; text: string }[] {
-  return (t.store.loadSession(id)?.messages ?? []).map((m) => ({ id: m.id, text: m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') }));
+  return (t.store.loadSession(id)?.messages ?? []).map((m) => ({
+    id: m.id,
+    text: m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''),
+  }));
 }
 const rowCount = (id: string): number => t.store.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(id) as number;
 
@@ -108,7 +130,12 @@ describe('live tail', () => {
 
   it('notices a file rewritten while nobody watched', async () => {
     const { file, id } = await imported(chain(1, 4));
-    writeFileSync(file, chain(1, 4).map((l) => l.replace('text', 'TEXT')).join('\n') + '\n');
+    writeFileSync(
+      file,
+      chain(1, 4)
+        .map((l) => l.replace('text', 'TEXT'))
+        .join('\n') + '\n',
+    );
     const tail = await openTail(t.store, id);
     expect(await updateTail(t.store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 4 }] });
     expect(messagesOf(id)[0]!.text).toBe('turn 1 TEXT');
@@ -143,11 +170,19 @@ describe('live tail', () => {
     expect(messagesOf(id)[1]!.text).toBe('part one part two');
     await sameAsFreshImport(file, id);
     // Its raw record is both lines, as a first import keeps it.
-    expect(t.store.rawOf(id, 1)!.split('\n').map((l) => (JSON.parse(l) as { uuid: string }).uuid)).toEqual([uuid(2), uuid(3)]);
+    expect(
+      t.store
+        .rawOf(id, 1)!
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { uuid: string }).uuid),
+    ).toEqual([uuid(2), uuid(3)]);
   });
 
   it('gives the session its title when the first typed prompt arrives on the fast path', async () => {
-    const { file, id } = await imported([cc(1, null, 'user', '<system-reminder>context</system-reminder>'), cc(2, 1, 'assistant', 'ready')]);
+    const { file, id } = await imported([
+      cc(1, null, 'user', '<system-reminder>context</system-reminder>'),
+      cc(2, 1, 'assistant', 'ready'),
+    ]);
     const tail = await openTail(t.store, id);
     appendFileSync(file, [cc(3, 2, 'user', 'Rename the module'), cc(4, 3, 'assistant', 'done')].join('\n') + '\n');
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true });
@@ -179,7 +214,12 @@ describe('live tail', () => {
     appendFileSync(file, JSON.stringify({ ...JSON.parse(cc(5, 4, 'user', 'sub task')), isSidechain: true }) + '\n');
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
     await sameAsFreshImport(file, id);
-    appendFileSync(file, [cc(15, 4, 'user', 'more'), cc(16, 15, 'assistant', 'answer'), JSON.stringify({ type: 'last-prompt', leafUuid: uuid(3) })].join('\n') + '\n');
+    appendFileSync(
+      file,
+      [cc(15, 4, 'user', 'more'), cc(16, 15, 'assistant', 'answer'), JSON.stringify({ type: 'last-prompt', leafUuid: uuid(3) })].join(
+        '\n',
+      ) + '\n',
+    );
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: false });
     await sameAsFreshImport(file, id);
     // The leaf stays named: later appends go through the whole file too.
@@ -218,7 +258,13 @@ describe('live tail', () => {
 
   it('reads a JSON document again on change, and writes from the first message that differs', async () => {
     const file = join(t.dir, 'chat.json');
-    const doc = (n: number, edited = -1): string => JSON.stringify({ messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: i === edited ? `m${i} edited` : `m${i}` })) });
+    const doc = (n: number, edited = -1): string =>
+      JSON.stringify({
+        messages: Array.from({ length: n }, (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: i === edited ? `m${i} edited` : `m${i}`,
+        })),
+      });
     writeFileSync(file, doc(2));
     const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
     const tail = await openTail(t.store, id);
@@ -229,7 +275,12 @@ describe('live tail', () => {
     tail.doc = undefined;
     const grown = await updateTail(t.store, tail);
     expect(grown).toMatchObject({ rewritten: false, fast: false, sessions: [{ id, messages: 5, changedFrom: 2 }] });
-    expect(grown?.sessions[0]?.written?.messages.map((m) => m.parts)).toEqual(t.store.loadSession(id)!.messages.slice(2).map((m) => m.parts));
+    expect(grown?.sessions[0]?.written?.messages.map((m) => m.parts)).toEqual(
+      t.store
+        .loadSession(id)!
+        .messages.slice(2)
+        .map((m) => m.parts),
+    );
     expect(rowCount(id)).toBe(5);
     await sameAsFreshImport(file, id);
     // An earlier message edited: written from it on.

@@ -53,8 +53,24 @@ interface Fault {
 }
 
 const FAULTS: Fault[] = [
-  { name: 'a server that never answers (timeout)', handler: () => {}, retried: true, error: /timed out after 300 ms/, turns: 10, timeoutMs: 300, backoffMs: 1 },
-  { name: '429 with Retry-After: 0', handler: status(429, { 'retry-after': '0' }), retried: true, error: /HTTP 429/, turns: 20, timeoutMs: 5_000, backoffMs: 600_000 },
+  {
+    name: 'a server that never answers (timeout)',
+    handler: () => {},
+    retried: true,
+    error: /timed out after 300 ms/,
+    turns: 10,
+    timeoutMs: 300,
+    backoffMs: 1,
+  },
+  {
+    name: '429 with Retry-After: 0',
+    handler: status(429, { 'retry-after': '0' }),
+    retried: true,
+    error: /HTTP 429/,
+    turns: 20,
+    timeoutMs: 5_000,
+    backoffMs: 600_000,
+  },
   { name: '500s', handler: status(500), retried: true, error: /HTTP 500/, turns: 20, timeoutMs: 5_000, backoffMs: 1 },
   {
     name: 'malformed JSON',
@@ -107,33 +123,53 @@ const RETRIES = 2;
 function everyExport(r: ReplayResult, messages: readonly Message[]): string[] {
   const s = session([...messages]);
   const w = windowAt(r, s.messages, 'end');
-  return [exportReport(r, 'report-json').text, exportReport(r, 'report-csv').text, ...TRANSCRIPT_TARGETS.map((to) => exportMessages(sessionInput(s, w.messages, w.summary), to).text)];
+  return [
+    exportReport(r, 'report-json').text,
+    exportReport(r, 'report-csv').text,
+    ...TRANSCRIPT_TARGETS.map((to) => exportMessages(sessionInput(s, w.messages, w.summary), to).text),
+  ];
 }
 
 describe('summarizer faults: the replay completes, every failure is an event, retries are bounded', () => {
   for (const f of FAULTS) {
-    it(f.name, async () => {
-      const server = await startTestServer(f.handler);
-      const config = resolveConfig('letta', { tokenizer: 'chars4', window: 2_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: server.url });
-      const summarizer = createSummarizer(config, { apiKey: KEY, store: memoryStore(), retries: RETRIES, backoffMs: f.backoffMs, timeoutMs: f.timeoutMs });
-      const messages = chat(f.turns);
-      const r = await replay(session(messages), config, { summarizer });
+    it(
+      f.name,
+      async () => {
+        const server = await startTestServer(f.handler);
+        const config = resolveConfig('letta', {
+          tokenizer: 'chars4',
+          window: 2_000,
+          summarizer: 'openai',
+          summarizerModel: 'local',
+          summarizerUrl: server.url,
+        });
+        const summarizer = createSummarizer(config, {
+          apiKey: KEY,
+          store: memoryStore(),
+          retries: RETRIES,
+          backoffMs: f.backoffMs,
+          timeoutMs: f.timeoutMs,
+        });
+        const messages = chat(f.turns);
+        const r = await replay(session(messages), config, { summarizer });
 
-      // Every call of the transcript was replayed; compressions went on without a summary.
-      expect(r.steps.count).toBe(f.turns);
-      expect(r.totals.compressions).toBeGreaterThan(0);
-      const failures = r.events.filter((e) => e.kind === 'summarizer-failure');
-      expect(failures.length).toBeGreaterThan(0);
-      for (const e of failures) expect(e).toMatchObject({ error: expect.stringMatching(f.error) });
-      expect(r.events.some((e) => e.kind === 'compression' && typeof e.summary === 'string' && e.summary.length > 0)).toBe(false);
+        // Every call of the transcript was replayed; compressions went on without a summary.
+        expect(r.steps.count).toBe(f.turns);
+        expect(r.totals.compressions).toBeGreaterThan(0);
+        const failures = r.events.filter((e) => e.kind === 'summarizer-failure');
+        expect(failures.length).toBeGreaterThan(0);
+        for (const e of failures) expect(e).toMatchObject({ error: expect.stringMatching(f.error) });
+        expect(r.events.some((e) => e.kind === 'compression' && typeof e.summary === 'string' && e.summary.length > 0)).toBe(false);
 
-      // Counted on the server: each failed summary was tried once, plus its retries when the fault is retried.
-      expect(server.requests.length).toBe(failures.length * (f.retried ? RETRIES + 1 : 1));
-      // The key went to the endpoint it was given for…
-      for (const q of server.requests) expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
-      // …and nowhere else: not into an event, an error message or any export.
-      expect(JSON.stringify(r.events)).not.toContain(KEY);
-      for (const text of everyExport(r, messages)) expect(text).not.toContain(KEY);
-    }, 60_000);
+        // Counted on the server: each failed summary was tried once, plus its retries when the fault is retried.
+        expect(server.requests.length).toBe(failures.length * (f.retried ? RETRIES + 1 : 1));
+        // The key went to the endpoint it was given for…
+        for (const q of server.requests) expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
+        // …and nowhere else: not into an event, an error message or any export.
+        expect(JSON.stringify(r.events)).not.toContain(KEY);
+        for (const text of everyExport(r, messages)) expect(text).not.toContain(KEY);
+      },
+      60_000,
+    );
   }
 });

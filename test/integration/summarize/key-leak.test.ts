@@ -51,7 +51,8 @@ beforeAll(async () => {
   file = join(dir, 'chat.jsonl');
   const filler = (tag: string): string => `${tag} `.repeat(200).slice(0, 400);
   const lines: string[] = [];
-  for (let t = 0; t < 20; t++) lines.push(JSON.stringify({ role: 'user', content: filler(`u${t}`) }), JSON.stringify({ role: 'assistant', content: filler(`a${t}`) }));
+  for (let t = 0; t < 20; t++)
+    lines.push(JSON.stringify({ role: 'user', content: filler(`u${t}`) }), JSON.stringify({ role: 'assistant', content: filler(`a${t}`) }));
   writeFileSync(file, lines.join('\n') + '\n');
   server = await startTestServer((req, body, res, n) => cycle[n % cycle.length]!(req, body, res, n));
 });
@@ -60,7 +61,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const overrides = (url: string) => ({ tokenizer: 'chars4', window: 2000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: url });
+const overrides = (url: string) => ({
+  tokenizer: 'chars4',
+  window: 2000,
+  summarizer: 'openai',
+  summarizerModel: 'local',
+  summarizerUrl: url,
+});
 
 describe('the summarizer key stays with its endpoint through faults', () => {
   it('host: not in results, errors, exports of any target, the database or its WAL', async () => {
@@ -69,7 +76,8 @@ describe('the summarizer key stays with its endpoint through faults', () => {
     process.env['CTXSCOPE_SUMMARIZER_URL'] = server.url;
     const dbPath = join(dir, 'host.db');
     let host: Host | undefined;
-    const bytes = (): Buffer => Buffer.concat([readFileSync(dbPath), ...(existsSync(`${dbPath}-wal`) ? [readFileSync(`${dbPath}-wal`)] : [])]);
+    const bytes = (): Buffer =>
+      Buffer.concat([readFileSync(dbPath), ...(existsSync(`${dbPath}-wal`) ? [readFileSync(`${dbPath}-wal`)] : [])]);
     try {
       host = await createHost({ dbPath, hostKind: 'serve', version: 't', initialFiles: [file], emit: () => {} });
       const sessionId = host.initialSessionId!;
@@ -81,18 +89,34 @@ describe('the summarizer key stays with its endpoint through faults', () => {
       const failures = result.events.filter((e) => e.kind === 'summarizer-failure');
       expect(failures.length).toBeGreaterThan(0);
       // The view leaves summary texts to the step detail: the remote summary is in a compression's.
-      const details = await Promise.all(result.events.filter((e) => e.kind === 'compression').map((e) => host!.handlers.getStepDetail({ sessionId, policy: 'letta', overrides: overrides(server.url), needles: [], step: e.step })));
+      const details = await Promise.all(
+        result.events
+          .filter((e) => e.kind === 'compression')
+          .map((e) =>
+            host!.handlers.getStepDetail({ sessionId, policy: 'letta', overrides: overrides(server.url), needles: [], step: e.step }),
+          ),
+      );
       expect(details.some((d) => d.compression?.summary === SUMMARY)).toBe(true);
       expect(JSON.stringify(details)).not.toContain(KEY);
       expect(JSON.stringify(result)).not.toContain(KEY);
 
       for (const to of EXPORT_TARGETS) {
-        const e = await host.handlers.exportSession({ sessionId, policy: 'letta', overrides: overrides(server.url), at: 'end', to, redact: false, redactPatterns: [] });
+        const e = await host.handlers.exportSession({
+          sessionId,
+          policy: 'letta',
+          overrides: overrides(server.url),
+          at: 'end',
+          to,
+          redact: false,
+          redactPatterns: [],
+        });
         expect(e.text.length, to).toBeGreaterThan(0);
         expect(e.text, to).not.toContain(KEY);
       }
       // An error the host answers with (a bad override beside the summarizer settings) does not carry it either.
-      const bad = await host.handlers.runReplay({ sessionId, policy: 'letta', overrides: { ...overrides(server.url), trigger: 'lots' }, needles: [] }).catch((e: unknown) => e);
+      const bad = await host.handlers
+        .runReplay({ sessionId, policy: 'letta', overrides: { ...overrides(server.url), trigger: 'lots' }, needles: [] })
+        .catch((e: unknown) => e);
       expect(String(bad)).toMatch(/trigger/);
       expect(String(bad)).not.toContain(KEY);
       expect(JSON.stringify(bad)).not.toContain(KEY);
@@ -106,7 +130,10 @@ describe('the summarizer key stays with its endpoint through faults', () => {
       expect(bytes().includes(KEY)).toBe(false);
     } finally {
       await host?.close();
-      for (const [k, v] of [['OPENAI_API_KEY', saved.key], ['CTXSCOPE_SUMMARIZER_URL', saved.url]] as const) {
+      for (const [k, v] of [
+        ['OPENAI_API_KEY', saved.key],
+        ['CTXSCOPE_SUMMARIZER_URL', saved.url],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -114,7 +141,14 @@ describe('the summarizer key stays with its endpoint through faults', () => {
   }, 120_000);
 
   it('CLI: not on stdout or stderr of replay (text and JSON) or export to any target', async () => {
-    const env = { ...process.env, OPENAI_API_KEY: KEY, CTXSCOPE_SUMMARIZER_URL: server.url, ANTHROPIC_API_KEY: '', CTXSCOPE_SUMMARIZER_KEY: '', CTXSCOPE_DB: join(dir, 'cli.db') };
+    const env = {
+      ...process.env,
+      OPENAI_API_KEY: KEY,
+      CTXSCOPE_SUMMARIZER_URL: server.url,
+      ANTHROPIC_API_KEY: '',
+      CTXSCOPE_SUMMARIZER_KEY: '',
+      CTXSCOPE_DB: join(dir, 'cli.db'),
+    };
     const sets = Object.entries(overrides(server.url)).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
     const run = (args: string[]): Promise<{ status: number | null; out: string }> =>
       new Promise((resolve) => {

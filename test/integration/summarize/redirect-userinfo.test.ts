@@ -20,7 +20,8 @@ afterEach(closeTestServers);
 
 const request = { messages: [user('Fix ORD-1187'), assistant('Done.')], previousSummary: null, targetTokens: 200 };
 const filler = (tokens: number, tag: string): string => `${tag} `.repeat(tokens * 2).slice(0, tokens * 4);
-const chat = (turns: number): Message[] => Array.from({ length: turns }, (_, t) => [user(filler(100, `u${t}`)), assistant(filler(100, `a${t}`))]).flat();
+const chat = (turns: number): Message[] =>
+  Array.from({ length: turns }, (_, t) => [user(filler(100, `u${t}`)), assistant(filler(100, `a${t}`))]).flat();
 
 /** A server that redirects every request to `target` with `status`. */
 const redirecting = (status: number, target: string): Promise<TestServer> =>
@@ -35,7 +36,9 @@ describe('a summarizer answering 3xx', () => {
       const target = await startTestServer(summaryAnswer('stolen'));
       const server = await redirecting(status, `${target.url}/chat/completions`);
       const s = openaiCompatibleSummarizer({ baseUrl: server.url, model: 'm', apiKey: 'sk-bound', retries: 3, backoffMs: 1 });
-      await expect(s.summarize(request)).rejects.toThrow(new RegExp(`answered HTTP ${status} \\(a redirect\\): redirects are never followed nor retried`));
+      await expect(s.summarize(request)).rejects.toThrow(
+        new RegExp(`answered HTTP ${status} \\(a redirect\\): redirects are never followed nor retried`),
+      );
       expect(server.requests).toHaveLength(1);
       expect(target.requests).toEqual([]);
       // The same summarizer asked again sends nothing: the endpoint is known to redirect.
@@ -53,8 +56,16 @@ describe('a summarizer answering 3xx', () => {
 
   it('a replay with many compressions makes one request in all, and each compression records the failure', async () => {
     const server = await redirecting(307, 'http://127.0.0.1:9/v1/chat/completions');
-    const config = resolveConfig('letta', { tokenizer: 'chars4', window: 4_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: server.url });
-    const r = await replay(session(chat(40)), config, { summarizer: createSummarizer(config, { apiKey: 'sk-local', retries: 2, backoffMs: 1 }) });
+    const config = resolveConfig('letta', {
+      tokenizer: 'chars4',
+      window: 4_000,
+      summarizer: 'openai',
+      summarizerModel: 'local',
+      summarizerUrl: server.url,
+    });
+    const r = await replay(session(chat(40)), config, {
+      summarizer: createSummarizer(config, { apiKey: 'sk-local', retries: 2, backoffMs: 1 }),
+    });
     const failures = r.events.filter((e) => e.kind === 'summarizer-failure');
     // Several compressions asked, the server saw the first only (it was 3 a compression with retries before).
     expect(failures.length).toBeGreaterThan(1);
@@ -95,7 +106,25 @@ describe('a summarizer URL with userinfo', () => {
     let out = '';
     let code = 0;
     try {
-      out = execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/index.ts'), 'replay', sample, '--policy', 's2', '--set', 'summarizer=openai', '--set', 'summarizerModel=m', '--set', `summarizerUrl=${secretUrl}`, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      out = execFileSync(
+        process.execPath,
+        [
+          join(root, 'node_modules/tsx/dist/cli.mjs'),
+          join(root, 'src/cli/index.ts'),
+          'replay',
+          sample,
+          '--policy',
+          's2',
+          '--set',
+          'summarizer=openai',
+          '--set',
+          'summarizerModel=m',
+          '--set',
+          `summarizerUrl=${secretUrl}`,
+          '--json',
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
     } catch (e) {
       const x = e as { status: number; stdout: string; stderr: string };
       code = x.status;

@@ -17,10 +17,14 @@ async function serve(handler: Handler): Promise<string> {
   return server.origin;
 }
 
-const request = { messages: [user('Fix ORD-1187 in totals.ts'), assistant('Root cause: VAT before discount.')], previousSummary: null, targetTokens: 300 };
+const request = {
+  messages: [user('Fix ORD-1187 in totals.ts'), assistant('Root cause: VAT before discount.')],
+  previousSummary: null,
+  targetTokens: 300,
+};
 
 describe('summarizer clients', () => {
-  it('OpenAI-compatible: posts S3\'s prompt to /chat/completions with the key', async () => {
+  it("OpenAI-compatible: posts S3's prompt to /chat/completions with the key", async () => {
     const seen: { path?: string; auth?: string; prompt?: string; max?: number } = {};
     const base = await serve((req, body, res) => {
       const j = JSON.parse(body) as { messages: { content: string }[]; max_tokens: number };
@@ -92,7 +96,9 @@ describe('summarizer clients', () => {
       res.writeHead(401);
       res.end();
     });
-    await expect(openaiCompatibleSummarizer({ baseUrl: base2, model: 'm', retries: 3, backoffMs: 5 }).summarize(request)).rejects.toThrow(/HTTP 401/);
+    await expect(openaiCompatibleSummarizer({ baseUrl: base2, model: 'm', retries: 3, backoffMs: 5 }).summarize(request)).rejects.toThrow(
+      /HTTP 401/,
+    );
     expect(denied).toBe(1);
   });
 
@@ -108,7 +114,9 @@ describe('summarizer clients', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'message', content: [{ type: 'text', text: 'after the wait' }] }));
     });
-    expect(await anthropicSummarizer({ baseUrl: base, model: 'm', retries: 1, backoffMs: 60_000 }).summarize(request)).toBe('after the wait');
+    expect(await anthropicSummarizer({ baseUrl: base, model: 'm', retries: 1, backoffMs: 60_000 }).summarize(request)).toBe(
+      'after the wait',
+    );
     expect(calls).toBe(2);
   });
 
@@ -116,7 +124,9 @@ describe('summarizer clients', () => {
     const base = await serve(() => {
       /* never answers */
     });
-    await expect(openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 0, timeoutMs: 100 }).summarize(request)).rejects.toThrow(/timed out after 100 ms/);
+    await expect(openaiCompatibleSummarizer({ baseUrl: base, model: 'm', retries: 0, timeoutMs: 100 }).summarize(request)).rejects.toThrow(
+      /timed out after 100 ms/,
+    );
   });
 
   it('caches by (input, prompt, model): the same request is asked once', async () => {

@@ -24,7 +24,13 @@ describe('replay with a remote summarizer', () => {
   it('summarizes through the server once, then from the cache', async () => {
     const server = await startTestServer((req, body, res, n) => summaryAnswer(`Remote summary ${n + 1}.`)(req, body, res, n));
     const url = server.url;
-    const config = resolveConfig('letta', { tokenizer: 'chars4', window: 4_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: url });
+    const config = resolveConfig('letta', {
+      tokenizer: 'chars4',
+      window: 4_000,
+      summarizer: 'openai',
+      summarizerModel: 'local',
+      summarizerUrl: url,
+    });
     const store = memoryStore();
     const summarizer = createSummarizer(config, { apiKey: 'sk-local', store });
     const s = session(chat(20));
@@ -44,8 +50,16 @@ describe('replay with a remote summarizer', () => {
     const gone = await startTestServer();
     const port = new URL(gone.origin).port;
     await gone.close();
-    const config = resolveConfig('letta', { tokenizer: 'chars4', window: 4_000, summarizer: 'openai', summarizerModel: 'local', summarizerUrl: `http://127.0.0.1:${port}/v1` });
-    const r = await replay(session(chat(20)), config, { summarizer: createSummarizer(config, { retries: 1, backoffMs: 1, timeoutMs: 2_000 }) });
+    const config = resolveConfig('letta', {
+      tokenizer: 'chars4',
+      window: 4_000,
+      summarizer: 'openai',
+      summarizerModel: 'local',
+      summarizerUrl: `http://127.0.0.1:${port}/v1`,
+    });
+    const r = await replay(session(chat(20)), config, {
+      summarizer: createSummarizer(config, { retries: 1, backoffMs: 1, timeoutMs: 2_000 }),
+    });
     expect(r.events.some((e) => e.kind === 'summarizer-failure')).toBe(true);
     expect(r.steps.count).toBe(20);
     expect(r.totals.compressions).toBeGreaterThan(0);
@@ -54,6 +68,10 @@ describe('replay with a remote summarizer', () => {
   it('asks for a model name, and warns when the host gave no remote summarizer', async () => {
     expect(() => createSummarizer(resolveConfig('letta', { summarizer: 'anthropic' }))).toThrow(/set summarizerModel/);
     const r = await replay(session(chat(3)), resolveConfig('letta', { tokenizer: 'chars4', summarizer: 'anthropic' }));
-    expect(r.events[0]).toMatchObject({ kind: 'warning', step: 0, text: expect.stringMatching(/summarizer "anthropic" was not provided by the host/) });
+    expect(r.events[0]).toMatchObject({
+      kind: 'warning',
+      step: 0,
+      text: expect.stringMatching(/summarizer "anthropic" was not provided by the host/),
+    });
   });
 });

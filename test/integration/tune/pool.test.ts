@@ -30,14 +30,27 @@ const opts = (session: Session, extra: Partial<TuneOptions> = {}): TuneOptions =
   ...extra,
 });
 /** What a sweep found, without its timing. */
-const figures = (r: { points: readonly object[]; calls: number; proposal: number | null; frontier: readonly number[] }) => ({ points: r.points, calls: r.calls, proposal: r.proposal, frontier: r.frontier });
+const figures = (r: { points: readonly object[]; calls: number; proposal: number | null; frontier: readonly number[] }) => ({
+  points: r.points,
+  calls: r.calls,
+  proposal: r.proposal,
+  frontier: r.frontier,
+});
 
 /** The session with `extra` more calls appended as a tail would: a new Session object, the old untouched. */
 function appended(s: Session, extra: number): Session {
   const more: Message[] = [];
   for (let i = 0; i < extra; i++) {
-    more.push({ id: `tail-a${i}`, role: 'assistant', parts: [{ kind: 'tool_call', id: `tail-c${i}`, name: 'Read', args: `{"path":"src/tail${i}.ts"}` }] });
-    more.push({ id: `tail-r${i}`, role: 'user', parts: [{ kind: 'tool_result', callId: `tail-c${i}`, isError: false, text: `tail ${i}\n`.repeat(400) }] });
+    more.push({
+      id: `tail-a${i}`,
+      role: 'assistant',
+      parts: [{ kind: 'tool_call', id: `tail-c${i}`, name: 'Read', args: `{"path":"src/tail${i}.ts"}` }],
+    });
+    more.push({
+      id: `tail-r${i}`,
+      role: 'user',
+      parts: [{ kind: 'tool_result', callId: `tail-c${i}`, isError: false, text: `tail ${i}\n`.repeat(400) }],
+    });
   }
   return { ...s, messages: [...s.messages, ...more] };
 }
@@ -94,7 +107,13 @@ describe('TunePool', () => {
     const base = { tokenizer: 'chars4', window: 12_000 };
     const needles = ['module7.ts'];
     pool = new TunePool();
-    const o = opts(session, { policy: { id: s3.id, config: s3.config }, baseOverrides: base, needles, sweeps: ['trigger=0.4:0.95:0.05'], storedCounts: (t) => (t === 'chars4' ? stored : undefined) });
+    const o = opts(session, {
+      policy: { id: s3.id, config: s3.config },
+      baseOverrides: base,
+      needles,
+      sweeps: ['trigger=0.4:0.95:0.05'],
+      storedCounts: (t) => (t === 'chars4' ? stored : undefined),
+    });
     const first = await pool.sweep(o);
     // Warm: the workers hold the shipped facts; a second sweep must still agree.
     const warm = await pool.sweep({ ...o, sweeps: ['trigger=0.425:0.925:0.05'] });
@@ -103,7 +122,10 @@ describe('TunePool', () => {
         // Per setting, in this thread, on a copy of the session: facts extracted by this replay itself.
         const own = { ...session, messages: session.messages.map((m) => ({ ...m })) };
         const config = resolveConfig(s3.config, { ...base, ...p.settings }, {});
-        const alone = outcomeOf(p.index, await replay(own, { ...config, summarizer: 'extractive' }, { counts: countWith(own, 'chars4'), needles, pinned: new Set() }));
+        const alone = outcomeOf(
+          p.index,
+          await replay(own, { ...config, summarizer: 'extractive' }, { counts: countWith(own, 'chars4'), needles, pinned: new Set() }),
+        );
         const { settings: _s, onFrontier: _f, ...shipped } = p;
         expect(shipped).toEqual(alone);
       }

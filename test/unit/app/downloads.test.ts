@@ -15,7 +15,7 @@ function fakeItem(url: string, name: string) {
 }
 
 describe('askWhereToSave', () => {
-  it('opens the native save dialog on the downloads folder with the export dialog\'s file name and its extension', () => {
+  it("opens the native save dialog on the downloads folder with the export dialog's file name and its extension", () => {
     const { item, seen } = fakeItem('blob:file:///3f1c-…', 'orders-service.claude-code.call-23.jsonl');
     expect(askWhereToSave(item, '/home/ana/Downloads')).toBe(true);
     expect(seen.cancelled).toBe(false);

@@ -27,7 +27,10 @@ describe('electronegativity gate', () => {
       { id: 'LIMIT_NAVIGATION_GLOBAL_CHECK', severity: 'HIGH', file: 'N/A' },
       { id: 'CSP_GLOBAL_CHECK', severity: 'LOW', file: 'out/renderer/index.html' },
     ];
-    expect(unaccepted(issues, accepted).map((i) => `${i.id}@${i.file}`)).toEqual(['PRELOAD_JS_CHECK@src/main/other.ts', 'LIMIT_NAVIGATION_GLOBAL_CHECK@N/A']);
+    expect(unaccepted(issues, accepted).map((i) => `${i.id}@${i.file}`)).toEqual([
+      'PRELOAD_JS_CHECK@src/main/other.ts',
+      'LIMIT_NAVIGATION_GLOBAL_CHECK@N/A',
+    ]);
   });
 
   it('every accepted finding carries a written reason; one without is refused', async () => {

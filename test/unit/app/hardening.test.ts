@@ -26,7 +26,12 @@ describe('cspHeaderFor', () => {
   });
 
   it('replaces a CSP header of any case rather than adding a second one', () => {
-    const out = withCsp({ 'content-security-policy': ["script-src 'unsafe-inline'"], 'x-other': ['1'] }, `${RENDERER}/index.html`, RENDERER, POLICY);
+    const out = withCsp(
+      { 'content-security-policy': ["script-src 'unsafe-inline'"], 'x-other': ['1'] },
+      `${RENDERER}/index.html`,
+      RENDERER,
+      POLICY,
+    );
     expect(out).toEqual({ 'x-other': ['1'], 'Content-Security-Policy': [POLICY] });
     const dev = { a: ['b'] };
     expect(withCsp(dev, 'http://localhost:5173/', RENDERER, POLICY)).toBe(dev);
@@ -37,7 +42,16 @@ describe('links that may leave the app', () => {
   it('only the fixed documentation list', () => {
     expect(isDocumentationLink(README_URL, DOCS)).toBe(true);
     for (const u of DOCS) expect(isDocumentationLink(u, DOCS)).toBe(true);
-    for (const u of ['https://example.com/', 'http://docs.example.org/context-scope/', `${README_URL}x`, 'https://docs.example.org/context-scope/@evil.example/', 'https://user@docs.example.org/context-scope/', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) {
+    for (const u of [
+      'https://example.com/',
+      'http://docs.example.org/context-scope/',
+      `${README_URL}x`,
+      'https://docs.example.org/context-scope/@evil.example/',
+      'https://user@docs.example.org/context-scope/',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'not a url',
+    ]) {
       expect(isDocumentationLink(u, DOCS), u).toBe(false);
     }
     // No published address yet: the shipped list opens nothing.
@@ -64,7 +78,12 @@ describe('guardContents', () => {
   const setup = () => {
     const contents = new FakeContents();
     const opened: string[] = [];
-    guardContents(contents as never, (u) => u === own, (u) => opened.push(u), DOCS);
+    guardContents(
+      contents as never,
+      (u) => u === own,
+      (u) => opened.push(u),
+      DOCS,
+    );
     return { contents, opened };
   };
 
@@ -88,7 +107,10 @@ describe('denyAllPermissions', () => {
   it('refuses requests and answers every check with not granted', () => {
     let request: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
     let check: ((...a: unknown[]) => boolean) | undefined;
-    denyAllPermissions({ setPermissionRequestHandler: (h: never) => (request = h), setPermissionCheckHandler: (h: never) => (check = h) } as never);
+    denyAllPermissions({
+      setPermissionRequestHandler: (h: never) => (request = h),
+      setPermissionCheckHandler: (h: never) => (check = h),
+    } as never);
     const answers: boolean[] = [];
     request!({}, 'media', (ok) => answers.push(ok));
     request!({}, 'notifications', (ok) => answers.push(ok));

@@ -11,11 +11,16 @@ describe('parseLaunchArgs', () => {
   it('skips the executable (and the app folder when not packaged), switches and missing paths', () => {
     const argv = ['/usr/bin/electron', '/repo', '--user-data-dir=/tmp/u', 'a.jsonl', '--inspect', 'missing.jsonl', '.'];
     expect(parseLaunchArgs(argv, { packaged: false, cwd: '/work', isFile })).toEqual({ dbPath: undefined, files: ['/work/a.jsonl'] });
-    expect(parseLaunchArgs(['/opt/Context Scope/ctxscope', '/home/u/b.jsonl'], { packaged: true, cwd: '/', isFile }).files).toEqual(['/home/u/b.jsonl']);
+    expect(parseLaunchArgs(['/opt/Context Scope/ctxscope', '/home/u/b.jsonl'], { packaged: true, cwd: '/', isFile }).files).toEqual([
+      '/home/u/b.jsonl',
+    ]);
   });
 
   it('takes --db PATH and --db=PATH, resolved against the launch folder', () => {
-    expect(parseLaunchArgs(['e', '.', '--db', 'my.db', 'a.jsonl'], { packaged: false, cwd: '/work', isFile })).toEqual({ dbPath: '/work/my.db', files: ['/work/a.jsonl'] });
+    expect(parseLaunchArgs(['e', '.', '--db', 'my.db', 'a.jsonl'], { packaged: false, cwd: '/work', isFile })).toEqual({
+      dbPath: '/work/my.db',
+      files: ['/work/a.jsonl'],
+    });
     expect(parseLaunchArgs(['exe', '--db=/tmp/db/s.db'], { packaged: true, cwd: '/work', isFile }).dbPath).toBe('/tmp/db/s.db');
   });
 });

@@ -72,8 +72,7 @@ describe('the scripts run the check first', () => {
   });
 
   it('npm run package and its platform variants check the desktop Node first', () => {
-    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-      .scripts;
+    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     for (const name of ['package', 'package:linux', 'package:mac', 'package:win']) {
       expect(scripts[name]).toMatch(/^node scripts\/node-check\.mjs desktop && /);
     }

@@ -54,10 +54,14 @@ function shippedInAsar(packagedPath: string): boolean {
 
 describe('electron-builder config', () => {
   it("passes electron-builder's own schema", async () => {
-    const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as { validateConfiguration: (c: unknown, log: unknown) => Promise<void> };
+    const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as {
+      validateConfiguration: (c: unknown, log: unknown) => Promise<void>;
+    };
     const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
     await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
-    await expect(validateConfiguration({ ...config, linux: { ...config.linux, bogus: 1 } }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration object/);
+    await expect(validateConfiguration({ ...config, linux: { ...config.linux, bogus: 1 } }, new DebugLogger(false))).rejects.toThrow(
+      /Invalid configuration object/,
+    );
   });
 
   it('targets AppImage and deb, dmg, NSIS', () => {
@@ -66,13 +70,16 @@ describe('electron-builder config', () => {
     expect(config.win.target).toEqual(['nsis']);
   });
 
-  it.each(['sample', 'models', 'icon', 'readme', 'policies-doc'] as RuntimeResource[])('copies %s beside the asar, where the packaged app looks for it', (name) => {
-    const source = extraResourceSource(runtimeResource(name, packaged));
-    expect(source, `no extraResources entry lands on ${runtimeResource(name, packaged)}`).toBeDefined();
-    expect(existsSync(source!), source).toBe(true);
-    // …and it is the same file the checkout uses.
-    expect(source).toBe(runtimeResource(name, checkout));
-  });
+  it.each(['sample', 'models', 'icon', 'readme', 'policies-doc'] as RuntimeResource[])(
+    'copies %s beside the asar, where the packaged app looks for it',
+    (name) => {
+      const source = extraResourceSource(runtimeResource(name, packaged));
+      expect(source, `no extraResources entry lands on ${runtimeResource(name, packaged)}`).toBeDefined();
+      expect(existsSync(source!), source).toBe(true);
+      // …and it is the same file the checkout uses.
+      expect(source).toBe(runtimeResource(name, checkout));
+    },
+  );
 
   it('ships every worker script and the renderer inside the asar', () => {
     for (const w of WORKER_NAMES) {
@@ -109,7 +116,13 @@ describe('electron-builder config', () => {
 
   it('flips the fuses after packing: RunAsNode and NODE_OPTIONS off, asar only and checked, cookies encrypted', () => {
     expect(existsSync(join(root, config.afterPack))).toBe(true);
-    expect(afterPack.FUSES).toMatchObject({ RunAsNode: false, EnableNodeOptionsEnvironmentVariable: false, EnableEmbeddedAsarIntegrityValidation: true, OnlyLoadAppFromAsar: true, EnableCookieEncryption: true });
+    expect(afterPack.FUSES).toMatchObject({
+      RunAsNode: false,
+      EnableNodeOptionsEnvironmentVariable: false,
+      EnableEmbeddedAsarIntegrityValidation: true,
+      OnlyLoadAppFromAsar: true,
+      EnableCookieEncryption: true,
+    });
     const packager = { appInfo: { productFilename: 'Context Scope' }, executableName: 'context-scope' };
     expect(afterPack.executablePath({ appOutDir: '/d', electronPlatformName: 'linux', packager })).toBe('/d/context-scope');
     expect(afterPack.executablePath({ appOutDir: '/d', electronPlatformName: 'win32', packager })).toBe('/d/Context Scope.exe');
@@ -119,7 +132,8 @@ describe('electron-builder config', () => {
 
 describe('runtimeResource', () => {
   it('finds the checkout files', () => {
-    for (const name of ['sample', 'models', 'icon'] as RuntimeResource[]) expect(existsSync(runtimeResource(name, checkout)), name).toBe(true);
+    for (const name of ['sample', 'models', 'icon'] as RuntimeResource[])
+      expect(existsSync(runtimeResource(name, checkout)), name).toBe(true);
     expect(runtimeResource('worker:import-worker', checkout)).toBe(join(root, 'out', 'main', 'import-worker.js'));
   });
 
@@ -128,11 +142,15 @@ describe('runtimeResource', () => {
     expect(runtimeResource('models', packaged)).toBe(`${RESOURCES}/models.json`);
     expect(runtimeResource('worker:count-worker', packaged)).toBe(`${RESOURCES}/app.asar/out/main/count-worker.js`);
     expect(runtimeResource('renderer', packaged)).toBe(`${RESOURCES}/app.asar/out/renderer`);
-    expect(runtimeResource('native-sqlite', packaged)).toBe(`${RESOURCES}/app.asar.unpacked/node_modules/better-sqlite3/build/Release/better_sqlite3.node`);
+    expect(runtimeResource('native-sqlite', packaged)).toBe(
+      `${RESOURCES}/app.asar.unpacked/node_modules/better-sqlite3/build/Release/better_sqlite3.node`,
+    );
   });
 
   it('the checkout native module is where scripts/electron-native.mjs builds it; no Electron, no binding', async () => {
-    const script = (await import(pathToFileURL(join(root, 'scripts', 'electron-native.mjs')).href)) as { electronNativeFile: (root: string, v: string) => string };
+    const script = (await import(pathToFileURL(join(root, 'scripts', 'electron-native.mjs')).href)) as {
+      electronNativeFile: (root: string, v: string) => string;
+    };
     expect(runtimeResource('native-sqlite', checkout, '45.4.1')).toBe(script.electronNativeFile(root, '45.4.1'));
     expect(electronNativeBinding(checkout, undefined)).toBeUndefined();
     expect(electronNativeBinding(packaged, '45.4.1')).toBeUndefined(); // not on this disk

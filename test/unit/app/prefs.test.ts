@@ -5,7 +5,9 @@ import { boundsToSave, DEFAULT_SIZE, initialBounds, MIN_SIZE } from '../../../sr
 
 describe('parsePrefs', () => {
   it('reads a valid file', () => {
-    const p = parsePrefs(JSON.stringify({ window: { x: 10, y: 20, width: 1200, height: 800, maximized: true }, theme: 'light', recent: ['/a.jsonl'] }));
+    const p = parsePrefs(
+      JSON.stringify({ window: { x: 10, y: 20, width: 1200, height: 800, maximized: true }, theme: 'light', recent: ['/a.jsonl'] }),
+    );
     expect(p).toEqual({ window: { x: 10, y: 20, width: 1200, height: 800, maximized: true }, theme: 'light', recent: ['/a.jsonl'] });
   });
 
@@ -59,11 +61,21 @@ describe('initialBounds', () => {
   });
 
   it('the remembered bounds when they are on a display', () => {
-    expect(initialBounds({ x: 100, y: 50, width: 1200, height: 800, maximized: false }, screen)).toEqual({ x: 100, y: 50, width: 1200, height: 800, maximized: false });
+    expect(initialBounds({ x: 100, y: 50, width: 1200, height: 800, maximized: false }, screen)).toEqual({
+      x: 100,
+      y: 50,
+      width: 1200,
+      height: 800,
+      maximized: false,
+    });
   });
 
   it('drops the position of a window left on a display that is gone, keeps its size', () => {
-    expect(initialBounds({ x: 2500, y: 100, width: 1200, height: 800, maximized: true }, screen)).toEqual({ width: 1200, height: 800, maximized: true });
+    expect(initialBounds({ x: 2500, y: 100, width: 1200, height: 800, maximized: true }, screen)).toEqual({
+      width: 1200,
+      height: 800,
+      maximized: true,
+    });
     // Only its last 30 px on screen: the title bar cannot be grabbed, so it is not reachable.
     expect(initialBounds({ x: 1890, y: 100, width: 1200, height: 800, maximized: false }, screen).x).toBeUndefined();
   });
@@ -74,6 +86,12 @@ describe('initialBounds', () => {
   });
 
   it('saves whole pixels and the maximized flag', () => {
-    expect(boundsToSave({ x: 10.4, y: 20.6, width: 1000.2, height: 700.7 }, true)).toEqual({ x: 10, y: 21, width: 1000, height: 701, maximized: true });
+    expect(boundsToSave({ x: 10.4, y: 20.6, width: 1000.2, height: 700.7 }, true)).toEqual({
+      x: 10,
+      y: 21,
+      width: 1000,
+      height: 701,
+      maximized: true,
+    });
   });
 });

@@ -5,7 +5,34 @@ import { fmt, fmtMax } from '../../../src/core/budget/layers';
 const icuInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const icuMinutes = (n: number): string => `${(Math.round(n * 10) / 10).toLocaleString('en-US')} min`;
 
-const samples = [0, -0, 0.4, 0.5, 1, 9, 12, 99.5, 999, 999.6, 1_000, 1_234, 12_345, 123_456, 999_999.5, 1_000_000, 1_234_567, 300_000, 2 ** 40, 2 ** 53 + 2, 1e21, -1, -1_234.5, -0.3, Infinity, NaN];
+const samples = [
+  0,
+  -0,
+  0.4,
+  0.5,
+  1,
+  9,
+  12,
+  99.5,
+  999,
+  999.6,
+  1_000,
+  1_234,
+  12_345,
+  123_456,
+  999_999.5,
+  1_000_000,
+  1_234_567,
+  300_000,
+  2 ** 40,
+  2 ** 53 + 2,
+  1e21,
+  -1,
+  -1_234.5,
+  -0.3,
+  Infinity,
+  NaN,
+];
 // A deterministic spread of magnitudes and fractions.
 for (let e = 0; e < 16; e++) for (const f of [1, 1.05, 3.33, 5.5, 7.77, 9.99]) samples.push(f * 10 ** e);
 

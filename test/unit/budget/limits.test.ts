@@ -1,7 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUFFER, DEFAULT_WINDOW, guardLimit, historyBudget, resolveLimits, windowFromMaxOutput } from '../../../src/core/budget/limits';
-import { backpressureDelayMs, capacityStatus, checkBudget, exceededDimension, S4_BUDGET, tokenCost, ZERO_USAGE } from '../../../src/core/budget/layers';
+import {
+  DEFAULT_BUFFER,
+  DEFAULT_WINDOW,
+  guardLimit,
+  historyBudget,
+  resolveLimits,
+  windowFromMaxOutput,
+} from '../../../src/core/budget/limits';
+import {
+  backpressureDelayMs,
+  capacityStatus,
+  checkBudget,
+  exceededDimension,
+  S4_BUDGET,
+  tokenCost,
+  ZERO_USAGE,
+} from '../../../src/core/budget/layers';
 import { callCost, lookupModel, MODELS } from '../../../src/core/catalog';
 
 describe('limits (S0, S1)', () => {
@@ -77,9 +92,15 @@ describe('budgets (S3, S4)', () => {
   });
 
   it('hard mode rejects, soft mode warns and goes on, approval mode asks (S3)', () => {
-    const layer = (mode: 'hard' | 'soft' | 'approval') => [{ name: 'task' as const, limits: { ...S4_BUDGET, tokens: 10_000 }, mode, warningThreshold: 0.8 }];
+    const layer = (mode: 'hard' | 'soft' | 'approval') => [
+      { name: 'task' as const, limits: { ...S4_BUDGET, tokens: 10_000 }, mode, warningThreshold: 0.8 },
+    ];
     const used = { ...ZERO_USAGE, tokens: 9_000 };
-    expect(checkBudget(layer('hard'), used, { tokens: 2_000 })).toMatchObject({ canProceed: false, requireApproval: false, exceeded: { layer: 'task', dimension: 'tokens' } });
+    expect(checkBudget(layer('hard'), used, { tokens: 2_000 })).toMatchObject({
+      canProceed: false,
+      requireApproval: false,
+      exceeded: { layer: 'task', dimension: 'tokens' },
+    });
     expect(checkBudget(layer('soft'), used, { tokens: 2_000 })).toMatchObject({ canProceed: true, requireApproval: false });
     expect(checkBudget(layer('approval'), used, { tokens: 2_000 })).toMatchObject({ canProceed: true, requireApproval: true });
     const warnOnly = checkBudget(layer('hard'), used, { tokens: 500 });
@@ -101,8 +122,12 @@ describe('budgets (S3, S4)', () => {
   });
 
   it('S2 status line', () => {
-    expect(capacityStatus(35_200, 40_000, 'compaction applied', 0.87)).toBe('context window at 87% capacity (35,200/40,000 tokens), compaction applied');
-    expect(capacityStatus(34_999, 40_000, 'compaction applied')).toBe('context window at 87% capacity (34,999/40,000 tokens), compaction applied');
+    expect(capacityStatus(35_200, 40_000, 'compaction applied', 0.87)).toBe(
+      'context window at 87% capacity (35,200/40,000 tokens), compaction applied',
+    );
+    expect(capacityStatus(34_999, 40_000, 'compaction applied')).toBe(
+      'context window at 87% capacity (34,999/40,000 tokens), compaction applied',
+    );
     expect(capacityStatus(36_000, 40_000)).toBe('context window at 90% capacity (36,000/40,000 tokens)');
   });
 

@@ -53,7 +53,9 @@ describe('cache prices in the catalog', () => {
   });
 
   it('the source’s own cost wins', () => {
-    expect(usageCost(lookupModel('gpt-5')!, { convention: 'openai', input: 1, cacheRead: 0, cacheWrite: 0, output: 1, costUsd: 0.5 })).toBe(0.5);
+    expect(usageCost(lookupModel('gpt-5')!, { convention: 'openai', input: 1, cacheRead: 0, cacheWrite: 0, output: 1, costUsd: 0.5 })).toBe(
+      0.5,
+    );
   });
 
   it('reads Claude Code 2.x 1-hour writes and the call key from a real line', async () => {

@@ -19,7 +19,13 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const files = [...walk(join(root, 'src')), ...walk(join(root, 'test')), ...walk(join(root, 'scripts')), ...walk(join(root, 'docs')), join(root, 'README.md')].filter(
+const files = [
+  ...walk(join(root, 'src')),
+  ...walk(join(root, 'test')),
+  ...walk(join(root, 'scripts')),
+  ...walk(join(root, 'docs')),
+  join(root, 'README.md'),
+].filter(
   // This file names the patterns it looks for.
   (f) => !f.endsWith(join('test', 'unit', 'docs', 'citations.test.ts')),
 );
@@ -43,7 +49,9 @@ describe('comments and docs cite only files in the repository', () => {
         .forEach((line, i) => {
           // Code may read a corpus folder beside the checkout when one is there; prose may not cite it.
           const prose = f.endsWith('.md') || /^\s*(?:\*|\/\/|\/\*)/.test(line) || /\/\/ /.test(line);
-          for (const [re, why] of FORBIDDEN) if ((prose || why !== PATH_OUTSIDE) && re.test(line)) found.push(`${relative(root, f)}:${i + 1}: ${why}: ${line.trim().slice(0, 120)}`);
+          for (const [re, why] of FORBIDDEN)
+            if ((prose || why !== PATH_OUTSIDE) && re.test(line))
+              found.push(`${relative(root, f)}:${i + 1}: ${why}: ${line.trim().slice(0, 120)}`);
         });
     }
     expect(found).toEqual([]);

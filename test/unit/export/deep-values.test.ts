@@ -16,7 +16,9 @@ const SECRET = 'PASSWORD=deep-nested-Passw0rd';
 const deepArgs = '{"a":'.repeat(DEPTH) + JSON.stringify({ k: SECRET, list: [1, 'two', null] }) + '}'.repeat(DEPTH);
 
 describe('a tool input nested 10,000 levels', () => {
-  const s = session([user('go'), msg('assistant', [call('t1', 'x', deepArgs)]), msg('user', [result('t1', 'ok')])], { tools: [{ name: 'x', description: 'deep', parameters: JSON.parse(deepArgs) as Record<string, unknown> }] });
+  const s = session([user('go'), msg('assistant', [call('t1', 'x', deepArgs)]), msg('user', [result('t1', 'ok')])], {
+    tools: [{ name: 'x', description: 'deep', parameters: JSON.parse(deepArgs) as Record<string, unknown> }],
+  });
 
   for (const target of TRANSCRIPT_TARGETS) {
     it(`${target}: exports as is and with redaction`, async () => {
@@ -65,7 +67,13 @@ describe('JSON without recursion', () => {
         const f = (s: string): string => s.toUpperCase() + '\u2028"';
         // The same change made on the value (fast-check's values are shallow enough to recurse on here).
         const mapValue = (x: unknown): unknown =>
-          typeof x === 'string' ? f(x) : Array.isArray(x) ? x.map(mapValue) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [f(k), mapValue(y)])) : x;
+          typeof x === 'string'
+            ? f(x)
+            : Array.isArray(x)
+              ? x.map(mapValue)
+              : x !== null && typeof x === 'object'
+                ? Object.fromEntries(Object.entries(x).map(([k, y]) => [f(k), mapValue(y)]))
+                : x;
         expect(JSON.parse(mapJsonStrings(text, f))).toEqual(mapValue(JSON.parse(text)));
       }),
       { numRuns: 300 },

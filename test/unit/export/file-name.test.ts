@@ -13,8 +13,12 @@ describe('export file names', () => {
   });
 
   it('names the policy, the call and the format where the extension does not say it', () => {
-    expect(exportFileName({ title: 'Fix the login bug', policy: 'claude-code', call: 412, format: 'openai', extension: 'json' })).toBe('Fix the login bug.claude-code.call-412.openai.json');
-    expect(exportFileName({ title: 'Fix the login bug', policy: 's3', report: true, extension: 'csv' })).toBe('Fix the login bug.s3.report.csv');
+    expect(exportFileName({ title: 'Fix the login bug', policy: 'claude-code', call: 412, format: 'openai', extension: 'json' })).toBe(
+      'Fix the login bug.claude-code.call-412.openai.json',
+    );
+    expect(exportFileName({ title: 'Fix the login bug', policy: 's3', report: true, extension: 'csv' })).toBe(
+      'Fix the login bug.s3.report.csv',
+    );
   });
 
   it('keeps unicode (NFC) and cuts long titles on a code point, not inside a surrogate pair', () => {

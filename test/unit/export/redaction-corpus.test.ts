@@ -16,11 +16,18 @@ import { assistant, call, msg, result, session, user } from '../../helpers/sessi
 function holding(secret: string): ReturnType<typeof session> {
   const messages: Message[] = [
     user(`here it is:\n${secret}\nthanks`),
-    msg('assistant', [{ kind: 'reasoning', text: `it said ${secret}` }, call('c1', 'Bash', JSON.stringify({ command: `cat <<EOF\n${secret}\nEOF` })), call('c2', 'Raw', `not json ${secret}`)]),
+    msg('assistant', [
+      { kind: 'reasoning', text: `it said ${secret}` },
+      call('c1', 'Bash', JSON.stringify({ command: `cat <<EOF\n${secret}\nEOF` })),
+      call('c2', 'Raw', `not json ${secret}`),
+    ]),
     msg('user', [result('c1', `$ cat id\n${secret}\n`), result('c2', 'ok')]),
     assistant(`done: ${secret}`),
   ];
-  return session(messages, { systemPrompt: `the agent knows ${secret}`, tools: [{ name: 'Bash', description: `runs ${secret}`, parameters: { type: 'object', properties: { x: { default: secret } } } }] });
+  return session(messages, {
+    systemPrompt: `the agent knows ${secret}`,
+    tools: [{ name: 'Bash', description: `runs ${secret}`, parameters: { type: 'object', properties: { x: { default: secret } } } }],
+  });
 }
 
 const noCore = (text: string, cores: readonly string[], where: string): void => {
@@ -43,7 +50,11 @@ describe('the secrets corpus, built-in rules alone', () => {
 
   it('keeps the readable parts of a URL and of an assignment', async () => {
     const r = createRedactor([]);
-    const [url, env, basic] = await r.redact(['amqp://rabbit:Rabb1tPassw0rd@mq.internal:5672/vhost', 'DB_PASSWORD=hunter2', 'Authorization: Basic ZGVwbG95OnB3']);
+    const [url, env, basic] = await r.redact([
+      'amqp://rabbit:Rabb1tPassw0rd@mq.internal:5672/vhost',
+      'DB_PASSWORD=hunter2',
+      'Authorization: Basic ZGVwbG95OnB3',
+    ]);
     expect(url).toBe('amqp://rabbit:[REDACTED:url-credentials]@mq.internal:5672/vhost');
     expect(env).toBe('DB_PASSWORD=[REDACTED:env-secret]');
     expect(basic).toBe('Authorization: Basic [REDACTED:basic-auth]');
@@ -51,7 +62,14 @@ describe('the secrets corpus, built-in rules alone', () => {
 
   it('leaves look-alikes that are not secrets', async () => {
     const r = createRedactor([]);
-    const texts = ['MAX_TOKENS=8192', 'max_tokens=100', 'token = lexer.next()', 'https://example.com/a:b@', 'ssh://git@github.com/x', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----'];
+    const texts = [
+      'MAX_TOKENS=8192',
+      'max_tokens=100',
+      'token = lexer.next()',
+      'https://example.com/a:b@',
+      'ssh://git@github.com/x',
+      '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----',
+    ];
     const out = await r.redact(texts);
     expect(out).toEqual(texts.map((t, i) => (i === 4 ? 'ssh://[REDACTED:email]/x' : t)));
   });
@@ -68,7 +86,10 @@ describe('the secrets corpus in every export target (the scanner the CLI and the
     it(`${target}: no kind survives anywhere in the session`, async () => {
       for (const c of CORPUS) {
         const s = holding(c.text);
-        const e = await exportRedacted({ ...sessionInput(s), summary: `summary: ${c.text}` }, target, { scanner: secretlintScanner, title: `title ${c.text}` });
+        const e = await exportRedacted({ ...sessionInput(s), summary: `summary: ${c.text}` }, target, {
+          scanner: secretlintScanner,
+          title: `title ${c.text}`,
+        });
         noCore(e.text, c.cores, `${c.name} in ${target}`);
         noCore(e.title, c.cores, `${c.name} in the title`);
         // message, reasoning, two arguments, result, final message, system, tool description, default, summary, title
@@ -82,7 +103,14 @@ describe('the secrets corpus in every export target (the scanner the CLI and the
 
 describe("the export dialog's preview", () => {
   const row = { id: 's', title: 'corpus', sourcePath: '/tmp/corpus.jsonl' };
-  const args = (to: ExportArgs['to'], redact: boolean, redactPatterns: string[] = []): ExportArgs => ({ sessionId: 's', overrides: {}, at: 'end', to, redact, redactPatterns });
+  const args = (to: ExportArgs['to'], redact: boolean, redactPatterns: string[] = []): ExportArgs => ({
+    sessionId: 's',
+    overrides: {},
+    at: 'end',
+    to,
+    redact,
+    redactPatterns,
+  });
   const noReplay = (): Promise<never> => Promise.reject(new Error('no replay in this test'));
 
   it('counts every kind, and the save holds none of them', async () => {

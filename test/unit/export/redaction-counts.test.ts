@@ -19,12 +19,16 @@ describe('redaction counts by kind', () => {
     const [out] = await r.redact([TEXT]);
     expect(r.byKind).toEqual({ github: 1, token: 1, email: 2, custom: 2 });
     expect(r.count).toBe(6);
-    expect(out).toBe('deploy with [REDACTED:github]; Authorization: Bearer [REDACTED:token]; mail [REDACTED:email] and [REDACTED:email] about [REDACTED:custom] and [REDACTED:custom]');
+    expect(out).toBe(
+      'deploy with [REDACTED:github]; Authorization: Bearer [REDACTED:token]; mail [REDACTED:email] and [REDACTED:email] about [REDACTED:custom] and [REDACTED:custom]',
+    );
   });
 
   it('a key the scanner does not know is counted by the key patterns (api-key, aws, jwt, stripe)', async () => {
     const r = createRedactor([]);
-    await r.redact([`${FAKE_SECRETS['openai key without marker']} ${FAKE_SECRETS['aws access key id']} ${FAKE_SECRETS.jwt} ${FAKE_SECRETS['stripe live key']}`]);
+    await r.redact([
+      `${FAKE_SECRETS['openai key without marker']} ${FAKE_SECRETS['aws access key id']} ${FAKE_SECRETS.jwt} ${FAKE_SECRETS['stripe live key']}`,
+    ]);
     expect(r.byKind).toEqual({ 'api-key': 1, aws: 1, jwt: 1, stripe: 1 });
   });
 
@@ -41,7 +45,9 @@ describe('redaction counts by kind', () => {
   });
 
   it('an export reports its counts by kind across every string it holds', async () => {
-    const s = session([user(`write to ana@example.com, ${BEARER}`), assistant('sent to ana@example.com')], { systemPrompt: 'support is at help@example.com' });
+    const s = session([user(`write to ana@example.com, ${BEARER}`), assistant('sent to ana@example.com')], {
+      systemPrompt: 'support is at help@example.com',
+    });
     const e = await exportRedacted(sessionInput(s), 'openai', { scanner: secretlintScanner, patterns: ['sent'], title: 'mail' });
     expect(e.byKind).toEqual({ email: 3, token: 1, custom: 1 });
     expect(e.redactions).toBe(5);

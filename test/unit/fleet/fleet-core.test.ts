@@ -62,33 +62,130 @@ describe('settings', () => {
 function result(): ReplayResult {
   const n = 3;
   const f = (...v: number[]) => Float64Array.from(v);
-  const regions = { system: f(100, 100, 100), unlogged: f(0, 0, 0), summary: f(0, 0, 50), history: f(400, 900, 200), tools: f(10, 10, 10), output: f(0, 0, 0), buffer: f(0, 0, 0), free: f(0, 0, 0) };
+  const regions = {
+    system: f(100, 100, 100),
+    unlogged: f(0, 0, 0),
+    summary: f(0, 0, 50),
+    history: f(400, 900, 200),
+    tools: f(10, 10, 10),
+    output: f(0, 0, 0),
+    buffer: f(0, 0, 0),
+    free: f(0, 0, 0),
+  };
   return {
     policy: 's3',
     config: {},
-    steps: { count: n, messageIndex: Uint32Array.of(1, 3, 5), turn: Uint32Array.of(0, 0, 1), regions, total: f(510, 1010, 360), limit: f(1000, 1000, 1000), trigger: f(NaN, 750, 750), reported: f(500, NaN, 350), status: Uint8Array.of(0, 1, 2), reasonIndex: new Uint16Array(n), reasons: [''], keptFrom: new Uint32Array(n) },
+    steps: {
+      count: n,
+      messageIndex: Uint32Array.of(1, 3, 5),
+      turn: Uint32Array.of(0, 0, 1),
+      regions,
+      total: f(510, 1010, 360),
+      limit: f(1000, 1000, 1000),
+      trigger: f(NaN, 750, 750),
+      reported: f(500, NaN, 350),
+      status: Uint8Array.of(0, 1, 2),
+      reasonIndex: new Uint16Array(n),
+      reasons: [''],
+      keptFrom: new Uint32Array(n),
+    },
     events: [
-      { kind: 'compression', step: 2, path: 'proactive', strategy: 'summarize', tokensBefore: 1010, tokensAfter: 360, dropped: [[1, 3]], kept: [[4, 5]], summary: 's' },
+      {
+        kind: 'compression',
+        step: 2,
+        path: 'proactive',
+        strategy: 'summarize',
+        tokensBefore: 1010,
+        tokensAfter: 360,
+        dropped: [[1, 3]],
+        kept: [[4, 5]],
+        summary: 's',
+      },
       { kind: 'source-compaction', step: 2, messageIndex: 4, trigger: 'auto', tokensBefore: 900 },
     ],
-    totals: { billedInputTokens: 1880, cachedInputTokens: 300, outputTokens: 60, cost: 0.01, compressions: 1, tokensRemoved: 650, peak: 1010, forcedFinals: 0, aborts: 0, overflows: 0 },
-    retention: { lost: [{ key: 'ORD-1', kind: 'identifier', lostAt: 2, neededAt: 2 }], needles: [{ key: 'x', firstMessage: 0, leftAt: [2] }, { key: 'y', firstMessage: null, leftAt: [] }] },
+    totals: {
+      billedInputTokens: 1880,
+      cachedInputTokens: 300,
+      outputTokens: 60,
+      cost: 0.01,
+      compressions: 1,
+      tokensRemoved: 650,
+      peak: 1010,
+      forcedFinals: 0,
+      aborts: 0,
+      overflows: 0,
+    },
+    retention: {
+      lost: [{ key: 'ORD-1', kind: 'identifier', lostAt: 2, neededAt: 2 }],
+      needles: [
+        { key: 'x', firstMessage: 0, leftAt: [2] },
+        { key: 'y', firstMessage: null, leftAt: [] },
+      ],
+    },
   };
 }
 
-const session: Session = { id: 'sess', format: 'claude-code', systemPrompt: null, tools: [], messages: [], sourceCompactions: [], subagents: [], warnings: [], cwd: '/p', model: 'm' };
+const session: Session = {
+  id: 'sess',
+  format: 'claude-code',
+  systemPrompt: null,
+  tools: [],
+  messages: [],
+  sourceCompactions: [],
+  subagents: [],
+  warnings: [],
+  cwd: '/p',
+  model: 'm',
+};
 
 describe('rows', () => {
   it('a sessions row carries the totals, the turns, lost facts and needles that left the window', () => {
     const row = replayRow(0, 's3', { sourcePath: '/a.jsonl', fileHash: 'h' }, 'sh', sessionFacts(session, null), result());
-    expect(row).toMatchObject({ sessionId: 'sess', agent: 'claude-code', ownPolicy: 'claude-code', project: '/p', calls: 3, turns: 2, billedInputTokens: 1880, costUsd: 0.01, lostFacts: 1, lostNeedles: 1, cacheWriteTokens: null, status: 'ok' });
+    expect(row).toMatchObject({
+      sessionId: 'sess',
+      agent: 'claude-code',
+      ownPolicy: 'claude-code',
+      project: '/p',
+      calls: 3,
+      turns: 2,
+      billedInputTokens: 1880,
+      costUsd: 0.01,
+      lostFacts: 1,
+      lostNeedles: 1,
+      cacheWriteTokens: null,
+      status: 'ok',
+    });
   });
 
   it('a compressions row per compression (summarised, facts lost at its call) and per agent compaction', () => {
     const rows = compressionRows(7, result());
     expect(rows).toEqual([
-      { key: 7, call: 2, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1010, tokensAfter: 360, messagesDropped: 0, messagesMasked: 0, messagesSummarised: 3, factsLost: 1 },
-      { key: 7, call: 2, kind: 'agent-compaction', path: 'auto', strategy: null, tokensBefore: 900, tokensAfter: null, messagesDropped: 0, messagesMasked: 0, messagesSummarised: 0, factsLost: 0 },
+      {
+        key: 7,
+        call: 2,
+        kind: 'compression',
+        path: 'proactive',
+        strategy: 'summarize',
+        tokensBefore: 1010,
+        tokensAfter: 360,
+        messagesDropped: 0,
+        messagesMasked: 0,
+        messagesSummarised: 3,
+        factsLost: 1,
+      },
+      {
+        key: 7,
+        call: 2,
+        kind: 'agent-compaction',
+        path: 'auto',
+        strategy: null,
+        tokensBefore: 900,
+        tokensAfter: null,
+        messagesDropped: 0,
+        messagesMasked: 0,
+        messagesSummarised: 0,
+        factsLost: 0,
+      },
     ]);
   });
 

@@ -59,7 +59,12 @@ describe('import fuzz: every mutated transcript ends in sessions or one clear er
             expect(said).toBeLessThanOrEqual(put + m.bytes.length);
           }
         }),
-        { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(longRun ? {} : { interruptAfterTimeLimit: 8_000 }), endOnFailure: true },
+        {
+          numRuns: RUNS,
+          ...(SEED !== undefined ? { seed: SEED } : {}),
+          ...(longRun ? {} : { interruptAfterTimeLimit: 8_000 }),
+          endOnFailure: true,
+        },
       );
     },
     longRun ? 0 : 60_000,

@@ -40,7 +40,9 @@ const wrongValue = fc.oneof(
 
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   frac.map((at): Mutation => ({ kind: 'truncate', at })),
-  fc.tuple(fc.array(frac, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(255), { minLength: 6, maxLength: 6 })).map(([at, bytes]): Mutation => ({ kind: 'flip', at, bytes })),
+  fc
+    .tuple(fc.array(frac, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(255), { minLength: 6, maxLength: 6 }))
+    .map(([at, bytes]): Mutation => ({ kind: 'flip', at, bytes })),
   fc
     .tuple(
       frac,
@@ -67,8 +69,12 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.tuple(path, wrongValue).map(([p, value]): Mutation => ({ kind: 'wrongType', path: p, value })),
   fc.nat().map((seed): Mutation => ({ kind: 'reorderKeys', seed })),
   // Twice: deep nesting has to land in the few fields importers write back (tool arguments).
-  fc.tuple(path, fc.integer({ min: 500, max: 20_000 }), fc.boolean()).map(([p, depth, asArray]): Mutation => ({ kind: 'deepNest', path: p, depth, asArray })),
-  fc.tuple(path, fc.integer({ min: 500, max: 20_000 }), fc.boolean()).map(([p, depth, asArray]): Mutation => ({ kind: 'deepNest', path: p, depth, asArray })),
+  fc
+    .tuple(path, fc.integer({ min: 500, max: 20_000 }), fc.boolean())
+    .map(([p, depth, asArray]): Mutation => ({ kind: 'deepNest', path: p, depth, asArray })),
+  fc
+    .tuple(path, fc.integer({ min: 500, max: 20_000 }), fc.boolean())
+    .map(([p, depth, asArray]): Mutation => ({ kind: 'deepNest', path: p, depth, asArray })),
   fc.tuple(path, fc.integer({ min: 70_000, max: 400_000 })).map(([p, length]): Mutation => ({ kind: 'longWord', path: p, length })),
 );
 

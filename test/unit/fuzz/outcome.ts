@@ -23,7 +23,9 @@ export type Outcome = { readonly sessions: number } | { readonly error: string }
 /** Imports one input; resolves with what happened, throws on anything that is not an outcome. */
 export async function importOutcome(name: string, bytes: Uint8Array, step = 4096): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name}: no outcome after ${SETTLE_MS} ms (a hang)`)), SETTLE_MS)));
+  const hang = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${name}: no outcome after ${SETTLE_MS} ms (a hang)`)), SETTLE_MS)),
+  );
   try {
     const run = importSource(bytesSource(name, bytes, step)).then((out) => {
       // What the app does next with a session must not fail on it either.
@@ -41,4 +43,3 @@ export async function importOutcome(name: string, bytes: Uint8Array, step = 4096
     clearTimeout(timer);
   }
 }
-

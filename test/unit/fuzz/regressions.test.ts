@@ -82,10 +82,14 @@ describe('invalid UTF-8 is reported at its exact byte and line', () => {
   it('a stray continuation byte and a file cut inside a character', async () => {
     // `{"role":"user","content":"` is 26 bytes, then "xyz": the lone 0x80 is byte 29, column 30.
     const stray = new Uint8Array([...enc('{"role":"user","content":"xyz'), 0x80, ...enc('"}\n')]);
-    expect((await errorOf(importSource(bytesSource('s.jsonl', stray)))).message).toBe('s.jsonl:1:30: valid UTF-8 text, found an invalid byte sequence at byte 29 (0x80)');
+    expect((await errorOf(importSource(bytesSource('s.jsonl', stray)))).message).toBe(
+      's.jsonl:1:30: valid UTF-8 text, found an invalid byte sequence at byte 29 (0x80)',
+    );
     // "€" is e2 82 ac; the file ends after e2 82: line 1 (29 bytes + newline) + 26 bytes + 2 = 58.
     const cut = new Uint8Array([...enc('{"role":"user","content":"a"}\n{"role":"user","content":"'), 0xe2, 0x82]);
-    expect((await errorOf(importSource(bytesSource('c.jsonl', cut)))).message).toBe('c.jsonl: valid UTF-8 text, the file ends inside a multi-byte character (at byte 58)');
+    expect((await errorOf(importSource(bytesSource('c.jsonl', cut)))).message).toBe(
+      'c.jsonl: valid UTF-8 text, the file ends inside a multi-byte character (at byte 58)',
+    );
   });
 });
 
@@ -107,7 +111,13 @@ describe('a first JSONL line longer than the detection head', () => {
   });
 
   it('a one-line JSON document bigger than the head is still a document', async () => {
-    const doc = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(100_000) }, { role: 'assistant', content: 'ok' }] }) + '\n';
+    const doc =
+      JSON.stringify({
+        messages: [
+          { role: 'user', content: 'x'.repeat(100_000) },
+          { role: 'assistant', content: 'ok' },
+        ],
+      }) + '\n';
     const out = await importSource(stringSource('doc.json', doc));
     expect(out.format).toBe('openai-chat');
     expect(out.sessions[0]!.messages).toHaveLength(2);
@@ -135,7 +145,10 @@ describe('deep nesting', () => {
   });
 
   it('a tool schema nested past the documented depth is refused at its line and column', async () => {
-    const doc = JSON.stringify({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] });
+    const doc = JSON.stringify({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+    });
     const at = doc.indexOf('"parameters":{}') + '"parameters":'.length;
     const text = doc.slice(0, at) + deepObject(6000) + doc.slice(at + 2);
     const e = await errorOf(importSource(stringSource('deep.json', text)));
@@ -152,7 +165,8 @@ describe('JSONL of messages converted a few hundred lines at a time', () => {
     // system message at line 451 (which stays in the history).
     const lines: string[] = [];
     for (let i = 0; i < 300; i++) lines.push(JSON.stringify({ role: 'system', content: `rule ${i}` }));
-    for (let i = 300; i < 600; i++) lines.push(JSON.stringify({ role: i === 450 ? 'system' : i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+    for (let i = 300; i < 600; i++)
+      lines.push(JSON.stringify({ role: i === 450 ? 'system' : i % 2 ? 'assistant' : 'user', content: `m${i}` }));
     const out = await importSource(stringSource('many.jsonl', lines.join('\n')));
     const s = out.sessions[0]!;
     expect(s.systemPrompt).toBe(Array.from({ length: 300 }, (_, i) => `rule ${i}`).join('\n\n'));

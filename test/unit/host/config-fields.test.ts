@@ -15,7 +15,8 @@ describe('configFields', () => {
   it('has one field per leaf of the schema, nested keys dotted, the policy name left out', () => {
     const keys = configFields(getPolicy('s0')!.config).map((f) => f.key);
     // Every top-level key is a field, or (an object) the prefix of its fields.
-    for (const k of Object.keys(ReplayConfig.shape).filter((x) => x !== 'policy')) expect(keys.some((f) => f === k || f.startsWith(`${k}.`))).toBe(true);
+    for (const k of Object.keys(ReplayConfig.shape).filter((x) => x !== 'policy'))
+      expect(keys.some((f) => f === k || f.startsWith(`${k}.`))).toBe(true);
     for (const k of ['paths.async', 'paths.guard', 'budget.tokens', 'budget.mode', 'autoCompact.reserve']) expect(keys).toContain(k);
     expect(keys).not.toContain('policy');
     expect(new Set(keys).size).toBe(keys.length);
@@ -23,7 +24,15 @@ describe('configFields', () => {
 
   it("reads kind and range from the schema's checks", () => {
     // trigger: z.number().gt(0).lte(1) → a ratio in (0, 1].
-    expect(field('s2', 'trigger')).toMatchObject({ kind: 'ratio', min: 0, max: 1, step: 0.01, unit: 'ratio', value: 0.85, policyValue: 0.85 });
+    expect(field('s2', 'trigger')).toMatchObject({
+      kind: 'ratio',
+      min: 0,
+      max: 1,
+      step: 0.01,
+      unit: 'ratio',
+      value: 0.85,
+      policyValue: 0.85,
+    });
     // slidingWindow: a positive integer → from 1, no maximum.
     expect(field('s2', 'slidingWindow')).toMatchObject({ kind: 'integer', min: 1, max: null, step: 1, value: 20 });
     // buffer: a non-negative integer → from 0.
@@ -71,7 +80,22 @@ describe('configFields', () => {
     const leaves = configLeaves(wider);
     expect(leaves.map((l) => l.key)).toContain('decayHalfLife');
     const inForce = resolveConfig('s2');
-    const [f] = fieldsOf(leaves.filter((l) => l.key === 'decayHalfLife'), inForce, { ...inForce, decayHalfLife: 8 });
-    expect(f).toMatchObject({ key: 'decayHalfLife', label: 'Decay half life', group: 'Other', kind: 'integer', min: 2, max: 64, step: 1, unit: null, policyValue: 8, applies: true });
+    const [f] = fieldsOf(
+      leaves.filter((l) => l.key === 'decayHalfLife'),
+      inForce,
+      { ...inForce, decayHalfLife: 8 },
+    );
+    expect(f).toMatchObject({
+      key: 'decayHalfLife',
+      label: 'Decay half life',
+      group: 'Other',
+      kind: 'integer',
+      min: 2,
+      max: 64,
+      step: 1,
+      unit: null,
+      policyValue: 8,
+      applies: true,
+    });
   });
 });

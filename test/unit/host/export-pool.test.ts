@@ -15,8 +15,19 @@ import { ApiError } from '../../../src/shared/api';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
 const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
-const task = { sessionKey: 's#0', session: { id: 's' }, row: { id: 's', title: null, sourcePath: 's.jsonl' }, args: {}, replay: null, withText: false } as unknown as ExportTask;
-const errorOf = async (p: Promise<unknown>): Promise<ApiError> => p.then(() => new ApiError('internal', 'resolved'), (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', `not an ApiError: ${String(e)}`)));
+const task = {
+  sessionKey: 's#0',
+  session: { id: 's' },
+  row: { id: 's', title: null, sourcePath: 's.jsonl' },
+  args: {},
+  replay: null,
+  withText: false,
+} as unknown as ExportTask;
+const errorOf = async (p: Promise<unknown>): Promise<ApiError> =>
+  p.then(
+    () => new ApiError('internal', 'resolved'),
+    (e: unknown) => (e instanceof ApiError ? e : new ApiError('internal', `not an ApiError: ${String(e)}`)),
+  );
 
 let pool: ExportPool | undefined;
 afterEach(async () => {
@@ -26,7 +37,11 @@ afterEach(async () => {
 
 describe('ExportPool', () => {
   it('passes the worker answer through, and its ApiError with its code', async () => {
-    pool = new ExportPool({ filename: moduleOf(`export default (t) => t.withText ? ({ ok: true, built: { fileName: 'f.json', mime: 'application/json', extension: 'json', text: 'x', messages: 1, redactions: 0, byKind: {} } }) : ({ ok: false, code: 'bad_input', message: 'step 9 is out of range (0-3)' });`) });
+    pool = new ExportPool({
+      filename: moduleOf(
+        `export default (t) => t.withText ? ({ ok: true, built: { fileName: 'f.json', mime: 'application/json', extension: 'json', text: 'x', messages: 1, redactions: 0, byKind: {} } }) : ({ ok: false, code: 'bad_input', message: 'step 9 is out of range (0-3)' });`,
+      ),
+    });
     expect((await pool.run({ ...task, withText: true })).fileName).toBe('f.json');
     const e = await errorOf(pool.run(task));
     expect(e.code).toBe('bad_input');
@@ -36,8 +51,21 @@ describe('ExportPool', () => {
   it('sends a session to the real export worker once, then builds from the one it holds', async () => {
     pool = new ExportPool({ threads: 1 });
     const session = (await importSource(stringSource(sample, readFileSync(sample, 'utf8')))).sessions[0]!;
-    const real = { sessionKey: `${session.id}#1`, session, row: { id: session.id, title: 'Sample', sourcePath: sample }, replay: null, withText: true };
-    const args = { sessionId: session.id, overrides: {}, at: 'end' as const, to: 'jsonl' as const, redact: true, redactPatterns: ['/module\\d+/'] };
+    const real = {
+      sessionKey: `${session.id}#1`,
+      session,
+      row: { id: session.id, title: 'Sample', sourcePath: sample },
+      replay: null,
+      withText: true,
+    };
+    const args = {
+      sessionId: session.id,
+      overrides: {},
+      at: 'end' as const,
+      to: 'jsonl' as const,
+      redact: true,
+      redactPatterns: ['/module\\d+/'],
+    };
     const first = await pool.run({ ...real, args });
     const again = await pool.run({ ...real, args });
     expect(pool.sessionsSent).toBe(1);
@@ -51,14 +79,21 @@ describe('ExportPool', () => {
   }, 60_000);
 
   it('fails the task when the worker throws outside the task', async () => {
-    pool = new ExportPool({ filename: moduleOf(`export default () => new Promise(() => { setTimeout(() => { throw new Error('out of memory, say'); }, 0); });`) });
+    pool = new ExportPool({
+      filename: moduleOf(`export default () => new Promise(() => { setTimeout(() => { throw new Error('out of memory, say'); }, 0); });`),
+    });
     const e = await errorOf(pool.run(task));
     expect(e.code).toBe('internal');
     expect(e.message).toMatch(/out of memory, say/);
   });
 
   it('fails the task when the worker calls process.exit mid-task, and runs the next one', async () => {
-    pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => { if (!t.withText) { setTimeout(() => process.exit(5), 1); return new Promise(() => {}); } return { ok: true, built: { fileName: 'after', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }; };`) });
+    pool = new ExportPool({
+      threads: 1,
+      filename: moduleOf(
+        `export default (t) => { if (!t.withText) { setTimeout(() => process.exit(5), 1); return new Promise(() => {}); } return { ok: true, built: { fileName: 'after', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }; };`,
+      ),
+    });
     const e = await errorOf(pool.run(task));
     expect(e.code).toBe('internal');
     expect(e.message).toMatch(/export: a worker exited \(code 5\) in the middle of a task/);
@@ -66,7 +101,12 @@ describe('ExportPool', () => {
   });
 
   it('answers cancelled when aborted, running or waiting, and keeps working after', async () => {
-    pool = new ExportPool({ threads: 1, filename: moduleOf(`export default (t) => t.withText ? ({ ok: true, built: { fileName: 'ok', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }) : new Promise(() => {});`) });
+    pool = new ExportPool({
+      threads: 1,
+      filename: moduleOf(
+        `export default (t) => t.withText ? ({ ok: true, built: { fileName: 'ok', mime: '', extension: '', text: '', messages: 0, redactions: 0, byKind: {} } }) : new Promise(() => {});`,
+      ),
+    });
     const running = new AbortController();
     const waiting = new AbortController();
     const a = errorOf(pool.run(task, running.signal));
@@ -101,7 +141,10 @@ describe('ExportPool', () => {
       const until = Date.now() + 50;
       while (Date.now() < until);
       abortA.abort('superseded');
-      const b = pool.run({ ...task, withText: true }).then((r) => r.fileName, (e: unknown) => String(e));
+      const b = pool.run({ ...task, withText: true }).then(
+        (r) => r.fileName,
+        (e: unknown) => String(e),
+      );
       expect((await a).code).toBe('cancelled');
       answers.push(await b);
     }
@@ -113,7 +156,10 @@ describe('ExportPool', () => {
     pool = new ExportPool({ threads: 1, filename: moduleOf(`export default () => new Promise(() => {});`) });
     const stop = new AbortController();
     const all = Array.from({ length: MAX_QUEUE + 3 }, () => errorOf(pool!.run(task, stop.signal)));
-    const refused = await Promise.race([Promise.any(all.map((p) => p.then((e) => (e.message.includes('already waiting') ? e : Promise.reject(new Error('other')))))), new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+    const refused = await Promise.race([
+      Promise.any(all.map((p) => p.then((e) => (e.message.includes('already waiting') ? e : Promise.reject(new Error('other')))))),
+      new Promise<null>((r) => setTimeout(() => r(null), 5000)),
+    ]);
     expect(refused?.message).toMatch(new RegExp(`${MAX_QUEUE} exports are already waiting`));
     stop.abort('test over');
     await Promise.all(all);

@@ -44,7 +44,11 @@ describe('library list view', () => {
   });
 
   it('names the agent from the format, and falls back to the file name without a title', () => {
-    const [cc, oh, untitled] = toSummaries([row('x', { format: 'claude-code' }), row('y', { format: 'openhands', sourceId: 3 }), row('z', { title: null, sourceId: 4, sourcePath: '/logs/chat.json' })]);
+    const [cc, oh, untitled] = toSummaries([
+      row('x', { format: 'claude-code' }),
+      row('y', { format: 'openhands', sourceId: 3 }),
+      row('z', { title: null, sourceId: 4, sourcePath: '/logs/chat.json' }),
+    ]);
     expect(cc!.agent).toBe('Claude Code');
     expect(oh!.agent).toBe('OpenHands');
     expect(untitled!.title).toBe('chat.json');

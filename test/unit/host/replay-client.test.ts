@@ -37,9 +37,19 @@ function manual(): ReplayExecutor & { started: ReplayOp[]; stops: number; finish
     close: async () => {},
   };
 }
-const inputs = (sessionId = 's', overrides: Record<string, number> = {}): ReplayInputs => ({ sessionId, policy: { id: 's2', config: getPolicy('s2')!.config }, overrides, needles: [], pins: [] });
+const inputs = (sessionId = 's', overrides: Record<string, number> = {}): ReplayInputs => ({
+  sessionId,
+  policy: { id: 's2', config: getPolicy('s2')!.config },
+  overrides,
+  needles: [],
+  pins: [],
+});
 const chart = (n: number): ReplayOp & { op: 'chart' } => ({ op: 'chart', inputs: inputs(), buckets: 16 + n });
-const codeOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: unknown) => (e instanceof ApiError ? e.code : `not an ApiError: ${String(e)}`));
+const codeOf = async (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof ApiError ? e.code : `not an ApiError: ${String(e)}`),
+  );
 
 describe('ReplayClient', () => {
   it('cancels the older request on a channel, queued or running, and never delivers its answer', async () => {
@@ -218,7 +228,11 @@ describe('workerExecutor with the replay worker', () => {
     await host.close();
     const ex = workerExecutor(replayWorkerSource()!, { dbPath });
     try {
-      const op = (trigger: number): ReplayOp => ({ op: 'chart', inputs: { sessionId, policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { trigger }, needles: [], pins: [] }, buckets: 64 });
+      const op = (trigger: number): ReplayOp => ({
+        op: 'chart',
+        inputs: { sessionId, policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { trigger }, needles: [], pins: [] },
+        buckets: 64,
+      });
       const stopped = ex.run(op(0.5));
       // Set before the worker even reads the request: its replay sees the flag at its first check.
       ex.stopRunning!();
@@ -304,10 +318,18 @@ describe('ReplayService', () => {
     // Asked to stop (its time is up, or a request is waiting): stopped, not an error.
     expect(await svc.rehearse(at(0.4), () => true)).toBe('stopped');
     // A remote summarizer would send the session, and cost money: never for a rehearsal.
-    const remote = { ...at(0.5), policy: { id: 's2', config: { ...getPolicy('s2')!.config, pipeline: ['summarize'], summarizer: 'openai', summarizerUrl: 'http://127.0.0.1:9/v1' } } } as ReplayInputs;
+    const remote = {
+      ...at(0.5),
+      policy: {
+        id: 's2',
+        config: { ...getPolicy('s2')!.config, pipeline: ['summarize'], summarizer: 'openai', summarizerUrl: 'http://127.0.0.1:9/v1' },
+      },
+    } as ReplayInputs;
     expect(await svc.rehearse(remote, () => false)).toBe('skipped');
     // Counted with another tokenizer than any chart so far: skipped too.
-    expect(await svc.rehearse(inputs('s', { window: 4000, tokenizer: 'runes2.5' } as unknown as Record<string, number>), () => false)).toBe('skipped');
+    expect(await svc.rehearse(inputs('s', { window: 4000, tokenizer: 'runes2.5' } as unknown as Record<string, number>), () => false)).toBe(
+      'skipped',
+    );
     expect(svc.runs).toBe(2);
   });
 
@@ -350,7 +372,10 @@ describe('ReplayService', () => {
 
   it('names a call past the end', async () => {
     const svc = make();
-    await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({ code: 'not_found', message: 'step 30 does not exist: this replay has 30 calls (0–29)' });
+    await expect(svc.detail(inputs(), 30)).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'step 30 does not exist: this replay has 30 calls (0–29)',
+    });
   });
 });
 
@@ -411,7 +436,13 @@ describe('ReplayClient.forget', () => {
 
 describe('exact counts of one tokenizer landing', () => {
   const s = session([user('a'.repeat(400)), assistant('b'.repeat(400)), user('c'.repeat(400)), assistant('d'.repeat(400))]);
-  const on = (tokenizer: string): ReplayInputs => ({ sessionId: 's', policy: { id: 's2', config: getPolicy('s2')!.config }, overrides: { tokenizer }, needles: [], pins: [] });
+  const on = (tokenizer: string): ReplayInputs => ({
+    sessionId: 's',
+    policy: { id: 's2', config: getPolicy('s2')!.config },
+    overrides: { tokenizer },
+    needles: [],
+    pins: [],
+  });
 
   it('drop only the replays that read that tokenizer: the others stay cached under the same key', async () => {
     const service = new ReplayService({ session: () => s });
@@ -433,7 +464,12 @@ describe('exact counts of one tokenizer landing', () => {
 
   it('stop a running replay only when it may read them', async () => {
     let stops = 0;
-    const ex: ReplayExecutor = { run: () => new Promise(() => {}), stopRunning: () => void stops++, forget: () => {}, close: async () => {} };
+    const ex: ReplayExecutor = {
+      run: () => new Promise(() => {}),
+      stopRunning: () => void stops++,
+      forget: () => {},
+      close: async () => {},
+    };
     const client = new ReplayClient(ex);
     void client.submit({ op: 'chart', inputs: on('chars4'), buckets: 16 }, 'chart').catch(() => {});
     client.forget('s', 'counts', undefined, 'tiktoken:cl100k_base');

@@ -22,8 +22,17 @@ function list(n = 60, salt = ''): Message[] {
   for (let i = 0; i < n; i++) {
     const file = `src/pkg${i % 4}${salt}/mod${i % 6}.ts`;
     if (i % 5 === 0) out.push(user(`Please fix parseConfig${i % 3} in ${file}, limit ${1000 + (i % 7)}.`));
-    out.push(assistant([{ kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
-    out.push(msg('user', [result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0)]));
+    out.push(
+      assistant([
+        { kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` },
+        call(`c${i}`, 'Read', JSON.stringify({ file_path: file })),
+      ]),
+    );
+    out.push(
+      msg('user', [
+        result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0),
+      ]),
+    );
   }
   return out;
 }
@@ -212,8 +221,18 @@ describe('replay prewarm', () => {
     const s = session(list(30), { id: 'x' });
     const sched = manual();
     const prewarm = createPrewarm({ sliceMs: 1_000, later: sched.later, rehearsalMs: 0 });
-    const inputs = { sessionId: 'x', policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize' as const] } }, overrides: {}, needles: [], pins: [] };
-    expect(() => prewarm.afterChart(() => { throw new Error('no session with id "x"'); }, inputs)).not.toThrow();
+    const inputs = {
+      sessionId: 'x',
+      policy: { id: 'letta', config: { policy: 'letta', trigger: 0.9, target: 0.7, pipeline: ['summarize' as const] } },
+      overrides: {},
+      needles: [],
+      pins: [],
+    };
+    expect(() =>
+      prewarm.afterChart(() => {
+        throw new Error('no session with id "x"');
+      }, inputs),
+    ).not.toThrow();
     expect(() => prewarm.afterChart(() => s, { ...inputs, overrides: { trigger: 'high' } })).not.toThrow();
     expect(sched.pending()).toBe(0);
     prewarm.afterChart(() => s, inputs);
@@ -298,7 +317,8 @@ describe('replay prewarm', () => {
         order.push(`${own ? 'own' : 'other'} ${inputs.policy.id}`);
         return script.get(inputs.policy.id)?.shift() ?? 'done';
       },
-      alsoWarm: (inputs) => ['letta', 's2', 's3', 's4'].filter((id) => id !== inputs.policy.id).map((id) => ({ ...inputs, policy: policyOf(id) })),
+      alsoWarm: (inputs) =>
+        ['letta', 's2', 's3', 's4'].filter((id) => id !== inputs.policy.id).map((id) => ({ ...inputs, policy: policyOf(id) })),
     });
     const settle = async (): Promise<void> => {
       for (let i = 0; i < 20; i++) {
@@ -351,7 +371,20 @@ describe('replay prewarm', () => {
     expect([...ordered].sort()).toEqual(POLICIES.map((p) => p.id).sort());
     // By hand from each preset's pipeline (config-fields SUMMARIZING: summarize, primers-recents,
     // head-tail) and its summarizer ('none' for OpenHands' recent, masking and amortized presets):
-    expect(ordered).toEqual(['s0', 's3', 's4', 'claude-code', 'codex', 'openhands-summary', 'letta', 's1', 's2', 'openhands-recent', 'openhands-masking', 'openhands-amortized']);
+    expect(ordered).toEqual([
+      's0',
+      's3',
+      's4',
+      'claude-code',
+      'codex',
+      'openhands-summary',
+      'letta',
+      's1',
+      's2',
+      'openhands-recent',
+      'openhands-masking',
+      'openhands-amortized',
+    ]);
   });
 
   it('does nothing more for a list already prepared', async () => {

@@ -9,7 +9,9 @@ import { guardExits, WorkerExitError } from '../../../src/main/tinypool-exit';
 
 const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
 // Exits (after a tick, so the task is surely running) when asked to, else echoes.
-const exiting = moduleOf(`export default async (t) => { if (t.exit) { await new Promise((r) => setTimeout(r, 1)); process.exit(t.exit); } return t.value; };`);
+const exiting = moduleOf(
+  `export default async (t) => { if (t.exit) { await new Promise((r) => setTimeout(r, 1)); process.exit(t.exit); } return t.value; };`,
+);
 
 let pool: Tinypool | undefined;
 afterEach(async () => {

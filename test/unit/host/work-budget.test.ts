@@ -32,14 +32,21 @@ describe('WorkBudget', () => {
     const b = new WorkBudget({ budgetBytes: 100 * MB, maxWaiting: 2 });
     const works = Array.from({ length: 5 }, deferred);
     // 40 MB each: two fit in 100 MB (80), a third would make 120.
-    const runs = works.map((w) => b.run('sweep', 40 * MB, w.run).then(() => 'ok', (e: unknown) => e));
+    const runs = works.map((w) =>
+      b.run('sweep', 40 * MB, w.run).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     await settle();
     expect(works.map((w) => w.started)).toEqual([true, true, false, false, false]);
     expect(b.stats()).toMatchObject({ running: 2, usedBytes: 80 * MB, waiting: 2, refused: 1 });
     const refused = (await runs[4]) as ApiError;
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused.code).toBe('busy');
-    expect(refused.message).toMatch(/sweep needs about 40 MB of the host's 100 MB memory budget; 2 request\(s\) running hold 80 MB and 2 wait \(the queue holds at most 2\)/);
+    expect(refused.message).toMatch(
+      /sweep needs about 40 MB of the host's 100 MB memory budget; 2 request\(s\) running hold 80 MB and 2 wait \(the queue holds at most 2\)/,
+    );
     works[0]!.resolve();
     await settle();
     // The first waiting one starts, the second still waits behind it.
@@ -116,28 +123,31 @@ describe('WorkBudget', () => {
 
   it('never holds more than its budget, whatever the costs and the order they finish in (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ cost: fc.integer({ min: 1, max: 60 }), order: fc.nat() }), { minLength: 1, maxLength: 20 }), async (reqs) => {
-        const b = new WorkBudget({ budgetBytes: 100, maxWaiting: 100 });
-        const works = reqs.map(() => deferred());
-        const runs = reqs.map((r, i) => b.run('sweep', r.cost, works[i]!.run));
-        // Finish them in a scrambled order, checking the budget at each step.
-        const order = reqs.map((r, i) => ({ i, k: r.order })).sort((x, y) => x.k - y.k || x.i - y.i);
-        for (const { i } of order) {
-          await settle();
-          expect(b.stats().usedBytes).toBeLessThanOrEqual(100);
-          // Whatever has not started yet is still waiting (nothing lost).
-          if (!works[i]!.started) {
-            // Finish running ones until this one starts.
-            for (const w of works) if (w.started) w.resolve();
+      fc.asyncProperty(
+        fc.array(fc.record({ cost: fc.integer({ min: 1, max: 60 }), order: fc.nat() }), { minLength: 1, maxLength: 20 }),
+        async (reqs) => {
+          const b = new WorkBudget({ budgetBytes: 100, maxWaiting: 100 });
+          const works = reqs.map(() => deferred());
+          const runs = reqs.map((r, i) => b.run('sweep', r.cost, works[i]!.run));
+          // Finish them in a scrambled order, checking the budget at each step.
+          const order = reqs.map((r, i) => ({ i, k: r.order })).sort((x, y) => x.k - y.k || x.i - y.i);
+          for (const { i } of order) {
             await settle();
+            expect(b.stats().usedBytes).toBeLessThanOrEqual(100);
+            // Whatever has not started yet is still waiting (nothing lost).
+            if (!works[i]!.started) {
+              // Finish running ones until this one starts.
+              for (const w of works) if (w.started) w.resolve();
+              await settle();
+            }
+            works[i]!.resolve();
           }
-          works[i]!.resolve();
-        }
-        for (const w of works) w.resolve();
-        await Promise.all(runs);
-        expect(b.stats()).toMatchObject({ running: 0, usedBytes: 0, waiting: 0 });
-        expect(b.stats().peakUsedBytes).toBeLessThanOrEqual(100);
-      }),
+          for (const w of works) w.resolve();
+          await Promise.all(runs);
+          expect(b.stats()).toMatchObject({ running: 0, usedBytes: 0, waiting: 0 });
+          expect(b.stats().peakUsedBytes).toBeLessThanOrEqual(100);
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -157,6 +167,10 @@ describe('costOf and defaultWorkBudget', () => {
     expect(defaultWorkBudget({}, 16 * 1024 * MB).budgetBytes).toBe(2048 * MB);
     expect(defaultWorkBudget({}, 4 * 1024 * MB).budgetBytes).toBe(1024 * MB);
     expect(defaultWorkBudget({}, 1024 * MB).budgetBytes).toBe(512 * MB);
-    expect(defaultWorkBudget({ CTXSCOPE_WORK_BUDGET_MB: '300', CTXSCOPE_WORK_QUEUE: '0' }, 1024 * MB)).toEqual({ budgetBytes: 300 * MB, maxWaiting: 0, maxRunning: { sweep: 1 } });
+    expect(defaultWorkBudget({ CTXSCOPE_WORK_BUDGET_MB: '300', CTXSCOPE_WORK_QUEUE: '0' }, 1024 * MB)).toEqual({
+      budgetBytes: 300 * MB,
+      maxWaiting: 0,
+      maxRunning: { sweep: 1 },
+    });
   });
 });

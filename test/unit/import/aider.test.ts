@@ -8,7 +8,9 @@ const texts = (s: Session): string[] => s.messages.map(messageText);
 
 describe('aider', () => {
   it('names the model from the header', async () => {
-    const s = await load('# aider chat started at 2026-03-01 10:00:00\n\n> Aider v0.82.0\n> Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output\n> Weak model: anthropic/claude-3-5-haiku-20241022\n\n#### hi\n\nhello\n\n> Tokens: 1.2k sent, 3 received.\n');
+    const s = await load(
+      '# aider chat started at 2026-03-01 10:00:00\n\n> Aider v0.82.0\n> Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output\n> Weak model: anthropic/claude-3-5-haiku-20241022\n\n#### hi\n\nhello\n\n> Tokens: 1.2k sent, 3 received.\n',
+    );
     expect(s.model).toBe('anthropic/claude-sonnet-4-20250514');
   });
 
@@ -37,7 +39,9 @@ describe('aider', () => {
       ].join('\n'),
     );
     expect(texts(s)).toEqual(['Rename foo to bar', 'Renamed.', 'what does bar return?', 'It returns None.']);
-    expect(s.sourceCompactions).toEqual([{ atMessage: 2, trigger: 'manual', droppedIds: [s.messages[0]!.id, s.messages[1]!.id], sourceLine: 9 }]);
+    expect(s.sourceCompactions).toEqual([
+      { atMessage: 2, trigger: 'manual', droppedIds: [s.messages[0]!.id, s.messages[1]!.id], sourceLine: 9 },
+    ]);
   });
 
   it("architect mode: the editor call sees the architect's answer alone, in a subagent session", async () => {
@@ -70,7 +74,13 @@ describe('aider', () => {
         '> Tokens: 5.3k sent, 5 received.',
       ].join('\n'),
     );
-    expect(texts(s)).toEqual(['Make greet() take a name', 'Change greet() in app.py to accept a `name` argument and print it.', 'I made those changes to the files.', 'thanks', 'You are welcome.']);
+    expect(texts(s)).toEqual([
+      'Make greet() take a name',
+      'Change greet() in app.py to accept a `name` argument and print it.',
+      'I made those changes to the files.',
+      'thanks',
+      'You are welcome.',
+    ]);
     expect(s.messages.filter((m) => m.usage).map((m) => m.usage!.input)).toEqual([5_100, 5_300]);
     expect(s.subagents).toHaveLength(1);
     const editor = s.subagents[0]!;

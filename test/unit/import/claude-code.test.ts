@@ -4,10 +4,17 @@ import { importSource, stringSource, type ByteSource } from '../../../src/core/i
 import { fileSource } from '../../../src/main/io/file-source';
 
 const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl');
-const L = (o: Record<string, unknown>): string => JSON.stringify({ sessionId: 'S', isSidechain: false, timestamp: '2026-01-01T00:00:00Z', ...o });
-const u = (uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) => L({ type: 'user', uuid, parentUuid, message: { role: 'user', content }, ...extra });
+const L = (o: Record<string, unknown>): string =>
+  JSON.stringify({ sessionId: 'S', isSidechain: false, timestamp: '2026-01-01T00:00:00Z', ...o });
+const u = (uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) =>
+  L({ type: 'user', uuid, parentUuid, message: { role: 'user', content }, ...extra });
 const a = (uuid: string, parentUuid: string | null, id: string, block: unknown, usage?: unknown) =>
-  L({ type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', model: 'claude-sonnet-4-5', content: [block], ...(usage ? { usage } : {}) } });
+  L({
+    type: 'assistant',
+    uuid,
+    parentUuid,
+    message: { id, role: 'assistant', model: 'claude-sonnet-4-5', content: [block], ...(usage ? { usage } : {}) },
+  });
 
 describe('Claude Code importer', () => {
   it('imports the bundled sample: merged split lines, usage, one compaction, one subagent', async () => {
@@ -24,7 +31,9 @@ describe('Claude Code importer', () => {
     expect(c.tokensBefore).toBeGreaterThan(100_000);
     expect(c.summary).toMatch(/ORD-1187/);
     // The summary is a region, never a history message.
-    expect(s.messages.some((m) => m.parts.some((p) => p.kind === 'text' && p.text.includes('continued from a previous conversation')))).toBe(false);
+    expect(
+      s.messages.some((m) => m.parts.some((p) => p.kind === 'text' && p.text.includes('continued from a previous conversation'))),
+    ).toBe(false);
     expect(s.subagents).toHaveLength(1);
     expect(s.messages.some((m) => m.sidechain)).toBe(false);
     expect(s.model).toBe('claude-sonnet-4-5-20250929');
@@ -33,7 +42,11 @@ describe('Claude Code importer', () => {
 
   it("sends a slash command's body (an isMeta line under the command) and an isMeta tool result; drops other isMeta notes", async () => {
     const text = [
-      u('u1', null, '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/app.ts</command-args>'),
+      u(
+        'u1',
+        null,
+        '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/app.ts</command-args>',
+      ),
       u('m1', 'u1', [{ type: 'text', text: 'Review the file below for bugs. List each with its line.' }], { isMeta: true }),
       a('a1', 'm1', 'msg_1', { type: 'tool_use', id: 't1', name: 'Read', input: { path: 'src/app.ts' } }),
       u('r1', 'a1', [{ type: 'tool_result', tool_use_id: 't1', content: 'body' }], { isMeta: true }),
@@ -77,7 +90,12 @@ describe('Claude Code importer', () => {
   });
 
   it('skips and counts unknown line types, never fails on them', async () => {
-    const text = [u('u1', null, 'q'), JSON.stringify({ type: 'brand-new-thing', sessionId: 'S' }), JSON.stringify({ type: 'brand-new-thing' }), a('a1', 'u1', 'm', { type: 'text', text: 'x' })].join('\n');
+    const text = [
+      u('u1', null, 'q'),
+      JSON.stringify({ type: 'brand-new-thing', sessionId: 'S' }),
+      JSON.stringify({ type: 'brand-new-thing' }),
+      a('a1', 'u1', 'm', { type: 'text', text: 'x' }),
+    ].join('\n');
     const out = await importSource(stringSource('new.jsonl', text));
     expect(out.sessions[0]!.messages).toHaveLength(2);
     expect(out.warnings.join()).toMatch(/skipped 2 line\(s\) of unknown type "brand-new-thing"/);
@@ -85,7 +103,12 @@ describe('Claude Code importer', () => {
 
   it('reads the same whatever the chunking: CRLF, characters split between chunks, a line longer than a chunk', async () => {
     const long = 'é日😀'.repeat(30_000); // ~270 KB of multi-byte text on one line
-    const text = [u('u1', null, 'héllo 😀'), a('a1', 'u1', 'm1', { type: 'text', text: long }), u('u2', 'a1', [{ type: 'tool_result', tool_use_id: 't', content: 'ü'.repeat(100) }]), a('a2', 'u2', 'm2', { type: 'text', text: 'done' })].join('\r\n');
+    const text = [
+      u('u1', null, 'héllo 😀'),
+      a('a1', 'u1', 'm1', { type: 'text', text: long }),
+      u('u2', 'a1', [{ type: 'tool_result', tool_use_id: 't', content: 'ü'.repeat(100) }]),
+      a('a2', 'u2', 'm2', { type: 'text', text: 'done' }),
+    ].join('\r\n');
     const bytes = new TextEncoder().encode(text);
     const chunked = (step: number): ByteSource => ({
       name: 'chunks.jsonl',
@@ -94,7 +117,12 @@ describe('Claude Code importer', () => {
       },
     });
     const whole = await importSource(chunked(bytes.length));
-    expect(whole.sessions[0]!.messages.map((m) => m.parts[0]?.kind === 'text' ? m.parts[0].text.length : 0)).toEqual([8, long.length, 0, 4]);
+    expect(whole.sessions[0]!.messages.map((m) => (m.parts[0]?.kind === 'text' ? m.parts[0].text.length : 0))).toEqual([
+      8,
+      long.length,
+      0,
+      4,
+    ]);
     for (const step of [1, 3, 7, 1000, 1 << 16]) {
       const out = await importSource(chunked(step));
       expect(out.sessions).toEqual(whole.sessions);
@@ -150,11 +178,23 @@ describe('Claude Code importer', () => {
   // place unless another session takes it too (memory on split responses).
   describe('split responses over bare lines', () => {
     const bare = (uuid: string, parentUuid: string | null, id: string, text: string, extra: Record<string, unknown> = {}) =>
-      JSON.stringify({ type: 'assistant', uuid, parentUuid, sessionId: 'S', message: { id, role: 'assistant', content: [{ type: 'text', text }] }, ...extra });
+      JSON.stringify({
+        type: 'assistant',
+        uuid,
+        parentUuid,
+        sessionId: 'S',
+        message: { id, role: 'assistant', content: [{ type: 'text', text }] },
+        ...extra,
+      });
     const texts = (m: { parts: readonly { kind: string }[] }) => m.parts.map((p) => ('text' in p ? p.text : p.kind));
 
     it('merges a bare second line on the chain, and leaves the first line whole when a fork skips it', async () => {
-      const head = [u('u1', null, 'q'), a('a1', 'u1', 'm1', { type: 'text', text: 'first' }), bare('b2', 'a1', 'm1', 'second'), bare('b3', 'b2', 'm1', 'third')];
+      const head = [
+        u('u1', null, 'q'),
+        a('a1', 'u1', 'm1', { type: 'text', text: 'first' }),
+        bare('b2', 'a1', 'm1', 'second'),
+        bare('b3', 'b2', 'm1', 'third'),
+      ];
       const on = (await importSource(stringSource('on.jsonl', [...head, u('u4', 'b3', 'next')].join('\n')))).sessions[0]!;
       expect(on.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u4']);
       expect(texts(on.messages[1]!)).toEqual(['first', 'second', 'third']);
@@ -200,7 +240,10 @@ describe('Claude Code importer', () => {
     });
 
     it('tells the host when the read of a big file is over, once, and not for a small one', async () => {
-      const lines = (n: number) => Array.from({ length: n }, (_, k) => (k % 3 === 0 ? u(`l${k}`, k ? `l${k - 1}` : null, 'hi') : bare(`l${k}`, `l${k - 1}`, `m${Math.floor(k / 3)}`, 'ok'))).join('\n');
+      const lines = (n: number) =>
+        Array.from({ length: n }, (_, k) =>
+          k % 3 === 0 ? u(`l${k}`, k ? `l${k - 1}` : null, 'hi') : bare(`l${k}`, `l${k - 1}`, `m${Math.floor(k / 3)}`, 'ok'),
+        ).join('\n');
       let ends = 0;
       const small = await importSource(stringSource('small.jsonl', lines(3000)), { onPhaseEnd: () => ends++ });
       expect(ends).toBe(0);

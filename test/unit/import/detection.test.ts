@@ -11,8 +11,29 @@ import { importSource, stringSource } from '../../../src/core/import/index';
 import { SNIFF_BYTES } from '../../../src/core/import/read';
 
 const dir = join(__dirname, '../../fixtures/import');
-const JSON_FIXTURES = ['anthropic-request.json', 'anthropic-response.json', 'chat-request.json', 'gemini-session.json', 'langchain.json', 'mini-swe-agent.traj.json', 'openai-chat-response.json', 'openhands-events.json', 'otel.json', 'sharegpt.json', 'swe-agent.traj'];
-const JSONL_FIXTURES = ['claude-code-session.jsonl', 'codex-rollout.jsonl', 'gemini-session.jsonl', 'messages.jsonl', 'openhands-output.jsonl', 'openhands-eval.jsonl', 'responses.jsonl', 'stream.jsonl'];
+const JSON_FIXTURES = [
+  'anthropic-request.json',
+  'anthropic-response.json',
+  'chat-request.json',
+  'gemini-session.json',
+  'langchain.json',
+  'mini-swe-agent.traj.json',
+  'openai-chat-response.json',
+  'openhands-events.json',
+  'otel.json',
+  'sharegpt.json',
+  'swe-agent.traj',
+];
+const JSONL_FIXTURES = [
+  'claude-code-session.jsonl',
+  'codex-rollout.jsonl',
+  'gemini-session.jsonl',
+  'messages.jsonl',
+  'openhands-output.jsonl',
+  'openhands-eval.jsonl',
+  'responses.jsonl',
+  'stream.jsonl',
+];
 
 /** The object with its own keys in the order `order` picks (a permutation drawn by fast-check). */
 function reorder(v: unknown, order: readonly number[]): unknown {
@@ -52,7 +73,9 @@ describe('detection is independent of key order and of where keys fall', () => {
 
   for (const file of JSONL_FIXTURES) {
     it(`${file}: every line's keys shuffled, the first line longer than the head`, async () => {
-      const lines = readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => l.trim());
+      const lines = readFileSync(join(dir, file), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim());
       const original = await importSource(stringSource(file, lines.join('\n') + '\n'));
       await fc.assert(
         fc.asyncProperty(permutation, padding, async (order, pad) => {
@@ -69,7 +92,19 @@ describe('detection is independent of key order and of where keys fall', () => {
 
 describe('shapes two formats share are told apart on the parsed structure', () => {
   it('an OpenAI body with text blocks and an image_url is OpenAI, and keeps the image', async () => {
-    const body = { model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] };
+    const body = {
+      model: 'gpt-4o',
+      max_tokens: 100,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is in this picture?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    };
     const out = await importSource(stringSource('vision.json', JSON.stringify(body)));
     expect(out.format).toBe('openai-chat');
     expect(out.sessions[0]!.messages[0]!.parts.map((p) => p.kind)).toEqual(['text', 'media']);
@@ -77,7 +112,14 @@ describe('shapes two formats share are told apart on the parsed structure', () =
 
   it('an OpenAI chat document over 64 KB with no tool_calls anywhere', async () => {
     const long = 'lorem ipsum '.repeat(8_000);
-    const body = { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: long }, { role: 'assistant', content: 'ok' }], model: 'gpt-4o' };
+    const body = {
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: long },
+        { role: 'assistant', content: 'ok' },
+      ],
+      model: 'gpt-4o',
+    };
     const text = JSON.stringify(body, null, 2);
     expect(text.length).toBeGreaterThan(SNIFF_BYTES);
     const out = await importSource(stringSource('big.json', text));
@@ -87,7 +129,15 @@ describe('shapes two formats share are told apart on the parsed structure', () =
 
   it('a SWE-agent trajectory whose history starts past the head (key order trajectory, history, info)', async () => {
     const step = { action: 'ls', observation: 'x'.repeat(20_000), response: 'ls', thought: 'look', state: {} };
-    const traj = { trajectory: [step, step, step, step], history: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'fix it' }, { role: 'assistant', content: 'ls' }], info: {} };
+    const traj = {
+      trajectory: [step, step, step, step],
+      history: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'fix it' },
+        { role: 'assistant', content: 'ls' },
+      ],
+      info: {},
+    };
     const out = await importSource(stringSource('t.traj', JSON.stringify(traj, null, 2)));
     expect(out.format).toBe('swe-agent');
   });

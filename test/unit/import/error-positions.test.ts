@@ -30,7 +30,8 @@ const errorOf = async (p: Promise<unknown>): Promise<ImportError> =>
     },
     (e: unknown) => e as ImportError,
   );
-const chat = (n: number, text = 'hi'): string => Array.from({ length: n }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: text })).join('\n') + '\n';
+const chat = (n: number, text = 'hi'): string =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: text })).join('\n') + '\n';
 
 describe('import error positions', () => {
   it('a NUL byte: its line, column and byte offset', async () => {
@@ -51,7 +52,9 @@ describe('import error positions', () => {
 
   it('text of an unknown shape: where its content starts and what it starts with', async () => {
     const e = await errorOf(importSource(source('t.txt', enc.encode('\n\n   x{"role":"user"}\n'))));
-    expect(e.message).toMatch(/^t\.txt:3:4: a known transcript format, found text of an unknown shape starting "x\{\\"role\\":\\"user\\"\}\\n"/);
+    expect(e.message).toMatch(
+      /^t\.txt:3:4: a known transcript format, found text of an unknown shape starting "x\{\\"role\\":\\"user\\"\}\\n"/,
+    );
   });
 });
 
@@ -69,7 +72,7 @@ describe('the line bound', () => {
     const text = chat(2) + long + '\n' + chat(1);
     const e = await errorOf(importSource(source('l.jsonl', enc.encode(text), 64, 256)));
     expect(e.message).toBe(
-      'l.jsonl:3:1: a line of at most 256 bytes, found a longer line starting at byte 67: a longer line would take the import past its memory bound of 4× the input or 500 MB (the host\'s CTXSCOPE_MAX_LINE_MB raises the line bound, and the memory an import may take with it)',
+      "l.jsonl:3:1: a line of at most 256 bytes, found a longer line starting at byte 67: a longer line would take the import past its memory bound of 4× the input or 500 MB (the host's CTXSCOPE_MAX_LINE_MB raises the line bound, and the memory an import may take with it)",
     );
   });
 
@@ -93,18 +96,22 @@ describe('the line bound', () => {
 
   it('lines within the bound import whole, however the file is chunked (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ maxLength: 60 }), { minLength: 2, maxLength: 12 }), fc.integer({ min: 1, max: 97 }), async (texts, step) => {
-        const text = texts.map((t, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `m${i} ${t}` })).join('\n') + '\n';
-        const bytes = enc.encode(text);
-        const longest = Math.max(...text.split('\n').map((l) => enc.encode(l).length));
-        // Exactly the longest line's length is allowed.
-        const out = await importSource(source('p.jsonl', bytes, step, longest));
-        expect(out.sessions[0]!.messages).toHaveLength(texts.length);
-        // One byte less and the longest line is refused, by its line number.
-        const e = await errorOf(importSource(source('p.jsonl', bytes, step, longest - 1)));
-        const firstLongest = text.split('\n').findIndex((l) => enc.encode(l).length === longest) + 1;
-        expect(e.line).toBe(firstLongest);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.string({ maxLength: 60 }), { minLength: 2, maxLength: 12 }),
+        fc.integer({ min: 1, max: 97 }),
+        async (texts, step) => {
+          const text = texts.map((t, i) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: `m${i} ${t}` })).join('\n') + '\n';
+          const bytes = enc.encode(text);
+          const longest = Math.max(...text.split('\n').map((l) => enc.encode(l).length));
+          // Exactly the longest line's length is allowed.
+          const out = await importSource(source('p.jsonl', bytes, step, longest));
+          expect(out.sessions[0]!.messages).toHaveLength(texts.length);
+          // One byte less and the longest line is refused, by its line number.
+          const e = await errorOf(importSource(source('p.jsonl', bytes, step, longest - 1)));
+          const firstLongest = text.split('\n').findIndex((l) => enc.encode(l).length === longest) + 1;
+          expect(e.line).toBe(firstLongest);
+        },
+      ),
       { numRuns: 60 },
     );
   });

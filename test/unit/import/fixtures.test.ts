@@ -56,9 +56,20 @@ describe('fixtures', () => {
 
   it('keeps what each format says about usage and its convention', async () => {
     const a = await importSource(fileSource(join(dir, 'anthropic-request.json')));
-    expect(a.sessions[0]!.messages.at(-1)!.usage).toEqual({ convention: 'anthropic', input: 12, cacheRead: 900, cacheWrite: 50, output: 8 });
+    expect(a.sessions[0]!.messages.at(-1)!.usage).toEqual({
+      convention: 'anthropic',
+      input: 12,
+      cacheRead: 900,
+      cacheWrite: 50,
+      output: 8,
+    });
     const r = await importSource(fileSource(join(dir, 'responses.jsonl')));
-    expect(r.sessions[0]!.messages.find((m) => m.usage)!.usage).toMatchObject({ convention: 'openai', input: 120, cacheRead: 100, reasoning: 12 });
+    expect(r.sessions[0]!.messages.find((m) => m.usage)!.usage).toMatchObject({
+      convention: 'openai',
+      input: 120,
+      cacheRead: 100,
+      reasoning: 12,
+    });
     const aider = await importSource(fileSource(join(dir, 'aider.chat.history.md')));
     expect(aider.sessions[0]!.messages.filter((m) => m.usage).map((m) => [m.usage!.input, m.usage!.output, m.usage!.coarse])).toEqual([
       [2_400, 104, true],
@@ -76,7 +87,14 @@ describe('Claude Code fixture', () => {
     const first = assistants[0]!;
     expect(first.parts.map((p) => p.kind)).toEqual(['reasoning', 'text', 'tool_call']);
     // The call's identity (message.id + requestId) keys it across files (a resumed session repeats it).
-    expect(first.usage).toEqual({ convention: 'anthropic', input: 4, cacheRead: 11_873, cacheWrite: 2_104, output: 156, callKey: 'msg_01A1:req_01A1' });
+    expect(first.usage).toEqual({
+      convention: 'anthropic',
+      input: 4,
+      cacheRead: 11_873,
+      cacheWrite: 2_104,
+      output: 156,
+      callKey: 'msg_01A1:req_01A1',
+    });
     // Summed over calls, each usage is counted once.
     expect(assistants.reduce((n, m) => n + (m.usage?.output ?? 0), 0)).toBe(156 + 88 + 140 + 71 + 133 + 24 + 151 + 18 + 97 + 15);
   });
@@ -105,7 +123,12 @@ describe('Claude Code fixture', () => {
     const s = (await load('claude-code-session.jsonl')).sessions[0]!;
     expect(s.sourceCompactions).toHaveLength(1);
     const c = s.sourceCompactions[0]!;
-    expect(c).toMatchObject({ trigger: 'manual', tokensBefore: 15_574, tokensAfter: 2_210, atMessage: indexOf(s, 'Now add a CHANGELOG entry.') });
+    expect(c).toMatchObject({
+      trigger: 'manual',
+      tokensBefore: 15_574,
+      tokensAfter: 2_210,
+      atMessage: indexOf(s, 'Now add a CHANGELOG entry.'),
+    });
     expect(c.summary).toMatch(/^This session is being continued/);
     expect(texts(s).some((t) => t.includes('being continued'))).toBe(false);
     // The chain crossed the boundary (logicalParentUuid): everything before it is still there.
@@ -136,7 +159,14 @@ describe('Codex fixture', () => {
 
   it('takes per-call usage from last_token_usage, once per call, and ignores a window of 0', async () => {
     const s = (await load('codex-rollout.jsonl')).sessions[0]!;
-    expect(s.messages[3]!.usage).toEqual({ convention: 'openai', input: 8_120, cacheRead: 3_072, cacheWrite: 0, output: 214, reasoning: 128 });
+    expect(s.messages[3]!.usage).toEqual({
+      convention: 'openai',
+      input: 8_120,
+      cacheRead: 3_072,
+      cacheWrite: 0,
+      output: 214,
+      reasoning: 128,
+    });
     expect(s.messages[7]!.usage).toMatchObject({ input: 8_790, output: 58 });
     expect(s.messages.filter((m) => m.role === 'assistant').every((m) => m.usage)).toBe(true);
     expect(s.reportedContextWindow).toBe(272_000);
@@ -164,7 +194,14 @@ describe('Gemini CLI fixtures', () => {
       ['read_file-1773073215002-0', false, 'read_file'],
       ['run_shell_command-1773073215002-1', true, 'run_shell_command'],
     ]);
-    expect(s.messages[1]!.usage).toEqual({ convention: 'openai', input: 9_412, cacheRead: 0, cacheWrite: 0, output: 61 + 118, reasoning: 118 });
+    expect(s.messages[1]!.usage).toEqual({
+      convention: 'openai',
+      input: 9_412,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 61 + 118,
+      reasoning: 118,
+    });
     expect(out.warnings.join()).toMatch(/skipped 1 record/);
     expect(s.title).toBe('Find why the nightly backup script skips /srv/media');
   });
@@ -190,7 +227,11 @@ describe('OpenHands fixtures', () => {
     const two = s.messages[3]!;
     expect(calls(two)).toEqual(['toolu_a2', 'toolu_a3']);
     // Not OpenHands' own action args (impl_source, …): what the model sent.
-    expect(two.parts[2]).toMatchObject({ kind: 'tool_call', name: 'think', args: '{"thought":"Also check the password length rule in forms.py."}' });
+    expect(two.parts[2]).toMatchObject({
+      kind: 'tool_call',
+      name: 'think',
+      args: '{"thought":"Also check the password length rule in forms.py."}',
+    });
     expect(two.parts[1]).toMatchObject({ kind: 'tool_call', name: 'str_replace_editor' });
     expect(two.parts[1]!.kind === 'tool_call' && two.parts[1]!.args.includes('impl_source')).toBe(false);
     expect(s.messages.filter((m) => m.role === 'assistant')).toHaveLength(4);
@@ -224,7 +265,11 @@ describe('SWE-agent, mini-swe-agent and single responses', () => {
     expect(s.model).toBe('claude-sonnet-4-20250514');
     // The demonstration is sent as a user message, so it stays in the history.
     expect(texts(s)[0]).toMatch(/^Here is a demonstration/);
-    expect(s.messages.filter((m) => m.role === 'tool').map((m) => (m.parts[0]!.kind === 'tool_result' ? m.parts[0]!.callId : ''))).toEqual(['call_h1', 'call_h2', 'call_h3']);
+    expect(s.messages.filter((m) => m.role === 'tool').map((m) => (m.parts[0]!.kind === 'tool_result' ? m.parts[0]!.callId : ''))).toEqual([
+      'call_h1',
+      'call_h2',
+      'call_h3',
+    ]);
     expect(s.messages.some((m) => m.usage)).toBe(false);
     expect(out.warnings.join()).toMatch(/aggregate: 14873 tokens sent over 3 calls/);
   });
@@ -243,9 +288,21 @@ describe('SWE-agent, mini-swe-agent and single responses', () => {
     const chat = (await load('openai-chat-response.json')).sessions[0]!;
     expect(chat.messages).toHaveLength(1);
     expect(calls(chat.messages[0]!)).toEqual(['call_Qm3vT8', 'call_Zk1pW4']);
-    expect(chat.messages[0]!.usage).toEqual({ convention: 'openai', input: 1_312, cacheRead: 1_024, cacheWrite: 0, output: 58, reasoning: 0 });
+    expect(chat.messages[0]!.usage).toEqual({
+      convention: 'openai',
+      input: 1_312,
+      cacheRead: 1_024,
+      cacheWrite: 0,
+      output: 58,
+      reasoning: 0,
+    });
     const anth = (await load('anthropic-response.json')).sessions[0]!;
-    expect(anth.messages[0]!.parts.map((p) => (p.kind === 'reasoning' ? `reasoning${p.redacted ? '!' : ''}` : p.kind))).toEqual(['reasoning', 'reasoning!', 'text', 'tool_call']);
+    expect(anth.messages[0]!.parts.map((p) => (p.kind === 'reasoning' ? `reasoning${p.redacted ? '!' : ''}` : p.kind))).toEqual([
+      'reasoning',
+      'reasoning!',
+      'text',
+      'tool_call',
+    ]);
     expect(anth.messages[0]!.usage).toEqual({ convention: 'anthropic', input: 21, cacheRead: 18_944, cacheWrite: 1_530, output: 214 });
   });
 });

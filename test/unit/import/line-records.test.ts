@@ -16,13 +16,26 @@ const sample = join(__dirname, '../../../resources/sample/sample-session.jsonl')
 
 /** Every message of a session and of its subagents. */
 const allMessages = (s: Session): Message[] => [...s.messages, ...s.subagents.flatMap(allMessages)];
-const withoutRaw = (s: Session): Session => ({ ...s, messages: s.messages.map(({ raw: _raw, ...m }) => m), subagents: s.subagents.map(withoutRaw) });
+const withoutRaw = (s: Session): Session => ({
+  ...s,
+  messages: s.messages.map(({ raw: _raw, ...m }) => m),
+  subagents: s.subagents.map(withoutRaw),
+});
 
 /** The file's lines as the importer numbers them (1-based; CR and BOM are not part of a line). */
-const linesOf = (text: string): string[] => text.replace(/^\uFEFF/, '').split('\n').map((l) => l.replace(/\r$/, ''));
+const linesOf = (text: string): string[] =>
+  text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''));
 
 describe('line records', () => {
-  for (const path of [join(fixtures, 'claude-code-session.jsonl'), join(fixtures, 'stream.jsonl'), join(fixtures, 'messages.jsonl'), sample]) {
+  for (const path of [
+    join(fixtures, 'claude-code-session.jsonl'),
+    join(fixtures, 'stream.jsonl'),
+    join(fixtures, 'messages.jsonl'),
+    sample,
+  ]) {
     it(`${path.split('/').pop()}: the named lines are the record keepRaw keeps`, async () => {
       const kept = await importSource(fileSource(path), { keepRaw: true });
       const named = await importSource(fileSource(path), { keepRaw: 'lines' });

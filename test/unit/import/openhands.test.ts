@@ -53,7 +53,9 @@ describe('OpenHands: the prompt as OpenHands built it', () => {
   it("sends a command's output with the metadata prefix and suffix and its status lines", async () => {
     const [native] = await load();
     const first = native!.messages.find((m) => m.role === 'tool')!;
-    expect(messageText(first)).toMatch(/2d4410e Initial import\n\[The command completed with exit code 0\.\]\n\[Current working directory: \/workspace\/invoices\]\n\[Python interpreter: \/openhands\/poetry\/bin\/python\]\n\[Command finished with exit code 0\]$/);
+    expect(messageText(first)).toMatch(
+      /2d4410e Initial import\n\[The command completed with exit code 0\.\]\n\[Current working directory: \/workspace\/invoices\]\n\[Python interpreter: \/openhands\/poetry\/bin\/python\]\n\[Command finished with exit code 0\]$/,
+    );
   });
 
   it('an error the runtime raised is a user message, and the call it never answered is dropped', async () => {
@@ -90,9 +92,43 @@ describe('OpenHands: the prompt as OpenHands built it', () => {
     const long = 'x'.repeat(50) + 'y'.repeat(50);
     const events = [
       { id: 0, source: 'user', action: 'message', args: { content: 'go' } },
-      { id: 1, source: 'agent', action: 'run', args: { command: 'cat big' }, tool_call_metadata: { function_name: 'execute_bash', tool_call_id: 'c1', model_response: { id: 'r1', choices: [{ message: { content: '', tool_calls: [{ id: 'c1', function: { name: 'execute_bash', arguments: '{"command":"cat big"}' } }] } }] } } },
-      { id: 2, source: 'agent', observation: 'read', cause: 1, content: long, tool_call_metadata: { function_name: 'str_replace_editor', tool_call_id: 'c1' } },
-      { id: 3, source: 'agent', observation: 'edit', cause: 1, content: long, tool_call_metadata: { function_name: 'str_replace_editor', tool_call_id: 'c1' } },
+      {
+        id: 1,
+        source: 'agent',
+        action: 'run',
+        args: { command: 'cat big' },
+        tool_call_metadata: {
+          function_name: 'execute_bash',
+          tool_call_id: 'c1',
+          model_response: {
+            id: 'r1',
+            choices: [
+              {
+                message: {
+                  content: '',
+                  tool_calls: [{ id: 'c1', function: { name: 'execute_bash', arguments: '{"command":"cat big"}' } }],
+                },
+              },
+            ],
+          },
+        },
+      },
+      {
+        id: 2,
+        source: 'agent',
+        observation: 'read',
+        cause: 1,
+        content: long,
+        tool_call_metadata: { function_name: 'str_replace_editor', tool_call_id: 'c1' },
+      },
+      {
+        id: 3,
+        source: 'agent',
+        observation: 'edit',
+        cause: 1,
+        content: long,
+        tool_call_metadata: { function_name: 'str_replace_editor', tool_call_id: 'c1' },
+      },
     ];
     const instance = { instance_id: 'cut', metadata: { llm_config: { max_message_chars: 40 } }, history: events };
     const [s] = (await importSource(stringSource('cut.json', JSON.stringify(instance)))).sessions;

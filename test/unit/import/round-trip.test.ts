@@ -44,7 +44,9 @@ function expectedViaOpenAI(s: Session): Expected {
     const text = textOf(m.parts);
     const results = m.parts.filter((p) => p.kind === 'tool_result');
     if (results.length > 0 && (m.role === 'tool' || m.role === 'user')) {
-      for (const r of results) if (r.kind === 'tool_result') out.push({ role: 'tool', parts: [{ kind: 'tool_result', callId: r.callId, isError: false, text: r.text }] });
+      for (const r of results)
+        if (r.kind === 'tool_result')
+          out.push({ role: 'tool', parts: [{ kind: 'tool_result', callId: r.callId, isError: false, text: r.text }] });
       if (text) out.push({ role: 'user', parts: [{ kind: 'text', text }] });
       continue;
     }
@@ -114,7 +116,10 @@ const EXPECTED: Record<'openai' | 'anthropic' | 'jsonl', { via: (s: Session) => 
   jsonl: { via: expectedViaOpenAI, formats: ['jsonl', 'openai-chat'] },
 };
 
-const flat = (s: Pick<Session, 'systemPrompt' | 'messages'>): Expected => ({ systemPrompt: s.systemPrompt, messages: s.messages.map((m) => ({ role: m.role, parts: m.parts })) });
+const flat = (s: Pick<Session, 'systemPrompt' | 'messages'>): Expected => ({
+  systemPrompt: s.systemPrompt,
+  messages: s.messages.map((m) => ({ role: m.role, parts: m.parts })),
+});
 
 async function roundTrip(session: Session, target: TranscriptTarget): Promise<{ format: string; session: Session }> {
   const written = exportMessages(sessionInput(session), target);
@@ -132,7 +137,18 @@ function expectSame(actual: Expected, expected: Expected): void {
 }
 
 const dir = join(__dirname, '../../fixtures/import');
-const FIXTURES = ['claude-code-session.jsonl', 'codex-rollout.jsonl', 'gemini-session.json', 'gemini-session.jsonl', 'openhands-events.json', 'swe-agent.traj', 'mini-swe-agent.traj.json', 'anthropic-request.json', 'chat-request.json', 'responses.jsonl'];
+const FIXTURES = [
+  'claude-code-session.jsonl',
+  'codex-rollout.jsonl',
+  'gemini-session.json',
+  'gemini-session.jsonl',
+  'openhands-events.json',
+  'swe-agent.traj',
+  'mini-swe-agent.traj.json',
+  'anthropic-request.json',
+  'chat-request.json',
+  'responses.jsonl',
+];
 
 describe('round trip through the exporters', () => {
   for (const file of FIXTURES) {
@@ -169,18 +185,40 @@ describe('round trip through the exporters', () => {
 describe('round trip of generated sessions (property)', () => {
   const str = fc.string({ maxLength: 12 });
   const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,10}$/);
-  const args = fc.oneof(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }).map((o) => JSON.stringify(o)), str);
+  const args = fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }).map((o) => JSON.stringify(o)),
+    str,
+  );
   const part: fc.Arbitrary<Part> = fc.oneof(
     str.map((text): Part => ({ kind: 'text', text })),
-    fc.record({ text: str, redacted: fc.boolean() }).map(({ text, redacted }): Part => ({ kind: 'reasoning', text, ...(redacted ? { redacted: true } : {}) })),
+    fc
+      .record({ text: str, redacted: fc.boolean() })
+      .map(({ text, redacted }): Part => ({ kind: 'reasoning', text, ...(redacted ? { redacted: true } : {}) })),
     fc.record({ id, name: id, args }).map((c): Part => ({ kind: 'tool_call', ...c })),
     fc.record({ callId: id, isError: fc.boolean(), text: str }).map((r): Part => ({ kind: 'tool_result', ...r })),
-    fc.record({ mediaType: fc.constantFrom('image/png', 'application/pdf'), source: fc.option(fc.webUrl(), { nil: undefined }) }).map(({ mediaType, source }): Part => ({ kind: 'media', mediaType, ...(source ? { source } : {}) })),
+    fc
+      .record({ mediaType: fc.constantFrom('image/png', 'application/pdf'), source: fc.option(fc.webUrl(), { nil: undefined }) })
+      .map(({ mediaType, source }): Part => ({ kind: 'media', mediaType, ...(source ? { source } : {}) })),
   );
-  const message = fc.record({ role: fc.constantFrom<Role>('user', 'assistant', 'tool', 'system'), parts: fc.array(part, { maxLength: 4 }) });
-  const session = fc.record({ systemPrompt: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }), messages: fc.array(message, { minLength: 1, maxLength: 6 }) }).map(
-    (s): Session => ({ id: 'gen', format: 'jsonl', systemPrompt: s.systemPrompt, tools: [], messages: s.messages.map((m, i) => ({ id: `m${i}`, ...m })), sourceCompactions: [], subagents: [], warnings: [] }),
-  );
+  const message = fc.record({
+    role: fc.constantFrom<Role>('user', 'assistant', 'tool', 'system'),
+    parts: fc.array(part, { maxLength: 4 }),
+  });
+  const session = fc
+    .record({
+      systemPrompt: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }),
+      messages: fc.array(message, { minLength: 1, maxLength: 6 }),
+    })
+    .map((s): Session => ({
+      id: 'gen',
+      format: 'jsonl',
+      systemPrompt: s.systemPrompt,
+      tools: [],
+      messages: s.messages.map((m, i) => ({ id: `m${i}`, ...m })),
+      sourceCompactions: [],
+      subagents: [],
+      warnings: [],
+    }));
 
   for (const target of ['openai', 'anthropic', 'jsonl'] as const) {
     it(`any session → ${target} → import gives exactly the expected messages`, async () => {

@@ -3,14 +3,35 @@ import { describe, expect, it } from 'vitest';
 import { importSource, stringSource } from '../../../src/core/import/index';
 import { messageText, type Session } from '../../../src/core/model';
 
-const call = (id: string, command: string) => ({ role: 'assistant', content: '', message_type: 'action', tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] });
-const obs = (id: string, content: string, tags?: string[]) => ({ role: 'tool', content, message_type: 'observation', tool_call_ids: [id], ...(tags ? { tags } : {}) });
+const call = (id: string, command: string) => ({
+  role: 'assistant',
+  content: '',
+  message_type: 'action',
+  tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }],
+});
+const obs = (id: string, content: string, tags?: string[]) => ({
+  role: 'tool',
+  content,
+  message_type: 'observation',
+  tool_call_ids: [id],
+  ...(tags ? { tags } : {}),
+});
 
 function traj(agent: Record<string, unknown>): string {
-  const history: unknown[] = [{ role: 'system', content: 'You are a programmer.', message_type: 'system_prompt' }, { role: 'user', content: 'Fix the bug.\nIn parse().', message_type: 'observation' }];
-  for (let i = 1; i <= 6; i++) history.push(call(`c${i}`, `step ${i}`), obs(`c${i}`, `out ${i}\nline two\nline three`, i === 2 ? ['keep_output'] : undefined));
+  const history: unknown[] = [
+    { role: 'system', content: 'You are a programmer.', message_type: 'system_prompt' },
+    { role: 'user', content: 'Fix the bug.\nIn parse().', message_type: 'observation' },
+  ];
+  for (let i = 1; i <= 6; i++)
+    history.push(call(`c${i}`, `step ${i}`), obs(`c${i}`, `out ${i}\nline two\nline three`, i === 2 ? ['keep_output'] : undefined));
   history.push({ role: 'assistant', content: 'Done.', message_type: 'action' });
-  return JSON.stringify({ environment: 'main', trajectory: [], history, info: {}, replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, ...agent } }) });
+  return JSON.stringify({
+    environment: 'main',
+    trajectory: [],
+    history,
+    info: {},
+    replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, ...agent } }),
+  });
 }
 const load = async (text: string): Promise<Session> => (await importSource(stringSource('x.traj', text))).sessions[0]!;
 const observations = (s: Session): string[] => s.messages.filter((m) => m.role === 'tool').map(messageText);
@@ -48,8 +69,31 @@ describe('SWE-agent', () => {
   });
 
   it("function calling: the tools are the config's bundles (hidden ones left out) and bash", async () => {
-    const s = await load(traj({ tools: { parse_function: { type: 'function_calling' }, enable_bash_tool: true, bundles: [{ path: 'tools/defaults', hidden_tools: ['scroll_up'] }, { path: 'tools/search' }, { path: 'tools/submit' }, { path: 'tools/mystery' }] } }));
-    expect(s.tools.map((t) => t.name)).toEqual(['bash', 'goto', 'open', 'create', 'scroll_down', 'find_file', 'search_dir', 'search_file', 'submit']);
+    const s = await load(
+      traj({
+        tools: {
+          parse_function: { type: 'function_calling' },
+          enable_bash_tool: true,
+          bundles: [
+            { path: 'tools/defaults', hidden_tools: ['scroll_up'] },
+            { path: 'tools/search' },
+            { path: 'tools/submit' },
+            { path: 'tools/mystery' },
+          ],
+        },
+      }),
+    );
+    expect(s.tools.map((t) => t.name)).toEqual([
+      'bash',
+      'goto',
+      'open',
+      'create',
+      'scroll_down',
+      'find_file',
+      'search_dir',
+      'search_file',
+      'submit',
+    ]);
     expect(s.warnings.join(' ')).toMatch(/not known.*tools\/mystery/);
     // Other parse functions document the commands inside the system prompt: no tools region.
     const text = await load(traj({ tools: { parse_function: { type: 'thought_action' }, bundles: [{ path: 'tools/defaults' }] } }));

@@ -29,7 +29,8 @@ const norm = (kind: LedgerKind, v: string): string => {
   return kind === 'path' ? flat.replace(/\/$/, '') : flat;
 };
 /** Paths and identifiers match exactly; an error or command matches when one holds the other (a line vs. the message in it). */
-const matches = (kind: LedgerKind, got: string, want: string): boolean => (kind === 'path' || kind === 'identifier' ? got === want : got.includes(want) || want.includes(got));
+const matches = (kind: LedgerKind, got: string, want: string): boolean =>
+  kind === 'path' || kind === 'identifier' ? got === want : got.includes(want) || want.includes(got);
 
 function score() {
   const out = new Map<LedgerKind, { tp: number; labelled: number; found: number; hit: number; missed: string[]; wrong: string[] }>();
@@ -44,10 +45,12 @@ function score() {
       const got = [...new Set(items.filter((i) => i.kind === k).map((i) => norm(k, i.value)))];
       s.labelled += want.length;
       s.found += got.length;
-      for (const w of want) if (got.some((g) => matches(k, g, w))) s.tp++;
-      else s.missed.push(`#${l.excerpt} ${w}`);
-      for (const g of got) if (want.some((w) => matches(k, g, w))) s.hit++;
-      else s.wrong.push(`#${l.excerpt} ${g}`);
+      for (const w of want)
+        if (got.some((g) => matches(k, g, w))) s.tp++;
+        else s.missed.push(`#${l.excerpt} ${w}`);
+      for (const g of got)
+        if (want.some((w) => matches(k, g, w))) s.hit++;
+        else s.wrong.push(`#${l.excerpt} ${g}`);
     }
   }
   return out;
@@ -59,12 +62,25 @@ describe('loss ledger extraction on the labelled corpus excerpts', () => {
   });
 
   const scores = score();
-  const rows = [...scores].map(([kind, s]) => ({ kind, labelled: s.labelled, found: s.found, recall: s.labelled ? s.tp / s.labelled : 1, precision: s.found ? s.hit / s.found : 1 }));
+  const rows = [...scores].map(([kind, s]) => ({
+    kind,
+    labelled: s.labelled,
+    found: s.found,
+    recall: s.labelled ? s.tp / s.labelled : 1,
+    precision: s.found ? s.hit / s.found : 1,
+  }));
   console.log(
     'loss ledger extraction, labelled excerpts:\n' +
-      rows.map((r) => `  ${r.kind.padEnd(11)} labelled ${String(r.labelled).padStart(3)}  found ${String(r.found).padStart(3)}  recall ${(r.recall * 100).toFixed(1).padStart(5)}%  precision ${(r.precision * 100).toFixed(1).padStart(5)}%`).join('\n'),
+      rows
+        .map(
+          (r) =>
+            `  ${r.kind.padEnd(11)} labelled ${String(r.labelled).padStart(3)}  found ${String(r.found).padStart(3)}  recall ${(r.recall * 100).toFixed(1).padStart(5)}%  precision ${(r.precision * 100).toFixed(1).padStart(5)}%`,
+        )
+        .join('\n'),
   );
-  for (const [kind, s] of scores) if (s.missed.length || s.wrong.length) console.log(`  ${kind} missed: ${JSON.stringify(s.missed)}\n  ${kind} wrong: ${JSON.stringify(s.wrong)}`);
+  for (const [kind, s] of scores)
+    if (s.missed.length || s.wrong.length)
+      console.log(`  ${kind} missed: ${JSON.stringify(s.missed)}\n  ${kind} wrong: ${JSON.stringify(s.wrong)}`);
 
   for (const kind of GATED) {
     it(`${kind}: recall ≥ 90% and precision ≥ 80%`, () => {

@@ -29,7 +29,18 @@ function resultWith(event: Extract<ReplayEvent, { kind: 'compression' }>): Repla
 
 describe('loss ledger', () => {
   it('lists what a summarising compression removed, with fate, summary, and the later message that needs it', () => {
-    const r = resultWith({ kind: 'compression', step: 2, path: 'proactive', strategy: 'summarize', tokensBefore: 100, tokensAfter: 40, dropped: [[0, 2]], kept: [[3, 4]], summary: 'Summary: the user asked to fix formatMoney.', note: '' });
+    const r = resultWith({
+      kind: 'compression',
+      step: 2,
+      path: 'proactive',
+      strategy: 'summarize',
+      tokensBefore: 100,
+      tokensAfter: 40,
+      dropped: [[0, 2]],
+      kept: [[3, 4]],
+      summary: 'Summary: the user asked to fix formatMoney.',
+      note: '',
+    });
     const [l, ...rest] = ledgersAtStep(r, s, 2);
     expect(rest).toEqual([]);
     const rows = l!.items.map((i) => [i.kind, i.value, i.messageIndex, i.fate, i.inSummary, i.neededAt]);
@@ -56,7 +67,18 @@ describe('loss ledger', () => {
   });
 
   it('a masked tool result loses only what its result said, and what a kept message still says is not lost', () => {
-    const r = resultWith({ kind: 'compression', step: 2, path: 'proactive', strategy: 'observation-masking', tokensBefore: 100, tokensAfter: 80, dropped: [], kept: [[0, 4]], masked: [[2, 2]], note: '' });
+    const r = resultWith({
+      kind: 'compression',
+      step: 2,
+      path: 'proactive',
+      strategy: 'observation-masking',
+      tokensBefore: 100,
+      tokensAfter: 80,
+      dropped: [],
+      kept: [[0, 4]],
+      masked: [[2, 2]],
+      note: '',
+    });
     const [l] = ledgersAtStep(r, s, 2);
     // formatMoney is in the result, but message 0 (kept) names it: still in view.
     expect(l!.items.map((i) => [i.kind, i.value, i.fate])).toEqual([
@@ -70,14 +92,20 @@ describe('loss ledger', () => {
   });
 
   it('lists what the agent itself compacted, against the summary it wrote', async () => {
-    const agent = session(messages, { sourceCompactions: [{ atMessage: 4, trigger: 'auto', summary: 'Fixing formatMoney; tests fail with a TypeError.' }] });
+    const agent = session(messages, {
+      sourceCompactions: [{ atMessage: 4, trigger: 'auto', summary: 'Fixing formatMoney; tests fail with a TypeError.' }],
+    });
     const r = await replay(agent, { window: 1_000_000, tokenizer: 'chars4' });
     const all = lossLedgers(r, agent);
     expect(all.map((l) => [l.source, l.step])).toEqual([['agent', 2]]);
     const l = all[0]!;
     // Messages 0–3 left the agent's window; message 3 adds the decision.
     expect(l.removed).toEqual([[0, 3]]);
-    expect(l.items.find((i) => i.kind === 'decision')).toMatchObject({ value: 'We chose roundHalfEven because banks use it.', messageIndex: 3, fate: 'summarised' });
+    expect(l.items.find((i) => i.kind === 'decision')).toMatchObject({
+      value: 'We chose roundHalfEven because banks use it.',
+      messageIndex: 3,
+      fate: 'summarised',
+    });
     // "TypeError" and "formatMoney" are in the agent's summary.
     expect(l.items.filter((i) => i.inSummary).map((i) => i.value)).toEqual(['formatMoney', 'TypeError']);
   });
@@ -86,7 +114,13 @@ describe('loss ledger', () => {
     const long = session(codingTurns(12));
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 2, max: 8 }), async (keep) => {
-        const r = await replay(long, { window: 4_000, trigger: 0.3, tokenizer: 'chars4', pipeline: ['sliding-window'], slidingWindow: keep * 2 });
+        const r = await replay(long, {
+          window: 4_000,
+          trigger: 0.3,
+          tokenizer: 'chars4',
+          pipeline: ['sliding-window'],
+          slidingWindow: keep * 2,
+        });
         expect(r.totals.compressions).toBeGreaterThan(0);
         for (const l of lossLedgers(r, long)) {
           for (const it of l.items) expect(l.removed.some(([a, z]) => it.messageIndex >= a && it.messageIndex <= z)).toBe(true);

@@ -10,7 +10,17 @@ import type { Message, Session } from '../../../src/core/model';
 const fixture = (name: string) => join(__dirname, '../../fixtures/import', name);
 const load = async (name: string) => (await importSource(stringSource(name, readFileSync(fixture(name), 'utf8')))).sessions;
 
-const session = (messages: Message[], extra: Partial<Session> = {}): Session => ({ id: 'x', format: 'jsonl', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [], ...extra });
+const session = (messages: Message[], extra: Partial<Session> = {}): Session => ({
+  id: 'x',
+  format: 'jsonl',
+  systemPrompt: null,
+  tools: [],
+  messages,
+  sourceCompactions: [],
+  subagents: [],
+  warnings: [],
+  ...extra,
+});
 
 describe('library: titles', () => {
   it('the first user prompt when the agent wrote no title, on one line and clipped', () => {
@@ -28,14 +38,28 @@ describe('library: titles', () => {
 
   it('skips context the agent injected as a user message (one whole tag), and names a slash command as typed', () => {
     const user = (text: string): Message => ({ id: text.slice(0, 8), role: 'user', parts: [{ kind: 'text', text }] });
-    expect(titleOf(session([user('<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'), user('Why does the build fail?')]))).toBe('Why does the build fail?');
-    expect(titleOf(session([user('<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/a.ts</command-args>')]))).toBe('/review src/a.ts');
+    expect(
+      titleOf(session([user('<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'), user('Why does the build fail?')])),
+    ).toBe('Why does the build fail?');
+    expect(
+      titleOf(
+        session([
+          user(
+            '<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>src/a.ts</command-args>',
+          ),
+        ]),
+      ),
+    ).toBe('/review src/a.ts');
     // Only injected context: better than nothing.
-    expect(titleOf(session([user('<user_instructions>be brief</user_instructions>')]))).toBe('<user_instructions>be brief</user_instructions>');
+    expect(titleOf(session([user('<user_instructions>be brief</user_instructions>')]))).toBe(
+      '<user_instructions>be brief</user_instructions>',
+    );
   });
 
-  it('the agent\'s own title wins over the first prompt', () => {
-    expect(titleOf(session([{ id: 'u', role: 'user', parts: [{ kind: 'text', text: 'hello' }] }], { title: 'Refactor the parser' }))).toBe('Refactor the parser');
+  it("the agent's own title wins over the first prompt", () => {
+    expect(titleOf(session([{ id: 'u', role: 'user', parts: [{ kind: 'text', text: 'hello' }] }], { title: 'Refactor the parser' }))).toBe(
+      'Refactor the parser',
+    );
   });
 
   it('OpenHands: each instance of an eval file is titled by its instance_id, so the sessions of one file differ', async () => {
@@ -44,7 +68,19 @@ describe('library: titles', () => {
   });
 
   it('SWE-agent: the instance the trajectory solved (replay_config.problem_statement.id)', async () => {
-    const traj = { environment: 'main', trajectory: [], info: {}, history: [{ role: 'user', content: 'Fix TimeDelta rounding.' }, { role: 'assistant', content: 'Done.' }], replay_config: { agent: {}, problem_statement: { type: 'text', id: 'marshmallow-code__marshmallow-1867', text: 'TimeDelta serialization precision' } } };
+    const traj = {
+      environment: 'main',
+      trajectory: [],
+      info: {},
+      history: [
+        { role: 'user', content: 'Fix TimeDelta rounding.' },
+        { role: 'assistant', content: 'Done.' },
+      ],
+      replay_config: {
+        agent: {},
+        problem_statement: { type: 'text', id: 'marshmallow-code__marshmallow-1867', text: 'TimeDelta serialization precision' },
+      },
+    };
     const [s] = (await importSource(stringSource('m.traj', JSON.stringify(traj)))).sessions;
     expect(s!.format).toBe('swe-agent');
     expect(titleOf(s!)).toBe('marshmallow-code__marshmallow-1867');
@@ -62,7 +98,13 @@ describe('library: titles', () => {
 });
 
 describe('library: tokens and cost', () => {
-  const usage = (input: number, cacheRead: number, cacheWrite: number, output: number) => ({ convention: 'anthropic' as const, input, cacheRead, cacheWrite, output });
+  const usage = (input: number, cacheRead: number, cacheWrite: number, output: number) => ({
+    convention: 'anthropic' as const,
+    input,
+    cacheRead,
+    cacheWrite,
+    output,
+  });
 
   it('sums reported prompt and output tokens and prices them with the catalog', () => {
     const s = session(
@@ -86,8 +128,10 @@ describe('library: tokens and cost', () => {
     expect(st.endedAt).toBe(3000);
   });
 
-  it('uses the source\'s own cost where it has one, and knows no cost without usage or price', () => {
-    const own = session([{ id: 'a', role: 'assistant', parts: [], usage: { ...usage(1, 0, 0, 1), costUsd: 0.25 } }], { model: 'no-such-model' });
+  it("uses the source's own cost where it has one, and knows no cost without usage or price", () => {
+    const own = session([{ id: 'a', role: 'assistant', parts: [], usage: { ...usage(1, 0, 0, 1), costUsd: 0.25 } }], {
+      model: 'no-such-model',
+    });
     expect(sessionStats(own).cost).toBe(0.25);
     const unpriced = session([{ id: 'a', role: 'assistant', parts: [], usage: usage(100, 0, 0, 10) }], { model: 'no-such-model' });
     expect(sessionStats(unpriced).cost).toBeNull();

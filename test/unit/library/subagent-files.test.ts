@@ -16,13 +16,18 @@ const SID = '7d3f0c2e-5a41-4b6e-9c8d-2f1e0a9b8c7d';
 const tree = join(__dirname, '../../fixtures/claude-code-v2');
 const read = (rel: string): string => readFileSync(join(tree, rel), 'utf8');
 const parentText = read(`${SID}.jsonl`);
-const agentFile = (id: string, text = read(`${SID}/subagents/agent-${id}.jsonl`), meta: string | null = read(`${SID}/subagents/agent-${id}.meta.json`)): SubagentFile => ({
+const agentFile = (
+  id: string,
+  text = read(`${SID}/subagents/agent-${id}.jsonl`),
+  meta: string | null = read(`${SID}/subagents/agent-${id}.meta.json`),
+): SubagentFile => ({
   agentId: id,
   source: stringSource(`agent-${id}.jsonl`, text),
   ...(meta !== null ? { meta } : {}),
 });
 const parentOutcome = (text = parentText): Promise<ImportOutcome> => importSource(stringSource(`${SID}.jsonl`, text));
-const callOf = (s: Session, callId: string): number => s.messages.findIndex((m) => m.parts.some((p) => p.kind === 'tool_call' && p.id === callId));
+const callOf = (s: Session, callId: string): number =>
+  s.messages.findIndex((m) => m.parts.some((p) => p.kind === 'tool_call' && p.id === callId));
 
 /** One JSONL line of a subagent file (every line a sidechain line with the agent's id). */
 const line = (agentId: string, uuid: string, parentUuid: string | null, type: 'user' | 'assistant', content: unknown): string =>
@@ -37,7 +42,16 @@ const line = (agentId: string, uuid: string, parentUuid: string | null, type: 'u
     uuid,
     timestamp: '2026-11-20T10:00:00.000Z',
     type,
-    message: type === 'user' ? { role: 'user', content } : { id: `msg_${uuid}`, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, usage: { input_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 } },
+    message:
+      type === 'user'
+        ? { role: 'user', content }
+        : {
+            id: `msg_${uuid}`,
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            content,
+            usage: { input_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 },
+          },
   });
 
 describe('Claude Code 2.x subagent files', () => {
@@ -83,7 +97,11 @@ describe('Claude Code 2.x subagent files', () => {
 
   it('prefers the agentId link to a text match that points elsewhere', async () => {
     // Subagent b7d20a3 given, word for word, the prompt of the OTHER call (toolu_01Prof).
-    const b = [line('b7d20a3', 'x1', null, 'user', 'Profile POST /checkout and report the slowest call.'), line('b7d20a3', 'x2', 'x1', 'assistant', [{ type: 'text', text: 'ok' }])].join('\n') + '\n';
+    const b =
+      [
+        line('b7d20a3', 'x1', null, 'user', 'Profile POST /checkout and report the slowest call.'),
+        line('b7d20a3', 'x2', 'x1', 'assistant', [{ type: 'text', text: 'ok' }]),
+      ].join('\n') + '\n';
     const out = await attachSubagentFiles(await parentOutcome(), [agentFile('b7d20a3', b, null), agentFile('a4c1e9f')]);
     const [s] = out.sessions;
     const byAgent = new Map(linkSubagents(s!).map((l) => [s!.subagents[l.subagent]!.agentId, l.callId]));
@@ -92,8 +110,16 @@ describe('Claude Code 2.x subagent files', () => {
   });
 
   it('keeps a subagent file no call ran, unlinked, with a warning that names its file', async () => {
-    const stray = [line('f00d123', 'z1', null, 'user', 'Tidy the imports.'), line('f00d123', 'z2', 'z1', 'assistant', [{ type: 'text', text: 'Done.' }])].join('\n') + '\n';
-    const out = await attachSubagentFiles(await parentOutcome(), [agentFile('a4c1e9f'), agentFile('b7d20a3'), agentFile('f00d123', stray, '{"agentType":"general-purpose"}')]);
+    const stray =
+      [
+        line('f00d123', 'z1', null, 'user', 'Tidy the imports.'),
+        line('f00d123', 'z2', 'z1', 'assistant', [{ type: 'text', text: 'Done.' }]),
+      ].join('\n') + '\n';
+    const out = await attachSubagentFiles(await parentOutcome(), [
+      agentFile('a4c1e9f'),
+      agentFile('b7d20a3'),
+      agentFile('f00d123', stray, '{"agentType":"general-purpose"}'),
+    ]);
     const [s] = out.sessions;
     expect(s!.subagents).toHaveLength(3);
     const links = linkSubagents(s!);
@@ -105,14 +131,28 @@ describe('Claude Code 2.x subagent files', () => {
 
   it('nests a subagent under the subagent whose result names it', async () => {
     // a4c1e9f runs a Task of its own whose result names c0ffee1.
-    const a = [
-      line('a4c1e9f', 'a1', null, 'user', 'Profile POST /checkout and report the slowest call.'),
-      line('a4c1e9f', 'a2', 'a1', 'assistant', [{ type: 'tool_use', id: 'toolu_N', name: 'Task', input: { description: 'Time tax_rates', prompt: 'Time it.' } }]),
-      JSON.stringify({ ...JSON.parse(line('a4c1e9f', 'a3', 'a2', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_N', content: '840 ms' }])), toolUseResult: { status: 'completed', agentId: 'c0ffee1' } }),
-      line('a4c1e9f', 'a4', 'a3', 'assistant', [{ type: 'text', text: 'The slowest call is tax_rates() at 840 ms: it is not cached.' }]),
-    ].join('\n') + '\n';
-    const c = [line('c0ffee1', 'c1', null, 'user', 'Time it, please.'), line('c0ffee1', 'c2', 'c1', 'assistant', [{ type: 'text', text: 'It takes 840 ms.' }])].join('\n') + '\n';
-    const out = await attachSubagentFiles(await parentOutcome(), [agentFile('a4c1e9f', a), agentFile('b7d20a3'), agentFile('c0ffee1', c, null)]);
+    const a =
+      [
+        line('a4c1e9f', 'a1', null, 'user', 'Profile POST /checkout and report the slowest call.'),
+        line('a4c1e9f', 'a2', 'a1', 'assistant', [
+          { type: 'tool_use', id: 'toolu_N', name: 'Task', input: { description: 'Time tax_rates', prompt: 'Time it.' } },
+        ]),
+        JSON.stringify({
+          ...JSON.parse(line('a4c1e9f', 'a3', 'a2', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_N', content: '840 ms' }])),
+          toolUseResult: { status: 'completed', agentId: 'c0ffee1' },
+        }),
+        line('a4c1e9f', 'a4', 'a3', 'assistant', [{ type: 'text', text: 'The slowest call is tax_rates() at 840 ms: it is not cached.' }]),
+      ].join('\n') + '\n';
+    const c =
+      [
+        line('c0ffee1', 'c1', null, 'user', 'Time it, please.'),
+        line('c0ffee1', 'c2', 'c1', 'assistant', [{ type: 'text', text: 'It takes 840 ms.' }]),
+      ].join('\n') + '\n';
+    const out = await attachSubagentFiles(await parentOutcome(), [
+      agentFile('a4c1e9f', a),
+      agentFile('b7d20a3'),
+      agentFile('c0ffee1', c, null),
+    ]);
     const [s] = out.sessions;
     // (This a4c1e9f's lines are timed after b7d20a3's: spawn order puts it second.)
     expect(s!.subagents.map((x) => x.agentId)).toEqual(['b7d20a3', 'a4c1e9f']);
@@ -130,7 +170,9 @@ describe('Claude Code 2.x subagent files', () => {
   });
 
   it('leaves an outcome of another format alone', async () => {
-    const codex = await importSource(stringSource('r.jsonl', readFileSync(join(__dirname, '../../fixtures/import/codex-rollout.jsonl'), 'utf8')));
+    const codex = await importSource(
+      stringSource('r.jsonl', readFileSync(join(__dirname, '../../fixtures/import/codex-rollout.jsonl'), 'utf8')),
+    );
     expect(await attachSubagentFiles(codex, [agentFile('a4c1e9f')])).toBe(codex);
   });
 
@@ -138,6 +180,16 @@ describe('Claude Code 2.x subagent files', () => {
     expect(metaTitle('{"agentType":"Explore","description":"Map endpoints","spawnDepth":1}')).toBe('Explore: Map endpoints');
     expect(metaTitle('{"description":"  Write tests "}')).toBe('Write tests');
     expect(metaTitle('{"agentType":"Plan"}')).toBe('Plan');
-    for (const bad of [undefined, '', 'not json', '[1,2]', 'null', '"Explore"', '{"agentType":7,"description":["x"]}', '{"agentType":"  "}']) expect(metaTitle(bad)).toBeUndefined();
+    for (const bad of [
+      undefined,
+      '',
+      'not json',
+      '[1,2]',
+      'null',
+      '"Explore"',
+      '{"agentType":7,"description":["x"]}',
+      '{"agentType":"  "}',
+    ])
+      expect(metaTitle(bad)).toBeUndefined();
   });
 });

@@ -20,7 +20,26 @@ describe('parseSetOverride', () => {
     expect(() => parseSetOverride('paths.async=maybe')).toThrow(ConfigError);
   });
   it('accepts every key the issue names', () => {
-    for (const k of ['model', 'window', 'maxOutput', 'buffer', 'tokenizer', 'trigger', 'target', 'primers', 'recents', 'slidingWindow', 'toolOutputMaxBytes', 'summarizer', 'budget.turns', 'budget.tokens', 'budget.toolCalls', 'budget.cost', 'budget.minutes', 'budget.mode']) {
+    for (const k of [
+      'model',
+      'window',
+      'maxOutput',
+      'buffer',
+      'tokenizer',
+      'trigger',
+      'target',
+      'primers',
+      'recents',
+      'slidingWindow',
+      'toolOutputMaxBytes',
+      'summarizer',
+      'budget.turns',
+      'budget.tokens',
+      'budget.toolCalls',
+      'budget.cost',
+      'budget.minutes',
+      'budget.mode',
+    ]) {
       expect(() => parseSetOverride(`${k}=${/model|tokenizer|summarizer|mode/.test(k) ? 'x' : '1'}`)).not.toThrow();
     }
   });
@@ -28,7 +47,12 @@ describe('parseSetOverride', () => {
 
 describe('validateConfig: one object shape for every policy', () => {
   it('gives every resolved config the same keys in the same order (paths too), and the same JSON as the parse alone', () => {
-    const configs = [...POLICIES.map((p) => resolveConfig(p.id)), resolveConfig('letta', { trigger: 0.4 }), resolveConfig('openhands-summary', { triggerMessages: 60 }), validateConfig({ window: 8_000, pipeline: ['head-tail'] })];
+    const configs = [
+      ...POLICIES.map((p) => resolveConfig(p.id)),
+      resolveConfig('letta', { trigger: 0.4 }),
+      resolveConfig('openhands-summary', { triggerMessages: 60 }),
+      validateConfig({ window: 8_000, pipeline: ['head-tail'] }),
+    ];
     const keys = (o: object): string => Object.keys(o).join(',');
     for (const c of configs) {
       expect(keys(c)).toBe(keys(configs[0]!));
@@ -60,7 +84,7 @@ describe('resolveConfig: request > preset > environment > file defaults (S3)', (
     expect(resolveConfig('letta').trigger).toBe(0.9);
     expect(() => resolveConfig('lettuce')).toThrow(/unknown policy "lettuce" \(known: s0, s1/);
   });
-  it('tunes a preset\'s own knobs, e.g. Claude Code\'s auto-compact percentage', () => {
+  it("tunes a preset's own knobs, e.g. Claude Code's auto-compact percentage", () => {
     const c = resolveConfig('claude-code', { 'autoCompact.pct': 0.8, triggerBasis: 'limit', 'budget.backpressure': true });
     expect(c.autoCompact).toEqual({ reserve: 20_000, pct: 0.8, cap: 33_000 });
     expect(c.triggerBasis).toBe('limit');
@@ -76,7 +100,10 @@ describe('resolveConfig: request > preset > environment > file defaults (S3)', (
     expect(() => validateConfig({ pipeline: ['nope'] })).toThrow(/pipeline\.0/);
   });
   it('reads CTXSCOPE_* environment variables', () => {
-    expect(envOverrides({ CTXSCOPE_TRIGGER: '0.7', CTXSCOPE_BUDGET_TOOL_CALLS: '12', CTXSCOPE_MAX_OUTPUT: '', OTHER: '1' })).toEqual({ trigger: '0.7', 'budget.toolCalls': '12' });
+    expect(envOverrides({ CTXSCOPE_TRIGGER: '0.7', CTXSCOPE_BUDGET_TOOL_CALLS: '12', CTXSCOPE_MAX_OUTPUT: '', OTHER: '1' })).toEqual({
+      trigger: '0.7',
+      'budget.toolCalls': '12',
+    });
   });
 });
 
@@ -89,7 +116,10 @@ describe('policies as JSON', () => {
     }
   });
   it('a user policy is validated and named after its id', () => {
-    const mine = parsePolicyJSON(JSON.stringify({ id: 'my-s3', label: 'S3 tighter', config: { ...getPolicy('s3')!.config, trigger: 0.6 } }), 'my-s3.json');
+    const mine = parsePolicyJSON(
+      JSON.stringify({ id: 'my-s3', label: 'S3 tighter', config: { ...getPolicy('s3')!.config, trigger: 0.6 } }),
+      'my-s3.json',
+    );
     expect(mine).toMatchObject({ id: 'my-s3', source: 'user', config: { policy: 'my-s3', trigger: 0.6 } });
   });
   it('bad files say which file and which field', () => {
@@ -102,7 +132,13 @@ describe('policies as JSON', () => {
 
 describe('the keys of the corrected rules (docs/policies.md §Common)', () => {
   it('--set reaches the task and agent budget layers, the trigger comparison, the tool modes and the tool preflight', () => {
-    const c = resolveConfig('s3', { 'taskBudget.tokens': '1000', 'agentBudget.mode': 'approval', triggerWhen: 'above', toolOutputMode: 'read-grep', 'paths.toolPreflight': 'true' });
+    const c = resolveConfig('s3', {
+      'taskBudget.tokens': '1000',
+      'agentBudget.mode': 'approval',
+      triggerWhen: 'above',
+      toolOutputMode: 'read-grep',
+      'paths.toolPreflight': 'true',
+    });
     expect(c.taskBudget).toMatchObject({ tokens: 1_000, mode: 'soft', includeRequest: true });
     expect(c.agentBudget.mode).toBe('approval');
     expect(c).toMatchObject({ triggerWhen: 'above', toolOutputMode: 'read-grep', paths: { toolPreflight: true } });

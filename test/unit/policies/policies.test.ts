@@ -15,10 +15,22 @@ import { countWith } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
 import { chat, compressions, policy, prose, reasonAt, statusAt } from '../../helpers/replay';
 
-
 describe('the registry', () => {
-  it('has the twelve built-in ids (and S3\'s scenario presets), each with a description and a valid config', async () => {
-    expect(POLICY_IDS).toEqual(['s0', 's1', 's2', 's3', 's4', 'claude-code', 'codex', 'openhands-recent', 'openhands-masking', 'openhands-summary', 'openhands-amortized', 'letta']);
+  it("has the twelve built-in ids (and S3's scenario presets), each with a description and a valid config", async () => {
+    expect(POLICY_IDS).toEqual([
+      's0',
+      's1',
+      's2',
+      's3',
+      's4',
+      'claude-code',
+      'codex',
+      'openhands-recent',
+      'openhands-masking',
+      'openhands-summary',
+      'openhands-amortized',
+      'letta',
+    ]);
     // S3's other scenario presets are reachable by id.
     expect(SCENARIO_POLICIES.map((p) => p.id)).toEqual(['s3-general', 's3-debugging']);
     expect(getPolicy('s3-debugging')?.config).toMatchObject({ trigger: 0.85, primers: 5, recents: 30 });
@@ -33,7 +45,10 @@ describe('the registry', () => {
 describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () => {
   it('derives the window from MaxTokens and fires the proactive check on the full budget formula', async () => {
     // The emergency path is off here: on this text o200k (its reference) counts more than runes × 2/5 and would fire first.
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: true, emergency: false } }));
+    const r = await replay(
+      session(chat(15)),
+      policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: true, emergency: false } }),
+    );
     expect(r.config.resolved).toMatchObject({ window: 4_000, limit: 3_000, tokenizer: 'runes2.5' });
     expect(r.steps.regions.history[0]).toBe(164);
     // history + MaxTokens > ContextWindow ⇔ k × 164 > 3,000: first at message 19 (3,116), step 9.
@@ -42,7 +57,8 @@ describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () =
   });
 
   it('without reported usage, the emergency path measures the true size with the reference tokenizer (CJK: 2.5 chars/token undercounts)', async () => {
-    const cjk = (n: number, seed: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + seed * 104_729) % 20_000))).join('');
+    const cjk = (n: number, seed: number) =>
+      Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + seed * 104_729) % 20_000))).join('');
     const msgs: Message[] = [];
     for (let t = 0; t < 15; t++) msgs.push(user(cjk(400, t)), assistant(cjk(400, t + 100)));
     const r = await replay(session(msgs), policy('s0', { maxOutput: 1_000, summarizer: 'none' }));
@@ -51,14 +67,19 @@ describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () =
     // The estimate still fit the limit: only the reference count overflowed the window.
     expect(first!.tokensBefore).toBeLessThanOrEqual(3_000);
     // The reason names the numbers: the true size, the window, the estimate, turns dropped, before → after.
-    expect(reasonAt(r, first!.step)).toMatch(/^emergency: true size [\d,]+ > window 4,000 though the estimate [\d,]+ fit; dropped the oldest \d+ of \d+ turns \([\d,]+ before → [\d,]+ after\)$/);
+    expect(reasonAt(r, first!.step)).toMatch(
+      /^emergency: true size [\d,]+ > window 4,000 though the estimate [\d,]+ fit; dropped the oldest \d+ of \d+ turns \([\d,]+ before → [\d,]+ after\)$/,
+    );
     // The same tokenizer as reference sees no gap, so only the proactive check fires.
     const same = await replay(session(msgs), policy('s0', { maxOutput: 1_000, summarizer: 'none', referenceTokenizer: 'runes2.5' }));
     expect(compressions(same).map((e) => e.path)).not.toContain('emergency');
   });
 
   it('without the proactive check, async summarization runs after the turn whose history passes 75% of the window', async () => {
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }));
+    const r = await replay(
+      session(chat(15)),
+      policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }),
+    );
     // History before user message i is i × 164 > 3,000 first at i = 20 → entered before step 10.
     expect(compressions(r)[0]).toMatchObject({ step: 10, path: 'async' });
   });
@@ -73,8 +94,16 @@ describe('S0: runes × 2/5, window = MaxTokens × 4, three paths in order', () =
     expect(keptMessages).toBeGreaterThan(10);
   });
 
-  it('asyncFullBudget (S0\'s first known gap fixed) fires earlier: history + MaxTokens against the window', async () => {
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', asyncFullBudget: true, paths: { async: true, proactive: false, emergency: false } }));
+  it("asyncFullBudget (S0's first known gap fixed) fires earlier: history + MaxTokens against the window", async () => {
+    const r = await replay(
+      session(chat(15)),
+      policy('s0', {
+        maxOutput: 1_000,
+        summarizer: 'none',
+        asyncFullBudget: true,
+        paths: { async: true, proactive: false, emergency: false },
+      }),
+    );
     // i × 164 + 1,000 > 3,000 first at i = 14 → step 7.
     expect(compressions(r)[0]).toMatchObject({ step: 7, path: 'async' });
   });
@@ -95,10 +124,18 @@ describe('S1: the guard', () => {
   });
 
   it('stores a tool output over 12,288 bytes aside behind a handle, and leaves one under it alone', async () => {
-    const msgs = [user('read both'), assistant([call('big'), call('small')]), toolResult('big', prose(12_289)), toolResult('small', prose(12_288)), assistant('done')];
+    const msgs = [
+      user('read both'),
+      assistant([call('big'), call('small')]),
+      toolResult('big', prose(12_289)),
+      toolResult('small', prose(12_288)),
+      assistant('done'),
+    ];
     const r = await replay(session(msgs), policy('s1', { window: 200_000 }));
     const pre = r.events.filter((e) => e.kind === 'tool-preflight');
-    expect(pre).toEqual([{ kind: 'tool-preflight', step: 1, messageIndex: 2, callId: 'big', action: 'offload', bytesBefore: 12_289, bytesAfter: 64 }]);
+    expect(pre).toEqual([
+      { kind: 'tool-preflight', step: 1, messageIndex: 2, callId: 'big', action: 'offload', bytesBefore: 12_289, bytesAfter: 64 },
+    ]);
   });
 });
 
@@ -125,7 +162,10 @@ describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents
     // floor(115.5 k) > 7,500 first at k = 65 (7,507; k = 63 is 7,276): the call at message 65 is step 32.
     expect(first).toMatchObject({ step: 32, tokensBefore: 7_507 });
     // Primers 0..2, recents 65 − 20 = 45..64 (the current prompt, 64, among them), 3..44 summarized.
-    expect(first!.kept).toEqual([[0, 2], [45, 64]]);
+    expect(first!.kept).toEqual([
+      [0, 2],
+      [45, 64],
+    ]);
     expect(first!.dropped).toEqual([[3, 44]]);
     // Kept history: 0..2 = floor(346.5) = 346, 45..64 = floor(115.5 × 65) − floor(115.5 × 45) = 7,507 − 5,197 = 2,310.
     expect(r.steps.regions.history[32]).toBe(346 + 2_310);
@@ -139,12 +179,18 @@ describe('S3: chars/4 + 5 per message × 1.1, 75% → 37.5%, primers 3 + recents
     const [first] = compressions(r);
     // floor(115.5 k) > 3,000 first at k = 27 (3,118): step 13. 23 messages ≈ 2,656 > 37.5% × 4,000 = 1,500.
     expect(first).toMatchObject({ step: 13, tokensBefore: 3_118 });
-    expect(first!.kept).toEqual([[0, 2], [7, 26]]);
+    expect(first!.kept).toEqual([
+      [0, 2],
+      [7, 26],
+    ]);
     expect(first!.note).toContain('target not met');
   });
 
   it('warns at 80% of the task budget (soft mode) and emits backpressure delays', async () => {
-    const r = await replay(session(chat(40)), policy('s3', { window: 100_000, budget: { tokens: 20_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } }));
+    const r = await replay(
+      session(chat(40)),
+      policy('s3', { window: 100_000, budget: { tokens: 20_000, mode: 'soft', warningThreshold: 0.8, backpressure: true } }),
+    );
     expect(r.totals.aborts).toBe(0);
     const bp = r.events.filter((e) => e.kind === 'backpressure');
     expect(bp.length).toBeGreaterThan(0);
@@ -160,13 +206,20 @@ describe('S3: budget modes', () => {
   // the task layer. chars4, 100-token messages; call j sends message 2j + 1 after 2j + 1 messages:
   // request_j = (2j + 1) × 100. Used before call j = Σ_{i<j} (2i + 1) × 100 + j × 100 output
   // = 100 j² + 100 j. j = 3: 1,200 + 700 = 1,900 ≤ 2,000; j = 4: 2,000 + 900 = 2,900 > 2,000.
-  const run = (mode: 'hard' | 'soft' | 'approval') => replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { tokens: 2_000, mode, includeRequest: true } }));
+  const run = (mode: 'hard' | 'soft' | 'approval') =>
+    replay(
+      session(chat(10)),
+      policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { tokens: 2_000, mode, includeRequest: true } }),
+    );
   it("the S3 preset's budget is a task budget (long-running: 300,000 tokens, soft), not a session one", async () => {
     const s3 = policy('s3');
     expect(s3.taskBudget).toMatchObject({ tokens: 300_000, mode: 'soft', includeRequest: true });
     expect(s3.budget).toBeUndefined();
     // In a replay the task layer is the one checked (its limit scaled down to 2,000; its other settings the preset's).
-    const r = await replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { ...s3.taskBudget, tokens: 2_000 } }));
+    const r = await replay(
+      session(chat(10)),
+      policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: { ...s3.taskBudget, tokens: 2_000 } }),
+    );
     expect(reasonAt(r, 4)).toBe('task tokens budget exceeded (2,900 of 2,000; soft mode)');
   });
   it('hard: the request that would exceed the task budget is rejected and the run aborts', async () => {
@@ -189,7 +242,16 @@ describe('S3: budget modes', () => {
   it('the session, task and agent layers are checked together: the first hard one aborts', async () => {
     // Same arithmetic: the agent layer (1,500) is exceeded first, at j = 3 (1,200 + 700 = 1,900 > 1,500), soft;
     // the session layer (2,000, S4's rule used ≥ max) at j = 4 (used 2,000 ≥ 2,000), hard.
-    const r = await replay(session(chat(10)), policy('s3', { tokenizer: 'chars4', window: 100_000, taskBudget: {}, agentBudget: { tokens: 1_500, mode: 'soft', includeRequest: true }, budget: { tokens: 2_000, mode: 'hard' } }));
+    const r = await replay(
+      session(chat(10)),
+      policy('s3', {
+        tokenizer: 'chars4',
+        window: 100_000,
+        taskBudget: {},
+        agentBudget: { tokens: 1_500, mode: 'soft', includeRequest: true },
+        budget: { tokens: 2_000, mode: 'hard' },
+      }),
+    );
     expect(statusAt(r, 3)).toBe('warn');
     expect(reasonAt(r, 3)).toBe('agent tokens budget exceeded (1,900 of 1,500; soft mode)');
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 4, layer: 'session', used: 2_000, max: 2_000 });
@@ -202,7 +264,8 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
   const onWindow = { triggerBasis: 'window', limitRule: 'trigger' } as const;
   it('prunes old tool results before summarizing anything', async () => {
     const msgs: Message[] = [];
-    for (let t = 0; t < 8; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`)]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
+    for (let t = 0; t < 8; t++)
+      msgs.push(user(prose(400)), assistant([call(`c${t}`)]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
     const r = await replay(session(msgs), policy('s4', { ...onWindow, window: 8_000, summarizer: 'none' }));
     const [first] = compressions(r);
     expect(first!.tokensBefore).toBeGreaterThan(6_400);
@@ -212,7 +275,13 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
 
   it('then protects head and tail and summarizes the middle with the files it touched', async () => {
     const msgs: Message[] = [];
-    for (let t = 0; t < 12; t++) msgs.push(user(prose(400)), assistant([call(`c${t}`, 'Read', JSON.stringify({ file_path: `src/mod${t}.ts` }))]), toolResult(`c${t}`, prose(4_000)), assistant(prose(400)));
+    for (let t = 0; t < 12; t++)
+      msgs.push(
+        user(prose(400)),
+        assistant([call(`c${t}`, 'Read', JSON.stringify({ file_path: `src/mod${t}.ts` }))]),
+        toolResult(`c${t}`, prose(4_000)),
+        assistant(prose(400)),
+      );
     const r = await replay(session(msgs), policy('s4', { ...onWindow, window: 6_000 }));
     const withSummary = compressions(r).find((e) => e.summary !== undefined);
     expect(withSummary).toBeDefined();
@@ -233,13 +302,18 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
     expect(statusAt(r, 0)).toBe('ok');
     // The trigger fires at call 1; the whole session is its protected tail, so nothing can go: a warning naming it.
     expect(statusAt(r, 1)).toBe('warn');
-    expect(reasonAt(r, 1)).toMatch(/^\d+% of token budget \(4,[\d]{3}\/5,000 tokens\): over the trigger 4,000 with nothing left to compress/);
+    expect(reasonAt(r, 1)).toMatch(
+      /^\d+% of token budget \(4,[\d]{3}\/5,000 tokens\): over the trigger 4,000 with nothing left to compress/,
+    );
   });
 
   it('checks the token budget with the tokens used before the call (a budget of 500 aborts at the call that starts at 600)', async () => {
     // chars4, 100-token messages: used before call j = Σ_{i<j} (2i + 1) × 100 input + j × 100 output = 100 j² + 100 j.
     // j = 1: 200 < 500; j = 2: 600 ≥ 500 → abort at step 2 (counting call j's own tokens would abort at step 1).
-    const r = await replay(session(chat(6)), policy('s4', { tokenizer: 'chars4', window: 100_000, summarizer: 'none', budget: { tokens: 500, mode: 'hard' } }));
+    const r = await replay(
+      session(chat(6)),
+      policy('s4', { tokenizer: 'chars4', window: 100_000, summarizer: 'none', budget: { tokens: 500, mode: 'hard' } }),
+    );
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 2, budget: 'tokens', used: 600, max: 500 });
     expect(statusAt(r, 1)).not.toBe('abort');
     expect(reasonAt(r, 2)).toBe('session tokens budget exceeded (600 of 500): run aborted');
@@ -265,7 +339,16 @@ describe('S4: hard budgets, compression at 80%, tool results pruned first', () =
     // prefix in 128-token steps (docs/cost.md): floor(1,200 / 128) × 128 = 1,152 cached, so 2,448 × 2.5 +
     // 1,152 × 1.25 + 1,200 × 10 = 6,120 + 1,440 + 12,000 = 19,560 µ$ → total 34,560 µ$, $0.0346 to four
     // places. At call 2: $0.0346 ≥ $0.02 → abort.
-    const r = await replay(session(chat(5, 4_800)), policy('s4', { tokenizer: 'chars4', model: 'gpt-4o', window: 1_000_000, summarizer: 'none', budget: { tokens: 1_000_000, cost: 0.02, mode: 'hard' } }));
+    const r = await replay(
+      session(chat(5, 4_800)),
+      policy('s4', {
+        tokenizer: 'chars4',
+        model: 'gpt-4o',
+        window: 1_000_000,
+        summarizer: 'none',
+        budget: { tokens: 1_000_000, cost: 0.02, mode: 'hard' },
+      }),
+    );
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 2, budget: 'cost', max: 0.02 });
     expect(reasonAt(r, 2)).toBe('session cost budget exceeded ($0.0346 of $0.02): run aborted');
   });

@@ -1,12 +1,31 @@
 /** The probe's pure parts (src/core/probe): Wilson intervals and verdicts, scoring, next-action comparison, questions, requests and the estimate. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bodyFor, compareAction, estimate, originalInput, planProbe, probeSteps, questionsFrom, scoreAnswer, verdict, wilson, type ProbeSettings } from '../../../src/core/probe/index';
+import {
+  bodyFor,
+  compareAction,
+  estimate,
+  originalInput,
+  planProbe,
+  probeSteps,
+  questionsFrom,
+  scoreAnswer,
+  verdict,
+  wilson,
+  type ProbeSettings,
+} from '../../../src/core/probe/index';
 import { replay } from '../../../src/core/replay/index';
 import type { LossLedger } from '../../../src/core/replay/ledger';
 import { assistant, call, msg, result, session, user } from '../../helpers/session';
 
-const settings: ProbeSettings = { api: 'openai', endpoint: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b', replicates: 3, temperature: 0.7, maxAnswerTokens: 100 };
+const settings: ProbeSettings = {
+  api: 'openai',
+  endpoint: 'http://127.0.0.1:11434/v1',
+  model: 'qwen2.5:7b',
+  replicates: 3,
+  temperature: 0.7,
+  maxAnswerTokens: 100,
+};
 
 describe('Wilson 95% intervals and verdicts', () => {
   it('matches the formula worked by hand', () => {
@@ -59,14 +78,24 @@ describe('scoring', () => {
 describe('next action', () => {
   const recorded = { kind: 'tool' as const, name: 'Read', args: '{"file_path":"a.ts","limit":10}' };
   it('same call (arguments compared as JSON), same tool, other tool, text instead', () => {
-    expect(compareAction(recorded, { text: '', tool: { name: 'Read', args: '{"limit":10,"file_path":"a.ts"}' } })).toEqual({ match: 'same-call', success: true });
-    expect(compareAction(recorded, { text: '', tool: { name: 'Read', args: '{"file_path":"b.ts"}' } })).toEqual({ match: 'same-tool', success: false });
+    expect(compareAction(recorded, { text: '', tool: { name: 'Read', args: '{"limit":10,"file_path":"a.ts"}' } })).toEqual({
+      match: 'same-call',
+      success: true,
+    });
+    expect(compareAction(recorded, { text: '', tool: { name: 'Read', args: '{"file_path":"b.ts"}' } })).toEqual({
+      match: 'same-tool',
+      success: false,
+    });
     expect(compareAction(recorded, { text: '', tool: { name: 'Bash', args: '{}' } })).toEqual({ match: 'other-tool', success: false });
     expect(compareAction(recorded, { text: 'done' })).toEqual({ match: 'text-instead', success: false });
   });
   it('a text to a text: word overlap', () => {
     // {fixed, rounding, formatmoney} vs {fixed, rounding, computetotal}: 2 shared of 4 → 0.5.
-    expect(compareAction({ kind: 'text', text: 'Fixed rounding in formatMoney' }, { text: 'fixed rounding in computeTotal' })).toEqual({ match: 'text', similarity: 0.5, success: true });
+    expect(compareAction({ kind: 'text', text: 'Fixed rounding in formatMoney' }, { text: 'fixed rounding in computeTotal' })).toEqual({
+      match: 'text',
+      similarity: 0.5,
+      success: true,
+    });
   });
 });
 
@@ -77,11 +106,30 @@ describe('questions from the ledger', () => {
     msg('user', [result('c1', 'TypeError: formatMoney is not a function', true)]),
     assistant('ok'),
   ];
-  const ledger = (items: LossLedger['items']): LossLedger[] => [{ step: 1, source: 'replay', path: 'proactive', strategy: 's', removed: [[0, 2]], items, lost: items.length, neededLater: items.length, byKind: {} as LossLedger['byKind'] }];
-  it('one template per kind, with a cue from the item\'s own message', () => {
+  const ledger = (items: LossLedger['items']): LossLedger[] => [
+    {
+      step: 1,
+      source: 'replay',
+      path: 'proactive',
+      strategy: 's',
+      removed: [[0, 2]],
+      items,
+      lost: items.length,
+      neededLater: items.length,
+      byKind: {} as LossLedger['byKind'],
+    },
+  ];
+  it("one template per kind, with a cue from the item's own message", () => {
     const qs = questionsFrom(
       ledger([
-        { kind: 'error', value: 'TypeError: formatMoney is not a function', messageIndex: 2, fate: 'dropped', inSummary: false, neededAt: 3 },
+        {
+          kind: 'error',
+          value: 'TypeError: formatMoney is not a function',
+          messageIndex: 2,
+          fate: 'dropped',
+          inSummary: false,
+          neededAt: 3,
+        },
         { kind: 'path', value: 'src/invoices/format.ts', messageIndex: 0, fate: 'dropped', inSummary: false, neededAt: 3 },
         { kind: 'identifier', value: 'formatMoney', messageIndex: 0, fate: 'dropped', inSummary: true, neededAt: 3 },
         { kind: 'command', value: 'npm test', messageIndex: 1, fate: 'dropped', inSummary: false, neededAt: null },
@@ -98,12 +146,16 @@ describe('questions from the ledger', () => {
 
 describe('requests and estimate', () => {
   const messages = [user('first'), assistant('a1'), user('second'), assistant('a2'), user('third'), assistant('a3')];
-  it('(a) is the agent\'s own window since its last compaction, with its summary', () => {
+  it("(a) is the agent's own window since its last compaction, with its summary", () => {
     const s = session(messages, { systemPrompt: 'sys', sourceCompactions: [{ atMessage: 2, trigger: 'auto', summary: 'earlier: first' }] });
     const a = originalInput(s, 5, 'm');
     expect(a.messages.map((m) => m.parts[0]!.kind === 'text' && m.parts[0]!.text)).toEqual(['second', 'a2', 'third']);
     expect(a.summary).toBe('earlier: first');
-    const body = bodyFor(a, { ...settings, maxAnswerTokens: 7 }) as { messages: { role: string; content: string }[]; max_tokens: number; model: string };
+    const body = bodyFor(a, { ...settings, maxAnswerTokens: 7 }) as {
+      messages: { role: string; content: string }[];
+      max_tokens: number;
+      model: string;
+    };
     expect(body.messages[0]).toEqual({ role: 'system', content: 'sys\n\nSummary of the earlier conversation:\nearlier: first' });
     expect(body).toMatchObject({ max_tokens: 7, model: 'qwen2.5:7b', temperature: 0.7 });
   });

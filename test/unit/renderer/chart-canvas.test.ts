@@ -58,7 +58,16 @@ function view(n: number): ChartView {
   window[3] = null;
   return {
     ...v,
-    regions: { system: fill(50) as number[], unlogged: fill(10) as number[], summary: fill(20) as number[], history: v.regions.history.map((_, i) => 100 + 10 * i), tools: fill(40) as number[], output: fill(100) as number[], buffer: fill(50) as number[], free: fill(430) as number[] },
+    regions: {
+      system: fill(50) as number[],
+      unlogged: fill(10) as number[],
+      summary: fill(20) as number[],
+      history: v.regions.history.map((_, i) => 100 + 10 * i),
+      tools: fill(40) as number[],
+      output: fill(100) as number[],
+      buffer: fill(50) as number[],
+      free: fill(430) as number[],
+    },
     window: { min: window, max: window },
     status: v.status.map((s, i) => (i === 2 ? 'warn' : s)),
   };
@@ -74,7 +83,11 @@ describe('drawChart', () => {
     const shapes = chartShapes(v, f);
     /** Each of chartShapes' rectangles lies in one drawn rectangle of its top and height, and the drawn ones cover no more. */
     const sameArea = (got: number[][], want: readonly Rect[]): void => {
-      for (const r of want) expect(got.filter(([x, y, w, h]) => y === r.y && h === r.h && x! <= r.x + 1e-9 && r.x + r.w <= x! + w! + 1e-9), JSON.stringify(r)).toHaveLength(1);
+      for (const r of want)
+        expect(
+          got.filter(([x, y, w, h]) => y === r.y && h === r.h && x! <= r.x + 1e-9 && r.x + r.w <= x! + w! + 1e-9),
+          JSON.stringify(r),
+        ).toHaveLength(1);
       const width = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
       expect(width(got.map((r) => r[2]!))).toBeCloseTo(width(want.map((r) => r.w)));
     };
@@ -110,7 +123,10 @@ describe('drawChart', () => {
     drawChart(ctx, v, f, { text: '#888', grid: '#333' });
     // The window's path: from its beginPath to the stroke after strokeStyle = the window colour.
     const at = calls.findIndex((c) => c[0] === 'strokeStyle=' && c[1] === LINE_COLOR.window);
-    const begin = calls.slice(0, at).map((c) => c[0]).lastIndexOf('beginPath');
+    const begin = calls
+      .slice(0, at)
+      .map((c) => c[0])
+      .lastIndexOf('beginPath');
     const path = calls.slice(begin + 1, at).filter((c) => c[0] === 'moveTo' || c[0] === 'lineTo');
     // Buckets 0–2 at 1,000, none at 3, 4–7 at 1,000: two segments, each one moveTo and one lineTo.
     const plot = 400 - 44 - 8;

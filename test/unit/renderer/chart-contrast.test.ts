@@ -54,7 +54,7 @@ describe('the contrast formula', () => {
 });
 
 describe('chart colours against their background', () => {
-  it('the backgrounds are the pages\' (styles.css --bg; test/unit/app/theme-background.test.ts reads them there)', () => {
+  it("the backgrounds are the pages' (styles.css --bg; test/unit/app/theme-background.test.ts reads them there)", () => {
     expect(THEME_BACKGROUND).toEqual({ dark: '#101318', light: '#f8f9fb' });
   });
 
@@ -73,7 +73,12 @@ describe('chart colours against their background', () => {
       expect(legend['agent compacted']).toBe(p.marker['source-compaction']);
       expect(legend['window']).toBe(p.line.window);
       expect(legend['history']).toBe(p.region.history);
-      expect(Object.fromEntries(markerStrokes(p).map((m) => [m.key, m.color]))).toEqual({ source: p.marker['source-compaction'], compression: p.marker.compression, compare: p.marker.compareCompression, ghost: p.marker.compression });
+      expect(Object.fromEntries(markerStrokes(p).map((m) => [m.key, m.color]))).toEqual({
+        source: p.marker['source-compaction'],
+        compression: p.marker.compression,
+        compare: p.marker.compareCompression,
+        ghost: p.marker.compression,
+      });
       expect(legend['request before compression (ghost)']).toBe(p.marker.compression);
     });
   }

@@ -15,7 +15,9 @@ const COLORS = { background: '#101318', text: '#d8dee9', muted: '#8a94a6', grid:
 
 function parse(xml: string): Document {
   const errors: string[] = [];
-  const doc = new DOMParser({ errorHandler: { warning: () => {}, error: (m: string) => errors.push(m), fatalError: (m: string) => errors.push(m) } }).parseFromString(xml, 'image/svg+xml');
+  const doc = new DOMParser({
+    errorHandler: { warning: () => {}, error: (m: string) => errors.push(m), fatalError: (m: string) => errors.push(m) },
+  }).parseFromString(xml, 'image/svg+xml');
   if (errors.length) throw new Error(`not well-formed: ${errors.join('; ')}`);
   return doc as unknown as Document;
 }
@@ -26,7 +28,16 @@ function fullView(n: number): ChartView {
   const fill = (x: number): number[] => new Array<number>(n).fill(x);
   return {
     ...v,
-    regions: { system: fill(50), unlogged: fill(10), summary: fill(20), history: fill(300), tools: fill(40), output: fill(100), buffer: fill(50), free: fill(430) },
+    regions: {
+      system: fill(50),
+      unlogged: fill(10),
+      summary: fill(20),
+      history: fill(300),
+      tools: fill(40),
+      output: fill(100),
+      buffer: fill(50),
+      free: fill(430),
+    },
     window: { min: fill(1000), max: fill(1000) },
     total: { min: fill(420), max: fill(420) },
     limit: { min: fill(850), max: fill(850) },
@@ -63,9 +74,16 @@ describe('chart SVG export', () => {
   });
 
   it('has the limit, trigger and window lines, the markers, both axes and the legend', () => {
-    const doc = parse(chartSvg(fullView(8), { title: 't', colors: COLORS, width: 600, compare: new Array<number | null>(8).fill(380), compareSteps: [4] }));
+    const doc = parse(
+      chartSvg(fullView(8), { title: 't', colors: COLORS, width: 600, compare: new Array<number | null>(8).fill(380), compareSteps: [4] }),
+    );
     const paths = elements(doc, 'path');
-    expect(paths.filter((p) => p.getAttribute('class') === 'line').map((p) => p.getAttribute('data-line'))).toEqual(['window', 'limit', 'trigger', 'compare']);
+    expect(paths.filter((p) => p.getAttribute('class') === 'line').map((p) => p.getAttribute('data-line'))).toEqual([
+      'window',
+      'limit',
+      'trigger',
+      'compare',
+    ]);
     const markers = paths.filter((p) => p.getAttribute('class') === 'marker');
     // The ghost: a compression's request before it, drawn above the bar sent after (the view's tokensBefore exceeds its bucket's total).
     expect(markers.map((p) => p.getAttribute('data-marker')).sort()).toEqual(['compare', 'compression', 'ghost', 'source']);
@@ -80,7 +98,9 @@ describe('chart SVG export', () => {
     const view = fullView(5);
     const xml = chartSvg(view, { title: 't', colors: COLORS, width: 500 });
     const history = parse(xml).getElementsByTagName('path');
-    const d = Array.from(history).find((p) => p.getAttribute('data-region') === 'history')!.getAttribute('d')!;
+    const d = Array.from(history)
+      .find((p) => p.getAttribute('data-region') === 'history')!
+      .getAttribute('d')!;
     // The SVG's plot frame: 500 wide, 260 high, margins 52 / 14 / 10 / 30, scale from yMax.
     const first = /^M([\d.]+) ([\d.]+)h([\d.]+)v([\d.]+)/.exec(d)!;
     const f: Frame = { width: 500, height: 260, left: 52, right: 14, top: 10, bottom: 30, yMax: 1000 * 1.06 };

@@ -8,7 +8,14 @@ import { handleDebuggerKey } from '../../../src/renderer/src/keys';
 import type { ExportPreview } from '../../../src/shared/api';
 import { fakeApi, flush, openedStore } from './fake-client';
 
-const preview = (fileName: string, redactions = 0): ExportPreview => ({ fileName, extension: 'json', messages: 3, redactions, byKind: redactions ? { email: redactions } : {}, patternProblems: [] });
+const preview = (fileName: string, redactions = 0): ExportPreview => ({
+  fileName,
+  extension: 'json',
+  messages: 3,
+  redactions,
+  byKind: redactions ? { email: redactions } : {},
+  patternProblems: [],
+});
 
 async function opened() {
   const fake = fakeApi();
@@ -22,7 +29,14 @@ describe('export dialog slice', () => {
     store.getState().selectStep(2);
     store.getState().openExport();
     expect(store.getState().exportOpen).toBe(true);
-    expect(previews[0]!.input).toMatchObject({ sessionId: 's1', policy: 'p2', at: 2, to: 'openai', redact: true, builtins: ['keys', 'bearer', 'email'] });
+    expect(previews[0]!.input).toMatchObject({
+      sessionId: 's1',
+      policy: 'p2',
+      at: 2,
+      to: 'openai',
+      redact: true,
+      builtins: ['keys', 'bearer', 'email'],
+    });
     expect(store.getState().exportPending).toBe(true);
     previews[0]!.resolve(preview('a.json'));
     await flush();
@@ -68,13 +82,17 @@ describe('export dialog slice', () => {
     store.getState().openExport();
     expect(store.getState().playing).toBe(false);
     const step = store.getState().selectedStep;
-    expect(handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null })).toBe(false);
+    expect(
+      handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null }),
+    ).toBe(false);
     expect(store.getState().selectedStep).toBe(step);
     store.getState().closeExport();
-    expect(handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null })).toBe(true);
+    expect(
+      handleDebuggerKey(store, { key: 'ArrowRight', shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null }),
+    ).toBe(true);
   });
 
-  it('the menu\'s File ▸ Export… opens the dialog', async () => {
+  it("the menu's File ▸ Export… opens the dialog", async () => {
     const { store, emit } = await opened();
     const stop = store.getState().watchExportMenu();
     emit('exportRequested');

@@ -5,7 +5,17 @@
  */
 import { createAppStore } from '../../../src/renderer/src/store';
 import { chartViewToWire } from '../../../src/shared/marker-columns';
-import { ApiError, type ApiClient, type ChartView, type ConfigField, type ExportPreview, type MethodInput, type MethodOutputs, type SessionDetail, type StepDetail } from '../../../src/shared/api';
+import {
+  ApiError,
+  type ApiClient,
+  type ChartView,
+  type ConfigField,
+  type ExportPreview,
+  type MethodInput,
+  type MethodOutputs,
+  type SessionDetail,
+  type StepDetail,
+} from '../../../src/shared/api';
 
 export interface Deferred<T> {
   readonly input: Record<string, unknown>;
@@ -25,8 +35,32 @@ function deferred<T>(input: Record<string, unknown>): { d: Deferred<T>; promise:
 
 /** Steps at messages 1, 3, 6, 8 (session of 10 messages, two turns from 0 and 5). */
 export const SESSION: SessionDetail = {
-  summary: { id: 's1', title: 't', format: 'jsonl', model: 'm', sourcePath: null, messages: 10, steps: 4, turns: 2, startedAt: null, importedAt: 0, reportedUsage: false,
-    parentId: null, spawnedBy: null, spawnedAt: null, position: 0, cwd: null, agent: 'chat log', sourceCompactions: 0, promptTokens: 0, outputTokens: 0, cost: null, endedAt: null, fileSize: 0, cachedResults: 0 },
+  summary: {
+    id: 's1',
+    title: 't',
+    format: 'jsonl',
+    model: 'm',
+    sourcePath: null,
+    messages: 10,
+    steps: 4,
+    turns: 2,
+    startedAt: null,
+    importedAt: 0,
+    reportedUsage: false,
+    parentId: null,
+    spawnedBy: null,
+    spawnedAt: null,
+    position: 0,
+    cwd: null,
+    agent: 'chat log',
+    sourceCompactions: 0,
+    promptTokens: 0,
+    outputTokens: 0,
+    cost: null,
+    endedAt: null,
+    fileSize: 0,
+    cachedResults: 0,
+  },
   systemPrompt: null,
   tools: [],
   tokenizer: 'chars4',
@@ -54,7 +88,16 @@ export function chartView(key: string, stepCount = 4, compressions: number[] = [
     stepCount: n,
     bucketStart: Array.from({ length: n }, (_, i) => i),
     peakStep: Array.from({ length: n }, (_, i) => i),
-    regions: { system: zeros(), unlogged: zeros(), summary: zeros(), history: new Array<number>(n).fill(100), tools: zeros(), output: zeros(), buffer: zeros(), free: zeros() },
+    regions: {
+      system: zeros(),
+      unlogged: zeros(),
+      summary: zeros(),
+      history: new Array<number>(n).fill(100),
+      tools: zeros(),
+      output: zeros(),
+      buffer: zeros(),
+      free: zeros(),
+    },
     total: series(),
     limit: series(),
     trigger: series(),
@@ -62,8 +105,26 @@ export function chartView(key: string, stepCount = 4, compressions: number[] = [
     window: series(),
     status: new Array(n).fill('ok'),
     turnStarts: [0, 2],
-    markers: compressions.map((step) => ({ step, kind: 'compression' as const, path: 'proactive' as const, strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 })),
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: compressions.length, tokensRemoved: 0, peak: 0, forcedFinals: 0, aborts: 0, overflows: 0 },
+    markers: compressions.map((step) => ({
+      step,
+      kind: 'compression' as const,
+      path: 'proactive' as const,
+      strategy: 'summarize',
+      tokensBefore: 1_000,
+      tokensAfter: 400,
+    })),
+    totals: {
+      billedInputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+      compressions: compressions.length,
+      tokensRemoved: 0,
+      peak: 0,
+      forcedFinals: 0,
+      aborts: 0,
+      overflows: 0,
+    },
     retention: { lost: [] },
     warnings: [],
   };
@@ -100,8 +161,40 @@ export function stepDetail(key: string, step: number): StepDetail {
 }
 
 export const FIELDS: ConfigField[] = [
-  { key: 'trigger', label: 'trigger', group: 'compression', kind: 'ratio', unit: null, min: 0, max: 1, step: 0.01, options: null, value: 0.8, policyValue: 0.8, overridden: false, applies: true, why: null, description: '' },
-  { key: 'window', label: 'window', group: 'model', kind: 'integer', unit: 'tokens', min: 1000, max: 2_000_000, step: 1000, options: null, value: 1000, policyValue: 1000, overridden: false, applies: true, why: null, description: '' },
+  {
+    key: 'trigger',
+    label: 'trigger',
+    group: 'compression',
+    kind: 'ratio',
+    unit: null,
+    min: 0,
+    max: 1,
+    step: 0.01,
+    options: null,
+    value: 0.8,
+    policyValue: 0.8,
+    overridden: false,
+    applies: true,
+    why: null,
+    description: '',
+  },
+  {
+    key: 'window',
+    label: 'window',
+    group: 'model',
+    kind: 'integer',
+    unit: 'tokens',
+    min: 1000,
+    max: 2_000_000,
+    step: 1000,
+    options: null,
+    value: 1000,
+    policyValue: 1000,
+    overridden: false,
+    applies: true,
+    why: null,
+    description: '',
+  },
 ];
 
 export function fakeApi() {
@@ -119,7 +212,20 @@ export function fakeApi() {
     listSessions: () => ok([SESSION.summary]),
     getSession: () => ok(SESSION),
     getMessages: (i: MethodInput<'getMessages'>) =>
-      ok({ total: 10, messages: Array.from({ length: Math.max(0, Math.min(10, i.offset + i.limit) - i.offset) }, (_, k) => ({ index: i.offset + k, id: `m${i.offset + k}`, role: SESSION.roles[i.offset + k]!, parts: [], timestamp: null, tokens: 10, usage: null, pinned: false, truncated: false })) }),
+      ok({
+        total: 10,
+        messages: Array.from({ length: Math.max(0, Math.min(10, i.offset + i.limit) - i.offset) }, (_, k) => ({
+          index: i.offset + k,
+          id: `m${i.offset + k}`,
+          role: SESSION.roles[i.offset + k]!,
+          parts: [],
+          timestamp: null,
+          tokens: 10,
+          usage: null,
+          pinned: false,
+          truncated: false,
+        })),
+      }),
     listPolicies: () => ok(['p1', 'p2', 'p3'].map((id) => ({ id, label: id, description: '', source: '', config: {}, saved: false }))),
     getChartView: (i: MethodInput<'getChartView'>) => {
       const { d, promise } = deferred<ChartView>(i as Record<string, unknown>);
@@ -147,7 +253,11 @@ export function fakeApi() {
     },
     on: (event: string, listener: (payload: unknown) => void) => {
       listeners.set(event, [...(listeners.get(event) ?? []), listener]);
-      return () => listeners.set(event, (listeners.get(event) ?? []).filter((l) => l !== listener));
+      return () =>
+        listeners.set(
+          event,
+          (listeners.get(event) ?? []).filter((l) => l !== listener),
+        );
     },
   } as Partial<Record<keyof MethodOutputs | 'on', unknown>>;
   const client = new Proxy(api, {

@@ -6,7 +6,18 @@ import { parseFleetSettings } from '../../../src/renderer/src/slices/fleet';
 import { fakeApi, flush } from './fake-client';
 
 const table = { columns: [], rows: [] };
-const results = (out: string): FleetResults => ({ out, policies: ['p1'], baseline: null, perPolicy: table, stopped: table, differ: table, errors: table, sessions: table, compressions: table, lostFacts: table });
+const results = (out: string): FleetResults => ({
+  out,
+  policies: ['p1'],
+  baseline: null,
+  perPolicy: table,
+  stopped: table,
+  differ: table,
+  errors: table,
+  sessions: table,
+  compressions: table,
+  lostFacts: table,
+});
 
 function store() {
   const fake = fakeApi();
@@ -14,9 +25,14 @@ function store() {
   const opened: string[] = [];
   const api = new Proxy(fake.api, {
     get(target, prop: string) {
-      if (prop === 'startFleet') return (input: MethodInput<'startFleet'>) => (started.push(input), Promise.resolve({ runId: 'r1', out: '/data/fleet/a', total: 3 }));
+      if (prop === 'startFleet')
+        return (input: MethodInput<'startFleet'>) => (
+          started.push(input),
+          Promise.resolve({ runId: 'r1', out: '/data/fleet/a', total: 3 })
+        );
       if (prop === 'listFleetRuns') return () => Promise.resolve([]);
-      if (prop === 'getFleetResults') return (input: MethodInput<'getFleetResults'>) => (opened.push(input.out), Promise.resolve(results(input.out)));
+      if (prop === 'getFleetResults')
+        return (input: MethodInput<'getFleetResults'>) => (opened.push(input.out), Promise.resolve(results(input.out)));
       if (prop === 'openFleetSession') return () => Promise.resolve({ sessionId: 's1' });
       return target[prop as keyof ApiClient];
     },
@@ -26,7 +42,11 @@ function store() {
 
 describe('fleet slice', () => {
   it('reads key=value lines: numbers and booleans as such, comments skipped, a bad line named', () => {
-    expect(parseFleetSettings('window=64000\n# note\n\nsummarizer=extractive\nflag=true')).toEqual({ window: 64000, summarizer: 'extractive', flag: true });
+    expect(parseFleetSettings('window=64000\n# note\n\nsummarizer=extractive\nflag=true')).toEqual({
+      window: 64000,
+      summarizer: 'extractive',
+      flag: true,
+    });
     expect(() => parseFleetSettings('window')).toThrow(/settings line 1: expected key=value/);
   });
 

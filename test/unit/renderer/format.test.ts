@@ -70,7 +70,15 @@ describe('preview', () => {
   it('is the same where white space runs are long (a prefix collapses to about the line)', () => {
     // Words of 1–6 characters between runs of 10–60 spaces: the first 960 characters collapse to
     // roughly 60–300, on both sides of the line's 240.
-    const sparse = fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 6 }).filter((w) => w.trim() === w && w.length > 0), fc.integer({ min: 10, max: 60 })), { minLength: 1, maxLength: 200, size: 'max' }).map((xs) => xs.map(([w, n]) => w + ' '.repeat(n)).join(''));
+    const sparse = fc
+      .array(
+        fc.tuple(
+          fc.string({ minLength: 1, maxLength: 6 }).filter((w) => w.trim() === w && w.length > 0),
+          fc.integer({ min: 10, max: 60 }),
+        ),
+        { minLength: 1, maxLength: 200, size: 'max' },
+      )
+      .map((xs) => xs.map(([w, n]) => w + ' '.repeat(n)).join(''));
     fc.assert(
       fc.property(sparse, (t) => {
         const parts: Part[] = [{ kind: 'text', text: t }];

@@ -24,7 +24,7 @@ describe('hover card reason', () => {
     expect(bucketReason(v, 0)).toBe('ok: 41,200 of 167,000 limit (25%)');
   });
 
-  it('gives the marker\'s line (the guard\'s reason, the compression\'s numbers) for other statuses, a run of calls included', () => {
+  it("gives the marker's line (the guard's reason, the compression's numbers) for other statuses, a run of calls included", () => {
     const v = view({
       status: ['ok', 'warn', 'warn', 'compress'],
       markers: [

@@ -37,11 +37,19 @@ function setup(kind: FileImporter['kind'] = 'upload') {
     listSessions: () => Promise.resolve([{ id: 's1' }, { id: 'new' }]),
     listLocalLogs: () => Promise.resolve({ roots: [], groups: [], truncated: 0 }),
   };
-  const api = new Proxy(fake.api, { get: (t, p: string) => (p in overrides ? overrides[p] : (t as unknown as Record<string, unknown>)[p]) }) as ApiClient;
+  const api = new Proxy(fake.api, {
+    get: (t, p: string) => (p in overrides ? overrides[p] : (t as unknown as Record<string, unknown>)[p]),
+  }) as ApiClient;
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
     for (const l of listeners.get(event) ?? []) l(payload);
   };
-  const uploads: { files: readonly File[]; onSent?: (s: number, t: number) => void; resolve: (v: { jobId: string }) => void; reject: (e: unknown) => void; aborted: boolean }[] = [];
+  const uploads: {
+    files: readonly File[];
+    onSent?: (s: number, t: number) => void;
+    resolve: (v: { jobId: string }) => void;
+    reject: (e: unknown) => void;
+    aborted: boolean;
+  }[] = [];
   const files: FileImporter = {
     kind,
     start(chosen, onSent) {
@@ -67,10 +75,19 @@ function setup(kind: FileImporter['kind'] = 'upload') {
 }
 
 const file = (name: string, size = 10) => new File(['x'.repeat(size)], name);
-const progress = (jobId: string, bytes: number): EventPayload<'importProgress'> => ({ jobId, file: `/srv/uploads/abc-${'f.jsonl'}`, bytes, totalBytes: 100, messages: 1, sessions: 1, bytesPerSecond: 50, etaMs: 1000 });
+const progress = (jobId: string, bytes: number): EventPayload<'importProgress'> => ({
+  jobId,
+  file: `/srv/uploads/abc-${'f.jsonl'}`,
+  bytes,
+  totalBytes: 100,
+  messages: 1,
+  sessions: 1,
+  bytesPerSecond: 50,
+  etaMs: 1000,
+});
 
 describe('import slice: upload, progress, done', () => {
-  it('shows the upload, then the import\'s progress, and opens the session when done', async () => {
+  it("shows the upload, then the import's progress, and opens the session when done", async () => {
     const { store, emit, uploads } = setup();
     void store.getState().init();
     await flush();
@@ -82,7 +99,14 @@ describe('import slice: upload, progress, done', () => {
     await flush();
     expect(store.getState().importing).toBe('j1');
     emit('importProgress', progress('j1', 30));
-    expect(store.getState().importProgress).toMatchObject({ phase: 'import', jobId: 'j1', bytes: 30, file: 'abc-f.jsonl', bytesPerSecond: 50, etaMs: 1000 });
+    expect(store.getState().importProgress).toMatchObject({
+      phase: 'import',
+      jobId: 'j1',
+      bytes: 30,
+      file: 'abc-f.jsonl',
+      bytesPerSecond: 50,
+      etaMs: 1000,
+    });
     emit('importProgress', progress('other', 99));
     expect(store.getState().importProgress?.bytes).toBe(30);
     emit('importDone', { jobId: 'j1', sessionIds: ['new'], reused: false });
@@ -241,7 +265,7 @@ describe('import slice: cancel and failure', () => {
     expect(t.calls.some((c) => c.method === 'deleteSession')).toBe(false);
   });
 
-  it('race: the import already finished when the upload\'s answer arrives after Cancel: its sessions are deleted, not opened', async () => {
+  it("race: the import already finished when the upload's answer arrives after Cancel: its sessions are deleted, not opened", async () => {
     const t = await uploaded();
     t.emit('importProgress', progress('j1', 100));
     t.emit('importDone', { jobId: 'j1', sessionIds: ['new', 'new-sub'], reused: false });
@@ -282,7 +306,10 @@ describe('import slice: cancel and failure', () => {
     uploads[0]!.resolve({ jobId: 'j1' });
     await flush();
     emit('importFailed', { jobId: 'j1', error: 'broken.jsonl:6:22: valid JSON (Expected double-quoted property name)', cancelled: false });
-    expect(store.getState().importError).toEqual({ file: 'broken.jsonl', message: 'broken.jsonl:6:22: valid JSON (Expected double-quoted property name)' });
+    expect(store.getState().importError).toEqual({
+      file: 'broken.jsonl',
+      message: 'broken.jsonl:6:22: valid JSON (Expected double-quoted property name)',
+    });
     expect(store.getState().error).toBeNull();
     emit('importDone', { jobId: 'other', sessionIds: [], reused: false });
     expect(store.getState().importError).not.toBeNull();
@@ -300,9 +327,17 @@ describe('import slice: cancel and failure', () => {
 });
 
 describe('import slice: agent logs', () => {
-  const entry = (over: Partial<LocalLogFile>): LocalLogFile => ({ path: '/h/.claude/projects/p/s.jsonl', name: 's.jsonl', size: 10, mtime: 0, sessionIds: [], changed: false, ...over });
+  const entry = (over: Partial<LocalLogFile>): LocalLogFile => ({
+    path: '/h/.claude/projects/p/s.jsonl',
+    name: 's.jsonl',
+    size: 10,
+    mtime: 0,
+    sessionIds: [],
+    changed: false,
+    ...over,
+  });
 
-  it('the host\'s showLocalLogs event opens the panel and lists', async () => {
+  it("the host's showLocalLogs event opens the panel and lists", async () => {
     const { store, emit } = setup();
     emit('showLocalLogs', {});
     await flush();
@@ -310,7 +345,7 @@ describe('import slice: agent logs', () => {
     expect(store.getState().localLogs).toEqual({ roots: [], groups: [], truncated: 0 });
   });
 
-  it('opens a stored, unchanged file\'s session; imports one not stored or changed', async () => {
+  it("opens a stored, unchanged file's session; imports one not stored or changed", async () => {
     const { store, calls } = setup();
     void store.getState().init();
     await flush();
@@ -329,10 +364,25 @@ describe('import slice: agent logs', () => {
 
 describe('import view helpers', () => {
   it('splits an importer message into file, line, column and what was expected', () => {
-    expect(importErrorParts('broken.jsonl:6:22: valid JSON (x)', 'b')).toEqual({ file: 'broken.jsonl', line: 6, column: 22, expected: 'valid JSON (x)' });
+    expect(importErrorParts('broken.jsonl:6:22: valid JSON (x)', 'b')).toEqual({
+      file: 'broken.jsonl',
+      line: 6,
+      column: 22,
+      expected: 'valid JSON (x)',
+    });
     expect(importErrorParts('/a/b.json:3: a record', 'b')).toEqual({ file: '/a/b.json', line: 3, column: null, expected: 'a record' });
-    expect(importErrorParts('x.jsonl: a known transcript format', 'b')).toEqual({ file: 'x.jsonl', line: null, column: null, expected: 'a known transcript format' });
-    expect(importErrorParts('the upload failed (connection lost)', 'f.jsonl')).toEqual({ file: 'f.jsonl', line: null, column: null, expected: 'the upload failed (connection lost)' });
+    expect(importErrorParts('x.jsonl: a known transcript format', 'b')).toEqual({
+      file: 'x.jsonl',
+      line: null,
+      column: null,
+      expected: 'a known transcript format',
+    });
+    expect(importErrorParts('the upload failed (connection lost)', 'f.jsonl')).toEqual({
+      file: 'f.jsonl',
+      line: null,
+      column: null,
+      expected: 'the upload failed (connection lost)',
+    });
   });
 
   it('formats sizes and durations', () => {

@@ -44,7 +44,8 @@ describe('library slice', () => {
     const api = new Proxy(fake.api, {
       get(target, prop: string) {
         if (prop === 'listSessions') return () => Promise.resolve(list);
-        if (prop === 'getSession') return ({ id }: { id: string }) => Promise.resolve({ ...SESSION, summary: list.find((x) => x.id === id) ?? SESSION.summary });
+        if (prop === 'getSession')
+          return ({ id }: { id: string }) => Promise.resolve({ ...SESSION, summary: list.find((x) => x.id === id) ?? SESSION.summary });
         if (prop === 'deleteSession')
           return ({ id }: { id: string }) => {
             deleted.push(id);

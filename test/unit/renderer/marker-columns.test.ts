@@ -13,28 +13,44 @@ const int = fc.nat(2_000_000);
 /** Labels as the replay writes them — words around numbers with commas and periods — and any text at all. */
 const label = fc.oneof(
   fc.string(),
-  fc.array(fc.oneof(fc.constantFrom('context window at ', '% capacity (', '/', ' tokens): over the trigger ', ', ', '.', ' ', ''), fc.nat(3_000_000).map((x) => x.toLocaleString('en-US')), fc.double({ noNaN: true, min: 0, max: 1e6 }).map(String)), { maxLength: 9 }).map((xs) => xs.join('')),
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom('context window at ', '% capacity (', '/', ' tokens): over the trigger ', ', ', '.', ' ', ''),
+        fc.nat(3_000_000).map((x) => x.toLocaleString('en-US')),
+        fc.double({ noNaN: true, min: 0, max: 1e6 }).map(String),
+      ),
+      { maxLength: 9 },
+    )
+    .map((xs) => xs.join('')),
 );
 const span = fc.record({ step: int, until: int }, { requiredKeys: ['step'] });
 // Plain objects (fast-check may make null-prototype records; the strict comparison would see the prototype).
-const marker: fc.Arbitrary<ChartMarker> = fc.oneof(
-  fc.record(
-    {
-      step: int,
-      until: int,
-      kind: fc.constant('compression' as const),
-      path: fc.constantFrom('async' as const, 'proactive' as const, 'emergency' as const),
-      strategy: fc.constantFrom('summarize', 'primers-recents', 'observation-masking', ''),
-      tokensBefore: int,
-      tokensAfter: int,
-      lastTokensBefore: int,
-      lastTokensAfter: int,
-    },
-    { requiredKeys: ['step', 'kind', 'path', 'strategy', 'tokensBefore', 'tokensAfter'] },
-  ),
-  fc.record({ step: int, until: int, kind: fc.constant('source-compaction' as const), trigger: label, tokensBefore: int, tokensAfter: int }, { requiredKeys: ['step', 'kind', 'trigger'] }),
-  fc.tuple(span, fc.constantFrom('warn' as const, 'skip' as const, 'final' as const, 'abort' as const), label).map(([s, kind, reason]) => ({ ...s, kind, reason })),
-).map((m) => ({ ...m }));
+const marker: fc.Arbitrary<ChartMarker> = fc
+  .oneof(
+    fc.record(
+      {
+        step: int,
+        until: int,
+        kind: fc.constant('compression' as const),
+        path: fc.constantFrom('async' as const, 'proactive' as const, 'emergency' as const),
+        strategy: fc.constantFrom('summarize', 'primers-recents', 'observation-masking', ''),
+        tokensBefore: int,
+        tokensAfter: int,
+        lastTokensBefore: int,
+        lastTokensAfter: int,
+      },
+      { requiredKeys: ['step', 'kind', 'path', 'strategy', 'tokensBefore', 'tokensAfter'] },
+    ),
+    fc.record(
+      { step: int, until: int, kind: fc.constant('source-compaction' as const), trigger: label, tokensBefore: int, tokensAfter: int },
+      { requiredKeys: ['step', 'kind', 'trigger'] },
+    ),
+    fc
+      .tuple(span, fc.constantFrom('warn' as const, 'skip' as const, 'final' as const, 'abort' as const), label)
+      .map(([s, kind, reason]) => ({ ...s, kind, reason })),
+  )
+  .map((m) => ({ ...m }));
 
 describe('marker columns', () => {
   it('turn back into the very markers, through JSON, absent fields absent (property)', () => {
@@ -57,11 +73,28 @@ describe('marker columns', () => {
     expect(JSON.stringify(wire.markers).length).toBeLessThan(JSON.stringify(view.markers).length / 2);
     expect(chartViewFromWire(JSON.parse(JSON.stringify(wire)))).toStrictEqual(view);
     // Warnings of one shape at other numbers: one shape, the numbers as written.
-    const warn = (step: number, used: number): ChartMarker => ({ step, kind: 'warn', reason: `context window at ${Math.floor(used / 2_000)}% capacity (${used.toLocaleString('en-US')}/200,000 tokens): over the trigger 80,000` });
+    const warn = (step: number, used: number): ChartMarker => ({
+      step,
+      kind: 'warn',
+      reason: `context window at ${Math.floor(used / 2_000)}% capacity (${used.toLocaleString('en-US')}/200,000 tokens): over the trigger 80,000`,
+    });
     const warnings = [warn(10, 80_631), warn(20, 91_002), warn(30, 123_456)];
     const cols = encodeMarkers(warnings);
     expect(cols.labels).toEqual([['context window at ', '% capacity (', '/', ' tokens): over the trigger ', '']]);
-    expect(cols.numbers).toEqual(['40', '80,631', '200,000', '80,000', '45', '91,002', '200,000', '80,000', '61', '123,456', '200,000', '80,000']);
+    expect(cols.numbers).toEqual([
+      '40',
+      '80,631',
+      '200,000',
+      '80,000',
+      '45',
+      '91,002',
+      '200,000',
+      '80,000',
+      '61',
+      '123,456',
+      '200,000',
+      '80,000',
+    ]);
     expect(decodeMarkers(cols)).toStrictEqual(warnings);
   });
 });

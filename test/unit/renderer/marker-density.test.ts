@@ -15,7 +15,11 @@ const ends = (d: string): number[] => [...d.matchAll(/V(\d+(?:\.\d+)?)/g)].map((
 describe('marker density', () => {
   it('draws sparse compressions as full-height lines', () => {
     // 600 calls, one bucket a call (1 px each); 10 compressions: 60 px apart.
-    const view = chartView('k', 600, Array.from({ length: 10 }, (_, i) => i * 60));
+    const view = chartView(
+      'k',
+      600,
+      Array.from({ length: 10 }, (_, i) => i * 60),
+    );
     const m = markerPaths(view, frame);
     expect(m.count).toBe(10);
     expect(m.dense).toBe(false);

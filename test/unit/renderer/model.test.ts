@@ -22,7 +22,12 @@ describe('selection helpers', () => {
   });
 
   it('reads a message state from the run-length list', () => {
-    const runs = [[0, 4, 'dropped'], [5, 5, 'summarised'], [6, 9, 'window'], [10, 12, 'future']] as const;
+    const runs = [
+      [0, 4, 'dropped'],
+      [5, 5, 'summarised'],
+      [6, 9, 'window'],
+      [10, 12, 'future'],
+    ] as const;
     expect(messageStateAt(runs, 0)).toBe('dropped');
     expect(messageStateAt(runs, 5)).toBe('summarised');
     expect(messageStateAt(runs, 9)).toBe('window');
@@ -90,10 +95,19 @@ describe('turn rows', () => {
 
 describe('message ranges', () => {
   it('walks inclusive ranges as one list', () => {
-    const l = rangeList([[2, 4], [9, 9], [12, 13]]);
+    const l = rangeList([
+      [2, 4],
+      [9, 9],
+      [12, 13],
+    ]);
     expect(l.count).toBe(6);
     expect([0, 2, 3, 4, 5].map((n) => l.at(n))).toEqual([2, 4, 9, 12, 13]);
-    expect(describeRanges([[2, 4], [9, 9]])).toBe('#2–4, #9');
+    expect(
+      describeRanges([
+        [2, 4],
+        [9, 9],
+      ]),
+    ).toBe('#2–4, #9');
   });
 });
 
@@ -131,9 +145,25 @@ describe('config helpers', () => {
 });
 
 describe('tool links', () => {
-  const msg = (index: number, parts: MessageView['parts']): MessageView => ({ index, id: `m${index}`, role: 'assistant', parts, timestamp: null, tokens: 1, usage: null, pinned: false, truncated: false });
+  const msg = (index: number, parts: MessageView['parts']): MessageView => ({
+    index,
+    id: `m${index}`,
+    role: 'assistant',
+    parts,
+    timestamp: null,
+    tokens: 1,
+    usage: null,
+    pinned: false,
+    truncated: false,
+  });
   const messages = new Map<number, MessageView>([
-    [3, msg(3, [{ kind: 'tool_call', id: 'c1', name: 'Read', args: '{}' }, { kind: 'tool_call', id: 'c2', name: 'Grep', args: '{}' }])],
+    [
+      3,
+      msg(3, [
+        { kind: 'tool_call', id: 'c1', name: 'Read', args: '{}' },
+        { kind: 'tool_call', id: 'c2', name: 'Grep', args: '{}' },
+      ]),
+    ],
     [4, msg(4, [{ kind: 'tool_result', callId: 'c2', isError: false, text: 'b' }])],
     [5, msg(5, [{ kind: 'tool_result', callId: 'c1', isError: false, text: 'a' }])],
   ]);
@@ -150,12 +180,27 @@ describe('chart geometry', () => {
     const v = { ...chartView('k', 10), bucketStart: [0, 4, 8], peakStep: [2, 5, 9] };
     expect([0, 3, 4, 9].map((s) => bucketOf(v, s))).toEqual([0, 0, 1, 2]);
     expect(stepForBucket(v, 1, undefined)).toBe(5);
-    expect(stepForBucket(v, 1, [{ step: 6, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 }])).toBe(6);
+    expect(
+      stepForBucket(v, 1, [
+        { step: 6, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 },
+      ]),
+    ).toBe(6);
   });
 
   it('finds the markers of a bucket among markers sorted by call', () => {
-    const c = (step: number) => ({ step, kind: 'compression' as const, path: 'proactive' as const, strategy: 'summarize', tokensBefore: 1_000, tokensAfter: 400 });
-    const v = { ...chartView('k', 10), bucketStart: [0, 4, 8], markers: [c(0), c(3), c(4), c(4), c(7), { step: 8, kind: 'warn' as const, reason: 'r', until: 9 }] };
+    const c = (step: number) => ({
+      step,
+      kind: 'compression' as const,
+      path: 'proactive' as const,
+      strategy: 'summarize',
+      tokensBefore: 1_000,
+      tokensAfter: 400,
+    });
+    const v = {
+      ...chartView('k', 10),
+      bucketStart: [0, 4, 8],
+      markers: [c(0), c(3), c(4), c(4), c(7), { step: 8, kind: 'warn' as const, reason: 'r', until: 9 }],
+    };
     expect(markersInBucket(v, 0).map((m) => m.step)).toEqual([0, 3]);
     expect(markersInBucket(v, 1).map((m) => m.step)).toEqual([4, 4, 7]);
     expect(markersInBucket(v, 2).map((m) => m.kind)).toEqual(['warn']);

@@ -37,9 +37,18 @@ describe('renderer store: opening', () => {
 });
 
 describe('renderer store: host notices', () => {
-  it('shows the host\'s notice (a corrupt database moved aside) when the window opens', async () => {
+  it("shows the host's notice (a corrupt database moved aside) when the window opens", async () => {
     const s = setup();
-    Object.assign(s.api, { getInfo: () => Promise.resolve({ version: '0', host: 'serve', dbPath: '/d/ctx.db', initialSessionId: 's1', notices: ['/d/ctx.db was corrupt: moved to /d/ctx.db.corrupt-1; a new database was started'] }) });
+    Object.assign(s.api, {
+      getInfo: () =>
+        Promise.resolve({
+          version: '0',
+          host: 'serve',
+          dbPath: '/d/ctx.db',
+          initialSessionId: 's1',
+          notices: ['/d/ctx.db was corrupt: moved to /d/ctx.db.corrupt-1; a new database was started'],
+        }),
+    });
     void s.store.getState().init();
     await flush();
     expect(s.store.getState().error).toMatch(/was corrupt: moved to \/d\/ctx\.db\.corrupt-1/);
@@ -117,7 +126,8 @@ describe('renderer store: one selection', () => {
 
   it('the keys move the one selection: arrows, Shift, N / P, and not inside a text field', async () => {
     const { store } = await opened([2]);
-    const key = (k: string, extra: Partial<KeyboardEvent> = {}) => handleDebuggerKey(store, { key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null, ...extra });
+    const key = (k: string, extra: Partial<KeyboardEvent> = {}) =>
+      handleDebuggerKey(store, { key: k, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, target: null, ...extra });
     expect(key('ArrowRight')).toBe(true);
     expect(store.getState().selectedStep).toBe(1);
     key('N');
@@ -227,7 +237,7 @@ describe('renderer store: config', () => {
     expect(charts).toHaveLength(4);
   });
 
-  it('flushLive sends a slider move\'s replay at once, in the same task, and only once', async () => {
+  it("flushLive sends a slider move's replay at once, in the same task, and only once", async () => {
     const { store, charts, runTimers } = await opened();
     void store.getState().setOverride('trigger', 0.5, true);
     store.getState().flushLive();
@@ -288,7 +298,7 @@ describe('renderer store: exact counts landing', () => {
 });
 
 describe('renderer store: the chart first', () => {
-  it('asks for the selected call\'s detail only once the new chart\'s frame is drawn', async () => {
+  it("asks for the selected call's detail only once the new chart's frame is drawn", async () => {
     const fake = fakeApi();
     const painted: (() => void)[] = [];
     const store = createAppStore(fake.api, { setTimer: () => 0, clearTimer: () => undefined, afterPaint: (fn) => painted.push(fn) });

@@ -17,7 +17,12 @@ const compression = (step: number, path: CompressionMarker['path'] = 'proactive'
   tokensAfter: 5,
   ...(until !== undefined ? { until } : {}),
 });
-const warn = (step: number, until?: number): ChartMarker => ({ kind: 'warn', reason: 'r', step, ...(until !== undefined ? { until } : {}) });
+const warn = (step: number, until?: number): ChartMarker => ({
+  kind: 'warn',
+  reason: 'r',
+  step,
+  ...(until !== undefined ? { until } : {}),
+});
 const skip = (step: number): ChartMarker => ({ kind: 'skip', reason: 'r', step });
 const agent = (step: number): ChartMarker => ({ kind: 'source-compaction', trigger: 'auto', step });
 
@@ -31,7 +36,8 @@ function rects(d: string): [number, number, number, number][] {
 }
 
 /** Whether x is inside one of the rectangles (the ends within the paths' 0.01 rounding). */
-const covers = (rs: readonly [number, number, number, number][], x: number): boolean => rs.some(([a, b]) => x >= a - 0.006 && x <= b + 0.006);
+const covers = (rs: readonly [number, number, number, number][], x: number): boolean =>
+  rs.some(([a, b]) => x >= a - 0.006 && x <= b + 0.006);
 
 describe('timeline marker paths', () => {
   it('draws nothing without calls or markers', () => {
@@ -48,9 +54,16 @@ describe('timeline marker paths', () => {
     expect(timelineRow(warn(0))).toBe(4);
     expect(timelineRow(skip(0))).toBe(4);
     const paths = timelinePaths([compression(1), warn(2), agent(3), skip(4), compression(5, 'emergency')], 100);
-    expect(paths.map((p) => p.key)).toEqual([`proactive-${MARKER_COLOR.compression}`, `emergency-${MARKER_COLOR.compression}`, `source-${MARKER_COLOR['source-compaction']}`, `guard-${STATUS_COLOR.warn}`, `guard-${STATUS_COLOR.skip}`]);
+    expect(paths.map((p) => p.key)).toEqual([
+      `proactive-${MARKER_COLOR.compression}`,
+      `emergency-${MARKER_COLOR.compression}`,
+      `source-${MARKER_COLOR['source-compaction']}`,
+      `guard-${STATUS_COLOR.warn}`,
+      `guard-${STATUS_COLOR.skip}`,
+    ]);
     const rowOf = (key: string): number => TIMELINE_ROWS.findIndex((r) => key.startsWith(`${r.key}-`));
-    for (const p of paths) for (const [, , y0, y1] of rects(p.d)) expect([y0, y1]).toEqual([rowOf(p.key) * ROW_H + 1, rowOf(p.key) * ROW_H + ROW_H - 1]);
+    for (const p of paths)
+      for (const [, , y0, y1] of rects(p.d)) expect([y0, y1]).toEqual([rowOf(p.key) * ROW_H + 1, rowOf(p.key) * ROW_H + ROW_H - 1]);
   });
 
   it('joins markers that touch or overlap into one rectangle and keeps apart ones apart', () => {
@@ -77,7 +90,8 @@ describe('timeline marker paths', () => {
     let seed = 7;
     const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const markers: ChartMarker[] = [];
-    for (let step = 0; step < 10_000; step += 1 + rnd(40)) markers.push(rnd(5) === 0 ? compression(step, 'proactive', step + rnd(300)) : compression(step));
+    for (let step = 0; step < 10_000; step += 1 + rnd(40))
+      markers.push(rnd(5) === 0 ? compression(step, 'proactive', step + rnd(300)) : compression(step));
     const shuffled = [...markers].sort(() => rnd(3) - 1);
     for (const input of [markers, shuffled]) {
       const [p] = timelinePaths(input, 10_000);

@@ -13,7 +13,19 @@ function grid(n: number): TunePoint[] {
   return Array.from({ length: n }, (_, index) => {
     const t = index / n;
     const jitter = ((index * 7919) % 101) / 101;
-    return { index, settings: { trigger: t }, cost: 10 - 8 * t + jitter, billedInputTokens: 1_000 + index, lostFacts: Math.floor(40 * t) + Math.floor(5 * jitter), lostNeedles: 0, forcedFinals: index % 997 === 0 ? 1 : 0, aborts: 0, compressions: 1, peak: 1, onFrontier: false };
+    return {
+      index,
+      settings: { trigger: t },
+      cost: 10 - 8 * t + jitter,
+      billedInputTokens: 1_000 + index,
+      lostFacts: Math.floor(40 * t) + Math.floor(5 * jitter),
+      lostNeedles: 0,
+      forcedFinals: index % 997 === 0 ? 1 : 0,
+      aborts: 0,
+      compressions: 1,
+      peak: 1,
+      onFrontier: false,
+    };
   });
 }
 

@@ -13,8 +13,34 @@ interface Pending {
 }
 
 function result(policy: string): TuneResult {
-  const point = (index: number, trigger: number, lostFacts: number) => ({ index, settings: { trigger }, cost: 1 - index * 0.1, billedInputTokens: 100, lostFacts, lostNeedles: 0, forcedFinals: 0, aborts: 0, compressions: 1, peak: 10, onFrontier: true });
-  return { policy, sweeps: [{ key: 'trigger', values: [0.5, 0.6] }], baseOverrides: {}, needles: [], calls: 4, costBasis: 'usd', points: [point(0, 0.5, 0), point(1, 0.6, 2)], frontier: [1, 0], proposal: 0, nearMiss: null, verdict: 'cheapest of 1', elapsedMs: 1, threads: 2 };
+  const point = (index: number, trigger: number, lostFacts: number) => ({
+    index,
+    settings: { trigger },
+    cost: 1 - index * 0.1,
+    billedInputTokens: 100,
+    lostFacts,
+    lostNeedles: 0,
+    forcedFinals: 0,
+    aborts: 0,
+    compressions: 1,
+    peak: 10,
+    onFrontier: true,
+  });
+  return {
+    policy,
+    sweeps: [{ key: 'trigger', values: [0.5, 0.6] }],
+    baseOverrides: {},
+    needles: [],
+    calls: 4,
+    costBasis: 'usd',
+    points: [point(0, 0.5, 0), point(1, 0.6, 2)],
+    frontier: [1, 0],
+    proposal: 0,
+    nearMiss: null,
+    verdict: 'cheapest of 1',
+    elapsedMs: 1,
+    threads: 2,
+  };
 }
 
 async function opened() {
@@ -24,7 +50,8 @@ async function opened() {
   const api = new Proxy(fake.api, {
     get(target, prop: string) {
       if (prop === 'cancelTune') return (input: MethodInput<'cancelTune'>) => (cancels.push(input), Promise.resolve({ cancelled: true }));
-      if (prop === 'runTune') return (input: MethodInput<'runTune'>) => new Promise<TuneResult>((resolve, reject) => tunes.push({ input, resolve, reject }));
+      if (prop === 'runTune')
+        return (input: MethodInput<'runTune'>) => new Promise<TuneResult>((resolve, reject) => tunes.push({ input, resolve, reject }));
       return target[prop as keyof ApiClient];
     },
   });
@@ -62,7 +89,13 @@ describe('tuner slice', () => {
     void store.getState().runTune();
     void store.getState().runTune();
     expect(tunes).toHaveLength(2);
-    expect(tunes[0]!.input).toMatchObject({ sessionId: 's1', policy: 'p2', overrides: { window: 2000 }, sweeps: ['trigger=0.5:0.95:0.05'], channel: 'tune' });
+    expect(tunes[0]!.input).toMatchObject({
+      sessionId: 's1',
+      policy: 'p2',
+      overrides: { window: 2000 },
+      sweeps: ['trigger=0.5:0.95:0.05'],
+      channel: 'tune',
+    });
     // The host cancels the older one; the newer answers.
     tunes[0]!.reject(new ApiError('cancelled', 'superseded'));
     tunes[1]!.resolve(result('p2'));

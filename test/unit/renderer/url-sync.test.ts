@@ -6,7 +6,10 @@ import { fakeApi } from './fake-client';
 
 function fakeWindow() {
   const writes: string[] = [];
-  const win = { location: { pathname: '/', search: '?token=t', hash: '' }, history: { replaceState: (_s: unknown, _t: string, url: string) => void writes.push(url) } };
+  const win = {
+    location: { pathname: '/', search: '?token=t', hash: '' },
+    history: { replaceState: (_s: unknown, _t: string, url: string) => void writes.push(url) },
+  };
   return { win: win as unknown as Window, writes };
 }
 
@@ -43,11 +46,22 @@ describe('syncUrl history entries', () => {
     const store = createAppStore(fakeApi().api);
     const pushes: string[] = [];
     const replaces: string[] = [];
-    const win = { location: { pathname: '/', search: '', hash: '' }, history: { replaceState: (_s: unknown, _t: string, u: string) => void replaces.push(u), pushState: (_s: unknown, _t: string, u: string) => void pushes.push(u) } } as unknown as Window;
+    const win = {
+      location: { pathname: '/', search: '', hash: '' },
+      history: {
+        replaceState: (_s: unknown, _t: string, u: string) => void replaces.push(u),
+        pushState: (_s: unknown, _t: string, u: string) => void pushes.push(u),
+      },
+    } as unknown as Window;
     let t = 0;
     const later: (() => void)[] = [];
     const run = (): void => later.splice(0).forEach((f) => f());
-    syncUrl(store, win, (fn) => later.push(fn), () => t);
+    syncUrl(
+      store,
+      win,
+      (fn) => later.push(fn),
+      () => t,
+    );
     store.setState({ currentId: 's1', policyId: 'p1', selectedStep: 0 });
     run();
     expect([pushes.length, replaces.length]).toEqual([0, 1]); // where the page opened

@@ -11,7 +11,10 @@ describe('shouldStop', () => {
     let asked = 0;
     const stopAfter = 2;
     const run = replay(long, policy('s2', { tokenizer: 'chars4' }), { shouldStop: () => ++asked > stopAfter });
-    const e = await run.then(() => null, (x: unknown) => x);
+    const e = await run.then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(ReplayCancelled);
     // Asked until it answered true, then never again: stopped at the next check, not at the end.
     expect(asked).toBe(stopAfter + 1);

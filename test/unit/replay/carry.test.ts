@@ -20,7 +20,9 @@ function coding(from: number, turns: number): Message[] {
   const out: Message[] = [];
   for (let t = from; t < from + turns; t++) {
     out.push(user(`Please fix handleRequest${t} in src/server/module${t}.ts, the port ${8000 + t} is wrong.`));
-    out.push(assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]));
+    out.push(
+      assistant([{ kind: 'text', text: `Reading module${t} first.` }, call(`c${t}`, 'Read', `{"file_path":"src/server/module${t}.ts"}`)]),
+    );
     out.push(msg('user', [result(`c${t}`, `export const port${t} = ${9000 + t};\n`.repeat(30))]));
     out.push(assistant(`The root cause is the default port ${9000 + t}, because config${t} is undefined. I decided to use ${8000 + t}.`));
   }
@@ -37,7 +39,10 @@ describe('replay caches carried to a grown session', () => {
     const old = coding(0, 80);
     const asked: SummaryTextRequest[] = [];
     // The replay asks a local summarizer for its laid-out summary (summarizeText).
-    const spy: Summarizer = { ...extractiveSummarizer, summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)) };
+    const spy: Summarizer = {
+      ...extractiveSummarizer,
+      summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)),
+    };
     const before = session(old);
     await replay(before, config, { counts: countWith(before, tokenizer), summarizer: spy });
     expect(compressions(await replay(before, config, { counts: countWith(before, tokenizer), summarizer: spy })).length).toBeGreaterThan(3);

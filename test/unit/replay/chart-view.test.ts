@@ -6,7 +6,12 @@ import { REGIONS, STEP_STATUSES, type ReplayEvent, type ReplayResult, type StepS
 import { assistant, session, user } from '../../helpers/session';
 
 /** A hand-made result of `n` calls: total = i mod 1000, limit 900, trigger 800 (NaN on odd calls), reported 2 × total on every third call. */
-function synthetic(n: number, statusAt: (i: number) => StepStatus = () => 'ok', reasonAt: (i: number) => string = () => '', events: ReplayEvent[] = []): ReplayResult {
+function synthetic(
+  n: number,
+  statusAt: (i: number) => StepStatus = () => 'ok',
+  reasonAt: (i: number) => string = () => '',
+  events: ReplayEvent[] = [],
+): ReplayResult {
   const regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(n)])) as Record<(typeof REGIONS)[number], Float64Array>;
   const total = new Float64Array(n);
   const reported = new Float64Array(n).fill(NaN);
@@ -29,14 +34,47 @@ function synthetic(n: number, statusAt: (i: number) => StepStatus = () => 'ok', 
   return {
     policy: 'synthetic',
     config: { resolved: { window: 1000, warnings: ['unknown model "x": using default limits'] } },
-    steps: { count: n, messageIndex: Uint32Array.from({ length: n }, (_, i) => 2 * i + 1), turn: Uint32Array.from({ length: n }, (_, i) => Math.floor(i / 10)), regions, total, limit: new Float64Array(n).fill(900), trigger, reported, status, reasonIndex, reasons, keptFrom: new Uint32Array(n) },
+    steps: {
+      count: n,
+      messageIndex: Uint32Array.from({ length: n }, (_, i) => 2 * i + 1),
+      turn: Uint32Array.from({ length: n }, (_, i) => Math.floor(i / 10)),
+      regions,
+      total,
+      limit: new Float64Array(n).fill(900),
+      trigger,
+      reported,
+      status,
+      reasonIndex,
+      reasons,
+      keptFrom: new Uint32Array(n),
+    },
     events,
-    totals: { billedInputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, compressions: events.length, tokensRemoved: 0, peak: 999, forcedFinals: 0, aborts: 0, overflows: 0 },
+    totals: {
+      billedInputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+      compressions: events.length,
+      tokensRemoved: 0,
+      peak: 999,
+      forcedFinals: 0,
+      aborts: 0,
+      overflows: 0,
+    },
     retention: { lost: [] },
   };
 }
 
-const compression = (step: number): ReplayEvent => ({ kind: 'compression', step, path: 'proactive', strategy: 'summarize', tokensBefore: 150_000, tokensAfter: 30_000, dropped: [[0, 3]], kept: [[4, 9]] });
+const compression = (step: number): ReplayEvent => ({
+  kind: 'compression',
+  step,
+  path: 'proactive',
+  strategy: 'summarize',
+  tokensBefore: 150_000,
+  tokensAfter: 30_000,
+  dropped: [[0, 3]],
+  kept: [[4, 9]],
+});
 
 describe('chartView', () => {
   it('splits the calls into equal buckets, one call each when there are fewer calls than buckets', () => {
@@ -53,10 +91,12 @@ describe('chartView', () => {
     // A compression every 37 calls (811 of them, more than there are buckets), a source compaction every 1,000.
     const events: ReplayEvent[] = [];
     for (let i = 5; i < 30_000; i += 37) events.push(compression(i));
-    for (let i = 500; i < 30_000; i += 1000) events.push({ kind: 'source-compaction', step: i, messageIndex: 2 * i, trigger: 'auto', tokensBefore: 160_000 });
+    for (let i = 500; i < 30_000; i += 1000)
+      events.push({ kind: 'source-compaction', step: i, messageIndex: 2 * i, trigger: 'auto', tokensBefore: 160_000 });
     // Warnings on isolated calls (each its own reason), a skip, and an abort that ends the run at 29,990.
     const statusAt = (i: number): StepStatus => (i >= 29_990 ? 'abort' : i === 12_345 ? 'skip' : i % 999 === 0 && i > 0 ? 'warn' : 'ok');
-    const reasonAt = (i: number): string => (i >= 29_990 ? 'tokens budget exceeded' : i === 12_345 ? 'skip to the fallback' : i % 999 === 0 && i > 0 ? `warn ${i}` : '');
+    const reasonAt = (i: number): string =>
+      i >= 29_990 ? 'tokens budget exceeded' : i === 12_345 ? 'skip to the fallback' : i % 999 === 0 && i > 0 ? `warn ${i}` : '';
     const v = chartView(synthetic(30_000, statusAt, reasonAt, events), { key: 'k', buckets: 800 });
     expect(v.bucketStart).toHaveLength(800);
     const at = (kind: string): number[] => v.markers.filter((m) => m.kind === kind).map((m) => m.step);
@@ -66,10 +106,24 @@ describe('chartView', () => {
     expect(at('warn')).toEqual(Array.from({ length: 30 }, (_, k) => 999 * (k + 1)));
     expect(at('skip')).toEqual([12_345]);
     // The abort and the 9 calls after it are one marker.
-    expect(v.markers.filter((m) => m.kind === 'abort')).toEqual([{ step: 29_990, kind: 'abort', until: 29_999, reason: 'tokens budget exceeded' }]);
+    expect(v.markers.filter((m) => m.kind === 'abort')).toEqual([
+      { step: 29_990, kind: 'abort', until: 29_999, reason: 'tokens budget exceeded' },
+    ]);
     // Numbers, not prose: the renderer writes the line (model/marker-label.ts).
-    expect(v.markers.find((m) => m.kind === 'compression')).toEqual({ step: 5, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 150_000, tokensAfter: 30_000 });
-    expect(v.markers.find((m) => m.kind === 'source-compaction')).toEqual({ step: 500, kind: 'source-compaction', trigger: 'auto', tokensBefore: 160_000 });
+    expect(v.markers.find((m) => m.kind === 'compression')).toEqual({
+      step: 5,
+      kind: 'compression',
+      path: 'proactive',
+      strategy: 'summarize',
+      tokensBefore: 150_000,
+      tokensAfter: 30_000,
+    });
+    expect(v.markers.find((m) => m.kind === 'source-compaction')).toEqual({
+      step: 500,
+      kind: 'source-compaction',
+      trigger: 'auto',
+      tokensBefore: 160_000,
+    });
     // Sorted by call.
     expect(v.markers.map((m) => m.step)).toEqual([...v.markers.map((m) => m.step)].sort((a, b) => a - b));
     // The bucket of call 12,345 (12,345 / 37.5 = 329.2 → bucket 329) shows the skip as its worst status.
@@ -107,7 +161,14 @@ describe('chartView', () => {
   });
 
   it('makes one marker of a run of calls with the same status and reason', () => {
-    const v = chartView(synthetic(20, (i) => (i >= 5 && i < 15 ? 'warn' : 'ok'), (i) => (i >= 5 && i < 10 ? 'soft budget' : i >= 10 && i < 15 ? 'other' : '')), { key: 'k', buckets: 800 });
+    const v = chartView(
+      synthetic(
+        20,
+        (i) => (i >= 5 && i < 15 ? 'warn' : 'ok'),
+        (i) => (i >= 5 && i < 10 ? 'soft budget' : i >= 10 && i < 15 ? 'other' : ''),
+      ),
+      { key: 'k', buckets: 800 },
+    );
     expect(v.markers).toEqual([
       { step: 5, kind: 'warn', until: 9, reason: 'soft budget' },
       { step: 10, kind: 'warn', until: 14, reason: 'other' },
@@ -116,7 +177,23 @@ describe('chartView', () => {
 
   it('makes one marker of a run whose reasons differ only in their numbers', () => {
     // Numbers of any length, with thousands commas or a decimal point, are one number.
-    const v = chartView(synthetic(10, (i) => (i >= 2 ? 'warn' : 'ok'), (i) => (i >= 2 && i < 6 ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)` : i === 6 ? 'request 1,200 > limit 1,000 (trigger)' : i === 7 ? 'request 999.5 > limit 1,000 (trigger)' : i >= 8 ? 'request 12 > limit 1,000 (window)' : '')), { key: 'k', buckets: 800 });
+    const v = chartView(
+      synthetic(
+        10,
+        (i) => (i >= 2 ? 'warn' : 'ok'),
+        (i) =>
+          i >= 2 && i < 6
+            ? `session tokens budget exceeded (${(300_000 + i * 1_000).toLocaleString('en-US')} of 300,000; soft mode)`
+            : i === 6
+              ? 'request 1,200 > limit 1,000 (trigger)'
+              : i === 7
+                ? 'request 999.5 > limit 1,000 (trigger)'
+                : i >= 8
+                  ? 'request 12 > limit 1,000 (window)'
+                  : '',
+      ),
+      { key: 'k', buckets: 800 },
+    );
     expect(v.markers).toEqual([
       { step: 2, kind: 'warn', until: 5, reason: 'session tokens budget exceeded (302,000 of 300,000; soft mode)' },
       { step: 6, kind: 'warn', until: 7, reason: 'request 1,200 > limit 1,000 (trigger)' },
@@ -126,11 +203,38 @@ describe('chartView', () => {
   });
 
   it('makes one marker of compressions of one path and strategy on consecutive calls', () => {
-    const masked = (step: number, before: number): ReplayEvent => ({ kind: 'compression', step, path: 'proactive', strategy: 'observation-masking', tokensBefore: before, tokensAfter: before - 100, dropped: [], kept: [[0, step]] });
+    const masked = (step: number, before: number): ReplayEvent => ({
+      kind: 'compression',
+      step,
+      path: 'proactive',
+      strategy: 'observation-masking',
+      tokensBefore: before,
+      tokensAfter: before - 100,
+      dropped: [],
+      kept: [[0, step]],
+    });
     const events = [masked(3, 1_000), masked(4, 1_050), masked(5, 1_100), masked(8, 1_200), compression(9)];
-    const v = chartView(synthetic(20, () => 'ok', () => '', events), { key: 'k', buckets: 800 });
+    const v = chartView(
+      synthetic(
+        20,
+        () => 'ok',
+        () => '',
+        events,
+      ),
+      { key: 'k', buckets: 800 },
+    );
     expect(v.markers).toEqual([
-      { step: 3, kind: 'compression', path: 'proactive', strategy: 'observation-masking', until: 5, tokensBefore: 1_000, tokensAfter: 900, lastTokensBefore: 1_100, lastTokensAfter: 1_000 },
+      {
+        step: 3,
+        kind: 'compression',
+        path: 'proactive',
+        strategy: 'observation-masking',
+        until: 5,
+        tokensBefore: 1_000,
+        tokensAfter: 900,
+        lastTokensBefore: 1_100,
+        lastTokensAfter: 1_000,
+      },
       { step: 8, kind: 'compression', path: 'proactive', strategy: 'observation-masking', tokensBefore: 1_200, tokensAfter: 1_100 },
       { step: 9, kind: 'compression', path: 'proactive', strategy: 'summarize', tokensBefore: 150_000, tokensAfter: 30_000 },
     ]);
@@ -141,13 +245,34 @@ describe('chartView', () => {
     // call j holds 2j + 1 messages, first over at j = 10 (2,100 tokens).
     const messages = [];
     for (let t = 0; t < 15; t++) messages.push(user(`u${t} `.repeat(200).slice(0, 400)), assistant(`a${t} `.repeat(200).slice(0, 400)));
-    const r = await replay(session(messages), { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, trigger: 0.5, target: 0.5, summarizer: 'none', pipeline: ['drop-oldest'] });
+    const r = await replay(session(messages), {
+      tokenizer: 'chars4',
+      window: 4_000,
+      maxOutput: 500,
+      buffer: 0,
+      trigger: 0.5,
+      target: 0.5,
+      summarizer: 'none',
+      pipeline: ['drop-oldest'],
+    });
     const v = chartView(r, { key: 'k', buckets: 800 });
     expect(v.stepCount).toBe(15);
     // Drop-oldest drops messages until 2,000 fits (docs/policies.md §S2): at call 10 message 0 goes
     // (2,100 → 2,000); each later call brings two messages (2,200) and drops the two oldest (→ 2,000):
     // calls 10..14 all compress, one marker.
-    expect(v.markers).toEqual([{ step: 10, kind: 'compression', path: 'proactive', strategy: 'drop-oldest', until: 14, tokensBefore: 2_100, tokensAfter: 2_000, lastTokensBefore: 2_200, lastTokensAfter: 2_000 }]);
+    expect(v.markers).toEqual([
+      {
+        step: 10,
+        kind: 'compression',
+        path: 'proactive',
+        strategy: 'drop-oldest',
+        until: 14,
+        tokensBefore: 2_100,
+        tokensAfter: 2_000,
+        lastTokensBefore: 2_200,
+        lastTokensAfter: 2_000,
+      },
+    ]);
     expect(v.total.max[9]).toBe(1_900);
     expect(v.status[10]).toBe('compress');
   });

@@ -11,7 +11,15 @@ function chat(turns: number): Message[] {
   for (let t = 0; t < turns; t++) out.push(user(words(100, `u${t}`)), assistant(words(100, `a${t}`)));
   return out;
 }
-const base = { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, summarizer: 'none' as const, pipeline: ['drop-oldest' as const], target: 0.5 };
+const base = {
+  tokenizer: 'chars4',
+  window: 4_000,
+  maxOutput: 500,
+  buffer: 0,
+  summarizer: 'none' as const,
+  pipeline: ['drop-oldest' as const],
+  target: 0.5,
+};
 
 describe('compare', () => {
   it('puts totals side by side and lists the steps that differ', async () => {
@@ -27,7 +35,12 @@ describe('compare', () => {
     expect(c.differences[0]).toMatchObject({ step: 10, messageIndex: 21, a: { status: 'compress' }, b: { status: 'ok', total: 2_100 } });
     for (let i = 0; i < 10; i++) expect(c.totalDelta[i]).toBe(0);
     expect(c.totalDelta[10]).toBe(b.steps.total[10]! - a.steps.total[10]!);
-    expect(c.totals.compressions).toEqual({ a: a.totals.compressions, b: b.totals.compressions, delta: b.totals.compressions - a.totals.compressions, ratio: (b.totals.compressions - a.totals.compressions) / a.totals.compressions });
+    expect(c.totals.compressions).toEqual({
+      a: a.totals.compressions,
+      b: b.totals.compressions,
+      delta: b.totals.compressions - a.totals.compressions,
+      ratio: (b.totals.compressions - a.totals.compressions) / a.totals.compressions,
+    });
     expect(c.totals.billedInputTokens.delta).toBeGreaterThan(0); // compacting later bills more input
   });
 

@@ -26,7 +26,14 @@ const CASES = [
 
 const eventsMade = (r: ReplayResult): boolean => Object.getOwnPropertyDescriptor(r, 'events')!.get === undefined;
 /** The same result as a plain object without columns (its events read: they are made here). */
-const plain = (r: ReplayResult): ReplayResult => ({ policy: r.policy, config: r.config, steps: r.steps, events: r.events.slice(), totals: r.totals, retention: r.retention });
+const plain = (r: ReplayResult): ReplayResult => ({
+  policy: r.policy,
+  config: r.config,
+  steps: r.steps,
+  events: r.events.slice(),
+  totals: r.totals,
+  retention: r.retention,
+});
 
 describe('compression columns', () => {
   for (const [id, config] of CASES) {
@@ -36,7 +43,9 @@ describe('compression columns', () => {
       const view = chartView(r, { key: 'k', buckets: 50 });
       const a = await replay(s, config, { counts });
       const cmp = compare(r, a);
-      const detailSteps = [...new Set([0, r.steps.count - 1, ...Array.from({ length: r.steps.count }, (_, i) => i).filter((i) => r.steps.status[i] === 2)])];
+      const detailSteps = [
+        ...new Set([0, r.steps.count - 1, ...Array.from({ length: r.steps.count }, (_, i) => i).filter((i) => r.steps.status[i] === 2)]),
+      ];
       const options = { key: 'k', perMessage: counts.perMessage };
       const details = detailSteps.map((j) => JSON.stringify(stepDetail(r, s, j, options)));
       // Nothing above made the event objects.

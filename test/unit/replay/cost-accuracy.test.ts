@@ -48,7 +48,12 @@ async function accuracyOf(file: string): Promise<Accuracy> {
     const read = s.cacheRead![j]!;
     const write = s.cacheWrite![j]!;
     const uncached = s.total[j]! - read - write;
-    const err = Math.max(Math.abs(uncached - real.uncached), Math.abs(read - real.cacheRead), Math.abs(write - (real.cacheWrite5m + real.cacheWrite1h))) / prompt;
+    const err =
+      Math.max(
+        Math.abs(uncached - real.uncached),
+        Math.abs(read - real.cacheRead),
+        Math.abs(write - (real.cacheWrite5m + real.cacheWrite1h)),
+      ) / prompt;
     errors.push(err);
     if (model) reportedCost += usageCost(model, u);
     replayCost += s.cost![j]!;
@@ -59,7 +64,13 @@ async function accuracyOf(file: string): Promise<Accuracy> {
   return { calls: errors.length, medianSplitError, costError: (replayCost - reportedCost) / reportedCost, replayCost, reportedCost };
 }
 
-const FILES = ['resources/sample/sample-session.jsonl', 'ccviewer-5c0375b4.jsonl', 'claude-kvsankar-real-session-01.jsonl', 'codex-kvsankar-real-session-01.jsonl', 'openhands-runtime-traj-basic.json'];
+const FILES = [
+  'resources/sample/sample-session.jsonl',
+  'ccviewer-5c0375b4.jsonl',
+  'claude-kvsankar-real-session-01.jsonl',
+  'codex-kvsankar-real-session-01.jsonl',
+  'openhands-runtime-traj-basic.json',
+];
 
 describe('the replay reproduces the provider’s cache split and cost on real sessions', () => {
   for (const file of FILES) {

@@ -22,25 +22,49 @@ describe('cost', () => {
   // output 1,000 a call (the assistant messages, no usage) = 3,000.
   it('OpenAI: the prefix shared with the previous request is read in 128-token steps from 1,024 tokens, no write premium', async () => {
     expect(lookupModel('gpt-4o')).toMatchObject({ input: 2.5, cachedInput: 1.25, cacheWrite: 2.5, output: 10 });
-    const r = await replay(session(chat(3, 1_000), { systemPrompt: words(500) }), { model: 'gpt-4o', tokenizer: 'chars4', buffer: 0, summarizer: 'none', paths: { proactive: false } });
+    const r = await replay(session(chat(3, 1_000), { systemPrompt: words(500) }), {
+      model: 'gpt-4o',
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      paths: { proactive: false },
+    });
     expect(Array.from(r.steps.total)).toEqual([1_500, 3_500, 5_500]);
     // Reads: 0 (nothing cached before the first call), floor(1,500 / 128) × 128 = 1,408, floor(3,500 / 128) × 128 = 3,456.
     expect(Array.from(r.steps.cacheRead!)).toEqual([0, 1_408, 3_456]);
     expect(Array.from(r.steps.cacheWrite!)).toEqual([0, 0, 0]);
-    expect(r.totals).toMatchObject({ billedInputTokens: 10_500, cachedInputTokens: 4_864, cacheWriteTokens: 0, outputTokens: 3_000, peak: 5_500 });
+    expect(r.totals).toMatchObject({
+      billedInputTokens: 10_500,
+      cachedInputTokens: 4_864,
+      cacheWriteTokens: 0,
+      outputTokens: 3_000,
+      peak: 5_500,
+    });
     // ((10,500 − 4,864) × 2.5 + 4,864 × 1.25 + 3,000 × 10) / 1M = (14,090 + 6,080 + 30,000) / 1M
     expect(r.totals.cost).toBeCloseTo(0.05017, 12);
   });
 
   it('OpenAI: a prompt under 1,024 tokens is not cached', async () => {
-    const r = await replay(session(chat(3, 100), { systemPrompt: words(50) }), { model: 'gpt-4o', tokenizer: 'chars4', buffer: 0, summarizer: 'none', paths: { proactive: false } });
+    const r = await replay(session(chat(3, 100), { systemPrompt: words(50) }), {
+      model: 'gpt-4o',
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      paths: { proactive: false },
+    });
     // Requests 150, 350, 550: all under 1,024.
     expect(r.totals).toMatchObject({ billedInputTokens: 1_050, cachedInputTokens: 0 });
   });
 
   it('Anthropic: what the previous call sent is read, the rest written at 1.25× input (the breakpoint is on the last message)', async () => {
     expect(lookupModel('claude-sonnet-4-5')).toMatchObject({ input: 3, cachedInput: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 });
-    const r = await replay(session(chat(3, 1_000), { systemPrompt: words(500) }), { model: 'claude-sonnet-4-5', tokenizer: 'chars4', buffer: 0, summarizer: 'none', paths: { proactive: false } });
+    const r = await replay(session(chat(3, 1_000), { systemPrompt: words(500) }), {
+      model: 'claude-sonnet-4-5',
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      paths: { proactive: false },
+    });
     // Call 0 writes 1,500; call 1 reads 1,500 and writes 2,000; call 2 reads 3,500 and writes 2,000.
     expect(Array.from(r.steps.cacheRead!)).toEqual([0, 1_500, 3_500]);
     expect(Array.from(r.steps.cacheWrite!)).toEqual([1_500, 2_000, 2_000]);
@@ -52,8 +76,21 @@ describe('cost', () => {
 
   it('Anthropic: a gap longer than the cache lifetime (from the timestamps) rewrites the prefix', async () => {
     const min = 60_000;
-    const msgs = [user(words(1_000), { timestamp: 0 }), assistant(words(1_000), { timestamp: 1_000 }), user(words(1_000), { timestamp: 7 * min }), assistant(words(1_000), { timestamp: 7 * min + 1_000 }), user(words(1_000), { timestamp: 8 * min }), assistant(words(1_000), { timestamp: 8 * min + 1_000 })];
-    const r = await replay(session(msgs, { systemPrompt: words(500) }), { model: 'claude-sonnet-4-5', tokenizer: 'chars4', buffer: 0, summarizer: 'none', paths: { proactive: false } });
+    const msgs = [
+      user(words(1_000), { timestamp: 0 }),
+      assistant(words(1_000), { timestamp: 1_000 }),
+      user(words(1_000), { timestamp: 7 * min }),
+      assistant(words(1_000), { timestamp: 7 * min + 1_000 }),
+      user(words(1_000), { timestamp: 8 * min }),
+      assistant(words(1_000), { timestamp: 8 * min + 1_000 }),
+    ];
+    const r = await replay(session(msgs, { systemPrompt: words(500) }), {
+      model: 'claude-sonnet-4-5',
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      paths: { proactive: false },
+    });
     // Call 1 is sent at 7:00, 6:59 after call 0's response: past 5 minutes, nothing is read, 3,500 written.
     // Call 2 is sent 59 s after call 1's response: 3,500 read, 2,000 written.
     expect(Array.from(r.steps.cacheRead!)).toEqual([0, 0, 3_500]);
@@ -63,9 +100,17 @@ describe('cost', () => {
   });
 
   it('warm start and the 1-hour cache: the first call reads what it reported, writes cost 2× input', async () => {
-    const first = assistant(words(1_000), { usage: { convention: 'anthropic', input: 3, cacheRead: 400, cacheWrite: 1_100, cacheWrite1h: 1_100, output: 1_000 } });
+    const first = assistant(words(1_000), {
+      usage: { convention: 'anthropic', input: 3, cacheRead: 400, cacheWrite: 1_100, cacheWrite1h: 1_100, output: 1_000 },
+    });
     const msgs = [user(words(1_000)), first, user(words(1_000)), assistant(words(1_000)), user(words(1_000)), assistant(words(1_000))];
-    const r = await replay(session(msgs, { systemPrompt: words(500) }), { model: 'claude-sonnet-4-5', tokenizer: 'chars4', buffer: 0, summarizer: 'none', paths: { proactive: false } });
+    const r = await replay(session(msgs, { systemPrompt: words(500) }), {
+      model: 'claude-sonnet-4-5',
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      paths: { proactive: false },
+    });
     // Call 0 (request 1,500) finds the 400 tokens it reported read: reads 400, writes 1,100.
     expect(Array.from(r.steps.cacheRead!)).toEqual([400, 1_500, 3_500]);
     expect(Array.from(r.steps.cacheWrite!)).toEqual([1_100, 2_000, 2_000]);
@@ -75,7 +120,17 @@ describe('cost', () => {
   });
 
   it('a compression rewrites everything after the first changed message: only system and tools stay read', async () => {
-    const r = await replay(session(chat(10, 1_000), { systemPrompt: words(500) }), { model: 'claude-sonnet-4-5', window: 20_000, maxOutput: 200, tokenizer: 'chars4', buffer: 0, summarizer: 'none', pipeline: ['drop-oldest'], trigger: 0.5, target: 0.3 });
+    const r = await replay(session(chat(10, 1_000), { systemPrompt: words(500) }), {
+      model: 'claude-sonnet-4-5',
+      window: 20_000,
+      maxOutput: 200,
+      tokenizer: 'chars4',
+      buffer: 0,
+      summarizer: 'none',
+      pipeline: ['drop-oldest'],
+      trigger: 0.5,
+      target: 0.3,
+    });
     const compressedAt = new Set(r.events.filter((e) => e.kind === 'compression').map((e) => e.step));
     // 50% of 20,000: the call of request 500 + 11,000 = 11,500 is the first over.
     expect(compressedAt.has(5)).toBe(true);
@@ -107,11 +162,21 @@ describe('cost', () => {
 describe('S1 schema-only overflow', () => {
   it('lets a call through when only the tool schemas push it over the limit', async () => {
     const tools: ToolDef[] = [{ name: 'big', description: words(700), parameters: { type: 'object' } }];
-    const r = await replay(session(chat(3, 100), { tools }), { tokenizer: 'chars4', window: 2_000, maxOutput: 500, buffer: 500, summarizer: 'none', paths: { proactive: false, guard: true } });
+    const r = await replay(session(chat(3, 100), { tools }), {
+      tokenizer: 'chars4',
+      window: 2_000,
+      maxOutput: 500,
+      buffer: 500,
+      summarizer: 'none',
+      paths: { proactive: false, guard: true },
+    });
     // limit 1,000; history at the last call 500 ≤ 1,000, but with ~700 tokens of schema it is over.
     const last = r.steps.count - 1;
     expect(r.steps.total[last]!).toBeGreaterThan(1_000);
-    expect(r.events.find((e) => e.kind === 'guard' && e.step === last)).toMatchObject({ decision: 'ok', reason: 'only the tool schemas overflow: allowed (S1 special case)' });
+    expect(r.events.find((e) => e.kind === 'guard' && e.step === last)).toMatchObject({
+      decision: 'ok',
+      reason: 'only the tool schemas overflow: allowed (S1 special case)',
+    });
     expect(r.totals.forcedFinals).toBe(0);
   });
 });

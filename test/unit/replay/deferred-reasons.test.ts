@@ -21,11 +21,27 @@ import { int, pct, type DeferredReason, type ReplayState, type StepDecision } fr
 const session = syntheticSession(400);
 const cases = [
   // An event-count condenser compressing at (nearly) every call: "N messages > 20, …".
-  { name: 'openhands-recent', config: policy('openhands-recent', { triggerMessages: 20 }), why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/ },
-  { name: 'openhands-masking', config: policy('openhands-masking', { triggerMessages: 20, attentionWindow: 20 }), why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/ },
+  {
+    name: 'openhands-recent',
+    config: policy('openhands-recent', { triggerMessages: 20 }),
+    why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/,
+  },
+  {
+    name: 'openhands-masking',
+    config: policy('openhands-masking', { triggerMessages: 20, attentionWindow: 20 }),
+    why: /^\d+ messages > 20, compaction applied: [\d,]+ before → [\d,]+ after$/,
+  },
   // A token trigger on the window (S2's status text) and on another basis.
-  { name: 's2', config: policy('s2', { window: 6_000, trigger: 0.5 }), why: /^context window at \d+% capacity \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/ },
-  { name: 'limit basis', config: policy('s2', { window: 20_000, maxOutput: 4_000, buffer: 1_000, trigger: 0.3, triggerBasis: 'limit' }), why: /^\d+% of [a-z ]+ \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/ },
+  {
+    name: 's2',
+    config: policy('s2', { window: 6_000, trigger: 0.5 }),
+    why: /^context window at \d+% capacity \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/,
+  },
+  {
+    name: 'limit basis',
+    config: policy('s2', { window: 20_000, maxOutput: 4_000, buffer: 1_000, trigger: 0.3, triggerBasis: 'limit' }),
+    why: /^\d+% of [a-z ]+ \([\d,]+\/[\d,]+ tokens\), compaction applied: [\d,]+ before → [\d,]+ after$/,
+  },
 ];
 
 const compressSteps = (r: ReplayResult): number[] => {
@@ -79,7 +95,9 @@ describe('deferred reasons', () => {
     expect(alone).toBe(said(warned[50]!));
     for (const i of warned) expect(stepReason(one.steps, i)).toBe(said(i));
     const all = await replay(session, config);
-    expect(Array.from(all.steps.reasonIndex, (x) => all.steps.reasons[x] ?? '')).toEqual(Array.from({ length: one.steps.count }, (_, i) => stepReason(one.steps, i)));
+    expect(Array.from(all.steps.reasonIndex, (x) => all.steps.reasons[x] ?? '')).toEqual(
+      Array.from({ length: one.steps.count }, (_, i) => stepReason(one.steps, i)),
+    );
     expect(JSON.stringify(toCliJSON(one))).toBe(JSON.stringify(toCliJSON(all)));
   });
 
@@ -87,7 +105,13 @@ describe('deferred reasons', () => {
     const words = (n: ArrayLike<number>, at: number, name: string): string => `${name} ${n[at]} ${n[at + 1]}`;
     const reason = (n0: number, n1: number): DeferredReason => ({ words, n0, n1, n2: 0, n3: 0, n4: 0, n5: 0, name: 'r' });
     const out = new StepArrays(6, NaN);
-    const decided = (deferred: DeferredReason | undefined, text = ''): StepDecision => ({ status: 'warn', reason: text, deferred, limit: 100, model: undefined });
+    const decided = (deferred: DeferredReason | undefined, text = ''): StepDecision => ({
+      status: 'warn',
+      reason: text,
+      deferred,
+      limit: 100,
+      model: undefined,
+    });
     out.record(recordState, 0, 0, 50, decided(reason(1, NaN)));
     out.record(recordState, 1, 0, 50, decided(reason(1, NaN)));
     out.record(recordState, 2, 0, 50, decided(reason(2, NaN)));
@@ -98,31 +122,55 @@ describe('deferred reasons', () => {
     const idx = Array.from(steps.reasonIndex);
     expect(idx[1]).toBe(idx[0]);
     expect(new Set([idx[0], idx[2], idx[3], idx[4], idx[5]]).size).toBe(5);
-    expect(Array.from({ length: 6 }, (_, i) => stepReason(steps, i))).toEqual(['r 1 NaN', 'r 1 NaN', 'r 2 NaN', 'plain text', 'r 2 NaN', 'r 2 5']);
+    expect(Array.from({ length: 6 }, (_, i) => stepReason(steps, i))).toEqual([
+      'r 1 NaN',
+      'r 1 NaN',
+      'r 2 NaN',
+      'plain text',
+      'r 2 NaN',
+      'r 2 5',
+    ]);
   });
 
   it('a template known without wording is the template of the words (property)', () => {
     // Numbers of every kind the words write differently (NaN, negative, -0, fractions, huge) among plain ones.
-    const num = fc.oneof(fc.nat(2_000_000), fc.nat(2_000_000), fc.double({ noNaN: false }), fc.constantFrom(NaN, -0, 0, -1, 0.5, 999.5, 1e21, 2 ** 53, Infinity));
+    const num = fc.oneof(
+      fc.nat(2_000_000),
+      fc.nat(2_000_000),
+      fc.double({ noNaN: false }),
+      fc.constantFrom(NaN, -0, 0, -1, 0.5, 999.5, 1e21, 2 ** 53, Infinity),
+    );
     // n0, n1 and n2 as each words take them: warnWords and compactionWords read n2 as whyOf's kind;
     // budgetWords n0 as what it says and n1 as the dimension (out of range too), n2 and n3 as
     // figures (money and minutes with fractions, odd budgets such as 1e-7 or 0.123).
     const figure = fc.oneof(num, fc.double({ min: 0, max: 50, noNaN: true }), fc.constantFrom(1e-7, 0.123, 0.02, 2, 30, 12.25));
-    const numbers = fc.oneof(fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num), fc.tuple(fc.constantFrom(0, 1, 2, 3, 0.5), fc.constantFrom(0, 1, 2, 3, 4, 5, -1), figure, figure, num, num));
+    const numbers = fc.oneof(
+      fc.tuple(num, num, fc.constantFrom(0, 1, 2, 3), num, num, num),
+      fc.tuple(fc.constantFrom(0, 1, 2, 3, 0.5), fc.constantFrom(0, 1, 2, 3, 4, 5, -1), figure, figure, num, num),
+    );
     const name = fc.constantFrom('window', 'limit', '', ' x ', 'max 2 tokens', 'session', 'agent');
     const ofText = (t: string): string => t.replace(/\d[\d,.]*/g, '#');
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom(warnWords, compactionWords, budgetWords), numbers, name), { minLength: 1, maxLength: 8 }), (reasons) => {
-        const out = new StepArrays(reasons.length, NaN);
-        reasons.forEach(([words, [n0, n1, n2, n3, n4, n5], nm], j) =>
-          out.record(recordState, j, 0, 50, { status: 'warn', reason: '', deferred: { words, n0, n1, n2, n3, n4, n5, name: nm }, limit: 100, model: undefined }),
-        );
-        const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
-        // Templates first (nothing worded yet), then the words.
-        const templateOf = reasonTemplates(steps, ofText);
-        const templates = reasons.map((_, j) => templateOf(steps.reasonIndex[j]!));
-        expect(templates).toEqual(reasons.map((_, j) => ofText(stepReason(steps, j))));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(warnWords, compactionWords, budgetWords), numbers, name), { minLength: 1, maxLength: 8 }),
+        (reasons) => {
+          const out = new StepArrays(reasons.length, NaN);
+          reasons.forEach(([words, [n0, n1, n2, n3, n4, n5], nm], j) =>
+            out.record(recordState, j, 0, 50, {
+              status: 'warn',
+              reason: '',
+              deferred: { words, n0, n1, n2, n3, n4, n5, name: nm },
+              limit: 100,
+              model: undefined,
+            }),
+          );
+          const steps = out.result(new Uint32Array(reasons.length), new Uint32Array(reasons.length));
+          // Templates first (nothing worded yet), then the words.
+          const templateOf = reasonTemplates(steps, ofText);
+          const templates = reasons.map((_, j) => templateOf(steps.reasonIndex[j]!));
+          expect(templates).toEqual(reasons.map((_, j) => ofText(stepReason(steps, j))));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -13,7 +13,9 @@ import { assistant, call, msg, result, session, user } from '../../helpers/sessi
 const folded = [
   user('The build of src/server/app.ts fails with exit code 137; fix handleRequest please.'),
   assistant([{ kind: 'text', text: 'Let me look at the file first.' }, call('c1', 'Read', '{"file_path":"src/server/app.ts"}')]),
-  msg('user', [result('c1', 'TypeError: Cannot read properties of undefined (reading "port")\n    at handleRequest (src/server/app.ts:42)', true)]),
+  msg('user', [
+    result('c1', 'TypeError: Cannot read properties of undefined (reading "port")\n    at handleRequest (src/server/app.ts:42)', true),
+  ]),
   assistant('The root cause is the missing PORT default, because config.port is undefined in tests. I decided to default it to 8080.'),
   assistant([call('c2', 'Edit', '{"path":"src/server/config.ts","old_string":"port","new_string":"port ?? 8080"}')]),
 ];
@@ -21,10 +23,17 @@ const folded = [
 describe('extractive summary', () => {
   const s = extractiveSummary({ messages: folded, previousSummary: 'Earlier: set up the repo.', targetTokens: 400 });
 
-  it('has S4\'s sections: earlier summary, goal, decisions, errors, files, facts', () => {
+  it("has S4's sections: earlier summary, goal, decisions, errors, files, facts", () => {
     expect(s.split('\n')[0]).toBe('Summary of 5 earlier messages:');
     const sections = s.split('\n').filter((l) => l.startsWith('## '));
-    expect(sections).toEqual(['## Earlier summary', '## Goal', '## Decisions and findings', '## Errors seen', '## Files', '## Facts to keep']);
+    expect(sections).toEqual([
+      '## Earlier summary',
+      '## Goal',
+      '## Decisions and findings',
+      '## Errors seen',
+      '## Files',
+      '## Facts to keep',
+    ]);
   });
 
   it('keeps decisions, errors, files touched, identifiers, paths and numbers', () => {
@@ -49,7 +58,10 @@ describe('rolling summary (docs/policies.md §S3, §S4)', () => {
   // Range k of a long session: a request, a finding, a failed read, a fix — each naming its own k.
   const range = (k: number) => [
     user(`Range ${k}: please fix parseModule${k} in src/mod${k}/index.ts, limit ${1000 + k}.`),
-    assistant([{ kind: 'text', text: `I found the root cause of bug ${k} in loadStep${k} because the cache was stale.` }, call(`c${k}`, 'Read', `{"file_path":"src/mod${k}/index.ts"}`)]),
+    assistant([
+      { kind: 'text', text: `I found the root cause of bug ${k} in loadStep${k} because the cache was stale.` },
+      call(`c${k}`, 'Read', `{"file_path":"src/mod${k}/index.ts"}`),
+    ]),
     msg('user', [result(`c${k}`, `TypeError: step${k} failed at line ${k * 10}`, true)]),
     assistant(`Fixed it: loadStep${k} now resets the cache, tests pass.`),
   ];
@@ -63,7 +75,8 @@ describe('rolling summary (docs/policies.md §S3, §S4)', () => {
     expect(s.split('\n')[0]).toBe('Summary of 32 earlier messages:');
     // The task as first given stays; the newest range is there in every section, the one before it too.
     expect(s).toContain('- Range 1: please fix parseModule1');
-    for (const latest of ['loadStep8 now resets the cache', 'TypeError: step8 failed', 'src/mod8/index.ts (Read)', 'parseModule8']) expect(s).toContain(latest);
+    for (const latest of ['loadStep8 now resets the cache', 'TypeError: step8 failed', 'src/mod8/index.ts (Read)', 'parseModule8'])
+      expect(s).toContain(latest);
     expect(s).toContain('loadStep7');
   });
 
@@ -73,9 +86,13 @@ describe('rolling summary (docs/policies.md §S3, §S4)', () => {
     for (const f of ['src/mod1/index.ts (Read)', 'src/mod2/index.ts (Read)', 'src/mod3/index.ts (Read)']) expect(summary).toContain(f);
   });
 
-  it('in a replay, each compression\'s summary names its latest folded range and fits S3\'s 400 tokens', async () => {
+  it("in a replay, each compression's summary names its latest folded range and fits S3's 400 tokens", async () => {
     const msgs: Message[] = [];
-    for (let t = 0; t < 80; t++) msgs.push(user(`Turn ${t}: look at src/turn${t}/main.ts, value ${1000 + t}. ` + 'context '.repeat(40)), assistant(`Checked it, turn ${t} is fine. ` + 'words '.repeat(40)));
+    for (let t = 0; t < 80; t++)
+      msgs.push(
+        user(`Turn ${t}: look at src/turn${t}/main.ts, value ${1000 + t}. ` + 'context '.repeat(40)),
+        assistant(`Checked it, turn ${t} is fine. ` + 'words '.repeat(40)),
+      );
     const r = await replay(session(msgs), { ...getPolicy('s3')!.config, window: 6_000, budget: {} });
     const comps = r.events.filter((e): e is Extract<ReplayEvent, { kind: 'compression' }> => e.kind === 'compression');
     expect(comps.length).toBeGreaterThanOrEqual(5);
@@ -91,7 +108,9 @@ describe('rolling summary (docs/policies.md §S3, §S4)', () => {
 
 describe('facts', () => {
   it('finds paths, identifiers, names and numbers, not JSON keys or short tokens', () => {
-    const f = extractFacts('Open src/a/b.ts and README.md; call parseConfig or load_user; ticket ABC-12 by JohnSmith; 1,024 items, 3.5 s, 42 ok; {"old_string": 1}');
+    const f = extractFacts(
+      'Open src/a/b.ts and README.md; call parseConfig or load_user; ticket ABC-12 by JohnSmith; 1,024 items, 3.5 s, 42 ok; {"old_string": 1}',
+    );
     expect(f.map((x) => `${x.kind}:${x.key}`)).toEqual([
       'path:src/a/b.ts',
       'path:README.md',
@@ -104,7 +123,11 @@ describe('facts', () => {
     ]);
   });
   it('finds in a text exactly the facts of its lines, repeated lines or not (property)', () => {
-    const line = fc.array(fc.constantFrom('src/app.ts', 'parseConfig', 'load_user', 'JohnSmith', '4096', '3.5', 'the', 'x', 'AB-12', '(', '"k":', '.'), { maxLength: 6 }).map((w) => w.join(' '));
+    const line = fc
+      .array(fc.constantFrom('src/app.ts', 'parseConfig', 'load_user', 'JohnSmith', '4096', '3.5', 'the', 'x', 'AB-12', '(', '"k":', '.'), {
+        maxLength: 6,
+      })
+      .map((w) => w.join(' '));
     fc.assert(
       fc.property(fc.array(fc.tuple(line, fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 8 }), (lines) => {
         const text = lines.flatMap(([l, times]) => Array.from({ length: times }, () => l)).join('\n');
@@ -121,8 +144,8 @@ describe('facts', () => {
   });
 });
 
-describe('S3\'s prompt', () => {
-  it('states the target budget and asks for the conversation\'s own language', () => {
+describe("S3's prompt", () => {
+  it("states the target budget and asks for the conversation's own language", () => {
     const p = s3Prompt('user: hola', 300);
     expect(p).toContain('Keep the summary under 300 tokens.');
     expect(p).toContain('Use the SAME LANGUAGE as the conversation.');

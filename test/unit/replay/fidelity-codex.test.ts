@@ -18,7 +18,10 @@ import { replay } from '../../../src/core/replay/index';
 const enc = getEncoding('o200k_base');
 const WINDOW = 40_000;
 const HIDDEN_TOOLS = 1_800;
-const VOCAB = 'the parser reads config files and returns a tree of nodes while tests check every branch of src/parse.ts for errors in line 42 before we ship version 3 of the build'.split(' ');
+const VOCAB =
+  'the parser reads config files and returns a tree of nodes while tests check every branch of src/parse.ts for errors in line 42 before we ship version 3 of the build'.split(
+    ' ',
+  );
 
 function prose(seed: number, words: number): string {
   let x = seed * 2_654_435_761;
@@ -37,7 +40,14 @@ function rollout(turns: number): { text: string; compactedBeforeCall: number } {
   let clock = 0;
   const emit = (type: string, payload: unknown) => lines.push(JSON.stringify({ timestamp: ts(clock++), type, payload }));
   const instructions = prose(1, 700);
-  emit('session_meta', { id: 'fid-codex', timestamp: ts(0), cwd: '/repo', originator: 'codex_cli_rs', cli_version: '0.46.0', base_instructions: { text: instructions } });
+  emit('session_meta', {
+    id: 'fid-codex',
+    timestamp: ts(0),
+    cwd: '/repo',
+    originator: 'codex_cli_rs',
+    cli_version: '0.46.0',
+    base_instructions: { text: instructions },
+  });
   emit('turn_context', { model: 'gpt-5-codex', cwd: '/repo' });
   emit('event_msg', { type: 'task_started', model_context_window: WINDOW });
   // What the provider sees: token counts of the items currently in the agent's history.
@@ -54,7 +64,19 @@ function rollout(turns: number): { text: string; compactedBeforeCall: number } {
   const modelCall = (payload: Record<string, unknown>, text: string) => {
     const prompt = sent();
     item(payload, text);
-    emit('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: prompt, cached_input_tokens: 0, output_tokens: 50, reasoning_output_tokens: 0, total_tokens: prompt + 50 }, model_context_window: WINDOW } });
+    emit('event_msg', {
+      type: 'token_count',
+      info: {
+        last_token_usage: {
+          input_tokens: prompt,
+          cached_input_tokens: 0,
+          output_tokens: 50,
+          reasoning_output_tokens: 0,
+          total_tokens: prompt + 50,
+        },
+        model_context_window: WINDOW,
+      },
+    });
     call++;
     if (prompt > 0.9 * WINDOW && compactedBeforeCall < 0) pendingCompaction = true;
   };
@@ -80,7 +102,7 @@ function rollout(turns: number): { text: string; compactedBeforeCall: number } {
 }
 
 describe('fidelity: Codex auto-compact at 90% of the window', () => {
-  it('the codex preset fires within ±1 call of the first prompt over 90%, at most a turn before the rollout\'s own compaction', async () => {
+  it("the codex preset fires within ±1 call of the first prompt over 90%, at most a turn before the rollout's own compaction", async () => {
     const { text, compactedBeforeCall } = rollout(40);
     expect(compactedBeforeCall).toBeGreaterThan(0);
     const out = await importSource(stringSource('rollout-fidelity.jsonl', text));

@@ -19,7 +19,14 @@ function eventStream(calls: number): { text: string; condensedBeforeCall: number
   const events: Record<string, unknown>[] = [];
   let id = 0;
   const ts = (n: number) => `2026-01-01T00:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`;
-  events.push({ id: id++, timestamp: ts(0), source: 'user', message: 'fix the failing test in tests/test_parse.py', action: 'message', args: { content: 'fix the failing test in tests/test_parse.py' } });
+  events.push({
+    id: id++,
+    timestamp: ts(0),
+    source: 'user',
+    message: 'fix the failing test in tests/test_parse.py',
+    action: 'message',
+    args: { content: 'fix the failing test in tests/test_parse.py' },
+  });
   // The condenser's view: ids of events the agent still sees.
   let view: number[] = [0];
   let condensedBeforeCall = -1;
@@ -29,24 +36,51 @@ function eventStream(calls: number): { text: string; condensedBeforeCall: number
       // Keep the first event and the most recent max_size / 2 − keep_first; forget the rest, summarized.
       const keepTail = Math.floor(MAX_SIZE / 2) - KEEP_FIRST;
       const gone = view.slice(KEEP_FIRST, view.length - keepTail);
-      events.push({ id: id++, timestamp: ts(id), source: 'agent', action: 'condensation', args: { forgotten_event_ids: gone, summary: `The agent ran ${c} commands on tests/test_parse.py.`, summary_offset: KEEP_FIRST } });
+      events.push({
+        id: id++,
+        timestamp: ts(id),
+        source: 'agent',
+        action: 'condensation',
+        args: { forgotten_event_ids: gone, summary: `The agent ran ${c} commands on tests/test_parse.py.`, summary_offset: KEEP_FIRST },
+      });
       view = [...view.slice(0, KEEP_FIRST), ...view.slice(view.length - keepTail)];
       condensedBeforeCall = c;
       forgotten = gone.length;
     }
     const callId = `toolu_${c}`;
-    const response = { id: `resp-${c}`, model: 'claude-sonnet-4-20250514', choices: [{ message: { content: `Step ${c}: run the test again.` } }], usage: { prompt_tokens: 3_000 + 150 * view.length, completion_tokens: 40 } };
+    const response = {
+      id: `resp-${c}`,
+      model: 'claude-sonnet-4-20250514',
+      choices: [{ message: { content: `Step ${c}: run the test again.` } }],
+      usage: { prompt_tokens: 3_000 + 150 * view.length, completion_tokens: 40 },
+    };
     const action = id++;
-    events.push({ id: action, timestamp: ts(action), source: 'agent', action: 'run', args: { command: `pytest tests/test_parse.py -k case_${c}`, thought: '' }, tool_call_metadata: { function_name: 'execute_bash', tool_call_id: callId, model_response: response, total_calls_in_response: 1 } });
+    events.push({
+      id: action,
+      timestamp: ts(action),
+      source: 'agent',
+      action: 'run',
+      args: { command: `pytest tests/test_parse.py -k case_${c}`, thought: '' },
+      tool_call_metadata: { function_name: 'execute_bash', tool_call_id: callId, model_response: response, total_calls_in_response: 1 },
+    });
     const obs = id++;
-    events.push({ id: obs, timestamp: ts(obs), source: 'environment', observation: 'run', cause: action, content: `case_${c}: 1 failed, ${c} passed`, extras: { exit_code: 1 }, tool_call_metadata: { function_name: 'execute_bash', tool_call_id: callId, model_response: response, total_calls_in_response: 1 } });
+    events.push({
+      id: obs,
+      timestamp: ts(obs),
+      source: 'environment',
+      observation: 'run',
+      cause: action,
+      content: `case_${c}: 1 failed, ${c} passed`,
+      extras: { exit_code: 1 },
+      tool_call_metadata: { function_name: 'execute_bash', tool_call_id: callId, model_response: response, total_calls_in_response: 1 },
+    });
     view.push(action, obs);
   }
   return { text: JSON.stringify(events), condensedBeforeCall, forgotten };
 }
 
 describe('fidelity: OpenHands LLM summarizing condenser', () => {
-  it('the openhands-summary preset fires within ±1 call of the stream\'s own condensation', async () => {
+  it("the openhands-summary preset fires within ±1 call of the stream's own condensation", async () => {
     const { text, condensedBeforeCall, forgotten } = eventStream(90);
     expect(condensedBeforeCall).toBeGreaterThan(0);
     const out = await importSource(stringSource('events.json', text));

@@ -20,13 +20,22 @@ import { policy, prose, statusAt } from '../../helpers/replay';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
 
 const msgs = () => [user(prose(400)), assistant([call('c0')]), toolResult('c0', prose(30_000)), assistant('done')];
-const config = (extra = {}) => policy('s1', { tokenizer: 'chars4', schemaScale: 1, window: 1_000_000, model: 'gpt-4o', toolOutputMode: 'full-chunked', ...extra });
+const config = (extra = {}) =>
+  policy('s1', { tokenizer: 'chars4', schemaScale: 1, window: 1_000_000, model: 'gpt-4o', toolOutputMode: 'full-chunked', ...extra });
 
 describe("S1's full-chunked output mode bills its chunk calls", () => {
   it('the chunk calls are billed: the output as input, the extraction as output', async () => {
     expect(lookupModel('gpt-4o')).toMatchObject({ input: 2.5, cachedInput: 1.25, output: 10 });
     const r = await replay(session(msgs()), config());
-    expect(r.events.find((e) => e.kind === 'tool-preflight')).toMatchObject({ action: 'full-chunked', step: 1, bytesBefore: 30_000, bytesAfter: 6_208, chunks: 3, chunkInput: 7_501, chunkOutput: 1_537 });
+    expect(r.events.find((e) => e.kind === 'tool-preflight')).toMatchObject({
+      action: 'full-chunked',
+      step: 1,
+      bytesBefore: 30_000,
+      bytesAfter: 6_208,
+      chunks: 3,
+      chunkInput: 7_501,
+      chunkOutput: 1_537,
+    });
     // Requests: 100, then 100 + 3 + 1,553 = 1,656 (the extraction stays, read again by the later call).
     expect(Array.from(r.steps.total)).toEqual([100, 1_656]);
     // Input: 100 + 1,656 + the chunk calls' 7,501 = 9,257; cached: nothing — OpenAI caches prompts of
@@ -45,7 +54,9 @@ describe("S1's full-chunked output mode bills its chunk calls", () => {
     expect(statusAt(r, 1)).toBe('abort');
     expect(r.events.find((e) => e.kind === 'abort')).toMatchObject({ step: 1, budget: 'tokens', used: 9_141, max: 5_000 });
     // The detail bills a call without reported usage its own count as output, as the replay does (perMessage).
-    expect(stepDetail(r, s, 1, { key: 'k', perMessage: countWith(s, 'chars4').perMessage }).budgets).toEqual([{ layer: 'session', dimension: 'tokens', used: 9_141, limit: 5_000, pct: 182.8 }]);
+    expect(stepDetail(r, s, 1, { key: 'k', perMessage: countWith(s, 'chars4').perMessage }).budgets).toEqual([
+      { layer: 'session', dimension: 'tokens', used: 9_141, limit: 5_000, pct: 182.8 },
+    ]);
   });
 
   it('other modes make no chunk calls', async () => {

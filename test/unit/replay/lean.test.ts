@@ -41,7 +41,12 @@ const cases: Case[] = [
   { name: 'the sample', session: () => sample, overrides: {}, needle: 'package.json' },
   // A small window: the sample compresses under every policy that can.
   { name: 'the sample, 20,000-token window', session: () => sample, overrides: { window: 20_000 }, needle: 'package.json' },
-  { name: 'a generated 1,500-call session', session: () => generated, overrides: { tokenizer: 'chars4', window: 64_000 }, needle: 'Working on step 123' },
+  {
+    name: 'a generated 1,500-call session',
+    session: () => generated,
+    overrides: { tokenizer: 'chars4', window: 64_000 },
+    needle: 'Working on step 123',
+  },
 ];
 
 beforeAll(async () => {

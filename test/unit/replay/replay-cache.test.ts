@@ -20,12 +20,16 @@ describe('a re-run after a threshold change', () => {
     const counts = countWith(s, tokenizer);
     const asked: SummaryTextRequest[] = [];
     // The replay asks a local summarizer for its laid-out summary (summarizeText).
-    const spySummarizer: Summarizer = { ...extractiveSummarizer, summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)) };
+    const spySummarizer: Summarizer = {
+      ...extractiveSummarizer,
+      summarizeText: (req) => (asked.push(req), extractiveSummarizer.summarizeText!(req)),
+    };
     const encoded: string[] = [];
     const bpe = getTokenizer(tokenizer);
     const real = bpe.countText.bind(bpe);
     vi.spyOn(bpe, 'countText').mockImplementation((text: string) => (encoded.push(text), real(text)));
-    const run = (trigger: number) => replay(s, policy('letta', { tokenizer, window: 16_000, maxOutput: 2_000, trigger }), { counts, summarizer: spySummarizer });
+    const run = (trigger: number) =>
+      replay(s, policy('letta', { tokenizer, window: 16_000, maxOutput: 2_000, trigger }), { counts, summarizer: spySummarizer });
 
     const first = await run(0.5);
     expect(compressions(first).length).toBeGreaterThan(3);

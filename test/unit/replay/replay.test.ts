@@ -36,7 +36,11 @@ describe('the window per step', () => {
     expect(r.steps.regions.system[2]).toBe(50);
     expect(r.steps.total[2]).toBe(550);
     expect(r.steps.regions.output[2]).toBe(500);
-    const sum = (i: number) => ['system', 'unlogged', 'summary', 'history', 'tools', 'output', 'buffer', 'free'].reduce((a, k) => a + r.steps.regions[k as 'free'][i]!, 0);
+    const sum = (i: number) =>
+      ['system', 'unlogged', 'summary', 'history', 'tools', 'output', 'buffer', 'free'].reduce(
+        (a, k) => a + r.steps.regions[k as 'free'][i]!,
+        0,
+      );
     for (let i = 0; i < r.steps.count; i++) expect(sum(i)).toBe(4_000);
     expect(r.steps.limit[0]).toBe(3_500);
   });
@@ -45,7 +49,15 @@ describe('the window per step', () => {
 describe('S3: primers + summary + recents, 75% → 37.5%', () => {
   it('fires when the request passes 75% of the window and lands at or under 37.5%', async () => {
     const s = session(chat(20, 100));
-    const r = await replay(s, { ...getPolicy('s3')!.config, ...base, tokenizer: 'chars4', budget: {}, primers: 3, recents: 6, summarizer: 'extractive' });
+    const r = await replay(s, {
+      ...getPolicy('s3')!.config,
+      ...base,
+      tokenizer: 'chars4',
+      budget: {},
+      primers: 3,
+      recents: 6,
+      summarizer: 'extractive',
+    });
     const first = r.events.find((e) => e.kind === 'compression');
     expect(first?.kind).toBe('compression');
     if (first?.kind !== 'compression') return;
@@ -115,7 +127,7 @@ describe('S1: the tool budget', () => {
 });
 
 describe('fidelity: presets against what the original agent really did', () => {
-  it('Claude Code\'s preset fires within ±1 call of the sample\'s real auto-compaction', async () => {
+  it("Claude Code's preset fires within ±1 call of the sample's real auto-compaction", async () => {
     const { importSource } = await import('../../../src/core/import/index');
     const { fileSource } = await import('../../../src/main/io/file-source');
     const s = (await importSource(fileSource(join(__dirname, '../../../resources/sample/sample-session.jsonl')))).sessions[0]!;
@@ -124,7 +136,8 @@ describe('fidelity: presets against what the original agent really did', () => {
     const simulated = r.events.find((e) => e.kind === 'compression')!;
     expect(Math.abs(simulated.step - real.step)).toBeLessThanOrEqual(1);
     // The calibrated estimate follows the provider's numbers until the real compaction.
-    for (let i = 0; i < Math.min(real.step, simulated.step); i++) expect(Math.abs(r.steps.total[i]! - r.steps.reported[i]!) / r.steps.reported[i]!).toBeLessThan(0.03);
+    for (let i = 0; i < Math.min(real.step, simulated.step); i++)
+      expect(Math.abs(r.steps.total[i]! - r.steps.reported[i]!) / r.steps.reported[i]!).toBeLessThan(0.03);
   });
 });
 
@@ -148,18 +161,28 @@ describe('S0: the emergency path', () => {
 
 describe('S0: the emergency note keeps media references (its third known gap, fixed)', () => {
   it('names the images the dropped turns held', async () => {
-    const msgs = chat(10, 100).map((m, i) => (i === 2 ? { ...m, parts: [...m.parts, { kind: 'media' as const, mediaType: 'image/png', source: 'file_abc' }] } : m));
+    const msgs = chat(10, 100).map((m, i) =>
+      i === 2 ? { ...m, parts: [...m.parts, { kind: 'media' as const, mediaType: 'image/png', source: 'file_abc' }] } : m,
+    );
     const withUsage = msgs.map((m, i) => (m.role === 'assistant' ? { ...m, usage: usage(i * 100 * 3) } : m));
     const r = await replay(session(withUsage), { ...base, paths: { proactive: false, emergency: true } });
     const e = r.events.find((x) => x.kind === 'compression');
-    expect(e?.kind === 'compression' && e.summary).toBe('[Context overflow: 4 earlier turns were dropped. Media no longer attached: image/png file_abc.]');
+    expect(e?.kind === 'compression' && e.summary).toBe(
+      '[Context overflow: 4 earlier turns were dropped. Media no longer attached: image/png file_abc.]',
+    );
   });
 });
 
 describe('policies as data', () => {
   it('Claude Code auto-compact threshold = min(floor((window − 20k) × pct), window − 33k)', async () => {
     const msgs = chat(60, 1_000);
-    const r = await replay(session(msgs), { ...getPolicy('claude-code')!.config, tokenizer: 'chars4', window: 100_000, maxOutput: 10_000, summarizer: 'none' });
+    const r = await replay(session(msgs), {
+      ...getPolicy('claude-code')!.config,
+      tokenizer: 'chars4',
+      window: 100_000,
+      maxOutput: 10_000,
+      summarizer: 'none',
+    });
     const e = r.events.find((x) => x.kind === 'compression');
     // min(floor(80,000 × 1), 67,000) = 67,000: the first call over it is message 69 (69,000 tokens), step 34.
     expect(e).toMatchObject({ step: 34, tokensBefore: 69_000 });
@@ -177,26 +200,38 @@ describe('policies as data', () => {
 });
 
 describe('invariants over generated sessions (property)', () => {
-  const sessionArb = fc.array(fc.tuple(fc.integer({ min: 1, max: 300 }), fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 3 }), fc.boolean()), { minLength: 2, maxLength: 25 }).map((turns) => {
-    const msgs: Message[] = [];
-    let k = 0;
-    for (const [userTokens, results, pin] of turns) {
-      msgs.push(user(words(userTokens), pin ? { pinned: true } : {}));
-      for (const r of results) {
-        const id = `c${k++}`;
-        msgs.push(assistant([call(id)]));
-        msgs.push(toolResult(id, words(r)));
+  const sessionArb = fc
+    .array(fc.tuple(fc.integer({ min: 1, max: 300 }), fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 3 }), fc.boolean()), {
+      minLength: 2,
+      maxLength: 25,
+    })
+    .map((turns) => {
+      const msgs: Message[] = [];
+      let k = 0;
+      for (const [userTokens, results, pin] of turns) {
+        msgs.push(user(words(userTokens), pin ? { pinned: true } : {}));
+        for (const r of results) {
+          const id = `c${k++}`;
+          msgs.push(assistant([call(id)]));
+          msgs.push(toolResult(id, words(r)));
+        }
+        msgs.push(assistant(words(20)));
       }
-      msgs.push(assistant(words(20)));
-    }
-    return session(msgs);
-  });
+      return session(msgs);
+    });
   const policyArb = fc.constantFrom('s2', 's3', 's4', 'letta', 'codex', 'openhands-recent', 'openhands-summary');
 
   it('no orphaned tool call or result, pinned never dropped, compression never grows the context', async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, policyArb, async (s, id) => {
-        const r = await replay(s, { ...getPolicy(id)!.config, tokenizer: 'chars4', window: 3_000, maxOutput: 300, budget: {}, triggerMessages: undefined });
+        const r = await replay(s, {
+          ...getPolicy(id)!.config,
+          tokenizer: 'chars4',
+          window: 3_000,
+          maxOutput: 300,
+          budget: {},
+          triggerMessages: undefined,
+        });
         for (const e of r.events) {
           if (e.kind !== 'compression') continue;
           expect(e.tokensAfter).toBeLessThanOrEqual(e.tokensBefore);
@@ -215,7 +250,16 @@ describe('invariants over generated sessions (property)', () => {
   it('with the guard on, the context fits the limit unless the step is final or abort with a reason', async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, async (s) => {
-        const r = await replay(s, { ...base, window: 3_000, maxOutput: 300, buffer: 200, trigger: 0.7, target: 0.4, pipeline: ['tool-pruning', 'drop-oldest'], paths: { guard: true } });
+        const r = await replay(s, {
+          ...base,
+          window: 3_000,
+          maxOutput: 300,
+          buffer: 200,
+          trigger: 0.7,
+          target: 0.4,
+          pipeline: ['tool-pruning', 'drop-oldest'],
+          paths: { guard: true },
+        });
         for (let i = 0; i < r.steps.count; i++) {
           const st = STEP_STATUSES[r.steps.status[i]!]!;
           if (r.steps.total[i]! > r.steps.limit[i]!) {
@@ -232,7 +276,8 @@ describe('invariants over generated sessions (property)', () => {
 describe('one long agent turn', () => {
   // One user prompt, then 30 exchanges (call 100 + result 400 tokens): a single turn.
   const msgs: Message[] = [user(words(100))];
-  for (let i = 0; i < 30; i++) msgs.push(assistant([call(`c${i}`, 'Read', JSON.stringify({ p: words(90) }))]), toolResult(`c${i}`, words(400)));
+  for (let i = 0; i < 30; i++)
+    msgs.push(assistant([call(`c${i}`, 'Read', JSON.stringify({ p: words(90) }))]), toolResult(`c${i}`, words(400)));
   msgs.push(assistant('done'));
   const cfg: ReplayConfigInput = { ...base, window: 8_000, maxOutput: 1_000, trigger: 0.75, target: 0.4, pipeline: ['drop-oldest'] };
 
@@ -255,4 +300,3 @@ describe('one long agent turn', () => {
     expect(Array.from(r.steps.status).some((c) => STEP_STATUSES[c] === 'warn')).toBe(true);
   });
 });
-

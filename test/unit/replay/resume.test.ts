@@ -21,17 +21,26 @@ import { countWith, type SessionCounts } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, usage, user } from '../../helpers/session';
 
 /** ~`tokens` chars/4 tokens of text naming a file, an order number and a port (facts a later message may need again). */
-const words = (tokens: number, k: number): string => `see src/mod${k % 7}.ts ORD-${k % 5} port ${8000 + (k % 3)} ` + 'ab '.repeat(tokens * 2).slice(0, tokens * 4);
+const words = (tokens: number, k: number): string =>
+  `see src/mod${k % 7}.ts ORD-${k % 5} port ${8000 + (k % 3)} ` + 'ab '.repeat(tokens * 2).slice(0, tokens * 4);
 
 const exchangeArb = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 300 }));
 /** Turns of exchanges (windows.test.ts's shape) with facts, pins, and reported usage and timestamps on some sessions. */
 const messagesArb = fc
-  .tuple(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 200 }), fc.array(exchangeArb, { minLength: 1, maxLength: 6 }), fc.boolean()), { minLength: 2, maxLength: 9 }), fc.boolean(), fc.boolean())
+  .tuple(
+    fc.array(
+      fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 200 }), fc.array(exchangeArb, { minLength: 1, maxLength: 6 }), fc.boolean()),
+      { minLength: 2, maxLength: 9 },
+    ),
+    fc.boolean(),
+    fc.boolean(),
+  )
   .map(([turns, reports, timed]) => {
     const msgs: Message[] = [];
     let k = 0;
     const extra = (): Partial<Message> => (timed ? { timestamp: 1_700_000_000_000 + msgs.length * 45_000 } : {});
-    const answer = (content: Parameters<typeof assistant>[0]): Message => assistant(content, { ...extra(), ...(reports ? { usage: usage(400 + msgs.length * 37, 0, 0, 20) } : {}) });
+    const answer = (content: Parameters<typeof assistant>[0]): Message =>
+      assistant(content, { ...extra(), ...(reports ? { usage: usage(400 + msgs.length * 37, 0, 0, 20) } : {}) });
     turns.forEach(([newTurn, userTokens, exchanges, pin], t) => {
       if (t === 0 || newTurn) msgs.push(user(words(userTokens, k++), { ...extra(), ...(pin ? { pinned: true } : {}) }));
       for (const [calls, late, size] of exchanges) {
@@ -62,7 +71,9 @@ const NEEDLES = ['ORD-3', '/port 800[12]/'];
  * count does not move: only the object tells the change; or it reported usage the full one lacks).
  */
 const partial = (m: Message, sameText: boolean): Message =>
-  sameText ? { ...m, usage: m.usage ? { ...m.usage, output: m.usage.output + 7 } : usage(321, 0, 0, 4) } : { ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text.slice(0, Math.ceil(p.text.length / 2)) } : p)) };
+  sameText
+    ? { ...m, usage: m.usage ? { ...m.usage, output: m.usage.output + 7 } : usage(321, 0, 0, 4) }
+    : { ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text.slice(0, Math.ceil(p.text.length / 2)) } : p)) };
 
 /** Everything a view or a comparison reads, compared. */
 function expectSame(a: ReplayResult, b: ReplayResult): void {
@@ -71,7 +82,8 @@ function expectSame(a: ReplayResult, b: ReplayResult): void {
   const t = b.steps;
   expect(s.count).toBe(t.count);
   for (const r of REGIONS) expect(Array.from(s.regions[r])).toEqual(Array.from(t.regions[r]));
-  for (const key of ['messageIndex', 'turn', 'total', 'limit', 'trigger', 'reported', 'status', 'reasonIndex', 'keptFrom'] as const) expect(Array.from(s[key])).toEqual(Array.from(t[key]));
+  for (const key of ['messageIndex', 'turn', 'total', 'limit', 'trigger', 'reported', 'status', 'reasonIndex', 'keptFrom'] as const)
+    expect(Array.from(s[key])).toEqual(Array.from(t[key]));
   expect(s.reasons).toEqual(t.reasons);
   expect(JSON.stringify(a.events)).toBe(JSON.stringify(b.events));
   expect(a.events).toEqual(b.events);
@@ -91,47 +103,62 @@ describe('a replay continued over an append (oracle, property)', () => {
 
   it('equals the full replay of the grown session: every built-in policy, 1–3 appends, the last response extended', async () => {
     await fc.assert(
-      fc.asyncProperty(messagesArb, policyArb, fc.array(fc.double({ min: 0.05, max: 0.95, noNaN: true }), { minLength: 1, maxLength: 3 }), fc.array(fc.constantFrom('no', 'cut', 'usage'), { minLength: 3, maxLength: 3 }), fc.boolean(), fc.array(fc.tuple(fc.boolean(), fc.nat(10_000)), { maxLength: 2 }), async (msgs, [id, low, window], cuts, extended, carry, compactionAt) => {
-        const config = configOf(id, low, window);
-        const ends = [...new Set(cuts.map((c) => Math.max(1, Math.floor(c * msgs.length))))].sort((x, y) => x - y);
-        ends.push(msgs.length);
-        // Anywhere, or (half of them) right after a version's last message: after its last call.
-        const compactions = compactionAt.map(([afterAVersion, x], q) => ({ atMessage: afterAVersion ? ends[x % ends.length]! : x % (msgs.length + 1), trigger: 'auto' as const, tokensBefore: 1000 + q, summary: `compacted ${q}` }));
-        let live: LiveReplay | undefined;
-        let held: Message[] | undefined;
-        for (let v = 0; v < ends.length; v++) {
-          const end = ends[v]!;
-          // The last message of a version before the final one is, now and then, only the start of itself.
-          const ext = v < ends.length - 1 ? extended[v]! : 'no';
-          const list = ext !== 'no' ? [...msgs.slice(0, end - 1), partial(msgs[end - 1]!, ext === 'usage')] : msgs.slice(0, end);
-          // As the host's appendToSession: the same objects up to the first one written again.
-          if (held && carry) {
-            let from = 0;
-            while (from < held.length && held[from] === list[from]) from++;
-            carryReplayCaches(held, list, from);
+      fc.asyncProperty(
+        messagesArb,
+        policyArb,
+        fc.array(fc.double({ min: 0.05, max: 0.95, noNaN: true }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom('no', 'cut', 'usage'), { minLength: 3, maxLength: 3 }),
+        fc.boolean(),
+        fc.array(fc.tuple(fc.boolean(), fc.nat(10_000)), { maxLength: 2 }),
+        async (msgs, [id, low, window], cuts, extended, carry, compactionAt) => {
+          const config = configOf(id, low, window);
+          const ends = [...new Set(cuts.map((c) => Math.max(1, Math.floor(c * msgs.length))))].sort((x, y) => x - y);
+          ends.push(msgs.length);
+          // Anywhere, or (half of them) right after a version's last message: after its last call.
+          const compactions = compactionAt.map(([afterAVersion, x], q) => ({
+            atMessage: afterAVersion ? ends[x % ends.length]! : x % (msgs.length + 1),
+            trigger: 'auto' as const,
+            tokensBefore: 1000 + q,
+            summary: `compacted ${q}`,
+          }));
+          let live: LiveReplay | undefined;
+          let held: Message[] | undefined;
+          for (let v = 0; v < ends.length; v++) {
+            const end = ends[v]!;
+            // The last message of a version before the final one is, now and then, only the start of itself.
+            const ext = v < ends.length - 1 ? extended[v]! : 'no';
+            const list = ext !== 'no' ? [...msgs.slice(0, end - 1), partial(msgs[end - 1]!, ext === 'usage')] : msgs.slice(0, end);
+            // As the host's appendToSession: the same objects up to the first one written again.
+            if (held && carry) {
+              let from = 0;
+              while (from < held.length && held[from] === list[from]) from++;
+              carryReplayCaches(held, list, from);
+            }
+            // Compactions the original agent did, as far as this version of the file goes (one may follow its last call).
+            const sourceCompactions = compactions.filter((c) => c.atMessage <= end);
+            const grown = session(list, { sourceCompactions });
+            const options = { counts: counted(grown), needles: NEEDLES };
+            let got = live ? await extendReplay(live, grown, options) : undefined;
+            if (got) resumed++;
+            else got = await replayLive(grown, config, options);
+            versions++;
+            const copy = session(fresh(list), { sourceCompactions });
+            const expected = await replay(copy, config, { counts: counted(copy), needles: NEEDLES });
+            expectSame(got.result, expected);
+            // What the views read of it: the view, and the detail of the first and the last calls.
+            expect(toView(got.result)).toEqual(toView(expected));
+            for (const step of new Set(expected.steps.count > 0 ? [0, expected.steps.count - 1] : [])) {
+              expect(stepDetail(got.result, grown, step, { key: 'k', perMessage: options.counts.perMessage })).toEqual(
+                stepDetail(expected, copy, step, { key: 'k', perMessage: counted(copy).perMessage }),
+              );
+            }
+            if (expected.totals.compressions > 0) compressed++;
+            if (expected.retention.lost.length > 0) lost++;
+            live = got.live;
+            held = list;
           }
-          // Compactions the original agent did, as far as this version of the file goes (one may follow its last call).
-          const sourceCompactions = compactions.filter((c) => c.atMessage <= end);
-          const grown = session(list, { sourceCompactions });
-          const options = { counts: counted(grown), needles: NEEDLES };
-          let got = live ? await extendReplay(live, grown, options) : undefined;
-          if (got) resumed++;
-          else got = await replayLive(grown, config, options);
-          versions++;
-          const copy = session(fresh(list), { sourceCompactions });
-          const expected = await replay(copy, config, { counts: counted(copy), needles: NEEDLES });
-          expectSame(got.result, expected);
-          // What the views read of it: the view, and the detail of the first and the last calls.
-          expect(toView(got.result)).toEqual(toView(expected));
-          for (const step of new Set(expected.steps.count > 0 ? [0, expected.steps.count - 1] : [])) {
-            expect(stepDetail(got.result, grown, step, { key: 'k', perMessage: options.counts.perMessage })).toEqual(stepDetail(expected, copy, step, { key: 'k', perMessage: counted(copy).perMessage }));
-          }
-          if (expected.totals.compressions > 0) compressed++;
-          if (expected.retention.lost.length > 0) lost++;
-          live = got.live;
-          held = list;
-        }
-      }),
+        },
+      ),
       { numRuns: RUNS },
     );
     // The oracle is not vacuous: most appends were continued, not replayed whole.
@@ -178,7 +205,8 @@ describe('a continuation that could differ is refused', () => {
   const first = session(msgs.slice(0, half));
   const grown = session(msgs);
   const config = configOf('s2', true, 2_000);
-  const liveOf = async (cfg: ReplayConfigInput = config, s: Session = first): Promise<LiveReplay> => (await replayLive(s, cfg, { counts: counted(s) })).live;
+  const liveOf = async (cfg: ReplayConfigInput = config, s: Session = first): Promise<LiveReplay> =>
+    (await replayLive(s, cfg, { counts: counted(s) })).live;
 
   it('continues a plain append (the control for the refusals below)', async () => {
     expect(resumeRefusal(await liveOf(), grown, { counts: counted(grown) })).toBeUndefined();
@@ -197,7 +225,9 @@ describe('a continuation that could differ is refused', () => {
 
   it('when the system prompt, tools or unlogged overhead count differently', async () => {
     const c = counted(grown);
-    expect(resumeRefusal(await liveOf(), grown, { counts: { ...c, unlogged: c.unlogged + 5 } })).toMatch(/system prompt, tools or unlogged/);
+    expect(resumeRefusal(await liveOf(), grown, { counts: { ...c, unlogged: c.unlogged + 5 } })).toMatch(
+      /system prompt, tools or unlogged/,
+    );
   });
 
   it('when a replayed message is another object (rewritten by the append)', async () => {
@@ -243,7 +273,11 @@ describe('a continuation that could differ is refused', () => {
   it('when an append brings a message the agent sent rewritten (SWE-agent eliding observations)', async () => {
     // A new message sent as a placeholder from the last call on: setup counts the rewrites and warns with their number.
     const at = msgs.length - 2;
-    const rewritten = session([...msgs.slice(0, at), { ...msgs[at]!, sentAs: { text: '(elided)', fromMessage: msgs.length - 1 } }, ...msgs.slice(at + 1)]);
+    const rewritten = session([
+      ...msgs.slice(0, at),
+      { ...msgs[at]!, sentAs: { text: '(elided)', fromMessage: msgs.length - 1 } },
+      ...msgs.slice(at + 1),
+    ]);
     const live = await liveOf();
     expect(resumeRefusal(live, rewritten, { counts: counted(rewritten) })).toMatch(/rewritten messages \(sentAs\) changed/);
   });
@@ -264,13 +298,18 @@ describe('a continuation that could differ is refused', () => {
 
   it('when the limits move (a reported window, another model)', async () => {
     const g = session(msgs, { reportedContextWindow: 50_000 });
-    expect(resumeRefusal(await liveOf({ ...config, window: undefined }), g, { counts: counted(g) })).toMatch(/limits changed|model or provider/);
+    expect(resumeRefusal(await liveOf({ ...config, window: undefined }), g, { counts: counted(g) })).toMatch(
+      /limits changed|model or provider/,
+    );
   });
 
   it('when the first reported usage arrives and the tokenizer is chosen by it', async () => {
     const plain = msgs.map((m) => (m.usage ? { ...m, usage: undefined } : m));
     const s = session(plain.slice(0, half), { model: 'claude-sonnet-4-5' });
-    const g = session([...plain.slice(0, half), ...plain.slice(half).map((m) => (m.role === 'assistant' ? { ...m, usage: usage(500) } : m))], { model: 'claude-sonnet-4-5' });
+    const g = session(
+      [...plain.slice(0, half), ...plain.slice(half).map((m) => (m.role === 'assistant' ? { ...m, usage: usage(500) } : m))],
+      { model: 'claude-sonnet-4-5' },
+    );
     const live = (await replayLive(s, { ...config, tokenizer: 'auto' })).live;
     expect(resumeRefusal(live, g)).toMatch(/tokenizer|reference/);
   });

@@ -19,7 +19,16 @@ function task(): Message[] {
   msgs.push(user('Did parseConfig get fixed in loader.ts within budget 4096?'), assistant('yes'));
   return msgs;
 }
-const base: ReplayConfigInput = { tokenizer: 'chars4', window: 2_000, maxOutput: 200, buffer: 0, summarizer: 'none', pipeline: ['drop-oldest'], trigger: 0.8, target: 0.4 };
+const base: ReplayConfigInput = {
+  tokenizer: 'chars4',
+  window: 2_000,
+  maxOutput: 200,
+  buffer: 0,
+  summarizer: 'none',
+  pipeline: ['drop-oldest'],
+  trigger: 0.8,
+  target: 0.4,
+};
 
 describe('retention', () => {
   it('reports each fact needed after its only mention left the window, with when it left and when it was needed', async () => {
@@ -61,13 +70,20 @@ describe('retention', () => {
   });
 
   it('a bad needle regex is a clear error', async () => {
-    await expect(replay(session(task()), base, { needles: ['/([a-z/'] })).rejects.toThrow(/needle \/\(\[a-z\/: not a valid regular expression/);
+    await expect(replay(session(task()), base, { needles: ['/([a-z/'] })).rejects.toThrow(
+      /needle \/\(\[a-z\/: not a valid regular expression/,
+    );
   });
 });
 
 describe('a summarizer failure', () => {
   it('is an event, and the replay goes on without a summary', async () => {
-    const failing: Summarizer = { id: 'openai', model: 'm', prompt: 'p', summarize: () => Promise.reject(new Error('HTTP 500 from http://127.0.0.1:1/chat/completions')) };
+    const failing: Summarizer = {
+      id: 'openai',
+      model: 'm',
+      prompt: 'p',
+      summarize: () => Promise.reject(new Error('HTTP 500 from http://127.0.0.1:1/chat/completions')),
+    };
     const r = await replay(session(task()), { ...base, pipeline: ['summarize'], summarizer: 'openai' }, { summarizer: failing });
     const f = r.events.find((e) => e.kind === 'summarizer-failure');
     expect(f).toMatchObject({ step: 9, error: 'HTTP 500 from http://127.0.0.1:1/chat/completions' });

@@ -22,15 +22,24 @@ describe('odd sessions', () => {
   it('counts of another session are refused; counts of another tokenizer are flagged', async () => {
     const a = session([user('hello'), assistant('hi')]);
     const b = session([user('hello'), assistant('hi'), user('more'), assistant('ok')]);
-    await expect(replay(b, { tokenizer: 'chars4' }, { counts: countWith(a, 'chars4') })).rejects.toThrow(/counts cover 2 messages but the session has 4/);
+    await expect(replay(b, { tokenizer: 'chars4' }, { counts: countWith(a, 'chars4') })).rejects.toThrow(
+      /counts cover 2 messages but the session has 4/,
+    );
     const r = await replay(a, { tokenizer: 'chars4' }, { counts: countWith(a, 'runes2.5') });
-    expect(r.events[0]).toMatchObject({ kind: 'warning', text: 'counts were made with runes2.5, the config asks for chars4: figures follow runes2.5' });
+    expect(r.events[0]).toMatchObject({
+      kind: 'warning',
+      text: 'counts were made with runes2.5, the config asks for chars4: figures follow runes2.5',
+    });
   });
 
   it('tool preflight head-tail clips a big result to toolOutputMaxBytes', async () => {
     const s = session([user('go'), assistant([call('c1')]), toolResult('c1', 'y'.repeat(20_000)), assistant('done')]);
     const r = await replay(s, { tokenizer: 'chars4', toolOutputMaxBytes: 12_288, toolOutputMode: 'head-tail', summarizer: 'none' });
-    expect(r.events.find((e) => e.kind === 'tool-preflight')).toMatchObject({ action: 'head-tail', bytesBefore: 20_000, bytesAfter: 12_288 });
+    expect(r.events.find((e) => e.kind === 'tool-preflight')).toMatchObject({
+      action: 'head-tail',
+      bytesBefore: 20_000,
+      bytesAfter: 12_288,
+    });
   });
 
   it('orphaned calls and results, tool-role messages and empty messages replay under every policy (property)', async () => {
@@ -41,10 +50,19 @@ describe('odd sessions', () => {
       fc.constant({ kind: 'reasoning', text: 'hmm' } as Part),
       fc.constant({ kind: 'media', mediaType: 'image/png' } as Part),
     );
-    const msgArb: fc.Arbitrary<Message> = fc.tuple(fc.constantFrom('user', 'assistant', 'tool', 'system'), fc.array(partArb, { maxLength: 3 }), fc.boolean()).map(([role, parts, pinned]) => msg(role as Message['role'], parts, pinned ? { pinned: true } : {}));
+    const msgArb: fc.Arbitrary<Message> = fc
+      .tuple(fc.constantFrom('user', 'assistant', 'tool', 'system'), fc.array(partArb, { maxLength: 3 }), fc.boolean())
+      .map(([role, parts, pinned]) => msg(role as Message['role'], parts, pinned ? { pinned: true } : {}));
     await fc.assert(
       fc.asyncProperty(fc.array(msgArb, { maxLength: 40 }), fc.constantFrom(...POLICY_IDS), async (msgs, id) => {
-        const r = await replay(session(msgs), { ...getPolicy(id)!.config, tokenizer: 'chars4', window: 1_500, maxOutput: 200, referenceTokenizer: 'chars4', summarizer: 'extractive' });
+        const r = await replay(session(msgs), {
+          ...getPolicy(id)!.config,
+          tokenizer: 'chars4',
+          window: 1_500,
+          maxOutput: 200,
+          referenceTokenizer: 'chars4',
+          summarizer: 'extractive',
+        });
         expect(r.steps.count).toBe(msgs.filter((m) => m.role === 'assistant').length);
         for (let i = 0; i < r.steps.count; i++) expect(Number.isFinite(r.steps.total[i]!)).toBe(true);
       }),

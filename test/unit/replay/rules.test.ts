@@ -16,20 +16,31 @@ import { getTokenizer } from '../../../src/core/tokens/index';
 import { assistant, call, session, toolResult, user } from '../../helpers/session';
 import { chat, compressions, policy, prose, reasonAt, statusAt } from '../../helpers/replay';
 
-
 describe('S0: the proactive path force-compresses (docs/policies.md §S0)', () => {
   it('drops the oldest ~50% of turns with a note in the summary; it does not summarize', async () => {
     // runes2.5: 164 tokens a message. maxOutput 1,000 → window 4,000 (MaxTokens × 4).
     // messages + tools + MaxTokens > window ⇔ 164 × (2j + 1) + 1,000 > 4,000: first at j = 9 (19 messages, 3,116).
     // Turns in the window at step 9: 10 (starts 0, 2, …, 18); the oldest 5 go (messages 0..9), 9 messages stay: 9 × 164 = 1,476.
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, paths: { async: false, proactive: true, emergency: false } }));
+    const r = await replay(
+      session(chat(15)),
+      policy('s0', { maxOutput: 1_000, paths: { async: false, proactive: true, emergency: false } }),
+    );
     const [first] = compressions(r);
-    expect(first).toMatchObject({ step: 9, path: 'proactive', strategy: 'drop-oldest-50%', tokensBefore: 3_116, dropped: [[0, 9]], kept: [[10, 18]] });
+    expect(first).toMatchObject({
+      step: 9,
+      path: 'proactive',
+      strategy: 'drop-oldest-50%',
+      tokensBefore: 3_116,
+      dropped: [[0, 9]],
+      kept: [[10, 18]],
+    });
     const note = '[Context overflow: 5 earlier turns were dropped.]';
     expect(first!.summary).toBe(note);
     // The note is 49 characters: floor(49 × 2 / 5) = 19 tokens.
     expect(first!.tokensAfter).toBe(1_476 + 19);
-    expect(reasonAt(r, 9)).toBe('messages + tools + MaxTokens > window (3,116 + 0 + 1,000 = 4,116 > 4,000), compaction applied: 3,116 before → 1,495 after');
+    expect(reasonAt(r, 9)).toBe(
+      'messages + tools + MaxTokens > window (3,116 + 0 + 1,000 = 4,116 > 4,000), compaction applied: 3,116 before → 1,495 after',
+    );
     // The step shows the request sent after the compression.
     expect(r.steps.total[9]).toBe(1_495);
     // Limit and trigger: window − MaxTokens = 3,000 (S0's buffer is 0).
@@ -46,10 +57,15 @@ describe('S3: the trigger fires at 75% (docs/policies.md §S3)', () => {
     // system 50 tokens (200 chars): 250 j + 250 → j = 29 gives exactly 7,500.
     const msgs: Message[] = [];
     for (let t = 0; t < 40; t++) msgs.push(user(prose(800, `u${t}`)), assistant(prose(200, `a${t}`)));
-    const r = await replay(session(msgs, { systemPrompt: prose(200, 's') }), policy('s3', { tokenizer: 'chars4', window: 10_000, summarizer: 'none' }));
+    const r = await replay(
+      session(msgs, { systemPrompt: prose(200, 's') }),
+      policy('s3', { tokenizer: 'chars4', window: 10_000, summarizer: 'none' }),
+    );
     expect(r.steps.total[28]).toBe(7_250);
     expect(compressions(r)[0]).toMatchObject({ step: 29, tokensBefore: 7_500 });
-    expect(reasonAt(r, 29)).toMatch(/^context window at 75% capacity \(7,500\/10,000 tokens\), compaction applied: 7,500 before → [\d,]+ after$/);
+    expect(reasonAt(r, 29)).toMatch(
+      /^context window at 75% capacity \(7,500\/10,000 tokens\), compaction applied: 7,500 before → [\d,]+ after$/,
+    );
     // S3 enforces its trigger basis (the window) and triggers at 0.75 × 10,000.
     expect(r.steps.limit[0]).toBe(10_000);
     expect(r.steps.trigger[0]).toBe(7_500);
@@ -106,7 +122,11 @@ describe('a step above the limit its policy enforces is never ok', () => {
       const counts = new Map<string, SessionCounts>();
       for (const p of POLICIES) {
         for (const window of [30_000, 60_000]) {
-          const config = validateConfig({ ...p.config, window, ...(p.id === 's4' ? { budget: { tokens: 50_000, turns: 200, mode: 'hard' as const } } : {}) });
+          const config = validateConfig({
+            ...p.config,
+            window,
+            ...(p.id === 's4' ? { budget: { tokens: 50_000, turns: 200, mode: 'hard' as const } } : {}),
+          });
           const tok = resolveTokenizer(sess, config);
           const key = `${tok} ${config.schemaScale}`;
           if (!counts.has(key)) counts.set(key, countWith(sess, tok, { schemaScale: config.schemaScale }));
@@ -125,11 +145,16 @@ describe('S1 tool_preflight is token-based (docs/policies.md §S1)', () => {
     // limit = 4,000 − 500 buffer − 500 maxOutput = 3,000. The result: callId "c0" (1) + 12,000 chars (3,000) = 3,001
     // tokens, under toolOutputMaxBytes (12,288), more than is left after the prompt and the call.
     const msgs = [user(prose(400)), assistant([call('c0')]), toolResult('c0', prose(12_000)), assistant('done')];
-    const r = await replay(session(msgs), policy('s1', { tokenizer: 'chars4', schemaScale: 1, window: 4_000, buffer: 500, maxOutput: 500 }));
+    const r = await replay(
+      session(msgs),
+      policy('s1', { tokenizer: 'chars4', schemaScale: 1, window: 4_000, buffer: 500, maxOutput: 500 }),
+    );
     const e = r.events.find((x) => x.kind === 'tool-preflight');
     expect(e).toMatchObject({ action: 'budget-exceeded', step: 1, messageIndex: 2, tokens: 3_001, bytesBefore: 12_000 });
     expect(statusAt(r, 1)).toBe('final');
-    expect(reasonAt(r, 1)).toMatch(/^tool output 3,001 tokens > [\d,]+ left under the limit 3,000: final turn, tools restricted to final_report$/);
+    expect(reasonAt(r, 1)).toMatch(
+      /^tool output 3,001 tokens > [\d,]+ left under the limit 3,000: final turn, tools restricted to final_report$/,
+    );
     // The failure message stands in for the output: the request fits.
     expect(r.steps.total[1]).toBeLessThan(3_000);
   });
@@ -155,8 +180,12 @@ describe('where the window comes from (docs/policies.md §Common)', () => {
 describe('source compactions', () => {
   it('one after the last call is attached to the last step', async () => {
     const msgs = chat(3);
-    const r = await replay(session(msgs, { sourceCompactions: [{ atMessage: msgs.length, trigger: 'auto', summary: 'done so far' }] }), { tokenizer: 'chars4' });
-    expect(r.events.filter((e) => e.kind === 'source-compaction')).toEqual([expect.objectContaining({ step: 2, messageIndex: 6, trigger: 'auto' })]);
+    const r = await replay(session(msgs, { sourceCompactions: [{ atMessage: msgs.length, trigger: 'auto', summary: 'done so far' }] }), {
+      tokenizer: 'chars4',
+    });
+    expect(r.events.filter((e) => e.kind === 'source-compaction')).toEqual([
+      expect.objectContaining({ step: 2, messageIndex: 6, trigger: 'auto' }),
+    ]);
   });
 });
 
@@ -177,22 +206,50 @@ describe('pinning from the config (docs/policies.md §Common)', () => {
 
 describe('summary counts', () => {
   it('segment-memoized BPE counts equal counting the whole text', () => {
-    const text = 'Summary of 40 messages:\n## Earlier summary\n- Summary of 3:\n## Goal\n- read src/a.ts\n\n## Files …\n#x  \n## Facts\n- fixed   the bug\n  in worker.go\n\n\n#Done.  \n<|endoftext|> tail\n#';
-    for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base']) expect(summaryCounter(id)(text)).toBe(getTokenizer(id).countText(text));
+    const text =
+      'Summary of 40 messages:\n## Earlier summary\n- Summary of 3:\n## Goal\n- read src/a.ts\n\n## Files …\n#x  \n## Facts\n- fixed   the bug\n  in worker.go\n\n\n#Done.  \n<|endoftext|> tail\n#';
+    for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base'])
+      expect(summaryCounter(id)(text)).toBe(getTokenizer(id).countText(text));
     expect(summaryCounter('max:tiktoken:o200k_base')(text)).toBe(getTokenizer('max:tiktoken:o200k_base').countText(text));
   });
 
   it('cutting at line starts and between ", " stays exact on texts made of the hard cases', () => {
     // Line breaks before spaces, tabs, punctuation, digits, letters, CJK; "\r\n"; commas before letters,
     // digits, spaces and punctuation; trailing white space before a break.
-    const bits = ['\n', '\r\n', '\n\n', ' \n', '\t\n', ', ', ',', ',x', ', 12', ', ./src/a.ts', '- item', '## Facts', '  indented', 'word', "it's", '日本語', '123456', '/path/x', '.\n', '!?', ' ', '  ', 'ThisIsCamel', '…'];
+    const bits = [
+      '\n',
+      '\r\n',
+      '\n\n',
+      ' \n',
+      '\t\n',
+      ', ',
+      ',',
+      ',x',
+      ', 12',
+      ', ./src/a.ts',
+      '- item',
+      '## Facts',
+      '  indented',
+      'word',
+      "it's",
+      '日本語',
+      '123456',
+      '/path/x',
+      '.\n',
+      '!?',
+      ' ',
+      '  ',
+      'ThisIsCamel',
+      '…',
+    ];
     let seed = 7;
     const next = (): number => ((seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff), seed);
     for (let t = 0; t < 300; t++) {
       let text = '';
       const len = 5 + (next() % 200);
       for (let i = 0; i < len; i++) text += bits[next() % bits.length];
-      for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base']) expect(summaryCounter(id)(text), JSON.stringify(text)).toBe(getTokenizer(id).countText(text));
+      for (const id of ['tiktoken:o200k_base', 'tiktoken:cl100k_base'])
+        expect(summaryCounter(id)(text), JSON.stringify(text)).toBe(getTokenizer(id).countText(text));
     }
   });
 });

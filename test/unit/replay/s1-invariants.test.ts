@@ -14,7 +14,14 @@ import { assistant, call, session, toolResult, user } from '../../helpers/sessio
 const words = (tokens: number): string => 'ab '.repeat(tokens * 2).slice(0, tokens * 4);
 
 const sessionArb = fc
-  .array(fc.tuple(fc.integer({ min: 1, max: 400 }), fc.array(fc.integer({ min: 1, max: 600 }), { maxLength: 3 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: 20 })
+  .array(
+    fc.tuple(
+      fc.integer({ min: 1, max: 400 }),
+      fc.array(fc.integer({ min: 1, max: 600 }), { maxLength: 3 }),
+      fc.integer({ min: 0, max: 200 }),
+    ),
+    { minLength: 1, maxLength: 20 },
+  )
   .map((turns) => {
     const msgs: Message[] = [];
     let k = 0;
@@ -24,15 +31,32 @@ const sessionArb = fc
         const id = `c${k++}`;
         msgs.push(assistant([call(id)]), toolResult(id, words(r)));
       }
-      const parts: Part[] = reasoning > 0 ? [{ kind: 'reasoning', text: words(reasoning) }, { kind: 'text', text: words(20) }] : [{ kind: 'text', text: words(20) }];
+      const parts: Part[] =
+        reasoning > 0
+          ? [
+              { kind: 'reasoning', text: words(reasoning) },
+              { kind: 'text', text: words(20) },
+            ]
+          : [{ kind: 'text', text: words(20) }];
       msgs.push(assistant(parts));
     }
     return msgs;
   });
-const limitsArb = fc.record({ window: fc.integer({ min: 2_000, max: 12_000 }), buffer: fc.integer({ min: 0, max: 1_000 }), maxOutput: fc.option(fc.integer({ min: 100, max: 1_500 }), { nil: undefined }) });
+const limitsArb = fc.record({
+  window: fc.integer({ min: 2_000, max: 12_000 }),
+  buffer: fc.integer({ min: 0, max: 1_000 }),
+  maxOutput: fc.option(fc.integer({ min: 100, max: 1_500 }), { nil: undefined }),
+});
 
 const run = (msgs: Message[], l: { window: number; buffer: number; maxOutput: number | undefined }): Promise<ReplayResult> =>
-  replay(session(msgs), { ...getPolicy('s1')!.config, tokenizer: 'chars4', schemaScale: 1, window: l.window, buffer: l.buffer, ...(l.maxOutput !== undefined ? { maxOutput: l.maxOutput } : {}) });
+  replay(session(msgs), {
+    ...getPolicy('s1')!.config,
+    tokenizer: 'chars4',
+    schemaScale: 1,
+    window: l.window,
+    buffer: l.buffer,
+    ...(l.maxOutput !== undefined ? { maxOutput: l.maxOutput } : {}),
+  });
 const status = (r: ReplayResult, i: number) => STEP_STATUSES[r.steps.status[i]!]!;
 const maxOutputOf = (l: { window: number; maxOutput: number | undefined }) => l.maxOutput ?? Math.floor(l.window / 4);
 const opts = { numRuns: 80 };
@@ -66,7 +90,8 @@ describe('S1 invariants', () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, limitsArb, async (msgs, l) => {
         const r = await run(msgs, l);
-        for (let i = 0; i < r.steps.count; i++) if (r.steps.total[i]! <= r.steps.limit[i]!) expect(r.steps.regions.output[i]).toBe(maxOutputOf(l));
+        for (let i = 0; i < r.steps.count; i++)
+          if (r.steps.total[i]! <= r.steps.limit[i]!) expect(r.steps.regions.output[i]).toBe(maxOutputOf(l));
       }),
       opts,
     );
@@ -76,7 +101,8 @@ describe('S1 invariants', () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, limitsArb, async (msgs, l) => {
         const r = await run(msgs, l);
-        for (let i = 1; i < r.steps.count; i++) if (status(r, i) !== 'compress') expect(r.steps.total[i]!).toBeGreaterThanOrEqual(r.steps.total[i - 1]!);
+        for (let i = 1; i < r.steps.count; i++)
+          if (status(r, i) !== 'compress') expect(r.steps.total[i]!).toBeGreaterThanOrEqual(r.steps.total[i - 1]!);
       }),
       opts,
     );
@@ -102,13 +128,15 @@ describe('S1 invariants', () => {
     );
   });
 
-  it('6. reasoning included: the call\'s own reasoning sits inside maxOutputTokens, not on top of the request', async () => {
+  it("6. reasoning included: the call's own reasoning sits inside maxOutputTokens, not on top of the request", async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, limitsArb, async (msgs, l) => {
         // Strip all reasoning, then give only the LAST call a large reasoning block.
         const plain = msgs.map((m) => (m.role === 'assistant' ? { ...m, parts: m.parts.filter((p) => p.kind !== 'reasoning') } : m));
         const last = plain.length - 1;
-        const thinking = plain.map((m, i) => (i === last ? { ...m, parts: [{ kind: 'reasoning' as const, text: words(5_000) }, ...m.parts] } : m));
+        const thinking = plain.map((m, i) =>
+          i === last ? { ...m, parts: [{ kind: 'reasoning' as const, text: words(5_000) }, ...m.parts] } : m,
+        );
         const [a, b] = [await run(plain, l), await run(thinking, l)];
         const j = a.steps.count - 1;
         expect(b.steps.total[j]).toBe(a.steps.total[j]);

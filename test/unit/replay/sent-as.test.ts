@@ -31,11 +31,23 @@ function traj(o1 = output, c4args = '{"command":"ls"}'): string {
   // Reported prompts (made up, only their presence matters to the fit's points).
   const usage = (i: number) => ({ prompt_tokens: 100 * i + 50, completion_tokens: 5 });
   for (let i = 1; i <= 4; i++) {
-    history.push({ role: 'assistant', content: '', message_type: 'action', usage: usage(i), tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: i === 4 ? c4args : '{"command":"ls"}' } }] });
+    history.push({
+      role: 'assistant',
+      content: '',
+      message_type: 'action',
+      usage: usage(i),
+      tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'bash', arguments: i === 4 ? c4args : '{"command":"ls"}' } }],
+    });
     history.push({ role: 'tool', content: i === 1 ? o1 : output, message_type: 'observation', tool_call_ids: [`c${i}`] });
   }
   history.push({ role: 'assistant', content: 'Done.', message_type: 'action', usage: usage(5) });
-  return JSON.stringify({ environment: 'main', trajectory: [], history, info: {}, replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, history_processors: [{ type: 'last_n_observations', n: 1 }] } }) });
+  return JSON.stringify({
+    environment: 'main',
+    trajectory: [],
+    history,
+    info: {},
+    replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' }, history_processors: [{ type: 'last_n_observations', n: 1 }] } }),
+  });
 }
 const load = async (text = traj()): Promise<Session> => (await importSource(stringSource('x.traj', text))).sessions[0]!;
 
@@ -66,7 +78,14 @@ describe('messages as the agent sent them', () => {
     const r = await replay(s, { policy: 's1', tokenizer: 'chars4', window: 10_000_000 });
     expect(stepDetail(r, s, 1, { key: 'k' }).context.history).toMatchObject({ tokens: 109, masked: [], sentAs: [] });
     const d = stepDetail(r, s, 3, { key: 'k' });
-    expect(d.context.history).toMatchObject({ tokens: 145, ranges: [[0, 6]], masked: [[2, 2], [4, 4]] });
+    expect(d.context.history).toMatchObject({
+      tokens: 145,
+      ranges: [[0, 6]],
+      masked: [
+        [2, 2],
+        [4, 4],
+      ],
+    });
     expect(d.context.history.sentAs).toEqual([
       { messageIndex: 2, text: PLACEHOLDER },
       { messageIndex: 4, text: PLACEHOLDER },

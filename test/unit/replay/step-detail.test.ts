@@ -15,7 +15,16 @@ function chat(turns: number): Message[] {
   for (let t = 0; t < turns; t++) out.push(user(words(`u${t}`)), assistant(words(`a${t}`)));
   return out;
 }
-const base = { tokenizer: 'chars4', window: 4_000, maxOutput: 500, buffer: 0, trigger: 0.5, target: 0.5, summarizer: 'none' as const, pipeline: ['drop-oldest' as const] };
+const base = {
+  tokenizer: 'chars4',
+  window: 4_000,
+  maxOutput: 500,
+  buffer: 0,
+  trigger: 0.5,
+  target: 0.5,
+  summarizer: 'none' as const,
+  pipeline: ['drop-oldest' as const],
+};
 
 describe('stepDetail', () => {
   it('shows the compression before a call, what was dropped and what the model receives', async () => {
@@ -26,7 +35,18 @@ describe('stepDetail', () => {
     // 2,000 tokens). Dropped: 0..0.
     const d = stepDetail(r, s, 10, { key: 'k' });
     expect(d).toMatchObject({ step: 10, stepCount: 15, messageIndex: 21, turn: 10, status: 'compress', request: 2_000 });
-    expect(d.compression).toMatchObject({ path: 'proactive', strategy: 'drop-oldest', tokensBefore: 2_100, tokensAfter: 2_000, dropped: [[0, 0]], summarised: [], masked: [], summary: null, summaryBefore: null, before: [[0, 20]] });
+    expect(d.compression).toMatchObject({
+      path: 'proactive',
+      strategy: 'drop-oldest',
+      tokensBefore: 2_100,
+      tokensAfter: 2_000,
+      dropped: [[0, 0]],
+      summarised: [],
+      masked: [],
+      summary: null,
+      summaryBefore: null,
+      before: [[0, 20]],
+    });
     expect(d.context.history).toEqual({ tokens: 2_000, messages: 20, ranges: [[1, 20]], masked: [], reduced: [], sentAs: [] });
     expect(d.context.unlogged.inferred).toBe(true);
     // Messages 21.. (the call's own answer and later) are not sent yet.
@@ -82,7 +102,12 @@ describe('stepDetail', () => {
 
   it("derives the guard's limit as window − buffer − maxOutput, naming where each part came from", async () => {
     const s = session(chat(3));
-    const r = await replay(s, { ...base, buffer: 1_000, maxOutput: undefined, paths: { async: false, proactive: false, emergency: false, guard: true } });
+    const r = await replay(s, {
+      ...base,
+      buffer: 1_000,
+      maxOutput: undefined,
+      paths: { async: false, proactive: false, emergency: false, guard: true },
+    });
     // maxOutput = floor(4,000 / 4) = 1,000; limit = 4,000 − 1,000 − 1,000 = 2,000.
     const d = stepDetail(r, s, 0, { key: 'k', overridden: new Set(['window']), policyConfig: { buffer: 1_000 } });
     expect(d.limit).toEqual({
@@ -110,7 +135,14 @@ describe('stepDetail', () => {
     // A layer that projects (S3's CheckBudget) adds this call's request: call 3 holds 7 messages = 700
     // tokens, so 1,200 + 700 = 1,900 of 10,000 = 19%.
     const projecting = { ...r, config: { ...r.config, budget: { ...(r.config['budget'] as object), includeRequest: true } } };
-    expect(stepDetail(projecting, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) }).budgets[1]).toEqual({ layer: 'session', dimension: 'tokens', used: 1_200, pending: 700, limit: 10_000, pct: 19 });
+    expect(stepDetail(projecting, s, 3, { key: 'k', perMessage: new Float64Array(10).fill(100) }).budgets[1]).toEqual({
+      layer: 'session',
+      dimension: 'tokens',
+      used: 1_200,
+      pending: 700,
+      limit: 10_000,
+      pct: 19,
+    });
   });
 
   it('lists the tool results S1 stored aside that are in the request, as the model receives them', async () => {
@@ -131,6 +163,8 @@ describe('stepDetail', () => {
     expect(() => stepDetail(r, s, 3, { key: 'k' })).toThrow('step 3 does not exist: this replay has 3 calls (0–2)');
     const none = session([user('hello')]);
     const empty = await replay(none, base);
-    expect(() => stepDetail(empty, none, 0, { key: 'k' })).toThrow('step 0 does not exist: this replay has no calls (the session has no assistant message)');
+    expect(() => stepDetail(empty, none, 0, { key: 'k' })).toThrow(
+      'step 0 does not exist: this replay has no calls (the session has no assistant message)',
+    );
   });
 });

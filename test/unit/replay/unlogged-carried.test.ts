@@ -13,7 +13,10 @@ import { assistant, session, usage, user } from '../../helpers/session';
 
 const HIDDEN = 15_000;
 /** `n` tokens under chars4 (4 characters a token), in words a word-based estimator also reads. */
-const words = (n: number, seed: number): string => Array.from({ length: n }, (_, i) => `w${String((seed * 31 + i) % 997).padStart(3, '0')}`).join('').slice(0, n * 4);
+const words = (n: number, seed: number): string =>
+  Array.from({ length: n }, (_, i) => `w${String((seed * 31 + i) % 997).padStart(3, '0')}`)
+    .join('')
+    .slice(0, n * 4);
 
 /** 12 turns of a 400-token question and a 100-token answer; the provider reports 15,000 + what was sent. */
 function hiddenOverhead() {
@@ -51,7 +54,14 @@ describe('the unlogged overhead under every policy', () => {
 
   it('is left out when the fitted offset is only the tokenizer’s framing', async () => {
     // 200 tokens over what was sent: under the 1,000-token floor for a system prompt and tools.
-    const msgs = [user(words(400, 1)), assistant(words(100, 2), { usage: usage(600) }), user(words(400, 3)), assistant(words(100, 4), { usage: usage(1_100) }), user(words(400, 5)), assistant(words(100, 6), { usage: usage(1_600) })];
+    const msgs = [
+      user(words(400, 1)),
+      assistant(words(100, 2), { usage: usage(600) }),
+      user(words(400, 3)),
+      assistant(words(100, 4), { usage: usage(1_100) }),
+      user(words(400, 5)),
+      assistant(words(100, 6), { usage: usage(1_600) }),
+    ];
     const r = await replay(session(msgs), { ...getPolicy('s2')!.config, window: 200_000 });
     expect(r.steps.regions.unlogged[0]).toBe(0);
   });

@@ -26,12 +26,20 @@ describe('summary texts', () => {
     for (const e of viewCompressions) expect('summary' in e).toBe(false);
     expect(JSON.stringify(view)).not.toContain(cs[0]!.summary!);
     const last = cs[cs.length - 1]!;
-    expect(stepDetail(r, s, last.step, { key: 'k', perMessage: countWith(s, 'chars4').perMessage }).compression?.summary).toBe(last.summary);
+    expect(stepDetail(r, s, last.step, { key: 'k', perMessage: countWith(s, 'chars4').perMessage }).compression?.summary).toBe(
+      last.summary,
+    );
   });
 
-  it('are left out of a comparison (both views and B\'s compressions)', async () => {
+  it("are left out of a comparison (both views and B's compressions)", async () => {
     const service = new ReplayService({ session: () => s });
-    const inputs = (trigger: number): ReplayInputs => ({ sessionId: 's', policy: { id: 'letta', config: getPolicy('letta')!.config }, overrides: { tokenizer: 'chars4', window: 16_000, maxOutput: 2_000, trigger }, needles: [], pins: [] });
+    const inputs = (trigger: number): ReplayInputs => ({
+      sessionId: 's',
+      policy: { id: 'letta', config: getPolicy('letta')!.config },
+      overrides: { tokenizer: 'chars4', window: 16_000, maxOutput: 2_000, trigger },
+      needles: [],
+      pins: [],
+    });
     const c = await service.compare(inputs(0.5), inputs(0.6), { minDelta: 0 });
     expect(c.bCompressions.length).toBeGreaterThan(0);
     const b = await service.result(inputs(0.6));

@@ -17,7 +17,10 @@ const words = (tokens: number): string => 'ab '.repeat(tokens * 2).slice(0, toke
 
 const exchangeArb = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 300 }));
 const sessionArb = fc
-  .array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 200 }), fc.array(exchangeArb, { minLength: 1, maxLength: 8 }), fc.boolean()), { minLength: 1, maxLength: 8 })
+  .array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 200 }), fc.array(exchangeArb, { minLength: 1, maxLength: 8 }), fc.boolean()), {
+    minLength: 1,
+    maxLength: 8,
+  })
   .map((turns) => {
     const msgs: Message[] = [];
     let k = 0;
@@ -58,11 +61,31 @@ function windows(r: ReplayResult): number[][] {
 
 describe('the window at every call (property)', () => {
   it('orphans nothing and keeps pinned messages, under every compressing policy', async () => {
-    const policyArb = fc.constantFrom('s0', 's2', 's3', 's4', 'claude-code', 'codex', 'letta', 'openhands-recent', 'openhands-summary', 'openhands-amortized');
+    const policyArb = fc.constantFrom(
+      's0',
+      's2',
+      's3',
+      's4',
+      'claude-code',
+      'codex',
+      'letta',
+      'openhands-recent',
+      'openhands-summary',
+      'openhands-amortized',
+    );
     await fc.assert(
       fc.asyncProperty(sessionArb, policyArb, fc.integer({ min: 1_500, max: 6_000 }), async (msgs, id, window) => {
         const triggerMessages = id.startsWith('openhands') ? 12 : undefined;
-        const r = await replay(session(msgs), { ...getPolicy(id)!.config, tokenizer: 'chars4', referenceTokenizer: 'runes2.5', window, maxOutput: 200, budget: {}, summarizer: 'none', ...(triggerMessages ? { triggerMessages, recents: 6 } : {}) });
+        const r = await replay(session(msgs), {
+          ...getPolicy(id)!.config,
+          tokenizer: 'chars4',
+          referenceTokenizer: 'runes2.5',
+          window,
+          maxOutput: 200,
+          budget: {},
+          summarizer: 'none',
+          ...(triggerMessages ? { triggerMessages, recents: 6 } : {}),
+        });
         const ws = windows(r);
         const pairs = pairToolCalls(msgs);
         ws.forEach((w, j) => {

@@ -24,7 +24,13 @@ interface Cut {
 }
 
 const cuts = fc
-  .record({ file: fc.constantFrom(...KEY_FILES), frac: fc.double({ min: 0, max: 1, noNaN: true }), end: fc.boolean(), before: prose, after: prose })
+  .record({
+    file: fc.constantFrom(...KEY_FILES),
+    frac: fc.double({ min: 0, max: 1, noNaN: true }),
+    end: fc.boolean(),
+    before: prose,
+    after: prose,
+  })
   .map(({ file, frac, end, before, after }): Cut => ({ file, at: Math.floor(frac * KEYS[file].length), end, before, after }));
 
 /** What the cut keeps of the key, and the pieces of its body (8+ characters) that must not survive. */
@@ -61,7 +67,14 @@ describe('truncated private keys', () => {
     await fc.assert(
       fc.asyncProperty(cuts, async (c) => {
         const { text, pieces } = cutText(c);
-        const s = session([user(text), msg('assistant', [call('c1', 'Bash', JSON.stringify({ command: text })), call('c2', 'Raw', `{"unclosed": "${text}`)]), msg('user', [result('c1', text), result('c2', 'ok')])], { systemPrompt: text });
+        const s = session(
+          [
+            user(text),
+            msg('assistant', [call('c1', 'Bash', JSON.stringify({ command: text })), call('c2', 'Raw', `{"unclosed": "${text}`)]),
+            msg('user', [result('c1', text), result('c2', 'ok')]),
+          ],
+          { systemPrompt: text },
+        );
         for (const target of TRANSCRIPT_TARGETS) {
           const e = await exportRedacted(sessionInput(s), target, { title: 'cut' });
           for (const p of pieces) expect(e.text.includes(p), `"${p}" of ${c.file} cut at ${c.at} in ${target}`).toBe(false);

@@ -18,7 +18,9 @@ describe('compilePattern', () => {
     expect(() => compilePattern('/(?<=a)b/')).toThrow(/lookbehind \(\?<=…\)/);
     expect(() => compilePattern('/(?<!a)b/')).toThrow(/negative lookbehind/);
     expect(() => compilePattern('/a(/', 'redaction pattern')).toThrow(PatternError);
-    expect(() => compilePattern('/a(/', 'redaction pattern')).toThrow(/^redaction pattern \/a\(\/: not a valid regular expression \(missing closing \)/);
+    expect(() => compilePattern('/a(/', 'redaction pattern')).toThrow(
+      /^redaction pattern \/a\(\/: not a valid regular expression \(missing closing \)/,
+    );
     expect(() => compilePattern('/a/y')).toThrow(/flag "y" is not supported/);
   });
 

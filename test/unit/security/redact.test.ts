@@ -15,11 +15,17 @@ const kinds = Object.keys(FAKE_SECRETS);
 function sessionHolding(secret: string): ReturnType<typeof session> {
   const messages: Message[] = [
     user(`please use ${secret} for this`),
-    msg('assistant', [{ kind: 'reasoning', text: `thinking: the key is ${secret}` }, call('c1', 'Bash', JSON.stringify({ command: `curl -H 'x: ${secret}' https://example.com`, env: { KEY: secret } }))]),
+    msg('assistant', [
+      { kind: 'reasoning', text: `thinking: the key is ${secret}` },
+      call('c1', 'Bash', JSON.stringify({ command: `curl -H 'x: ${secret}' https://example.com`, env: { KEY: secret } })),
+    ]),
     msg('user', [result('c1', `output mentions ${secret}\n`)]),
     assistant(`done with ${secret}`),
   ];
-  return session(messages, { systemPrompt: `system knows ${secret}`, tools: [{ name: 'Bash', description: `runs with ${secret}`, parameters: { type: 'object', default: secret } }] });
+  return session(messages, {
+    systemPrompt: `system knows ${secret}`,
+    tools: [{ name: 'Bash', description: `runs with ${secret}`, parameters: { type: 'object', default: secret } }],
+  });
 }
 
 describe('export --redact: every kind, every format, every place', () => {
@@ -29,7 +35,10 @@ describe('export --redact: every kind, every format, every place', () => {
         const secret = FAKE_SECRETS[kind]!;
         const s = sessionHolding(secret);
         const title = `/home/me/logs/${secret}/run.jsonl under s3 at step 4`;
-        const e = await exportRedacted({ ...sessionInput(s), summary: `summary with ${secret}` }, target, { scanner: secretlintScanner, title });
+        const e = await exportRedacted({ ...sessionInput(s), summary: `summary with ${secret}` }, target, {
+          scanner: secretlintScanner,
+          title,
+        });
         expect(e.text, `${kind} in ${target}`).not.toContain(SECRET_CORE[kind]!);
         expect(e.title, `${kind} in the title`).not.toContain(SECRET_CORE[kind]!);
         expect(e.text).toContain('[REDACTED:');
@@ -61,7 +70,10 @@ describe('export --redact: every kind, every format, every place', () => {
 
   it('keeps e-mail, bearer-token and user patterns; a user regex runs in linear time', async () => {
     const r = createRedactor(['/(\\w+\\s?)+$/', 'project-x'], secretlintScanner);
-    const [a, b] = await r.redact(['mail me at jo.doe@example.org, Authorization: Bearer abcdefghijklmnop1234 about project-x', 'a'.repeat(20_000) + '!']);
+    const [a, b] = await r.redact([
+      'mail me at jo.doe@example.org, Authorization: Bearer abcdefghijklmnop1234 about project-x',
+      'a'.repeat(20_000) + '!',
+    ]);
     expect(a).toContain('[REDACTED:email]');
     expect(a).toContain('Bearer [REDACTED:token]');
     expect(a).toContain('about [REDACTED:custom]');

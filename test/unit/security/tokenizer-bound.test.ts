@@ -38,7 +38,29 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('%s: exact', (enc) => {
   });
 
   it('counts random mixed text exactly like js-tiktoken (letters, case runs, digits, CJK, emoji, spaces, contractions)', () => {
-    const pieces = ['a', 'Z', 'é', 'ß', '漢', 'ア', '😀', '\u0301', '7', ' ', '  ', '\n', '\t', "'s", "'LL", '!', '/', '{"', '<|endoftext|>', 'AAAA', 'xyz'];
+    const pieces = [
+      'a',
+      'Z',
+      'é',
+      'ß',
+      '漢',
+      'ア',
+      '😀',
+      '\u0301',
+      '7',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      "'s",
+      "'LL",
+      '!',
+      '/',
+      '{"',
+      '<|endoftext|>',
+      'AAAA',
+      'xyz',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
         const text = parts.join('');

@@ -29,7 +29,15 @@ describe('export --at writes tool outputs as the replay counted them', () => {
     expect(utf8Length(text)).toBe(64);
     expect(text).toMatch(/^\[stored aside: 12289 bytes, tool-output\/big *\]$/);
     // The same through the export worker's slim replay.
-    expect(resultText(windowAt(structuredClone(replayForWorker(r, { sessionId: 's', overrides: {}, at: 1, to: 'openai', redact: false, redactPatterns: [] })), messages, 1))).toBe(text);
+    expect(
+      resultText(
+        windowAt(
+          structuredClone(replayForWorker(r, { sessionId: 's', overrides: {}, at: 1, to: 'openai', redact: false, redactPatterns: [] })),
+          messages,
+          1,
+        ),
+      ),
+    ).toBe(text);
     // The window at the first call, before the output arrived, does not hold it at all.
     expect(windowAt(r, messages, 0).messages).toHaveLength(1);
   });

@@ -13,7 +13,10 @@ import { session } from '../../helpers/session';
 
 describe('S0: the async summarization reason', () => {
   it('gives before → after at the end of the turn, and what the call sends with the next user message', async () => {
-    const r = await replay(session(chat(15)), policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }));
+    const r = await replay(
+      session(chat(15)),
+      policy('s0', { maxOutput: 1_000, summarizer: 'none', paths: { async: true, proactive: false, emergency: false } }),
+    );
     const [first] = compressions(r);
     // Window 1,000 × 4 = 4,000; 75% = 3,000. The history before user message i is 164 i > 3,000 first at i = 20
     // (3,280): turn 9 (messages 18, 19) is complete; the call at message 21 is step 10.
@@ -23,6 +26,8 @@ describe('S0: the async summarization reason', () => {
     expect(first).toMatchObject({ step: 10, path: 'async', tokensBefore: 3_280, tokensAfter: 984 });
     // The call sends the 984 kept + the user message 20 (164) = 1,148: the step's total.
     expect(r.steps.total[10]).toBe(1_148);
-    expect(reasonAt(r, 10)).toBe('async summarization after turn 9: history 3,280 > 75% of window 4,000 (3,280 before → 984 after at the end of the turn; the call sends 1,148 with the next user message)');
+    expect(reasonAt(r, 10)).toBe(
+      'async summarization after turn 9: history 3,280 > 75% of window 4,000 (3,280 before → 984 after at the end of the turn; the call sends 1,148 with the next user message)',
+    );
   });
 });

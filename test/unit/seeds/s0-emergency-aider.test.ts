@@ -24,13 +24,16 @@ function unlogged(r: Awaited<ReturnType<typeof replay>>): number {
   expect(new Set(per).size).toBe(1);
   return per[0]!;
 }
-const load = async (): Promise<Session> => (await importSource(stringSource('aider-clear.chat.history.md', readFileSync(FIXTURE, 'utf8')))).sessions[0]!;
+const load = async (): Promise<Session> =>
+  (await importSource(stringSource('aider-clear.chat.history.md', readFileSync(FIXTURE, 'utf8')))).sessions[0]!;
 
 describe('S0 emergency path on an aider history with /clear', () => {
   it('the fixture is what the arithmetic below assumes', async () => {
     const s = await load();
     expect(s.model).toBe('gpt-4o');
-    expect(s.messages.map((m) => (m.parts[0]!.kind === 'text' ? m.parts[0]!.text.length : -1))).toEqual([100, 2_000, 20, 40, 20, 40, 20, 40]);
+    expect(s.messages.map((m) => (m.parts[0]!.kind === 'text' ? m.parts[0]!.text.length : -1))).toEqual([
+      100, 2_000, 20, 40, 20, 40, 20, 40,
+    ]);
     // Two /clear: the agent's window restarts at messages 2 and 4.
     expect(s.sourceCompactions.map((c) => c.atMessage)).toEqual([2, 4]);
     expect(s.messages.map((m) => m.usage?.input)).toEqual([undefined, 5_300, undefined, 5_100, undefined, 5_200, undefined, undefined]);
@@ -64,7 +67,9 @@ describe('S0 emergency path on an aider history with /clear', () => {
     expect(first!.dropped).toEqual([[0, 1]]);
     // The unlogged region is in both the replay's request and the agent's window: the true size is unchanged by it.
     const n = (x: number): string => x.toLocaleString('en-US');
-    expect(reasonAt(r, 1)).toBe(`emergency: true size 5,948 (reported 5,100 + 848 estimated beyond the agent’s window since its compaction) > window 5,900 though the estimate ${n(860 + u)} fit; dropped the oldest 1 of 2 turns (${n(860 + u)} before → ${n(31 + u)} after)`);
+    expect(reasonAt(r, 1)).toBe(
+      `emergency: true size 5,948 (reported 5,100 + 848 estimated beyond the agent’s window since its compaction) > window 5,900 though the estimate ${n(860 + u)} fit; dropped the oldest 1 of 2 turns (${n(860 + u)} before → ${n(31 + u)} after)`,
+    );
     // Call 2: 5,200 + (19 + 12 + 20 + 12 − 12) = 5,251 ≤ 5,900: no second compression.
     expect(r.steps.total[2]! - u).toBe(63);
   });

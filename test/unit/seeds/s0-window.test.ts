@@ -20,13 +20,19 @@ const CHAT = JSON.stringify({
 describe('S0: ContextWindow = MaxTokens × 4 before a provider default', () => {
   it('resolves maxOutput × 4 ahead of the provider default when asked, and the provider default otherwise', () => {
     // 500 × 4 = 2,000.
-    expect(resolveLimits({ maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true })).toMatchObject({ window: 2_000, windowSource: 'maxOutput×4' });
+    expect(resolveLimits({ maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true })).toMatchObject({
+      window: 2_000,
+      windowSource: 'maxOutput×4',
+    });
     // S1's order (no S0 rule): the provider's default, 128,000 for OpenAI.
     expect(resolveLimits({ maxOutput: 500, provider: 'openai' })).toMatchObject({ window: 128_000, windowSource: 'provider' });
     // A configured window, the transcript's and the model catalog's still come first.
     expect(resolveLimits({ window: 9_000, maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true }).window).toBe(9_000);
     expect(resolveLimits({ transcriptWindow: 7_000, maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true }).window).toBe(7_000);
-    expect(resolveLimits({ model: 'gpt-4o', maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true })).toMatchObject({ window: 128_000, windowSource: 'model' });
+    expect(resolveLimits({ model: 'gpt-4o', maxOutput: 500, provider: 'openai', maxOutputWindowFirst: true })).toMatchObject({
+      window: 128_000,
+      windowSource: 'model',
+    });
     // Without maxOutput the rule has nothing to multiply: the provider default.
     expect(resolveLimits({ provider: 'openai', maxOutputWindowFirst: true }).window).toBe(128_000);
   });
@@ -48,13 +54,19 @@ describe('an unknown model’s warning names the window in force', () => {
     const r = resolveLimits({ model: 'mystery-model-9', provider: 'openai' });
     expect(r.window).toBe(128_000);
     // maxOutput = floor(128,000 / 4) = 32,000.
-    expect(r.warnings).toEqual(['unknown model "mystery-model-9": using window 128,000 from the provider default, maxOutput floor(window / 4) = 32,000']);
+    expect(r.warnings).toEqual([
+      'unknown model "mystery-model-9": using window 128,000 from the provider default, maxOutput floor(window / 4) = 32,000',
+    ]);
   });
 
   it('the default 131,072 when nothing else is known, and a requested maxOutput as given', () => {
     // floor(131,072 / 4) = 32,768.
-    expect(resolveLimits({ model: 'mystery-model-9' }).warnings).toEqual(['unknown model "mystery-model-9": using window 131,072 from the default, maxOutput floor(window / 4) = 32,768']);
+    expect(resolveLimits({ model: 'mystery-model-9' }).warnings).toEqual([
+      'unknown model "mystery-model-9": using window 131,072 from the default, maxOutput floor(window / 4) = 32,768',
+    ]);
     // maxOutput 500 with no provider: 500 × 4 = 2,000.
-    expect(resolveLimits({ model: 'mystery-model-9', maxOutput: 500, buffer: 0 }).warnings).toEqual(['unknown model "mystery-model-9": using window 2,000 from maxOutput × 4, maxOutput 500 from the request']);
+    expect(resolveLimits({ model: 'mystery-model-9', maxOutput: 500, buffer: 0 }).warnings).toEqual([
+      'unknown model "mystery-model-9": using window 2,000 from maxOutput × 4, maxOutput 500 from the request',
+    ]);
   });
 });

@@ -28,7 +28,8 @@ describe('S2 Summarize keeps the last 10 messages', () => {
     // 0 user (100 tokens); 1..30: call c_j (odd, "c_j" 1 + "Read" 1 + "{}" 1 = 3 tokens) and its result (even, 1 + 100);
     // 31 a user message (100), 32 the call under test.
     const messages: Message[] = [user(prose(400, 'u'))];
-    for (let j = 0; j < 15; j++) messages.push(assistant([call(`c${j}`, 'Read', '{}')]), msg('user', [result(`c${j}`, prose(400, `r${j}`))]));
+    for (let j = 0; j < 15; j++)
+      messages.push(assistant([call(`c${j}`, 'Read', '{}')]), msg('user', [result(`c${j}`, prose(400, `r${j}`))]));
     messages.push(user(prose(400, 'thanks')), assistant('done'));
     const r = await replay(session(messages), policy('s2', { window: 2_000, pipeline: ['summarize'], summarizer: 'none' }));
     const all = compressions(r);
@@ -58,8 +59,14 @@ describe('the config panel', () => {
     const { configFields } = await import('../../../src/core/config-fields');
     const fields = configFields(policy('s2', { pipeline: ['summarize'] }));
     expect(fields.find((f) => f.key === 'summarizeKeepLast')).toMatchObject({ value: 10, applies: true });
-    expect(fields.find((f) => f.key === 'target')).toMatchObject({ applies: false, why: 'the pipeline keeps message counts, not a token target' });
+    expect(fields.find((f) => f.key === 'target')).toMatchObject({
+      applies: false,
+      why: 'the pipeline keeps message counts, not a token target',
+    });
     // With its default SlidingWindow the count does nothing.
-    expect(configFields(policy('s2')).find((f) => f.key === 'summarizeKeepLast')).toMatchObject({ applies: false, why: 'the pipeline has no summarize' });
+    expect(configFields(policy('s2')).find((f) => f.key === 'summarizeKeepLast')).toMatchObject({
+      applies: false,
+      why: 'the pipeline has no summarize',
+    });
   });
 });

@@ -14,7 +14,12 @@ import { chat, compressions, policy } from '../../helpers/replay';
 import { session } from '../../helpers/session';
 
 /** A summarizer that answers `tokens` × 4 characters: `tokens` tokens under chars4. */
-const fixedSummary = (tokens: number): Summarizer => ({ id: 'fixed', model: 'fixed', prompt: '', summarize: () => Promise.resolve('s'.repeat(tokens * 4)) });
+const fixedSummary = (tokens: number): Summarizer => ({
+  id: 'fixed',
+  model: 'fixed',
+  prompt: '',
+  summarize: () => Promise.resolve('s'.repeat(tokens * 4)),
+});
 
 // S3 at window 4,000: trigger at ≥ 75% = 3,000, target 37.5% = 1,500. Primers 3, recents 9.
 const config = policy('s3', { tokenizer: 'chars4', window: 4_000, recents: 9, taskBudget: {} });
@@ -27,7 +32,10 @@ describe('S3: "target not met" counts the summary actually produced', () => {
     // Kept: primers 0..2 (300) + recents 31 − 9 = 22..30 (900) = 1,200. With the summary produced (100): 1,300 ≤ 1,500.
     // (With the nominal 400-token summary it would be 1,600 > 1,500: the old note's "target not met".)
     expect(first).toMatchObject({ step: 15, tokensBefore: 3_100, tokensAfter: 1_300 });
-    expect(first!.kept).toEqual([[0, 2], [22, 30]]);
+    expect(first!.kept).toEqual([
+      [0, 2],
+      [22, 30],
+    ]);
     expect(first!.note).not.toContain('target not met');
   });
 

@@ -47,7 +47,12 @@ function layout(r: (n: number) => number, n: number): Message[] {
 const ctxOf = (messages: readonly Message[]): StrategyContext => ({ messages }) as unknown as StrategyContext;
 
 /** The definition: a cut at x is safe when no result in [x, end) has its call before x; nearest safe cut, earlier on a tie. */
-function referenceCut(messages: readonly Message[], target: number, end: number, b: { lo: number; hi: number; prefer: 'nearest' | 'later' }): PairSafeCut {
+function referenceCut(
+  messages: readonly Message[],
+  target: number,
+  end: number,
+  b: { lo: number; hi: number; prefer: 'nearest' | 'later' },
+): PairSafeCut {
   const callAt = new Map<string, number>();
   const earliest = messages.map((m, i) => {
     let c = Infinity;
@@ -92,7 +97,9 @@ describe('cut look-up tables', () => {
           for (const prefer of ['nearest', 'later'] as const)
             for (const lo of [0, target >> 1, target])
               for (const hi of [end, (target + end) >> 1]) {
-                expect(pairSafeCut(ctxOf(messages), target, end, { lo, hi, prefer })).toEqual(referenceCut(messages, target, end, { lo, hi, prefer }));
+                expect(pairSafeCut(ctxOf(messages), target, end, { lo, hi, prefer })).toEqual(
+                  referenceCut(messages, target, end, { lo, hi, prefer }),
+                );
                 checked++;
               }
     }

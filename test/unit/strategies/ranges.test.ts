@@ -19,10 +19,20 @@ function runsByDefinition(xs: readonly number[]): [number, number][] {
 describe('toRanges and eachRun', () => {
   it('write runs of consecutive indices', () => {
     expect(toRanges([])).toEqual([]);
-    expect(toRanges([3, 4, 5, 9, 11, 12])).toEqual([[3, 5], [9, 9], [11, 12]]);
+    expect(toRanges([3, 4, 5, 9, 11, 12])).toEqual([
+      [3, 5],
+      [9, 9],
+      [11, 12],
+    ]);
     // Unsorted input is sorted first; a repeated index starts a run of its own, as before.
-    expect(toRanges([12, 3, 4, 11])).toEqual([[3, 4], [11, 12]]);
-    expect(toRanges([2, 2, 3])).toEqual([[2, 2], [2, 3]]);
+    expect(toRanges([12, 3, 4, 11])).toEqual([
+      [3, 4],
+      [11, 12],
+    ]);
+    expect(toRanges([2, 2, 3])).toEqual([
+      [2, 2],
+      [2, 3],
+    ]);
   });
 
   it('agree with the definition on any list, sorted or not', () => {

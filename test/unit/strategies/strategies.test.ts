@@ -9,7 +9,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateConfig, type ReplayConfigInput } from '../../../src/core/config';
 import type { Message } from '../../../src/core/model';
-import { STRATEGIES, keepPinned, pipeline, type HistoryView, type StrategyContext, type StrategyResult } from '../../../src/core/strategies/index';
+import {
+  STRATEGIES,
+  keepPinned,
+  pipeline,
+  type HistoryView,
+  type StrategyContext,
+  type StrategyResult,
+} from '../../../src/core/strategies/index';
 import { primerIndices } from '../../../src/core/strategies/primers-recents';
 import { PLACEHOLDER_TOKENS } from '../../../src/core/strategies/tool-pruning';
 import { exchangeStarts, pairToolCalls, turnStarts } from '../../../src/core/turns';
@@ -20,13 +27,23 @@ function turnsSession(n: number, pinned: readonly number[] = []): { messages: Me
   const tokens: number[] = [];
   for (let t = 0; t < n; t++) {
     const pin = (i: number) => (pinned.includes(messages.length + i) ? { pinned: true } : {});
-    messages.push(user(`task ${t}`, pin(0)), assistant([call(`c${t}`)], pin(1)), toolResult(`c${t}`, `output ${t}`), assistant(`answer ${t}`, pin(3)));
+    messages.push(
+      user(`task ${t}`, pin(0)),
+      assistant([call(`c${t}`)], pin(1)),
+      toolResult(`c${t}`, `output ${t}`),
+      assistant(`answer ${t}`, pin(3)),
+    );
     tokens.push(100, 50, 400, 100);
   }
   return { messages, tokens };
 }
 
-function contextFor(messages: Message[], tokens: number[], config: ReplayConfigInput = {}, masked: ReadonlySet<number> = new Set()): StrategyContext {
+function contextFor(
+  messages: Message[],
+  tokens: number[],
+  config: ReplayConfigInput = {},
+  masked: ReadonlySet<number> = new Set(),
+): StrategyContext {
   const eff = tokens.map((t, i) => (masked.has(i) ? Math.min(PLACEHOLDER_TOKENS, t) : t));
   const prefix = [0];
   for (const t of eff) prefix.push(prefix[prefix.length - 1]! + t);
@@ -44,7 +61,10 @@ const { messages, tokens } = turnsSession(5);
 const view: HistoryView = { from: 0, keepBefore: [], end: 19 };
 const keptTokens = (r: StrategyResult, ctx: StrategyContext, end = 19): number => {
   const masked = new Set(r.masked);
-  const idx = [...r.kept.keepBefore.filter((i) => i < r.kept.from), ...Array.from({ length: end - r.kept.from }, (_, k) => r.kept.from + k)];
+  const idx = [
+    ...r.kept.keepBefore.filter((i) => i < r.kept.from),
+    ...Array.from({ length: end - r.kept.from }, (_, k) => r.kept.from + k),
+  ];
   return idx.reduce((s, i) => s + (masked.has(i) ? Math.min(PLACEHOLDER_TOKENS, ctx.tokensOf(i)) : ctx.tokensOf(i)), 0);
 };
 
@@ -69,8 +89,20 @@ describe('sliding window (S2 SlidingWindow(N), docs/policies.md §S2)', () => {
   });
   it('moves later when that is fewer messages (parallel calls)', () => {
     // 0 user, 1 assistant [call a, call b], 2 result a, 3 result b, 4 answer, 5 user; the call is message 6.
-    const msgs = [user('go'), assistant([call('a'), call('b')]), toolResult('a'), toolResult('b'), assistant('done'), user('next'), assistant('ok')];
-    const r = STRATEGIES['sliding-window']({ from: 0, keepBefore: [], end: 6 }, 0, contextFor(msgs, [1, 1, 1, 1, 1, 1, 1], { slidingWindow: 3 }));
+    const msgs = [
+      user('go'),
+      assistant([call('a'), call('b')]),
+      toolResult('a'),
+      toolResult('b'),
+      assistant('done'),
+      user('next'),
+      assistant('ok'),
+    ];
+    const r = STRATEGIES['sliding-window'](
+      { from: 0, keepBefore: [], end: 6 },
+      0,
+      contextFor(msgs, [1, 1, 1, 1, 1, 1, 1], { slidingWindow: 3 }),
+    );
     // 6 − 3 = 3 (result b, call at 1): later 4 is 1 away; earlier 2 is unsafe too (results a, b), 1 is 2 away → 4.
     expect(r.kept.from).toBe(4);
     expect(r.note).toContain('cut moved 1 message later');
@@ -143,14 +175,21 @@ describe('primers + summary + recents (S3: 3 / 20, docs/policies.md §S3)', () =
     const msgs: Message[] = [user('setup'), assistant('ok'), user('second'), assistant('ok'), user('current prompt')];
     for (let k = 0; k < 10; k++) msgs.push(assistant([call(`x${k}`)]), toolResult(`x${k}`));
     msgs.push(assistant('answer'));
-    const base = contextFor(msgs, msgs.map(() => 10), { primers: 3, recents: 6 });
+    const base = contextFor(
+      msgs,
+      msgs.map(() => 10),
+      { primers: 3, recents: 6 },
+    );
     // As the replay passes it with cutWithinTurn: the turn in progress may be cut at its exchanges.
     const ctx = { ...base, turnStarts: [...turnStarts(msgs), ...exchangeStarts(msgs, 4, 25)] };
     const h: HistoryView = { from: 0, keepBefore: [], end: 25 };
     const r = STRATEGIES['primers-recents'](h, 50, ctx);
     // Primers 0..2; recents 25 − 6 = 19 (call x7) → 19..24; the prompt (4) is kept besides.
     expect(r.kept).toEqual({ from: 19, keepBefore: [0, 1, 2, 4] });
-    expect(r.dropped).toEqual([[3, 3], [5, 18]]);
+    expect(r.dropped).toEqual([
+      [3, 3],
+      [5, 18],
+    ]);
     // 3 + 1 + 6 messages × 10 = 100 > 50: all kept all the same.
     expect(keptTokens(r, ctx, 25)).toBe(100);
     expect(r.keptWhateverTarget).toBe(true);
@@ -266,12 +305,20 @@ describe('S3 recents are messages, never trimmed (property, docs/policies.md §S
             msgs.push(assistant('a'));
           }
           const end = msgs.length - 1;
-          const ctx = contextFor(msgs, msgs.map(() => 100), { primers, recents });
+          const ctx = contextFor(
+            msgs,
+            msgs.map(() => 100),
+            { primers, recents },
+          );
           const r = STRATEGIES['primers-recents']({ from: 0, keepBefore: [], end }, budget, ctx);
           const primerEnd = primerIndices(ctx, primers, end).length;
           // One call per assistant message, its result right after: a cut at a result moves one earlier (a tie), never later.
           expect(end - r.kept.from).toBeGreaterThanOrEqual(Math.min(recents, end - Math.min(primerEnd, end)));
-          const prompt = msgs.slice(0, end).map((m, i) => (m.role === 'user' && m.parts[0]!.kind === 'text' ? i : -1)).filter((i) => i >= 0).pop()!;
+          const prompt = msgs
+            .slice(0, end)
+            .map((m, i) => (m.role === 'user' && m.parts[0]!.kind === 'text' ? i : -1))
+            .filter((i) => i >= 0)
+            .pop()!;
           expect(prompt >= r.kept.from || r.kept.keepBefore.includes(prompt)).toBe(true);
         },
       ),
@@ -285,7 +332,14 @@ describe('every strategy is turn-safe (property)', () => {
     turns: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 500 })), { minLength: 1, maxLength: 12 }),
     id: fc.constantFrom(...(Object.keys(STRATEGIES) as (keyof typeof STRATEGIES)[]), 'pipeline'),
     budget: fc.integer({ min: 0, max: 6_000 }),
-    knobs: fc.record({ slidingWindow: fc.integer({ min: 1, max: 30 }), primers: fc.integer({ min: 0, max: 5 }), recents: fc.integer({ min: 0, max: 30 }), keepToolResults: fc.integer({ min: 0, max: 4 }), protectHead: fc.integer({ min: 0, max: 3 }), protectTail: fc.integer({ min: 0, max: 3 }) }),
+    knobs: fc.record({
+      slidingWindow: fc.integer({ min: 1, max: 30 }),
+      primers: fc.integer({ min: 0, max: 5 }),
+      recents: fc.integer({ min: 0, max: 30 }),
+      keepToolResults: fc.integer({ min: 0, max: 4 }),
+      protectHead: fc.integer({ min: 0, max: 3 }),
+      protectTail: fc.integer({ min: 0, max: 3 }),
+    }),
     pinAt: fc.option(fc.nat(), { nil: undefined }),
   });
   it('kept ∪ dropped is the window, no orphaned call or result is kept, pinned stay, nothing grows', () => {
@@ -309,9 +363,14 @@ describe('every strategy is turn-safe (property)', () => {
         const end = pinned.length - 1;
         const ctx = contextFor(pinned, toks, knobs);
         const h: HistoryView = { from: 0, keepBefore: [], end };
-        const strategy = keepPinned(id === 'pipeline' ? pipeline([STRATEGIES['tool-pruning'], STRATEGIES['head-tail'], STRATEGIES['drop-oldest']]) : STRATEGIES[id]);
+        const strategy = keepPinned(
+          id === 'pipeline' ? pipeline([STRATEGIES['tool-pruning'], STRATEGIES['head-tail'], STRATEGIES['drop-oldest']]) : STRATEGIES[id],
+        );
         const r = strategy(h, budget, ctx);
-        const kept = [...r.kept.keepBefore.filter((i) => i < r.kept.from), ...Array.from({ length: Math.max(0, end - r.kept.from) }, (_, k) => r.kept.from + k)];
+        const kept = [
+          ...r.kept.keepBefore.filter((i) => i < r.kept.from),
+          ...Array.from({ length: Math.max(0, end - r.kept.from) }, (_, k) => r.kept.from + k),
+        ];
         const dropped = r.dropped.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, k) => a + k));
         expect([...kept, ...dropped].sort((a, b) => a - b)).toEqual(Array.from({ length: end }, (_, k) => k));
         const p = pairToolCalls(kept.map((i) => pinned[i]!));

@@ -16,8 +16,17 @@ function list(): Message[] {
   for (let i = 0; i < 60; i++) {
     const file = `src/pkg${i % 4}/mod${i % 6}.ts`;
     if (i % 5 === 0) out.push(user(`Please fix parseConfig${i % 3} in ${file}, limit ${1000 + (i % 7)}.`));
-    out.push(assistant([{ kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
-    out.push(msg('user', [result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0)]));
+    out.push(
+      assistant([
+        { kind: 'text', text: i % 3 === 0 ? `I decided to switch the parser because step ${i % 4} fails.` : `Looking at ${file} now.` },
+        call(`c${i}`, 'Read', JSON.stringify({ file_path: file })),
+      ]),
+    );
+    out.push(
+      msg('user', [
+        result(`c${i}`, i % 4 === 0 ? `TypeError: x is undefined at ${file}:${i % 9}\nmore` : `ok ${i % 5}\n`.repeat(3), i % 8 === 0),
+      ]),
+    );
   }
   return out;
 }
@@ -32,7 +41,8 @@ describe('extractive summary over a provided message list', () => {
     for (let a = 0; a < plain.length; a += 7) {
       for (let b = a + 1; b <= plain.length; b += 11) {
         for (const targetTokens of [60, 400]) {
-          const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: plain.slice(0, a), previousSummary: null, targetTokens });
+          const previousSummary =
+            a % 2 === 0 ? null : extractiveSummary({ messages: plain.slice(0, a), previousSummary: null, targetTokens });
           const want = extractiveSummary({ messages: plain.slice(a, b), previousSummary, targetTokens });
           expect(extractiveSummary({ messages: laid.slice(a, b), previousSummary, targetTokens })).toBe(want);
           runs++;
@@ -50,7 +60,9 @@ describe('extractive summary over a provided message list', () => {
       [5, 5, 6, 7],
     ];
     for (const idx of folds) {
-      expect(extractiveSummary({ messages: pick(laid, idx), previousSummary: null, targetTokens: 300 })).toBe(extractiveSummary({ messages: pick(plain, idx), previousSummary: null, targetTokens: 300 }));
+      expect(extractiveSummary({ messages: pick(laid, idx), previousSummary: null, targetTokens: 300 })).toBe(
+        extractiveSummary({ messages: pick(plain, idx), previousSummary: null, targetTokens: 300 }),
+      );
     }
   });
 
@@ -61,7 +73,9 @@ describe('extractive summary over a provided message list', () => {
     // The run's last Read leads the section.
     const last = laid.slice(0, 40).findLast((m) => m.parts.some((p) => p.kind === 'tool_call'))!;
     const args = last.parts.find((p) => p.kind === 'tool_call');
-    expect(files[0]).toBe(`- ${(JSON.parse(args && args.kind === 'tool_call' ? args.args : '{}') as { file_path: string }).file_path} (Read)`);
+    expect(files[0]).toBe(
+      `- ${(JSON.parse(args && args.kind === 'tool_call' ? args.args : '{}') as { file_path: string }).file_path} (Read)`,
+    );
     expect(files.length).toBeGreaterThan(3);
   });
 
@@ -75,13 +89,15 @@ describe('extractive summary over a provided message list', () => {
         const fold = laid.slice(a, a + 9);
         const next = extractiveSummaryText({ messages: fold, previous, targetTokens });
         expect(next.text).toBe(extractiveSummary({ messages: fold, previousSummary: previous?.text ?? null, targetTokens }));
-        const files = next.text.includes('## Files') ? next.text.slice(next.text.indexOf('## Files')).split('\n## ')[0]!.split('\n').slice(1) : [];
+        const files = next.text.includes('## Files')
+          ? next.text.slice(next.text.indexOf('## Files')).split('\n## ')[0]!.split('\n').slice(1)
+          : [];
         expect(new Set(files).size).toBe(files.length);
-        if (previous?.text.includes('## Files') && files.some((f) => previous!.text.includes(f + '\n') || previous!.text.endsWith(f))) repeatedFiles++;
+        if (previous?.text.includes('## Files') && files.some((f) => previous!.text.includes(f + '\n') || previous!.text.endsWith(f)))
+          repeatedFiles++;
         previous = next;
       }
       if (targetTokens >= 600) expect(repeatedFiles).toBeGreaterThan(0);
     }
   });
 });
-

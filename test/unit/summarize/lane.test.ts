@@ -52,73 +52,87 @@ describe('lane', () => {
         fresh: fc.array(fc.integer({ min: 0, max: ids }), { maxLength: fresh }),
       });
       fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 0, max: ids }), { maxLength: 40 }), fc.array(step, { maxLength: 12 }), fc.integer({ min: 0, max: 11 }), (first, steps, forkAt) => {
-          let model: Item[] = first.map((id) => [id, textOf(id)]);
-          let view = laneOfModel(model);
-          const versions: { view: LaneView; model: Item[] }[] = [{ view, model }];
-          for (const [s, { keep, fresh }] of steps.entries()) {
+        fc.property(
+          fc.uniqueArray(fc.integer({ min: 0, max: ids }), { maxLength: 40 }),
+          fc.array(step, { maxLength: 12 }),
+          fc.integer({ min: 0, max: 11 }),
+          (first, steps, forkAt) => {
+            let model: Item[] = first.map((id) => [id, textOf(id)]);
+            let view = laneOfModel(model);
+            const versions: { view: LaneView; model: Item[] }[] = [{ view, model }];
+            for (const [s, { keep, fresh }] of steps.entries()) {
+              const lane = view.lane;
+              // Kept: the present positions the step's flags keep, as runs [a, u) highest first.
+              const present = presentPositions(lane);
+              const runs: number[] = [];
+              const keptIds = new Set<number>();
+              present.forEach((p, i) => {
+                if (!(keep[i] ?? false)) return;
+                keptIds.add(lane.ids[p]!);
+                const n = runs.length;
+                // A kept position right below the previous run's bottom extends it only when nothing present lies between (they are consecutive in `present`).
+                if (n > 0 && i > 0 && (keep[i - 1] ?? false)) runs[n - 2] = p;
+                else runs.push(p, p + 1);
+              });
+              const freshIds = [...new Set(fresh)];
+              const freshItems = freshIds.map(textOf);
+              const next = lane.extend(
+                Int32Array.from(runs),
+                runs.length / 2,
+                freshItems,
+                freshIds,
+                freshItems.map((x) => x.length),
+              );
+              // Model: kept items not repeated by a fresh one, behind the fresh ones.
+              model = [
+                ...freshIds.map((id): Item => [id, textOf(id)]),
+                ...model.filter(([id]) => keptIds.has(id) && !freshIds.includes(id)),
+              ];
+              view = next;
+              versions.push({ view, model });
+              expect(view.isHead).toBe(true);
+              if (s === forkAt) {
+                // A version that is no longer the head is forked into a lane of its own, the same items.
+                const older = versions[Math.floor(versions.length / 2) - 1]!;
+                if (!older.view.isHead) {
+                  const forked = Lane.fork(older.view).head;
+                  expect(forked.items).toEqual(older.model.map((x) => x[1]));
+                  expect(forked.sameItems(older.view)).toBe(true);
+                }
+              }
+            }
+            for (const v of versions) {
+              expect(v.view.count).toBe(v.model.length);
+              expect(v.view.chars).toBe(v.model.reduce((n, x) => n + x[1].length, 0));
+              expect(v.view.items).toEqual(v.model.map((x) => x[1]));
+              expect(v.view.some((x) => x === v.model[0]?.[1])).toBe(v.model.length > 0);
+            }
+            // The head's trees against the items.
             const lane = view.lane;
-            // Kept: the present positions the step's flags keep, as runs [a, u) highest first.
             const present = presentPositions(lane);
-            const runs: number[] = [];
-            const keptIds = new Set<number>();
-            present.forEach((p, i) => {
-              if (!(keep[i] ?? false)) return;
-              keptIds.add(lane.ids[p]!);
-              const n = runs.length;
-              // A kept position right below the previous run's bottom extends it only when nothing present lies between (they are consecutive in `present`).
-              if (n > 0 && i > 0 && (keep[i - 1] ?? false)) runs[n - 2] = p;
-              else runs.push(p, p + 1);
-            });
-            const freshIds = [...new Set(fresh)];
-            const freshItems = freshIds.map(textOf);
-            const next = lane.extend(Int32Array.from(runs), runs.length / 2, freshItems, freshIds, freshItems.map((x) => x.length));
-            // Model: kept items not repeated by a fresh one, behind the fresh ones.
-            model = [...freshIds.map((id): Item => [id, textOf(id)]), ...model.filter(([id]) => keptIds.has(id) && !freshIds.includes(id))];
-            view = next;
-            versions.push({ view, model });
-            expect(view.isHead).toBe(true);
-            if (s === forkAt) {
-              // A version that is no longer the head is forked into a lane of its own, the same items.
-              const older = versions[Math.floor(versions.length / 2) - 1]!;
-              if (!older.view.isHead) {
-                const forked = Lane.fork(older.view).head;
-                expect(forked.items).toEqual(older.model.map((x) => x[1]));
-                expect(forked.sameItems(older.view)).toBe(true);
+            for (let u = 0; u <= lane.n; u++) {
+              for (const maxLen of [-1, 0, 8, 12, 20, 40]) {
+                const want = present.find((p) => p < u && lane.lens[p]! <= maxLen) ?? -1;
+                expect(lane.find(u, maxLen)).toBe(want);
+              }
+              const below = present.filter((p) => p < u);
+              for (const budget of [0, 5, 17, 40, 100, 10_000]) {
+                // Lowest a: the longest run of items from u down that costs at most the budget.
+                let spent = 0;
+                let a = u;
+                for (const p of below) {
+                  if (spent + lane.lens[p]! + 3 > budget) break;
+                  spent += lane.lens[p]! + 3;
+                  a = p;
+                }
+                const got = lane.reach(u, budget);
+                expect(got).toBeLessThanOrEqual(u);
+                expect(lane.countIn(got, u)).toBe(below.filter((p) => p >= a).length);
+                expect(lane.costIn(got, u)).toBe(spent);
               }
             }
-          }
-          for (const v of versions) {
-            expect(v.view.count).toBe(v.model.length);
-            expect(v.view.chars).toBe(v.model.reduce((n, x) => n + x[1].length, 0));
-            expect(v.view.items).toEqual(v.model.map((x) => x[1]));
-            expect(v.view.some((x) => x === v.model[0]?.[1])).toBe(v.model.length > 0);
-          }
-          // The head's trees against the items.
-          const lane = view.lane;
-          const present = presentPositions(lane);
-          for (let u = 0; u <= lane.n; u++) {
-            for (const maxLen of [-1, 0, 8, 12, 20, 40]) {
-              const want = present.find((p) => p < u && lane.lens[p]! <= maxLen) ?? -1;
-              expect(lane.find(u, maxLen)).toBe(want);
-            }
-            const below = present.filter((p) => p < u);
-            for (const budget of [0, 5, 17, 40, 100, 10_000]) {
-              // Lowest a: the longest run of items from u down that costs at most the budget.
-              let spent = 0;
-              let a = u;
-              for (const p of below) {
-                if (spent + lane.lens[p]! + 3 > budget) break;
-                spent += lane.lens[p]! + 3;
-                a = p;
-              }
-              const got = lane.reach(u, budget);
-              expect(got).toBeLessThanOrEqual(u);
-              expect(lane.countIn(got, u)).toBe(below.filter((p) => p >= a).length);
-              expect(lane.costIn(got, u)).toBe(spent);
-            }
-          }
-        }),
+          },
+        ),
         { numRuns: runs },
       );
     });
@@ -132,8 +146,17 @@ function messagesOf(seeds: readonly number[]): Message[] {
     const file = `src/m${s % 9}/${'f'.repeat(1 + (s % 5))}${s % 13}.ts`;
     if (s % 6 === 0) out.push(user(`Please fix parser${s % 4} in ${file}, limit ${1000 + (s % 5)}.`));
     const long = s % 7 === 0 ? ' because '.concat('the cache was stale '.repeat(1 + (s % 6))) : '';
-    out.push(assistant([{ kind: 'text', text: s % 3 === 0 ? `I decided to switch approach ${s % 11}${long}.` : `Looking at ${file} now.` }, call(`c${i}`, 'Read', JSON.stringify({ file_path: file }))]));
-    out.push(msg('user', [result(`c${i}`, s % 4 === 0 ? `TypeError: value ${s % 10} is undefined at ${file}\nmore` : `ok ${s % 5}\n`, s % 8 === 0)]));
+    out.push(
+      assistant([
+        { kind: 'text', text: s % 3 === 0 ? `I decided to switch approach ${s % 11}${long}.` : `Looking at ${file} now.` },
+        call(`c${i}`, 'Read', JSON.stringify({ file_path: file })),
+      ]),
+    );
+    out.push(
+      msg('user', [
+        result(`c${i}`, s % 4 === 0 ? `TypeError: value ${s % 10} is undefined at ${file}\nmore` : `ok ${s % 5}\n`, s % 8 === 0),
+      ]),
+    );
   });
   return out;
 }

@@ -9,7 +9,16 @@ import { replay } from '../../../src/core/replay/index';
 import { toView, withoutSummary } from '../../../src/core/replay/serialize';
 import { chartView } from '../../../src/core/replay/chart-view';
 import { stepDetail } from '../../../src/core/replay/step-detail';
-import { attachSummary, Recent, recentInts, renderLayout, sameSummary, summaryOf, SummaryText, type SummaryLayout } from '../../../src/core/summarize/summary-text';
+import {
+  attachSummary,
+  Recent,
+  recentInts,
+  renderLayout,
+  sameSummary,
+  summaryOf,
+  SummaryText,
+  type SummaryLayout,
+} from '../../../src/core/summarize/summary-text';
 import { countWith } from '../../../src/core/tokens/index';
 import { codingTurns, session } from '../../helpers/session';
 import { compressions, policy } from '../../helpers/replay';
@@ -17,19 +26,34 @@ import { compressions, policy } from '../../helpers/replay';
 // Items as the extractive summarizer writes them: no line break, no surrounding space, and no
 // ", " in an inline (facts) item; short words so that keys often hit and straddle pieces.
 const word = fc.constantFrom('a', 'b', 'ab', 'x-1', '#', 'port', 'src/a.ts', 'A', '- ', 'é', '1,2');
-const item = fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')).filter((x) => x === x.trim());
+const item = fc
+  .array(word, { minLength: 1, maxLength: 3 })
+  .map((w) => w.join(' '))
+  .filter((x) => x === x.trim());
 const layout: fc.Arbitrary<SummaryLayout> = fc
   .record({
     messages: fc.nat(50),
-    sections: fc.array(fc.record({ title: fc.constantFrom('Goal', 'Errors seen', 'Facts to keep'), inline: fc.boolean(), items: fc.array(item, { minLength: 1, maxLength: 5 }) }), { maxLength: 4 }),
+    sections: fc.array(
+      fc.record({
+        title: fc.constantFrom('Goal', 'Errors seen', 'Facts to keep'),
+        inline: fc.boolean(),
+        items: fc.array(item, { minLength: 1, maxLength: 5 }),
+      }),
+      { maxLength: 4 },
+    ),
   })
   .map(({ messages, sections }) => ({
     header: `Summary of ${messages} earlier messages:`,
     messages,
-    sections: sections.map((s) => (s.inline ? { ...s, items: s.items.filter((x) => !x.includes(', ')) } : s)).filter((s) => s.items.length > 0),
+    sections: sections
+      .map((s) => (s.inline ? { ...s, items: s.items.filter((x) => !x.includes(', ')) } : s))
+      .filter((s) => s.items.length > 0),
   }));
 // Keys cut out of rendered text (so they straddle pieces) and free ones (with separators).
-const key = fc.oneof(fc.string({ maxLength: 6 }), fc.array(fc.constantFrom('a', ' ', '-', '#', ',', '\n', 'b', '1', ':'), { maxLength: 5 }).map((c) => c.join('')));
+const key = fc.oneof(
+  fc.string({ maxLength: 6 }),
+  fc.array(fc.constantFrom('a', ' ', '-', '#', ',', '\n', 'b', '1', ':'), { maxLength: 5 }).map((c) => c.join('')),
+);
 
 describe('SummaryText', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -56,13 +80,24 @@ describe('SummaryText', () => {
       { numRuns: 300 },
     );
     // The same layout (item for item) gives the same object, so memos keyed by summary hit.
-    const l: SummaryLayout = { header: 'Summary of 2 earlier messages:', messages: 2, sections: [{ title: 'Goal', inline: false, items: ['fix it'] }] };
+    const l: SummaryLayout = {
+      header: 'Summary of 2 earlier messages:',
+      messages: 2,
+      sections: [{ title: 'Goal', inline: false, items: ['fix it'] }],
+    };
     expect(SummaryText.laidOut({ ...l, sections: [{ ...l.sections[0]!, items: ['fix it'] }] })).toBe(SummaryText.laidOut(l));
   });
 
   it('reads as its text on an event, in JSON and through structured clone, and is dropped without being written', () => {
-    const l: SummaryLayout = { header: 'Summary of 1 earlier messages:', messages: 1, sections: [{ title: 'Facts to keep', inline: true, items: ['ORD-1187', 'port'] }] };
-    const event = attachSummary({ kind: 'compression' as const, step: 3 } as { kind: 'compression'; step: number; note?: string; summary?: string }, SummaryText.laidOut(l));
+    const l: SummaryLayout = {
+      header: 'Summary of 1 earlier messages:',
+      messages: 1,
+      sections: [{ title: 'Facts to keep', inline: true, items: ['ORD-1187', 'port'] }],
+    };
+    const event = attachSummary(
+      { kind: 'compression' as const, step: 3 } as { kind: 'compression'; step: number; note?: string; summary?: string },
+      SummaryText.laidOut(l),
+    );
     event.note = 'after';
     const text = 'Summary of 1 earlier messages:\n## Facts to keep\n- ORD-1187, port';
     // In the place it was attached at, before the note (as compress.ts records an event).

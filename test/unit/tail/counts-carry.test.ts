@@ -11,27 +11,42 @@ import { countWith, TOKENIZER_IDS } from '../../../src/core/tokens/index';
 import { countsCarried } from '../../../src/main/host/counts-carry';
 import { assistant, call, session, toolResult, usage, user } from '../../helpers/session';
 
-const messageArb = fc.tuple(fc.constantFrom('user', 'assistant', 'call', 'result'), fc.string({ maxLength: 200 }), fc.boolean()).map(([kind, text, reported]): Message => {
-  if (kind === 'user') return user(text || 'x');
-  if (kind === 'call') return assistant([call('c1', 'Read', JSON.stringify({ p: text }))]);
-  if (kind === 'result') return toolResult('c1', text);
-  return assistant(text || 'y', reported ? { usage: usage(1_000 + text.length, 0, 0, 12) } : {});
-});
+const messageArb = fc
+  .tuple(fc.constantFrom('user', 'assistant', 'call', 'result'), fc.string({ maxLength: 200 }), fc.boolean())
+  .map(([kind, text, reported]): Message => {
+    if (kind === 'user') return user(text || 'x');
+    if (kind === 'call') return assistant([call('c1', 'Read', JSON.stringify({ p: text }))]);
+    if (kind === 'result') return toolResult('c1', text);
+    return assistant(text || 'y', reported ? { usage: usage(1_000 + text.length, 0, 0, 12) } : {});
+  });
 
 describe('counts carried to a grown session', () => {
   it('equal the counts of the whole session, under every tokenizer (property)', () => {
     fc.assert(
-      fc.property(fc.array(messageArb, { minLength: 1, maxLength: 30 }), fc.array(messageArb, { maxLength: 10 }), fc.nat(), fc.constantFrom(...TOKENIZER_IDS), fc.boolean(), (first, more, cut, tokenizer, rewriteLast) => {
-        const old = first;
-        const from = rewriteLast ? old.length - 1 - (cut % old.length) : old.length;
-        // The messages from `from` on are written again (other objects, their texts longer), then more follow.
-        const grownList = [...old.slice(0, from), ...old.slice(from).map((m) => ({ ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text + ' and the rest of it' } : p)) })), ...more];
-        const options = { mediaTokens: 85, schemaScale: 1 };
-        const before = session(old, { systemPrompt: 'You are an agent.' });
-        const grown = session(grownList, { systemPrompt: 'You are an agent.' });
-        const carried = countsCarried(countWith(before, tokenizer, options), old, grown, options);
-        expect(carried).toEqual(countWith(grown, tokenizer, options));
-      }),
+      fc.property(
+        fc.array(messageArb, { minLength: 1, maxLength: 30 }),
+        fc.array(messageArb, { maxLength: 10 }),
+        fc.nat(),
+        fc.constantFrom(...TOKENIZER_IDS),
+        fc.boolean(),
+        (first, more, cut, tokenizer, rewriteLast) => {
+          const old = first;
+          const from = rewriteLast ? old.length - 1 - (cut % old.length) : old.length;
+          // The messages from `from` on are written again (other objects, their texts longer), then more follow.
+          const grownList = [
+            ...old.slice(0, from),
+            ...old
+              .slice(from)
+              .map((m) => ({ ...m, parts: m.parts.map((p) => (p.kind === 'text' ? { ...p, text: p.text + ' and the rest of it' } : p)) })),
+            ...more,
+          ];
+          const options = { mediaTokens: 85, schemaScale: 1 };
+          const before = session(old, { systemPrompt: 'You are an agent.' });
+          const grown = session(grownList, { systemPrompt: 'You are an agent.' });
+          const carried = countsCarried(countWith(before, tokenizer, options), old, grown, options);
+          expect(carried).toEqual(countWith(grown, tokenizer, options));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -79,22 +79,25 @@ describe.each([
 });
 
 describe('starting the tail of an OpenHands event list', () => {
-  it.each([false, true])('finds the imported events by the closing bracket, uncounted, and follows on from them (pretty: %s)', async (pretty) => {
-    const file = join(t.dir, 'events.json');
-    await openHandsEvents.write(file, 0.05);
-    // Written again as OpenHands' pretty-printed list, blank lines after it.
-    const written = (): void => {
-      if (pretty) writeFileSync(file, JSON.stringify(JSON.parse(readFileSync(file, 'utf8')), null, 2) + '\n\n');
-    };
-    written();
-    const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
-    const tail = await openTail(t.store, id);
-    expect(tail.doc!.arrays).toMatchObject([{ key: '', count: UNCOUNTED }]);
-    for (let n = 0; n < 2; n++) {
-      openHandsEvents.append(file, n);
+  it.each([false, true])(
+    'finds the imported events by the closing bracket, uncounted, and follows on from them (pretty: %s)',
+    async (pretty) => {
+      const file = join(t.dir, 'events.json');
+      await openHandsEvents.write(file, 0.05);
+      // Written again as OpenHands' pretty-printed list, blank lines after it.
+      const written = (): void => {
+        if (pretty) writeFileSync(file, JSON.stringify(JSON.parse(readFileSync(file, 'utf8')), null, 2) + '\n\n');
+      };
       written();
-      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
-      await sameAsFreshImport(t.store, t.dir, file, id);
-    }
-  });
+      const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
+      const tail = await openTail(t.store, id);
+      expect(tail.doc!.arrays).toMatchObject([{ key: '', count: UNCOUNTED }]);
+      for (let n = 0; n < 2; n++) {
+        openHandsEvents.append(file, n);
+        written();
+        expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ id }] });
+        await sameAsFreshImport(t.store, t.dir, file, id);
+      }
+    },
+  );
 });

@@ -17,8 +17,17 @@ const t = tempStoreEach('ctxscope-tailgemcp-');
 
 type Rec = Record<string, unknown>;
 const prompt = (n: number, text = `Fix step ${n} in src/m${n}.ts`): Rec => ({ role: 'user', parts: [{ text }] });
-const call = (n: number): Rec => ({ role: 'model', parts: [{ thought: true, text: `Reading m${n}.` }, { functionCall: { id: `read-${n}`, name: 'read_file', args: { absolute_path: `/w/src/m${n}.ts` } } }] });
-const result = (n: number): Rec => ({ role: 'user', parts: [{ functionResponse: { id: `read-${n}`, name: 'read_file', response: { output: `export const v${n} = "${n}";\n` } } }] });
+const call = (n: number): Rec => ({
+  role: 'model',
+  parts: [
+    { thought: true, text: `Reading m${n}.` },
+    { functionCall: { id: `read-${n}`, name: 'read_file', args: { absolute_path: `/w/src/m${n}.ts` } } },
+  ],
+});
+const result = (n: number): Rec => ({
+  role: 'user',
+  parts: [{ functionResponse: { id: `read-${n}`, name: 'read_file', response: { output: `export const v${n} = "${n}";\n` } } }],
+});
 const answer = (n: number, text = `Step ${n} is fixed.`): Rec => ({ role: 'model', parts: [{ text }] });
 const turn = (n: number): Rec[] => [prompt(n), call(n), result(n), answer(n)];
 const save = (records: Rec[], pretty = true): string => (pretty ? JSON.stringify(records, null, 2) : JSON.stringify(records));
@@ -34,13 +43,20 @@ describe('live tail of a Gemini CLI checkpoint', () => {
     const before = t.store.getRow(id)!.messageCount;
     records.push(...turn(2), ...turn(3));
     writeFileSync(file, save(records, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: before, messages: before * 3 }] });
+    expect(await updateTail(t.store, tail)).toMatchObject({
+      fast: true,
+      rewritten: false,
+      sessions: [{ id, changedFrom: before, messages: before * 3 }],
+    });
     await sameAsFreshImport(t.store, t.dir, file, id);
     // The last answer saved again, longer (a streamed answer), with the next prompt after it.
     records[records.length - 1] = answer(3, 'Step 3 is fixed, and the test passes.');
     records.push(prompt(4));
     writeFileSync(file, save(records, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before * 3 - 1, messages: before * 3 + 1 }] });
+    expect(await updateTail(t.store, tail)).toMatchObject({
+      fast: true,
+      sessions: [{ changedFrom: before * 3 - 1, messages: before * 3 + 1 }],
+    });
     await sameAsFreshImport(t.store, t.dir, file, id);
   });
 

@@ -20,7 +20,15 @@ function saveTurn(n: number): void {
   const doc = JSON.parse(readFileSync(t.file, 'utf8')) as { lastUpdated: string; messages: unknown[] };
   doc.lastUpdated = new Date(Date.UTC(2026, 2, 9, 17, n)).toISOString();
   doc.messages.push({ id: `u-live-${n}`, timestamp: doc.lastUpdated, type: 'user', content: `prompt ${n}` });
-  doc.messages.push({ id: `g-live-${n}`, timestamp: doc.lastUpdated, type: 'gemini', content: `answer ${n}`, thoughts: [], tokens: { input: 9900 + n, output: 12, cached: 9000, thoughts: 0, tool: 0, total: 9912 + n }, model: 'gemini-2.5-pro' });
+  doc.messages.push({
+    id: `g-live-${n}`,
+    timestamp: doc.lastUpdated,
+    type: 'gemini',
+    content: `answer ${n}`,
+    thoughts: [],
+    tokens: { input: 9900 + n, output: 12, cached: 9000, thoughts: 0, tool: 0, total: 9912 + n },
+    model: 'gemini-2.5-pro',
+  });
   writeFileSync(t.file, JSON.stringify(doc, null, 2));
 }
 
@@ -28,21 +36,35 @@ describe('live tail of a Gemini CLI JSON session through the host', () => {
   it('emits sessionUpdated for a document written again and answers from the grown session', async () => {
     const id = t.host.initialSessionId!;
     const before = await t.host.handlers.getSession({ id });
-    const chartBefore = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
+    const chartBefore = answerOf(
+      await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }),
+    );
     await t.host.handlers.watchSession({ sessionId: id, on: true });
     for (let n = 1; n <= 2; n++) {
       const seen = t.nextUpdate();
       saveTurn(n);
       await seen;
-      expect(t.updates.at(-1)).toEqual({ sessionId: id, steps: before.steps.length + n, messages: before.summary.messages + 2 * n, rewritten: false });
+      expect(t.updates.at(-1)).toEqual({
+        sessionId: id,
+        steps: before.steps.length + n,
+        messages: before.summary.messages + 2 * n,
+        rewritten: false,
+      });
     }
     const after = await t.host.handlers.getSession({ id });
     const page = await t.host.handlers.getMessages({ sessionId: id, offset: after.summary.messages - 2, limit: 2 });
     expect(page.messages.map((m) => m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''))).toEqual(['prompt 2', 'answer 2']);
     // The held session was patched with the new messages: it is the stored one.
     const all = await t.host.handlers.getMessages({ sessionId: id, offset: 0, limit: 2000 });
-    expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(t.host.store.loadSession(id)!.messages.map((m, i) => toMessageView(m, i, 0, false)).map(({ tokens: _t, pinned: _p, ...m }) => m));
-    const chartAfter = answerOf(await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }));
+    expect(all.messages.map(({ tokens: _t, pinned: _p, ...m }) => m)).toEqual(
+      t.host.store
+        .loadSession(id)!
+        .messages.map((m, i) => toMessageView(m, i, 0, false))
+        .map(({ tokens: _t, pinned: _p, ...m }) => m),
+    );
+    const chartAfter = answerOf(
+      await t.host.handlers.getChartView({ sessionId: id, policy: before.defaultPolicy, overrides: {}, needles: [], buckets: 64 }),
+    );
     expect(chartAfter.stepCount).toBe(chartBefore.stepCount + 2);
   });
 });

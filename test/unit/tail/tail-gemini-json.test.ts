@@ -17,23 +17,64 @@ const t = tempStoreEach('ctxscope-tailgemjson-');
 
 type Rec = Record<string, unknown>;
 const iso = (n: number, s = 0): string => new Date(Date.UTC(2026, 4, 2, 9, 0, 0) + n * 60_000 + s * 1000).toISOString();
-const user = (n: number, text = `Fix step ${n} in src/m${n}.ts`): Rec => ({ id: `u-${n}`, timestamp: iso(n), type: 'user', content: [{ text }] });
+const user = (n: number, text = `Fix step ${n} in src/m${n}.ts`): Rec => ({
+  id: `u-${n}`,
+  timestamp: iso(n),
+  type: 'user',
+  content: [{ text }],
+});
 const tokens = (n: number) => ({ input: 7000 + n, output: 38, cached: 6000, thoughts: 12, tool: 0, total: 7050 + n });
-const toolCall = (n: number) => ({ id: `read_file-${n}`, name: 'read_file', args: { absolute_path: `/w/src/m${n}.ts` }, status: 'executing', timestamp: iso(n, 1) });
+const toolCall = (n: number) => ({
+  id: `read_file-${n}`,
+  name: 'read_file',
+  args: { absolute_path: `/w/src/m${n}.ts` },
+  status: 'executing',
+  timestamp: iso(n, 1),
+});
 /** The call as Gemini CLI records it when it starts, then again (in place) with its result and tokens. */
-const running = (n: number): Rec => ({ id: `g-${n}`, timestamp: iso(n, 1), type: 'gemini', content: '', thoughts: [], model: 'gemini-2.5-flash', toolCalls: [toolCall(n)] });
+const running = (n: number): Rec => ({
+  id: `g-${n}`,
+  timestamp: iso(n, 1),
+  type: 'gemini',
+  content: '',
+  thoughts: [],
+  model: 'gemini-2.5-flash',
+  toolCalls: [toolCall(n)],
+});
 const finished = (n: number): Rec => ({
   ...running(n),
   thoughts: [{ subject: 'Reading', description: `Read m${n}.`, timestamp: iso(n, 1) }],
   tokens: tokens(n),
-  toolCalls: [{ ...toolCall(n), status: 'success', result: [{ functionResponse: { id: `read_file-${n}`, name: 'read_file', response: { output: `export const v${n} = "${n}";\n` } } }], resultDisplay: '' }],
+  toolCalls: [
+    {
+      ...toolCall(n),
+      status: 'success',
+      result: [{ functionResponse: { id: `read_file-${n}`, name: 'read_file', response: { output: `export const v${n} = "${n}";\n` } } }],
+      resultDisplay: '',
+    },
+  ],
 });
-const answer = (n: number, model = 'gemini-2.5-flash'): Rec => ({ id: `g-${n}-a`, timestamp: iso(n, 2), type: 'gemini', content: `Step ${n} is fixed.`, thoughts: [], tokens: tokens(n + 600), model });
+const answer = (n: number, model = 'gemini-2.5-flash'): Rec => ({
+  id: `g-${n}-a`,
+  timestamp: iso(n, 2),
+  type: 'gemini',
+  content: `Step ${n} is fixed.`,
+  thoughts: [],
+  tokens: tokens(n + 600),
+  model,
+});
 const turn = (n: number): Rec[] => [user(n), finished(n), answer(n)];
 
 /** The document as Gemini CLI saves it (pretty-printed, 2 spaces), or compact. */
 function doc(records: Rec[], o: { pretty?: boolean; updated?: number; summary?: string } = {}): string {
-  const d = { sessionId: 'b7e1c9d2-tail', projectHash: '9c1f'.repeat(16), startTime: iso(0), lastUpdated: iso(o.updated ?? records.length), ...(o.summary ? { summary: o.summary } : {}), messages: records };
+  const d = {
+    sessionId: 'b7e1c9d2-tail',
+    projectHash: '9c1f'.repeat(16),
+    startTime: iso(0),
+    lastUpdated: iso(o.updated ?? records.length),
+    ...(o.summary ? { summary: o.summary } : {}),
+    messages: records,
+  };
   return o.pretty === false ? JSON.stringify(d) : JSON.stringify(d, null, 2);
 }
 
@@ -46,7 +87,11 @@ describe('live tail of a Gemini CLI JSON session', () => {
     expect(tail.doc).toBeDefined();
     records.push(...turn(2));
     writeFileSync(file, doc(records, { pretty }));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: 4, messages: 8 }] });
+    expect(await updateTail(t.store, tail)).toMatchObject({
+      fast: true,
+      rewritten: false,
+      sessions: [{ id, changedFrom: 4, messages: 8 }],
+    });
     await sameAsFreshImport(t.store, t.dir, file, id);
     records.push(...turn(3), { id: 'i-1', type: 'info', content: 'note' }, user(4));
     writeFileSync(file, doc(records, { pretty }));
@@ -55,7 +100,10 @@ describe('live tail of a Gemini CLI JSON session', () => {
     expect(t.store.loadSession(id)!.messages.at(-2)).toMatchObject({ id: 'g-3-a', role: 'assistant', usage: { input: 7603 } });
     // The source is the file as it is now (a later watch, or an import of it, finds it unchanged).
     const bytes = readFileSync(file);
-    expect(t.store.db.prepare('SELECT size, hash FROM sources WHERE id = ?').get(tail.sourceId)).toEqual({ size: bytes.length, hash: createHash('sha256').update(bytes).digest('hex') });
+    expect(t.store.db.prepare('SELECT size, hash FROM sources WHERE id = ?').get(tail.sourceId)).toEqual({
+      size: bytes.length,
+      hash: createHash('sha256').update(bytes).digest('hex'),
+    });
     // Only lastUpdated written again: nothing to store.
     writeFileSync(file, doc(records, { pretty, updated: 99 }));
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [] });
@@ -71,7 +119,10 @@ describe('live tail of a Gemini CLI JSON session', () => {
     // The call (index 5) and its results written again.
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 5, messages: 7 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);
-    expect(t.store.loadSession(id)!.messages.at(-1)!.parts[0]).toMatchObject({ kind: 'tool_result', text: expect.stringContaining('v2 = ') });
+    expect(t.store.loadSession(id)!.messages.at(-1)!.parts[0]).toMatchObject({
+      kind: 'tool_result',
+      text: expect.stringContaining('v2 = '),
+    });
     // Written again with the answer after it, then the next call starting.
     records.push(answer(2), user(3), running(3));
     writeFileSync(file, doc(records));
@@ -123,7 +174,9 @@ describe('live tail of a Gemini CLI JSON session', () => {
     await whole(moved, (r) => doc(r, { summary: 'Fix the steps' }).replace(iso(0), iso(0, 5)));
     // Another model is the session's model.
     records.push(user(30), answer(30, 'gemini-2.5-pro'));
-    await whole(doc(records, { summary: 'Fix the steps' }).replace(iso(0), iso(0, 5)), (r) => doc([...r, answer(31, 'gemini-2.5-pro')], { summary: 'Fix the steps' }).replace(iso(0), iso(0, 5)));
+    await whole(doc(records, { summary: 'Fix the steps' }).replace(iso(0), iso(0, 5)), (r) =>
+      doc([...r, answer(31, 'gemini-2.5-pro')], { summary: 'Fix the steps' }).replace(iso(0), iso(0, 5)),
+    );
     expect(t.store.getRow(id)).toMatchObject({ model: 'gemini-2.5-pro' });
   });
 

@@ -14,10 +14,21 @@ import { tempStoreEach } from '../../helpers/temp-store';
 const t = tempStoreEach('ctxscope-tailchat-');
 
 type Msg = Record<string, unknown>;
-const tools = [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+const tools = [
+  {
+    type: 'function',
+    function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+  },
+];
 const turn = (n: number): Msg[] => [
   { role: 'user', content: `Look at src/m${n}.ts and fix "step ${n}".` },
-  { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/m${n}.ts` }) } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: `call_${n}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src/m${n}.ts` }) } },
+    ],
+  },
   { role: 'tool', tool_call_id: `call_${n}`, content: `export const v${n} = "\\\\${n}";\n` },
   { role: 'assistant', content: [{ type: 'text', text: `Step ${n} fixed.` }] },
 ];
@@ -29,21 +40,33 @@ const request = (messages: Msg[], extra: Record<string, unknown> = { model: 'gpt
 const imported = (text: string) => importedForTail(t, 'request.json', text);
 
 describe('live tail of a logged OpenAI chat request', () => {
-  it.each([true, false])('stores the messages the next request adds from them alone, as a first import would (pretty: %s)', async (pretty) => {
-    const messages = turn(1);
-    const { file, id, tail } = await imported(request(messages, undefined, pretty));
-    expect(tail.doc).toBeDefined();
-    messages.push(...turn(2));
-    writeFileSync(file, request(messages, undefined, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: 4, messages: 8 }] });
-    await sameAsFreshImport(t.store, t.dir, file, id);
-    // Messages with their own id, a later system message, usage and a non-message element.
-    messages.push({ role: 'system', content: 'Be brief.' }, { id: 'own-id', role: 'user', content: 'go on' }, 'not a message' as unknown as Msg, { role: 'assistant', content: 'ok', usage: { prompt_tokens: 900, completion_tokens: 3 } });
-    writeFileSync(file, request(messages, undefined, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 8, messages: 11 }] });
-    await sameAsFreshImport(t.store, t.dir, file, id);
-    expect(t.store.loadSession(id)!.messages.at(-2)).toMatchObject({ id: 'own-id', role: 'user' });
-  });
+  it.each([true, false])(
+    'stores the messages the next request adds from them alone, as a first import would (pretty: %s)',
+    async (pretty) => {
+      const messages = turn(1);
+      const { file, id, tail } = await imported(request(messages, undefined, pretty));
+      expect(tail.doc).toBeDefined();
+      messages.push(...turn(2));
+      writeFileSync(file, request(messages, undefined, pretty));
+      expect(await updateTail(t.store, tail)).toMatchObject({
+        fast: true,
+        rewritten: false,
+        sessions: [{ id, changedFrom: 4, messages: 8 }],
+      });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+      // Messages with their own id, a later system message, usage and a non-message element.
+      messages.push(
+        { role: 'system', content: 'Be brief.' },
+        { id: 'own-id', role: 'user', content: 'go on' },
+        'not a message' as unknown as Msg,
+        { role: 'assistant', content: 'ok', usage: { prompt_tokens: 900, completion_tokens: 3 } },
+      );
+      writeFileSync(file, request(messages, undefined, pretty));
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 8, messages: 11 }] });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+      expect(t.store.loadSession(id)!.messages.at(-2)).toMatchObject({ id: 'own-id', role: 'user' });
+    },
+  );
 
   it('replaces the last message written again, and keeps the model a message names when the request names none', async () => {
     const messages = turn(1);
@@ -71,7 +94,11 @@ describe('live tail of a logged OpenAI chat request', () => {
   it('walks strings and nesting as JSON reads them: brackets, quotes and backslashes in text, a nested messages key, numbers', async () => {
     const odd = (n: number): Msg[] => [
       { role: 'user', content: `a ] b } c [ { \\" \\\\ "quoted" \u2028 é ${n}` },
-      { role: 'assistant', content: [{ type: 'text', text: `\\ ends with a backslash ${n}\\` }], tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"a\\"]}"}' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: `\\ ends with a backslash ${n}\\` }],
+        tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"a\\"]}"}' } }],
+      },
       { role: 'tool', tool_call_id: `c${n}`, content: '[1, [2, [3]], {"k": "}"}]' },
     ];
     const messages = [...odd(1), 7 as unknown as Msg];
@@ -116,6 +143,12 @@ describe('live tail of a logged OpenAI chat request', () => {
     messages[2] = { ...messages[2]!, content: 'edited' };
     await whole(request(messages, { model: 'gpt-4.1', temperature: 0 }));
     messages.push(...turn(5));
-    await whole(request(messages, { model: 'gpt-4.1', temperature: 0, response: { object: 'chat.completion', id: 'r1', choices: [{ message: { role: 'assistant', content: 'answer' } }] } }));
+    await whole(
+      request(messages, {
+        model: 'gpt-4.1',
+        temperature: 0,
+        response: { object: 'chat.completion', id: 'r1', choices: [{ message: { role: 'assistant', content: 'answer' } }] },
+      }),
+    );
   });
 });

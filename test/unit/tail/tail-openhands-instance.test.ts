@@ -28,20 +28,67 @@ const response = (resp: string, call: string, usage: boolean, model = 'claude-so
   created: 1_777_700_000,
   model,
   object: 'chat.completion',
-  choices: [{ finish_reason: 'tool_calls', index: 0, message: { content: `Running ${call}.`, role: 'assistant', tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: `ls ${call}` }), name: 'execute_bash' }, id: call, type: 'function' }] } }],
+  choices: [
+    {
+      finish_reason: 'tool_calls',
+      index: 0,
+      message: {
+        content: `Running ${call}.`,
+        role: 'assistant',
+        tool_calls: [
+          {
+            index: 0,
+            function: { arguments: JSON.stringify({ command: `ls ${call}` }), name: 'execute_bash' },
+            id: call,
+            type: 'function',
+          },
+        ],
+      },
+    },
+  ],
   ...(usage ? { usage: { completion_tokens: 40, prompt_tokens: 5000, total_tokens: 5040 } } : {}),
 });
-const meta = (call: string, resp: string, usage: boolean, model?: string) => ({ function_name: 'execute_bash', tool_call_id: call, model_response: response(resp, call, usage, model), total_calls_in_response: 1 });
+const meta = (call: string, resp: string, usage: boolean, model?: string) => ({
+  function_name: 'execute_bash',
+  tool_call_id: call,
+  model_response: response(resp, call, usage, model),
+  total_calls_in_response: 1,
+});
 /** A command and its output, the response logged with or without its usage. */
 const turn = (id: number, o: { usage?: boolean; model?: string; call?: string } = {}): Rec[] => {
   const call = o.call ?? `toolu_i${id}`;
   const m = meta(call, `chatcmpl-i${id}`, o.usage ?? false, o.model);
   return [
-    { id, timestamp: iso(id), source: 'agent', message: `Running command: ls ${call}`, action: 'run', tool_call_metadata: m, args: { command: `ls ${call}`, is_input: false, thought: '', blocking: false, hidden: false, confirmation_state: 'confirmed' } },
-    { id: id + 1, timestamp: iso(id + 1), source: 'agent', message: 'Command executed.', cause: id, observation: 'run', tool_call_metadata: m, content: `a.py\nb "quoted" \\ ${call}.py\n${'x'.repeat(200)}`, extras: { command: `ls ${call}`, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false } },
+    {
+      id,
+      timestamp: iso(id),
+      source: 'agent',
+      message: `Running command: ls ${call}`,
+      action: 'run',
+      tool_call_metadata: m,
+      args: { command: `ls ${call}`, is_input: false, thought: '', blocking: false, hidden: false, confirmation_state: 'confirmed' },
+    },
+    {
+      id: id + 1,
+      timestamp: iso(id + 1),
+      source: 'agent',
+      message: 'Command executed.',
+      cause: id,
+      observation: 'run',
+      tool_call_metadata: m,
+      content: `a.py\nb "quoted" \\ ${call}.py\n${'x'.repeat(200)}`,
+      extras: { command: `ls ${call}`, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false },
+    },
   ];
 };
-const usage = (id: number, prompt = 6000 + id): Rec => ({ model: 'claude-sonnet-4-20250514', prompt_tokens: prompt, completion_tokens: 30, cache_read_tokens: prompt - 500, cache_write_tokens: 100, response_id: `chatcmpl-i${id}` });
+const usage = (id: number, prompt = 6000 + id): Rec => ({
+  model: 'claude-sonnet-4-20250514',
+  prompt_tokens: prompt,
+  completion_tokens: 30,
+  cache_read_tokens: prompt - 500,
+  cache_write_tokens: 100,
+  response_id: `chatcmpl-i${id}`,
+});
 
 interface Instance {
   events: Rec[];
@@ -52,39 +99,64 @@ interface Instance {
 }
 /** The instance as the eval harness saves it (pretty-printed or compact); `metrics` after `history`, as OpenHands writes it. */
 function doc(i: Instance, pretty = true): string {
-  const metadata = { ...(fixture['metadata'] as Rec), ...(i.llm ? { llm_config: { ...((fixture['metadata'] as Rec)['llm_config'] as Rec), ...i.llm } } : {}) };
-  const d = { instance_id: fixture['instance_id'], instruction: i.instruction ?? fixture['instruction'], metadata, history: i.events, metrics: { accumulated_cost: i.cost, accumulated_token_usage: { model: 'default', prompt_tokens: i.usages.length * 6000 }, token_usages: i.usages }, error: null };
+  const metadata = {
+    ...(fixture['metadata'] as Rec),
+    ...(i.llm ? { llm_config: { ...((fixture['metadata'] as Rec)['llm_config'] as Rec), ...i.llm } } : {}),
+  };
+  const d = {
+    instance_id: fixture['instance_id'],
+    instruction: i.instruction ?? fixture['instruction'],
+    metadata,
+    history: i.events,
+    metrics: {
+      accumulated_cost: i.cost,
+      accumulated_token_usage: { model: 'default', prompt_tokens: i.usages.length * 6000 },
+      token_usages: i.usages,
+    },
+    error: null,
+  };
   return pretty ? JSON.stringify(d, null, 2) : JSON.stringify(d);
 }
 
 /** The fixture's history up to its finish (its calls all answered), with its usages. */
-const start = (): Instance => ({ events: history.slice(0, 22), usages: [...((fixture['metrics'] as Rec)['token_usages'] as Rec[])], cost: 0.1 });
+const start = (): Instance => ({
+  events: history.slice(0, 22),
+  usages: [...((fixture['metrics'] as Rec)['token_usages'] as Rec[])],
+  cost: 0.1,
+});
 
 describe('live tail of an OpenHands eval instance document', () => {
-  it.each([true, false])('stores new events and their usages from what is new alone, as a first import would (pretty: %s)', async (pretty) => {
-    const i = start();
-    const { file, id, tail } = await importedForTail(t, 'instance.json', doc(i, pretty));
-    expect(tail.doc).toBeDefined();
-    const before = t.store.getRow(id)!.messageCount;
-    // Responses logged without usage: the import takes it from the usages written beside them.
-    i.events.push(...turn(100), ...turn(102));
-    i.usages.push(usage(100), usage(102));
-    i.cost = 0.2;
-    writeFileSync(file, doc(i, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: before, messages: before + 4 }] });
-    await sameAsFreshImport(t.store, t.dir, file, id);
-    expect(t.store.loadSession(id)!.messages[before]).toMatchObject({ role: 'assistant', usage: { input: 6100, cacheRead: 5600 } });
-    // A response that carries its own usage (no entry beside it).
-    i.events.push(...turn(104, { usage: true }));
-    writeFileSync(file, doc(i, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before + 4, messages: before + 6 }] });
-    await sameAsFreshImport(t.store, t.dir, file, id);
-    // Only the running totals moved: nothing to store.
-    i.cost = 0.3;
-    writeFileSync(file, doc(i, pretty));
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [] });
-    await sameAsFreshImport(t.store, t.dir, file, id);
-  });
+  it.each([true, false])(
+    'stores new events and their usages from what is new alone, as a first import would (pretty: %s)',
+    async (pretty) => {
+      const i = start();
+      const { file, id, tail } = await importedForTail(t, 'instance.json', doc(i, pretty));
+      expect(tail.doc).toBeDefined();
+      const before = t.store.getRow(id)!.messageCount;
+      // Responses logged without usage: the import takes it from the usages written beside them.
+      i.events.push(...turn(100), ...turn(102));
+      i.usages.push(usage(100), usage(102));
+      i.cost = 0.2;
+      writeFileSync(file, doc(i, pretty));
+      expect(await updateTail(t.store, tail)).toMatchObject({
+        fast: true,
+        rewritten: false,
+        sessions: [{ id, changedFrom: before, messages: before + 4 }],
+      });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+      expect(t.store.loadSession(id)!.messages[before]).toMatchObject({ role: 'assistant', usage: { input: 6100, cacheRead: 5600 } });
+      // A response that carries its own usage (no entry beside it).
+      i.events.push(...turn(104, { usage: true }));
+      writeFileSync(file, doc(i, pretty));
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before + 4, messages: before + 6 }] });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+      // Only the running totals moved: nothing to store.
+      i.cost = 0.3;
+      writeFileSync(file, doc(i, pretty));
+      expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [] });
+      await sameAsFreshImport(t.store, t.dir, file, id);
+    },
+  );
 
   it('takes the whole-file path for a change a first import would read differently, then the fast path again', async () => {
     const i = start();

@@ -23,16 +23,71 @@ const iso = (n: number): string => new Date(Date.UTC(2026, 3, 14, 10) + n * 2000
 const meta = (call: string, resp: string, model = 'claude-sonnet-4-20250514') => ({
   function_name: 'execute_bash',
   tool_call_id: call,
-  model_response: { id: resp, created: 1_776_160_900, model, object: 'chat.completion', choices: [{ finish_reason: 'tool_calls', index: 0, message: { content: `Running ${call}.`, role: 'assistant', tool_calls: [{ index: 1, function: { arguments: JSON.stringify({ command: `ls ${call}` }), name: 'execute_bash' }, id: call, type: 'function' }] } }], usage: { completion_tokens: 40, prompt_tokens: 5000, total_tokens: 5040 } },
+  model_response: {
+    id: resp,
+    created: 1_776_160_900,
+    model,
+    object: 'chat.completion',
+    choices: [
+      {
+        finish_reason: 'tool_calls',
+        index: 0,
+        message: {
+          content: `Running ${call}.`,
+          role: 'assistant',
+          tool_calls: [
+            {
+              index: 1,
+              function: { arguments: JSON.stringify({ command: `ls ${call}` }), name: 'execute_bash' },
+              id: call,
+              type: 'function',
+            },
+          ],
+        },
+      },
+    ],
+    usage: { completion_tokens: 40, prompt_tokens: 5000, total_tokens: 5040 },
+  },
   total_calls_in_response: 1,
 });
 /** An action with its LLM response, and its observation. */
-const action = (id: number, call: string, resp = `chatcmpl-${call}`, model?: string): Event => ({ id, timestamp: iso(id), source: 'agent', message: `Running command: ls ${call}`, action: 'run', tool_call_metadata: meta(call, resp, model), args: { command: `ls ${call}`, is_input: false, thought: '', blocking: false, hidden: false, confirmation_state: 'confirmed' } });
-const observation = (id: number, call: string, resp = `chatcmpl-${call}`, model?: string): Event => ({ id, timestamp: iso(id), source: 'agent', message: 'Command executed.', cause: id - 1, observation: 'run', tool_call_metadata: meta(call, resp, model), content: `a.py\nb "quoted" \\ ${call}.py`, extras: { command: `ls ${call}`, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false } });
-const turn = (id: number, call = `toolu_t${id}`, model?: string): Event[] => [action(id, call, undefined, model), observation(id + 1, call, undefined, model)];
-const user = (id: number, text: string): Event => ({ id, timestamp: iso(id), source: 'user', message: text, action: 'message', args: { content: text, image_urls: null, file_urls: null, wait_for_response: false } });
+const action = (id: number, call: string, resp = `chatcmpl-${call}`, model?: string): Event => ({
+  id,
+  timestamp: iso(id),
+  source: 'agent',
+  message: `Running command: ls ${call}`,
+  action: 'run',
+  tool_call_metadata: meta(call, resp, model),
+  args: { command: `ls ${call}`, is_input: false, thought: '', blocking: false, hidden: false, confirmation_state: 'confirmed' },
+});
+const observation = (id: number, call: string, resp = `chatcmpl-${call}`, model?: string): Event => ({
+  id,
+  timestamp: iso(id),
+  source: 'agent',
+  message: 'Command executed.',
+  cause: id - 1,
+  observation: 'run',
+  tool_call_metadata: meta(call, resp, model),
+  content: `a.py\nb "quoted" \\ ${call}.py`,
+  extras: { command: `ls ${call}`, metadata: { exit_code: 0, pid: -1, working_dir: '/workspace' }, hidden: false },
+});
+const turn = (id: number, call = `toolu_t${id}`, model?: string): Event[] => [
+  action(id, call, undefined, model),
+  observation(id + 1, call, undefined, model),
+];
+const user = (id: number, text: string): Event => ({
+  id,
+  timestamp: iso(id),
+  source: 'user',
+  message: text,
+  action: 'message',
+  args: { content: text, image_urls: null, file_urls: null, wait_for_response: false },
+});
 
-async function imported(events: Event[], pretty = true): Promise<{ file: string; id: string; tail: TailState; write: (events: Event[]) => void }> {
+async function imported(
+  events: Event[],
+  pretty = true,
+): Promise<{ file: string; id: string; tail: TailState; write: (events: Event[]) => void }> {
   const file = join(t.dir, 'events.json');
   const write = (es: Event[]): void => writeFileSync(file, pretty ? JSON.stringify(es, null, 2) : JSON.stringify(es));
   write(events);
@@ -49,11 +104,22 @@ describe('live tail of an OpenHands event list', () => {
     const before = t.store.getRow(id)!.messageCount;
     events.push(...fixture.slice(11, 13));
     write(events);
-    expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, rewritten: false, sessions: [{ id, changedFrom: before, messages: before + 2 }] });
+    expect(await updateTail(t.store, tail)).toMatchObject({
+      fast: true,
+      rewritten: false,
+      sessions: [{ id, changedFrom: before, messages: before + 2 }],
+    });
     await sameAsFreshImport(t.store, t.dir, file, id);
     // Two actions of one new response (merged into one message), their results, a user message, and an event that adds nothing.
     const second = { ...action(22, 'toolu_t22b', 'chatcmpl-pair'), id: 21 };
-    events.push(action(20, 'toolu_t20', 'chatcmpl-pair'), second, observation(22, 'toolu_t20', 'chatcmpl-pair'), { ...observation(23, 'toolu_t22b', 'chatcmpl-pair'), cause: 21 }, user(24, 'Now the login form.'), fixture[14]!);
+    events.push(
+      action(20, 'toolu_t20', 'chatcmpl-pair'),
+      second,
+      observation(22, 'toolu_t20', 'chatcmpl-pair'),
+      { ...observation(23, 'toolu_t22b', 'chatcmpl-pair'), cause: 21 },
+      user(24, 'Now the login form.'),
+      fixture[14]!,
+    );
     write(events);
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: before + 2, messages: before + 6 }] });
     await sameAsFreshImport(t.store, t.dir, file, id);

@@ -15,18 +15,38 @@ import { tempStoreEach } from '../../helpers/temp-store';
 const t = tempStoreEach('ctxscope-tailshape-');
 
 const long = (n: number): string => 'x'.repeat(n);
-const event = (i: number, text = long(300)): Record<string, unknown> => ({ id: i, source: 'agent', action: 'run', args: { command: text } });
+const event = (i: number, text = long(300)): Record<string, unknown> => ({
+  id: i,
+  source: 'agent',
+  action: 'run',
+  args: { command: text },
+});
 const events = (n: number, text?: string): Record<string, unknown>[] => Array.from({ length: n }, (_, i) => event(i, text));
-const instance = (n: number) => ({ instance_id: 'acme__x-1', metadata: { llm_config: { native_tool_calling: true } }, history: events(n), metrics: { token_usages: [] } });
+const instance = (n: number) => ({
+  instance_id: 'acme__x-1',
+  metadata: { llm_config: { native_tool_calling: true } },
+  history: events(n),
+  metrics: { token_usages: [] },
+});
 
 const cases: [string, string][] = [
   ['a one-line eval instance longer than the head', JSON.stringify(instance(400))],
   ['the same with a newline at its end, and blank lines after it', JSON.stringify(instance(400)) + '\n\n  \n'],
-  ['a document whose elements sit one per line, ending in commas', `{"instance_id":"a","history":[\n${events(400).map((e) => JSON.stringify(e)).join(',\n')}\n],"metrics":{}}\n`],
+  [
+    'a document whose elements sit one per line, ending in commas',
+    `{"instance_id":"a","history":[\n${events(400)
+      .map((e) => JSON.stringify(e))
+      .join(',\n')}\n],"metrics":{}}\n`,
+  ],
   ['a pretty-printed document longer than the head', JSON.stringify(instance(300), null, 2)],
   ['JSON lines whose first line is longer than the head', `${JSON.stringify(instance(400))}\n${JSON.stringify(instance(2))}\n`],
   ['JSON lines whose second line is longer than the head', `${JSON.stringify(instance(2))}\n${JSON.stringify(instance(400))}\n`],
-  ['short JSON lines', events(30).map((e) => JSON.stringify(e)).join('\n') + '\n'],
+  [
+    'short JSON lines',
+    events(30)
+      .map((e) => JSON.stringify(e))
+      .join('\n') + '\n',
+  ],
   ['a long first line that is not JSON, then another', `{"a":"${long(70_000)}"\n{"b":1}\n`],
   ['a long first line then a line of Unicode spaces', `${JSON.stringify(instance(400))}\n\u00a0\u2003\n`],
   ['a long first line then a line starting with a Unicode space', `${JSON.stringify(instance(400))}\n\u00a0{"b":1}\n`],

@@ -14,13 +14,35 @@ function sessionWith(reported: readonly (number | undefined)[]): { session: Sess
   const messages: Message[] = [];
   reported.forEach((y, k) => {
     messages.push({ id: `u${k}`, role: 'user', parts: [{ kind: 'text', text: 'q' }] });
-    messages.push({ id: `a${k}`, role: 'assistant', parts: [{ kind: 'text', text: 'a' }], ...(y !== undefined ? { usage: { convention: 'openai', input: y, cacheRead: 0, cacheWrite: 0, output: 1 } } : {}) });
+    messages.push({
+      id: `a${k}`,
+      role: 'assistant',
+      parts: [{ kind: 'text', text: 'a' }],
+      ...(y !== undefined ? { usage: { convention: 'openai', input: y, cacheRead: 0, cacheWrite: 0, output: 1 } } : {}),
+    });
   });
   const n = messages.length;
   const prefix = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + 100;
-  const counts: SessionCounts = { tokenizer: 'test', perMessage: new Uint32Array(n).fill(100), prefix, system: 0, tools: 0, unlogged: 0, approximate: false };
-  const session: Session = { id: 's', format: 'openai-chat', systemPrompt: null, tools: [], messages, sourceCompactions: [], subagents: [], warnings: [] };
+  const counts: SessionCounts = {
+    tokenizer: 'test',
+    perMessage: new Uint32Array(n).fill(100),
+    prefix,
+    system: 0,
+    tools: 0,
+    unlogged: 0,
+    approximate: false,
+  };
+  const session: Session = {
+    id: 's',
+    format: 'openai-chat',
+    systemPrompt: null,
+    tools: [],
+    messages,
+    sourceCompactions: [],
+    subagents: [],
+    warnings: [],
+  };
   return { session, counts };
 }
 
@@ -30,7 +52,13 @@ describe('calibrationReport', () => {
     const ys = [100, 300, 500, 700, 900, 1100, 1300, 1500].map((x) => 1.5 * x + 1000);
     const { session, counts } = sessionWith(ys);
     const r = calibrationReport(session, counts);
-    expect(r).toEqual({ ratio: expect.closeTo(1.5, 9), overhead: 1000, inSampleError: expect.closeTo(0, 9), outOfSampleError: expect.closeTo(0, 9), calls: 8 });
+    expect(r).toEqual({
+      ratio: expect.closeTo(1.5, 9),
+      overhead: 1000,
+      inSampleError: expect.closeTo(0, 9),
+      outOfSampleError: expect.closeTo(0, 9),
+      calls: 8,
+    });
   });
 
   it('scores the second half with the line fitted on the first half only', () => {
@@ -59,8 +87,14 @@ describe('calibrationReport', () => {
     expect(calibrationReport(none.session, none.counts)).toEqual({ fallback: expect.stringMatching(/no call reports a prompt size/) });
     // Reported sizes that shrink as the transcript grows: a negative ratio.
     const shrinking = sessionWith([5000, 4000, 3000, 2000]);
-    expect(calibrationReport(shrinking.session, shrinking.counts)).toEqual({ fallback: expect.stringMatching(/not physical.*fixed offset only/) });
+    expect(calibrationReport(shrinking.session, shrinking.counts)).toEqual({
+      fallback: expect.stringMatching(/not physical.*fixed offset only/),
+    });
     // The tokenizer itself still uses the offset: mean of y − x = (4900 + 3700 + 2500 + 1300) / 4 = 3100.
-    expect(fitCalibration(shrinking.session, shrinking.counts)).toMatchObject({ ratio: 1, overhead: 3100, fallback: expect.stringMatching(/not physical/) });
+    expect(fitCalibration(shrinking.session, shrinking.counts)).toMatchObject({
+      ratio: 1,
+      overhead: 3100,
+      fallback: expect.stringMatching(/not physical/),
+    });
   });
 });

@@ -95,29 +95,33 @@ describe('message cost model', () => {
     expect(calls).toBe(after);
   });
 
-  it('scales tool schemas by S1\'s ×2.09 when asked', () => {
+  it("scales tool schemas by S1's ×2.09 when asked", () => {
     const tools = [{ name: 'read', description: 'reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
     const plain = createCounter(getTokenizer('chars4')).tools(tools);
     const scaled = createCounter(getTokenizer('chars4'), { schemaScale: 2.09 }).tools(tools);
     expect(scaled).toBe(Math.ceil(plain * 2.09));
   });
 
-  it('session counts are additive over messages; shannon\'s prefix is the floored total (property)', () => {
+  it("session counts are additive over messages; shannon's prefix is the floored total (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 200 }), { minLength: 1, maxLength: 30 }), fc.constantFrom('chars4', 'runes2.5', 'shannon', 's4'), (texts, id) => {
-        const s = session(texts.map((t, i) => (i % 2 ? assistant(t) : user(t))));
-        const counts = countWith(s, id);
-        const c = createCounter(getTokenizer(id));
-        let sum = 0;
-        let units = 0;
-        s.messages.forEach((m, i) => {
-          sum += c.message(m).total;
-          units += c.message(m).units;
-          expect(counts.prefix[i + 1]).toBe(counts.prefix[i]! + counts.perMessage[i]!);
-          // S3: floor(1.1 × Σ units), taken once on the total (as ×11 / 10 on integers).
-          expect(counts.prefix[i + 1]).toBe(id === 'shannon' ? Math.floor((units * 11) / 10) : sum);
-        });
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 200 }), { minLength: 1, maxLength: 30 }),
+        fc.constantFrom('chars4', 'runes2.5', 'shannon', 's4'),
+        (texts, id) => {
+          const s = session(texts.map((t, i) => (i % 2 ? assistant(t) : user(t))));
+          const counts = countWith(s, id);
+          const c = createCounter(getTokenizer(id));
+          let sum = 0;
+          let units = 0;
+          s.messages.forEach((m, i) => {
+            sum += c.message(m).total;
+            units += c.message(m).units;
+            expect(counts.prefix[i + 1]).toBe(counts.prefix[i]! + counts.perMessage[i]!);
+            // S3: floor(1.1 × Σ units), taken once on the total (as ×11 / 10 on integers).
+            expect(counts.prefix[i + 1]).toBe(id === 'shannon' ? Math.floor((units * 11) / 10) : sum);
+          });
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -137,8 +141,13 @@ describe('S3 estimate: chars/4 (code chars/3) + 5 per message, ×1.1 floored on 
     expect(c.system).toBe(15);
     expect(c.system + c.prefix[1]!).toBe(23);
   });
-  it('floors a message\'s text once, not per part, and counts code at 3 chars per token', () => {
-    const b = createCounter(getTokenizer('shannon')).message(msg('user', [{ kind: 'text', text: 'abcdef' }, { kind: 'text', text: 'ghijkl' }]));
+  it("floors a message's text once, not per part, and counts code at 3 chars per token", () => {
+    const b = createCounter(getTokenizer('shannon')).message(
+      msg('user', [
+        { kind: 'text', text: 'abcdef' },
+        { kind: 'text', text: 'ghijkl' },
+      ]),
+    );
     // floor(12 / 4) = 3 (per part: 1 + 1 = 2); + 5 = 8 → floor(8.8) = 8.
     expect(b).toMatchObject({ content: 3, units: 8, total: 8 });
     const code = 'if (a[i] == b[j]) { x = f(y); } else { z = g(w); };;';
@@ -151,13 +160,27 @@ describe('S3 estimate: chars/4 (code chars/3) + 5 per message, ×1.1 floored on 
 describe('S4 estimate: system prompt + message content + tool-call arguments (docs/policies.md §Tokenizers and estimates)', () => {
   it('counts content and arguments at chars/4, not ids, names, reasoning, media or a per-message overhead', () => {
     const c = createCounter(getTokenizer('s4'), { mediaTokens: 1_000 });
-    const b = c.message(msg('assistant', [{ kind: 'text', text: 'hello' }, { kind: 'reasoning', text: 'x'.repeat(400) }, call('call_123456', 'Read', '{"path":"a.ts"}'), { kind: 'media', mediaType: 'image/png' }]));
+    const b = c.message(
+      msg('assistant', [
+        { kind: 'text', text: 'hello' },
+        { kind: 'reasoning', text: 'x'.repeat(400) },
+        call('call_123456', 'Read', '{"path":"a.ts"}'),
+        { kind: 'media', mediaType: 'image/png' },
+      ]),
+    );
     // ceil(5 / 4) = 2 for the content, ceil(15 / 4) = 4 for the arguments; nothing else.
     expect(b.total).toBe(6);
     // A result is its message's content: ceil(7 / 4) = 2, its call id not counted.
     expect(c.message(msg('user', [result('call_123456', 'ok then')])).total).toBe(2);
     // One content string per message: ceil((2 + 2) / 4) = 1, not 1 + 1.
-    expect(c.message(msg('user', [{ kind: 'text', text: 'ab' }, { kind: 'text', text: 'cd' }])).total).toBe(1);
+    expect(
+      c.message(
+        msg('user', [
+          { kind: 'text', text: 'ab' },
+          { kind: 'text', text: 'cd' },
+        ]),
+      ).total,
+    ).toBe(1);
   });
   it('counts the system prompt as it is, with no overhead', () => {
     const counts = countWith(session([user('abcd')], { systemPrompt: 'abcdefghij' }), 's4');

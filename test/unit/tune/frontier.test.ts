@@ -2,7 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { costBasisOf, outcomeOf, paretoFrontier, propose, tuneResult, parseSweep, type TuneOutcome } from '../../../src/core/tune/index';
 
-const o = (index: number, cost: number, lostFacts = 0, extra: Partial<TuneOutcome> = {}): TuneOutcome => ({ index, cost, billedInputTokens: cost * 1_000_000, lostFacts, lostNeedles: 0, forcedFinals: 0, aborts: 0, compressions: 1, peak: 1000, ...extra });
+const o = (index: number, cost: number, lostFacts = 0, extra: Partial<TuneOutcome> = {}): TuneOutcome => ({
+  index,
+  cost,
+  billedInputTokens: cost * 1_000_000,
+  lostFacts,
+  lostNeedles: 0,
+  forcedFinals: 0,
+  aborts: 0,
+  compressions: 1,
+  peak: 1000,
+  ...extra,
+});
 
 describe('paretoFrontier over (cost, lost references, forced finals + aborts)', () => {
   it('keeps the settings nothing beats, cheapest first', () => {
@@ -43,7 +54,9 @@ describe('propose', () => {
     const p = propose(outcomes);
     expect(p.proposal).toBe(5);
     expect(p.nearMiss).toBeNull();
-    expect(p.verdict).toMatch(/cheapest of 2 setting\(s\) that lose no referenced fact or needle and never force a final turn or abort: \$0\.7000/);
+    expect(p.verdict).toMatch(
+      /cheapest of 2 setting\(s\) that lose no referenced fact or needle and never force a final turn or abort: \$0\.7000/,
+    );
   });
 
   it('breaks a cost tie by billed input tokens, then compressions, then grid order', () => {
@@ -75,7 +88,18 @@ describe('propose', () => {
 describe('outcomeOf and tuneResult', () => {
   it('counts lost facts apart from needles, and a needle once however often it left', () => {
     const r = {
-      totals: { billedInputTokens: 10, cachedInputTokens: 0, outputTokens: 1, cost: 0.01, compressions: 2, tokensRemoved: 5, peak: 9, forcedFinals: 0, aborts: 0, overflows: 0 },
+      totals: {
+        billedInputTokens: 10,
+        cachedInputTokens: 0,
+        outputTokens: 1,
+        cost: 0.01,
+        compressions: 2,
+        tokensRemoved: 5,
+        peak: 9,
+        forcedFinals: 0,
+        aborts: 0,
+        overflows: 0,
+      },
       retention: {
         lost: [
           { key: 'src/a.ts', kind: 'path' as const, lostAt: 1, neededAt: 3 },
@@ -94,7 +118,10 @@ describe('outcomeOf and tuneResult', () => {
     const sweeps = [parseSweep('trigger=0.6,0.8'), parseSweep('slidingWindow=10:30:10')];
     // Grid index 4 = trigger #1 (0.8), slidingWindow #1 (20): 4 = 1 × 3 + 1.
     const outcomes = Array.from({ length: 6 }, (_, i) => o(i, 1 - i * 0.1, i < 4 ? 1 : 0));
-    const r = tuneResult({ policy: 's2', sweeps, baseOverrides: { window: 64_000 }, needles: [], calls: 10, elapsedMs: 5, threads: 2 }, outcomes);
+    const r = tuneResult(
+      { policy: 's2', sweeps, baseOverrides: { window: 64_000 }, needles: [], calls: 10, elapsedMs: 5, threads: 2 },
+      outcomes,
+    );
     expect(r.points[4]!.settings).toEqual({ trigger: 0.8, slidingWindow: 20 });
     // #5 ($0.50, nothing lost) is the cheapest of all and loses nothing: the only frontier point and the proposal.
     expect(r.frontier).toEqual([5]);

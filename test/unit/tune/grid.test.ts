@@ -38,7 +38,9 @@ describe('parseSweep', () => {
 
 describe('checkSweeps against the policy fields (the config schema)', () => {
   it('accepts values inside each field', () => {
-    expect(() => check('trigger=0.5:0.95:0.05', 'slidingWindow=5:40:5', 'toolOutputMode=truncate,offload', 'paths.guard=true,false')).not.toThrow();
+    expect(() =>
+      check('trigger=0.5:0.95:0.05', 'slidingWindow=5:40:5', 'toolOutputMode=truncate,offload', 'paths.guard=true,false'),
+    ).not.toThrow();
   });
 
   it('refuses values the schema refuses, naming the key and the range', () => {
@@ -48,7 +50,9 @@ describe('checkSweeps against the policy fields (the config schema)', () => {
     // A ratio is above 0 and at most 1.
     expect(() => check('trigger=0.5:1.2:0.1')).toThrow(/trigger: expected at most 1 ratio, got 1.1/);
     expect(() => check('trigger=0,0.5')).toThrow(/trigger: expected a ratio above 0 and at most 1, got 0/);
-    expect(() => check('toolOutputMode=truncate,zip')).toThrow(/toolOutputMode: expected one of auto, full-chunked, read-grep, truncate, head-tail, offload, got "zip"/);
+    expect(() => check('toolOutputMode=truncate,zip')).toThrow(
+      /toolOutputMode: expected one of auto, full-chunked, read-grep, truncate, head-tail, offload, got "zip"/,
+    );
     expect(() => check('paths.guard=yes')).toThrow(/paths.guard: expected true or false, got "yes"/);
     expect(() => check('pipeline=summarize,drop-oldest')).toThrow(/pipeline: cannot be swept \(a list setting\)/);
     expect(() => check('trigger=0.5,0.6', 'trigger=0.7')).toThrow(/"trigger" is swept twice/);
@@ -57,7 +61,9 @@ describe('checkSweeps against the policy fields (the config schema)', () => {
 
   it('refuses a setting the policy ignores, saying why, unless a swept switch may turn it on', () => {
     // S2's pipeline is sliding-window: primers (primers-recents) do nothing.
-    expect(() => check('primers=1:5:1')).toThrow(/primers does nothing under this policy \(the pipeline has no primers-recents\); every value would replay the same/);
+    expect(() => check('primers=1:5:1')).toThrow(
+      /primers does nothing under this policy \(the pipeline has no primers-recents\); every value would replay the same/,
+    );
     // asyncRatio is ignored while paths.async is off, but a sweep of paths.async may switch it on.
     expect(() => check('asyncRatio=0.5,0.7')).toThrow(/asyncRatio does nothing/);
     expect(() => check('asyncRatio=0.5,0.7', 'paths.async=true,false')).not.toThrow();
@@ -86,7 +92,9 @@ describe('expandGrid', () => {
     // 101 × 100 = 10,100 settings > 10,000; each sweep alone is under the cap.
     const sweeps = [parseSweep('trigger=0.5:0.6:0.001'), parseSweep('slidingWindow=1:100:1')];
     expect(gridSize(sweeps)).toBe(10_100);
-    expect(() => expandGrid(sweeps)).toThrow(/the grid has 10,100 settings \(101 trigger × 100 slidingWindow\), more than the grid cap of 10,000/);
+    expect(() => expandGrid(sweeps)).toThrow(
+      /the grid has 10,100 settings \(101 trigger × 100 slidingWindow\), more than the grid cap of 10,000/,
+    );
     expect(GRID_CAP).toBe(10_000);
   });
 });

@@ -7,7 +7,22 @@ import { defaultRange, preferredSweepKey, rangeProblem } from '../../../src/core
 import type { ConfigField } from '../../../src/shared/api';
 
 const field = (key: string, kind: ConfigField['kind'], extra: Partial<ConfigField> = {}): ConfigField => ({
-  key, label: key, group: 'g', kind, unit: null, min: kind === 'ratio' ? 0 : 1, max: kind === 'ratio' ? 1 : null, step: null, options: null, value: null, policyValue: null, overridden: false, applies: true, why: null, description: '', ...extra,
+  key,
+  label: key,
+  group: 'g',
+  kind,
+  unit: null,
+  min: kind === 'ratio' ? 0 : 1,
+  max: kind === 'ratio' ? 1 : null,
+  step: null,
+  options: null,
+  value: null,
+  policyValue: null,
+  overridden: false,
+  applies: true,
+  why: null,
+  description: '',
+  ...extra,
 });
 
 // The sample under claude-code: the largest reported prompt ~180,936, the first call 17,888, a 200,000-token model.
@@ -23,10 +38,21 @@ describe('tuner ranges', () => {
     expect(defaultRange(field('trigger', 'ratio', { value: 0.8 }), ctx)).toEqual({ key: 'trigger', from: 0.5, to: 0.95, step: 0.05 });
   });
   it('sweeps first what the policy’s trigger acts on: claude-code’s auto-compact share', () => {
-    const fields = [field('window', 'integer'), field('trigger', 'ratio', { applies: false, why: 'the auto-compact formula decides the trigger' }), field('autoCompact.pct', 'ratio', { value: 1 }), field('target', 'ratio')];
+    const fields = [
+      field('window', 'integer'),
+      field('trigger', 'ratio', { applies: false, why: 'the auto-compact formula decides the trigger' }),
+      field('autoCompact.pct', 'ratio', { value: 1 }),
+      field('target', 'ratio'),
+    ];
     expect(preferredSweepKey(fields)).toBe('autoCompact.pct');
     expect(preferredSweepKey([field('window', 'integer'), field('trigger', 'ratio')])).toBe('trigger');
-    expect(preferredSweepKey([field('slidingWindow', 'integer'), field('triggerMessages', 'integer', { value: 120 }), field('trigger', 'ratio')])).toBe('triggerMessages');
+    expect(
+      preferredSweepKey([
+        field('slidingWindow', 'integer'),
+        field('triggerMessages', 'integer', { value: 120 }),
+        field('trigger', 'ratio'),
+      ]),
+    ).toBe('triggerMessages');
   });
   it('refuses a window no call fits, or larger than the model’s', () => {
     const w = field('window', 'integer');

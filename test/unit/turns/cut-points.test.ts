@@ -56,7 +56,8 @@ describe('cut points per turn', () => {
       fc.property(sessionArb, (shape) => {
         const messages = build(shape);
         const starts = turnStarts(messages);
-        for (let t = starts.length - 1; t >= 0; t--) expect(exchangesOfTurn(messages, starts, t)).toEqual(exchangeStarts(messages, starts[t]!, starts[t + 1] ?? messages.length));
+        for (let t = starts.length - 1; t >= 0; t--)
+          expect(exchangesOfTurn(messages, starts, t)).toEqual(exchangeStarts(messages, starts[t]!, starts[t + 1] ?? messages.length));
       }),
     );
   });

@@ -5,7 +5,16 @@ import { exchangeStarts, isTurnBoundary, pairToolCalls, safeCut, safeCutAtOrAfte
 import { assistant, call, toolResult, user } from '../../helpers/session';
 
 describe('turns (S0)', () => {
-  const msgs = [user('fix the bug'), assistant([call('c1')]), toolResult('c1'), assistant('done'), user('thanks, now tests'), assistant([call('c2')]), toolResult('c2'), assistant('ok')];
+  const msgs = [
+    user('fix the bug'),
+    assistant([call('c1')]),
+    toolResult('c1'),
+    assistant('done'),
+    user('thanks, now tests'),
+    assistant([call('c2')]),
+    toolResult('c2'),
+    assistant('ok'),
+  ];
 
   it('start at user messages; a user message carrying only tool results is not a boundary', () => {
     expect(isTurnBoundary(msgs[2]!)).toBe(false);
@@ -57,7 +66,17 @@ describe('turns (S0)', () => {
 
   it('exchange starts inside a turn: assistant messages no tool call is open across', () => {
     // One long agent turn: two calls answered together, a text-only message, a call answered late.
-    const t = [user('go'), assistant([call('a'), call('b')]), toolResult('a'), toolResult('b'), assistant('thinking'), assistant([call('c')]), assistant('still waiting'), toolResult('c'), assistant('done')];
+    const t = [
+      user('go'),
+      assistant([call('a'), call('b')]),
+      toolResult('a'),
+      toolResult('b'),
+      assistant('thinking'),
+      assistant([call('c')]),
+      assistant('still waiting'),
+      toolResult('c'),
+      assistant('done'),
+    ];
     expect(exchangeStarts(t, 0, t.length)).toEqual([1, 4, 5, 8]);
     // Message 6 is not a cut point: call c (message 5) is still open across it.
     expect(exchangeStarts(t, 0, 6)).toEqual([1, 4, 5]);

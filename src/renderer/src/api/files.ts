@@ -28,7 +28,10 @@ export function pathImporter(api: ApiClient, pathForFile: (file: File) => string
     kind: 'path',
     start(files) {
       const paths = files.map(pathForFile).filter((p) => p.length > 0);
-      const done = paths.length > 0 ? api.importFiles({ paths }) : Promise.reject(new ApiError('bad_input', 'the dropped items are not files on this computer'));
+      const done =
+        paths.length > 0
+          ? api.importFiles({ paths })
+          : Promise.reject(new ApiError('bad_input', 'the dropped items are not files on this computer'));
       return { done, abort: () => {} };
     },
   };

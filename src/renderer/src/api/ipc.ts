@@ -1,5 +1,14 @@
 /** The contract over Electron IPC: the preload's `window.ctxscope` bridge, unwrapped. */
-import { ApiError, METHOD_NAMES, answerOf, isWrittenAhead, type ApiClient, type Envelope, type EventName, type EventPayload } from '../../../shared/api';
+import {
+  ApiError,
+  METHOD_NAMES,
+  answerOf,
+  isWrittenAhead,
+  type ApiClient,
+  type Envelope,
+  type EventName,
+  type EventPayload,
+} from '../../../shared/api';
 
 /** What the preload exposes (src/preload/index.ts): one function per method, plus `on`. */
 export interface PreloadBridge {

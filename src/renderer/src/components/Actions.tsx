@@ -13,7 +13,11 @@ export function Actions() {
   return (
     <div className="actions">
       <OpenButton />
-      <button data-testid="export" title="The session, the compacted history at the selected call, or the replay report" onClick={openExport}>
+      <button
+        data-testid="export"
+        title="The session, the compacted history at the selected call, or the replay report"
+        onClick={openExport}
+      >
         Export…
       </button>
       <input
@@ -24,9 +28,22 @@ export function Actions() {
         value={needle}
         onChange={(e) => setNeedle(e.target.value)}
         // Applied on Enter and when the box is left: typing then looking at the Context view shows them.
-        onBlur={() => void setNeedles(needle.split(',').map((x) => x.trim()).filter(Boolean))}
+        onBlur={() =>
+          void setNeedles(
+            needle
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+          )
+        }
         onKeyDown={(e) => {
-          if (e.key === 'Enter') void setNeedles(needle.split(',').map((x) => x.trim()).filter(Boolean));
+          if (e.key === 'Enter')
+            void setNeedles(
+              needle
+                .split(',')
+                .map((x) => x.trim())
+                .filter(Boolean),
+            );
         }}
       />
     </div>

@@ -70,7 +70,12 @@ export function ChartExport({ canvas, frame, compare }: Props) {
       subtitle: `${chart.policy} · ${fmtInt(chart.stepCount)} calls · ${fmtInt(compressions)} compression${compressions === 1 ? '' : 's'}${comparison ? ` · compared with ${comparison.b.policy}` : ''}`,
       ...(compare ? { compare } : {}),
       compareSteps: comparison?.compressions.b ?? [],
-      colors: { background: cssVar(c, '--bg', '#101318'), text: cssVar(c, '--text', '#d8dee9'), muted: cssVar(c, '--muted', '#8a94a6'), grid: cssVar(c, '--line', '#262c36') },
+      colors: {
+        background: cssVar(c, '--bg', '#101318'),
+        text: cssVar(c, '--text', '#d8dee9'),
+        muted: cssVar(c, '--muted', '#8a94a6'),
+        grid: cssVar(c, '--line', '#262c36'),
+      },
       palette: PALETTE[themeNow()],
       width: frame.width,
     });

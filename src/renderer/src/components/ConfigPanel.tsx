@@ -26,7 +26,7 @@ function Field({ f }: { f: ConfigField }) {
   const [draft, setDraft] = useState<string | null>(null);
   const current = override ?? f.value;
   const disabled = !f.applies;
-  const range = f.min !== null && f.max !== null ? `${f.min}–${f.max}${f.unit ? ` ${f.unit}` : ''}` : f.unit ?? '';
+  const range = f.min !== null && f.max !== null ? `${f.min}–${f.max}${f.unit ? ` ${f.unit}` : ''}` : (f.unit ?? '');
   const commitText = (text: string): void => {
     setDraft(null);
     const t = text.trim();
@@ -39,12 +39,27 @@ function Field({ f }: { f: ConfigField }) {
   };
   let control: React.ReactNode;
   if (f.kind === 'toggle') {
-    control = <input type="checkbox" data-testid={`field-${f.key}`} disabled={disabled} checked={current === true} onChange={(e) => void setOverride(f.key, e.target.checked)} />;
+    control = (
+      <input
+        type="checkbox"
+        data-testid={`field-${f.key}`}
+        disabled={disabled}
+        checked={current === true}
+        onChange={(e) => void setOverride(f.key, e.target.checked)}
+      />
+    );
   } else if (f.kind === 'select' && f.options) {
     control = (
-      <select data-testid={`field-${f.key}`} disabled={disabled} value={show(current)} onChange={(e) => void setOverride(f.key, e.target.value)}>
+      <select
+        data-testid={`field-${f.key}`}
+        disabled={disabled}
+        value={show(current)}
+        onChange={(e) => void setOverride(f.key, e.target.value)}
+      >
         {f.options.map((o) => (
-          <option key={o} value={o}>{o}</option>
+          <option key={o} value={o}>
+            {o}
+          </option>
         ))}
       </select>
     );
@@ -100,7 +115,11 @@ function Field({ f }: { f: ConfigField }) {
     );
   }
   return (
-    <div className={`config-field${invalid ? ' invalid' : ''}${disabled ? ' disabled' : ''}${override !== undefined ? ' overridden' : ''}`} data-testid={`config-field-${f.key}`} data-invalid={invalid ? 'true' : 'false'}>
+    <div
+      className={`config-field${invalid ? ' invalid' : ''}${disabled ? ' disabled' : ''}${override !== undefined ? ' overridden' : ''}`}
+      data-testid={`config-field-${f.key}`}
+      data-invalid={invalid ? 'true' : 'false'}
+    >
       <label title={f.description}>
         <span className="field-label">{f.label}</span>
         {control}
@@ -111,7 +130,11 @@ function Field({ f }: { f: ConfigField }) {
           ↺
         </button>
       ) : null}
-      {invalid ? <div className="field-problem" role="alert" data-testid="field-problem">{invalid.message}</div> : null}
+      {invalid ? (
+        <div className="field-problem" role="alert" data-testid="field-problem">
+          {invalid.message}
+        </div>
+      ) : null}
       {disabled && f.why ? <div className="field-why muted">{f.why}</div> : null}
     </div>
   );
@@ -141,10 +164,20 @@ export function ConfigPanel() {
         <span className="muted" data-testid="config-changed">
           {count} changed{ignoredCount > 0 ? ` (${ignoredCount} more set but ignored by this policy)` : ''}
         </span>
-        <button data-testid="config-reset" disabled={overrideKeys.length === 0} onClick={() => void reset()}>Reset</button>
+        <button data-testid="config-reset" disabled={overrideKeys.length === 0} onClick={() => void reset()}>
+          Reset
+        </button>
       </div>
-      {dropped.length > 0 ? <p className="note" data-testid="dropped-overrides">Not carried over (the policy has no such setting): {dropped.join(', ')}</p> : null}
-      {invalid && !fields.some((f) => f.key === invalid.key) ? <p className="field-problem" role="alert" data-testid="field-problem">{invalid.message}</p> : null}
+      {dropped.length > 0 ? (
+        <p className="note" data-testid="dropped-overrides">
+          Not carried over (the policy has no such setting): {dropped.join(', ')}
+        </p>
+      ) : null}
+      {invalid && !fields.some((f) => f.key === invalid.key) ? (
+        <p className="field-problem" role="alert" data-testid="field-problem">
+          {invalid.message}
+        </p>
+      ) : null}
       {error ? <p className="note">Settings unavailable: {error}</p> : null}
       {[...groups].map(([group, fs]) => (
         <fieldset key={group}>
@@ -176,7 +209,11 @@ export function ConfigPanel() {
         >
           Save policy
         </button>
-        {saveProblem ? <p className="field-problem" role="alert">{saveProblem}</p> : null}
+        {saveProblem ? (
+          <p className="field-problem" role="alert">
+            {saveProblem}
+          </p>
+        ) : null}
       </div>
     </section>
   );

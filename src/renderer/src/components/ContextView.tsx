@@ -16,7 +16,19 @@ import { Highlighted, NeedleNotes, useNeedlePatterns } from './NeedleNotes';
 
 const ROW = 24;
 
-function Region({ name, tokens, color, note, children }: { name: string; tokens: number; color: string; note?: string; children?: React.ReactNode }) {
+function Region({
+  name,
+  tokens,
+  color,
+  note,
+  children,
+}: {
+  name: string;
+  tokens: number;
+  color: string;
+  note?: string;
+  children?: React.ReactNode;
+}) {
   return (
     <details className="ctx-region" open={tokens > 0 && children !== undefined}>
       <summary>
@@ -51,19 +63,32 @@ function KeptHistory({ d }: { d: StepDetail }) {
   }, [first, last, ensure]);
   return (
     // As tall as its rows up to a scrolling box: an empty or short history takes no more room than it needs.
-    <div className="ctx-history" ref={parent} data-testid="context-history" data-count={list.count} style={{ height: Math.min(MAX_HISTORY_PX, list.count * ROW + 2) }}>
+    <div
+      className="ctx-history"
+      ref={parent}
+      data-testid="context-history"
+      data-count={list.count}
+      style={{ height: Math.min(MAX_HISTORY_PX, list.count * ROW + 2) }}
+    >
       <div style={{ height: v.getTotalSize(), position: 'relative' }}>
         {items.map((it) => {
           const index = list.at(it.index);
           const m = messages.get(index);
           const masked = inRanges(d.context.history.masked, index);
           return (
-            <div key={it.key} className={`ctx-row role-${m?.role ?? 'loading'}`} style={{ transform: `translateY(${it.start}px)`, height: ROW }} onClick={() => selectMessage(index)}>
+            <div
+              key={it.key}
+              className={`ctx-row role-${m?.role ?? 'loading'}`}
+              style={{ transform: `translateY(${it.start}px)`, height: ROW }}
+              onClick={() => selectMessage(index)}
+            >
               <span className="idx">#{index}</span>
               <span className="role">{m?.role ?? '…'}</span>
               <span className="tok">{m ? fmtInt(m.tokens) : ''}</span>
               {masked ? <span className="state state-masked">masked</span> : null}
-              <bdi className="preview"><Highlighted text={sentText.get(index) ?? (m ? preview(m.parts) : '')} patterns={needles} /></bdi>
+              <bdi className="preview">
+                <Highlighted text={sentText.get(index) ?? (m ? preview(m.parts) : '')} patterns={needles} />
+              </bdi>
             </div>
           );
         })}
@@ -83,7 +108,9 @@ function BeforeAfter({ d }: { d: StepDetail }) {
       <div className="ba-grid">
         <div>
           <h5>Before</h5>
-          <p>history {describeRanges(c.before)} ({fmtInt(rangeCount(c.before))} messages)</p>
+          <p>
+            history {describeRanges(c.before)} ({fmtInt(rangeCount(c.before))} messages)
+          </p>
           <p className="muted">summary before</p>
           <pre data-testid="summary-before">{c.summaryBefore ?? '(none)'}</pre>
         </div>
@@ -107,7 +134,12 @@ function BeforeAfter({ d }: { d: StepDetail }) {
 export function ContextView() {
   const d = useAppStore((s) => s.stepDetail);
   const selected = useAppStore((s) => s.selectedStep);
-  if (selected === null || !d) return <section className="context-view empty" data-testid="context-view">{selected === null ? 'No call selected.' : 'Loading…'}</section>;
+  if (selected === null || !d)
+    return (
+      <section className="context-view empty" data-testid="context-view">
+        {selected === null ? 'No call selected.' : 'Loading…'}
+      </section>
+    );
   const cx = d.context;
   return (
     <section className="context-view" data-testid="context-view" data-step={d.step}>
@@ -120,7 +152,12 @@ export function ContextView() {
       <Region name="system prompt" tokens={cx.system.tokens} color={REGION_COLOR.system}>
         <pre>{cx.system.text ?? '(the transcript does not log it)'}</pre>
       </Region>
-      <Region name="unlogged system & tools" tokens={cx.unlogged.tokens} color={REGION_COLOR.unlogged} note="inferred from reported usage, not read from the transcript" />
+      <Region
+        name="unlogged system & tools"
+        tokens={cx.unlogged.tokens}
+        color={REGION_COLOR.unlogged}
+        note="inferred from reported usage, not read from the transcript"
+      />
       <Region name="summary" tokens={cx.summary.tokens} color={REGION_COLOR.summary}>
         {cx.summary.text !== null ? <pre data-testid="context-summary">{cx.summary.text}</pre> : undefined}
       </Region>
@@ -129,24 +166,40 @@ export function ContextView() {
           <i className="swatch" style={{ background: REGION_COLOR.history }} />
           <span className="ctx-name">kept history</span>
           <span className="ctx-tokens">{fmtInt(cx.history.tokens)} tokens</span>
-          <span className="muted"> · {fmtInt(cx.history.messages)} messages: {describeRanges(cx.history.ranges)}</span>
+          <span className="muted">
+            {' '}
+            · {fmtInt(cx.history.messages)} messages: {describeRanges(cx.history.ranges)}
+          </span>
         </div>
         {cx.history.reduced.length > 0 ? (
           <p className="muted" data-testid="context-reduced">
-            tool preflight cut {cx.history.reduced.length} result{cx.history.reduced.length === 1 ? '' : 's'}: {cx.history.reduced.slice(0, 6).map((r) => `#${r.messageIndex} ${r.action} ${fmtInt(r.bytesBefore)}→${fmtInt(r.bytesAfter)} B`).join(', ')}
+            tool preflight cut {cx.history.reduced.length} result{cx.history.reduced.length === 1 ? '' : 's'}:{' '}
+            {cx.history.reduced
+              .slice(0, 6)
+              .map((r) => `#${r.messageIndex} ${r.action} ${fmtInt(r.bytesBefore)}→${fmtInt(r.bytesAfter)} B`)
+              .join(', ')}
             {cx.history.reduced.length > 6 ? ', …' : ''}
           </p>
         ) : null}
         {cx.history.sentAs.length > 0 ? (
           <p className="muted" data-testid="context-sent-as">
-            the agent sent {cx.history.sentAs.length} message{cx.history.sentAs.length === 1 ? '' : 's'} as placeholders at this call (its history processor): {cx.history.sentAs.slice(0, 3).map((e) => `#${e.messageIndex}`).join(', ')}
+            the agent sent {cx.history.sentAs.length} message{cx.history.sentAs.length === 1 ? '' : 's'} as placeholders at this call (its
+            history processor):{' '}
+            {cx.history.sentAs
+              .slice(0, 3)
+              .map((e) => `#${e.messageIndex}`)
+              .join(', ')}
             {cx.history.sentAs.length > 3 ? ', …' : ''}
           </p>
         ) : null}
         <KeptHistory d={d} />
       </div>
       <Region name="tool definitions" tokens={cx.tools.tokens} color={REGION_COLOR.tools} note={`${cx.tools.names.length} tools`}>
-        <p className="tool-names">{cx.tools.names.map((n) => <bdi key={n}>{n}</bdi>)}</p>
+        <p className="tool-names">
+          {cx.tools.names.map((n) => (
+            <bdi key={n}>{n}</bdi>
+          ))}
+        </p>
       </Region>
     </section>
   );

@@ -42,7 +42,8 @@ export function DropOverlay() {
       const folders = files.filter((_, i) => items[i]?.webkitGetAsEntry?.()?.isDirectory === true);
       // (Said after the import starts, which clears the previous error.)
       void importPageFiles(files.filter((f) => !folders.includes(f)));
-      if (folders.length > 0) showImportError(folders.map((f) => f.name).join(', '), 'a folder: drop the transcript files inside it instead');
+      if (folders.length > 0)
+        showImportError(folders.map((f) => f.name).join(', '), 'a folder: drop the transcript files inside it instead');
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', overHandler);

@@ -28,18 +28,55 @@ export function EstimatePlot({ view, selectedStep, onSelect }: Props) {
       <ResponsiveContainer width="100%" height={220}>
         <ScatterChart margin={{ top: 12, right: 24, bottom: 18, left: 16 }}>
           <CartesianGrid stroke="var(--line)" />
-          <XAxis type="number" dataKey="reported" name="reported" domain={[0, top]} tickFormatter={fmtTokens} tick={axisTick} stroke="var(--muted)" label={{ value: 'reported prompt (tokens)', position: 'insideBottom', offset: -10, fill: 'var(--muted)', fontSize: 11 }} />
-          <YAxis type="number" dataKey="estimate" name="estimate" domain={[0, top]} tickFormatter={fmtTokens} tick={axisTick} stroke="var(--muted)" width={52} label={{ value: 'estimate', angle: -90, position: 'left', offset: 4, fill: 'var(--muted)', fontSize: 11 }} />
-          <ReferenceLine segment={[{ x: 0, y: 0 }, { x: top, y: top }]} stroke="var(--muted)" ifOverflow="hidden" />
-          <Tooltip cursor={false} isAnimationActive={false} content={({ payload }) => <PointTip call={payload?.[0]?.payload as AccuracyCall | undefined} />} />
-          <Scatter data={pick.points as AccuracyCall[]} fill="var(--assistant)" isAnimationActive={false} shape="circle" onClick={(p: { payload?: AccuracyCall }) => p.payload && onSelect(p.payload.step)} />
+          <XAxis
+            type="number"
+            dataKey="reported"
+            name="reported"
+            domain={[0, top]}
+            tickFormatter={fmtTokens}
+            tick={axisTick}
+            stroke="var(--muted)"
+            label={{ value: 'reported prompt (tokens)', position: 'insideBottom', offset: -10, fill: 'var(--muted)', fontSize: 11 }}
+          />
+          <YAxis
+            type="number"
+            dataKey="estimate"
+            name="estimate"
+            domain={[0, top]}
+            tickFormatter={fmtTokens}
+            tick={axisTick}
+            stroke="var(--muted)"
+            width={52}
+            label={{ value: 'estimate', angle: -90, position: 'left', offset: 4, fill: 'var(--muted)', fontSize: 11 }}
+          />
+          <ReferenceLine
+            segment={[
+              { x: 0, y: 0 },
+              { x: top, y: top },
+            ]}
+            stroke="var(--muted)"
+            ifOverflow="hidden"
+          />
+          <Tooltip
+            cursor={false}
+            isAnimationActive={false}
+            content={({ payload }) => <PointTip call={payload?.[0]?.payload as AccuracyCall | undefined} />}
+          />
+          <Scatter
+            data={pick.points as AccuracyCall[]}
+            fill="var(--assistant)"
+            isAnimationActive={false}
+            shape="circle"
+            onClick={(p: { payload?: AccuracyCall }) => p.payload && onSelect(p.payload.step)}
+          />
           {selected.length > 0 ? <Scatter data={selected} fill="var(--bad)" isAnimationActive={false} shape="diamond" /> : null}
         </ScatterChart>
       </ResponsiveContainer>
       <figcaption className="muted">
-        Each dot is a call: on the diagonal the estimate equals what the provider reported. Click a dot
-        to select its call.
-        {pick.hidden > 0 ? ` ${fmtInt(pick.points.length)} of ${fmtInt(view.calls.length)} calls drawn (the worst estimates and the axes' extremes always).` : ''}
+        Each dot is a call: on the diagonal the estimate equals what the provider reported. Click a dot to select its call.
+        {pick.hidden > 0
+          ? ` ${fmtInt(pick.points.length)} of ${fmtInt(view.calls.length)} calls drawn (the worst estimates and the axes' extremes always).`
+          : ''}
       </figcaption>
     </figure>
   );

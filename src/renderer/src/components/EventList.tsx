@@ -15,7 +15,12 @@ export function EventList() {
   const selectStep = useAppStore((s) => s.selectStep);
   const parent = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: markers?.length ?? 0, getScrollElement: () => parent.current, estimateSize: () => 20, overscan: 10 });
-  if (!markers || !retention) return <section className="event-list empty" data-testid="event-list">Replaying…</section>;
+  if (!markers || !retention)
+    return (
+      <section className="event-list empty" data-testid="event-list">
+        Replaying…
+      </section>
+    );
   const needles = retention.needles ?? [];
   return (
     <section className="event-list" data-testid="event-list">
@@ -33,7 +38,12 @@ export function EventList() {
                 style={{ transform: `translateY(${it.start}px)` }}
                 onClick={() => selectStep(m.step)}
               >
-                <span className="step">#{m.step}</span> <span className="kind">{m.kind === 'compression' ? `${m.path} ` : ''}{m.kind}</span> <bdi>{markerLabel(m)}</bdi>
+                <span className="step">#{m.step}</span>{' '}
+                <span className="kind">
+                  {m.kind === 'compression' ? `${m.path} ` : ''}
+                  {m.kind}
+                </span>{' '}
+                <bdi>{markerLabel(m)}</bdi>
               </div>
             );
           })}
@@ -45,8 +55,18 @@ export function EventList() {
           <ol data-testid="needle-list">
             {needles.map((n) => (
               <li key={n.key} onClick={() => (n.leftAt[0] !== undefined ? selectStep(n.leftAt[0]) : undefined)}>
-                <code><bdi>{n.key}</bdi></code>{' '}
-                {n.firstMessage === null ? <span className="muted">never mentioned</span> : n.leftAt.length === 0 ? <span>first at message #{n.firstMessage}, stays in the window</span> : <span>first at message #{n.firstMessage}, left the window at {n.leftAt.map((s) => `#${s}`).join(', ')}</span>}
+                <code>
+                  <bdi>{n.key}</bdi>
+                </code>{' '}
+                {n.firstMessage === null ? (
+                  <span className="muted">never mentioned</span>
+                ) : n.leftAt.length === 0 ? (
+                  <span>first at message #{n.firstMessage}, stays in the window</span>
+                ) : (
+                  <span>
+                    first at message #{n.firstMessage}, left the window at {n.leftAt.map((s) => `#${s}`).join(', ')}
+                  </span>
+                )}
               </li>
             ))}
           </ol>
@@ -56,7 +76,10 @@ export function EventList() {
       <ol data-testid="retention-list">
         {retention.lost.slice(0, 200).map((l, i) => (
           <li key={i} onClick={() => selectStep(l.neededAt)}>
-            <code><bdi>{l.key}</bdi></code> <span className="muted">({l.kind})</span> lost at #{l.lostAt}, needed at #{l.neededAt}
+            <code>
+              <bdi>{l.key}</bdi>
+            </code>{' '}
+            <span className="muted">({l.kind})</span> lost at #{l.lostAt}, needed at #{l.neededAt}
           </li>
         ))}
       </ol>

@@ -46,7 +46,10 @@ function CallLine() {
   const turn = useAppStore((s) => (s.stepDetail && s.stepDetail.step === s.selectedStep ? s.stepDetail.turn : null));
   const policy = useAppStore((s) => s.chartFor?.policy ?? null);
   const overrides = useAppStore((s) => Object.keys(s.chartFor?.overrides ?? {}).length);
-  const where = step === null ? `after the last call (${fmtInt(stepCount)} calls)` : `call ${fmtInt(step)} of ${fmtInt(stepCount)}${turn === null ? '' : `, turn ${fmtInt(turn)}`}`;
+  const where =
+    step === null
+      ? `after the last call (${fmtInt(stepCount)} calls)`
+      : `call ${fmtInt(step)} of ${fmtInt(stepCount)}${turn === null ? '' : `, turn ${fmtInt(turn)}`}`;
   return (
     <span className="muted" data-testid="export-call" data-step={step ?? 'end'}>
       {where} under <bdi>{policy ?? '—'}</bdi>
@@ -113,21 +116,44 @@ function ExportDialogBody() {
 
   return (
     <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
-      <div ref={dialog} className="dialog export-dialog" role="dialog" aria-modal="true" aria-labelledby="export-title" data-testid="export-dialog">
+      <div
+        ref={dialog}
+        className="dialog export-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="export-title"
+        data-testid="export-dialog"
+      >
         <h2 id="export-title">Export</h2>
         <fieldset>
           <legend>What</legend>
           {(['original', 'window', 'report'] as const).map((w: ExportWhat) => (
             <label key={w}>
-              <input type="radio" name="export-what" data-testid={`export-what-${w}`} checked={choice.what === w} disabled={w !== 'original' && !hasReplay} onChange={() => void setChoice({ what: w })} />
-              {w === 'original' ? 'The session as the agent recorded it' : w === 'window' ? 'The compacted history at ' : 'The replay report (every call)'}
+              <input
+                type="radio"
+                name="export-what"
+                data-testid={`export-what-${w}`}
+                checked={choice.what === w}
+                disabled={w !== 'original' && !hasReplay}
+                onChange={() => void setChoice({ what: w })}
+              />
+              {w === 'original'
+                ? 'The session as the agent recorded it'
+                : w === 'window'
+                  ? 'The compacted history at '
+                  : 'The replay report (every call)'}
               {w === 'window' ? <CallLine /> : null}
             </label>
           ))}
         </fieldset>
         <label className="row">
           Format
-          <select data-testid="export-format" value={choice.to} onChange={(e) => void setChoice({ to: e.target.value as ExportTarget })} data-autofocus>
+          <select
+            data-testid="export-format"
+            value={choice.to}
+            onChange={(e) => void setChoice({ to: e.target.value as ExportTarget })}
+            data-autofocus
+          >
             {FORMATS_FOR[choice.what].map((t) => (
               <option key={t} value={t}>
                 {FORMAT_LABEL[t]}
@@ -138,19 +164,38 @@ function ExportDialogBody() {
         <fieldset disabled={isReport}>
           <legend>
             <label>
-              <input type="checkbox" data-testid="export-redact" checked={choice.redact && !isReport} onChange={(e) => void setChoice({ redact: e.target.checked })} /> Redact
+              <input
+                type="checkbox"
+                data-testid="export-redact"
+                checked={choice.redact && !isReport}
+                onChange={(e) => void setChoice({ redact: e.target.checked })}
+              />{' '}
+              Redact
             </label>
             {isReport ? <span className="muted"> (a report holds numbers and policy reasons, not transcript text)</span> : null}
           </legend>
           {REDACTION_BUILTINS.map((b) => (
             <label key={b} className="row">
-              <input type="checkbox" data-testid={`export-builtin-${b}`} checked={choice.builtins.includes(b)} disabled={!choice.redact} onChange={(e) => toggleBuiltin(b, e.target.checked)} />
+              <input
+                type="checkbox"
+                data-testid={`export-builtin-${b}`}
+                checked={choice.builtins.includes(b)}
+                disabled={!choice.redact}
+                onChange={(e) => toggleBuiltin(b, e.target.checked)}
+              />
               {BUILTIN_LABEL[b]}
             </label>
           ))}
           <label className="stack">
             Your patterns, one per line: text, or /regex/flags (RE2: no lookaround or backreferences)
-            <textarea data-testid="export-patterns" rows={3} value={patterns} disabled={!choice.redact} spellCheck={false} onChange={(e) => onPatterns(e.target.value)} />
+            <textarea
+              data-testid="export-patterns"
+              rows={3}
+              value={patterns}
+              disabled={!choice.redact}
+              spellCheck={false}
+              onChange={(e) => onPatterns(e.target.value)}
+            />
           </label>
           {problems.length > 0 ? (
             <ul className="pattern-problems" data-testid="export-pattern-problems">
@@ -161,7 +206,11 @@ function ExportDialogBody() {
               ))}
             </ul>
           ) : null}
-          <div data-testid="export-redactions" data-count={preview && !isReport && choice.redact ? preview.redactions : 0} data-pending={pending}>
+          <div
+            data-testid="export-redactions"
+            data-count={preview && !isReport && choice.redact ? preview.redactions : 0}
+            data-pending={pending}
+          >
             {!choice.redact || isReport ? (
               <span className="muted">Nothing will be redacted.</span>
             ) : preview ? (
@@ -198,7 +247,11 @@ function ExportDialogBody() {
           <button data-testid="export-cancel" onClick={close}>
             Cancel
           </button>
-          <button data-testid="export-save" onClick={() => void onSave()} disabled={!preview || pending || saving || problems.length > 0 || fileName.trim().length === 0}>
+          <button
+            data-testid="export-save"
+            onClick={() => void onSave()}
+            disabled={!preview || pending || saving || problems.length > 0 || fileName.trim().length === 0}
+          >
             {saving ? 'Saving…' : 'Save'}
           </button>
         </div>

@@ -4,7 +4,12 @@ import { useAppStore } from '../context';
 export function FleetButton() {
   const open = useAppStore((s) => s.openFleet);
   return (
-    <button data-testid="open-fleet" aria-haspopup="dialog" title="Replay many sessions under several policies and compare them" onClick={() => void open()}>
+    <button
+      data-testid="open-fleet"
+      aria-haspopup="dialog"
+      title="Replay many sessions under several policies and compare them"
+      onClick={() => void open()}
+    >
       Fleet
     </button>
   );

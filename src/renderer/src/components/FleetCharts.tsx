@@ -3,10 +3,36 @@
  * the distribution of compressions and of lost facts per session, and cost against lost facts per
  * session. Animation off; data keys stable.
  */
-import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis, ZAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  Legend,
+  ResponsiveContainer,
+  Scatter,
+  ScatterChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+  ZAxis,
+} from 'recharts';
 import type { FleetResults, FleetTable } from '../../../shared/api';
 
-const PALETTE = ['#4e9af1', '#f5a524', '#3ccf91', '#e5484d', '#a47cf3', '#39c5cf', '#f76b15', '#8e9196', '#d6409f', '#b5e61d', '#ffc53d', '#70b8ff'];
+const PALETTE = [
+  '#4e9af1',
+  '#f5a524',
+  '#3ccf91',
+  '#e5484d',
+  '#a47cf3',
+  '#39c5cf',
+  '#f76b15',
+  '#8e9196',
+  '#d6409f',
+  '#b5e61d',
+  '#ffc53d',
+  '#70b8ff',
+];
 export const policyColor = (policies: readonly string[], p: string): string => PALETTE[Math.max(0, policies.indexOf(p)) % PALETTE.length]!;
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
@@ -20,7 +46,9 @@ function histogram(t: FleetTable, policies: readonly string[]): Record<string, n
     row[String(r['policy'])] = num(r['sessions']);
     byValue.set(v, row);
   }
-  return [...byValue.values()].sort((a, b) => a['value']! - b['value']!).map((r) => Object.fromEntries([['value', r['value']!], ...policies.map((p) => [p, r[p] ?? 0])]));
+  return [...byValue.values()]
+    .sort((a, b) => a['value']! - b['value']!)
+    .map((r) => Object.fromEntries([['value', r['value']!], ...policies.map((p) => [p, r[p] ?? 0])]));
 }
 
 function Panel({ title, testId, children }: { title: string; testId: string; children: React.ReactElement }) {
@@ -36,10 +64,17 @@ function Panel({ title, testId, children }: { title: string; testId: string; chi
 
 export function FleetCharts({ results }: { results: FleetResults }) {
   const policies = results.policies;
-  const cost = results.perPolicy.rows.map((r) => ({ policy: String(r['policy']), total: num(r['total_cost']), median: num(r['median_cost']) }));
+  const cost = results.perPolicy.rows.map((r) => ({
+    policy: String(r['policy']),
+    total: num(r['total_cost']),
+    median: num(r['median_cost']),
+  }));
   const compressions = histogram(results.compressions, policies);
   const lost = histogram(results.lostFacts, policies);
-  const points = (p: string) => results.sessions.rows.filter((r) => r['policy'] === p && r['status'] === 'ok').map((r) => ({ cost: num(r['cost_usd']), lost: num(r['lost_facts']), title: String(r['title'] ?? r['session_id'] ?? '') }));
+  const points = (p: string) =>
+    results.sessions.rows
+      .filter((r) => r['policy'] === p && r['status'] === 'ok')
+      .map((r) => ({ cost: num(r['cost_usd']), lost: num(r['lost_facts']), title: String(r['title'] ?? r['session_id'] ?? '') }));
   const axis = { stroke: '#8e9196', fontSize: 11 };
   return (
     <div className="fleet-charts">

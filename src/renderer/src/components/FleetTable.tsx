@@ -33,7 +33,8 @@ export function FleetTable({ table, onOpen }: { table: Table; onOpen: (sourcePat
   const rows = useMemo(() => {
     const dir = sort.desc ? -1 : 1;
     return [...table.rows].sort((a, b) => {
-      const x = a[sort.column] ?? null, y = b[sort.column] ?? null;
+      const x = a[sort.column] ?? null,
+        y = b[sort.column] ?? null;
       if (x === y) return 0;
       if (x === null) return 1;
       if (y === null) return -1;
@@ -47,7 +48,15 @@ export function FleetTable({ table, onOpen }: { table: Table; onOpen: (sourcePat
           <tr>
             {COLUMNS.map(([c, label]) => (
               <th key={c} aria-sort={sort.column === c ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
-                <button data-testid={`fleet-sort-${c}`} onClick={() => setSort((s) => ({ column: c, desc: s.column === c ? !s.desc : c !== 'policy' && c !== 'title' && c !== 'format' && c !== 'status' }))}>
+                <button
+                  data-testid={`fleet-sort-${c}`}
+                  onClick={() =>
+                    setSort((s) => ({
+                      column: c,
+                      desc: s.column === c ? !s.desc : c !== 'policy' && c !== 'title' && c !== 'format' && c !== 'status',
+                    }))
+                  }
+                >
                   {label}
                   {sort.column === c ? (sort.desc ? ' ▼' : ' ▲') : ''}
                 </button>

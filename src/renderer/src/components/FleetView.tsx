@@ -20,7 +20,18 @@ const SOURCES: readonly [FleetSource, string][] = [
 ];
 
 function Sources() {
-  const s = useAppStore(useShallow((x) => ({ source: x.fleetSource, chosen: x.fleetSessions, logFiles: x.fleetLogFiles, folder: x.fleetFolder, sessions: x.sessions, localLogs: x.localLogs, setFleet: x.setFleet, loadLocalLogs: x.loadLocalLogs })));
+  const s = useAppStore(
+    useShallow((x) => ({
+      source: x.fleetSource,
+      chosen: x.fleetSessions,
+      logFiles: x.fleetLogFiles,
+      folder: x.fleetFolder,
+      sessions: x.sessions,
+      localLogs: x.localLogs,
+      setFleet: x.setFleet,
+      loadLocalLogs: x.loadLocalLogs,
+    })),
+  );
   const [query, setQuery] = useState('');
   const visible = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -35,7 +46,13 @@ function Sources() {
     <section className="fleet-sources">
       <div className="fleet-source-tabs" role="tablist">
         {SOURCES.map(([id, label]) => (
-          <button key={id} role="tab" aria-selected={s.source === id} data-testid={`fleet-source-${id}`} onClick={() => s.setFleet({ fleetSource: id })}>
+          <button
+            key={id}
+            role="tab"
+            aria-selected={s.source === id}
+            data-testid={`fleet-source-${id}`}
+            onClick={() => s.setFleet({ fleetSource: id })}
+          >
             {label}
           </button>
         ))}
@@ -43,7 +60,13 @@ function Sources() {
       {s.source === 'library' ? (
         <>
           <div className="fleet-row">
-            <input type="search" placeholder="Search the library" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="fleet-search" />
+            <input
+              type="search"
+              placeholder="Search the library"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              data-testid="fleet-search"
+            />
             <button onClick={() => s.setFleet({ fleetSessions: [...new Set([...s.chosen, ...visible.map((x) => x.id)])] })}>All</button>
             <button onClick={() => s.setFleet({ fleetSessions: [] })}>None</button>
           </div>
@@ -51,7 +74,12 @@ function Sources() {
             {visible.map((x) => (
               <li key={x.id}>
                 <label>
-                  <input type="checkbox" checked={s.chosen.includes(x.id)} onChange={(e) => s.setFleet({ fleetSessions: toggle(s.chosen, x.id, e.target.checked) })} /> <bdi>{x.title ?? x.sourcePath}</bdi> <span className="muted">{x.format}</span>
+                  <input
+                    type="checkbox"
+                    checked={s.chosen.includes(x.id)}
+                    onChange={(e) => s.setFleet({ fleetSessions: toggle(s.chosen, x.id, e.target.checked) })}
+                  />{' '}
+                  <bdi>{x.title ?? x.sourcePath}</bdi> <span className="muted">{x.format}</span>
                 </label>
               </li>
             ))}
@@ -62,7 +90,13 @@ function Sources() {
       {s.source === 'folder' ? (
         <label className="fleet-folder">
           Folder or file (every transcript inside, recursively)
-          <input type="text" value={s.folder} placeholder="/path/to/transcripts" onChange={(e) => s.setFleet({ fleetFolder: e.target.value })} data-testid="fleet-folder" />
+          <input
+            type="text"
+            value={s.folder}
+            placeholder="/path/to/transcripts"
+            onChange={(e) => s.setFleet({ fleetFolder: e.target.value })}
+            data-testid="fleet-folder"
+          />
         </label>
       ) : null}
       {s.source === 'logs' ? (
@@ -71,7 +105,12 @@ function Sources() {
             g.files.map((f) => (
               <li key={f.path}>
                 <label>
-                  <input type="checkbox" checked={s.logFiles.includes(f.path)} onChange={(e) => s.setFleet({ fleetLogFiles: toggle(s.logFiles, f.path, e.target.checked) })} /> <bdi>{f.name}</bdi> <span className="muted">{g.agent}</span>
+                  <input
+                    type="checkbox"
+                    checked={s.logFiles.includes(f.path)}
+                    onChange={(e) => s.setFleet({ fleetLogFiles: toggle(s.logFiles, f.path, e.target.checked) })}
+                  />{' '}
+                  <bdi>{f.name}</bdi> <span className="muted">{g.agent}</span>
                 </label>
               </li>
             )),
@@ -84,7 +123,18 @@ function Sources() {
 }
 
 function Setup() {
-  const s = useAppStore(useShallow((x) => ({ policies: x.policies, chosen: x.fleetPolicies, settings: x.fleetSettings, run: x.fleetRun, progress: x.fleetProgress, setFleet: x.setFleet, start: x.startFleet, cancel: x.cancelFleet })));
+  const s = useAppStore(
+    useShallow((x) => ({
+      policies: x.policies,
+      chosen: x.fleetPolicies,
+      settings: x.fleetSettings,
+      run: x.fleetRun,
+      progress: x.fleetProgress,
+      setFleet: x.setFleet,
+      start: x.startFleet,
+      cancel: x.cancelFleet,
+    })),
+  );
   const p = s.progress;
   const pct = p && p.total > 0 ? Math.round((p.done / p.total) * 100) : 0;
   return (
@@ -93,12 +143,24 @@ function Setup() {
       <div className="fleet-policies" data-testid="fleet-policies">
         {s.policies.map((x) => (
           <label key={x.id} title={x.description}>
-            <input type="checkbox" checked={s.chosen.includes(x.id)} data-testid={`fleet-policy-${x.id}`} onChange={(e) => s.setFleet({ fleetPolicies: e.target.checked ? [...s.chosen, x.id] : s.chosen.filter((c) => c !== x.id) })} /> {x.id}
+            <input
+              type="checkbox"
+              checked={s.chosen.includes(x.id)}
+              data-testid={`fleet-policy-${x.id}`}
+              onChange={(e) => s.setFleet({ fleetPolicies: e.target.checked ? [...s.chosen, x.id] : s.chosen.filter((c) => c !== x.id) })}
+            />{' '}
+            {x.id}
           </label>
         ))}
       </div>
       <h3>Settings (every policy)</h3>
-      <textarea rows={3} placeholder={'key=value, one a line (as --set)\ne.g. window=64000'} value={s.settings} onChange={(e) => s.setFleet({ fleetSettings: e.target.value })} data-testid="fleet-settings" />
+      <textarea
+        rows={3}
+        placeholder={'key=value, one a line (as --set)\ne.g. window=64000'}
+        value={s.settings}
+        onChange={(e) => s.setFleet({ fleetSettings: e.target.value })}
+        data-testid="fleet-settings"
+      />
       <div className="fleet-row">
         <button className="primary" disabled={!!s.run || s.chosen.length === 0} onClick={() => void s.start()} data-testid="fleet-run">
           Run fleet
@@ -113,7 +175,8 @@ function Setup() {
         <div className="fleet-progress" data-testid="fleet-progress" role="status">
           <progress max={p.total} value={p.done} />
           <span>
-            {p.done} of {p.total} transcripts ({pct}%) · {p.rate === null ? '–' : `${p.rate.toFixed(1)}/s`} · {p.etaMs === null ? '–' : `${Math.ceil(p.etaMs / 1000)} s left`}
+            {p.done} of {p.total} transcripts ({pct}%) · {p.rate === null ? '–' : `${p.rate.toFixed(1)}/s`} ·{' '}
+            {p.etaMs === null ? '–' : `${Math.ceil(p.etaMs / 1000)} s left`}
             {p.errors > 0 ? ` · ${p.errors} failed` : ''}
             {p.skipped > 0 ? ` · ${p.skipped} already written` : ''}
           </span>
@@ -185,21 +248,33 @@ function PerPolicy() {
         ))}
       </tbody>
       <caption>
-        Baseline: {r.baseline ?? `each session's agent's own policy where it was run, else ${r.policies[0] ?? ''}`}. {r.errors.rows.length > 0 ? `${r.errors.rows.reduce((a, e) => a + Number(e['errors']), 0)} row(s) failed (status error).` : ''}
+        Baseline: {r.baseline ?? `each session's agent's own policy where it was run, else ${r.policies[0] ?? ''}`}.{' '}
+        {r.errors.rows.length > 0 ? `${r.errors.rows.reduce((a, e) => a + Number(e['errors']), 0)} row(s) failed (status error).` : ''}
       </caption>
     </table>
   );
 }
 
 export function FleetView() {
-  const s = useAppStore(useShallow((x) => ({ open: x.fleetOpen, close: x.closeFleet, results: x.fleetResults, loading: x.fleetLoading, error: x.fleetError, openRow: x.openFleetRow })));
+  const s = useAppStore(
+    useShallow((x) => ({
+      open: x.fleetOpen,
+      close: x.closeFleet,
+      results: x.fleetResults,
+      loading: x.fleetLoading,
+      error: x.fleetError,
+      openRow: x.openFleetRow,
+    })),
+  );
   if (!s.open) return null;
   return (
     <div className="fleet-backdrop">
       <div className="fleet" role="dialog" aria-modal="true" aria-label="Fleet" data-testid="fleet">
         <div className="fleet-head">
           <strong>Fleet</strong>
-          <span className="muted">replay many sessions under several policies; the results are Parquet you can query (ctxscope fleet query)</span>
+          <span className="muted">
+            replay many sessions under several policies; the results are Parquet you can query (ctxscope fleet query)
+          </span>
           <button className="fleet-close" aria-label="Close the fleet view" onClick={s.close}>
             ×
           </button>
@@ -231,7 +306,9 @@ export function FleetView() {
             ) : null}
           </main>
         </div>
-        <p className="assumption">Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.</p>
+        <p className="assumption">
+          Replays take the agent's own outputs as unchanged by a different context: every figure rests on that assumption.
+        </p>
       </div>
     </div>
   );

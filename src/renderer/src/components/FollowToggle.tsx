@@ -13,7 +13,11 @@ export function FollowToggle() {
   const setFollowing = useAppStore((s) => s.setFollowing);
   return (
     <span className="live-tail">
-      <span className={live ? 'live-badge on' : 'live-badge'} data-testid="live-status" title={live ? 'The session file is followed: new lines appear within a second' : (liveError ?? 'The session file is not followed')}>
+      <span
+        className={live ? 'live-badge on' : 'live-badge'}
+        data-testid="live-status"
+        title={live ? 'The session file is followed: new lines appear within a second' : (liveError ?? 'The session file is not followed')}
+      >
         {live ? `live${updates > 0 ? ` · ${updates} update${updates === 1 ? '' : 's'}` : ''}` : 'not live'}
       </span>
       <label title="Keep the last call selected as new calls arrive">

@@ -15,29 +15,54 @@ export function GuardStatus() {
   const error = useAppStore((s) => s.stepDetailError);
   const selected = useAppStore((s) => s.selectedStep);
   const chart = useAppStore((s) => s.chart);
-  if (selected === null) return <section className="guard-status empty" data-testid="guard-status">Select a call (click the chart, a message or an event, or press →).</section>;
-  if (!d) return <section className="guard-status empty" data-testid="guard-status">{error ? `Step detail unavailable: ${error}` : 'Loading…'}</section>;
+  if (selected === null)
+    return (
+      <section className="guard-status empty" data-testid="guard-status">
+        Select a call (click the chart, a message or an event, or press →).
+      </section>
+    );
+  if (!d)
+    return (
+      <section className="guard-status empty" data-testid="guard-status">
+        {error ? `Step detail unavailable: ${error}` : 'Loading…'}
+      </section>
+    );
   const overLimit = d.request > d.limit.value;
   const overWindow = d.request > d.window.value;
   const agent = agentCompactionNote(chart, d);
   return (
     <section className="guard-status" data-testid="guard-status" data-step={d.step} data-status={d.status}>
       <header>
-        <span className={`status-badge status-${d.status}`} style={{ borderColor: STATUS_COLOR[d.status] }} data-testid="guard-status-badge">{d.status}</span>
-        <strong> call #{d.step}</strong> <span className="muted">of {fmtInt(d.stepCount)} · turn {d.turn} · message #{d.messageIndex}</span>
+        <span
+          className={`status-badge status-${d.status}`}
+          style={{ borderColor: STATUS_COLOR[d.status] }}
+          data-testid="guard-status-badge"
+        >
+          {d.status}
+        </span>
+        <strong> call #{d.step}</strong>{' '}
+        <span className="muted">
+          of {fmtInt(d.stepCount)} · turn {d.turn} · message #{d.messageIndex}
+        </span>
       </header>
-      <p className="reason" data-testid="guard-reason">{d.reason ? <bdi>{d.reason}</bdi> : <span className="muted">no reason recorded (the request is within every limit)</span>}</p>
+      <p className="reason" data-testid="guard-reason">
+        {d.reason ? <bdi>{d.reason}</bdi> : <span className="muted">no reason recorded (the request is within every limit)</span>}
+      </p>
       <table className="numbers">
         <tbody>
           <tr className={overLimit ? 'over' : ''}>
             <td>request</td>
             <td data-testid="guard-request">{fmtInt(d.request)}</td>
-            <td>{pct(d.request, d.limit.value)} of the limit{overLimit ? ' — ABOVE' : ''}</td>
+            <td>
+              {pct(d.request, d.limit.value)} of the limit{overLimit ? ' — ABOVE' : ''}
+            </td>
           </tr>
           <tr>
             <td>limit</td>
             <td data-testid="guard-limit">{fmtInt(d.limit.value)}</td>
-            <td className="formula"><bdi>{d.limit.formula}</bdi></td>
+            <td className="formula">
+              <bdi>{d.limit.formula}</bdi>
+            </td>
           </tr>
           {d.limit.parts.map((p) => (
             <tr key={p.name} className="part">
@@ -49,33 +74,56 @@ export function GuardStatus() {
           <tr>
             <td>trigger</td>
             <td>{d.trigger ? fmtInt(d.trigger.value) : '—'}</td>
-            <td className="muted">{d.trigger ? `${d.trigger.basis}${d.request > d.trigger.value ? ' — crossed' : ''}` : 'the policy triggers on message count only'}</td>
+            <td className="muted">
+              {d.trigger
+                ? `${d.trigger.basis}${d.request > d.trigger.value ? ' — crossed' : ''}`
+                : 'the policy triggers on message count only'}
+            </td>
           </tr>
           <tr className={overWindow ? 'over' : ''}>
             <td>window</td>
             <td>{fmtInt(d.window.value)}</td>
-            <td className="muted">from {d.window.source}{overWindow ? ' — request ABOVE the window' : ''}</td>
+            <td className="muted">
+              from {d.window.source}
+              {overWindow ? ' — request ABOVE the window' : ''}
+            </td>
           </tr>
           <tr>
             <td>reported</td>
             <td>{d.reported === null ? '—' : fmtInt(d.reported)}</td>
-            <td className="muted">{d.reported === null ? 'the transcript has no usage for this call' : "the provider's prompt tokens for the original agent's call (its own context, not this replay's)"}</td>
+            <td className="muted">
+              {d.reported === null
+                ? 'the transcript has no usage for this call'
+                : "the provider's prompt tokens for the original agent's call (its own context, not this replay's)"}
+            </td>
           </tr>
         </tbody>
       </table>
       {d.budgets.length > 0 ? (
         <table className="budgets" data-testid="guard-budgets">
           <thead>
-            <tr><th>budget (layer)</th><th>used</th><th>limit</th><th>%</th></tr>
+            <tr>
+              <th>budget (layer)</th>
+              <th>used</th>
+              <th>limit</th>
+              <th>%</th>
+            </tr>
           </thead>
           <tbody>
             {d.budgets.map((b) => (
               <tr key={`${b.layer}/${b.dimension}`} className={b.pct >= 100 ? 'over' : ''} data-testid={`guard-budget-${b.dimension}`}>
-                <td>{b.dimension} <span className="muted">({b.layer})</span></td>
+                <td>
+                  {b.dimension} <span className="muted">({b.layer})</span>
+                </td>
                 <td>
                   {fmtInt(b.used)}
                   {/* S3's projected request: the layer counts the tokens this call would send, so the % is of both. */}
-                  {b.pending !== undefined ? <span className="pending" data-testid="guard-budget-pending"> + {fmtInt(b.pending)} this request</span> : null}
+                  {b.pending !== undefined ? (
+                    <span className="pending" data-testid="guard-budget-pending">
+                      {' '}
+                      + {fmtInt(b.pending)} this request
+                    </span>
+                  ) : null}
                 </td>
                 <td>{fmtInt(b.limit)}</td>
                 <td>{b.pct.toFixed(1)}%</td>
@@ -83,14 +131,21 @@ export function GuardStatus() {
             ))}
           </tbody>
         </table>
-      ) : <p className="muted">No budget dimension in force.</p>}
+      ) : (
+        <p className="muted">No budget dimension in force.</p>
+      )}
       {d.compression ? (
         <div className="compression" data-testid="guard-compression">
           <strong>{d.compression.path} compression</strong> <span className="muted">({d.compression.strategy})</span>
           <div>
-            {fmtInt(d.compression.tokensBefore)} → {fmtInt(d.compression.tokensAfter)} tokens ({fmtInt(d.compression.tokensBefore - d.compression.tokensAfter)} removed)
+            {fmtInt(d.compression.tokensBefore)} → {fmtInt(d.compression.tokensAfter)} tokens (
+            {fmtInt(d.compression.tokensBefore - d.compression.tokensAfter)} removed)
           </div>
-          {d.compression.note ? <div className="muted"><bdi>{d.compression.note}</bdi></div> : null}
+          {d.compression.note ? (
+            <div className="muted">
+              <bdi>{d.compression.note}</bdi>
+            </div>
+          ) : null}
         </div>
       ) : null}
       {agent ? (

@@ -14,7 +14,14 @@ export function ImportProgress() {
   if (!p) return null;
   const pct = p.totalBytes > 0 ? Math.min(100, (p.bytes / p.totalBytes) * 100) : 0;
   return (
-    <section className="import-panel" data-testid="import-progress" data-phase={p.phase} data-bytes={p.bytes} data-total={p.totalBytes} aria-live="polite">
+    <section
+      className="import-panel"
+      data-testid="import-progress"
+      data-phase={p.phase}
+      data-bytes={p.bytes}
+      data-total={p.totalBytes}
+      aria-live="polite"
+    >
       <header>
         <strong>{p.phase === 'upload' ? 'Uploading' : 'Importing'}</strong> <bdi data-testid="import-file">{p.file}</bdi>
         {p.queued > 0 ? <span className="muted"> (then {p.queued} more)</span> : null}
@@ -44,7 +51,15 @@ export function ImportErrorPanel() {
   const parts = importErrorParts(err.message, err.file);
   return (
     <div className="modal-backdrop import-error-backdrop">
-      <section ref={dialog} className="import-panel import-error" role="alertdialog" aria-modal="true" aria-labelledby="import-error-title" data-testid="import-error" data-line={parts.line ?? ''}>
+      <section
+        ref={dialog}
+        className="import-panel import-error"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="import-error-title"
+        data-testid="import-error"
+        data-line={parts.line ?? ''}
+      >
         <header>
           <strong id="import-error-title">Could not open the file</strong>
           <button data-testid="import-error-dismiss" onClick={dismiss} data-autofocus>

@@ -56,9 +56,29 @@ function Cell({ s, column }: { s: SessionSummary; column: LibraryColumn }) {
     case 'calls':
       return <>{fmtInt(s.steps)}</>;
     case 'tokens':
-      return <span title={s.reportedUsage ? `${fmtInt(s.promptTokens)} prompt + ${fmtInt(s.outputTokens)} output, as the provider reported` : 'the transcript reports no usage'}>{s.reportedUsage ? fmtTokens(tokensOf(s)) : '—'}</span>;
+      return (
+        <span
+          title={
+            s.reportedUsage
+              ? `${fmtInt(s.promptTokens)} prompt + ${fmtInt(s.outputTokens)} output, as the provider reported`
+              : 'the transcript reports no usage'
+          }
+        >
+          {s.reportedUsage ? fmtTokens(tokensOf(s)) : '—'}
+        </span>
+      );
     case 'cost':
-      return <span title={s.cost === null ? 'no reported usage, or no price for the model' : 'reported usage at the model catalog prices (or the source’s own cost)'}>{fmtCost(s.cost)}</span>;
+      return (
+        <span
+          title={
+            s.cost === null
+              ? 'no reported usage, or no price for the model'
+              : 'reported usage at the model catalog prices (or the source’s own cost)'
+          }
+        >
+          {fmtCost(s.cost)}
+        </span>
+      );
     case 'compactions':
       return <>{s.sourceCompactions > 0 ? fmtInt(s.sourceCompactions) : ''}</>;
     case 'date':
@@ -86,7 +106,9 @@ function ConfirmDelete() {
         Delete <bdi className="strong">{doomed.title}</bdi>?
       </p>
       <p data-testid="library-delete-counts">
-        {fmtInt(messages)} messages, {fmtInt(calls)} calls{kids.length > 0 ? `, ${kids.length} subagent session${kids.length === 1 ? '' : 's'}` : ''} and {fmtInt(cached)} cached result{cached === 1 ? '' : 's'} (token counts, replay runs) go from the database. The file on disk stays.
+        {fmtInt(messages)} messages, {fmtInt(calls)} calls
+        {kids.length > 0 ? `, ${kids.length} subagent session${kids.length === 1 ? '' : 's'}` : ''} and {fmtInt(cached)} cached result
+        {cached === 1 ? '' : 's'} (token counts, replay runs) go from the database. The file on disk stays.
       </p>
       <button ref={okRef} className="danger" data-testid="library-confirm" onClick={() => void confirm()}>
         Delete
@@ -116,7 +138,12 @@ export function Library() {
   const openFromLibrary = useAppStore((s) => s.openFromLibrary);
   const rows = useMemo(() => libraryRows(sessions, query, sort, expanded), [sessions, query, sort, expanded]);
   const bodyRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => bodyRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => bodyRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const dialog = useRef<HTMLDivElement>(null);
   // Escape takes back a delete waiting for its confirmation first, then closes the library.
   useModal(open, dialog, () => (pending ? cancelDelete() : closeLibrary()));
@@ -142,7 +169,8 @@ export function Library() {
           </span>
           {lastDeleted ? (
             <span className="muted" data-testid="library-deleted">
-              deleted <bdi>{lastDeleted.title}</bdi>: {fmtInt(lastDeleted.messages)} messages, {fmtInt(lastDeleted.cachedResults)} cached results
+              deleted <bdi>{lastDeleted.title}</bdi>: {fmtInt(lastDeleted.messages)} messages, {fmtInt(lastDeleted.cachedResults)} cached
+              results
             </span>
           ) : null}
           <button className="library-close" aria-label="Close the library" onClick={closeLibrary}>
@@ -168,7 +196,11 @@ export function Library() {
             <span className="lib-actions" />
           </div>
           <div className="library-body" ref={bodyRef} role="rowgroup">
-            {rows.length === 0 ? <p className="note">{sessions.length === 0 ? 'No sessions stored yet: open a transcript.' : 'No session matches the search.'}</p> : null}
+            {rows.length === 0 ? (
+              <p className="note">
+                {sessions.length === 0 ? 'No sessions stored yet: open a transcript.' : 'No session matches the search.'}
+              </p>
+            ) : null}
             <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
               {virtualizer.getVirtualItems().map((item) => {
                 const row = rows[item.index]!;

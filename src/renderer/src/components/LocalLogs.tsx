@@ -10,7 +10,12 @@ import { useAppStore } from '../context';
 import { fmtBytes, fmtWhen } from '../model/import-view';
 import { useModal } from '../use-modal';
 
-const AGENT: Record<LocalLogAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', upload: 'Uploaded' };
+const AGENT: Record<LocalLogAgent, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  upload: 'Uploaded',
+};
 /** Files shown per project before "show all" (a project can hold thousands). */
 const FIRST = 20;
 /** Projects shown before "show all" (a machine can hold hundreds): the page stays light. */
@@ -19,7 +24,11 @@ const FIRST_GROUPS = 40;
 export function LocalLogsButton() {
   const open = useAppStore((s) => s.setLocalLogsOpen);
   return (
-    <button data-testid="local-logs-button" title="Sessions Claude Code, Codex and Gemini CLI wrote on this machine" onClick={() => open(true)}>
+    <button
+      data-testid="local-logs-button"
+      title="Sessions Claude Code, Codex and Gemini CLI wrote on this machine"
+      onClick={() => open(true)}
+    >
       Agent logs…
     </button>
   );
@@ -43,13 +52,20 @@ function Group({ group }: { group: LocalLogGroup }) {
           {files.map((f) => {
             const stored = f.sessionIds.length > 0;
             return (
-              <tr key={f.path} data-testid="local-log-file" data-name={f.name} data-imported={stored ? (f.changed ? 'changed' : 'yes') : 'no'}>
+              <tr
+                key={f.path}
+                data-testid="local-log-file"
+                data-name={f.name}
+                data-imported={stored ? (f.changed ? 'changed' : 'yes') : 'no'}
+              >
                 <td className="name" title={f.path}>
                   <bdi>{f.name}</bdi>
                 </td>
                 <td className="num">{fmtBytes(f.size)}</td>
                 <td className="num">{fmtWhen(f.mtime)}</td>
-                <td className="ll-state">{stored ? <span className="ll-badge">{f.changed ? 'changed since import' : 'imported'}</span> : null}</td>
+                <td className="ll-state">
+                  {stored ? <span className="ll-badge">{f.changed ? 'changed since import' : 'imported'}</span> : null}
+                </td>
                 <td>
                   <button data-testid="local-log-open" disabled={busy && !(stored && !f.changed)} onClick={() => void openLocalLog(f)}>
                     {stored && !f.changed ? 'Open' : stored ? 'Update' : 'Import'}
@@ -95,10 +111,25 @@ export function LocalLogsPanel() {
   if (!open) return null;
   return (
     <div className="modal-backdrop" onClick={(e) => e.target === e.currentTarget && setOpen(false)}>
-      <div ref={dialog} className="local-logs" role="dialog" aria-modal="true" aria-labelledby="local-logs-title" data-testid="local-logs" data-loading={loading ? 'true' : 'false'}>
+      <div
+        ref={dialog}
+        className="local-logs"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="local-logs-title"
+        data-testid="local-logs"
+        data-loading={loading ? 'true' : 'false'}
+      >
         <header>
           <h2 id="local-logs-title">Agent logs on this machine</h2>
-          <input data-autofocus data-testid="local-logs-filter" placeholder="filter: project or file" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter projects and files" />
+          <input
+            data-autofocus
+            data-testid="local-logs-filter"
+            placeholder="filter: project or file"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            aria-label="Filter projects and files"
+          />
           <button onClick={() => void reload()} disabled={loading}>
             Refresh
           </button>
@@ -128,7 +159,8 @@ export function LocalLogsPanel() {
           <footer className="muted">
             {view.roots.map((r) => (
               <div key={`${r.agent}${r.path}`}>
-                {AGENT[r.agent]}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>} {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
+                {AGENT[r.agent]}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>}{' '}
+                {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
               </div>
             ))}
             {view.truncated > 0 ? <div className="warning">{view.truncated} more files not listed (the list stops at its cap).</div> : null}

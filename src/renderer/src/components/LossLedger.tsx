@@ -35,7 +35,12 @@ function Row({ it }: { it: Item }) {
       {it.neededAt !== null ? (
         <>
           {' '}
-          <button type="button" className="link ledger-needed" title={`message #${it.neededAt} refers to it again`} onClick={() => selectMessage(it.neededAt!)}>
+          <button
+            type="button"
+            className="link ledger-needed"
+            title={`message #${it.neededAt} refers to it again`}
+            onClick={() => selectMessage(it.neededAt!)}
+          >
             needed at #{it.neededAt}
           </button>
         </>
@@ -84,7 +89,11 @@ function OneLedger({ l }: { l: Ledger }) {
         <strong data-testid="ledger-headline">
           Lost: {fmtInt(l.lost)} item{l.lost === 1 ? '' : 's'}, {fmtInt(l.neededLater)} needed later
         </strong>
-        <span className="muted"> · {l.source === 'agent' ? `the agent's own compaction` : `${l.path ?? ''} compression (${l.strategy})`}{held.length > 0 ? ` · ${fmtInt(held.length)} more still in the summary` : ''}</span>
+        <span className="muted">
+          {' '}
+          · {l.source === 'agent' ? `the agent's own compaction` : `${l.path ?? ''} compression (${l.strategy})`}
+          {held.length > 0 ? ` · ${fmtInt(held.length)} more still in the summary` : ''}
+        </span>
       </p>
       {[...byKind].map(([kind, items]) => (
         <KindGroup key={kind} kind={kind} items={items} />

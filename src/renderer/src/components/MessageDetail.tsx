@@ -12,7 +12,17 @@ function RawRecord({ index }: { index: number }) {
   return (
     <details className="raw-record" onToggle={(e) => (e.currentTarget.open && !raw ? void load(index) : undefined)}>
       <summary>Source record{raw?.line ? ` (line ${raw.line})` : ''}</summary>
-      {raw ? raw.record !== null ? <pre data-testid="raw-record"><bdi>{raw.record}</bdi></pre> : <p className="note">This format keeps no record per message (the file is one JSON document).</p> : <p className="note">Loading…</p>}
+      {raw ? (
+        raw.record !== null ? (
+          <pre data-testid="raw-record">
+            <bdi>{raw.record}</bdi>
+          </pre>
+        ) : (
+          <p className="note">This format keeps no record per message (the file is one JSON document).</p>
+        )
+      ) : (
+        <p className="note">Loading…</p>
+      )}
     </details>
   );
 }
@@ -31,26 +41,56 @@ export function MessageDetail() {
       </header>
       {m.usage ? (
         <p className="usage">
-          reported: input {fmtInt(m.usage.input)} · cache read {fmtInt(m.usage.cacheRead)} · cache write {fmtInt(m.usage.cacheWrite)} · output {fmtInt(m.usage.output)} ({m.usage.convention} convention)
+          reported: input {fmtInt(m.usage.input)} · cache read {fmtInt(m.usage.cacheRead)} · cache write {fmtInt(m.usage.cacheWrite)} ·
+          output {fmtInt(m.usage.output)} ({m.usage.convention} convention)
         </p>
       ) : null}
       {m.parts.map((p, i) => (
         <section key={i} className={`part part-${p.kind}`}>
-          {p.kind === 'text' ? <pre><bdi>{p.text}</bdi></pre> : null}
+          {p.kind === 'text' ? (
+            <pre>
+              <bdi>{p.text}</bdi>
+            </pre>
+          ) : null}
           {p.kind === 'reasoning' ? <pre className="reasoning">{p.redacted ? '[redacted reasoning]' : <bdi>{p.text}</bdi>}</pre> : null}
           {p.kind === 'tool_call' ? (
             <>
-              <h4>tool call <bdi>{p.name}</bdi> <code><bdi>{p.id}</bdi></code> <button className="link" data-testid="detail-link-to-result" onClick={() => void follow(m.index, p.id, 'call')}>→ result</button></h4>
-              <pre><bdi>{p.args}</bdi></pre>
+              <h4>
+                tool call <bdi>{p.name}</bdi>{' '}
+                <code>
+                  <bdi>{p.id}</bdi>
+                </code>{' '}
+                <button className="link" data-testid="detail-link-to-result" onClick={() => void follow(m.index, p.id, 'call')}>
+                  → result
+                </button>
+              </h4>
+              <pre>
+                <bdi>{p.args}</bdi>
+              </pre>
             </>
           ) : null}
           {p.kind === 'tool_result' ? (
             <>
-              <h4>{p.isError ? 'tool error' : 'tool result'} <code><bdi>{p.callId}</bdi></code> <button className="link" data-testid="detail-link-to-call" onClick={() => void follow(m.index, p.callId, 'result')}>← call</button></h4>
-              <pre><bdi>{p.text}</bdi></pre>
+              <h4>
+                {p.isError ? 'tool error' : 'tool result'}{' '}
+                <code>
+                  <bdi>{p.callId}</bdi>
+                </code>{' '}
+                <button className="link" data-testid="detail-link-to-call" onClick={() => void follow(m.index, p.callId, 'result')}>
+                  ← call
+                </button>
+              </h4>
+              <pre>
+                <bdi>{p.text}</bdi>
+              </pre>
             </>
           ) : null}
-          {p.kind === 'media' ? <p>[{p.mediaType}{p.bytes !== undefined ? `, ${fmtInt(p.bytes)} bytes` : ''}]</p> : null}
+          {p.kind === 'media' ? (
+            <p>
+              [{p.mediaType}
+              {p.bytes !== undefined ? `, ${fmtInt(p.bytes)} bytes` : ''}]
+            </p>
+          ) : null}
         </section>
       ))}
       {m.truncated ? <p className="note">Long parts are shortened here; the full text is kept.</p> : null}

@@ -38,7 +38,12 @@ export function Highlighted({ text, patterns }: { text: string; patterns: readon
   let at = 0;
   for (const [s, e] of ranges) {
     if (s < at) continue;
-    parts.push(<Fragment key={`t${s}`}>{text.slice(at, s)}</Fragment>, <mark key={`m${s}`} className="needle-hit" data-testid="needle-hit">{text.slice(s, e)}</mark>);
+    parts.push(
+      <Fragment key={`t${s}`}>{text.slice(at, s)}</Fragment>,
+      <mark key={`m${s}`} className="needle-hit" data-testid="needle-hit">
+        {text.slice(s, e)}
+      </mark>,
+    );
     at = e;
   }
   parts.push(<Fragment key="end">{text.slice(at)}</Fragment>);

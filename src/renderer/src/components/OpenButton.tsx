@@ -13,7 +13,12 @@ export function OpenButton() {
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
-      <button data-testid="open-files" title="Open a transcript (or drop files on the window)" onClick={() => (host === 'serve' ? input.current?.click() : void openFiles())} disabled={busy}>
+      <button
+        data-testid="open-files"
+        title="Open a transcript (or drop files on the window)"
+        onClick={() => (host === 'serve' ? input.current?.click() : void openFiles())}
+        disabled={busy}
+      >
         {busy ? 'Importing…' : 'Open…'}
       </button>
       {host === 'serve' ? (

@@ -40,17 +40,34 @@ export function PolicyBar() {
         <button data-testid="policy-edit" aria-pressed={editing} onClick={() => setEditing(!editing)}>
           Policy JSON…
         </button>
-        {policy ? <span className="muted policy-source" title={policy.description}>{policy.source}</span> : null}
+        {policy ? (
+          <span className="muted policy-source" title={policy.description}>
+            {policy.source}
+          </span>
+        ) : null}
         {t ? (
           <span className="totals" data-testid="replay-totals">
-            <span title="this replay's estimate under the policy: what the calls it makes would bill">replayed: billed input {fmtTokens(t.billedInputTokens)} (cache reads {fmtTokens(t.cachedInputTokens)}, writes {fmtTokens(t.cacheWriteTokens ?? 0)}) · {priced ? `$${t.cost.toFixed(4)}` : '— (no price for the model)'}</span> · {plural(t.compressions, 'compression')} · peak {fmtTokens(t.peak)} · {plural(t.forcedFinals, 'forced final')} · {plural(t.aborts, 'abort')} ·{' '}
-            <span className={t.overflows > 0 ? 'overflow-count' : undefined} data-testid="replay-overflows" title="calls whose request is above the model's window: a provider rejects them">
+            <span title="this replay's estimate under the policy: what the calls it makes would bill">
+              replayed: billed input {fmtTokens(t.billedInputTokens)} (cache reads {fmtTokens(t.cachedInputTokens)}, writes{' '}
+              {fmtTokens(t.cacheWriteTokens ?? 0)}) · {priced ? `$${t.cost.toFixed(4)}` : '— (no price for the model)'}
+            </span>{' '}
+            · {plural(t.compressions, 'compression')} · peak {fmtTokens(t.peak)} · {plural(t.forcedFinals, 'forced final')} ·{' '}
+            {plural(t.aborts, 'abort')} ·{' '}
+            <span
+              className={t.overflows > 0 ? 'overflow-count' : undefined}
+              data-testid="replay-overflows"
+              title="calls whose request is above the model's window: a provider rejects them"
+            >
               {plural(t.overflows, 'overflow')}
             </span>
           </span>
         ) : null}
         {summary?.reportedUsage ? (
-          <span className="muted" data-testid="reported-totals" title="the provider's usage in the transcript, as the library's Tokens and Cost columns count it (prompt with cache, and output)">
+          <span
+            className="muted"
+            data-testid="reported-totals"
+            title="the provider's usage in the transcript, as the library's Tokens and Cost columns count it (prompt with cache, and output)"
+          >
             transcript reported {fmtTokens(tokensOf(summary))} tokens (with cache) · {fmtCost(summary.cost)}
           </span>
         ) : null}

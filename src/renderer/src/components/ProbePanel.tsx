@@ -17,14 +17,22 @@ const pctRange = (i: { low: number; high: number }): string => `${Math.round(i.l
 
 function RunView({ run }: { run: StoredProbe }) {
   const r = run.result;
-  const label = (task: string): string => (task === 'next' ? `next action (the agent: ${r.recorded.kind === 'tool' ? r.recorded.name : 'text'})` : (r.questions.find((q) => q.id === task)?.text ?? task));
+  const label = (task: string): string =>
+    task === 'next'
+      ? `next action (the agent: ${r.recorded.kind === 'tool' ? r.recorded.name : 'text'})`
+      : (r.questions.find((q) => q.id === task)?.text ?? task);
   const failed = r.answers.filter((a) => a.error);
   return (
     <div className="probe-run" data-testid="probe-run" data-step={run.step}>
       <p className="muted">
-        {r.settings.model} at {r.settings.endpoint} · {r.settings.replicates} replicates · temperature {r.settings.temperature} · {new Date(run.createdAt).toLocaleString()}
-        {' '}
-        <button type="button" className="link" data-testid="probe-export" onClick={() => download(`probe-call-${run.step}-${run.id}.json`, 'application/json', JSON.stringify(run, null, 2))}>
+        {r.settings.model} at {r.settings.endpoint} · {r.settings.replicates} replicates · temperature {r.settings.temperature} ·{' '}
+        {new Date(run.createdAt).toLocaleString()}{' '}
+        <button
+          type="button"
+          className="link"
+          data-testid="probe-export"
+          onClick={() => download(`probe-call-${run.step}-${run.id}.json`, 'application/json', JSON.stringify(run, null, 2))}
+        >
           export JSON
         </button>
       </p>
@@ -56,7 +64,11 @@ function RunView({ run }: { run: StoredProbe }) {
           ))}
         </tbody>
       </table>
-      {failed.length > 0 ? <p className="state state-dropped">{failed.length} replicate(s) failed: {failed[0]!.error}</p> : null}
+      {failed.length > 0 ? (
+        <p className="state state-dropped">
+          {failed.length} replicate(s) failed: {failed[0]!.error}
+        </p>
+      ) : null}
       <details>
         <summary>every answer ({r.answers.length})</summary>
         <ul className="probe-answers">
@@ -89,35 +101,66 @@ export function ProbePanel() {
   useEffect(() => {
     void loadProbes();
   }, [sessionId, loadProbes]);
-  if (step === null) return <section className="probe-panel empty" data-testid="probe-panel">No call selected.</section>;
+  if (step === null)
+    return (
+      <section className="probe-panel empty" data-testid="probe-panel">
+        No call selected.
+      </section>
+    );
   const here = runs.filter((r) => r.step === step && r.policy === policy);
   const probed = [...new Set(runs.map((r) => r.step))].sort((a, b) => a - b);
   const planHere = plan && plan.step === step ? plan : null;
   return (
     <section className="probe-panel" data-testid="probe-panel" data-step={step}>
       <p>
-        Probe call #{step}: the request the agent sent (a) and the one under <strong>{policy}</strong> (b), each sent {form.replicates} times to a model you name. It tells what that model does at this one call — not what the agent would have done for the rest of the run.
+        Probe call #{step}: the request the agent sent (a) and the one under <strong>{policy}</strong> (b), each sent {form.replicates}{' '}
+        times to a model you name. It tells what that model does at this one call — not what the agent would have done for the rest of the
+        run.
       </p>
       <div className="probe-form">
         <label>
-          endpoint <input data-testid="probe-endpoint" value={form.endpoint} size={32} onChange={(e) => setForm({ endpoint: e.target.value })} />
+          endpoint{' '}
+          <input data-testid="probe-endpoint" value={form.endpoint} size={32} onChange={(e) => setForm({ endpoint: e.target.value })} />
         </label>
         <label>
-          model <input data-testid="probe-model" value={form.model} size={18} placeholder="e.g. qwen2.5:7b" onChange={(e) => setForm({ model: e.target.value })} />
+          model{' '}
+          <input
+            data-testid="probe-model"
+            value={form.model}
+            size={18}
+            placeholder="e.g. qwen2.5:7b"
+            onChange={(e) => setForm({ model: e.target.value })}
+          />
         </label>
         <label>
-          replicates <input data-testid="probe-replicates" type="number" min={1} max={50} value={form.replicates} onChange={(e) => setForm({ replicates: Math.max(1, Math.min(50, Number(e.target.value) || 1)) })} />
+          replicates{' '}
+          <input
+            data-testid="probe-replicates"
+            type="number"
+            min={1}
+            max={50}
+            value={form.replicates}
+            onChange={(e) => setForm({ replicates: Math.max(1, Math.min(50, Number(e.target.value) || 1)) })}
+          />
         </label>
         <button type="button" data-testid="probe-plan" disabled={busy !== null || !form.model.trim()} onClick={() => void planProbe()}>
           {busy === 'planning' ? 'Planning…' : 'Plan probe'}
         </button>
       </div>
-      {error ? <p className="state state-dropped" data-testid="probe-error">{error}</p> : null}
+      {error ? (
+        <p className="state state-dropped" data-testid="probe-error">
+          {error}
+        </p>
+      ) : null}
       {planHere ? (
         <div className="probe-plan" data-testid="probe-estimate">
           <p>
-            Will send {fmtInt(planHere.estimate.requests)} requests: about {fmtInt(planHere.estimate.inputTokens)} input tokens, at most {fmtInt(planHere.estimate.outputTokens)} output tokens,{' '}
-            {planHere.estimate.cost === null ? 'price unknown (a local model costs nothing per token)' : `about $${planHere.estimate.cost.toFixed(4)}`}.
+            Will send {fmtInt(planHere.estimate.requests)} requests: about {fmtInt(planHere.estimate.inputTokens)} input tokens, at most{' '}
+            {fmtInt(planHere.estimate.outputTokens)} output tokens,{' '}
+            {planHere.estimate.cost === null
+              ? 'price unknown (a local model costs nothing per token)'
+              : `about $${planHere.estimate.cost.toFixed(4)}`}
+            .
           </p>
           {planHere.questions.length > 0 ? (
             <ol className="probe-questions">
@@ -128,7 +171,9 @@ export function ProbePanel() {
               ))}
             </ol>
           ) : (
-            <p className="muted">No recall question: nothing that left the view before this call is needed later. The next action is compared.</p>
+            <p className="muted">
+              No recall question: nothing that left the view before this call is needed later. The next action is compared.
+            </p>
           )}
           {planHere.consented ? (
             <button type="button" data-testid="probe-send" disabled={busy !== null} onClick={() => void runProbe(false)}>
@@ -137,7 +182,10 @@ export function ProbePanel() {
           ) : (
             <div className="probe-consent" data-testid="probe-consent" role="alertdialog" aria-label="What will leave this machine">
               <p>
-                <strong>This leaves your machine:</strong> the system prompt, the conversation up to call #{step} ({fmtInt(planHere.estimate.contextTokens.original)} tokens as the agent sent it, {fmtInt(planHere.estimate.contextTokens.policy)} under the policy), the tool definitions and the questions — {fmtInt(planHere.estimate.requests)} requests to <bdi>{planHere.endpoint}</bdi>
+                <strong>This leaves your machine:</strong> the system prompt, the conversation up to call #{step} (
+                {fmtInt(planHere.estimate.contextTokens.original)} tokens as the agent sent it,{' '}
+                {fmtInt(planHere.estimate.contextTokens.policy)} under the policy), the tool definitions and the questions —{' '}
+                {fmtInt(planHere.estimate.requests)} requests to <bdi>{planHere.endpoint}</bdi>
                 {planHere.withKey ? ', with the API key bound to that endpoint' : ', without a key'}. You are asked once for this endpoint.
               </p>
               <button type="button" data-testid="probe-consent-send" disabled={busy !== null} onClick={() => void runProbe(true)}>

@@ -62,7 +62,13 @@ export function RegionChart() {
     return () => ro.disconnect();
   }, [setBuckets]);
 
-  const compareLine = useMemo(() => (chart && comparison && comparison.b.steps.total.length === chart.stepCount ? reduceToBuckets(chart, comparison.b.steps.total) : undefined), [chart, comparison]);
+  const compareLine = useMemo(
+    () =>
+      chart && comparison && comparison.b.steps.total.length === chart.stepCount
+        ? reduceToBuckets(chart, comparison.b.steps.total)
+        : undefined,
+    [chart, comparison],
+  );
   const frame: Frame | null = useMemo(() => {
     if (!chart || size.width === 0) return null;
     const extra = compareLine ? compareLine.filter((v): v is number => v !== null) : [];
@@ -86,12 +92,26 @@ export function RegionChart() {
   }, [chart, frame, compareLine, theme]);
 
   // The marker layer follows the chart, not the selection: stepping redraws the cursor alone.
-  const paths = useMemo(() => (chart && frame ? markerPaths(chart, frame, comparison?.compressions.b ?? []) : null), [chart, frame, comparison]);
+  const paths = useMemo(
+    () => (chart && frame ? markerPaths(chart, frame, comparison?.compressions.b ?? []) : null),
+    [chart, frame, comparison],
+  );
   // Calls with stored probe results under this policy (ProbePanel.tsx): a small diamond each at the top.
   const probeRuns = useAppStore((s) => s.probeRuns);
   const policyId = useAppStore((s) => s.policyId);
-  const probed = useMemo(() => [...new Set(probeRuns.filter((r) => r.policy === policyId && chart && r.step < chart.stepCount).map((r) => r.step))], [probeRuns, policyId, chart]);
-  const probeD = chart && frame ? probed.map((st) => { const x = markerX(chart, frame, st); return `M${x} ${frame.top}l4 5l-4 5l-4 -5z`; }).join('') : '';
+  const probed = useMemo(
+    () => [...new Set(probeRuns.filter((r) => r.policy === policyId && chart && r.step < chart.stepCount).map((r) => r.step))],
+    [probeRuns, policyId, chart],
+  );
+  const probeD =
+    chart && frame
+      ? probed
+          .map((st) => {
+            const x = markerX(chart, frame, st);
+            return `M${x} ${frame.top}l4 5l-4 5l-4 -5z`;
+          })
+          .join('')
+      : '';
   const cursor = chart && frame && selectedStep !== null ? markerX(chart, frame, selectedStep) : null;
 
   if (!chart) {
@@ -133,15 +153,64 @@ export function RegionChart() {
     >
       <canvas ref={canvas} style={{ width: size.width, height: size.height }} />
       {paths && frame ? (
-        <svg className="chart-markers" width={size.width} height={size.height} data-testid="chart-markers" data-markers={paths.count} data-dense={paths.dense ? "true" : "false"}>
-          {markerStrokes(PALETTE[theme]).map((m) => (paths[m.key] ? <path key={m.key} d={paths[m.key]} stroke={m.color} strokeDasharray={m.dash.join(' ') || undefined} strokeWidth={m.width} {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})} /> : null))}
-          {probed.length > 0 ? <path d={probeD} fill="#f59f00" stroke="none" data-testid="probe-markers" data-count={probed.length} data-steps={probed.join(' ')} /> : null}
+        <svg
+          className="chart-markers"
+          width={size.width}
+          height={size.height}
+          data-testid="chart-markers"
+          data-markers={paths.count}
+          data-dense={paths.dense ? 'true' : 'false'}
+        >
+          {markerStrokes(PALETTE[theme]).map((m) =>
+            paths[m.key] ? (
+              <path
+                key={m.key}
+                d={paths[m.key]}
+                stroke={m.color}
+                strokeDasharray={m.dash.join(' ') || undefined}
+                strokeWidth={m.width}
+                {...(m.key === 'compare' ? { 'data-testid': 'compare-markers' } : {})}
+              />
+            ) : null,
+          )}
+          {probed.length > 0 ? (
+            <path
+              d={probeD}
+              fill="#f59f00"
+              stroke="none"
+              data-testid="probe-markers"
+              data-count={probed.length}
+              data-steps={probed.join(' ')}
+            />
+          ) : null}
           {/* Needles: a mark at the top at each call where one left the window. */}
-          {(chart.retention.needles ?? []).flatMap((t) => t.leftAt.map((c) => {
-            const x = markerX(chart, frame, c);
-            return <path key={`${t.key}@${c}`} className="needle-mark" data-testid="needle-mark" data-step={c} d={`M${x - 5} ${frame.top}h10l-5 8z`} fill={NEEDLE_COLOR} stroke="none"><title>{`needle “${t.key}” left the window at call ${c}`}</title></path>;
-          }))}
-          {cursor !== null ? <path d={`M${cursor} 0V${size.height}`} stroke={PALETTE[theme].line.cursor} strokeWidth={2} data-testid="chart-cursor" data-step={selectedStep ?? ''} /> : null}
+          {(chart.retention.needles ?? []).flatMap((t) =>
+            t.leftAt.map((c) => {
+              const x = markerX(chart, frame, c);
+              return (
+                <path
+                  key={`${t.key}@${c}`}
+                  className="needle-mark"
+                  data-testid="needle-mark"
+                  data-step={c}
+                  d={`M${x - 5} ${frame.top}h10l-5 8z`}
+                  fill={NEEDLE_COLOR}
+                  stroke="none"
+                >
+                  <title>{`needle “${t.key}” left the window at call ${c}`}</title>
+                </path>
+              );
+            }),
+          )}
+          {cursor !== null ? (
+            <path
+              d={`M${cursor} 0V${size.height}`}
+              stroke={PALETTE[theme].line.cursor}
+              strokeWidth={2}
+              data-testid="chart-cursor"
+              data-step={selectedStep ?? ''}
+            />
+          ) : null}
         </svg>
       ) : null}
       {loading ? <span className="chart-busy">replaying…</span> : null}
@@ -166,26 +235,39 @@ function HoverCard({ b, x, y, width, theme }: { b: number; x: number; y: number;
   return (
     <div className="hover-card" data-testid="chart-hover" style={{ left: Math.min(x + 12, width - 300), top: Math.max(0, y - 40) }}>
       <strong>call #{peak}</strong>
-      {from !== to ? <span className="muted"> (fullest of calls {from}–{to})</span> : null}
+      {from !== to ? (
+        <span className="muted">
+          {' '}
+          (fullest of calls {from}–{to})
+        </span>
+      ) : null}
       <div>
         request {total === null || total === undefined ? '—' : fmtInt(total)} · status {chart.status[b]}
         {flag ? <span className="flag"> · {flag === 'over-window' ? 'ABOVE THE WINDOW' : 'ABOVE THE LIMIT'}</span> : null}
       </div>
-      <div className="hover-reason" data-testid="chart-hover-reason"><bdi>{bucketReason(chart, b)}</bdi></div>
+      <div className="hover-reason" data-testid="chart-hover-reason">
+        <bdi>{bucketReason(chart, b)}</bdi>
+      </div>
       <div className="muted">
-        limit {limit === null || limit === undefined ? '—' : fmtInt(limit)} · trigger {trigger === null || trigger === undefined ? 'none' : fmtInt(trigger)} · window {windowSize === null || windowSize === undefined ? '—' : fmtInt(windowSize)}
+        limit {limit === null || limit === undefined ? '—' : fmtInt(limit)} · trigger{' '}
+        {trigger === null || trigger === undefined ? 'none' : fmtInt(trigger)} · window{' '}
+        {windowSize === null || windowSize === undefined ? '—' : fmtInt(windowSize)}
         {reported !== null && reported !== undefined ? ` · reported ${fmtInt(reported)}` : ''}
       </div>
       <table>
         <tbody>
           {PROMPT_REGIONS.map((r) => (
             <tr key={r}>
-              <td><i className="swatch" style={{ background: PALETTE[theme].region[r] }} /> {REGION_LABEL[r]}</td>
+              <td>
+                <i className="swatch" style={{ background: PALETTE[theme].region[r] }} /> {REGION_LABEL[r]}
+              </td>
               <td>{fmtInt(chart.regions[r][b] ?? 0)}</td>
             </tr>
           ))}
           <tr>
-            <td><i className="swatch hatched" /> output reserve + buffer</td>
+            <td>
+              <i className="swatch hatched" /> output reserve + buffer
+            </td>
             <td>{fmtInt((chart.regions.output[b] ?? 0) + (chart.regions.buffer[b] ?? 0))}</td>
           </tr>
         </tbody>
@@ -207,7 +289,15 @@ export function ChartLegend() {
     <div className="chart-legend" data-testid="chart-legend">
       {legendItems(PALETTE[theme]).map((l) => (
         <span key={l.label}>
-          {l.mark === 'fill' ? <i className="swatch" style={{ background: l.color }} /> : l.mark === 'hatched' ? <i className="swatch hatched" style={{ borderColor: l.color }} /> : l.mark === 'dot' ? <i className="dot" style={{ background: l.color }} /> : <i className={`line${l.mark === 'line' ? '' : ` ${l.mark}`}`} style={{ borderColor: l.color }} />}
+          {l.mark === 'fill' ? (
+            <i className="swatch" style={{ background: l.color }} />
+          ) : l.mark === 'hatched' ? (
+            <i className="swatch hatched" style={{ borderColor: l.color }} />
+          ) : l.mark === 'dot' ? (
+            <i className="dot" style={{ background: l.color }} />
+          ) : (
+            <i className={`line${l.mark === 'line' ? '' : ` ${l.mark}`}`} style={{ borderColor: l.color }} />
+          )}
           {l.label}
         </span>
       ))}

@@ -19,7 +19,16 @@ export function ReplayTimeline() {
   const selected = useAppStore((s) => s.selectedStep);
   const playing = useAppStore((s) => s.playing);
   const speed = useAppStore((s) => s.speed);
-  const a = useAppStore(useShallow((s) => ({ stepBy: s.stepBy, stepToEnd: s.stepToEnd, jumpCompression: s.jumpCompression, togglePlay: s.togglePlay, setSpeed: s.setSpeed, selectStep: s.selectStep })));
+  const a = useAppStore(
+    useShallow((s) => ({
+      stepBy: s.stepBy,
+      stepToEnd: s.stepToEnd,
+      jumpCompression: s.jumpCompression,
+      togglePlay: s.togglePlay,
+      setSpeed: s.setSpeed,
+      selectStep: s.selectStep,
+    })),
+  );
   const turn = useAppStore((s) => s.stepDetail?.turn);
   const messageIndex = useAppStore((s) => (s.selectedStep === null ? null : (s.detail?.steps[s.selectedStep] ?? null)));
   const track = useRef<HTMLDivElement>(null);
@@ -39,19 +48,39 @@ export function ReplayTimeline() {
   return (
     <section className="replay-timeline" data-testid="replay-timeline" aria-label="Replay timeline">
       <div className="timeline-controls">
-        <button title="First call (Home)" onClick={() => a.stepToEnd('first')}>|◂</button>
-        <button title="Previous compression (P)" data-testid="prev-compression" onClick={() => a.jumpCompression(-1)}>P◂</button>
-        <button title="Back ten calls (Shift+←)" onClick={() => a.stepBy(-10)}>«</button>
-        <button title="Previous call (←)" data-testid="step-back" onClick={() => a.stepBy(-1)}>‹</button>
-        <button title="Play / pause (Space)" data-testid="play" aria-pressed={playing} onClick={a.togglePlay}>{playing ? '❚❚' : '▶'}</button>
-        <button title="Next call (→)" data-testid="step-forward" onClick={() => a.stepBy(1)}>›</button>
-        <button title="Forward ten calls (Shift+→)" onClick={() => a.stepBy(10)}>»</button>
-        <button title="Next compression (N)" data-testid="next-compression" onClick={() => a.jumpCompression(1)}>▸N</button>
-        <button title="Last call (End)" onClick={() => a.stepToEnd('last')}>▸|</button>
+        <button title="First call (Home)" onClick={() => a.stepToEnd('first')}>
+          |◂
+        </button>
+        <button title="Previous compression (P)" data-testid="prev-compression" onClick={() => a.jumpCompression(-1)}>
+          P◂
+        </button>
+        <button title="Back ten calls (Shift+←)" onClick={() => a.stepBy(-10)}>
+          «
+        </button>
+        <button title="Previous call (←)" data-testid="step-back" onClick={() => a.stepBy(-1)}>
+          ‹
+        </button>
+        <button title="Play / pause (Space)" data-testid="play" aria-pressed={playing} onClick={a.togglePlay}>
+          {playing ? '❚❚' : '▶'}
+        </button>
+        <button title="Next call (→)" data-testid="step-forward" onClick={() => a.stepBy(1)}>
+          ›
+        </button>
+        <button title="Forward ten calls (Shift+→)" onClick={() => a.stepBy(10)}>
+          »
+        </button>
+        <button title="Next compression (N)" data-testid="next-compression" onClick={() => a.jumpCompression(1)}>
+          ▸N
+        </button>
+        <button title="Last call (End)" onClick={() => a.stepToEnd('last')}>
+          ▸|
+        </button>
         <label className="speed" title="Calls per second while playing">
           <select data-testid="play-speed" value={speed} onChange={(e) => a.setSpeed(Number(e.target.value))}>
             {[1, 2, 5, 10, 25, 50, 100, 200].map((v) => (
-              <option key={v} value={v}>{v}/s</option>
+              <option key={v} value={v}>
+                {v}/s
+              </option>
             ))}
           </select>
         </label>
@@ -64,7 +93,9 @@ export function ReplayTimeline() {
       <div className="timeline-track">
         <div className="timeline-labels" style={{ width: LABEL_W }}>
           {TIMELINE_ROWS.map((r) => (
-            <span key={r.key} style={{ height: ROW_H }}>{r.label}</span>
+            <span key={r.key} style={{ height: ROW_H }}>
+              {r.label}
+            </span>
           ))}
         </div>
         <div
@@ -84,7 +115,12 @@ export function ReplayTimeline() {
             if (e.buttons & 1) scrubTo(e.clientX);
           }}
         >
-          <svg viewBox={`0 0 ${TIMELINE_WIDTH} ${TIMELINE_ROWS.length * ROW_H}`} preserveAspectRatio="none" data-testid="timeline-markers" data-markers={markers?.length ?? 0}>
+          <svg
+            viewBox={`0 0 ${TIMELINE_WIDTH} ${TIMELINE_ROWS.length * ROW_H}`}
+            preserveAspectRatio="none"
+            data-testid="timeline-markers"
+            data-markers={markers?.length ?? 0}
+          >
             {paths.map((p) => (
               <path key={p.key} d={p.d} fill={p.color} stroke={p.color} strokeWidth={1} vectorEffect="non-scaling-stroke" />
             ))}

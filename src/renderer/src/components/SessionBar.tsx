@@ -24,11 +24,23 @@ export function SessionBar() {
   return (
     <header className="session-bar">
       <h1>Context Scope</h1>
-      <button className="session-picker-button" data-testid="session-picker" data-session-id={detail?.summary.id ?? ''} aria-haspopup="dialog" title="Open the session library" onClick={() => void openLibrary()}>
+      <button
+        className="session-picker-button"
+        data-testid="session-picker"
+        data-session-id={detail?.summary.id ?? ''}
+        aria-haspopup="dialog"
+        title="Open the session library"
+        onClick={() => void openLibrary()}
+      >
         <bdi>{detail?.summary.title ?? 'No session'}</bdi> ▾
       </button>
       {parentId ? (
-        <button className="link" data-testid="open-parent" title="This is a subagent: open the session that spawned it" onClick={() => void openParent(parentId)}>
+        <button
+          className="link"
+          data-testid="open-parent"
+          title="This is a subagent: open the session that spawned it"
+          onClick={() => void openParent(parentId)}
+        >
           ↑ parent session
         </button>
       ) : null}
@@ -38,8 +50,8 @@ export function SessionBar() {
       <FleetButton />
       {detail ? (
         <span className="facts" data-testid="session-facts" data-tokenizer={detail.tokenizer}>
-          {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {plural(detail.summary.turns, 'turn')} · {plural(detail.summary.steps, 'LLM call')} ·{' '}
-          {detail.tokenizer}
+          {detail.summary.format} · <bdi>{detail.summary.model ?? 'model unknown'}</bdi> · {plural(detail.summary.turns, 'turn')} ·{' '}
+          {plural(detail.summary.steps, 'LLM call')} · {detail.tokenizer}
           {detail.approximate ? ' (approximation)' : ''}
         </span>
       ) : null}

@@ -22,7 +22,8 @@ const W = 460;
 const H = 200;
 const PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
-const money = (r: TuneResult, p: TunePoint): string => (r.costBasis === 'usd' ? `$${p.cost.toFixed(4)}` : `${fmtTokens(p.billedInputTokens)} tokens`);
+const money = (r: TuneResult, p: TunePoint): string =>
+  r.costBasis === 'usd' ? `$${p.cost.toFixed(4)}` : `${fmtTokens(p.billedInputTokens)} tokens`;
 const settingsText = (p: TunePoint): string =>
   Object.entries(p.settings)
     .map(([k, v]) => `${k} = ${String(v)}`)
@@ -42,13 +43,26 @@ function Sweeps() {
     if (sweeps.length === 0 && key) setSweep(0, { key });
   }, [sweeps.length, options, setSweep]);
   const num = (i: number, k: 'from' | 'to' | 'step', v: number) => (
-    <input type="number" className="num" data-testid={`tuner-${k}-${i}`} aria-label={`sweep ${i + 1} ${k}`} value={v} step="any" onChange={(e) => setSweep(i, { [k]: e.target.valueAsNumber })} />
+    <input
+      type="number"
+      className="num"
+      data-testid={`tuner-${k}-${i}`}
+      aria-label={`sweep ${i + 1} ${k}`}
+      value={v}
+      step="any"
+      onChange={(e) => setSweep(i, { [k]: e.target.valueAsNumber })}
+    />
   );
   return (
     <div className="tuner-sweeps">
       {sweeps.map((s, i) => (
         <div className="tuner-sweep" key={i} data-testid={`tuner-sweep-${i}`}>
-          <select data-testid={`tuner-key-${i}`} aria-label={`sweep ${i + 1} setting`} value={s.key} onChange={(e) => setSweep(i, { key: e.target.value })}>
+          <select
+            data-testid={`tuner-key-${i}`}
+            aria-label={`sweep ${i + 1} setting`}
+            value={s.key}
+            onChange={(e) => setSweep(i, { key: e.target.value })}
+          >
             {options.some((f) => f.key === s.key) ? null : <option value={s.key}>{s.key || 'choose a setting'}</option>}
             {options.map((f) => (
               <option key={f.key} value={f.key}>
@@ -63,7 +77,11 @@ function Sweeps() {
           </button>
         </div>
       ))}
-      <button data-testid="tuner-add" disabled={options.length === 0 || sweeps.length >= 6} onClick={() => setSweep(sweeps.length, { key: (options.find((f) => !sweeps.some((s) => s.key === f.key)) ?? options[0])!.key })}>
+      <button
+        data-testid="tuner-add"
+        disabled={options.length === 0 || sweeps.length >= 6}
+        onClick={() => setSweep(sweeps.length, { key: (options.find((f) => !sweeps.some((s) => s.key === f.key)) ?? options[0])!.key })}
+      >
         + Sweep a setting
       </button>
     </div>
@@ -77,7 +95,8 @@ function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | nul
   const ok = pick.indices.map((i) => r.points[i]!);
   const xs = ok.map(x);
   const ys = ok.map(lost);
-  const x0 = Math.min(...xs), x1 = Math.max(...xs);
+  const x0 = Math.min(...xs),
+    x1 = Math.max(...xs);
   const y1 = Math.max(1, ...ys);
   const sx = (v: number): number => PAD.left + (x1 === x0 ? 0.5 : (v - x0) / (x1 - x0)) * (W - PAD.left - PAD.right);
   const sy = (v: number): number => H - PAD.bottom - (v / y1) * (H - PAD.top - PAD.bottom);
@@ -86,39 +105,72 @@ function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | nul
   const rank = (p: TunePoint): number => (p.index === r.proposal || p.index === r.nearMiss ? 2 : p.onFrontier ? 1 : 0);
   const xLabel = (v: number): string => (r.costBasis === 'usd' ? `$${v.toFixed(2)}` : fmtTokens(v));
   return (
-    <svg className="tuner-plot" data-testid="tuner-frontier" viewBox={`0 0 ${W} ${H}`} role="group" aria-label="Settings: billed cost against lost references">
+    <svg
+      className="tuner-plot"
+      data-testid="tuner-frontier"
+      viewBox={`0 0 ${W} ${H}`}
+      role="group"
+      aria-label="Settings: billed cost against lost references"
+    >
       <line className="axis" x1={PAD.left} y1={H - PAD.bottom} x2={W - PAD.right} y2={H - PAD.bottom} />
       <line className="axis" x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={H - PAD.bottom} />
-      <text className="tick" x={PAD.left} y={H - 14}>{xLabel(x0)}</text>
-      <text className="tick" x={W - PAD.right} y={H - 14} textAnchor="end">{xLabel(x1)}</text>
-      <text className="tick" x={(W + PAD.left) / 2} y={H - 2} textAnchor="middle">{r.costBasis === 'usd' ? 'billed cost (USD)' : 'billed input tokens'} →</text>
-      <text className="tick" x={PAD.left - 4} y={sy(0) + 3} textAnchor="end">0</text>
-      <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">{y1}</text>
-      <text className="tick" x={4} y={PAD.top + 8}>lost</text>
+      <text className="tick" x={PAD.left} y={H - 14}>
+        {xLabel(x0)}
+      </text>
+      <text className="tick" x={W - PAD.right} y={H - 14} textAnchor="end">
+        {xLabel(x1)}
+      </text>
+      <text className="tick" x={(W + PAD.left) / 2} y={H - 2} textAnchor="middle">
+        {r.costBasis === 'usd' ? 'billed cost (USD)' : 'billed input tokens'} →
+      </text>
+      <text className="tick" x={PAD.left - 4} y={sy(0) + 3} textAnchor="end">
+        0
+      </text>
+      <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">
+        {y1}
+      </text>
+      <text className="tick" x={4} y={PAD.top + 8}>
+        lost
+      </text>
       <path className="front" d={path} />
-      {pick.hidden > 0 && <text className="tick" data-testid="tuner-plot-thinned" x={W - PAD.right} y={PAD.top + 8} textAnchor="end">{fmtInt(pick.indices.length)} of {fmtInt(pick.indices.length + pick.hidden)} settings drawn</text>}
+      {pick.hidden > 0 && (
+        <text className="tick" data-testid="tuner-plot-thinned" x={W - PAD.right} y={PAD.top + 8} textAnchor="end">
+          {fmtInt(pick.indices.length)} of {fmtInt(pick.indices.length + pick.hidden)} settings drawn
+        </text>
+      )}
       {/* Drawn in order of interest, so the proposal and the frontier lie on top where points overlap. */}
-      {[...ok].sort((a, b) => rank(a) - rank(b)).map((p) => {
-        const cls = ['pt', p.onFrontier ? 'on' : '', ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy', p.index === r.proposal ? 'proposed' : '', p.index === r.nearMiss ? 'near' : '', p.index === applied ? 'applied' : ''].filter(Boolean).join(' ');
-        return (
-          <circle
-            key={p.index}
-            className={cls}
-            data-testid="tuner-point"
-            data-index={p.index}
-            cx={sx(x(p))}
-            cy={sy(lost(p))}
-            r={p.index === r.proposal || p.index === r.nearMiss ? 6 : p.onFrontier ? 4 : 3}
-            role="button"
-            tabIndex={p.onFrontier ? 0 : -1}
-            aria-label={`${settingsText(p)}: ${money(r, p)}, ${lost(p)} lost, ${ended(p)} ended early`}
-            onClick={() => onPick(p.index)}
-            onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ' ? onPick(p.index) : undefined)}
-          >
-            <title>{`${settingsText(p)}\n${money(r, p)} · ${p.lostFacts} lost fact(s) · ${p.lostNeedles} lost needle(s) · ${p.forcedFinals} forced final(s) · ${p.aborts} abort(s) · ${p.compressions} compression(s)`}</title>
-          </circle>
-        );
-      })}
+      {[...ok]
+        .sort((a, b) => rank(a) - rank(b))
+        .map((p) => {
+          const cls = [
+            'pt',
+            p.onFrontier ? 'on' : '',
+            ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy',
+            p.index === r.proposal ? 'proposed' : '',
+            p.index === r.nearMiss ? 'near' : '',
+            p.index === applied ? 'applied' : '',
+          ]
+            .filter(Boolean)
+            .join(' ');
+          return (
+            <circle
+              key={p.index}
+              className={cls}
+              data-testid="tuner-point"
+              data-index={p.index}
+              cx={sx(x(p))}
+              cy={sy(lost(p))}
+              r={p.index === r.proposal || p.index === r.nearMiss ? 6 : p.onFrontier ? 4 : 3}
+              role="button"
+              tabIndex={p.onFrontier ? 0 : -1}
+              aria-label={`${settingsText(p)}: ${money(r, p)}, ${lost(p)} lost, ${ended(p)} ended early`}
+              onClick={() => onPick(p.index)}
+              onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ' ? onPick(p.index) : undefined)}
+            >
+              <title>{`${settingsText(p)}\n${money(r, p)} · ${p.lostFacts} lost fact(s) · ${p.lostNeedles} lost needle(s) · ${p.forcedFinals} forced final(s) · ${p.aborts} abort(s) · ${p.compressions} compression(s)`}</title>
+            </circle>
+          );
+        })}
     </svg>
   );
 }
@@ -149,7 +201,8 @@ function Result({ r }: { r: TuneResult }) {
       </div>
       <Frontier r={r} applied={applied} onPick={(i) => void apply(i)} />
       <p className="legend muted">
-        <span className="dot good" /> loses nothing <span className="dot lossy" /> loses references <span className="dot ended" /> forces a final turn or aborts — the line joins the frontier (nothing is cheaper with as few losses). Click a point to apply it.
+        <span className="dot good" /> loses nothing <span className="dot lossy" /> loses references <span className="dot ended" /> forces a
+        final turn or aborts — the line joins the frontier (nothing is cheaper with as few losses). Click a point to apply it.
       </p>
       <table className="tuner-table" data-testid="tuner-table">
         <thead>
@@ -194,7 +247,8 @@ function Result({ r }: { r: TuneResult }) {
         </p>
       ) : null}
       <p className="muted" data-testid="tuner-stats">
-        {fmtInt(r.points.length)} settings × {fmtInt(r.calls)} calls in {(r.elapsedMs / 1000).toFixed(2)} s on {r.threads} thread(s); summaries extractive during a sweep.
+        {fmtInt(r.points.length)} settings × {fmtInt(r.calls)} calls in {(r.elapsedMs / 1000).toFixed(2)} s on {r.threads} thread(s);
+        summaries extractive during a sweep.
       </p>
     </div>
   );
@@ -222,7 +276,8 @@ export function TunerPanel() {
     <section className="tuner" data-testid="tuner" aria-label="Tuner">
       <header>
         <p className="muted">
-          Sweep settings of <strong>{policyId ?? '…'}</strong> on this session{needles > 0 ? `, keeping ${needles} needle(s)` : ''}; the other overrides stay as set.
+          Sweep settings of <strong>{policyId ?? '…'}</strong> on this session{needles > 0 ? `, keeping ${needles} needle(s)` : ''}; the
+          other overrides stay as set.
         </p>
       </header>
       <Sweeps />
@@ -252,7 +307,11 @@ export function TunerPanel() {
           <bdi>{error}</bdi>
         </p>
       ) : null}
-      {stale ? <p className="warning">This result is for policy {tuneFor.policy}; run the sweep again to tune {policyId}.</p> : null}
+      {stale ? (
+        <p className="warning">
+          This result is for policy {tuneFor.policy}; run the sweep again to tune {policyId}.
+        </p>
+      ) : null}
       {result ? <Result r={result} /> : null}
     </section>
   );

@@ -63,7 +63,13 @@ function ToolLinks({ m }: { m: MessageView }) {
             void follow(m.index, l.id, l.side);
           }}
         >
-          {l.side === 'call' ? <>→ <bdi>{l.name}</bdi> result</> : '← call'}
+          {l.side === 'call' ? (
+            <>
+              → <bdi>{l.name}</bdi> result
+            </>
+          ) : (
+            '← call'
+          )}
         </button>
       ))}
     </span>
@@ -81,9 +87,22 @@ export function TurnList() {
   const setPinned = useAppStore((s) => s.setPinned);
   const parentRef = useRef<HTMLDivElement>(null);
   const subagents = useLinkedSubagents();
-  const rows = useMemo(() => turnRows(total, turnStarts ?? [], subagents.map((s) => s.spawnedAt!)), [total, turnStarts, subagents]);
+  const rows = useMemo(
+    () =>
+      turnRows(
+        total,
+        turnStarts ?? [],
+        subagents.map((s) => s.spawnedAt!),
+      ),
+    [total, turnStarts, subagents],
+  );
 
-  const virtualizer = useVirtualizer({ count: rows.count, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
+  const virtualizer = useVirtualizer({
+    count: rows.count,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+  });
   const items = virtualizer.getVirtualItems();
   const firstRow = items[0]?.index ?? 0;
   const lastRow = items[items.length - 1]?.index ?? -1;
@@ -143,11 +162,17 @@ export function TurnList() {
               style={style}
               onClick={() => selectMessage(row.index)}
             >
-              <span className={`mark state-${state ?? 'none'}`} title={state ? STATE_TITLE[state] : ''} data-testid="message-state">{state ? STATE_MARK[state] : ''}</span>
+              <span className={`mark state-${state ?? 'none'}`} title={state ? STATE_TITLE[state] : ''} data-testid="message-state">
+                {state ? STATE_MARK[state] : ''}
+              </span>
               <span className="idx">{row.index}</span>
               <span className="role">{m?.role ?? '…'}</span>
-              <span className="tok" title="tokens under the active tokenizer">{m ? fmtTokens(m.tokens) : ''}</span>
-              <span className="rep" title="prompt tokens the provider reported for this call (input + cache read + cache write)">{reported !== null ? `⇡${fmtTokens(reported)}` : ''}</span>
+              <span className="tok" title="tokens under the active tokenizer">
+                {m ? fmtTokens(m.tokens) : ''}
+              </span>
+              <span className="rep" title="prompt tokens the provider reported for this call (input + cache read + cache write)">
+                {reported !== null ? `⇡${fmtTokens(reported)}` : ''}
+              </span>
               <bdi className="preview">{m ? preview(m.parts) : ''}</bdi>
               {m ? <ToolLinks m={m} /> : null}
               {m ? (

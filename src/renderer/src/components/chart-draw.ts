@@ -78,7 +78,15 @@ export function stepLinePath(f: Frame, n: number, series: readonly (number | nul
  * full-precision points were ~100 KB of text each per chart. A run of buckets at one value is one
  * segment.
  */
-function stepLine(ctx: CanvasRenderingContext2D, f: Frame, n: number, series: readonly (number | null)[], color: string, dash: number[], width = 1.25): void {
+function stepLine(
+  ctx: CanvasRenderingContext2D,
+  f: Frame,
+  n: number,
+  series: readonly (number | null)[],
+  color: string,
+  dash: number[],
+  width = 1.25,
+): void {
   ctx.beginPath();
   let drawn = false;
   let pen = false;
@@ -116,7 +124,10 @@ export function yTicks(f: Frame): { readonly y: number; readonly label: string }
   const out: { y: number; label: string }[] = [];
   for (let i = 0; i <= 4; i++) {
     const v = (f.yMax / 1.06) * (i / 4);
-    out.push({ y: Math.round(yOf(f, v)) + 0.5, label: v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)) });
+    out.push({
+      y: Math.round(yOf(f, v)) + 0.5,
+      label: v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${Math.round(v / 1e3)}k` : String(Math.round(v)),
+    });
   }
   return out;
 }
@@ -262,7 +273,11 @@ export const DENSE_MARKER_BAND_PX = 10;
  * lines would hide the regions, so that kind is drawn as ticks in a band at the top instead. One
  * segment per pixel column: markers sharing a column are one stroke. `count` is every marker.
  */
-export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly number[] = []): { compression: string; source: string; compare: string; ghost: string; count: number; dense: boolean } {
+export function markerPaths(
+  view: ChartView,
+  f: Frame,
+  compareSteps: readonly number[] = [],
+): { compression: string; source: string; compare: string; ghost: string; count: number; dense: boolean } {
   const top = f.top;
   const bottom = f.height - f.bottom;
   const xs = { compression: new Set<number>(), source: new Set<number>() };
@@ -300,7 +315,14 @@ export function markerPaths(view: ChartView, f: Frame, compareSteps: readonly nu
   const compareColumns = new Set<number>();
   for (const s of compareSteps) if (s < view.stepCount) compareColumns.add(markerX(view, f, s));
   const compare = path(compareColumns);
-  return { compression: compression.d, source: source.d, compare: compare.d, ghost: compression.dense ? '' : ghost, count, dense: compression.dense || source.dense || compare.dense };
+  return {
+    compression: compression.d,
+    source: source.d,
+    compare: compare.d,
+    ghost: compression.dense ? '' : ghost,
+    count,
+    dense: compression.dense || source.dense || compare.dense,
+  };
 }
 
 /** How each marker path is stroked (the window's SVG layer, the PNG and the SVG exports), in a theme's palette. */

@@ -10,7 +10,19 @@ import type { StepStatus } from '../../../core/replay/types';
 import { PALETTE, PROMPT_REGIONS, type Palette } from '../colors';
 import { fmtInt } from '../format';
 import { yMax } from '../model/chart-geometry';
-import { chartShapes, legendItems, markerPaths, markerStrokes, stepLinePath, turnTickPath, xOfBucket, yTicks, type Frame, type LegendItem, type Rect } from './chart-draw';
+import {
+  chartShapes,
+  legendItems,
+  markerPaths,
+  markerStrokes,
+  stepLinePath,
+  turnTickPath,
+  xOfBucket,
+  yTicks,
+  type Frame,
+  type LegendItem,
+  type Rect,
+} from './chart-draw';
 
 export interface SvgColors {
   readonly background: string;
@@ -35,8 +47,12 @@ export interface SvgOptions {
 
 /** Text for XML: the five characters with a meaning there become entities; controls are dropped. */
 export function escapeXml(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return (
+    s
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
+  );
 }
 
 const HEADER = 46;
@@ -92,9 +108,13 @@ export function chartSvg(view: ChartView, o: SvgOptions): string {
   const shapes = chartShapes(view, f);
   const markers = markerPaths(view, f, o.compareSteps ?? []);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${o.width}" height="${height}" viewBox="0 0 ${o.width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="10">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${o.width}" height="${height}" viewBox="0 0 ${o.width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="10">`,
+  );
   out.push(`<title>${escapeXml(o.title)}</title>`);
-  out.push(`<defs><pattern id="reserve-hatch" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0 6L6 0" stroke="${attr(p.region.reserve)}" stroke-width="1"/></pattern></defs>`);
+  out.push(
+    `<defs><pattern id="reserve-hatch" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0 6L6 0" stroke="${attr(p.region.reserve)}" stroke-width="1"/></pattern></defs>`,
+  );
   out.push(`<rect width="${o.width}" height="${height}" fill="${attr(c.background)}"/>`);
   out.push(`<text x="${MARGIN.left}" y="18" font-size="13" font-weight="600" fill="${attr(c.text)}">${escapeXml(o.title)}</text>`);
   if (o.subtitle) out.push(`<text x="${MARGIN.left}" y="35" font-size="11" fill="${attr(c.muted)}">${escapeXml(o.subtitle)}</text>`);
@@ -102,16 +122,27 @@ export function chartSvg(view: ChartView, o: SvgOptions): string {
   out.push(`<g transform="translate(0 ${HEADER})">`);
   // Axes: gridlines with token labels, the plot's frame, call numbers along the bottom.
   const ticks = yTicks(f);
-  out.push(`<path class="grid" d="${ticks.map((t) => `M${f.left} ${t.y}H${f.width - f.right}`).join('')}" stroke="${attr(c.grid)}" stroke-width="1"/>`);
-  out.push(`<g class="y-axis" fill="${attr(c.muted)}" text-anchor="end">${ticks.map((t) => `<text x="${f.left - 4}" y="${t.y + 3}">${escapeXml(t.label)}</text>`).join('')}</g>`);
-  out.push(`<text x="12" y="${f.top + (plotH - f.top - f.bottom) / 2}" fill="${attr(c.muted)}" text-anchor="middle" transform="rotate(-90 12 ${f.top + (plotH - f.top - f.bottom) / 2})">tokens</text>`);
-  for (const r of PROMPT_REGIONS) out.push(`<path class="region" data-region="${r}" fill="${attr(p.region[r])}" d="${rectsPath(shapes.regions[r])}"/>`);
+  out.push(
+    `<path class="grid" d="${ticks.map((t) => `M${f.left} ${t.y}H${f.width - f.right}`).join('')}" stroke="${attr(c.grid)}" stroke-width="1"/>`,
+  );
+  out.push(
+    `<g class="y-axis" fill="${attr(c.muted)}" text-anchor="end">${ticks.map((t) => `<text x="${f.left - 4}" y="${t.y + 3}">${escapeXml(t.label)}</text>`).join('')}</g>`,
+  );
+  out.push(
+    `<text x="12" y="${f.top + (plotH - f.top - f.bottom) / 2}" fill="${attr(c.muted)}" text-anchor="middle" transform="rotate(-90 12 ${f.top + (plotH - f.top - f.bottom) / 2})">tokens</text>`,
+  );
+  for (const r of PROMPT_REGIONS)
+    out.push(`<path class="region" data-region="${r}" fill="${attr(p.region[r])}" d="${rectsPath(shapes.regions[r])}"/>`);
   out.push(`<path class="region" data-region="reserve" fill="url(#reserve-hatch)" d="${rectsPath(shapes.reserve)}"/>`);
-  for (const [st, rects] of Object.entries(shapes.status)) out.push(`<path class="status" data-status="${attr(st)}" fill="${attr(p.status[st as StepStatus])}" d="${rectsPath(rects)}"/>`);
+  for (const [st, rects] of Object.entries(shapes.status))
+    out.push(`<path class="status" data-status="${attr(st)}" fill="${attr(p.status[st as StepStatus])}" d="${rectsPath(rects)}"/>`);
   if (shapes.flags.length) out.push(`<path class="flag" fill="${attr(p.line.limit)}" d="${rectsPath(shapes.flags)}"/>`);
   const line = (name: string, series: readonly (number | null)[], color: string, dash: string, width: number): void => {
     const d = stepLinePath(f, n, series);
-    if (d) out.push(`<path class="line" data-line="${name}" d="${d}" fill="none" stroke="${attr(color)}" stroke-width="${width}"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`);
+    if (d)
+      out.push(
+        `<path class="line" data-line="${name}" d="${d}" fill="none" stroke="${attr(color)}" stroke-width="${width}"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+      );
   };
   line('window', view.window.max, p.line.window, '', 1.25);
   line('limit', view.limit.max, p.line.limit, '5 3', 1.5);
@@ -121,7 +152,10 @@ export function chartSvg(view: ChartView, o: SvgOptions): string {
   out.push(`<path class="turns" d="${turnTickPath(view, f)}" stroke="${attr(c.muted)}" stroke-width="1"/>`);
   for (const m of markerStrokes(p)) {
     const d = markers[m.key];
-    if (d) out.push(`<path class="marker" data-marker="${m.key}" d="${d}" fill="none" stroke="${attr(m.color)}" stroke-width="${m.width}"${m.dash.length ? ` stroke-dasharray="${m.dash.join(' ')}"` : ''}/>`);
+    if (d)
+      out.push(
+        `<path class="marker" data-marker="${m.key}" d="${d}" fill="none" stroke="${attr(m.color)}" stroke-width="${m.width}"${m.dash.length ? ` stroke-dasharray="${m.dash.join(' ')}"` : ''}/>`,
+      );
   }
   const axisY = plotH - f.bottom;
   out.push(`<path class="x-axis" d="M${f.left} ${axisY + 0.5}H${f.width - f.right}" stroke="${attr(c.grid)}"/>`);
@@ -134,7 +168,12 @@ export function chartSvg(view: ChartView, o: SvgOptions): string {
   out.push(`<g class="legend" transform="translate(0 ${HEADER + plotH + 4})" fill="${attr(c.muted)}" font-size="11">`);
   for (const l of legend) {
     const y = l.row * LEGEND_ROW + 9;
-    out.push(`<g class="legend-item" data-label="${attr(l.item.label)}">`, legendMark(l.item, l.x, y, c.muted), `<text x="${l.x + 20}" y="${y + 4}">${escapeXml(l.item.label)}</text>`, '</g>');
+    out.push(
+      `<g class="legend-item" data-label="${attr(l.item.label)}">`,
+      legendMark(l.item, l.x, y, c.muted),
+      `<text x="${l.x + 20}" y="${y + 4}">${escapeXml(l.item.label)}</text>`,
+      '</g>',
+    );
   }
   out.push('</g></svg>');
   return out.join('\n') + '\n';

@@ -15,7 +15,15 @@ export interface PlotPick {
   readonly hidden: number;
 }
 
-export function plotPoints(points: readonly TunePoint[], frontier: readonly number[], keep: readonly (number | null)[], cost: (p: TunePoint) => number, lost: (p: TunePoint) => number, ended: (p: TunePoint) => number, max = PLOT_MAX_POINTS): PlotPick {
+export function plotPoints(
+  points: readonly TunePoint[],
+  frontier: readonly number[],
+  keep: readonly (number | null)[],
+  cost: (p: TunePoint) => number,
+  lost: (p: TunePoint) => number,
+  ended: (p: TunePoint) => number,
+  max = PLOT_MAX_POINTS,
+): PlotPick {
   const ok = points.filter((p) => !p.error);
   if (ok.length <= max) return { indices: ok.map((p) => p.index), hidden: 0 };
   const chosen = new Set<number>();
@@ -33,7 +41,8 @@ export function plotPoints(points: readonly TunePoint[], frontier: readonly numb
   const rest = ok.filter((p) => !chosen.has(p.index)).sort((a, b) => cost(a) - cost(b) || lost(a) - lost(b) || a.index - b.index);
   const room = Math.max(0, max - chosen.size);
   // Even strides through the cost order: the cloud keeps its shape along the cost axis.
-  if (room > 0) for (let k = 0; k < room && k < rest.length; k++) chosen.add(rest[Math.floor((k * rest.length) / Math.min(room, rest.length))]!.index);
+  if (room > 0)
+    for (let k = 0; k < room && k < rest.length; k++) chosen.add(rest[Math.floor((k * rest.length) / Math.min(room, rest.length))]!.index);
   const indices = [...chosen].sort((a, b) => a - b);
   return { indices, hidden: ok.length - indices.length };
 }

@@ -15,7 +15,9 @@ export function agentCompactionNote(chart: ChartView | null, d: StepDetail): str
   const compressions = chart.markers.filter((m) => m.kind === 'compression').map((m) => m.step);
   const nearest = compressions.length === 0 ? null : compressions.reduce((a, b) => (Math.abs(b - d.step) < Math.abs(a - d.step) ? b : a));
   const before = here.tokensBefore !== undefined ? ` at ${fmtInt(here.tokensBefore)} tokens by its own count` : '';
-  const rule = d.trigger ? `${d.trigger.basis} = ${fmtInt(d.trigger.value)} on a ${fmtInt(d.window.value)}-token window (${d.window.source})` : `a ${fmtInt(d.window.value)}-token window (${d.window.source})`;
+  const rule = d.trigger
+    ? `${d.trigger.basis} = ${fmtInt(d.trigger.value)} on a ${fmtInt(d.window.value)}-token window (${d.window.source})`
+    : `a ${fmtInt(d.window.value)}-token window (${d.window.source})`;
   const where =
     nearest === null
       ? 'This replay did not compress.'

@@ -40,7 +40,11 @@ export function markersInBucket(view: Pick<ChartView, 'bucketStart' | 'stepCount
  * The call a click on bucket b means: the compression (or other marker) drawn there if there is
  * one — markers are what people aim at — else the bucket's fullest call.
  */
-export function stepForBucket(view: Pick<ChartView, 'peakStep' | 'bucketStart' | 'stepCount'>, b: number, markers: readonly ChartMarker[] | undefined): number {
+export function stepForBucket(
+  view: Pick<ChartView, 'peakStep' | 'bucketStart' | 'stepCount'>,
+  b: number,
+  markers: readonly ChartMarker[] | undefined,
+): number {
   const compression = markers?.find((m) => m.kind === 'compression') ?? markers?.[0];
   if (compression) return compression.step;
   return view.peakStep[b] ?? bucketRange(view, b)[0];

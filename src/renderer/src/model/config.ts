@@ -15,7 +15,8 @@ export function fieldProblem(field: ConfigField | undefined, value: Override): s
     if (field.min !== null && value < field.min) return `${field.label}: at least ${field.min}${field.unit ? ` ${field.unit}` : ''}`;
     if (field.max !== null && value > field.max) return `${field.label}: at most ${field.max}${field.unit ? ` ${field.unit}` : ''}`;
   }
-  if (field.kind === 'select' && field.options && !field.options.includes(String(value))) return `${field.label}: one of ${field.options.join(', ')}`;
+  if (field.kind === 'select' && field.options && !field.options.includes(String(value)))
+    return `${field.label}: one of ${field.options.join(', ')}`;
   return null;
 }
 
@@ -35,9 +36,11 @@ function applyOne(base: Readonly<Record<string, unknown>>, key: string, value: u
 }
 
 /** `config` with each dotted override (e.g. `budget.tokens`) written into place; the input is not changed. */
-export function withOverrides(config: Readonly<Record<string, unknown>>, overrides: Readonly<Record<string, Override>>): Record<string, unknown> {
+export function withOverrides(
+  config: Readonly<Record<string, unknown>>,
+  overrides: Readonly<Record<string, Override>>,
+): Record<string, unknown> {
   let out: Record<string, unknown> = { ...config };
   for (const [k, v] of Object.entries(overrides)) out = applyOne(out, k, v);
   return out;
 }
-

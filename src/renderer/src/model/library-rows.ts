@@ -68,8 +68,16 @@ function matches(s: SessionSummary, words: readonly string[]): boolean {
   return words.every((w) => hay.includes(w));
 }
 
-export function libraryRows(sessions: readonly SessionSummary[], query: string, sort: LibrarySort, expanded: ReadonlySet<string>): LibraryRow[] {
-  const words = query.toLowerCase().split(/\s+/).filter((w) => w !== '');
+export function libraryRows(
+  sessions: readonly SessionSummary[],
+  query: string,
+  sort: LibrarySort,
+  expanded: ReadonlySet<string>,
+): LibraryRow[] {
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const children = new Map<string, SessionSummary[]>();
   const top: SessionSummary[] = [];
   const ids = new Set(sessions.map((s) => s.id));

@@ -15,7 +15,10 @@ export function markerLabel(m: ChartMarker): string {
         : `${m.path} compression (${m.strategy}) at every call ${m.step}–${m.until}: ${fmtInt(m.tokensBefore)} → ${fmtInt(m.tokensAfter)} tokens first, ${fmtInt(m.lastTokensBefore ?? m.tokensBefore)} → ${fmtInt(m.lastTokensAfter ?? m.tokensAfter)} last`;
     case 'source-compaction': {
       // The transcript may record the size before without the size after, never the reverse worth showing.
-      const numbers = m.tokensBefore !== undefined ? `: ${fmtInt(m.tokensBefore)}${m.tokensAfter !== undefined ? ` → ${fmtInt(m.tokensAfter)}` : ''} tokens` : '';
+      const numbers =
+        m.tokensBefore !== undefined
+          ? `: ${fmtInt(m.tokensBefore)}${m.tokensAfter !== undefined ? ` → ${fmtInt(m.tokensAfter)}` : ''} tokens`
+          : '';
       return `the original agent compacted (${m.trigger})${numbers}`;
     }
     default: {
@@ -23,7 +26,9 @@ export function markerLabel(m: ChartMarker): string {
       const later = m.until === undefined ? 0 : m.until - m.step;
       if (later <= 0) return text;
       // After a final / abort the run is the calls that would not have happened.
-      return m.kind === 'final' || m.kind === 'abort' ? `${text} (the ${fmtInt(later)} later calls would not have happened)` : `${text} (calls ${m.step}–${m.until})`;
+      return m.kind === 'final' || m.kind === 'abort'
+        ? `${text} (the ${fmtInt(later)} later calls would not have happened)`
+        : `${text} (calls ${m.step}–${m.until})`;
     }
   }
 }

@@ -34,7 +34,7 @@ export function turnRows(messages: number, turnStarts: readonly number[], subage
       what[j] = a++;
     } else {
       keys[j] = kb;
-      what[j] = -(++b);
+      what[j] = -++b;
     }
   }
   // Row of inserted row j: the messages before it (i for key 2i, i + 1 for key 2i + 1) plus j.

@@ -5,7 +5,14 @@
  * selected call (docs/architecture.md: one selection drives the window).
  */
 import type { StoreApi } from 'zustand/vanilla';
-import { REDACTION_BUILTINS, type ApiClient, type ExportPreview, type ExportResult, type ExportTarget, type MethodInput } from '../../../shared/api';
+import {
+  REDACTION_BUILTINS,
+  type ApiClient,
+  type ExportPreview,
+  type ExportResult,
+  type ExportTarget,
+  type MethodInput,
+} from '../../../shared/api';
 
 /** What is exported: the session as the agent had it, the window at the selected call, or the replay report. */
 export type ExportWhat = 'original' | 'window' | 'report';
@@ -58,7 +65,11 @@ interface Reads {
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-const patternLines = (text: string): string[] => text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+const patternLines = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
 
 /** The request a choice makes in the window's current state; null with nothing to export. */
 export function exportRequest(s: Reads, c: ExportChoice): MethodInput<'exportSession'> | null {
@@ -90,7 +101,13 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
       // Playback would move the call being exported under the dialog.
       if (get().playing) get().togglePlay();
       // With no replay on screen only the original session can be exported.
-      const choice = get().chartFor ? get().exportChoice : { ...get().exportChoice, what: 'original' as const, to: FORMATS_FOR.original.includes(get().exportChoice.to) ? get().exportChoice.to : 'openai' };
+      const choice = get().chartFor
+        ? get().exportChoice
+        : {
+            ...get().exportChoice,
+            what: 'original' as const,
+            to: FORMATS_FOR.original.includes(get().exportChoice.to) ? get().exportChoice.to : 'openai',
+          };
       setSlice({ exportOpen: true, exportChoice: choice });
       void get().previewExport();
     },
@@ -107,7 +124,12 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     async previewExport() {
       const req = exportRequest(get(), get().exportChoice);
       const mine = ++seq;
-      if (!req) return setSlice({ exportPreview: null, exportPending: false, exportPreviewError: 'Nothing to export: open a session (and wait for its replay) first.' });
+      if (!req)
+        return setSlice({
+          exportPreview: null,
+          exportPending: false,
+          exportPreviewError: 'Nothing to export: open a session (and wait for its replay) first.',
+        });
       setSlice({ exportPending: true });
       try {
         const p = await api.previewExport(req);

@@ -28,7 +28,9 @@ export interface FleetSlice {
   fleetError: string | null;
   openFleet(): Promise<void>;
   closeFleet(): void;
-  setFleet(patch: Partial<Pick<FleetSlice, 'fleetSource' | 'fleetSessions' | 'fleetLogFiles' | 'fleetFolder' | 'fleetPolicies' | 'fleetSettings'>>): void;
+  setFleet(
+    patch: Partial<Pick<FleetSlice, 'fleetSource' | 'fleetSessions' | 'fleetLogFiles' | 'fleetFolder' | 'fleetPolicies' | 'fleetSettings'>>,
+  ): void;
   startFleet(): Promise<void>;
   cancelFleet(): Promise<void>;
   refreshFleetRuns(): Promise<void>;
@@ -84,7 +86,11 @@ export function createFleetSlice(api: ApiClient, set: Set, get: Get): FleetSlice
     async openFleet() {
       const s = get();
       const first = s.policies.slice(0, 3).map((p) => p.id);
-      set({ fleetOpen: true, ...(s.fleetPolicies.length === 0 ? { fleetPolicies: first } : {}), ...(s.fleetSessions.length === 0 ? { fleetSessions: s.sessions.map((x) => x.id) } : {}) });
+      set({
+        fleetOpen: true,
+        ...(s.fleetPolicies.length === 0 ? { fleetPolicies: first } : {}),
+        ...(s.fleetSessions.length === 0 ? { fleetSessions: s.sessions.map((x) => x.id) } : {}),
+      });
       await get().refreshFleetRuns();
     },
     closeFleet() {
@@ -102,11 +108,19 @@ export function createFleetSlice(api: ApiClient, set: Set, get: Get): FleetSlice
         set({ fleetError: describe(e) });
         return;
       }
-      const input = s.fleetSource === 'library' ? { sessionIds: s.fleetSessions } : s.fleetSource === 'folder' ? { paths: [s.fleetFolder.trim()].filter(Boolean) } : { paths: s.fleetLogFiles };
+      const input =
+        s.fleetSource === 'library'
+          ? { sessionIds: s.fleetSessions }
+          : s.fleetSource === 'folder'
+            ? { paths: [s.fleetFolder.trim()].filter(Boolean) }
+            : { paths: s.fleetLogFiles };
       set({ fleetError: null, fleetProgress: null });
       try {
         const run = await api.startFleet({ ...input, policies: s.fleetPolicies, overrides });
-        set({ fleetRun: run, fleetProgress: { runId: run.runId, done: 0, total: run.total, skipped: 0, errors: 0, rate: null, etaMs: null } });
+        set({
+          fleetRun: run,
+          fleetProgress: { runId: run.runId, done: 0, total: run.total, skipped: 0, errors: 0, rate: null, etaMs: null },
+        });
       } catch (e) {
         set({ fleetError: describe(e) });
       }

@@ -120,7 +120,10 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
 
   /** A job id is known: show it, and settle it at once if it already ended. */
   const started = (jobId: string, file: string, totalBytes: number): void => {
-    set({ importing: jobId, importProgress: { jobId, phase: 'import', file, bytes: 0, totalBytes, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
+    set({
+      importing: jobId,
+      importProgress: { jobId, phase: 'import', file, bytes: 0, totalBytes, bytesPerSecond: 0, etaMs: null, queued: queue.length },
+    });
     const end = early.get(jobId);
     if (!end) return;
     early.delete(jobId);
@@ -129,7 +132,9 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     if ('done' in end && end.done.sessionIds[0]) {
       const id = end.done.sessionIds[0];
       set({ libraryQuery: '' });
-      void get().refreshSessions().then(() => get().openSession(id));
+      void get()
+        .refreshSessions()
+        .then(() => get().openSession(id));
     }
     ended(jobId, end);
   };
@@ -141,12 +146,26 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     const t0 = performance.now();
     cancelAsked = false;
     // Electron reads the files where they are: there is no upload to show, only the import to come.
-    set({ importError: null, importProgress: { jobId: null, phase: files.kind === 'upload' ? 'upload' : 'import', file: label, bytes: 0, totalBytes: total, bytesPerSecond: 0, etaMs: null, queued: queue.length } });
+    set({
+      importError: null,
+      importProgress: {
+        jobId: null,
+        phase: files.kind === 'upload' ? 'upload' : 'import',
+        file: label,
+        bytes: 0,
+        totalBytes: total,
+        bytesPerSecond: 0,
+        etaMs: null,
+        queued: queue.length,
+      },
+    });
     const run = files.start(chosen, (sent, of) => {
       const p = get().importProgress;
       if (!p || p.jobId !== null) return;
       const rate = (sent / Math.max(1, performance.now() - t0)) * 1000;
-      set({ importProgress: { ...p, bytes: sent, totalBytes: of, bytesPerSecond: rate, etaMs: rate > 0 ? ((of - sent) / rate) * 1000 : null } });
+      set({
+        importProgress: { ...p, bytes: sent, totalBytes: of, bytesPerSecond: rate, etaMs: rate > 0 ? ((of - sent) / rate) * 1000 : null },
+      });
     });
     abortUpload = run.abort;
     try {
@@ -176,7 +195,18 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
   api.on('importProgress', (p) => {
     const cur = get().importProgress;
     if (p.jobId !== get().importing || (cur && cur.jobId !== p.jobId)) return;
-    set({ importProgress: { jobId: p.jobId, phase: 'import', file: baseName(p.file), bytes: p.bytes, totalBytes: p.totalBytes, bytesPerSecond: p.bytesPerSecond, etaMs: p.etaMs, queued: queue.length } });
+    set({
+      importProgress: {
+        jobId: p.jobId,
+        phase: 'import',
+        file: baseName(p.file),
+        bytes: p.bytes,
+        totalBytes: p.totalBytes,
+        bytesPerSecond: p.bytesPerSecond,
+        etaMs: p.etaMs,
+        queued: queue.length,
+      },
+    });
   });
   api.on('importDone', (p) => ended(p.jobId, { done: p }));
   api.on('importFailed', (p) => ended(p.jobId, { failed: p }));
@@ -199,7 +229,8 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     async importPageFiles(chosen) {
       if (chosen.length === 0) return;
       if (!files) return set({ importError: { file: chosen[0]!.name, message: 'this host takes no files from the page' } });
-      if (get().importProgress || get().importing) return set({ importError: { file: chosen[0]!.name, message: 'an import is already running: wait for it, or cancel it first' } });
+      if (get().importProgress || get().importing)
+        return set({ importError: { file: chosen[0]!.name, message: 'an import is already running: wait for it, or cancel it first' } });
       if (files.kind === 'path') return startUploads(chosen);
       queue = chosen.slice(1);
       return startUploads(chosen.slice(0, 1));
@@ -250,7 +281,8 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
         set({ localLogsOpen: false });
         return get().openSession(stored);
       }
-      if (get().importProgress || get().importing) return set({ importError: { file: file.name, message: 'an import is already running: wait for it, or cancel it first' } });
+      if (get().importProgress || get().importing)
+        return set({ importError: { file: file.name, message: 'an import is already running: wait for it, or cancel it first' } });
       set({ importError: null });
       try {
         const { jobId } = await api.importFiles({ paths: [file.path] });

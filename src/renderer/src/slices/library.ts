@@ -57,7 +57,10 @@ export function createLibrarySlice(api: ApiClient, set: Set, get: Get): LibraryS
     },
     sortLibrary(column) {
       const cur = get().librarySort;
-      set({ librarySort: cur.column === column ? { column, dir: cur.dir === 1 ? -1 : 1 } : { column, dir: DESCENDING_FIRST.has(column) ? -1 : 1 } });
+      set({
+        librarySort:
+          cur.column === column ? { column, dir: cur.dir === 1 ? -1 : 1 } : { column, dir: DESCENDING_FIRST.has(column) ? -1 : 1 },
+      });
     },
     toggleExpanded(id) {
       const next = new Set(get().libraryExpanded);
@@ -87,7 +90,17 @@ export function createLibrarySlice(api: ApiClient, set: Set, get: Get): LibraryS
       if (current !== null && !left.some((s) => s.id === current)) {
         const next = left.find((s) => s.parentId === null && before.some((b) => b.id === s.id));
         if (next) await get().openSession(next.id);
-        else set({ currentId: null, detail: null, chart: null, chartFor: null, stepDetail: null, messages: new Map(), selectedStep: null, inspectedMessage: null });
+        else
+          set({
+            currentId: null,
+            detail: null,
+            chart: null,
+            chartFor: null,
+            stepDetail: null,
+            messages: new Map(),
+            selectedStep: null,
+            inspectedMessage: null,
+          });
       }
     },
     async openFromLibrary(id) {

@@ -43,7 +43,16 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
   const request = () => {
     const { currentId, policyId, overrides, selectedStep, probeForm } = get();
     if (!currentId || !policyId || selectedStep === null) return null;
-    return { sessionId: currentId, policy: policyId, overrides: { ...overrides }, step: selectedStep, endpoint: probeForm.endpoint.trim(), model: probeForm.model.trim(), replicates: probeForm.replicates, temperature: probeForm.temperature };
+    return {
+      sessionId: currentId,
+      policy: policyId,
+      overrides: { ...overrides },
+      step: selectedStep,
+      endpoint: probeForm.endpoint.trim(),
+      model: probeForm.model.trim(),
+      replicates: probeForm.replicates,
+      temperature: probeForm.temperature,
+    };
   };
   return {
     probeForm: { endpoint: 'http://127.0.0.1:11434/v1', model: '', replicates: 3, temperature: 0.7 },

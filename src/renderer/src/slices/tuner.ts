@@ -72,7 +72,8 @@ export function defaultSweep(f: ConfigField, ctx: SweepContext = NO_CONTEXT): Sw
  */
 export function sweepContextOf(chart: ChartView | null, remembered: number | undefined): SweepContext {
   if (!chart) return { ...NO_CONTEXT, modelWindow: remembered ?? null };
-  const max = (xs: readonly (number | null)[]): number | null => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x > m) ? x : m), null);
+  const max = (xs: readonly (number | null)[]): number | null =>
+    xs.reduce<number | null>((m, x) => (x !== null && (m === null || x > m) ? x : m), null);
   const reported = max(chart.reported.max);
   const largest = reported ?? max(chart.total.max);
   const first = chart.total.min[0] ?? null;
@@ -112,7 +113,8 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
   const remember = (): SweepContext => {
     const ctx = contextNow();
     const { currentId, tuneModelWindow, overrides } = get();
-    if (currentId && ctx.modelWindow !== null && overrides.window === undefined && tuneModelWindow[currentId] !== ctx.modelWindow) set({ tuneModelWindow: { ...tuneModelWindow, [currentId]: ctx.modelWindow } });
+    if (currentId && ctx.modelWindow !== null && overrides.window === undefined && tuneModelWindow[currentId] !== ctx.modelWindow)
+      set({ tuneModelWindow: { ...tuneModelWindow, [currentId]: ctx.modelWindow } });
     return ctx;
   };
   return {
@@ -128,7 +130,10 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
       const sweeps = [...get().tuneSweeps];
       const field = patch.key !== undefined ? get().fields.find((f) => f.key === patch.key) : undefined;
       // A new key starts from its own range; a number edit keeps the rest.
-      const next = field && patch.key !== sweeps[i]?.key ? { ...defaultSweep(field, remember()), ...patch } : { ...(sweeps[i] ?? { key: '', from: 0, to: 0, step: 1 }), ...patch };
+      const next =
+        field && patch.key !== sweeps[i]?.key
+          ? { ...defaultSweep(field, remember()), ...patch }
+          : { ...(sweeps[i] ?? { key: '', from: 0, to: 0, step: 1 }), ...patch };
       sweeps[i] = next;
       set({ tuneSweeps: sweeps });
     },
@@ -157,8 +162,16 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
       const base = Object.fromEntries(Object.entries(overrides).filter(([k]) => !swept.has(k)));
       set({ tuneRunning: true, tuneError: null });
       try {
-        const r = await api.runTune({ sessionId: currentId, policy: policyId, overrides: base, needles: [...needles], sweeps: tuneSweeps.map(sweepSpec), channel: 'tune' });
-        if (mine === seq) set({ tuneResult: r, tuneFor: { sessionId: currentId, policy: policyId }, tuneRunning: false, tuneApplied: null });
+        const r = await api.runTune({
+          sessionId: currentId,
+          policy: policyId,
+          overrides: base,
+          needles: [...needles],
+          sweeps: tuneSweeps.map(sweepSpec),
+          channel: 'tune',
+        });
+        if (mine === seq)
+          set({ tuneResult: r, tuneFor: { sessionId: currentId, policy: policyId }, tuneRunning: false, tuneApplied: null });
       } catch (e) {
         // Superseded by a newer sweep of this window: that one owns the state.
         if (mine !== seq) return;
@@ -182,7 +195,9 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
       const point = tuneResult?.points[index];
       if (!point || !tuneFor) return;
       if (tuneFor.sessionId !== currentId || tuneFor.policy !== policyId) {
-        set({ tuneError: `this sweep was run on policy ${tuneFor.policy}${tuneFor.sessionId !== currentId ? ' and another session' : ''}; run it again here to apply a point` });
+        set({
+          tuneError: `this sweep was run on policy ${tuneFor.policy}${tuneFor.sessionId !== currentId ? ' and another session' : ''}; run it again here to apply a point`,
+        });
         return;
       }
       set({ tuneApplied: index, tuneError: null });
