@@ -37,7 +37,7 @@ const URL = /\bhttps?:\/\/[^\s"'`<>()[\]{}]{3,300}/g;
 // A directory or a path without an extension (facts.ts reads those with one): rooted (/, ./, ~/)
 // or with two separators, so "and/or" or "24/7" is not one.
 const DIR_PATH =
-  /(?:^|[\s"'`(=:,])((?:\.{1,2}\/|~\/|\/)[\w.-]+(?:\/[\w.-]+)*\/?|[\w.-]+\/[\w.-]+(?:\/[\w.-]+)+\/?)(?=$|[\s"'`),:;]|\.(?:\s|$))/g;
+  /(?:^|[\s"'`(=:,!])((?:\.{1,2}\/|~\/|\/)[\w.-]+(?:\/[\w.-]+)*\/?|[\w.-]+\/[\w.-]+(?:\/[\w.-]+)+\/?)(?=$|[\s"'`),:;]|\.(?:\s|$))/g;
 // A name called or defined: `name(` (not "error(s)").
 const CALL = /(?<!\w)([A-Za-z_]\w{1,40})\((?!s\))/g;
 // A file name without a directory: a known extension (a name with dots in it, a dotfile).
@@ -47,6 +47,20 @@ const FILE_NAME =
 const TICKED_PATH = /`(\.{0,2}\/?[\w.-]+\/[\w./-]*)`/g;
 /** The info string of a fenced block (```mswea_bash_command) is markup. */
 const FENCE_INFO = /```[\w-]*/g;
+/** A line of `ls -l`: its last field is a file or directory name, with or without an extension. */
+const LS_LONG = /^[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s/;
+/** Products named like a file (Next.js 15.5.2 is a framework, not a file). */
+const PRODUCT = /^(?:Next|Node|Vue|Nuxt|Express|Three|Chart|Ember|Backbone|Alpine|Solid|Deno|React)\.js$/;
+/** A line of `tree`: the name after the branch. */
+const TREE_LINE = /^[│|\s]*[├└`|]──\s+(\S[^\n]{0,200})$/;
+/** A column of names separated by two spaces or a tab (plain `ls`, `ls -F`): a name, a directory by its `/`. */
+const LS_NAME = /^[\w@+-][\w.@+-]{0,100}\/?$|^\.[\w.-]{1,100}\/?$/;
+/** Constants and environment variables (MY_ENV_VAR): capitals with an underscore can only be code. */
+const CONST_NAME = /\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g;
+/** A dotted module a Python import names (`from marshmallow.fields import`). */
+const MODULE = /\b(?:from|import)\s+([A-Za-z_]\w{0,40}(?:\.[A-Za-z_]\w{0,40}){1,6})\b/g;
+/** Product names written like code (an inner capital) that are not names in the code. */
+const BRAND = /^(?:TypeScript|JavaScript|GitHub|GitLab|PostgreSQL|MySQL|MongoDB|PyPI|macOS|iOS|OpenAI|YouTube|PowerShell|WebSocket|LaTeX)$/;
 const DUNDER = /\b(__\w{1,30}__)\b/g;
 /** Markup tags (<tool_use_error>, <output>) are structure, not names. */
 const TAG = /<\/?[A-Za-z_][\w-]{0,40}>/g;
@@ -57,14 +71,24 @@ const ERROR_LINE =
 const CODE_LINE =
   /^\s*(?:\d{1,6}(?::|→|\s)\s*)?[-+]?\s*(?:raise|except|class|def|import|from|throw|catch|try|return|if|elif|else|function|const|let|var|\/\/|#|\*)\b/;
 // A number with a unit (time, size, count, money, percent).
+// A range (150-200 words) is one number; one qualifying word may stand between number and unit
+// ("1458 more lines").
 const NUMBER_UNIT =
-  /(?:^|[^\w.$])(\$\d{1,12}(?:\.\d{1,6})?|\d{1,12}(?:[.,]\d{1,6})?(?:\s?(?:%|ms|µs|ns|s|secs?|seconds?|mins?|minutes?|h|hours?|days?|[KMGT]i?B|kB|bytes?|tokens?|lines?|files?|tests?|errors?|warnings?|chars?|characters?|req\/s|rps|px|USD|MHz|GHz|x)))(?![\w%])/g;
+  /(?:^|[^\w.$-])(\$\d{1,12}(?:\.\d{1,6})?|\d{1,12}(?:[.,]\d{1,6})?(?:[-–]\d{1,12}(?:[.,]\d{1,6})?)?(?:\s?(?:%|ms|µs|ns|s|secs?|seconds?|mins?|minutes?|h|hours?|days?|[KMGT]i?B|kB|bytes?|tokens?|(?:(?:more|new|total|other)\s)?(?:lines?|files?|tests?|errors?|warnings?)|chars?|characters?|words?|req\/s|rps|px|USD|MHz|GHz|x)))(?![\w%])/g;
 /** At most this many numbers per part: a log prints a timing per line. */
 const MAX_NUMBERS = 6;
+// A choice of approach: the words that announce one, "we should <do X>" and "to fix this, …", and
+// "let me update X to …" (a change with its purpose; "let me fix the file" alone is a step, not a choice).
 const DECISION =
-  /\b(?:decided|decide to|chose|choose to|opted|went with|go with|going with|settled on|we(?:'ll| will) use|I(?:'ll| will) use|the approach is|the fix is)\b/i;
+  /\b(?:decided|decide to|chose|choose to|opted|went with|go with|going with|settled on|we(?:'ll| will) use|I(?:'ll| will) use|the approach is|the fix is|to fix (?:this|the|it)\b|we should (?:ensure|make|use|change|replace|instead)|let(?:'s| me) (?:update|change|modify|rewrite|replace)\b[^.]{0,80}\bto\b)/i;
 const INSTRUCTION =
   /\b(?:always|never|don't|do not|must not|mustn't|must|make sure|avoid|only use|should not|shouldn't|please (?:use|keep|do|make|add|run|don't))\b/i;
+/**
+ * A user's sentence or list item that starts with an imperative verb of method (numbered workflow
+ * steps, "Use … tools", "Return a summary …") tells the agent how to work, as "always" does.
+ */
+const IMPERATIVE =
+  /^\s*(?:(?:\d{1,2}[.)]|[-*])\s+)?(?:Analy[sz]e|Create|Edit|Use|Return|Verify|Test|Run|Keep|Write|Add|Check|Follow|Include|Prefer|Ask)\s/;
 /** A tool call whose arguments carry one of these runs a command. */
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
 /** A fenced block of one of these languages in an agent's text is a command it runs (mini-swe-agent, aider). */
@@ -131,6 +155,35 @@ function errorLines(text: string, isError: boolean): string[] {
   return out;
 }
 
+/**
+ * The names a directory listing shows: a long listing (`ls -l`, its last field, a symlink by its own
+ * name), a `tree` (the name after each branch) and plain `ls` columns (a line of three or more names
+ * two spaces or a tab apart); never `.` and `..`.
+ */
+function listedNames(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.length > 1000) continue;
+    const tree = raw.includes('──') ? TREE_LINE.exec(raw) : null;
+    if (tree) {
+      const name = tree[1]!.trim();
+      if (!name.includes(' ')) out.push(name);
+      continue;
+    }
+    const columns = raw.includes('  ') || raw.includes('\t') ? raw.trim().split(/\t+\s*|\s{2,}/) : [];
+    if (columns.length >= 3 && columns.every((c) => LS_NAME.test(c) && c !== '.' && c !== '..')) {
+      for (const c of columns) out.push(c.replace(/\/$/, ''));
+      continue;
+    }
+    if (!LS_LONG.test(raw)) continue;
+    const fields = raw.trim().split(/\s+/);
+    const arrow = fields.indexOf('->');
+    const name = arrow > 0 ? fields[arrow - 1]! : fields[fields.length - 1]!;
+    if (name !== '.' && name !== '..' && fields.length >= 8) out.push(name);
+  }
+  return out;
+}
+
 type Add = (kind: LedgerKind, value: string, origin: ItemOrigin, refs: readonly string[]) => void;
 
 /** Paths and identifiers: retention's facts, directories, URLs and names called or defined. */
@@ -149,11 +202,17 @@ function namesOfText(raw: string, origin: ItemOrigin, add: Add): void {
   };
   if (rest.includes('/')) for (const m of rest.matchAll(DIR_PATH)) push(m[1]!.replace(/\.+$/, ''));
   if (rest.includes('`')) for (const m of rest.matchAll(TICKED_PATH)) push(m[1]!);
-  if (rest.includes('.')) for (const m of rest.matchAll(FILE_NAME)) if (!paths.some((p) => p.endsWith('/' + m[1]!))) push(m[1]!);
-  for (const p of paths) add('path', p, origin, [p]);
+  if (rest.includes('.'))
+    for (const m of rest.matchAll(FILE_NAME)) if (!PRODUCT.test(m[1]!) && !paths.some((p) => p.endsWith('/' + m[1]!))) push(m[1]!);
+  for (const name of listedNames(rest)) push(name);
+  const modules = rest.includes('import') ? [...rest.matchAll(MODULE)].map((m) => m[1]!) : [];
+  for (const p of paths) if (!PRODUCT.test(p) && !modules.includes(p)) add('path', p, origin, [p]);
   // A name inside a path (useTodos in useTodos.ts) is the path's.
-  const inPath = (name: string): boolean => paths.some((p) => p.includes(name));
-  for (const f of facts) if ((f.kind === 'identifier' || f.kind === 'name') && !inPath(f.key)) add('identifier', f.key, origin, [f.key]);
+  const inPath = (name: string): boolean => paths.some((p) => p.includes(name)) || modules.some((m) => m !== name && m.includes(name));
+  for (const m of modules) add('identifier', m, origin, [m]);
+  for (const f of facts)
+    if ((f.kind === 'identifier' || f.kind === 'name') && !inPath(f.key) && !BRAND.test(f.key)) add('identifier', f.key, origin, [f.key]);
+  if (rest.includes('_')) for (const m of rest.matchAll(CONST_NAME)) if (!inPath(m[1]!)) add('identifier', m[1]!, origin, [m[1]!]);
   if (rest.includes('(')) for (const m of rest.matchAll(CALL)) if (!inPath(m[1]!)) add('identifier', m[1]!, origin, [m[1]!]);
   if (rest.includes('__')) for (const m of rest.matchAll(DUNDER)) add('identifier', m[1]!, origin, [m[1]!]);
   for (const u of urls) add('identifier', u, origin, [u]);
@@ -175,7 +234,7 @@ function itemsOfText(text: string, origin: ItemOrigin, role: Message['role'], ad
     for (const s of sentences(text)) {
       if (DECISION.test(s)) add('decision', clip(s), origin, factRefs(s));
       // Instructions are the user's: an assistant saying "never" is not one.
-      if (role === 'user' && INSTRUCTION.test(s)) add('instruction', clip(s), origin, factRefs(s));
+      if (role === 'user' && (INSTRUCTION.test(s) || IMPERATIVE.test(s))) add('instruction', clip(s), origin, factRefs(s));
     }
   }
   if (role === 'assistant' && text.includes('```'))
