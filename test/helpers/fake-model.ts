@@ -9,6 +9,10 @@
  *   arguments), or answers in text when there is none.
  * - `random`: each answer is the right one or "I don't know" at random (seeded), for replicates
  *   and "inconclusive".
+ * - as a judge (a request that asks for CORRECT or INCORRECT): CORRECT when the answer holds the
+ *   reference, or the last segment of a reference path ("fields.py" for
+ *   "/testbed/src/marshmallow/fields.py"), which the deterministic match does not accept; else
+ *   INCORRECT. `judgeReply` answers every grade with that text instead (a malformed grade).
  */
 import type { Handler } from './http-server';
 
@@ -76,7 +80,15 @@ function seeded(seed: number): () => number {
   };
 }
 
-export function fakeModel(options: { random?: number } = {}): Handler {
+/** The fake judge's grade of a grading prompt (src/core/probe/judge.ts judgePrompt). */
+export function fakeGrade(prompt: string): string {
+  const reference = /^Reference: (.*)$/m.exec(prompt)?.[1]?.trim().toLowerCase() ?? '';
+  const answer = /^Answer: (.*)$/m.exec(prompt)?.[1]?.trim().toLowerCase() ?? '';
+  const tail = reference.includes('/') ? reference.split('/').filter(Boolean).pop()! : null;
+  return reference !== '' && (answer.includes(reference) || (tail !== null && answer.includes(tail))) ? 'CORRECT' : 'INCORRECT';
+}
+
+export function fakeModel(options: { random?: number; judgeReply?: string } = {}): Handler {
   const rand = options.random !== undefined ? seeded(options.random) : null;
   return (req, raw, res) => {
     const anthropic = (req.url ?? '').endsWith('/v1/messages');
@@ -93,7 +105,10 @@ export function fakeModel(options: { random?: number } = {}): Handler {
     const asking = last?.text.includes('Answer from the conversation so far') === true;
     let text = '';
     let call: { name: string; args: string } | null = null;
-    if (asking) {
+    const grading = last?.text.includes('Reply with one word: CORRECT or INCORRECT') === true;
+    if (grading) {
+      text = options.judgeReply ?? fakeGrade(last!.text);
+    } else if (asking) {
       const answer = recallAnswer(turns.slice(0, -1), last!.text);
       text = answer !== null && (!rand || rand() < 0.5) ? answer : "I don't know.";
     } else {

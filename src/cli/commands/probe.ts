@@ -44,6 +44,9 @@ interface ProbeCliOptions extends ReplayCliOptions {
   yes?: boolean;
   json?: boolean;
   timeout: string;
+  judgeEndpoint?: string;
+  judgeModel?: string;
+  judgeApi?: string;
 }
 
 const questionFile = z
@@ -95,9 +98,9 @@ function number(name: string, v: string, min: number, max: number, integer = fal
 }
 
 /** Anthropic's Messages API by its host, else an OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI). */
-export function apiOf(endpoint: string, api?: string): ProbeApi {
+export function apiOf(endpoint: string, api?: string, flag = '--api'): ProbeApi {
   if (api !== undefined) {
-    if (api !== 'openai' && api !== 'anthropic') throw new CliError(`--api: expected openai or anthropic, got "${api}"`, EXIT.usage);
+    if (api !== 'openai' && api !== 'anthropic') throw new CliError(`${flag}: expected openai or anthropic, got "${api}"`, EXIT.usage);
     return api;
   }
   return /(^|\.)anthropic\.com$/i.test(new URL(endpoint).hostname) ? 'anthropic' : 'openai';
@@ -120,6 +123,7 @@ function printResult(r: ProbeResult): void {
   process.stdout.write(
     `\ncall ${r.step} (message #${r.messageIndex}) · ${r.settings.model} at ${r.settings.endpoint} · ${r.settings.replicates} replicates · recorded next action: ${r.recorded.kind === 'tool' ? `${r.recorded.name}(${r.recorded.args.slice(0, 60)})` : 'text'}\n`,
   );
+  const judged = r.settings.judge;
   const label = (task: string): string =>
     task === 'next' ? 'next action' : `${task} ${r.questions.find((q) => q.id === task)?.text.slice(0, 60) ?? ''}`;
   const rows = r.tallies.map((t) => [
@@ -127,8 +131,21 @@ function printResult(r: ProbeResult): void {
     `${pct(t.original.k, t.original.n)} ${ci(t.original.interval)}${t.original.errors ? ` (${t.original.errors} failed)` : ''}`,
     `${pct(t.policy.k, t.policy.n)} ${ci(t.policy.interval)}${t.policy.errors ? ` (${t.policy.errors} failed)` : ''}`,
     t.verdict,
+    ...(judged
+      ? [t.judge ? `${pct(t.judge.original.k, t.judge.original.n)} · ${pct(t.judge.policy.k, t.judge.policy.n)} · ${t.judge.verdict}` : '']
+      : []),
   ]);
-  process.stdout.write(table(['task', '(a) as sent', '(b) under the policy', 'verdict'], rows));
+  const head = [
+    'task',
+    '(a) as sent',
+    '(b) under the policy',
+    'verdict',
+    ...(judged ? [`judge ${judged.model}: (a) · (b) · verdict`] : []),
+  ];
+  process.stdout.write(table(head, rows));
+  const failedGrades = r.answers.filter((a) => a.judgeError);
+  if (failedGrades.length > 0)
+    process.stdout.write(`${failedGrades.length} grade${failedGrades.length === 1 ? '' : 's'} failed: ${failedGrades[0]!.judgeError}\n`);
   const errors = r.answers.filter((a) => a.error);
   if (errors.length > 0) process.stdout.write(`${errors.length} replicate${errors.length === 1 ? '' : 's'} failed: ${errors[0]!.error}\n`);
 }
@@ -155,6 +172,9 @@ export function registerProbe(program: Command): void {
     .option('--max-tokens <n>', 'most tokens per answer', '256')
     .option('--max-cost <usd>', 'stop before sending when the estimated cost is above this')
     .option('--timeout <ms>', 'per request', '60000')
+    .option('--judge-endpoint <url>', 'also grade each recall answer CORRECT/INCORRECT by a judge model at this endpoint')
+    .option('--judge-model <id>', 'the judge model (with --judge-endpoint)')
+    .option('--judge-api <openai|anthropic>', "the judge endpoint's protocol (default: anthropic for anthropic.com, else openai)")
     .option('--set <key=value>', 'override a config key (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--session <id|n>', 'which session of the file (default: the first)')
     .option('--format <id>', 'skip detection and read the file as this format')
@@ -164,7 +184,7 @@ export function registerProbe(program: Command): void {
       const problem = summarizerUrlProblem(opts.endpoint);
       if (problem) throw new CliError(problem.replace(/^summarizerUrl/, '--endpoint'), EXIT.usage);
       const api = apiOf(opts.endpoint, opts.api);
-      const settings: ProbeSettings = {
+      let settings: ProbeSettings = {
         api,
         endpoint: opts.endpoint,
         model: opts.model,
@@ -172,6 +192,15 @@ export function registerProbe(program: Command): void {
         temperature: number('--temperature', opts.temperature, 0, 2),
         maxAnswerTokens: number('--max-tokens', opts.maxTokens, 1, 8192, true),
       };
+      let judge: ProbeSettings['judge'];
+      if ((opts.judgeEndpoint === undefined) !== (opts.judgeModel === undefined))
+        throw new CliError('--judge-endpoint and --judge-model go together: give both or neither', EXIT.usage);
+      if (opts.judgeEndpoint !== undefined && opts.judgeModel !== undefined) {
+        const judgeProblem = summarizerUrlProblem(opts.judgeEndpoint);
+        if (judgeProblem) throw new CliError(judgeProblem.replace(/^summarizerUrl/, '--judge-endpoint'), EXIT.usage);
+        judge = { api: apiOf(opts.judgeEndpoint, opts.judgeApi, '--judge-api'), endpoint: opts.judgeEndpoint, model: opts.judgeModel };
+      } else if (opts.judgeApi !== undefined) throw new CliError('--judge-api needs --judge-endpoint and --judge-model', EXIT.usage);
+      if (judge) settings = { ...settings, judge };
       const maxCost = opts.maxCost === undefined ? undefined : number('--max-cost', opts.maxCost, 0, 1e6);
       const questions = opts.questions === 'auto' ? 'auto' : readQuestions(opts.questions);
       const config = cliConfig(opts.policy, opts);
@@ -188,18 +217,32 @@ export function registerProbe(program: Command): void {
       // The plan, before anything is sent.
       let cost = 0;
       let priced = true;
+      // Grading counts in the cost and the cap like the probe's own requests.
+      let judgePriced = true;
       for (const p of plans) {
         process.stderr.write(`call ${p.step}: ${p.estimate.summary}\n`);
         if (p.estimate.cost === null) priced = false;
         else cost += p.estimate.cost;
+        const j = p.estimate.judge;
+        if (j) {
+          process.stderr.write(`call ${p.step}, judge: ${j.summary}\n`);
+          if (j.cost === null) judgePriced = false;
+          else cost += j.cost;
+        }
       }
-      const requests = plans.reduce((n, p) => n + p.estimate.requests, 0);
-      const tokens = plans.reduce((n, p) => n + p.estimate.inputTokens, 0);
+      const requests = plans.reduce((n, p) => n + p.estimate.requests + (p.estimate.judge?.requests ?? 0), 0);
+      const tokens = plans.reduce((n, p) => n + p.estimate.inputTokens + (p.estimate.judge?.inputTokens ?? 0), 0);
+      const where = judge ? `${opts.endpoint} and the judge at ${judge.endpoint}` : opts.endpoint;
       process.stderr.write(
-        `in all: ${requests} requests, about ${tokens.toLocaleString('en-US')} input tokens, ${priced ? `about $${cost.toFixed(4)}` : 'cost unknown'} — to ${opts.endpoint}\n`,
+        `in all: ${requests} requests, about ${tokens.toLocaleString('en-US')} input tokens, ${priced && judgePriced ? `about $${cost.toFixed(4)}` : 'cost unknown'} — to ${where}\n`,
       );
       if (maxCost !== undefined) {
         // An unknown price is $0 only on this machine (a local server); elsewhere it cannot be held to a cap.
+        if (judge && !judgePriced && !isLoopbackUrl(judge.endpoint))
+          throw new CliError(
+            `--max-cost: the price of the judge ${judge.model} is unknown, so the cap cannot be checked; nothing was sent`,
+            EXIT.usage,
+          );
         if (!priced && !isLoopbackUrl(opts.endpoint))
           throw new CliError(
             `--max-cost: the price of ${opts.model} is unknown, so the cap cannot be checked; nothing was sent`,
@@ -208,7 +251,7 @@ export function registerProbe(program: Command): void {
         if (cost > maxCost)
           throw new CliError(`--max-cost: the estimate $${cost.toFixed(4)} is above $${maxCost}; nothing was sent`, EXIT.usage);
       }
-      if (!opts.yes && !(await confirmed(`Send ${requests} requests with the transcript to ${opts.endpoint}? [y/N] `))) {
+      if (!opts.yes && !(await confirmed(`Send ${requests} requests with the transcript to ${where}? [y/N] `))) {
         throw new CliError(`nothing was sent: confirm with --yes${process.stdin.isTTY ? '' : ' (no terminal to ask on)'}`, EXIT.usage);
       }
       const key = await findApiKey(api, opts.endpoint);
@@ -218,10 +261,22 @@ export function registerProbe(program: Command): void {
         ...(key ? { apiKey: key.key } : {}),
         timeoutMs: number('--timeout', opts.timeout, 100, 600_000, true),
       });
+      // The judge's own key: the one bound to the judge endpoint, never the probe endpoint's.
+      let judgeClient: ProbeClient | undefined;
+      if (judge) {
+        const judgeKey = await findApiKey(judge.api, judge.endpoint);
+        judgeClient = probeClient({
+          api: judge.api,
+          endpoint: judge.endpoint,
+          ...(judgeKey ? { apiKey: judgeKey.key } : {}),
+          timeoutMs: number('--timeout', opts.timeout, 100, 600_000, true),
+        });
+      }
       const results: ProbeResult[] = [];
       for (const p of plans) {
         results.push(
           await runProbe(p, opts.policy, settings, client, {
+            ...(judgeClient ? { judge: judgeClient } : {}),
             onAnswer: (_a, done, total) => {
               if (!opts.json && process.stderr.isTTY) process.stderr.write(`\rcall ${p.step}: ${done}/${total} answers`);
             },

@@ -5,3 +5,4 @@ export { questionsFrom, scoreAnswer, MAX_QUESTIONS } from './questions';
 export { planProbe, probeSteps, originalInput, bodyFor, estimate, ProbeError, type ProbePlan } from './plan';
 export { probeClient, type ProbeClient, type ProbeReply, type ProbeClientOptions } from './client';
 export { runProbe, compareAction, textSimilarity, type RunOptions } from './run';
+export { judgeBody, judgePrompt, judgeEstimate, parseGrade, JUDGE_INSTRUCTIONS, JUDGE_MAX_TOKENS } from './judge';

@@ -13,6 +13,7 @@ import { windowAt } from '../export/window-at';
 import type { ReplayResult } from '../replay/types';
 import { ledgersAtStep, lossLedgers } from '../replay/ledger';
 import { questionsFrom } from './questions';
+import { judgeEstimate } from './judge';
 import { PROBE_SIDES, type ProbeEstimate, type ProbeQuestion, type ProbeSettings, type ProbeSide, type RecordedAction } from './types';
 
 export class ProbeError extends Error {
@@ -157,5 +158,6 @@ export function estimate(
   const model = lookupModel(settings.model);
   const cost = model ? callCost(model, inputTokens, 0, outputTokens) : null;
   const summary = `${requests} requests to ${settings.endpoint} (${settings.model}): the system prompt, the conversation up to the call (${contextTokens.original.toLocaleString('en-US')} tokens as the agent sent it, ${contextTokens.policy.toLocaleString('en-US')} under the policy), the tool definitions and ${questions.length} question${questions.length === 1 ? '' : 's'}, ${settings.replicates} times each — about ${inputTokens.toLocaleString('en-US')} input tokens and at most ${outputTokens.toLocaleString('en-US')} output tokens, ${cost === null ? `price of ${settings.model} unknown (a local model costs nothing per token)` : `about $${cost.toFixed(4)}`}`;
-  return { contextTokens, requests, inputTokens, outputTokens, cost, summary };
+  const judge = settings.judge ? judgeEstimate(settings.judge, questions, settings.replicates, settings.maxAnswerTokens) : undefined;
+  return { contextTokens, requests, inputTokens, outputTokens, cost, summary, ...(judge ? { judge } : {}) };
 }

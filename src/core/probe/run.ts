@@ -6,6 +6,7 @@
 import type { ProbeClient, ProbeReply } from './client';
 import { bodyFor, type ProbePlan } from './plan';
 import { scoreAnswer } from './questions';
+import { judgeBody, parseGrade } from './judge';
 import { verdict, wilson } from './stats';
 import {
   PROBE_SIDES,
@@ -73,6 +74,28 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   readonly onAnswer?: (a: ProbeAnswer, done: number, total: number) => void;
   readonly now?: () => number;
+  /**
+   * The client bound to the judge's endpoint (settings.judge): each answer to a question is graded
+   * by it too. Without it, or without settings.judge, nothing is graded.
+   */
+  readonly judge?: ProbeClient;
+}
+
+/** The judge's grade of one answer, or why there is none (its own retries are the client's). */
+async function grade(
+  client: ProbeClient,
+  settings: ProbeSettings,
+  question: ProbePlan['questions'][number],
+  answer: string,
+  signal?: AbortSignal,
+): Promise<{ judged: boolean; judgeAnswer: string } | { judgeError: string }> {
+  try {
+    const reply = await client(judgeBody(settings.judge!, question, answer), signal);
+    return { judged: parseGrade(reply.text), judgeAnswer: reply.text.trim().slice(0, 200) };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return { judgeError: e instanceof Error ? e.message : String(e) };
+  }
 }
 
 export async function runProbe(
@@ -86,6 +109,8 @@ export async function runProbe(
   const startedAt = now();
   const answers: ProbeAnswer[] = [];
   const success = new Map<string, boolean>();
+  const judged = new Map<string, boolean>();
+  const judge = settings.judge && options.judge ? options.judge : null;
   const tasks = [
     { task: 'next' as string, question: undefined as ProbePlan['questions'][number] | undefined },
     ...plan.questions.map((q) => ({ task: q.id, question: q })),
@@ -105,8 +130,10 @@ export async function runProbe(
           const shown = reply.tool ? `${reply.tool.name}(${reply.tool.args})` : reply.text;
           if (t.question) {
             const correct = scoreAnswer(t.question.kind, t.question.expected, reply.text);
-            a = { side, replicate: r, task: t.task, answer: shown, correct, ...usage };
+            const g = judge ? await grade(judge, settings, t.question, reply.text, options.signal) : null;
+            a = { side, replicate: r, task: t.task, answer: shown, correct, ...usage, ...(g ?? {}) };
             success.set(`${side} ${r} ${t.task}`, correct);
+            if (g && 'judged' in g) judged.set(`${side} ${r} ${t.task}`, g.judged);
           } else {
             const c = compareAction(plan.recorded, reply);
             a = {
@@ -130,13 +157,13 @@ export async function runProbe(
       }
     }
   }
-  const tallies: ProbeTally[] = tasks.map(({ task }) => {
-    const side = (s: 'original' | 'policy') => {
+  const tallies: ProbeTally[] = tasks.map(({ task, question }) => {
+    const side = (s: 'original' | 'policy', from: ReadonlyMap<string, boolean> = success) => {
       let k = 0;
       let n = 0;
       let errors = 0;
       for (let r = 0; r < settings.replicates; r++) {
-        const v = success.get(`${s} ${r} ${task}`);
+        const v = from.get(`${s} ${r} ${task}`);
         if (v === undefined) errors++;
         else {
           n++;
@@ -147,7 +174,16 @@ export async function runProbe(
     };
     const original = side('original');
     const policyTally = side('policy');
-    return { task, original, policy: policyTally, verdict: verdict(original, policyTally) };
+    if (!judge || !question) return { task, original, policy: policyTally, verdict: verdict(original, policyTally) };
+    const jo = side('original', judged);
+    const jp = side('policy', judged);
+    return {
+      task,
+      original,
+      policy: policyTally,
+      verdict: verdict(original, policyTally),
+      judge: { original: jo, policy: jp, verdict: verdict(jo, jp) },
+    };
   });
   return {
     version: 1,

@@ -18,6 +18,24 @@ export interface ProbeSettings {
   readonly temperature: number;
   /** Most tokens asked for per answer. */
   readonly maxAnswerTokens: number;
+  /** The judge that grades recall answers too (./judge.ts), when the user configured one. */
+  readonly judge?: JudgeSettings;
+}
+
+/** A judge endpoint and model: its own endpoint, its own key (bound to that endpoint only). */
+export interface JudgeSettings {
+  readonly api: ProbeApi;
+  readonly endpoint: string;
+  readonly model: string;
+}
+
+export interface JudgeEstimate {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** USD, or null when the judge model's price is unknown. */
+  readonly cost: number | null;
+  readonly summary: string;
 }
 
 export interface ProbeQuestion {
@@ -49,6 +67,10 @@ export interface ProbeAnswer {
   readonly error?: string;
   /** Recall: the deterministic match against the item's value. */
   readonly correct?: boolean;
+  /** Recall, with a judge: its grade (true = CORRECT), its own words, or why grading failed. */
+  readonly judged?: boolean;
+  readonly judgeAnswer?: string;
+  readonly judgeError?: string;
   /** Next action: how it compares with the recorded one; `similarity` for a text answer to a text. */
   readonly match?: ActionMatch;
   readonly similarity?: number;
@@ -62,6 +84,12 @@ export interface ProbeTally {
   readonly original: { readonly k: number; readonly n: number; readonly errors: number; readonly interval: Interval };
   readonly policy: { readonly k: number; readonly n: number; readonly errors: number; readonly interval: Interval };
   readonly verdict: Verdict;
+  /** With a judge, a question's tally by the judge's grades (an answer it failed to grade is left out of n). */
+  readonly judge?: {
+    readonly original: { readonly k: number; readonly n: number; readonly errors: number; readonly interval: Interval };
+    readonly policy: { readonly k: number; readonly n: number; readonly errors: number; readonly interval: Interval };
+    readonly verdict: Verdict;
+  };
 }
 
 export interface ProbeEstimate {
@@ -75,6 +103,8 @@ export interface ProbeEstimate {
   readonly cost: number | null;
   /** What leaves the machine, in words. */
   readonly summary: string;
+  /** With a judge, what grading sends besides (cost and tokens above do not include it). */
+  readonly judge?: JudgeEstimate;
 }
 
 export interface ProbeResult {
