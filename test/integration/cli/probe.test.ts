@@ -112,6 +112,46 @@ describe('ctxscope probe', () => {
     expect(r.stdout).toMatch(/next action/);
   }, 120_000);
 
+  it('--judge-endpoint without --judge-model is refused, and nothing is sent', async () => {
+    const server = await startTestServer(fakeModel());
+    const r = await run(probeArgs(server.url, '--yes', '--judge-endpoint', server.url));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--judge-endpoint and --judge-model go together/);
+    expect(server.requests).toHaveLength(0);
+  }, 120_000);
+
+  it('with a judge: its grading is in the plan, nothing goes to either server unconfirmed, then each answer is graded with its own key only', async () => {
+    const server = await startTestServer(fakeModel());
+    const judge = await startTestServer(fakeModel());
+    const judgeArgs = ['--judge-endpoint', judge.url, '--judge-model', 'fake-judge', '--questions', writeQuestions()];
+    const unconfirmed = await run(probeArgs(server.url, ...judgeArgs));
+    expect(unconfirmed.status).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/judge: 4 grading requests to http:\/\/127\.0\.0\.1:\d+\/v1 \(fake-judge\)/);
+    expect(unconfirmed.stderr).toMatch(/and the judge at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(server.requests).toHaveLength(0);
+    expect(judge.requests).toHaveLength(0);
+    // The key is bound to the probe endpoint: it goes there and never to the judge.
+    const r = await run(probeArgs(server.url, '--yes', '--json', ...judgeArgs), {
+      OPENAI_API_KEY: KEY,
+      CTXSCOPE_SUMMARIZER_URL: server.url,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const p = (
+      JSON.parse(r.stdout) as {
+        probes: { answers: { task: string; judged?: boolean; judgeError?: string }[]; tallies: { task: string; judge?: unknown }[] }[];
+      }
+    ).probes[0]!;
+    // 2 sides × 2 replicates × 1 question = 4 grades.
+    expect(judge.requests).toHaveLength(4);
+    expect(p.answers.filter((a) => a.task === 'q1').every((a) => typeof a.judged === 'boolean')).toBe(true);
+    expect(p.tallies.find((t) => t.task === 'q1')!.judge).toBeDefined();
+    for (const q of judge.requests) {
+      expect(q.headers['authorization']).toBeUndefined();
+      expect(q.body).not.toContain(KEY);
+    }
+    for (const q of server.requests) expect(q.headers['authorization']).toBe(`Bearer ${KEY}`);
+  }, 120_000);
+
   it('a questions file that is not what it should be is refused before anything is planned', async () => {
     const bad = join(dir, 'bad-questions.json');
     writeFileSync(bad, JSON.stringify([{ kind: 'colour', text: 'x', expected: 'y' }]));
