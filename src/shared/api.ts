@@ -68,6 +68,10 @@ const probeSettings = {
   replicates: z.number().int().min(1).max(50).default(3),
   temperature: z.number().min(0).max(2).default(0.7),
   maxAnswerTokens: z.number().int().min(1).max(8192).default(256),
+  /** An optional judge that grades recall answers CORRECT/INCORRECT too (docs/probe.md §Judge): both or neither. */
+  judgeEndpoint: z.string().min(1).max(2048).optional(),
+  judgeModel: z.string().min(1).max(256).optional(),
+  judgeApi: z.enum(['openai', 'anthropic']).optional(),
 };
 
 export const methods = {
@@ -706,6 +710,14 @@ export interface ProbePlanView {
   readonly consented: boolean;
   /** Whether a key bound to this endpoint will go with the requests (never the key itself). */
   readonly withKey: boolean;
+  /** The judge, when one is set: its endpoint, consent and key, as for the probe endpoint. */
+  readonly judge?: {
+    readonly endpoint: string;
+    readonly model: string;
+    readonly api: 'openai' | 'anthropic';
+    readonly consented: boolean;
+    readonly withKey: boolean;
+  };
 }
 
 /** A stored probe run. */

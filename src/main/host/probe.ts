@@ -41,7 +41,16 @@ function apiOf(endpoint: string, api: ProbeApi | undefined): ProbeApi {
 function settingsOf(args: PlanArgs): ProbeSettings {
   const problem = summarizerUrlProblem(args.endpoint);
   if (problem) throw new ApiError('bad_input', problem.replace(/^summarizerUrl/, 'endpoint'));
+  if ((args.judgeEndpoint === undefined) !== (args.judgeModel === undefined))
+    throw new ApiError('bad_input', 'judgeEndpoint and judgeModel go together: give both or neither');
+  let judge: ProbeSettings['judge'];
+  if (args.judgeEndpoint !== undefined && args.judgeModel !== undefined) {
+    const judgeProblem = summarizerUrlProblem(args.judgeEndpoint);
+    if (judgeProblem) throw new ApiError('bad_input', judgeProblem.replace(/^summarizerUrl/, 'judgeEndpoint'));
+    judge = { api: apiOf(args.judgeEndpoint, args.judgeApi), endpoint: args.judgeEndpoint, model: args.judgeModel };
+  }
   return {
+    ...(judge ? { judge } : {}),
     api: apiOf(args.endpoint, args.api),
     endpoint: args.endpoint,
     model: args.model,
@@ -94,7 +103,20 @@ export function createProber(deps: ProberDeps) {
     async planProbe(args: PlanArgs): Promise<ProbePlanView> {
       const { settings, plan: p } = await plan(args);
       const key = await findKey(settings.api, settings.endpoint);
+      const j = settings.judge;
+      const judgeKey = j ? await findKey(j.api, j.endpoint) : undefined;
       return {
+        ...(j
+          ? {
+              judge: {
+                endpoint: j.endpoint,
+                model: j.model,
+                api: j.api,
+                consented: consented(j.endpoint),
+                withKey: judgeKey !== undefined,
+              },
+            }
+          : {}),
         step: p.step,
         endpoint: settings.endpoint,
         model: settings.model,
@@ -109,12 +131,18 @@ export function createProber(deps: ProberDeps) {
 
     async runProbe(args: MethodArgs<'runProbe'>): Promise<StoredProbe> {
       const { settings, plan: p } = await plan(args);
-      // Nothing leaves the machine for an endpoint the user has not agreed to.
-      if (!consented(settings.endpoint)) {
-        if (!args.consent) throw new ApiError('bad_input', `nothing was sent: agree first to send the transcript to ${settings.endpoint}`);
-        deps.db
-          .prepare('INSERT OR REPLACE INTO probe_consents (endpoint, consented_at) VALUES (?, ?)')
-          .run(endpointKey(settings.endpoint) ?? settings.endpoint, Date.now());
+      // Nothing leaves the machine for an endpoint the user has not agreed to: the judge's is asked for too.
+      const endpoints = [
+        settings.endpoint,
+        ...(settings.judge && settings.judge.endpoint !== settings.endpoint ? [settings.judge.endpoint] : []),
+      ];
+      const pending = endpoints.filter((e) => !consented(e));
+      if (pending.length > 0) {
+        if (!args.consent) throw new ApiError('bad_input', `nothing was sent: agree first to send to ${pending.join(' and ')}`);
+        for (const e of pending)
+          deps.db
+            .prepare('INSERT OR REPLACE INTO probe_consents (endpoint, consented_at) VALUES (?, ?)')
+            .run(endpointKey(e) ?? e, Date.now());
       }
       const key = await findKey(settings.api, settings.endpoint);
       const client = probeClient({
@@ -124,7 +152,19 @@ export function createProber(deps: ProberDeps) {
         ...(deps.fetch ? { fetch: deps.fetch } : {}),
         timeoutMs: deps.timeoutMs ?? 60_000,
       });
-      const result = await runProbe(p, args.policy, settings, client);
+      // The judge's own key: the one bound to the judge endpoint, never the probe endpoint's.
+      const j = settings.judge;
+      const judgeKey = j ? await findKey(j.api, j.endpoint) : undefined;
+      const judge = j
+        ? probeClient({
+            api: j.api,
+            endpoint: j.endpoint,
+            ...(judgeKey ? { apiKey: judgeKey.key } : {}),
+            ...(deps.fetch ? { fetch: deps.fetch } : {}),
+            timeoutMs: deps.timeoutMs ?? 60_000,
+          })
+        : undefined;
+      const result = await runProbe(p, args.policy, settings, client, judge ? { judge } : {});
       const createdAt = Date.now();
       const info = deps.db
         .prepare(

@@ -68,6 +68,46 @@ describe('probe through the host', () => {
     expect(await host.handlers.listProbes({ sessionId: id, policy: 's2' })).toHaveLength(2);
   }, 60_000);
 
+  it('with a judge: its endpoint is asked for too, grades every recall answer, and is stored with the run', async () => {
+    const server = await startTestServer(fakeModel());
+    const judge = await startTestServer(fakeModel());
+    // Under s0 at a 60,000-token window, the last compression drops items a later message needs: there are questions.
+    const view = await host.handlers.runReplay({ sessionId: id, policy: 's0', overrides: { window: 60000 }, needles: [] });
+    const step = view.events.filter((e) => e.kind === 'compression').at(-1)!.step;
+    const args = {
+      sessionId: id,
+      policy: 's0',
+      overrides: { window: 60000 },
+      step,
+      endpoint: server.url,
+      model: 'fake-model',
+      replicates: 2,
+      temperature: 0,
+      maxAnswerTokens: 32,
+      judgeEndpoint: judge.url,
+      judgeModel: 'fake-judge',
+    };
+    await expect(host.handlers.planProbe({ ...args, judgeModel: undefined })).rejects.toThrow(/judgeEndpoint and judgeModel go together/);
+    const plan = await host.handlers.planProbe(args);
+    expect(plan.questions.length).toBeGreaterThan(0);
+    expect(plan.judge).toEqual({ endpoint: judge.url, model: 'fake-judge', api: 'openai', consented: false, withKey: false });
+    // 2 sides × 2 replicates × each question.
+    expect(plan.estimate.judge!.requests).toBe(2 * 2 * plan.questions.length);
+    await expect(host.handlers.runProbe({ ...args, consent: false })).rejects.toThrow(/nothing was sent: agree first to send to .* and /);
+    expect(server.requests).toHaveLength(0);
+    expect(judge.requests).toHaveLength(0);
+
+    const run = await host.handlers.runProbe({ ...args, consent: true });
+    expect(judge.requests).toHaveLength(plan.estimate.judge!.requests);
+    expect(run.result.settings.judge).toEqual({ api: 'openai', endpoint: judge.url, model: 'fake-judge' });
+    const graded = run.result.answers.filter((a) => a.task !== 'next');
+    expect(graded.every((a) => a.judged !== undefined || a.judgeError !== undefined)).toBe(true);
+    for (const t of run.result.tallies) expect(t.judge === undefined).toBe(t.task === 'next');
+    const again = await host.handlers.planProbe(args);
+    expect([again.consented, again.judge!.consented]).toEqual([true, true]);
+    expect((await host.handlers.listProbes({ sessionId: id })).find((r) => r.id === run.id)).toEqual(run);
+  }, 60_000);
+
   it('refuses a link-local endpoint before anything else', async () => {
     await expect(
       host.handlers.planProbe({

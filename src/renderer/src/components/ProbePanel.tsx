@@ -22,6 +22,8 @@ function RunView({ run }: { run: StoredProbe }) {
       ? `next action (the agent: ${r.recorded.kind === 'tool' ? r.recorded.name : 'text'})`
       : (r.questions.find((q) => q.id === task)?.text ?? task);
   const failed = r.answers.filter((a) => a.error);
+  const judge = r.settings.judge;
+  const failedGrades = r.answers.filter((a) => a.judgeError);
   return (
     <div className="probe-run" data-testid="probe-run" data-step={run.step}>
       <p className="muted">
@@ -43,6 +45,7 @@ function RunView({ run }: { run: StoredProbe }) {
             <th>(a) as sent</th>
             <th>(b) under {run.policy}</th>
             <th>verdict</th>
+            {judge ? <th title="the judge's grades: (a) · (b) · verdict">judge {judge.model}</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -60,6 +63,18 @@ function RunView({ run }: { run: StoredProbe }) {
                 {t.policy.errors ? <span className="state state-dropped"> {t.policy.errors} failed</span> : null}
               </td>
               <td className={`verdict verdict-${t.verdict}`}>{t.verdict}</td>
+              {judge ? (
+                <td data-testid="probe-judge-tally" data-verdict={t.judge?.verdict ?? ''}>
+                  {t.judge ? (
+                    <>
+                      {t.judge.original.k}/{t.judge.original.n} · {t.judge.policy.k}/{t.judge.policy.n} ·{' '}
+                      <span className={`verdict verdict-${t.judge.verdict}`}>{t.judge.verdict}</span>
+                    </>
+                  ) : (
+                    <span className="muted">not graded</span>
+                  )}
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -69,6 +84,11 @@ function RunView({ run }: { run: StoredProbe }) {
           {failed.length} replicate(s) failed: {failed[0]!.error}
         </p>
       ) : null}
+      {failedGrades.length > 0 ? (
+        <p className="state state-dropped">
+          {failedGrades.length} grade(s) failed: {failedGrades[0]!.judgeError}
+        </p>
+      ) : null}
       <details>
         <summary>every answer ({r.answers.length})</summary>
         <ul className="probe-answers">
@@ -76,6 +96,7 @@ function RunView({ run }: { run: StoredProbe }) {
             <li key={i}>
               ({a.side === 'original' ? 'a' : 'b'}) #{a.replicate + 1} {a.task}: <bdi>{a.error ?? a.answer ?? ''}</bdi>
               {a.correct !== undefined ? ` — ${a.correct ? 'right' : 'wrong'}` : a.match ? ` — ${a.match}` : ''}
+              {a.judged !== undefined ? ` · judge: ${a.judged ? 'correct' : 'incorrect'}` : ''}
             </li>
           ))}
         </ul>
@@ -143,6 +164,26 @@ export function ProbePanel() {
             onChange={(e) => setForm({ replicates: Math.max(1, Math.min(50, Number(e.target.value) || 1)) })}
           />
         </label>
+        <label title="optional: a model that also grades each recall answer CORRECT or INCORRECT">
+          judge endpoint{' '}
+          <input
+            data-testid="probe-judge-endpoint"
+            value={form.judgeEndpoint}
+            size={26}
+            placeholder="optional"
+            onChange={(e) => setForm({ judgeEndpoint: e.target.value })}
+          />
+        </label>
+        <label>
+          judge model{' '}
+          <input
+            data-testid="probe-judge-model"
+            value={form.judgeModel}
+            size={14}
+            placeholder="optional"
+            onChange={(e) => setForm({ judgeModel: e.target.value })}
+          />
+        </label>
         <button type="button" data-testid="probe-plan" disabled={busy !== null || !form.model.trim()} onClick={() => void planProbe()}>
           {busy === 'planning' ? 'Planning…' : 'Plan probe'}
         </button>
@@ -162,6 +203,14 @@ export function ProbePanel() {
               : `about $${planHere.estimate.cost.toFixed(4)}`}
             .
           </p>
+          {planHere.estimate.judge ? (
+            <p data-testid="probe-judge-estimate">
+              The judge: {fmtInt(planHere.estimate.judge.requests)} grading requests to <bdi>{planHere.judge?.endpoint}</bdi> (
+              <bdi>{planHere.judge?.model}</bdi>), each a question, the item&apos;s value and one answer — no transcript — about{' '}
+              {fmtInt(planHere.estimate.judge.inputTokens)} input tokens,{' '}
+              {planHere.estimate.judge.cost === null ? 'price unknown' : `about $${planHere.estimate.judge.cost.toFixed(4)}`}.
+            </p>
+          ) : null}
           {planHere.questions.length > 0 ? (
             <ol className="probe-questions">
               {planHere.questions.map((q) => (
@@ -175,7 +224,7 @@ export function ProbePanel() {
               No recall question: nothing that left the view before this call is needed later. The next action is compared.
             </p>
           )}
-          {planHere.consented ? (
+          {planHere.consented && (!planHere.judge || planHere.judge.consented) ? (
             <button type="button" data-testid="probe-send" disabled={busy !== null} onClick={() => void runProbe(false)}>
               {busy === 'running' ? 'Sending…' : 'Send'}
             </button>
@@ -186,7 +235,18 @@ export function ProbePanel() {
                 {fmtInt(planHere.estimate.contextTokens.original)} tokens as the agent sent it,{' '}
                 {fmtInt(planHere.estimate.contextTokens.policy)} under the policy), the tool definitions and the questions —{' '}
                 {fmtInt(planHere.estimate.requests)} requests to <bdi>{planHere.endpoint}</bdi>
-                {planHere.withKey ? ', with the API key bound to that endpoint' : ', without a key'}. You are asked once for this endpoint.
+                {planHere.withKey ? ', with the API key bound to that endpoint' : ', without a key'}.
+                {planHere.judge ? (
+                  <>
+                    {' '}
+                    The judge gets each question, the item&apos;s value and one answer — {fmtInt(
+                      planHere.estimate.judge?.requests ?? 0,
+                    )}{' '}
+                    requests to <bdi>{planHere.judge.endpoint}</bdi>
+                    {planHere.judge.withKey ? ', with the API key bound to that endpoint' : ', without a key'}.
+                  </>
+                ) : null}{' '}
+                You are asked once per endpoint.
               </p>
               <button type="button" data-testid="probe-consent-send" disabled={busy !== null} onClick={() => void runProbe(true)}>
                 {busy === 'running' ? 'Sending…' : 'Agree and send'}

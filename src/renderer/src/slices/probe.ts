@@ -12,6 +12,9 @@ export interface ProbeForm {
   model: string;
   replicates: number;
   temperature: number;
+  /** An optional judge (docs/probe.md §Judge): used when both are filled in. */
+  judgeEndpoint: string;
+  judgeModel: string;
 }
 
 export interface ProbeSlice {
@@ -52,10 +55,13 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
       model: probeForm.model.trim(),
       replicates: probeForm.replicates,
       temperature: probeForm.temperature,
+      ...(probeForm.judgeEndpoint.trim() && probeForm.judgeModel.trim()
+        ? { judgeEndpoint: probeForm.judgeEndpoint.trim(), judgeModel: probeForm.judgeModel.trim() }
+        : {}),
     };
   };
   return {
-    probeForm: { endpoint: 'http://127.0.0.1:11434/v1', model: '', replicates: 3, temperature: 0.7 },
+    probeForm: { endpoint: 'http://127.0.0.1:11434/v1', model: '', replicates: 3, temperature: 0.7, judgeEndpoint: '', judgeModel: '' },
     probePlan: null,
     probeRuns: [],
     probeBusy: null,
