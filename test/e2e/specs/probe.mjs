@@ -97,3 +97,67 @@ export async function testProbeTabAtTheCompression({ page, assert, consoleErrors
     await fake.close();
   }
 }
+
+/** An OpenAI-compatible judge that grades every answer INCORRECT. */
+async function fakeJudge() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d) => (raw += d));
+    req.on('end', () => {
+      requests.push({ path: req.url, headers: req.headers, body: raw });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'INCORRECT' } }] }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+/**
+ * The judge in the Probe tab: typed in beside the model, its grading requests are in the plan, the
+ * first send names its endpoint too and sends nothing before the person agrees, and the run shows
+ * a judge column. Screenshot: test-results/probe-judge.png.
+ */
+export async function testProbeTabWithAJudge({ page, assert, consoleErrors, root }) {
+  const fake = await fakeModel();
+  const judge = await fakeJudge();
+  try {
+    await page.getByTestId('guard-status-badge').waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Home');
+    await waitStep(page, 'guard-status', 0);
+    await page.keyboard.press('n');
+    await page.getByTestId('before-after').waitFor({ timeout: 15_000 });
+    const step = Number(await page.getByTestId('guard-status').getAttribute('data-step'));
+    await page.getByTestId('tab-probe').click();
+    await waitStep(page, 'probe-panel', step);
+    await page.getByTestId('probe-endpoint').fill(fake.url);
+    await page.getByTestId('probe-model').fill('fake-model');
+    await page.getByTestId('probe-replicates').fill('2');
+    await page.getByTestId('probe-judge-endpoint').fill(judge.url);
+    await page.getByTestId('probe-judge-model').fill('fake-judge');
+    await page.getByTestId('probe-plan').click();
+    await page.getByTestId('probe-estimate').waitFor({ timeout: 30_000 });
+    const judgeLine = await page.getByTestId('probe-judge-estimate').innerText();
+    const esc = (s) => s.replace(/[./]/g, '\\$&');
+    const m = new RegExp(`The judge: (\\d+) grading requests to ${esc(judge.url)} \\(fake-judge\\).*no transcript`, 's').exec(judgeLine);
+    assert.ok(m, judgeLine);
+    const grades = Number(m[1]);
+    const consent = await page.getByTestId('probe-consent').innerText();
+    assert.match(
+      consent,
+      new RegExp(`The judge gets each question.*requests to ${esc(judge.url)}, without a key.*asked once per endpoint`, 's'),
+    );
+    assert.equal(fake.requests.length + judge.requests.length, 0, 'nothing is sent before the person agrees');
+    await page.getByTestId('probe-consent-send').click();
+    await page.getByTestId('probe-run').waitFor({ timeout: 60_000 });
+    assert.ok(fake.requests.length >= 4);
+    assert.equal(judge.requests.length, grades, 'one grade per answer to a question');
+    assert.match(await page.getByTestId('probe-run').innerText(), /judge fake-judge/);
+    if (root) await page.getByTestId('probe-panel').screenshot({ path: join(root, 'test-results', 'probe-judge.png') });
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await fake.close();
+    await judge.close();
+  }
+}
