@@ -28,6 +28,7 @@ function RunView({ run }: { run: StoredProbe }) {
     <div className="probe-run" data-testid="probe-run" data-step={run.step}>
       <p className="muted">
         {r.settings.model} at {r.settings.endpoint} · {r.settings.replicates} replicates · temperature {r.settings.temperature} ·{' '}
+        {judge ? `graded by ${judge.model} at ${judge.endpoint} · ` : ''}
         {new Date(run.createdAt).toLocaleString()}{' '}
         <button
           type="button"
