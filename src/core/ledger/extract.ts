@@ -161,6 +161,8 @@ function errorLines(text: string, isError: boolean): string[] {
  * two spaces or a tab apart); never `.` and `..`.
  */
 function listedNames(text: string): string[] {
+  // Most parts are prose: no branch, no column gap, no permissions column — nothing to split.
+  if (!text.includes('──') && !/ {2}|\t/.test(text) && !/^[-dlcbps][rwxsStT-]{9}/m.test(text)) return [];
   const out: string[] = [];
   for (const raw of text.split('\n')) {
     if (raw.length > 1000) continue;
