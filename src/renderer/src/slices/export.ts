@@ -13,6 +13,7 @@ import {
   type ExportTarget,
   type MethodInput,
 } from '../../../shared/api';
+import { describe } from './request';
 
 /** What is exported: the session as the agent had it, the window at the selected call, or the replay report. */
 export type ExportWhat = 'original' | 'window' | 'report';
@@ -64,7 +65,6 @@ interface Reads {
   togglePlay(): void;
 }
 
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const patternLines = (text: string): string[] =>
   text
     .split('\n')

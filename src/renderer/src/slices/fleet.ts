@@ -5,7 +5,8 @@
  * report`. A click on a row opens that session in the debugger under the row's policy.
  */
 import type { ApiClient, EventPayload, FleetResults, FleetRunInfo } from '../../../shared/api';
-import type { AppState } from '../store';
+import { describe } from './request';
+import type { DebuggerState } from './state';
 
 export type FleetSource = 'library' | 'folder' | 'logs';
 
@@ -39,10 +40,10 @@ export interface FleetSlice {
   openFleetRow(sourcePath: string, sessionId: string, policy: string): Promise<void>;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
-
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = FleetSlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
 /** `key=value` lines as overrides: numbers and booleans as such, the rest as text. */
 export function parseFleetSettings(text: string): Record<string, string | number | boolean> {

@@ -5,7 +5,8 @@
  */
 import type { ApiClient, MethodOutputs, SessionSummary } from '../../../shared/api';
 import type { LibraryColumn, LibrarySort } from '../model/library-rows';
-import type { AppState } from '../store';
+import { describe } from './request';
+import type { DebuggerState } from './state';
 
 export interface LibrarySlice {
   libraryOpen: boolean;
@@ -29,8 +30,10 @@ export interface LibrarySlice {
   openFromLibrary(id: string): Promise<void>;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = LibrarySlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
 /** Numbers read best largest first; names A→Z. */
 const DESCENDING_FIRST: ReadonlySet<LibraryColumn> = new Set(['calls', 'tokens', 'cost', 'compactions', 'date', 'size']);
@@ -80,7 +83,7 @@ export function createLibrarySlice(api: ApiClient, set: Set, get: Get): LibraryS
         const r = await api.deleteSession({ id: doomed.id });
         set({ pendingDelete: null, lastDeleted: { ...r, title: doomed.title } });
       } catch (e) {
-        set({ pendingDelete: null, error: e instanceof Error ? e.message : String(e) });
+        set({ pendingDelete: null, error: describe(e) });
       }
       const before = get().sessions;
       await get().refreshSessions();

@@ -4,8 +4,9 @@
  * (shown again without sending), and whether a run is under way. A run to an endpoint the person
  * has not agreed to is refused by the host; the panel asks first and sends `consent`.
  */
-import { ApiError, type ApiClient, type ProbePlanView, type StoredProbe } from '../../../shared/api';
+import { type ApiClient, type ProbePlanView, type StoredProbe } from '../../../shared/api';
 import type { Override } from '../model/config';
+import { describe } from './request';
 
 export interface ProbeForm {
   endpoint: string;
@@ -36,8 +37,6 @@ interface Host {
 
 type Set = (partial: Partial<ProbeSlice>) => void;
 type Get = () => ProbeSlice & Host;
-
-const message = (e: unknown): string => (e instanceof ApiError || e instanceof Error ? e.message : String(e));
 
 export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice {
   const request = () => {
@@ -71,7 +70,7 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
       try {
         set({ probePlan: await api.planProbe(r), probeBusy: null });
       } catch (e) {
-        set({ probePlan: null, probeBusy: null, probeError: message(e) });
+        set({ probePlan: null, probeBusy: null, probeError: describe(e) });
       }
     },
     async runProbe(consent) {
@@ -82,7 +81,7 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
         const run = await api.runProbe({ ...r, consent });
         set({ probeRuns: [...get().probeRuns.filter((x) => x.id !== run.id), run], probeBusy: null, probePlan: null });
       } catch (e) {
-        set({ probeBusy: null, probeError: message(e) });
+        set({ probeBusy: null, probeError: describe(e) });
       }
     },
     async loadProbes() {
@@ -92,7 +91,7 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
         const runs = await api.listProbes({ sessionId: id });
         if (get().currentId === id) set({ probeRuns: runs });
       } catch (e) {
-        set({ probeError: message(e) });
+        set({ probeError: describe(e) });
       }
     },
   };

@@ -6,9 +6,10 @@
  * follow as for any other change, and the replay re-runs once (the overrides go in as one live
  * change).
  */
-import { ApiError, type ApiClient, type ChartView, type ConfigField } from '../../../shared/api';
+import { type ApiClient, type ChartView, type ConfigField } from '../../../shared/api';
 import { defaultRange, rangeProblem, type SweepContext, type TuneResult } from '../../../core/tune/index';
 import type { Override } from '../model/config';
+import { codeOf, describe } from './request';
 
 /** One sweep as the panel edits it: a setting and a range (`key=from:to:step`). */
 export interface SweepDraft {
@@ -175,8 +176,8 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
       } catch (e) {
         // Superseded by a newer sweep of this window: that one owns the state.
         if (mine !== seq) return;
-        const cancelled = e instanceof ApiError && e.code === 'cancelled';
-        set({ tuneRunning: false, tuneError: cancelled ? null : e instanceof Error ? e.message : String(e) });
+        const cancelled = codeOf(e) === 'cancelled';
+        set({ tuneRunning: false, tuneError: cancelled ? null : describe(e) });
       }
     },
 
