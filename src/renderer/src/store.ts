@@ -69,7 +69,7 @@ export function createAppStore(api: ApiClient, options: StoreOptions = {}): AppS
   return createStore<AppState>()((set, get, store) => {
     // Filled below once the slices that provide them exist; slices call them only later, from actions.
     const hooks = {} as DebuggerHooks;
-    const ctx: SliceContext = { api, set, get, requests: createRequests({ get, set }), hooks, timers };
+    const ctx: SliceContext = { api, set, get, requests: createRequests({ get, showError: (error) => set({ error }) }), hooks, timers };
     const live = createLiveScheduler(
       () => {
         void get().requestChart();

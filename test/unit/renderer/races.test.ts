@@ -220,3 +220,23 @@ describe('races: message pages', () => {
     expect(store.getState().messages.size).toBe(10);
   });
 });
+
+describe('races: probe', () => {
+  it("a probe run answered after another session opened is not added to that session's runs, and the busy flag still clears", async () => {
+    const fake = fakeApi();
+    const runs = held<MethodInput<'runProbe'>, MethodOutputs['runProbe']>();
+    Object.assign(fake.api, { runProbe: runs.fn, listProbes: () => Promise.resolve([]) });
+    const store = await openedStore(fake);
+    store.getState().setProbeForm({ model: 'llama3' });
+    void store.getState().runProbe(true);
+    await flush();
+    expect(runs.calls[0]!.input).toMatchObject({ sessionId: 's1', step: 0 });
+    expect(store.getState().probeBusy).toBe('running');
+
+    await switchTo(fake, store);
+    runs.calls[0]!.resolve({ id: 'run-1' } as MethodOutputs['runProbe']);
+    await flush();
+    expect(store.getState().probeRuns).toEqual([]);
+    expect(store.getState().probeBusy).toBeNull();
+  });
+});

@@ -15,10 +15,11 @@ export const describe = (e: unknown): string => (e instanceof Error ? e.message 
 /** The contract's error code of a failure (`bad_input`, `cancelled`, …); null for any other error. */
 export const codeOf = (e: unknown): string | null => (e instanceof ApiError ? e.code : null);
 
-/** What `send` needs of the store: the open session and the window's error line. */
+/** What `send` needs of the store: the open session, and where a failure is shown by default. */
 export interface RequestHost {
   readonly get: () => { currentId: string | null };
-  readonly set: (partial: { error: string | null }) => void;
+  /** The window's error line, or the slice's own error field. */
+  readonly showError: (message: string) => void;
 }
 
 export interface SendOptions<T> {
@@ -28,10 +29,12 @@ export interface SendOptions<T> {
   readonly session?: string | null;
   /** Applies a current answer. */
   readonly onAnswer?: (value: T) => void | Promise<void>;
-  /** Shows a current failure (default: on the window's error line). Never called for `cancelled`. */
+  /** Shows a current failure (default: the host's showError). Never called for `cancelled`. */
   readonly onError?: (message: string, error: unknown) => void;
-  /** Runs after a current answer or failure (also a cancelled one): e.g. clears a loading flag. */
+  /** Runs after a current answer or failure (also a cancelled one): e.g. clears the session's page flags. */
   readonly onSettled?: () => void;
+  /** Runs when the request ends, current or not: a flag that belongs to the request, not to a session (a busy button). */
+  readonly onEnd?: () => void;
 }
 
 export interface Requests {
@@ -50,37 +53,48 @@ export function createRequests(host: RequestHost): Requests {
   const supersede = (lane: string): void => {
     latest.set(lane, (latest.get(lane) ?? 0) + 1);
   };
+
+  // Everything up to the host call runs at once, in the caller's task: the session and the lane's
+  // turn are those of the moment the request is sent.
+  const sendOnce = async <T>(call: () => Promise<T>, options: SendOptions<T>): Promise<boolean> => {
+    const { lane, onAnswer, onError, onSettled } = options;
+    const session = options.session === undefined ? host.get().currentId : options.session;
+    let mine = 0;
+    if (lane !== undefined) {
+      supersede(lane);
+      mine = latest.get(lane)!;
+    }
+    const current = (): boolean =>
+      (session === null || host.get().currentId === session) && (lane === undefined || latest.get(lane) === mine);
+    let value: T;
+    try {
+      value = await call();
+    } catch (e) {
+      if (!current()) return false;
+      if (codeOf(e) !== 'cancelled') {
+        if (onError) onError(describe(e), e);
+        else host.showError(describe(e));
+      }
+      onSettled?.();
+      return false;
+    }
+    if (!current()) return false;
+    try {
+      await onAnswer?.(value);
+    } finally {
+      if (current()) onSettled?.();
+    }
+    return true;
+  };
+
   return {
     supersede,
     async send(call, options = {}) {
-      const { lane, onAnswer, onError, onSettled } = options;
-      const session = options.session === undefined ? host.get().currentId : options.session;
-      let mine = 0;
-      if (lane !== undefined) {
-        supersede(lane);
-        mine = latest.get(lane)!;
-      }
-      const current = (): boolean =>
-        (session === null || host.get().currentId === session) && (lane === undefined || latest.get(lane) === mine);
-      let value: Awaited<ReturnType<typeof call>>;
       try {
-        value = await call();
-      } catch (e) {
-        if (!current()) return false;
-        if (codeOf(e) !== 'cancelled') {
-          if (onError) onError(describe(e), e);
-          else host.set({ error: describe(e) });
-        }
-        onSettled?.();
-        return false;
-      }
-      if (!current()) return false;
-      try {
-        await onAnswer?.(value);
+        return await sendOnce(call, options);
       } finally {
-        if (current()) onSettled?.();
+        options.onEnd?.();
       }
-      return true;
     },
   };
 }

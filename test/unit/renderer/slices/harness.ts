@@ -24,7 +24,7 @@ export function sliceHarness(api: Partial<Record<keyof ApiClient, unknown>> = {}
     api: api as unknown as ApiClient,
     set,
     get,
-    requests: createRequests({ get, set }),
+    requests: createRequests({ get, showError: (error) => set({ error }) }),
     hooks,
     timers: {
       setTimer: (fn, ms) => timers.push({ fn, ms }),

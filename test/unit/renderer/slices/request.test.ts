@@ -4,7 +4,7 @@ import { codeOf, createRequests, describe as describeError } from '../../../../s
 
 function host(currentId: string | null = 's1') {
   const state = { currentId, error: null as string | null };
-  const requests = createRequests({ get: () => state, set: (p) => Object.assign(state, p) });
+  const requests = createRequests({ get: () => state, showError: (error) => Object.assign(state, { error }) });
   return { state, requests };
 }
 
@@ -108,6 +108,19 @@ describe('request helper: send', () => {
     expect(shown).toEqual([]);
     expect(state.error).toBeNull();
     expect(settled).toBe(1);
+  });
+});
+
+describe('request helper: onEnd', () => {
+  it('runs when the request ends, even when its answer was dropped', async () => {
+    const { state, requests } = host();
+    const answer = held<number>();
+    const ended: string[] = [];
+    const done = requests.send(() => answer.promise, { onEnd: () => void ended.push('end') });
+    state.currentId = 's2';
+    answer.resolve(1);
+    expect(await done).toBe(false);
+    expect(ended).toEqual(['end']);
   });
 });
 
