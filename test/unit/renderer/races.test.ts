@@ -234,7 +234,7 @@ describe('races: probe', () => {
     expect(store.getState().probeBusy).toBe('running');
 
     await switchTo(fake, store);
-    runs.calls[0]!.resolve({ id: 'run-1' } as MethodOutputs['runProbe']);
+    runs.calls[0]!.resolve({ id: 'run-1' } as unknown as MethodOutputs['runProbe']);
     await flush();
     expect(store.getState().probeRuns).toEqual([]);
     expect(store.getState().probeBusy).toBeNull();
