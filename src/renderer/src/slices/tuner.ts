@@ -185,11 +185,8 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
     async cancelTune() {
       requests.supersede('tune');
       set({ tuneRunning: false });
-      try {
-        await api.cancelTune({ channel: 'tune' });
-      } catch {
-        // Nothing was running any more: nothing to cancel.
-      }
+      // A failure means nothing was running any more: nothing to cancel, nothing to show.
+      await requests.send(() => api.cancelTune({ channel: 'tune' }), { onError: () => undefined });
     },
 
     async applyTunePoint(index) {
