@@ -3,10 +3,11 @@
  * threads), see every setting as a point of billed cost against lost references — the frontier
  * joined, runs that forced a final turn or aborted marked — and the proposal: the cheapest setting
  * that loses no referenced fact and no needle and never ends the run early, or, when none does,
- * the best near-miss. A click on a point (or its row, or Apply) writes its settings to the config
+ * the best near-miss (drawn with recharts, as the other plots). A click on a point (or its row, or Apply) writes its settings to the config
  * panel and the replay re-runs with them.
  */
 import { useEffect, useMemo } from 'react';
+import { CartesianGrid, ResponsiveContainer, Scatter, ScatterChart, XAxis, YAxis } from 'recharts';
 import type { TunePoint, TuneResult } from '../../../core/tune/index';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
@@ -17,10 +18,6 @@ import './TunerPanel.css';
 
 /** The grid cap of the core (src/core/tune/grid.ts): the panel says so before the host has to. */
 const CAP = 10_000;
-
-const W = 460;
-const H = 200;
-const PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
 const money = (r: TuneResult, p: TunePoint): string =>
   r.costBasis === 'usd' ? `$${p.cost.toFixed(4)}` : `${fmtTokens(p.billedInputTokens)} tokens`;
@@ -88,90 +85,133 @@ function Sweeps() {
   );
 }
 
+/** One drawn point: the sweep's point with its place on the plot and what marks it. */
+interface PlotDatum {
+  readonly p: TunePoint;
+  readonly x: number;
+  readonly y: number;
+  readonly cls: string;
+  readonly r: number;
+}
+
+const axisTick = { fill: 'var(--muted)', fontSize: 10 };
+const axisLabel = { fill: 'var(--muted)', fontSize: 10 };
+
 function Frontier({ r, applied, onPick }: { r: TuneResult; applied: number | null; onPick: (i: number) => void }) {
   const x = (p: TunePoint): number => (r.costBasis === 'usd' ? p.cost : p.billedInputTokens);
   // At most ~1,000 circles: the frontier, the proposal, the applied point and each axis' extremes always among them.
   const pick = useMemo(() => plotPoints(r.points, r.frontier, [r.proposal, r.nearMiss, applied], x, lost, ended), [r, applied]);
-  const ok = pick.indices.map((i) => r.points[i]!);
-  const xs = ok.map(x);
-  const ys = ok.map(lost);
-  const x0 = Math.min(...xs),
-    x1 = Math.max(...xs);
-  const y1 = Math.max(1, ...ys);
-  const sx = (v: number): number => PAD.left + (x1 === x0 ? 0.5 : (v - x0) / (x1 - x0)) * (W - PAD.left - PAD.right);
-  const sy = (v: number): number => H - PAD.bottom - (v / y1) * (H - PAD.top - PAD.bottom);
-  const front = r.frontier.map((i) => r.points[i]!);
-  const path = front.map((p, k) => `${k === 0 ? 'M' : 'L'}${sx(x(p)).toFixed(1)},${sy(lost(p)).toFixed(1)}`).join(' ');
   const rank = (p: TunePoint): number => (p.index === r.proposal || p.index === r.nearMiss ? 2 : p.onFrontier ? 1 : 0);
+  // Drawn in order of interest, so the proposal and the frontier lie on top where points overlap.
+  const data: PlotDatum[] = pick.indices
+    .map((i) => r.points[i]!)
+    .sort((a, b) => rank(a) - rank(b))
+    .map((p) => ({
+      p,
+      x: x(p),
+      y: lost(p),
+      r: p.index === r.proposal || p.index === r.nearMiss ? 6 : p.onFrontier ? 4 : 3,
+      cls: [
+        'pt',
+        p.onFrontier ? 'on' : '',
+        ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy',
+        p.index === r.proposal ? 'proposed' : '',
+        p.index === r.nearMiss ? 'near' : '',
+        p.index === applied ? 'applied' : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    }));
+  const front = r.frontier.map((i) => ({ x: x(r.points[i]!), y: lost(r.points[i]!) }));
+  const xs = data.map((d) => d.x);
+  const x0 = Math.min(...xs);
+  const x1 = Math.max(...xs);
+  // One setting (or all at one cost): the axis still needs a width, the point sits in its middle.
+  const xDomain: [number, number] = x0 === x1 ? [x0 - (Math.abs(x0) || 1) / 2, x1 + (Math.abs(x1) || 1) / 2] : [x0, x1];
+  const y1 = Math.max(1, ...data.map((d) => d.y));
   const xLabel = (v: number): string => (r.costBasis === 'usd' ? `$${v.toFixed(2)}` : fmtTokens(v));
   return (
-    <svg
-      className="tuner-plot"
-      data-testid="tuner-frontier"
-      viewBox={`0 0 ${W} ${H}`}
-      role="group"
-      aria-label="Settings: billed cost against lost references"
-    >
-      <line className="axis" x1={PAD.left} y1={H - PAD.bottom} x2={W - PAD.right} y2={H - PAD.bottom} />
-      <line className="axis" x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={H - PAD.bottom} />
-      <text className="tick" x={PAD.left} y={H - 14}>
-        {xLabel(x0)}
-      </text>
-      <text className="tick" x={W - PAD.right} y={H - 14} textAnchor="end">
-        {xLabel(x1)}
-      </text>
-      <text className="tick" x={(W + PAD.left) / 2} y={H - 2} textAnchor="middle">
-        {r.costBasis === 'usd' ? 'billed cost (USD)' : 'billed input tokens'} →
-      </text>
-      <text className="tick" x={PAD.left - 4} y={sy(0) + 3} textAnchor="end">
-        0
-      </text>
-      <text className="tick" x={PAD.left - 4} y={sy(y1) + 3} textAnchor="end">
-        {y1}
-      </text>
-      <text className="tick" x={4} y={PAD.top + 8}>
-        lost
-      </text>
-      <path className="front" d={path} />
+    <figure className="tuner-plot" data-testid="tuner-frontier" role="group" aria-label="Settings: billed cost against lost references">
       {pick.hidden > 0 && (
-        <text className="tick" data-testid="tuner-plot-thinned" x={W - PAD.right} y={PAD.top + 8} textAnchor="end">
+        <figcaption className="tick muted" data-testid="tuner-plot-thinned">
           {fmtInt(pick.indices.length)} of {fmtInt(pick.indices.length + pick.hidden)} settings drawn
-        </text>
+        </figcaption>
       )}
-      {/* Drawn in order of interest, so the proposal and the frontier lie on top where points overlap. */}
-      {[...ok]
-        .sort((a, b) => rank(a) - rank(b))
-        .map((p) => {
-          const cls = [
-            'pt',
-            p.onFrontier ? 'on' : '',
-            ended(p) > 0 ? 'ended' : lost(p) === 0 ? 'good' : 'lossy',
-            p.index === r.proposal ? 'proposed' : '',
-            p.index === r.nearMiss ? 'near' : '',
-            p.index === applied ? 'applied' : '',
-          ]
-            .filter(Boolean)
-            .join(' ');
-          return (
-            <circle
-              key={p.index}
-              className={cls}
-              data-testid="tuner-point"
-              data-index={p.index}
-              cx={sx(x(p))}
-              cy={sy(lost(p))}
-              r={p.index === r.proposal || p.index === r.nearMiss ? 6 : p.onFrontier ? 4 : 3}
-              role="button"
-              tabIndex={p.onFrontier ? 0 : -1}
-              aria-label={`${settingsText(p)}: ${money(r, p)}, ${lost(p)} lost, ${ended(p)} ended early`}
-              onClick={() => onPick(p.index)}
-              onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ' ? onPick(p.index) : undefined)}
-            >
-              <title>{`${settingsText(p)}\n${money(r, p)} · ${p.lostFacts} lost fact(s) · ${p.lostNeedles} lost needle(s) · ${p.forcedFinals} forced final(s) · ${p.aborts} abort(s) · ${p.compressions} compression(s)`}</title>
-            </circle>
-          );
-        })}
-    </svg>
+      <ResponsiveContainer width="100%" height={220}>
+        <ScatterChart margin={{ top: 10, right: 16, bottom: 18, left: 4 }}>
+          <CartesianGrid stroke="var(--line)" />
+          <XAxis
+            type="number"
+            dataKey="x"
+            domain={xDomain}
+            ticks={x0 === x1 ? [x0] : [x0, x1]}
+            tickFormatter={xLabel}
+            tick={axisTick}
+            stroke="var(--muted)"
+            label={{
+              value: `${r.costBasis === 'usd' ? 'billed cost (USD)' : 'billed input tokens'} →`,
+              position: 'insideBottom',
+              offset: -10,
+              ...axisLabel,
+            }}
+          />
+          <YAxis
+            type="number"
+            dataKey="y"
+            domain={[0, y1]}
+            ticks={[0, y1]}
+            allowDecimals={false}
+            tick={axisTick}
+            stroke="var(--muted)"
+            width={44}
+            label={{ value: 'lost', angle: -90, position: 'insideLeft', offset: 10, ...axisLabel }}
+          />
+          {/* The frontier, joined: no marks of its own (its points are in the scatter below). */}
+          <Scatter
+            data={front}
+            line={{ stroke: 'var(--accent)', strokeWidth: 1.5 }}
+            lineType="joint"
+            shape={() => <g />}
+            isAnimationActive={false}
+            legendType="none"
+          />
+          <Scatter
+            data={data}
+            isAnimationActive={false}
+            shape={(props: unknown) => <PlotPoint {...(props as PointShape)} r={r} onPick={onPick} />}
+          />
+        </ScatterChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+/** What recharts hands a custom scatter shape: the point's pixel place and its datum. */
+interface PointShape {
+  readonly cx?: number;
+  readonly cy?: number;
+  readonly payload?: PlotDatum;
+}
+
+function PlotPoint({ cx, cy, payload, r, onPick }: PointShape & { r: TuneResult; onPick: (i: number) => void }) {
+  if (cx === undefined || cy === undefined || !payload) return <g />;
+  const p = payload.p;
+  return (
+    <circle
+      className={payload.cls}
+      data-testid="tuner-point"
+      data-index={p.index}
+      cx={cx}
+      cy={cy}
+      r={payload.r}
+      role="button"
+      tabIndex={p.onFrontier ? 0 : -1}
+      aria-label={`${settingsText(p)}: ${money(r, p)}, ${lost(p)} lost, ${ended(p)} ended early`}
+      onClick={() => onPick(p.index)}
+      onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ' ? onPick(p.index) : undefined)}
+    >
+      <title>{`${settingsText(p)}\n${money(r, p)} · ${p.lostFacts} lost fact(s) · ${p.lostNeedles} lost needle(s) · ${p.forcedFinals} forced final(s) · ${p.aborts} abort(s) · ${p.compressions} compression(s)`}</title>
+    </circle>
   );
 }
 

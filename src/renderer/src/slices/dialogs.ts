@@ -4,7 +4,6 @@
  * own the keyboard. Counted, not a flag, because dialogs can stack (an import error over the
  * agent-logs panel); each dialog registers itself through the one hook `useModal`.
  */
-import type { AppState } from '../store';
 
 export interface DialogsSlice {
   openDialogs: number;
@@ -12,8 +11,8 @@ export interface DialogsSlice {
   dialogClosed(): void;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
+type Set = (partial: Partial<DialogsSlice>) => void;
+type Get = () => DialogsSlice;
 
 export function createDialogsSlice(set: Set, get: Get): DialogsSlice {
   return {

@@ -13,6 +13,7 @@ import {
   type ExportTarget,
   type MethodInput,
 } from '../../../shared/api';
+import { createRequests } from './request';
 
 /** What is exported: the session as the agent had it, the window at the selected call, or the replay report. */
 export type ExportWhat = 'original' | 'window' | 'report';
@@ -64,7 +65,6 @@ interface Reads {
   togglePlay(): void;
 }
 
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const patternLines = (text: string): string[] =>
   text
     .split('\n')
@@ -89,8 +89,12 @@ export function exportRequest(s: Reads, c: ExportChoice): MethodInput<'exportSes
 
 export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient, set: StoreApi<S>['setState'], get: () => S): ExportSlice {
   // Only the latest preview is applied: an older answer never overwrites a newer one.
-  let seq = 0;
   const setSlice = (patch: Partial<ExportSlice> & Partial<Reads>): void => set(patch as Partial<S>);
+  // The dialog's previews are not tied to the open session; the newest one (the 'preview' lane) wins.
+  const requests = createRequests({
+    get: () => ({ currentId: null }),
+    showError: (exportPreviewError) => setSlice({ exportPreviewError }),
+  });
   return {
     exportOpen: false,
     exportChoice: DEFAULT_CHOICE,
@@ -112,7 +116,7 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
       void get().previewExport();
     },
     closeExport() {
-      seq++;
+      requests.supersede('preview');
       setSlice({ exportOpen: false, exportPreview: null, exportPreviewError: null, exportPending: false });
     },
     async setExportChoice(patch) {
@@ -123,30 +127,31 @@ export function createExportSlice<S extends ExportSlice & Reads>(api: ApiClient,
     },
     async previewExport() {
       const req = exportRequest(get(), get().exportChoice);
-      const mine = ++seq;
-      if (!req)
+      if (!req) {
+        requests.supersede('preview');
         return setSlice({
           exportPreview: null,
           exportPending: false,
           exportPreviewError: 'Nothing to export: open a session (and wait for its replay) first.',
         });
-      setSlice({ exportPending: true });
-      try {
-        const p = await api.previewExport(req);
-        if (mine === seq) setSlice({ exportPreview: p, exportPreviewError: null, exportPending: false });
-      } catch (e) {
-        if (mine === seq) setSlice({ exportPreviewError: describe(e), exportPending: false });
       }
+      setSlice({ exportPending: true });
+      await requests.send(() => api.previewExport(req), {
+        lane: 'preview',
+        onAnswer: (p) => setSlice({ exportPreview: p, exportPreviewError: null }),
+        onSettled: () => setSlice({ exportPending: false }),
+      });
     },
     async saveExport() {
       const req = exportRequest(get(), get().exportChoice);
       if (!req) return null;
-      try {
-        return await api.exportSession(req);
-      } catch (e) {
-        setSlice({ exportPreviewError: describe(e) });
-        return null;
-      }
+      let saved: ExportResult | null = null;
+      await requests.send(() => api.exportSession(req), {
+        onAnswer: (r) => {
+          saved = r;
+        },
+      });
+      return saved;
     },
     watchExportMenu() {
       return api.on('exportRequested', () => get().openExport());

@@ -5,7 +5,8 @@
  * report`. A click on a row opens that session in the debugger under the row's policy.
  */
 import type { ApiClient, EventPayload, FleetResults, FleetRunInfo } from '../../../shared/api';
-import type { AppState } from '../store';
+import { createRequests, describe } from './request';
+import type { DebuggerState } from './state';
 
 export type FleetSource = 'library' | 'folder' | 'logs';
 
@@ -39,10 +40,10 @@ export interface FleetSlice {
   openFleetRow(sourcePath: string, sessionId: string, policy: string): Promise<void>;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
-
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = FleetSlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
 /** `key=value` lines as overrides: numbers and booleans as such, the rest as text. */
 export function parseFleetSettings(text: string): Record<string, string | number | boolean> {
@@ -60,6 +61,8 @@ export function parseFleetSettings(text: string): Record<string, string | number
 }
 
 export function createFleetSlice(api: ApiClient, set: Set, get: Get): FleetSlice {
+  // A fleet run is not tied to the open session: its answers apply whatever is open; its failures go in the view.
+  const requests = createRequests({ get: () => ({ currentId: null }), showError: (fleetError) => set({ fleetError }) });
   api.on('fleetProgress', (p) => {
     if (get().fleetRun?.runId === p.runId) set({ fleetProgress: p });
   });
@@ -115,45 +118,37 @@ export function createFleetSlice(api: ApiClient, set: Set, get: Get): FleetSlice
             ? { paths: [s.fleetFolder.trim()].filter(Boolean) }
             : { paths: s.fleetLogFiles };
       set({ fleetError: null, fleetProgress: null });
-      try {
-        const run = await api.startFleet({ ...input, policies: s.fleetPolicies, overrides });
-        set({
-          fleetRun: run,
-          fleetProgress: { runId: run.runId, done: 0, total: run.total, skipped: 0, errors: 0, rate: null, etaMs: null },
-        });
-      } catch (e) {
-        set({ fleetError: describe(e) });
-      }
+      await requests.send(() => api.startFleet({ ...input, policies: s.fleetPolicies, overrides }), {
+        onAnswer: (run) =>
+          set({
+            fleetRun: run,
+            fleetProgress: { runId: run.runId, done: 0, total: run.total, skipped: 0, errors: 0, rate: null, etaMs: null },
+          }),
+      });
     },
     async cancelFleet() {
       const run = get().fleetRun;
       if (run) await api.cancelFleet({ runId: run.runId });
     },
     async refreshFleetRuns() {
-      try {
-        set({ fleetRuns: await api.listFleetRuns({}) });
-      } catch (e) {
-        set({ fleetError: describe(e) });
-      }
+      await requests.send(() => api.listFleetRuns({}), { onAnswer: (fleetRuns) => set({ fleetRuns }) });
     },
     async openFleetResults(out) {
       set({ fleetLoading: true, fleetError: null });
-      try {
-        const results = await api.getFleetResults({ out });
-        set({ fleetResults: results, fleetLoading: false });
-      } catch (e) {
-        set({ fleetError: describe(e), fleetLoading: false });
-      }
+      await requests.send(() => api.getFleetResults({ out }), {
+        lane: 'results',
+        onAnswer: (fleetResults) => set({ fleetResults }),
+        onSettled: () => set({ fleetLoading: false }),
+      });
     },
     async openFleetRow(sourcePath, sessionId, policy) {
-      try {
-        const { sessionId: stored } = await api.openFleetSession({ sourcePath, sessionId });
-        await get().refreshSessions();
-        set({ fleetOpen: false });
-        await get().openSession(stored, { policy });
-      } catch (e) {
-        set({ fleetError: describe(e) });
-      }
+      await requests.send(() => api.openFleetSession({ sourcePath, sessionId }), {
+        onAnswer: async ({ sessionId: stored }) => {
+          await get().refreshSessions();
+          set({ fleetOpen: false });
+          await get().openSession(stored, { policy });
+        },
+      });
     },
   };
 }

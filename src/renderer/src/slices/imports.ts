@@ -8,9 +8,10 @@
  * when a job starts and listens to the same events for the panels. Its listeners are registered
  * when the store is made, before the session slice's, so they still see `importing` set.
  */
-import { ApiError, type ApiClient, type EventPayload, type LocalLogFile, type LocalLogsView } from '../../../shared/api';
+import { type ApiClient, type EventPayload, type LocalLogFile, type LocalLogsView } from '../../../shared/api';
 import type { FileImporter } from '../api/files';
-import type { AppState } from '../store';
+import { codeOf, describe } from './request';
+import type { DebuggerState } from './state';
 
 export interface ImportProgressView {
   /** null while the file is still being uploaded. */
@@ -50,10 +51,11 @@ export interface ImportSlice {
   openLocalLog(file: LocalLogFile): Promise<void>;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = ImportSlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const baseName = (path: string): string => path.split(/[\\/]/).pop() || path;
 /** Terminal events remembered for jobs this window has not learned the id of yet (a small file can finish first). */
 const EARLY_ENDS = 32;
@@ -185,7 +187,7 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     } catch (e) {
       set({ importProgress: null });
       queue = [];
-      if (e instanceof ApiError && e.code === 'cancelled') return;
+      if (codeOf(e) === 'cancelled') return;
       set({ importError: { file: label, message: describe(e) } });
     } finally {
       abortUpload = null;

@@ -5,7 +5,8 @@
  */
 import type { ApiClient, MethodOutputs, SessionSummary } from '../../../shared/api';
 import type { LibraryColumn, LibrarySort } from '../model/library-rows';
-import type { AppState } from '../store';
+import { createRequests } from './request';
+import type { DebuggerState } from './state';
 
 export interface LibrarySlice {
   libraryOpen: boolean;
@@ -29,13 +30,16 @@ export interface LibrarySlice {
   openFromLibrary(id: string): Promise<void>;
 }
 
-type Set = (partial: Partial<AppState>) => void;
-type Get = () => AppState;
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = LibrarySlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
 /** Numbers read best largest first; names A→Z. */
 const DESCENDING_FIRST: ReadonlySet<LibraryColumn> = new Set(['calls', 'tokens', 'cost', 'compactions', 'date', 'size']);
 
 export function createLibrarySlice(api: ApiClient, set: Set, get: Get): LibrarySlice {
+  const requests = createRequests({ get, showError: (error) => set({ error }) });
   return {
     libraryOpen: false,
     libraryQuery: '',
@@ -76,12 +80,11 @@ export function createLibrarySlice(api: ApiClient, set: Set, get: Get): LibraryS
     async confirmDelete() {
       const doomed = get().pendingDelete;
       if (!doomed) return;
-      try {
-        const r = await api.deleteSession({ id: doomed.id });
-        set({ pendingDelete: null, lastDeleted: { ...r, title: doomed.title } });
-      } catch (e) {
-        set({ pendingDelete: null, error: e instanceof Error ? e.message : String(e) });
-      }
+      await requests.send(() => api.deleteSession({ id: doomed.id }), {
+        session: null,
+        onAnswer: (r) => set({ pendingDelete: null, lastDeleted: { ...r, title: doomed.title } }),
+        onError: (error) => set({ pendingDelete: null, error }),
+      });
       const before = get().sessions;
       await get().refreshSessions();
       // The open session went (itself, or its parent with it): open another, or none.

@@ -4,8 +4,9 @@
  * (shown again without sending), and whether a run is under way. A run to an endpoint the person
  * has not agreed to is refused by the host; the panel asks first and sends `consent`.
  */
-import { ApiError, type ApiClient, type ProbePlanView, type StoredProbe } from '../../../shared/api';
+import { type ApiClient, type ProbePlanView, type StoredProbe } from '../../../shared/api';
 import type { Override } from '../model/config';
+import { createRequests } from './request';
 
 export interface ProbeForm {
   endpoint: string;
@@ -40,9 +41,9 @@ interface Host {
 type Set = (partial: Partial<ProbeSlice>) => void;
 type Get = () => ProbeSlice & Host;
 
-const message = (e: unknown): string => (e instanceof ApiError || e instanceof Error ? e.message : String(e));
-
 export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice {
+  // A plan, a run or the stored runs answered after another session opened are that session's no more: dropped.
+  const requests = createRequests({ get, showError: (probeError) => set({ probeError }) });
   const request = () => {
     const { currentId, policyId, overrides, selectedStep, probeForm } = get();
     if (!currentId || !policyId || selectedStep === null) return null;
@@ -74,32 +75,27 @@ export function createProbeSlice(api: ApiClient, set: Set, get: Get): ProbeSlice
       if (!r) return;
       if (!r.model) return set({ probeError: 'name the model to probe with' });
       set({ probeBusy: 'planning', probeError: null });
-      try {
-        set({ probePlan: await api.planProbe(r), probeBusy: null });
-      } catch (e) {
-        set({ probePlan: null, probeBusy: null, probeError: message(e) });
-      }
+      await requests.send(() => api.planProbe(r), {
+        lane: 'plan',
+        onAnswer: (probePlan) => set({ probePlan }),
+        onError: (probeError) => set({ probePlan: null, probeError }),
+        onEnd: () => set({ probeBusy: null }),
+      });
     },
     async runProbe(consent) {
       const r = request();
       if (!r) return;
       set({ probeBusy: 'running', probeError: null });
-      try {
-        const run = await api.runProbe({ ...r, consent });
-        set({ probeRuns: [...get().probeRuns.filter((x) => x.id !== run.id), run], probeBusy: null, probePlan: null });
-      } catch (e) {
-        set({ probeBusy: null, probeError: message(e) });
-      }
+      await requests.send(() => api.runProbe({ ...r, consent }), {
+        onAnswer: (run) => set({ probeRuns: [...get().probeRuns.filter((x) => x.id !== run.id), run], probePlan: null }),
+        onError: (probeError) => set({ probeError }),
+        onEnd: () => set({ probeBusy: null }),
+      });
     },
     async loadProbes() {
       const id = get().currentId;
       if (!id) return set({ probeRuns: [] });
-      try {
-        const runs = await api.listProbes({ sessionId: id });
-        if (get().currentId === id) set({ probeRuns: runs });
-      } catch (e) {
-        set({ probeError: message(e) });
-      }
+      await requests.send(() => api.listProbes({ sessionId: id }), { lane: 'runs', onAnswer: (probeRuns) => set({ probeRuns }) });
     },
   };
 }

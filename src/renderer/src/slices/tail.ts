@@ -6,7 +6,8 @@
  */
 import type { StoreApi } from 'zustand/vanilla';
 import type { ApiClient, EventPayload } from '../../../shared/api';
-import type { AppState } from '../store';
+import { createRequests } from './request';
+import type { DebuggerState } from './state';
 
 export interface TailSlice {
   /** The session whose file the host follows (null: none, or the host cannot). */
@@ -25,21 +26,22 @@ export interface TailHooks {
   readonly clearDetails: () => void;
 }
 
-type Set = StoreApi<AppState>['setState'];
-type Get = StoreApi<AppState>['getState'];
+/** The slice's own state and the debugger's it reads (slices/state.ts). */
+type State = TailSlice & DebuggerState;
+type Set = (partial: Partial<State>) => void;
+type Get = () => State;
 
-export function tailSlice(api: ApiClient, set: Set, get: Get, store: StoreApi<AppState>, hooks: TailHooks): TailSlice {
+export function tailSlice(api: ApiClient, set: Set, get: Get, store: Pick<StoreApi<State>, 'subscribe'>, hooks: TailHooks): TailSlice {
+  const requests = createRequests({ get, showError: (liveError) => set({ liveError }) });
   /** Follows the open session's file, and stops following the one before. */
   const follow = async (id: string | null, previous: string | null): Promise<void> => {
     if (previous) void api.watchSession({ sessionId: previous, on: false }).catch(() => undefined);
     set({ liveSession: null, liveError: null, liveUpdates: 0 });
     if (!id) return;
-    try {
-      const r = await api.watchSession({ sessionId: id, on: true });
-      if (get().currentId === id) set({ liveSession: r.watching ? id : null });
-    } catch (e) {
-      if (get().currentId === id) set({ liveError: e instanceof Error ? e.message : String(e) });
-    }
+    await requests.send(() => api.watchSession({ sessionId: id, on: true }), {
+      session: id,
+      onAnswer: (r) => set({ liveSession: r.watching ? id : null }),
+    });
   };
 
   const selectLast = (): void => {

@@ -6,9 +6,10 @@
  * follow as for any other change, and the replay re-runs once (the overrides go in as one live
  * change).
  */
-import { ApiError, type ApiClient, type ChartView, type ConfigField } from '../../../shared/api';
+import { type ApiClient, type ChartView, type ConfigField } from '../../../shared/api';
 import { defaultRange, rangeProblem, type SweepContext, type TuneResult } from '../../../core/tune/index';
 import type { Override } from '../model/config';
+import { createRequests } from './request';
 
 /** One sweep as the panel edits it: a setting and a range (`key=from:to:step`). */
 export interface SweepDraft {
@@ -104,7 +105,9 @@ export function sweepCount(s: SweepDraft): number {
 }
 
 export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice {
-  let seq = 0;
+  // A sweep is not dropped when another session opens (its result names its session, and a point
+  // applies only there); a newer sweep of this window supersedes it (the 'tune' lane).
+  const requests = createRequests({ get: () => ({ currentId: null }), showError: (tuneError) => set({ tuneError }) });
   const contextNow = (): SweepContext => {
     const { chart, currentId, tuneModelWindow } = get();
     return sweepContextOf(chart, currentId ? tuneModelWindow[currentId] : undefined);
@@ -156,38 +159,34 @@ export function createTunerSlice(api: ApiClient, set: Set, get: Get): TunerSlice
         set({ tuneError: problem });
         return;
       }
-      const mine = ++seq;
       // The swept keys are the sweep's; every other override the person set stays under them.
       const swept = new Set(tuneSweeps.map((s) => s.key));
       const base = Object.fromEntries(Object.entries(overrides).filter(([k]) => !swept.has(k)));
       set({ tuneRunning: true, tuneError: null });
-      try {
-        const r = await api.runTune({
-          sessionId: currentId,
-          policy: policyId,
-          overrides: base,
-          needles: [...needles],
-          sweeps: tuneSweeps.map(sweepSpec),
-          channel: 'tune',
-        });
-        if (mine === seq)
-          set({ tuneResult: r, tuneFor: { sessionId: currentId, policy: policyId }, tuneRunning: false, tuneApplied: null });
-      } catch (e) {
-        // Superseded by a newer sweep of this window: that one owns the state.
-        if (mine !== seq) return;
-        const cancelled = e instanceof ApiError && e.code === 'cancelled';
-        set({ tuneRunning: false, tuneError: cancelled ? null : e instanceof Error ? e.message : String(e) });
-      }
+      await requests.send(
+        () =>
+          api.runTune({
+            sessionId: currentId,
+            policy: policyId,
+            overrides: base,
+            needles: [...needles],
+            sweeps: tuneSweeps.map(sweepSpec),
+            channel: 'tune',
+          }),
+        {
+          lane: 'tune',
+          onAnswer: (r) => set({ tuneResult: r, tuneFor: { sessionId: currentId, policy: policyId }, tuneApplied: null }),
+          // Superseded by a newer sweep of this window: that one owns the running flag.
+          onSettled: () => set({ tuneRunning: false }),
+        },
+      );
     },
 
     async cancelTune() {
-      seq++;
+      requests.supersede('tune');
       set({ tuneRunning: false });
-      try {
-        await api.cancelTune({ channel: 'tune' });
-      } catch {
-        // Nothing was running any more: nothing to cancel.
-      }
+      // A failure means nothing was running any more: nothing to cancel, nothing to show.
+      await requests.send(() => api.cancelTune({ channel: 'tune' }), { onError: () => undefined });
     },
 
     async applyTunePoint(index) {
