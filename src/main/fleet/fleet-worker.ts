@@ -19,6 +19,7 @@ import {
   type FileMeta,
   type SessionRow,
 } from '../../core/fleet/rows';
+import { SharedCounts } from '../../core/fleet/counts';
 import { fileSource } from '../io/file-source';
 import { summarizerFor } from '../summarizer';
 import type { FleetJob, FleetPolicyJob, FleetReply, FleetRequest } from './protocol';
@@ -78,10 +79,12 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
   const options = await Promise.all(policies.map((p) => optionsFor(p, job.needles)));
   for (const [session, parent] of withParents(parsed)) {
     const facts = sessionFacts(session, parent);
+    // Counted once per tokenizer, not once per policy: counting is most of a replay's time.
+    const counts = new SharedCounts(session);
     for (const [i, p] of policies.entries()) {
       const key = sessions.length;
       try {
-        const r = await replay(session, p.config, options[i]!);
+        const r = await replay(session, p.config, { ...options[i]!, counts: counts.for(p.config) });
         sessions.push(replayRow(key, p.id, meta, p.settingsHash, facts, r));
         steps.add(key, r);
         for (const c of compressionRows(key, r)) compressions.push(c);
