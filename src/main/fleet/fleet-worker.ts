@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { importSource } from '../../core/import/index';
 import type { FormatId, Session } from '../../core/model';
@@ -21,6 +22,7 @@ import {
 } from '../../core/fleet/rows';
 import { SharedCounts } from '../../core/fleet/counts';
 import { fileSource } from '../io/file-source';
+import { collectGarbage } from '../store/collect-garbage';
 import { summarizerFor } from '../summarizer';
 import type { FleetJob, FleetPolicyJob, FleetReply, FleetRequest } from './protocol';
 
@@ -97,6 +99,19 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
   return { file: job.file, hash, changed: false, batch: { sessions, steps: steps.finish(), compressions }, errors, bytes };
 }
 
+/**
+ * A full collection once the heap holds this much (live and dead). Nothing outlives a transcript
+ * here (a forced collection after each one leaves ~40 MB, however many came before), but V8 lets
+ * the old space grow with what was allocated so far: without this a worker's heap and the run's
+ * RSS grew with the number of transcripts (docs/fleet.md §Speed and memory). A collection costs
+ * tens of milliseconds; at this threshold it runs once every few hundred MB allocated.
+ */
+export const HEAP_COLLECT_BYTES = 192 * 1024 * 1024;
+
+function collectIfGrown(): void {
+  if (getHeapStatistics().used_heap_size > HEAP_COLLECT_BYTES) collectGarbage();
+}
+
 parentPort?.on('message', (job: FleetRequest) => {
   void handle(job)
     .catch((e: unknown): Omit<FleetReply, 'id'> => ({
@@ -114,5 +129,6 @@ parentPort?.on('message', (job: FleetRequest) => {
     .then((reply) => {
       const transfer = reply.batch ? Object.values(reply.batch.steps.columns).map((a) => a.buffer as ArrayBuffer) : [];
       parentPort?.postMessage({ id: job.id, ...reply } satisfies FleetReply, transfer);
+      collectIfGrown();
     });
 });
