@@ -104,9 +104,10 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
  * here (a forced collection after each one leaves ~40 MB, however many came before), but V8 lets
  * the old space grow with what was allocated so far: without this a worker's heap and the run's
  * RSS grew with the number of transcripts (docs/fleet.md §Speed and memory). A collection costs
- * tens of milliseconds; at this threshold it runs once every few hundred MB allocated.
+ * tens of milliseconds; at this threshold (about three times what stays live) it runs once every
+ * ~90 MB allocated.
  */
-export const HEAP_COLLECT_BYTES = 192 * 1024 * 1024;
+export const HEAP_COLLECT_BYTES = 128 * 1024 * 1024;
 
 function collectIfGrown(): void {
   if (getHeapStatistics().used_heap_size > HEAP_COLLECT_BYTES) collectGarbage();
