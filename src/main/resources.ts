@@ -38,7 +38,8 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-export type WorkerName = 'import-worker' | 'count-worker' | 'bulk-worker' | 'replay-worker' | 'tune-worker' | 'export-worker';
+export type WorkerName =
+  'import-worker' | 'count-worker' | 'bulk-worker' | 'replay-worker' | 'tune-worker' | 'export-worker' | 'fleet-worker';
 export const WORKER_NAMES: readonly WorkerName[] = [
   'import-worker',
   'count-worker',
@@ -46,6 +47,8 @@ export const WORKER_NAMES: readonly WorkerName[] = [
   'replay-worker',
   'tune-worker',
   'export-worker',
+  // Started by src/main/fleet/run.ts from beside the bundle that runs it (out/main in the app).
+  'fleet-worker',
 ];
 
 export type RuntimeResource =

@@ -136,6 +136,21 @@ export function registerFleet(program: Command): void {
       const out = resolve(opts.out);
       // Session rows per part-file write; a knob for tests and very small machines (docs/fleet.md §Memory).
       const flushSessions = Number(process.env['CTXSCOPE_FLEET_FLUSH_SESSIONS'] ?? '') || undefined;
+      // SIGINT (Ctrl-C) or SIGTERM (a batch system's stop) ends the run cleanly: no new transcript
+      // starts, the ones in flight finish, what was replayed is written as whole part files and the
+      // folder is left as a rerun resumes it. A second signal exits at once (part files are renamed
+      // only when complete, so even that leaves no partial file).
+      const abort = new AbortController();
+      let stoppedBy: NodeJS.Signals | null = null;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (stoppedBy) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+        stoppedBy = signal;
+        if (process.stderr.isTTY) writeRaw(process.stderr, '\r\x1b[K');
+        process.stderr.write(`ctxscope: ${signal}: finishing the transcripts in flight and writing what is done (again to stop at once)\n`);
+        abort.abort(signal);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       let result;
       try {
         result = await runFleet({
@@ -151,10 +166,14 @@ export function registerFleet(program: Command): void {
           overwrite: opts.overwrite ?? false,
           ...(flushSessions ? { flushSessions } : {}),
           onProgress: progressLine,
+          signal: abort.signal,
         });
       } catch (e) {
         if (e instanceof FleetRefusal) throw new CliError(e.message, EXIT.usage);
         throw e;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
       if (process.stderr.isTTY) writeRaw(process.stderr, '\r\x1b[K');
       const { manifest: _manifest, ...summary } = result;
@@ -164,6 +183,11 @@ export function registerFleet(program: Command): void {
           `fleet: ${result.total} transcript(s)${result.shard.count > 1 ? ` in shard ${result.shard.index}/${result.shard.count} (of ${unique.length})` : ''} under ${policies.map((p) => p.id).join(', ')}: ` +
             `${result.done - result.skipped - result.changed.length} replayed, ${result.skipped} already written, ${result.errors} failed\n` +
             `rows written: sessions ${result.rows.sessions}, steps ${result.rows.steps}, compressions ${result.rows.compressions} → ${out} (${(result.elapsedMs / 1000).toFixed(1)} s)\n`,
+        );
+      if (result.cancelled)
+        throw new CliError(
+          `fleet run: stopped by ${stoppedBy ?? 'a signal'} after ${result.done} of ${result.total} transcript(s); what was replayed is written — run the same command again to finish`,
+          EXIT.other,
         );
       if (result.changed.length > 0)
         throw new CliError(

@@ -7,7 +7,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Shard } from './shard';
 
-export const MANIFEST_VERSION = 1;
+/** 2: `sessions.overflows`, `steps.cache_read_tokens` and `steps.cache_write_tokens` (a version-1 folder is refused: its parts lack them). */
+export const MANIFEST_VERSION = 2;
 
 export interface FleetPolicy {
   /** The value of the `policy=` partition. */

@@ -42,6 +42,8 @@ export interface SessionRow {
   readonly peakTokens: number | null;
   readonly forcedFinals: number | null;
   readonly aborts: number | null;
+  /** Calls whose request was above the model's window under the policy (status `overflow`). */
+  readonly overflows: number | null;
   readonly lostFacts: number | null;
   readonly lostNeedles: number | null;
   readonly settingsHash: string;
@@ -78,6 +80,8 @@ export const STEP_NUMBER_COLUMNS = [
   'reported_prompt_tokens',
   'status',
   'cost_usd',
+  'cache_read_tokens',
+  'cache_write_tokens',
 ] as const;
 export type StepColumn = (typeof STEP_NUMBER_COLUMNS)[number];
 
@@ -144,8 +148,9 @@ export class StepColumnsBuilder {
     this.reserve(s.count);
     const c = this.cols;
     const at = this.n;
-    // The replay's per-call cost, where its cost model records one; NaN (NULL in the table) until then.
-    const perCall = (s as unknown as { cost?: Float64Array }).cost;
+    // The cost handler's per-call figures (src/core/replay/cost.ts); NaN (NULL in the table) in a
+    // result that has none.
+    const { cost, cacheRead, cacheWrite } = s;
     for (let i = 0; i < s.count; i++) {
       const j = at + i;
       c.key[j] = key;
@@ -158,7 +163,9 @@ export class StepColumnsBuilder {
       c.trigger_tokens[j] = s.trigger[i]!;
       c.reported_prompt_tokens[j] = s.reported[i]!;
       c.status[j] = s.status[i]!;
-      c.cost_usd[j] = perCall instanceof Float64Array ? perCall[i]! : NaN;
+      c.cost_usd[j] = cost ? cost[i]! : NaN;
+      c.cache_read_tokens[j] = cacheRead ? cacheRead[i]! : NaN;
+      c.cache_write_tokens[j] = cacheWrite ? cacheWrite[i]! : NaN;
     }
     this.n += s.count;
   }
@@ -242,6 +249,7 @@ export function sessionFacts(
   | 'peakTokens'
   | 'forcedFinals'
   | 'aborts'
+  | 'overflows'
   | 'lostFacts'
   | 'lostNeedles'
 > {
@@ -271,7 +279,6 @@ export function replayRow(
   const t = r.totals;
   let turns = 0;
   for (let i = 0; i < r.steps.count; i++) turns = Math.max(turns, r.steps.turn[i]! + 1);
-  const cacheWrite = (t as unknown as { cacheWriteTokens?: number }).cacheWriteTokens;
   return {
     key,
     policy,
@@ -282,7 +289,7 @@ export function replayRow(
     turns,
     billedInputTokens: t.billedInputTokens,
     cachedInputTokens: t.cachedInputTokens,
-    cacheWriteTokens: typeof cacheWrite === 'number' ? cacheWrite : null,
+    cacheWriteTokens: t.cacheWriteTokens ?? null,
     outputTokens: t.outputTokens,
     costUsd: t.cost,
     compressions: t.compressions,
@@ -290,6 +297,7 @@ export function replayRow(
     peakTokens: t.peak,
     forcedFinals: t.forcedFinals,
     aborts: t.aborts,
+    overflows: t.overflows,
     lostFacts: r.retention.lost.length,
     lostNeedles: (r.retention.needles ?? []).filter((n) => n.leftAt.length > 0).length,
     status: 'ok',
@@ -340,6 +348,7 @@ export function errorRow(
     peakTokens: null,
     forcedFinals: null,
     aborts: null,
+    overflows: null,
     lostFacts: null,
     lostNeedles: null,
     settingsHash: settings,

@@ -6,6 +6,7 @@
 import {
   DuckDBDataChunk,
   DuckDBDoubleType,
+  DuckDBDoubleVector,
   DuckDBInstance,
   DuckDBIntegerType,
   DuckDBVarCharType,
@@ -37,7 +38,11 @@ const CHUNK_ROWS = 2048;
 
 export type ColumnValues = ArrayLike<number | string | null>;
 
-/** Appends `count` rows given as one array per column (in the table's column order). */
+/**
+ * Appends `count` rows given as one array per column (in the table's column order). A DOUBLE
+ * column given as a Float64Array is written straight into the chunk's vector (no array of
+ * values per column and chunk); NaN stays NaN there, and the part's SELECT turns it into NULL (src/core/fleet/sql.ts).
+ */
 export function appendColumns(
   appender: DuckDBAppender,
   types: readonly BufferType[],
@@ -50,6 +55,14 @@ export function appendColumns(
     const chunk = DuckDBDataChunk.create(duckTypes, n);
     for (let c = 0; c < columns.length; c++) {
       const src = columns[c]!;
+      if (src instanceof Float64Array && types[c] === 'DOUBLE') {
+        const vector = chunk.getColumnVector(c);
+        if (vector instanceof DuckDBDoubleVector) {
+          for (let i = 0; i < n; i++) vector.setItem(i, src[at + i]!);
+          vector.flush();
+          continue;
+        }
+      }
       const values: (number | string | null)[] = new Array<number | string | null>(n);
       for (let i = 0; i < n; i++) {
         const v = src[at + i]!;

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { importSource } from '../../core/import/index';
 import type { FormatId, Session } from '../../core/model';
@@ -19,7 +20,9 @@ import {
   type FileMeta,
   type SessionRow,
 } from '../../core/fleet/rows';
+import { SharedCounts } from '../../core/fleet/counts';
 import { fileSource } from '../io/file-source';
+import { collectGarbage } from '../store/collect-garbage';
 import { summarizerFor } from '../summarizer';
 import type { FleetJob, FleetPolicyJob, FleetReply, FleetRequest } from './protocol';
 
@@ -78,10 +81,12 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
   const options = await Promise.all(policies.map((p) => optionsFor(p, job.needles)));
   for (const [session, parent] of withParents(parsed)) {
     const facts = sessionFacts(session, parent);
+    // Counted once per tokenizer, not once per policy: counting is most of a replay's time.
+    const counts = new SharedCounts(session);
     for (const [i, p] of policies.entries()) {
       const key = sessions.length;
       try {
-        const r = await replay(session, p.config, options[i]!);
+        const r = await replay(session, p.config, { ...options[i]!, counts: counts.for(p.config) });
         sessions.push(replayRow(key, p.id, meta, p.settingsHash, facts, r));
         steps.add(key, r);
         for (const c of compressionRows(key, r)) compressions.push(c);
@@ -92,6 +97,20 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
     }
   }
   return { file: job.file, hash, changed: false, batch: { sessions, steps: steps.finish(), compressions }, errors, bytes };
+}
+
+/**
+ * A full collection once the heap holds this much (live and dead). Nothing outlives a transcript
+ * here (a forced collection after each one leaves ~40 MB, however many came before), but V8 lets
+ * the old space grow with what was allocated so far: without this a worker's heap and the run's
+ * RSS grew with the number of transcripts (docs/fleet.md §Speed and memory). A collection costs
+ * tens of milliseconds; at this threshold (about three times what stays live) it runs once every
+ * ~90 MB allocated.
+ */
+export const HEAP_COLLECT_BYTES = 128 * 1024 * 1024;
+
+function collectIfGrown(): void {
+  if (getHeapStatistics().used_heap_size > HEAP_COLLECT_BYTES) collectGarbage();
 }
 
 parentPort?.on('message', (job: FleetRequest) => {
@@ -111,5 +130,6 @@ parentPort?.on('message', (job: FleetRequest) => {
     .then((reply) => {
       const transfer = reply.batch ? Object.values(reply.batch.steps.columns).map((a) => a.buffer as ArrayBuffer) : [];
       parentPort?.postMessage({ id: job.id, ...reply } satisfies FleetReply, transfer);
+      collectIfGrown();
     });
 });

@@ -225,7 +225,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
       else {
         errors += reply.errors;
         sessionsWritten += reply.batch.sessions.length;
-        await writer.add(reply.batch);
+        writer.add(reply.batch);
         await writer.flushIfFull();
       }
       o.onProgress?.(progress(reply.file));

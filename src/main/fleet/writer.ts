@@ -1,7 +1,8 @@
 /**
- * The one writer of a fleet run: batches from the workers are appended to three in-memory DuckDB
- * buffer tables; when the buffers hold enough rows they are written out as Parquet part files,
- * one per table and policy, and emptied — so memory stays flat however many sessions there are.
+ * The one writer of a fleet run: batches from the workers are held as they came; when they hold
+ * enough rows they are appended, all at once, to three in-memory DuckDB buffer tables, written
+ * out as Parquet part files, one per table and policy, and dropped — so memory stays flat however
+ * many sessions there are.
  *
  * A part file is written under a temporary name and renamed when complete. Within one flush the
  * `steps` and `compressions` parts are renamed before the `sessions` part of the same name: a
@@ -27,8 +28,12 @@ import {
 import type { RowCounts } from '../../core/fleet/manifest';
 import { appendColumns, openDuck, type BufferType, type ColumnValues } from './duck';
 
-/** Rows held before a flush: ~40 MB of step buffers (22 doubles a row), a few hundred sessions. */
-export const FLUSH_STEPS = 250_000;
+/**
+ * Rows held before a flush: ~23 MB of step columns (24 doubles a row), held once in JS and once in
+ * DuckDB's buffer while the flush runs. About one Parquet row group (122,880 rows) a flush: fewer
+ * rows made more, smaller part files; more rows held more memory for no speed.
+ */
+export const FLUSH_STEPS = 120_000;
 export const FLUSH_SESSIONS = 2_000;
 
 /** When the buffers are written out: whichever is reached first. */
@@ -43,6 +48,7 @@ export class FleetWriter {
   private nextKey = 0;
   private seq = 0;
   private buffered: Record<string, RowCounts> = {};
+  private held: { readonly base: number; readonly batch: FleetBatch }[] = [];
   readonly written: RowCounts = { sessions: 0, steps: 0, compressions: 0 };
 
   private constructor(
@@ -71,7 +77,12 @@ export class FleetWriter {
     return Object.values(this.buffered).reduce((a, c) => a + c.sessions, 0);
   }
 
-  async add(batch: FleetBatch): Promise<void> {
+  /**
+   * Takes a worker's batch: held as it came (step columns are the typed arrays the worker
+   * transferred) until the flush appends every held batch at once. Appending batch by batch cost
+   * a DuckDB appender flush each (milliseconds apiece for a transcript of a few calls).
+   */
+  add(batch: FleetBatch): void {
     const base = this.nextKey;
     this.nextKey += batch.sessions.length;
     const policyOf: string[] = [];
@@ -80,42 +91,53 @@ export class FleetWriter {
       const c = (this.buffered[s.policy] ??= { sessions: 0, steps: 0, compressions: 0 });
       c.sessions++;
     }
-    const sessionCols: ColumnValues[] = SESSION_BUFFER.map(([name]) => {
-      const field = camel(name) as keyof (typeof batch.sessions)[number];
-      return batch.sessions.map((s) => (name === 'key' ? base + s.key : (s[field] as string | number | null)));
-    });
+    const keys = batch.steps.columns.key;
+    for (let i = 0; i < batch.steps.count; i++) this.buffered[policyOf[keys[i]!]!]!.steps++;
+    for (const c of batch.compressions) this.buffered[policyOf[c.key]!]!.compressions++;
+    this.held.push({ base, batch });
+  }
+
+  /** Every held batch into the DuckDB buffer tables: one appender per table, full chunks. */
+  private async appendHeld(): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    const sessions = held.flatMap(({ base, batch }) => batch.sessions.map((s) => ({ ...s, key: base + s.key })));
     await this.append(
       'sessions',
       SESSION_BUFFER.map(([, t]) => t),
-      sessionCols,
-      batch.sessions.length,
+      SESSION_BUFFER.map(([name]) => {
+        const field = camel(name) as keyof (typeof sessions)[number];
+        return sessions.map((s) => s[field] as string | number | null);
+      }),
+      sessions.length,
     );
-
-    const st = batch.steps;
-    if (st.count > 0) {
-      const keys = new Float64Array(st.count);
-      for (let i = 0; i < st.count; i++) {
-        const local = st.columns.key[i]!;
-        keys[i] = base + local;
-        this.buffered[policyOf[local]!]!.steps++;
+    const stepCount = held.reduce((a, h) => a + h.batch.steps.count, 0);
+    if (stepCount > 0) {
+      const cols = STEP_NUMBER_COLUMNS.map(() => new Float64Array(stepCount));
+      let at = 0;
+      for (const { base, batch } of held) {
+        const st = batch.steps;
+        STEP_NUMBER_COLUMNS.forEach((c, j) => cols[j]!.set(st.columns[c].subarray(0, st.count), at));
+        const keys = cols[0]!;
+        for (let i = at; i < at + st.count; i++) keys[i] = keys[i]! + base;
+        at += st.count;
       }
       await this.append(
         'steps',
         STEP_BUFFER.map(([, t]) => t),
-        STEP_NUMBER_COLUMNS.map((c) => (c === 'key' ? keys : st.columns[c])),
-        st.count,
+        cols,
+        stepCount,
       );
     }
-    if (batch.compressions.length > 0) {
-      for (const c of batch.compressions) this.buffered[policyOf[c.key]!]!.compressions++;
-      const cols: ColumnValues[] = COMPRESSION_BUFFER.map(([name]) =>
-        batch.compressions.map((c) => (name === 'key' ? base + c.key : (c[camel(name) as keyof typeof c] as string | number | null))),
-      );
+    const compressions = held.flatMap(({ base, batch }) => batch.compressions.map((c) => ({ ...c, key: base + c.key })));
+    if (compressions.length > 0) {
       await this.append(
         'compressions',
         COMPRESSION_BUFFER.map(([, t]) => t),
-        cols,
-        batch.compressions.length,
+        COMPRESSION_BUFFER.map(([name]) =>
+          compressions.map((c) => c[camel(name) as keyof (typeof compressions)[number]] as string | number | null),
+        ),
+        compressions.length,
       );
     }
   }
@@ -134,6 +156,7 @@ export class FleetWriter {
   async flush(): Promise<void> {
     const policies = Object.keys(this.buffered).filter((p) => this.buffered[p]!.sessions > 0);
     if (policies.length === 0) return;
+    await this.appendHeld();
     const name = `part-${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`;
     for (const table of ['steps', 'compressions', 'sessions'] as const) {
       for (const policy of policies) {

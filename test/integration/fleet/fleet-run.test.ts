@@ -114,6 +114,51 @@ describe('fleet run', () => {
     }
   });
 
+  it('writes each call’s cost, cache reads and writes, and the overflows, as `ctxscope replay --json` gives them', async () => {
+    // A 20,000-token window: the sample's requests (up to ~74k under claude-code) overflow it at some calls, not all.
+    const small = join(dir, 'small-window');
+    const set = ['--set', 'window=20000'];
+    expect(
+      run(['fleet', 'run', join(inputs, 'sample.jsonl'), '--policy', 's3', '--policy', 'claude-code', ...set, '--out', small]).status,
+    ).toBe(0);
+    let overflowing = 0;
+    for (const policy of ['s3', 'claude-code']) {
+      const r = run(['replay', join(inputs, 'sample.jsonl'), '--policy', policy, ...set, '--json']);
+      expect(r.status).toBe(0);
+      const single = JSON.parse(r.stdout) as {
+        totals: Record<string, number>;
+        steps: { status: string; cacheRead: number; cacheWrite: number; cost: number }[];
+      };
+      const [row] = await sql(
+        `SELECT * FROM read_parquet('${small}/sessions/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND parent_session_id IS NULL`,
+      );
+      expect(Number(row!['overflows'])).toBe(single.totals['overflows']);
+      expect(Number(row!['cache_write_tokens'])).toBe(Math.round(single.totals['cacheWriteTokens']!));
+      overflowing += single.totals['overflows']!;
+      const steps = await sql(
+        `SELECT "call", status, cost_usd, cache_read_tokens, cache_write_tokens FROM read_parquet('${small}/steps/*/*.parquet', hive_partitioning = true)
+         WHERE policy = '${policy}' AND session_id = '${String(row!['session_id'])}' ORDER BY "call"`,
+      );
+      expect(steps.length).toBe(single.steps.length);
+      single.steps.forEach((s, i) => {
+        expect(steps[i]!['status'], `${policy} call ${i}`).toBe(s.status);
+        expect(Number(steps[i]!['cost_usd'])).toBeCloseTo(s.cost, 12);
+        expect(Number(steps[i]!['cache_read_tokens'])).toBe(Math.round(s.cacheRead));
+        expect(Number(steps[i]!['cache_write_tokens'])).toBe(Math.round(s.cacheWrite));
+      });
+      // The session's figures are the sums of its calls'.
+      const [sum] = await sql(
+        `SELECT sum(cost_usd) AS cost, sum(cache_write_tokens) AS writes, count(*) FILTER (WHERE status = 'overflow') AS overflows
+         FROM read_parquet('${small}/steps/*/*.parquet', hive_partitioning = true) WHERE policy = '${policy}' AND session_id = '${String(row!['session_id'])}'`,
+      );
+      expect(Number(sum!['cost'])).toBeCloseTo(Number(row!['cost_usd']), 9);
+      expect(Number(sum!['writes'])).toBe(Number(row!['cache_write_tokens']));
+      expect(Number(sum!['overflows'])).toBe(Number(row!['overflows']));
+    }
+    // Not a vacuous check: some calls overflow (and, per the sums above, not every call of every session).
+    expect(overflowing).toBeGreaterThan(0);
+  });
+
   it('types columns for analysis: integers for tokens, doubles for money, timestamps', async () => {
     const types = Object.fromEntries(
       (await sql(`DESCRIBE SELECT * FROM read_parquet('${out}/sessions/*/*.parquet', hive_partitioning = true)`)).map((r) => [
@@ -125,6 +170,8 @@ describe('fleet run', () => {
     expect(types['cost_usd']).toBe('DOUBLE');
     expect(types['started_at']).toBe('TIMESTAMP');
     expect(types['calls']).toBe('INTEGER');
+    expect(types['overflows']).toBe('INTEGER');
+    expect(types['cache_write_tokens']).toBe('BIGINT');
   });
 
   it('skips what is already written on a rerun with the same settings', () => {
