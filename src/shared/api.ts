@@ -13,6 +13,7 @@ import type { comparisonToJSON } from '../core/replay/compare';
 import type { TuneResult } from '../core/tune/index';
 import type { LossLedger } from '../core/replay/ledger';
 import type { SourceCompactionCheck } from '../core/replay/types';
+import type { RepeatedCalls } from '../core/library/repeated-calls';
 import type { ProbeEstimate, ProbeQuestion, ProbeResult, RecordedAction } from '../core/probe/types';
 import type {
   BudgetDimension,
@@ -237,6 +238,11 @@ export interface SessionSummary {
   readonly fileSize: number;
   /** Cached results stored for it (token counts, replay runs): what a delete also removes. */
   readonly cachedResults: number;
+  /**
+   * What its calls that repeat a call another stored session holds (a resumed session) add to its
+   * figures: the library's totals take them out (core/library/repeated-calls.ts). Absent: none.
+   */
+  readonly repeated?: RepeatedCalls;
 }
 
 export interface SessionDetail {

@@ -14,3 +14,26 @@ export async function testTotalsLineShowsCacheReadsAndWrites({ page, assert }) {
   assert.equal(await page.getByTestId('cache-assumed').count(), 0, 'the sample logs timestamps and cache usage: nothing assumed');
   if (shots) await page.locator('.policy-bar').screenshot({ path: join(shots, 'cost-totals.png') });
 }
+
+/**
+ * The Events tab lists the agent's own compactions against its preset (docs/user-guide.md, Events):
+ * the sample compacts before call 21 at 180,936, past claude-code's trigger 167,000 at 200,000
+ * (claude-sonnet-4-5), which its call 20 had already passed: one call early, 8.3% past.
+ */
+export async function testEventsShowRealVsPredictedCompactions({ page, assert }) {
+  await page.getByTestId('replay-totals').waitFor({ timeout: 30_000 });
+  await page.getByTestId('tab-events').click();
+  const table = page.getByTestId('compaction-check');
+  await table.waitFor({ timeout: 30_000 });
+  const text = await table.innerText();
+  assert.match(text, /#21/);
+  assert.match(text, /180,936/);
+  assert.match(text, /#20 \(180,868\)/);
+  assert.match(text, /167,000 at 200,000 \(model\)/);
+  assert.match(text, /1 call early, 8\.3% past the trigger/);
+  assert.match(
+    await page.getByTestId('compaction-check-summary').innerText(),
+    /0 of 1 sized auto compaction predicted by the claude-code preset/,
+  );
+  if (shots) await page.getByTestId('event-list').screenshot({ path: join(shots, 'events-compactions.png') });
+}
