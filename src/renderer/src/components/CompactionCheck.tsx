@@ -18,37 +18,18 @@ export function CompactionCheck() {
       <p className="muted" data-testid="compaction-check-summary">
         {compactionSummary(checks)}
       </p>
-      <table className="compaction-check" data-testid="compaction-check">
-        <thead>
-          <tr>
-            <th>call</th>
-            <th>trigger</th>
-            <th>preTokens</th>
-            <th>predicted</th>
-            <th>preset trigger at window</th>
-            <th>verdict</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr
-              key={i}
-              className={r.hit ? 'hit' : 'miss'}
-              title={r.reason}
-              onClick={() => selectStep(Math.max(0, Math.min(r.call, stepCount - 1)))}
-            >
-              <td>#{r.call}</td>
-              <td>{r.trigger}</td>
-              <td>{r.preTokens}</td>
-              <td>{r.predicted}</td>
-              <td>{r.formula}</td>
-              <td>
-                <span className="verdict">{r.verdict}</span> <span className="muted">{r.reason}</span>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ol className="compaction-check" data-testid="compaction-check">
+        {rows.map((r, i) => (
+          <li key={i} className={r.hit ? 'hit' : 'miss'} onClick={() => selectStep(Math.max(0, Math.min(r.call, stepCount - 1)))}>
+            <div>
+              <span className="step">#{r.call}</span> {r.trigger} at {r.preTokens} · predicted {r.predicted} · trigger {r.formula}
+            </div>
+            <div>
+              <span className="verdict">{r.verdict}</span> <span className="muted">{r.reason}</span>
+            </div>
+          </li>
+        ))}
+      </ol>
     </>
   );
 }
