@@ -12,6 +12,8 @@ import type { FormatId, Part, ReportedUsage, Role, SourceCompaction } from '../c
 import type { comparisonToJSON } from '../core/replay/compare';
 import type { TuneResult } from '../core/tune/index';
 import type { LossLedger } from '../core/replay/ledger';
+import type { SourceCompactionCheck } from '../core/replay/types';
+import type { RepeatedCalls } from '../core/library/repeated-calls';
 import type { ProbeEstimate, ProbeQuestion, ProbeResult, RecordedAction } from '../core/probe/types';
 import type {
   BudgetDimension,
@@ -240,6 +242,11 @@ export interface SessionSummary {
   readonly fileSize: number;
   /** Cached results stored for it (token counts, replay runs): what a delete also removes. */
   readonly cachedResults: number;
+  /**
+   * What its calls that repeat a call another stored session holds (a resumed session) add to its
+   * figures: the library's totals take them out (core/library/repeated-calls.ts). Absent: none.
+   */
+  readonly repeated?: RepeatedCalls;
 }
 
 export interface SessionDetail {
@@ -408,6 +415,8 @@ export interface ChartView {
   readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
   /** Fallbacks and notes the user must see (unknown model, calibration rejected, summarizer missing, clamped trigger). */
   readonly warnings: readonly string[];
+  /** The agent's own compactions against its preset: real vs predicted (core/replay/compaction-check.ts). */
+  readonly sourceCompactions?: readonly SourceCompactionCheck[];
 }
 
 /** One number and where it came from (request, model catalog, provider, transcript, default, policy). */

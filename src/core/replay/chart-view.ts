@@ -272,6 +272,7 @@ export function chartView(r: ReplayResult, options: ChartViewOptions): ChartView
     markers,
     totals: r.totals,
     retention: r.retention,
+    ...(r.sourceCompactions ? { sourceCompactions: r.sourceCompactions } : {}),
     warnings: [...new Set(warnings)],
   };
 }

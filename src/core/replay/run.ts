@@ -16,6 +16,7 @@ import { arrive } from './arrival';
 import { settleAsyncReason } from './async-path';
 import { BudgetHandler, minutesBeforeCall } from './budgets';
 import { CompressionLog, withLazyEvents } from './compressions';
+import { checkSourceCompactions } from './compaction-check';
 import { CostHandler, cacheRulesOf, cacheSummary } from './cost';
 import { emergencyPath } from './emergency';
 import { enforcementOf } from './enforce';
@@ -353,6 +354,8 @@ export function finishRun(run: Run): ReplayResult {
     events: [],
     totals: { ...s.totals },
     retention: s.retention.result(),
+    // Real vs predicted compactions: the agent's own, against its preset (a lean sweep reads none).
+    ...(!s.lean && s.session.sourceCompactions.length > 0 ? { sourceCompactions: checkSourceCompactions(s.session, s.counts, shape) } : {}),
   };
   return s.lean ? result : withLazyEvents(result, s.events, s.compressions);
 }

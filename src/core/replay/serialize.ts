@@ -72,6 +72,8 @@ export interface CliReplayJSON {
   events: ReplayResult['events'];
   totals: ReplayResult['totals'];
   retention: ReplayResult['retention'];
+  /** The agent's own compactions against its preset (compaction-check.ts), when the session has any. */
+  sourceCompactions?: ReplayResult['sourceCompactions'];
   /** What left the model's view at each compression and agent compaction (ledger.ts); present when the session was given. */
   ledger?: LossLedger[];
 }
@@ -96,6 +98,7 @@ export function toCliJSON(r: ReplayResult, session?: Session): CliReplayJSON {
     });
   }
   const out: CliReplayJSON = { policy: r.policy, config: r.config, steps, events: r.events, totals: r.totals, retention: r.retention };
+  if (r.sourceCompactions) out.sourceCompactions = r.sourceCompactions;
   if (session) out.ledger = lossLedgers(r, session);
   return out;
 }

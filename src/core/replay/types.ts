@@ -163,4 +163,36 @@ export interface ReplayResult {
   readonly events: readonly ReplayEvent[];
   readonly totals: ReplayTotals;
   readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
+  /** The agent's own compactions against its preset (compaction-check.ts); absent on a lean result or a session without any. */
+  readonly sourceCompactions?: readonly SourceCompactionCheck[];
+}
+
+/** One compaction the original agent did, checked against its preset (compaction-check.ts, docs/policies.md §Presets). */
+export interface SourceCompactionCheck {
+  /** The call (0-based step) the compaction precedes; the step count when it came after the last call. */
+  readonly call: number;
+  readonly trigger: 'auto' | 'manual' | 'unknown';
+  readonly preset: 'claude-code' | 'codex';
+  /** The size the agent logged before compacting; null when the log does not say. */
+  readonly preTokens: number | null;
+  /** The agent's measure at `call` rebuilt from the log (see the module comment): how well the log explains `preTokens`. */
+  readonly measuredTokens: number | null;
+  /** The preset's trigger in tokens at `window`. */
+  readonly triggerTokens: number;
+  readonly window: number;
+  readonly windowSource: string;
+  /** The first call of the segment whose measure passes the preset's trigger; null when none up to `call`. */
+  readonly predictedCall: number | null;
+  /** The agent's measure at `predictedCall`. */
+  readonly predictedTokens: number | null;
+  /** predictedCall − call. */
+  readonly callError: number | null;
+  /** (preTokens − triggerTokens) / triggerTokens: how far past (positive) or below (negative) the trigger the agent compacted. */
+  readonly tokensError: number | null;
+  /** The window at which the preset's trigger equals `preTokens` (what the agent's window likely was when the catalog's does not explain it). */
+  readonly impliedWindow: number | null;
+  /** Predicted within ±1 call and the trigger explains `preTokens` within 2%. */
+  readonly hit: boolean;
+  /** In words: why it is or is not a hit, with the numbers. */
+  readonly reason: string;
 }

@@ -73,6 +73,17 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { in
   return points;
 }
 
+/** A physical ratio: a tokenizer family is never off by more than this either way. */
+const RATIO_MIN = 0.2;
+const RATIO_MAX = 5;
+
+/** Sum of squared errors of a line over the points. */
+function sse(pts: readonly Point[], ratio: number, overhead: number): number {
+  let e = 0;
+  for (const p of pts) e += (ratio * p.x + overhead - p.y) ** 2;
+  return e;
+}
+
 /** The line through the points, or a pure offset (with the reason) when a line cannot be trusted. */
 function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fallback?: string } {
   if (pts.length === 0)
@@ -97,15 +108,21 @@ function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fa
   const denom = n * sxx - sx * sx;
   const ratio = denom > 0 ? (n * sxy - sx * sy) / denom : Number.NaN;
   const overhead = (sy - ratio * sx) / n;
-  // A negative overhead or a nonsensical ratio means the line is not physical: fall back to a
-  // pure offset (ratio 1), which is what an unlogged system prompt looks like.
-  if (!(ratio > 0.2 && ratio < 5) || overhead < 0) {
-    const why = Number.isNaN(ratio)
-      ? 'every call has the same estimate'
-      : `the fitted line (ratio ${ratio.toFixed(2)}, overhead ${Math.round(overhead)}) is not physical`;
-    return { ratio: 1, overhead: Math.round(Math.max(0, (sy - sx) / n)), fallback: `${why}: a fixed offset only, ratio 1` };
-  }
-  return { ratio, overhead: Math.round(overhead) };
+  const physical = (r: number): boolean => r > RATIO_MIN && r < RATIO_MAX;
+  if (physical(ratio) && overhead >= 0) return { ratio, overhead: Math.round(overhead) };
+  // Not physical. Two lines are: a pure offset (ratio 1, what an unlogged system prompt looks like)
+  // and, when only the overhead came out negative (a transcript that logs everything, counted a
+  // little high by the base tokenizer), the best line with overhead ≥ 0 — least squares with the
+  // overhead clamped at 0 is the line through the origin, ratio Σxy / Σxx. The one that fits the
+  // points better is kept, so the calibration is never worse than its own fallback on them.
+  const offset = { ratio: 1, overhead: Math.round(Math.max(0, (sy - sx) / n)) };
+  const why = Number.isNaN(ratio)
+    ? 'every call has the same estimate'
+    : `the fitted line (ratio ${ratio.toFixed(2)}, overhead ${Math.round(overhead)}) is not physical`;
+  const through = sxx > 0 ? sxy / sxx : Number.NaN;
+  if (overhead < 0 && physical(ratio) && physical(through) && sse(pts, through, 0) <= sse(pts, offset.ratio, offset.overhead))
+    return { ratio: through, overhead: 0 };
+  return { ...offset, fallback: `${why}: a fixed offset only, ratio 1` };
 }
 
 const usable = (session: Session, counts: SessionCounts): Point[] => calibrationPoints(session, counts).filter((p) => p.y > 0);

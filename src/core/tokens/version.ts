@@ -7,8 +7,10 @@
  *
  * 1: the first versioned counts (every estimate as docs/policies.md states it).
  * 2: S0's `runes2.5` counts each tool call's type (docs/policies.md §S0, estimate).
+ * 3: the calibrated fit keeps the best line with overhead ≥ 0 (through the origin) where the free
+ *    line's overhead came out negative, instead of a fixed offset (src/core/tokens/calibrate.ts).
  */
-export const ESTIMATOR_VERSION = 2;
+export const ESTIMATOR_VERSION = 3;
 
 /** The key a count of `tokenizer` is stored under by the estimator of `version`. */
 export function countsKey(tokenizer: string, version: number = ESTIMATOR_VERSION): string {

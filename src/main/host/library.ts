@@ -5,10 +5,18 @@
  */
 import { ApiError, type MethodOutputs } from '../../shared/api';
 import type { SessionStore } from '../store/index';
+import { repeatedCallsBySession } from '../../core/library/repeated-calls';
 import { toSummaries } from './views';
 
 export function listLibrary(store: SessionStore): MethodOutputs['listSessions'] {
-  return toSummaries(store.listLibrary());
+  // A call a resumed session repeats is counted once in the library's totals (docs/cost.md).
+  const repeated = repeatedCallsBySession(store.repeatedCallRows());
+  const summaries = toSummaries(store.listLibrary());
+  if (repeated.size === 0) return summaries;
+  return summaries.map((s) => {
+    const r = repeated.get(s.id);
+    return r ? { ...s, repeated: r } : s;
+  });
 }
 
 /**

@@ -12,6 +12,7 @@ import { countsKey } from '../../core/tokens/version';
 import { turnStarts } from '../../core/turns';
 import { sessionStats, type SessionStats } from '../../core/library/stats';
 import { linkSubagents, type SubagentLink } from '../../core/library/subagents';
+import type { RepeatedCallRow } from '../../core/library/repeated-calls';
 import type Database from 'better-sqlite3';
 import type { Db } from './db';
 
@@ -328,6 +329,13 @@ export function messageRows(messages: readonly Message[], from: number, to: numb
 const ROWS_PER_INSERT = 32;
 const MESSAGE_COLUMNS = 7;
 
+/** A usage row's columns after (session_id, idx); v8 adds the call's key and its 1-hour writes (migrations/008_call_keys.ts). */
+function usageColumns(u: ReportedUsage, callKeys: boolean): unknown[] {
+  const cols: unknown[] = [u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null];
+  if (callKeys) cols.push(u.callKey ?? null, u.cacheWrite1h ?? null);
+  return cols;
+}
+
 export class SessionStore {
   private readonly statements = new Map<string, Statement>();
 
@@ -343,6 +351,40 @@ export class SessionStore {
     this.libraryColumns ??=
       (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
     return this.libraryColumns;
+  }
+
+  private callKeyColumns: boolean | undefined;
+  /** Whether usage has v8's call_key (a database opened below the current version lacks it, as above). */
+  private hasCallKeys(): boolean {
+    this.callKeyColumns ??=
+      (this.db.prepare("SELECT 1 FROM pragma_table_info('usage') WHERE name = 'call_key'").get() as unknown) !== undefined;
+    return this.callKeyColumns;
+  }
+
+  private usageInsert(): Statement {
+    return this.hasCallKeys()
+      ? this.stmt(
+          'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning, call_key, cache_write_1h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+      : this.stmt(
+          'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        );
+  }
+
+  /**
+   * The usage rows of every call whose key is stored more than once (a call a resumed session
+   * repeats), with the session's model, in the order the library counts them: the first copy by
+   * the session's start (then import) is the one counted (core/library/repeated-calls.ts).
+   */
+  repeatedCallRows(): RepeatedCallRow[] {
+    if (!this.hasCallKeys()) return [];
+    return this.stmt(
+      `SELECT u.call_key AS key, u.session_id AS sessionId, s.model AS model, u.convention AS convention, u.input AS input,
+         u.cache_read AS cacheRead, u.cache_write AS cacheWrite, u.cache_write_1h AS cacheWrite1h, u.output AS output
+       FROM usage u JOIN sessions s ON s.id = u.session_id
+       WHERE u.call_key IN (SELECT call_key FROM usage WHERE call_key IS NOT NULL GROUP BY call_key HAVING COUNT(*) > 1)
+       ORDER BY u.call_key, s.started_at, s.imported_at, s.position, u.idx`,
+    ).all() as RepeatedCallRow[];
   }
 
   /** A prepared statement, prepared once per connection and reused. */
@@ -548,9 +590,7 @@ export class SessionStore {
     const insertMessage = this.stmt(insert + row);
     const insertMany = this.stmt(insert + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
     const params: unknown[] = [];
-    const insertUsage = this.stmt(
-      'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const insertUsage = this.usageInsert();
     const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
     const lengths = packed.lengths;
     let at = 0;
@@ -575,7 +615,7 @@ export class SessionStore {
           params.length = 0;
         }
         const u = usage[j];
-        if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+        if (u) insertUsage.run(sessionId, i, ...usageColumns(u, this.hasCallKeys()));
       }
     }
     for (let p = 0; p < params.length; p += MESSAGE_COLUMNS) insertMessage.run(params.slice(p, p + MESSAGE_COLUMNS));
@@ -583,15 +623,13 @@ export class SessionStore {
 
   insertMessages(sessionId: string, rows: MessageRows): void {
     const insertMessage = this.stmt('INSERT INTO messages (session_id, idx, message_id, role, body, raw) VALUES (?, ?, ?, ?, ?, ?)');
-    const insertUsage = this.stmt(
-      'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const insertUsage = this.usageInsert();
     const { ids, roles, bodies, raws, usage } = rows;
     for (let k = 0; k < ids.length; k++) {
       const i = rows.from + k;
       insertMessage.run(sessionId, i, ids[k], roles[k], bodies[k], raws[k]);
       const u = usage[k];
-      if (u) insertUsage.run(sessionId, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+      if (u) insertUsage.run(sessionId, i, ...usageColumns(u, this.hasCallKeys()));
     }
   }
 

@@ -97,4 +97,16 @@ describe('calibrationReport', () => {
       fallback: expect.stringMatching(/not physical/),
     });
   });
+
+  it('keeps the best line with overhead ≥ 0 when only the overhead came out negative, if it beats the offset', () => {
+    // x = 100, 300, 500, 700 (100 tokens per message before each call); y = 1.05 x − 10 = 95, 305, 515, 725.
+    // The free line (1.05, −10) has a negative overhead. Clamped at 0: ratio Σxy / Σxx =
+    // (9,500 + 91,500 + 257,500 + 507,500) / (10,000 + 90,000 + 250,000 + 490,000) = 866,000 / 840,000.
+    // Its squared error (8.10² + 4.29² + 0.48² + 3.33² ≈ 95) beats the offset's (mean gap 10: 15² + 5² + 5² + 15² = 500).
+    const { session, counts } = sessionWith([95, 305, 515, 725]);
+    const fit = fitCalibration(session, counts);
+    expect(fit.fallback).toBeUndefined();
+    expect(fit.overhead).toBe(0);
+    expect(fit.ratio).toBeCloseTo(866_000 / 840_000, 12);
+  });
 });

@@ -7,6 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import { useAppStore } from '../context';
 import { markerLabel } from '../model/marker-label';
+import { CompactionCheck } from './CompactionCheck';
 
 export function EventList() {
   const markers = useAppStore((s) => s.chart?.markers);
@@ -49,6 +50,7 @@ export function EventList() {
           })}
         </div>
       </div>
+      <CompactionCheck />
       {needles.length > 0 ? (
         <>
           <h3>Needles</h3>

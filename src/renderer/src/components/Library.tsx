@@ -11,6 +11,7 @@ import type { SessionSummary } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtInt, fmtTokens } from '../format';
 import { dateOf, LIBRARY_COLUMNS, libraryRows, projectOf, tokensOf, type LibraryColumn } from '../model/library-rows';
+import { libraryTotals } from '../model/library-totals';
 import { useModal } from '../use-modal';
 import './library.css';
 
@@ -150,6 +151,7 @@ export function Library() {
   if (!open) return null;
 
   const top = sessions.filter((s) => s.parentId === null).length;
+  const totals = libraryTotals(sessions);
   return (
     <div className="library-backdrop" onMouseDown={(e) => e.target === e.currentTarget && closeLibrary()}>
       <div ref={dialog} className="library" role="dialog" aria-modal="true" aria-label="Session library" data-testid="library">
@@ -166,6 +168,11 @@ export function Library() {
           />
           <span className="muted" data-testid="library-count">
             {fmtInt(rows.filter((r) => r.depth === 0).length)} of {fmtInt(top)} sessions
+          </span>
+          <span className="muted" data-testid="library-totals">
+            {fmtInt(totals.calls)} calls · {fmtTokens(totals.promptTokens)} prompt, {fmtTokens(totals.outputTokens)} output tokens ·{' '}
+            {fmtCost(totals.cost)}
+            {totals.repeatedCalls > 0 ? ` · ${fmtInt(totals.repeatedCalls)} call(s) repeated by resumed sessions counted once` : ''}
           </span>
           {lastDeleted ? (
             <span className="muted" data-testid="library-deleted">
