@@ -29,6 +29,7 @@ import { localLogsOf } from './local-logs';
 import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
+import { BoundedCache } from '../../core/bounded-cache';
 import { createFleetHost } from './fleet';
 import { createProber } from './probe';
 import { costOf, defaultWorkBudget, WorkBudget, type WorkBudgetOptions } from './work-budget';
@@ -79,7 +80,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     recover: true,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
-  const loaded = new Map<string, Session>();
+  /** Parsed sessions, the most recently used few; in this thread the replay cache holds each one too, so it lets go of it with the session. */
+  const loaded = new BoundedCache<string, Session>({
+    max: SESSION_CACHE,
+    onEvict: (oldest) => {
+      // A replay worker keeps its own sessions.
+      if (!useWorker) replays.forget(oldest, 'session');
+    },
+  });
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
   const saved = new SavedPolicies(store.db);
@@ -126,22 +134,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
-    if (s) {
-      loaded.delete(id);
-      loaded.set(id, s);
-      return s;
-    }
+    if (s) return s;
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     // Stored before subagents were sessions of their own: they become rows the first time it opens.
     if (s.subagents.length > 0) s = store.promoteSubagents(id, s);
     loaded.set(id, s);
-    while (loaded.size > SESSION_CACHE) {
-      const oldest = loaded.keys().next().value as string;
-      loaded.delete(oldest);
-      // In this thread the replay cache holds the session too; a worker keeps its own sessions.
-      if (!useWorker) replays.forget(oldest, 'session');
-    }
     return s;
   };
   const counting = new Set<string>();
@@ -273,7 +271,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   // Live tail: a followed session that changed is dropped from every cache, like a re-import.
   const forget = (id: string, append?: SessionAppend): void => {
-    const held = loaded.get(id);
+    const held = loaded.peek(id);
     const patched = held && append && appendToSession(held, append);
     loaded.delete(id);
     if (patched) loaded.set(id, patched);
