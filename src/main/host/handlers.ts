@@ -6,7 +6,6 @@
  * never trusts its input: the transports validate every payload against the contract first.
  */
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import type { FormatId, Session } from '../../core/model';
 import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
@@ -30,6 +29,8 @@ import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
+import { TaskPool } from '../worker-pool';
+import type { CountReply, CountRequest } from './count-worker';
 import { createFleetHost } from './fleet';
 import { createProber } from './probe';
 import { costOf, defaultWorkBudget, WorkBudget, type WorkBudgetOptions } from './work-budget';
@@ -144,53 +145,50 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
   const counting = new Set<string>();
   /**
-   * One session is counted at a time: each count worker already spreads its work over a pool of
-   * threads (one per core), so two at once would only fight over the same cores.
+   * One session is counted at a time (one thread): each count task already spreads its work over a
+   * pool of threads (one per core), so two at once would only fight over the same cores. A count
+   * whose worker dies is not run again (the next request asks again); the pool, as long-lived as
+   * the host, never gives up on its worker.
    */
-  const countQueue: { id: string; tokenizer: string }[] = [];
-  let countRunning = false;
-  const startNextCount = (): void => {
-    if (countRunning || !options.countWorkerFile) return;
-    const next = countQueue.shift();
-    if (!next) return;
-    countRunning = true;
-    const { id, tokenizer } = next;
-    let finished = false;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      counting.delete(`${id}\u0000${tokenizer}`);
-      countRunning = false;
-      startNextCount();
+  const countPool = options.countWorkerFile
+    ? new TaskPool({
+        name: 'exact counts',
+        filename: options.countWorkerFile,
+        threads: 1,
+        idleMs: 5_000,
+        attempts: 1,
+        restarts: Infinity,
+        onIdleError: (e) => process.stderr.write(`${e.message}\n`),
+      })
+    : undefined;
+  const startCount = (id: string, tokenizer: string): void => {
+    if (!countPool) return;
+    const request: CountRequest = {
+      dbPath: options.dbPath,
+      sessionId: id,
+      tokenizer,
+      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
     };
-    const w = new Worker(options.countWorkerFile, {
-      workerData: {
-        dbPath: options.dbPath,
-        sessionId: id,
-        tokenizer,
-        ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
-      },
-    });
-    w.once('message', (r: { ok: boolean; error?: string }) => {
-      void w.terminate();
-      finish();
-      if (!r.ok) return;
-      counts.delete(id);
-      // The session is unchanged: keep it (and what was extracted from it), drop this tokenizer's counts and the results that read them.
-      replays.forget(id, 'counts', undefined, tokenizer);
-      options.emit('countsReady', { sessionId: id, tokenizer });
-    });
-    w.once('error', finish);
-    // A worker that dies without answering must not hold the queue.
-    w.once('exit', finish);
+    void countPool
+      .run<CountReply>(request)
+      .then(
+        (r) => {
+          if (!r.ok) return;
+          counts.delete(id);
+          // The session is unchanged: keep it (and what was extracted from it), drop this tokenizer's counts and the results that read them.
+          replays.forget(id, 'counts', undefined, tokenizer);
+          options.emit('countsReady', { sessionId: id, tokenizer });
+        },
+        () => {},
+      )
+      .finally(() => counting.delete(`${id}\u0000${tokenizer}`));
   };
   /** Queues an exact count of a session under a tokenizer (once); `countsReady` says when it is stored. */
   const requestCount = (id: string, tokenizer: string): void => {
     const key = `${id}\u0000${tokenizer}`;
     if (counting.has(key)) return;
     counting.add(key);
-    countQueue.push({ id, tokenizer });
-    startNextCount();
+    startCount(id, tokenizer);
   };
   /**
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
@@ -454,6 +452,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       fleet.close();
       tuner.close();
       await exporter.close();
+      await countPool?.close();
       tail.close();
       await replays.close();
       store.close();
