@@ -22,7 +22,7 @@ import { calibrationReport, type CalibrationReport } from '../../core/tokens/cal
 import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
 import { countExact } from '../../main/count/exact';
-import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
+import type { BulkCounter } from '../../main/count/bulk';
 import { collectGarbage } from '../../main/store/collect-garbage';
 import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
