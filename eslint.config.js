@@ -57,6 +57,10 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'src/core is pure: no Node built-ins (see docs/architecture.md).' },
             { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/cli/**'], message: 'src/core must not import from hosts.' },
+            {
+              group: ['**/shared/**'],
+              message: 'src/core must not import the contract: it is built on the engine (view models live in src/core/view).',
+            },
           ],
         },
       ],

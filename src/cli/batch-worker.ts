@@ -1,15 +1,14 @@
-/** A batch worker: imports and replays one transcript per message, answers with its summary row. */
-import { parentPort } from 'node:worker_threads';
+/** A batch task (tinypool, src/main/worker-pool.ts): imports and replays one transcript, answers with its summary row. */
 import { importSource } from '../core/import/index';
 import type { FormatId } from '../core/model';
 import { replay } from '../core/replay/index';
 import { STEP_STATUSES } from '../core/replay/types';
 import { fileSource } from '../main/io/file-source';
-import type { BatchJob, BatchReply, BatchRequest, BatchRow } from './batch';
+import type { BatchJob, BatchRow } from './batch';
 import { replayOptions } from './commands/replay';
 import { loadStrategyModules } from './strategy-module';
 
-async function handle(job: BatchJob): Promise<BatchRow> {
+export default async function handle(job: BatchJob): Promise<BatchRow> {
   try {
     const outcome = await importSource(fileSource(job.file), job.format ? { format: job.format as FormatId } : {});
     let steps = 0,
@@ -52,7 +51,3 @@ async function handle(job: BatchJob): Promise<BatchRow> {
     return { file: job.file, error: e instanceof Error ? e.message : String(e) };
   }
 }
-
-parentPort?.on('message', (job: BatchRequest) => {
-  void handle(job).then((row) => parentPort?.postMessage({ id: job.id, row } satisfies BatchReply));
-});

@@ -5,9 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../main/workers';
-import { WorkerPool } from '../main/count/pool';
+import { TaskPool, taskModule } from '../main/worker-pool';
 import type { ReplayConfig } from '../core/config';
 
 export interface BatchRow {
@@ -34,34 +32,29 @@ export interface BatchJob {
   readonly format?: string;
 }
 
-/** What a batch worker is sent (`id` comes back with the row) and what it answers. */
-export type BatchRequest = BatchJob & { readonly id: number };
-export interface BatchReply {
-  readonly id: number;
-  readonly row: BatchRow;
-}
-
 /**
  * A worker that dies on a file (out of memory, a crash in native code) is replaced and the file
  * tried once more; then that file's row says what happened and the batch goes on. Workers that
- * keep dying fail the remaining files the same way, at once (see src/main/count/pool.ts).
- * `spawn`: tests start a worker that crashes.
+ * keep dying fail the remaining files the same way, at once (src/main/worker-pool.ts).
+ * `filename`: the task module (tests give one whose workers crash).
  */
 export async function runBatch(
   jobs: readonly BatchJob[],
   onRow: (row: BatchRow) => void,
   threads = Math.max(1, Math.min(availableParallelism(), jobs.length)),
-  spawn?: () => Worker,
+  filename?: string,
 ): Promise<BatchRow[]> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const start =
-    spawn ?? (() => startWorker([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')));
-  const pool = new WorkerPool<BatchJob, BatchReply>({ name: 'batch', size: threads, spawn: start });
+  const pool = new TaskPool({
+    name: 'batch',
+    filename: filename ?? taskModule([join(here, 'batch-worker.js'), join(here, '..', 'batch-worker.js')], join(here, 'batch-worker.ts')),
+    threads,
+  });
   try {
     return await Promise.all(
       jobs.map(async (job) => {
-        const row = await pool.run(job).then(
-          (r) => r.row,
+        const row = await pool.run<BatchRow>(job).then(
+          (r) => r,
           (e: unknown): BatchRow => ({ file: job.file, error: e instanceof Error ? e.message : String(e) }),
         );
         onRow(row);

@@ -10,7 +10,7 @@
  * written: openhands-summary 391 → 221 KB, letta 360 → 220 KB. Exact both ways (a property test
  * checks it through JSON). Pure: no DOM, no Node.
  */
-import type { ChartMarker, ChartView, CompressionMarker, SourceCompactionMarker, StatusMarker } from './api';
+import type { ChartMarker, ChartView, CompressionMarker, SourceCompactionMarker, StatusMarker } from '../core/view/replay-view';
 
 /** One row per marker, in the view's order; words by index into `texts`. */
 export interface MarkerColumns {

@@ -21,7 +21,7 @@ function bootFile(dir: string, name: string): string {
   const f = join(dir, `${name}-boot.mjs`);
   writeFileSync(
     f,
-    `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, `src/main/host/${name}.ts`))});\n`,
+    `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\n// A task module for tinypool (the count worker): its default export runs a task.\nexport default (await import(${JSON.stringify(join(root, `src/main/host/${name}.ts`))})).default;\n`,
   );
   return f;
 }

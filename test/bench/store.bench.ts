@@ -10,7 +10,8 @@ import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'nod
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { TaskPool } from '../../src/main/worker-pool';
+import type { CountReply } from '../../src/main/host/count-worker';
 import { startImport } from '../../src/main/host/import-runner';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,11 +115,9 @@ export const suite: BenchSuite = {
           let slowestRead = 0;
           c.enable();
           const t1 = performance.now();
-          const w = new Worker(countWorker, { workerData: { dbPath, sessionId: id, tokenizer } });
-          const reply = new Promise<{ ok: boolean; error?: string }>((resolve, reject) => {
-            w.once('message', resolve);
-            w.once('error', reject);
-          });
+          // The count task as the host runs it: on a one-thread pool (src/main/worker-pool.ts).
+          const countPool = new TaskPool({ name: 'exact counts', filename: countWorker, threads: 1 });
+          const reply = countPool.run<CountReply>({ dbPath, sessionId: id, tokenizer }).finally(() => countPool.close());
           // The session stays usable: its stored estimates are read while the workers count.
           let counting = true;
           void reply.finally(() => (counting = false));
@@ -133,7 +132,6 @@ export const suite: BenchSuite = {
           const r = await reply;
           const countMs = performance.now() - t1;
           c.disable();
-          await w.terminate();
           const stored = hostStore.loadCounts(id, tokenizer);
           const ok = r.ok && stored !== undefined && stored.perMessage.length === row.messageCount;
           const limit = (10_000 * mb) / 100;

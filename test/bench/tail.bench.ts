@@ -277,7 +277,7 @@ async function hostRows(dir: string, file: string, mb: number, f: Format): Promi
   const countWorkerFile = join(dir, 'count-boot.mjs');
   writeFileSync(
     countWorkerFile,
-    `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+    `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
   );
   const host = await createHost({
     dbPath: join(dir, 'host.db'),

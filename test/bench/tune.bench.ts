@@ -12,7 +12,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { getPolicy } from '../../src/core/policies/index';
 import { countWith } from '../../src/core/tokens/index';
 import { runTune, TunePool } from '../../src/main/tune/run';
@@ -28,8 +27,8 @@ export const suite: BenchSuite = {
     const rows: BenchRow[] = [];
     // The built worker when there is one (what `ctxscope tune` and the app start), else the source through tsx.
     const built = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'out', 'cli', 'tune-worker.js');
-    const spawn = existsSync(built) ? () => new Worker(built) : undefined;
-    const how = spawn ? 'built worker' : 'worker from source (tsx): run `npm run build` for the shipped figure';
+    const filename = existsSync(built) ? built : undefined;
+    const how = filename ? 'built worker' : 'worker from source (tsx): run `npm run build` for the shipped figure';
     // 100 settings each; the warm sweep is the same range shifted half a step (settings the first did not replay).
     const all = [
       // The target's case: a policy without summaries (as the replay suite's 100-policy sweep).
@@ -63,7 +62,7 @@ export const suite: BenchSuite = {
         sweeps: [c.sweep],
         baseOverrides: { tokenizer: 'chars4', window: 64_000 },
         threads: 2,
-        ...(spawn ? { spawn } : {}),
+        ...(filename ? { filename } : {}),
         storedCounts: (t: string) => (t === 'chars4' ? counts : undefined),
       };
       // The workers' module loader warmed once (tsx from source pays seconds here), outside the figures.

@@ -8,7 +8,7 @@
  * chars/4 estimates unless `--exact`; files are read on worker threads when there is enough to
  * share (see `inspectFiles`).
  */
-import { guardedCounter, type CountTokens } from '../../main/count/guarded';
+import { countGuarded, guardedCounter } from '../../main/count/guarded';
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,7 +22,7 @@ import { calibrationReport, type CalibrationReport } from '../../core/tokens/cal
 import { CALIBRATION_BASE, countWith, defaultTokenizerFor, getTokenizer, type SessionCounts } from '../../core/tokens/index';
 import { pairToolCalls, turnStarts } from '../../core/turns';
 import { countExact } from '../../main/count/exact';
-import type { BpeEncoding, BulkCounter } from '../../main/count/bulk';
+import type { BulkCounter } from '../../main/count/bulk';
 import { collectGarbage } from '../../main/store/collect-garbage';
 import { startWorker } from '../../main/workers';
 import { CliError, EXIT } from '../errors';
@@ -282,27 +282,14 @@ export interface FolderReport {
 }
 
 /**
- * gpt-tokenizer in this thread, behind the pool's interface, so `countExact` runs inside a worker;
- * through the same long-run guard as the pool's workers (src/main/count/guarded.ts).
+ * The exact path (src/main/count/guarded.ts) in this thread, behind the pool's interface, so
+ * `countExact` runs inside a worker.
  */
 function inThreadCounter(): BulkCounter {
-  const loaded = new Map<BpeEncoding, Promise<CountTokens>>();
-  const noSpecial = { disallowedSpecial: new Set<string>() };
-  const encoder = (e: BpeEncoding): Promise<CountTokens> => {
-    let p = loaded.get(e);
-    if (!p) {
-      p = guardedCounter(e);
-      loaded.set(e, p);
-    }
-    return p;
-  };
   return {
-    async count(texts, e) {
-      const count = await encoder(e);
-      return Uint32Array.from(texts, (t) => (t ? count(t, noSpecial) : 0));
-    },
+    count: (texts, e) => countGuarded(texts, e),
     async warm(e) {
-      await encoder(e);
+      await guardedCounter(e);
     },
     async close() {},
   };

@@ -8,7 +8,7 @@
  * One pass over the typed arrays; no object per call.
  * S0..S4 name the source systems whose rules docs/policies.md states.
  */
-import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../../shared/api';
+import type { BucketSeries, ChartMarker, ChartView, CompressionMarker, StatusMarker } from '../view/replay-view';
 import { compressionsOf } from './compressions';
 import { reasonTemplates, reasonText } from './steps';
 import { REGIONS, STEP_STATUSES, type CompressionPath, type Region, type ReplayEvent, type ReplayResult, type StepStatus } from './types';

@@ -4,7 +4,7 @@
  * (everything). Both are deterministic: the same
  * result gives byte-identical JSON.
  */
-import type { ReplayView } from '../../shared/api';
+import type { ReplayView } from '../view/replay-view';
 import type { Session } from '../model';
 import { lossLedgers, type LossLedger } from './ledger';
 import { hasSummary } from '../summarize/summary-text';

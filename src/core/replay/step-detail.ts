@@ -12,7 +12,7 @@ import { DEFAULT_BUFFER, resolveLimits, type WindowSource } from '../budget/limi
 import { callCost, lookupModel, type ModelInfo } from '../catalog';
 import type { ReplayConfig } from '../config';
 import type { Session } from '../model';
-import type { MessageState, SourcedValue, StepDetail } from '../../shared/api';
+import type { MessageState, SourcedValue, StepDetail } from '../view/replay-view';
 import { minutesBeforeCall } from './budgets';
 import { compressionsOf, otherEvents } from './compressions';
 import { stepReason } from './steps';

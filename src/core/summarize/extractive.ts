@@ -14,9 +14,10 @@
  * persistent log (lane.ts), and the next one is filled from the log's trees.
  */
 import type { Message } from '../model';
+import { BoundedCache } from '../bounded-cache';
 import { factsOfMessage } from './facts';
 import { Lane, LaneView } from './lane';
-import { Recent, recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
+import { recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION =
@@ -471,14 +472,14 @@ function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: nu
  * few: numbers kept for every summary would live as long as the summaries (the fold memo keeps
  * them), and be promoted and kept.
  */
-const recentIds = new Recent<readonly string[], Int32Array>(16);
+const recentIds = new BoundedCache<readonly string[], Int32Array>({ max: 16 });
 
 /**
  * The characters of each item of the last few sections written, by items array (as recentIds):
  * the next summary's fill reads them from one typed array instead of from thousands of strings
  * scattered over the heap, and its length is their sum.
  */
-const recentLens = new Recent<readonly string[], Int32Array>(16);
+const recentLens = new BoundedCache<readonly string[], Int32Array>({ max: 16 });
 
 function lensOfItems(items: readonly string[]): Int32Array {
   let lens = recentLens.get(items);

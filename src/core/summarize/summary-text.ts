@@ -41,61 +41,12 @@ export function sectionCount(s: SummarySection): number {
 }
 
 /**
- * A map keeping only its last `size` entries: scratch about the summary just written, read by the
- * next one (a rolling summary is written at every compression), that must not live as long as
- * the summaries do (kept by the fold memo and the events: all of it would be promoted and kept).
- */
-export class Recent<K, V> {
-  // A ring of a few slots compared by identity, newest at `#at`: a look-up reads at most `size`
-  // slots and a set overwrites the oldest — a Map of a few entries, deleted and set several
-  // times per summary, spent more on hashing, its deleted slots and its key iterator.
-  readonly #keys: (K | undefined)[];
-  readonly #values: (V | undefined)[];
-  #at = 0;
-  constructor(private readonly size: number) {
-    this.#keys = new Array<K | undefined>(size).fill(undefined);
-    this.#values = new Array<V | undefined>(size).fill(undefined);
-  }
-  get(k: K): V | undefined {
-    // Newest first: the one just set is the one most often asked for.
-    for (let n = 0, i = this.#at; n < this.size; n++) {
-      if (this.#keys[i] === k) return this.#values[i];
-      if (--i < 0) i = this.size - 1;
-    }
-    return undefined;
-  }
-  set(k: K, v: V): void {
-    const keys = this.#keys;
-    const values = this.#values;
-    let i = keys.indexOf(k);
-    if (i < 0) {
-      // The oldest slot (the one after the newest) takes it.
-      i = this.#at = this.#at + 1 === this.size ? 0 : this.#at + 1;
-    } else {
-      // Set again: it becomes the newest (as a Map's delete then set made it), the newer ones
-      // moved one slot back.
-      for (let j = i; j !== this.#at; j = i) {
-        i = j + 1 === this.size ? 0 : j + 1;
-        keys[j] = keys[i];
-        values[j] = values[i];
-      }
-    }
-    keys[i] = k;
-    values[i] = v;
-  }
-  clear(): void {
-    this.#keys.fill(undefined);
-    this.#values.fill(undefined);
-  }
-}
-
-/**
  * A zeroed Int32Array of `n` for numbers about the summary just written that the next one reads
  * (item numbers, where carried items came from, their counts): cut from a shared slab, so that
  * the several such arrays per section of every rolling summary are views of one buffer instead
  * of a buffer each (a typed array's own buffer is memory outside the heap, slow to allocate and
  * to free, and a compression per call made thousands per replay). A slab lives while any of its
- * views does: these are held only by `Recent` maps, a few summaries long. 64 KB a slab: small
+ * views does: these are held only by small bounded caches (src/core/bounded-cache.ts), a few summaries long. 64 KB a slab: small
  * enough to come from malloc's reused memory, where 256 KB slabs were fresh pages (mmap) each.
  */
 export function recentInts(n: number): Int32Array {

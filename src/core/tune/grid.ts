@@ -6,7 +6,7 @@
  * policy's rules. Ranges and kinds come from the config panel's fields (config-fields.ts), which
  * read them from the schema itself.
  */
-import type { ConfigField } from '../../shared/api';
+import type { ConfigField } from '../view/config-field';
 import { SET_KEY_NAMES, type Overrides } from '../config';
 
 /** Settings a sweep may expand to; past it the grid is refused (a sweep is meant to be looked at). */

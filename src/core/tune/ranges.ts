@@ -6,7 +6,7 @@
  * share from 0.5 to 0.95, and the setting swept first is the one the policy's trigger acts on
  * (claude-code: its auto-compact share; docs/user-guide.md, tuner).
  */
-import type { ConfigField } from '../../shared/api';
+import type { ConfigField } from '../view/config-field';
 
 /** What the session says about the values that can work. */
 export interface SweepContext {

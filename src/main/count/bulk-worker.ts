@@ -1,34 +1,21 @@
 /**
- * Counts a batch of texts with gpt-tokenizer (special-token text counted as text). Each encoding
- * is loaded on its first job (its rank table takes a while to parse), not at start.
- * Counted through the long-run guard (guarded.ts): gpt-tokenizer's merge is quadratic in a
- * piece's length, core's bounded counter takes a text that may hold a long piece.
+ * A bulk counting task (tinypool, src/main/worker-pool.ts): counts a batch of texts exactly through
+ * THE exact path (guarded.ts: gpt-tokenizer behind the long-run guard). Each encoding is loaded on
+ * its first task (its rank table takes a while to parse), not at start.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { guardedCounter, type CountTokens } from './guarded';
+import { workerData } from 'node:worker_threads';
+import { countGuarded, type GuardedEncoding } from './guarded';
 import { lowerThisThreadPriority } from './priority';
 
-type Encoding = 'o200k_base' | 'cl100k_base';
+// Background counting (the host's exact counts) yields the CPU to the host's main thread. Tinypool
+// hands its workers [its own data, the pool's workerData].
+if ((workerData as unknown[] | undefined)?.[1] === 'background') lowerThisThreadPriority();
 
-// Background counting (the host's exact counts) yields the CPU to the host's main thread.
-if ((workerData as { background?: boolean } | undefined)?.background) lowerThisThreadPriority();
-
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
-const loaded = new Map<Encoding, Promise<CountTokens>>();
-
-function encoder(encoding: Encoding): Promise<CountTokens> {
-  let p = loaded.get(encoding);
-  if (!p) {
-    p = guardedCounter(encoding);
-    loaded.set(encoding, p);
-  }
-  return p;
+export interface BulkTask {
+  readonly encoding: GuardedEncoding;
+  readonly texts: readonly string[];
 }
 
-parentPort?.on('message', (job: { id: number; encoding: Encoding; texts: string[] }) => {
-  void encoder(job.encoding).then((count) => {
-    const out = new Uint32Array(job.texts.length);
-    for (let i = 0; i < job.texts.length; i++) out[i] = job.texts[i] ? count(job.texts[i]!, NO_SPECIAL) : 0;
-    parentPort?.postMessage({ id: job.id, counts: out }, [out.buffer]);
-  });
-});
+export default function count(task: BulkTask): Promise<Uint32Array> {
+  return countGuarded(task.texts, task.encoding);
+}

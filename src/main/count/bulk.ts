@@ -1,48 +1,52 @@
 /**
  * Bulk exact counting on every core: texts are split into chunks and counted by worker threads
- * running gpt-tokenizer (the fastest registry tokenizer that matches js-tiktoken on our fixture
- * corpus, special-token text included). js-tiktoken stays the reference in src/core.
+ * (a tinypool TaskPool, src/main/worker-pool.ts) through the exact path (guarded.ts: gpt-tokenizer,
+ * which matches core's counter, special-token text included, behind the long-run guard).
  */
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../workers';
-import { WorkerPool } from './pool';
+import { TaskPool, taskModule } from '../worker-pool';
+import type { GuardedEncoding } from './guarded';
+import type { BulkTask } from './bulk-worker';
 
-export type BpeEncoding = 'o200k_base' | 'cl100k_base';
+export type BpeEncoding = GuardedEncoding;
 
 export interface BulkCounter {
   count(texts: readonly string[], encoding: BpeEncoding): Promise<Uint32Array>;
   /** Loads an encoding on every thread ahead of the first real job (overlaps the startup). */
   warm(encoding: BpeEncoding): Promise<void>;
   close(): Promise<void>;
+  /** Worker threads started so far (tests: a dead one is replaced). */
+  readonly spawned?: number;
 }
 
 export interface BulkCounterOptions {
   /** The threads run at a lower priority (work the user is not waiting on). */
   readonly background?: boolean;
-  /** Starts a worker (tests start one that crashes); default: bulk-worker. */
-  readonly spawn?: () => Worker;
+  /** The task module (tests use one whose workers crash); default: bulk-worker. */
+  readonly filename?: string;
+}
+
+export function bulkWorkerModule(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return taskModule([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'));
 }
 
 /**
  * A worker that dies (out of memory, killed) is replaced and its chunk counted again; when they
- * keep dying the call rejects with what happened, never waits forever (see ./pool.ts).
+ * keep dying the call rejects with what happened, never waits forever (src/main/worker-pool.ts).
  */
 export function createBulkCounter(threads = Math.max(1, availableParallelism()), options: BulkCounterOptions = {}): BulkCounter {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const spawn =
-    options.spawn ??
-    (() =>
-      startWorker([join(here, 'bulk-worker.js'), join(here, '..', 'bulk-worker.js')], join(here, 'bulk-worker.ts'), {
-        workerData: { background: options.background ?? false },
-      }));
-  const pool = new WorkerPool<{ encoding: BpeEncoding; texts: string[] }, { id: number; counts: Uint32Array }>({
+  const pool = new TaskPool({
     name: 'token counting',
-    size: threads,
-    spawn,
+    filename: options.filename ?? bulkWorkerModule(),
+    threads,
+    // All threads start now and stay until close(): a count comes in chunks, all at once.
+    minThreads: threads,
+    ...(options.background ? { workerData: 'background' } : {}),
   });
+  const run = (task: BulkTask): Promise<Uint32Array> => pool.run<Uint32Array>(task);
   return {
     async count(texts, encoding) {
       const out = new Uint32Array(texts.length);
@@ -50,12 +54,15 @@ export function createBulkCounter(threads = Math.max(1, availableParallelism()),
       const jobs: Promise<void>[] = [];
       for (let start = 0; start < texts.length; start += chunk) {
         const at = start;
-        jobs.push(pool.run({ encoding, texts: texts.slice(start, start + chunk) as string[] }).then((r) => out.set(r.counts, at)));
+        jobs.push(run({ encoding, texts: texts.slice(start, start + chunk) }).then((counts) => out.set(counts, at)));
       }
       await Promise.all(jobs);
       return out;
     },
-    warm: (encoding) => pool.each({ encoding, texts: ['warm'] }),
+    warm: (encoding) => pool.each({ encoding, texts: ['warm'] } satisfies BulkTask),
     close: () => pool.close(),
+    get spawned() {
+      return pool.spawned;
+    },
   };
 }

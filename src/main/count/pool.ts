@@ -5,6 +5,9 @@
  * code and what the worker said. When workers keep dying (a broken script, no memory), the pool
  * gives up: every queued and later job fails at once, instead of waiting for a reply that will
  * never come (docs/reliability.md).
+ *
+ * Only the fleet runner (src/main/fleet/run.ts) still starts one; every other pool is a tinypool
+ * TaskPool (src/main/worker-pool.ts), where the fleet's should move too.
  */
 import type { Worker } from 'node:worker_threads';
 

@@ -11,12 +11,13 @@ import { ApiError } from '../../shared/api';
 import { buildExport } from '../host/exports';
 import { accuracyOf } from '../host/accuracy';
 import type { Session } from '../../core/model';
+import { BoundedCache } from '../../core/bounded-cache';
 import { openStore, type SessionStore } from '../store/index';
 import type { AccuracyReply, AccuracyTask, ExportReply, ExportTask, StoreRef } from './protocol';
 
 /** Sessions this worker holds, by key, the most recent last: the dialog previews one session again and again. */
-const held = new Map<string, Session>();
 const HELD = 2;
+const held = new BoundedCache<string, Session>({ max: HELD });
 /** Read-only connections, one per database (a worker lives as long as the pool keeps it). */
 const stores = new Map<string, SessionStore>();
 
@@ -35,18 +36,12 @@ function sessionFor(key: string, id: string, sent: Session | null, store: StoreR
   let session = sent;
   if (!session) {
     session = held.get(key) ?? null;
-    if (session) {
-      held.delete(key);
-      held.set(key, session);
-      return session;
-    }
+    if (session) return session;
     if (!store) return null;
     session = storeOf(store).loadSession(id) ?? null;
     if (!session) throw new ApiError('not_found', `no session with id "${id}" in ${store.dbPath}`);
   }
-  held.delete(key);
   held.set(key, session);
-  while (held.size > HELD) held.delete(held.keys().next().value as string);
   return session;
 }
 

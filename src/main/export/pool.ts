@@ -5,16 +5,13 @@
  * again after each keystroke); the queue is bounded. An aborted task's worker is ended at once
  * (tinypool terminates it) and the task answers `cancelled`; a worker that throws or runs out of
  * memory fails its task with a message naming the pool instead of leaving it waiting, and so does
- * one that exits mid-task (src/main/tinypool-exit.ts: tinypool 2.2 alone does not notice).
+ * one that exits mid-task (src/main/worker-pool.ts, the pool every task pool of the project is).
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import Tinypool from 'tinypool';
+import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../shared/api';
-import { guardExits } from '../tinypool-exit';
+import { TaskPool, taskModule } from '../worker-pool';
 import type { Built } from '../host/exports';
 import type { Session } from '../../core/model';
 import type { AccuracyView } from '../../shared/api';
@@ -37,15 +34,10 @@ const IDLE_MS = 60_000;
  */
 export function exportWorkerModule(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const f of [join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')]) if (existsSync(f)) return f;
-  const source = join(here, 'export-worker.ts');
-  const tsx = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const boot = `const t = await import(${JSON.stringify(tsx)}); t.register(); const m = await import(${JSON.stringify(pathToFileURL(source).href)}); export default m.default; export const accuracy = m.accuracy;`;
-  return `data:text/javascript,${encodeURIComponent(boot)}`;
+  return taskModule([join(here, 'export-worker.js'), join(here, '..', 'export-worker.js')], join(here, 'export-worker.ts'), [
+    'default',
+    'accuracy',
+  ]);
 }
 
 export interface ExportPoolOptions {
@@ -56,7 +48,7 @@ export interface ExportPoolOptions {
 }
 
 export class ExportPool {
-  private pool: Tinypool | undefined;
+  private pool: TaskPool | undefined;
   private closed = false;
   /** Tasks running or waiting. The bound is kept here, not by tinypool's maxQueue: a task tinypool
    *  refuses still has its abort listener attached, and aborting it later rejects a promise nobody
@@ -140,26 +132,27 @@ export class ExportPool {
     this.closed = true;
     const p = this.pool;
     this.pool = undefined;
-    await p?.destroy();
+    await p?.close();
   }
 
   private threads(): number {
     return this.options.threads ?? (availableParallelism() > 2 ? 2 : 1);
   }
 
-  private ensure(): Tinypool {
+  private ensure(): TaskPool {
     if (this.pool) return this.pool;
     // A worker that exits mid-task fails that task (tinypool alone would leave it waiting forever).
-    this.pool = guardExits(
-      new Tinypool({
-        filename: this.options.filename ?? exportWorkerModule(),
-        minThreads: 0,
-        maxThreads: this.threads(),
-        idleTimeout: IDLE_MS,
-      }),
-      'export',
-      (e) => process.stderr.write(`${e.message}\n`),
-    );
+    // An export is asked for again by the person waiting on it: a task whose worker died fails at
+    // once (no second run), and the pool, as long-lived as the app, never gives up on its workers.
+    this.pool = new TaskPool({
+      name: 'export',
+      filename: this.options.filename ?? exportWorkerModule(),
+      threads: this.threads(),
+      idleMs: IDLE_MS,
+      attempts: 1,
+      restarts: Infinity,
+      onIdleError: (e) => process.stderr.write(`${e.message}\n`),
+    });
     return this.pool;
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Worker thread that counts a stored session exactly under one tokenizer and stores the counts,
- * so the host's event loop never tokenises: the UI shows the import's chars/4 estimates at once
+ * A count task (tinypool, src/main/worker-pool.ts; the host's one-thread count pool): counts a
+ * stored session exactly under one tokenizer and stores the counts, so the host's event loop never
+ * tokenises: the UI shows the import's chars/4 estimates at once
  * and swaps in exact counts when this worker is done. BPE tokenizers count on the bulk pool
  * (gpt-tokenizer on every core, the same numbers as js-tiktoken); the rest count here.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { createBulkCounter } from '../count/bulk';
 import { bpeEncodingOf, countExact } from '../count/exact';
@@ -22,7 +22,7 @@ export interface CountRequest {
 
 export type CountReply = { ok: true } | { ok: false; error: string };
 
-async function run(r: CountRequest): Promise<CountReply> {
+export default async function run(r: CountRequest): Promise<CountReply> {
   const store = openStore(r.dbPath, r.nativeBinding ? { nativeBinding: r.nativeBinding } : {});
   try {
     const encoding = bpeEncodingOf(r.tokenizer);
@@ -50,8 +50,5 @@ async function run(r: CountRequest): Promise<CountReply> {
   }
 }
 
-if (parentPort) {
-  // Background work: the host's main thread keeps the CPU when it needs it.
-  lowerThisThreadPriority();
-  void run(workerData as CountRequest).then((reply) => parentPort?.postMessage(reply));
-}
+// Background work: the host's main thread keeps the CPU when it needs it.
+lowerThisThreadPriority();

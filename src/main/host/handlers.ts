@@ -6,7 +6,6 @@
  * never trusts its input: the transports validate every payload against the contract first.
  */
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import type { FormatId, Session } from '../../core/model';
 import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
@@ -29,6 +28,9 @@ import { localLogsOf } from './local-logs';
 import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
+import { BoundedCache } from '../../core/bounded-cache';
+import { TaskPool } from '../worker-pool';
+import type { CountReply, CountRequest } from './count-worker';
 import { createFleetHost } from './fleet';
 import { createProber } from './probe';
 import { costOf, defaultWorkBudget, WorkBudget, type WorkBudgetOptions } from './work-budget';
@@ -79,7 +81,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     recover: true,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
-  const loaded = new Map<string, Session>();
+  /** Parsed sessions, the most recently used few; in this thread the replay cache holds each one too, so it lets go of it with the session. */
+  const loaded = new BoundedCache<string, Session>({
+    max: SESSION_CACHE,
+    onEvict: (oldest) => {
+      // A replay worker keeps its own sessions.
+      if (!useWorker) replays.forget(oldest, 'session');
+    },
+  });
   const counts = new Map<string, SessionCounts>();
   const jobs = new Map<string, ImportRun>();
   const saved = new SavedPolicies(store.db);
@@ -126,73 +135,60 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
-    if (s) {
-      loaded.delete(id);
-      loaded.set(id, s);
-      return s;
-    }
+    if (s) return s;
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     // Stored before subagents were sessions of their own: they become rows the first time it opens.
     if (s.subagents.length > 0) s = store.promoteSubagents(id, s);
     loaded.set(id, s);
-    while (loaded.size > SESSION_CACHE) {
-      const oldest = loaded.keys().next().value as string;
-      loaded.delete(oldest);
-      // In this thread the replay cache holds the session too; a worker keeps its own sessions.
-      if (!useWorker) replays.forget(oldest, 'session');
-    }
     return s;
   };
   const counting = new Set<string>();
   /**
-   * One session is counted at a time: each count worker already spreads its work over a pool of
-   * threads (one per core), so two at once would only fight over the same cores.
+   * One session is counted at a time (one thread): each count task already spreads its work over a
+   * pool of threads (one per core), so two at once would only fight over the same cores. A count
+   * whose worker dies is not run again (the next request asks again); the pool, as long-lived as
+   * the host, never gives up on its worker.
    */
-  const countQueue: { id: string; tokenizer: string }[] = [];
-  let countRunning = false;
-  const startNextCount = (): void => {
-    if (countRunning || !options.countWorkerFile) return;
-    const next = countQueue.shift();
-    if (!next) return;
-    countRunning = true;
-    const { id, tokenizer } = next;
-    let finished = false;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      counting.delete(`${id}\u0000${tokenizer}`);
-      countRunning = false;
-      startNextCount();
+  const countPool = options.countWorkerFile
+    ? new TaskPool({
+        name: 'exact counts',
+        filename: options.countWorkerFile,
+        threads: 1,
+        idleMs: 5_000,
+        attempts: 1,
+        restarts: Infinity,
+        onIdleError: (e) => process.stderr.write(`${e.message}\n`),
+      })
+    : undefined;
+  const startCount = (id: string, tokenizer: string): void => {
+    if (!countPool) return;
+    const request: CountRequest = {
+      dbPath: options.dbPath,
+      sessionId: id,
+      tokenizer,
+      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
     };
-    const w = new Worker(options.countWorkerFile, {
-      workerData: {
-        dbPath: options.dbPath,
-        sessionId: id,
-        tokenizer,
-        ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
-      },
-    });
-    w.once('message', (r: { ok: boolean; error?: string }) => {
-      void w.terminate();
-      finish();
-      if (!r.ok) return;
-      counts.delete(id);
-      // The session is unchanged: keep it (and what was extracted from it), drop this tokenizer's counts and the results that read them.
-      replays.forget(id, 'counts', undefined, tokenizer);
-      options.emit('countsReady', { sessionId: id, tokenizer });
-    });
-    w.once('error', finish);
-    // A worker that dies without answering must not hold the queue.
-    w.once('exit', finish);
+    void countPool
+      .run<CountReply>(request)
+      .then(
+        (r) => {
+          if (!r.ok) return;
+          counts.delete(id);
+          // The session is unchanged: keep it (and what was extracted from it), drop this tokenizer's counts and the results that read them.
+          replays.forget(id, 'counts', undefined, tokenizer);
+          options.emit('countsReady', { sessionId: id, tokenizer });
+        },
+        () => {},
+      )
+      .finally(() => counting.delete(`${id}\u0000${tokenizer}`));
   };
   /** Queues an exact count of a session under a tokenizer (once); `countsReady` says when it is stored. */
   const requestCount = (id: string, tokenizer: string): void => {
     const key = `${id}\u0000${tokenizer}`;
     if (counting.has(key)) return;
     counting.add(key);
-    countQueue.push({ id, tokenizer });
-    startNextCount();
+    startCount(id, tokenizer);
   };
   /**
    * Exact counts when stored; otherwise the import's chars/4 estimates at once while a worker
@@ -273,7 +269,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   // Live tail: a followed session that changed is dropped from every cache, like a re-import.
   const forget = (id: string, append?: SessionAppend): void => {
-    const held = loaded.get(id);
+    const held = loaded.peek(id);
     const patched = held && append && appendToSession(held, append);
     loaded.delete(id);
     if (patched) loaded.set(id, patched);
@@ -456,6 +452,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       fleet.close();
       tuner.close();
       await exporter.close();
+      await countPool?.close();
       tail.close();
       await replays.close();
       store.close();

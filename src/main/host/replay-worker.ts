@@ -16,6 +16,7 @@ import { createPrewarm, warmUpOrder, warmUpOverrides } from './replay-prewarm';
 import { configOf, ReplayService } from './replays';
 import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
+import { BoundedCache } from '../../core/bounded-cache';
 
 /** Parsed sessions kept in this thread (the rest stay in SQLite). */
 const SESSION_CACHE = 4;
@@ -24,26 +25,19 @@ function start(data: ReplayWorkerData): void {
   const port = parentPort!;
   const stop = data.stop ? new Int32Array(data.stop) : undefined;
   const store = openStore(data.dbPath, data.nativeBinding ? { nativeBinding: data.nativeBinding } : {});
-  const sessions = new Map<string, Session>();
+  // The replay service holds a session's counts and results beside it: it lets go of them with it.
+  const sessions = new BoundedCache<string, Session>({ max: SESSION_CACHE, onEvict: (oldest) => service.forget(oldest) });
   const sessionOf = (id: string): Session => {
     let s = sessions.get(id);
-    if (s) {
-      sessions.delete(id);
-      sessions.set(id, s);
-      return s;
-    }
+    if (s) return s;
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     sessions.set(id, s);
-    while (sessions.size > SESSION_CACHE) {
-      const oldest = sessions.keys().next().value as string;
-      sessions.delete(oldest);
-      service.forget(oldest);
-    }
     return s;
   };
-  // Summaries made here are kept here at once and stored by the host.
-  const made = new Map<string, string>();
+  // Summaries made here are kept here at once and stored by the host (the store has them all;
+  // this only bridges until the host has written them).
+  const made = new BoundedCache<string, string>({ max: 1000 });
   const service = new ReplayService({
     session: sessionOf,
     load: (id, tokenizer) => store.loadCounts(id, tokenizer),
@@ -51,8 +45,6 @@ function start(data: ReplayWorkerData): void {
       get: (k) => made.get(k) ?? store.summaryGet(k),
       set: (k, v) => {
         made.set(k, v);
-        // The store has them all; this only bridges until the host has written them.
-        if (made.size > 1000) made.delete(made.keys().next().value as string);
         port.postMessage({ type: 'summary', key: k, value: v } satisfies FromReplayWorker);
       },
     },

@@ -24,12 +24,12 @@ import { toView, withoutSummary } from '../../core/replay/serialize';
 import { stepDetail, StepDetailError } from '../../core/replay/step-detail';
 import type { ReplayEvent, ReplayResult } from '../../core/replay/types';
 import type { Summarizer, SummaryStore } from '../../core/summarize/index';
-import { Recent } from '../../core/summarize/summary-text';
 import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
 import { chartViewToWire, type ChartViewWire } from '../../shared/marker-columns';
 import { ApiError, toJsonText, type CompareView, type JsonText, type PolicyInfo, type ReplayView, type StepDetail } from '../../shared/api';
 import { summarizerFor, SummarizerSetupError } from '../summarizer';
 import { traceSpan } from '../trace';
+import { BoundedCache } from '../../core/bounded-cache';
 import { countsCarried } from './counts-carry';
 import { sessionDetailOf, shownCounts, type SessionDetailBody } from './session-detail';
 
@@ -177,9 +177,9 @@ export class ReplayService {
   private readonly carried = new Map<string, { readonly counts: SessionCounts; readonly messages: readonly Message[] }>();
   /** The counts the window shows per session (session-detail.ts), until forgotten. */
   private readonly shown = new Map<string, SessionCounts>();
-  private readonly results = new Map<string, Cached & Run>();
+  private readonly results: BoundedCache<string, Cached & Run>;
   /** The last chart views answered, as sent, by result key and width. */
-  private readonly charts = new Recent<string, JsonText<ChartViewWire>>(CHARTS_KEPT);
+  private readonly charts = new BoundedCache<string, JsonText<ChartViewWire>>({ max: CHARTS_KEPT });
   /** Replays running now, by key: a second request for the same one waits for it instead of re-running. */
   private readonly running = new Map<string, Run & { readonly done: Promise<Cached>; readonly sessionId: string }>();
   /** Bumped when a session is forgotten: a replay that started before is answered but not cached. */
@@ -201,13 +201,15 @@ export class ReplayService {
    * held was patched, its earlier messages the same objects); resume.ts refuses whatever could
    * differ (counts of replayed messages, the session's shape...), and the replay is then run whole.
    */
-  private readonly live = new Map<string, { readonly sessionId: string; readonly live: LiveReplay }>();
+  private readonly live = new BoundedCache<string, { readonly sessionId: string; readonly live: LiveReplay }>({ max: LIVE_RUNS });
   /** Replays actually run (not answered from the cache), for tests and the bench. */
   runs = 0;
   /** Of those, the ones continued from a kept run instead of replayed from call 0. */
   resumed = 0;
 
-  constructor(private readonly deps: ReplayServiceDeps) {}
+  constructor(private readonly deps: ReplayServiceDeps) {
+    this.results = new BoundedCache({ max: deps.cacheSize ?? 8 });
+  }
 
   private counted(sessionId: string, session: Session, tokenizer: string, config: ReplayConfig, scaled: boolean): SessionCounts {
     const cacheKey = countsKey(sessionId, tokenizer, config, scaled);
@@ -262,9 +264,6 @@ export class ReplayService {
     // window's cache of step details (keyed by it) must not serve the old one's.
     const hit = this.results.get(key);
     if (hit) {
-      // Most recently used last.
-      this.results.delete(key);
-      this.results.set(key, hit);
       return { ...hit, key: `${key}.${hit.stamp}` };
     }
     let run = this.running.get(key);
@@ -283,7 +282,6 @@ export class ReplayService {
       // Counts (or the session) changed while it ran: answer it, but never serve it again.
       if (this.stampOf(inputs.sessionId, run.tokenizers) === run.stamp) {
         this.results.set(key, { ...done, tokenizers: run.tokenizers, stamp: run.stamp });
-        while (this.results.size > (this.deps.cacheSize ?? 8)) this.results.delete(this.results.keys().next().value as string);
       }
       return { ...done, key: `${key}.${run.stamp}` };
     } finally {
@@ -315,7 +313,7 @@ export class ReplayService {
     this.runs++;
     try {
       const span = traceSpan(`replay ${inputs.policy.id}`);
-      const kept = this.live.get(key);
+      const kept = this.live.peek(key);
       const resumed =
         kept && kept.sessionId === inputs.sessionId
           ? await extendReplay(kept.live, session, {
@@ -385,7 +383,6 @@ export class ReplayService {
     this.live.delete(key);
     if (live.closed !== undefined) return;
     this.live.set(key, { sessionId, live });
-    while (this.live.size > LIVE_RUNS) this.live.delete(this.live.keys().next().value as string);
   }
 
   private async summarizerOf(config: ReplayConfig): Promise<Summarizer | undefined> {

@@ -76,10 +76,11 @@ export interface TuneForgetJob {
 }
 
 export type TuneJob = TuneReplayJob | TunePrepareJob | TuneForgetJob;
-export type TuneRequest = TuneJob & { readonly id: number };
+/** What a tuner task is given (tinypool, src/main/worker-pool.ts). */
+export type TuneRequest = TuneJob;
 export type TuneReply =
-  | { readonly id: number; readonly outcomes: TuneOutcome[] }
+  | { readonly outcomes: TuneOutcome[] }
   /** The worker lacks the session and/or counts the job names: send it again with them. */
-  | { readonly id: number; readonly missing: { readonly session: boolean; readonly counts: boolean } }
-  | { readonly id: number; readonly prepared: { readonly facts: FactIndex; readonly counts?: SessionCounts } }
-  | { readonly id: number; readonly forgotten: true };
+  | { readonly missing: { readonly session: boolean; readonly counts: boolean } }
+  | { readonly prepared: { readonly facts: FactIndex; readonly counts?: SessionCounts } }
+  | { readonly forgotten: true };

@@ -5,22 +5,20 @@
  * version (see protocol.ts); counts are the host's stored ones, or made ONCE by one worker and
  * sent to the others; facts are extracted ONCE per session version, by the first worker, and sent
  * with the session to the others (retention.ts provideFactIndex), so no thread extracts them twice. The grid is scrambled and handed out in shrinking slices, so the
- * workers finish together. Workers come from the project's pool (src/main/count/pool.ts: a dead
+ * workers finish together. Workers come from the project's pool (src/main/worker-pool.ts: a dead
  * worker is replaced and its slice tried again). An abort (a newer sweep, the user, Ctrl-C) ends
  * the workers at once; the next sweep starts new ones.
  */
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import { ConfigError, envOverrides, resolveConfig, type Overrides, type ReplayConfigInput } from '../../core/config';
 import { configFields } from '../../core/config-fields';
 import type { Session } from '../../core/model';
 import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/index';
 import { checkSweeps, expandGrid, parseSweep, SweepError, tuneResult, type TuneOutcome, type TuneResult } from '../../core/tune/index';
-import { WorkerPool } from '../count/pool';
-import { startWorker } from '../workers';
+import { TaskPool, taskModule } from '../worker-pool';
 import type { FactIndex } from '../../core/replay/retention';
 import { countsKey, type CountsPayload, type TuneJob, type TunePrepareJob, type TuneReplayJob, type TuneReply } from './protocol';
 
@@ -46,14 +44,14 @@ export interface TuneOptions {
   /** Threads (default: every core, at most one per setting). */
   readonly threads?: number;
   readonly signal?: AbortSignal;
-  /** Starts a worker (tests, bench); default: tune-worker beside this file, built or from source. */
-  readonly spawn?: () => Worker;
+  /** The task module (tests, bench); default: tune-worker beside this file, built or from source. */
+  readonly filename?: string;
 }
 
-function defaultSpawn(): Worker {
+export function tuneWorkerModule(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   // Built: beside the bundle that holds this code (out/main, out/cli or its chunks/); else the source through tsx.
-  return startWorker([join(here, 'tune-worker.js'), join(here, '..', 'tune-worker.js')], join(here, 'tune-worker.ts'));
+  return taskModule([join(here, 'tune-worker.js'), join(here, '..', 'tune-worker.js')], join(here, 'tune-worker.ts'));
 }
 
 /**
@@ -93,7 +91,7 @@ const storedId = (sessionKey: string, c: SessionCounts): string =>
  * starts while another runs (another channel) gets workers of its own for its duration.
  */
 export class TunePool {
-  private pool: WorkerPool<TuneJob, TuneReply> | undefined;
+  private pool: TaskPool | undefined;
   private poolSize = 0;
   private busy = false;
   /** Session versions: a new Session object (a tail append, a reload) is a new version. */
@@ -101,15 +99,20 @@ export class TunePool {
   private nextVersion = 1;
   /** What a worker made for a session version (its facts; counts when none were stored), kept to send to the other workers and later sweeps. */
   private prepared: { sessionKey: string; facts: FactIndex; counts: CountsPayload | undefined } | undefined;
-  /** Workers started over the pool's life (tests: a warm sweep starts none). */
-  spawned = 0;
+  /** Workers the pools dropped so far had started. */
+  private spawnedBefore = 0;
   private idle: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * `idleMs`: after this long with no sweep the workers end and their sessions' memory is given
    * back (default 10 minutes; the next sweep is then a first sweep again).
    */
-  constructor(private readonly options: { readonly threads?: number; readonly spawn?: () => Worker; readonly idleMs?: number } = {}) {}
+  constructor(private readonly options: { readonly threads?: number; readonly filename?: string; readonly idleMs?: number } = {}) {}
+
+  /** Workers started over the pool's life (tests: a warm sweep starts none). */
+  get spawned(): number {
+    return this.spawnedBefore + (this.pool?.spawned ?? 0);
+  }
 
   /** The key a session travels under: its id and the version of the host's copy. */
   sessionKey(session: Session): string {
@@ -125,7 +128,7 @@ export class TunePool {
    */
   async sweep(o: TuneOptions): Promise<TuneResult> {
     if (this.busy) {
-      const own = new TunePool({ ...this.options, ...(o.spawn ? { spawn: o.spawn } : {}) });
+      const own = new TunePool({ ...this.options, ...(o.filename ? { filename: o.filename } : {}) });
       try {
         return await own.sweep(o);
       } finally {
@@ -170,7 +173,7 @@ export class TunePool {
     }
     if (o.signal?.aborted) throw new TuneCancelled(String(o.signal.reason ?? 'cancelled'));
     const threads = Math.max(1, Math.min(o.threads ?? this.options.threads ?? availableParallelism(), settings.length));
-    const pool = this.workers(threads, o.spawn);
+    const pool = this.workers(threads, o.filename);
     const session = o.session;
     const sessionKey = this.sessionKey(session);
     const ck = countsKey(session, config);
@@ -206,10 +209,10 @@ export class TunePool {
         const runner = async (): Promise<void> => {
           while (next < slices.length && !cancelled) {
             const j = job(slices[next++]!);
-            let r = await pool.run(j);
+            let r = await pool.run<TuneReply>(j);
             // A worker new to this session (or these counts) asks for them once.
             if ('missing' in r)
-              r = await pool.run({
+              r = await pool.run<TuneReply>({
                 ...j,
                 ...(r.missing.session ? { session, facts } : {}),
                 ...(r.missing.counts && payload ? { counts: payload } : {}),
@@ -254,7 +257,7 @@ export class TunePool {
    * kept for the other workers (sent with the session) and later sweeps.
    */
   private async prepare(
-    pool: WorkerPool<TuneJob, TuneReply>,
+    pool: TaskPool,
     o: TuneOptions,
     session: Session,
     sessionKey: string,
@@ -277,8 +280,8 @@ export class TunePool {
         ? {}
         : { count: { countsId, key: ck.key, tokenizer: ck.tokenizer, mediaTokens: ck.mediaTokens, schemaScale: config.schemaScale } }),
     };
-    let r = await pool.run(job);
-    if ('missing' in r) r = await pool.run({ ...job, session });
+    let r = await pool.run<TuneReply>(job);
+    if ('missing' in r) r = await pool.run<TuneReply>({ ...job, session });
     if (!('prepared' in r)) throw new Error('tuner: the worker asked to prepare the session answered without its facts');
     const counted = r.prepared.counts ? { id: countsId, key: ck.key, counts: r.prepared.counts } : made;
     const payload = stored ?? counted;
@@ -287,17 +290,15 @@ export class TunePool {
     return { facts: r.prepared.facts, payload };
   }
 
-  private workers(threads: number, spawn?: () => Worker): WorkerPool<TuneJob, TuneReply> {
+  private workers(threads: number, filename?: string): TaskPool {
     if (this.pool && this.poolSize === threads) return this.pool;
-    void this.pool?.close();
-    const start = spawn ?? this.options.spawn ?? defaultSpawn;
-    this.pool = new WorkerPool<TuneJob, TuneReply>({
+    void this.dropWorkers();
+    this.pool = new TaskPool({
       name: 'tuner',
-      size: threads,
-      spawn: () => {
-        this.spawned++;
-        return start();
-      },
+      filename: filename ?? this.options.filename ?? tuneWorkerModule(),
+      threads,
+      // Every thread starts now and stays warm between sweeps (until idleMs or close()).
+      minThreads: threads,
     });
     this.poolSize = threads;
     return this.pool;
@@ -306,6 +307,7 @@ export class TunePool {
   private async dropWorkers(): Promise<void> {
     const p = this.pool;
     this.pool = undefined;
+    this.spawnedBefore += p?.spawned ?? 0;
     await p?.close();
   }
 
@@ -316,7 +318,7 @@ export class TunePool {
    */
   forget(sessionId: string): void {
     if (this.prepared?.sessionKey.startsWith(`${sessionId}\u0000`)) this.prepared = undefined;
-    if (this.pool && !this.busy) void this.pool.each({ kind: 'forget' }).catch(() => {});
+    if (this.pool && !this.busy) void this.pool.each({ kind: 'forget' } satisfies TuneJob).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * A tuner worker, kept warm by the host between sweeps (pool.ts): holds one session (the last it
+ * A tuner worker, kept warm by the host between sweeps (run.ts TunePool): holds one session (the last it
  * was sent, by key) and the counts it was sent for it, and replays it under each setting of the
  * slices it is asked for. The session's derived data the replay caches per message list (facts,
  * shape, the summarizer's folds) live as long as the held session, so a second sweep on the same
@@ -7,7 +7,6 @@
  * only for a key nobody sent (a sweep of the tokenizer, media tokens or schema scale). Summaries
  * are the extractive summarizer's: a sweep never sends a transcript to a remote endpoint.
  */
-import { parentPort } from 'node:worker_threads';
 import { resolveConfig, type ReplayConfig } from '../../core/config';
 import type { Session } from '../../core/model';
 import { replay } from '../../core/replay/index';
@@ -78,48 +77,38 @@ async function one(
   }
 }
 
-async function replayJob(job: TuneReplayJob & { id: number }): Promise<TuneReply> {
+async function replayJob(job: TuneReplayJob): Promise<TuneReply> {
   const h = hold(job.sessionKey, job.session, job.facts);
   if (job.counts && h) {
     h.counts.set(job.counts.key, job.counts.counts);
     h.sent.add(job.counts.id);
   }
   const lacksCounts = job.countsId !== undefined && !h?.sent.has(job.countsId);
-  if (!h || lacksCounts) return { id: job.id, missing: { session: !h, counts: lacksCounts } };
+  if (!h || lacksCounts) return { missing: { session: !h, counts: lacksCounts } };
   const pinned = new Set(job.pins);
   const outcomes: TuneOutcome[] = [];
   for (let i = 0; i < job.indices.length; i++) outcomes.push(await one(h, job, pinned, job.indices[i]!, job.settings[i]!));
-  return { id: job.id, outcomes };
+  return { outcomes };
 }
 
-function prepareJob(job: TunePrepareJob & { id: number }): { reply: TuneReply; transfer: ArrayBuffer[] } {
+function prepareJob(job: TunePrepareJob): TuneReply {
   const h = hold(job.sessionKey, job.session);
-  if (!h) return { reply: { id: job.id, missing: { session: true, counts: false } }, transfer: [] };
+  if (!h) return { missing: { session: true, counts: false } };
   // Facts extracted once here and sent on; the other workers receive them with the session.
   const fx = factIndex(h.session.messages);
-  // The host gets copies, transferred (this worker keeps its own for its replays).
-  const facts: FactIndex = { keys: fx.keys, kinds: fx.kinds, offsets: fx.offsets.slice(), ids: fx.ids.slice() };
-  const transfer: ArrayBuffer[] = [facts.offsets.buffer as ArrayBuffer, facts.ids.buffer as ArrayBuffer];
-  if (!job.count) return { reply: { id: job.id, prepared: { facts } }, transfer };
+  if (!job.count) return { prepared: { facts: fx } };
   const c = countWith(h.session, job.count.tokenizer, { mediaTokens: job.count.mediaTokens, schemaScale: job.count.schemaScale });
   h.counts.set(job.count.key, c);
   h.sent.add(job.count.countsId);
-  const perMessage = c.perMessage.slice();
-  const prefix = c.prefix.slice();
-  transfer.push(perMessage.buffer as ArrayBuffer, prefix.buffer as ArrayBuffer);
-  return { reply: { id: job.id, prepared: { facts, counts: { ...c, perMessage, prefix } } }, transfer };
+  return { prepared: { facts: fx, counts: c } };
 }
 
-parentPort?.on('message', (job: TuneRequest) => {
-  void (async () => {
-    if (job.kind === 'forget') {
-      held = undefined;
-      parentPort?.postMessage({ id: job.id, forgotten: true } satisfies TuneReply);
-    } else if (job.kind === 'prepare') {
-      const { reply, transfer } = prepareJob(job);
-      parentPort?.postMessage(reply, transfer);
-    } else {
-      parentPort?.postMessage(await replayJob(job));
-    }
-  })();
-});
+/** A tuner task (tinypool, src/main/worker-pool.ts): replies are copied to the host, this worker keeps its own. */
+export default async function tune(job: TuneRequest): Promise<TuneReply> {
+  if (job.kind === 'forget') {
+    held = undefined;
+    return { forgotten: true };
+  }
+  if (job.kind === 'prepare') return prepareJob(job);
+  return replayJob(job);
+}

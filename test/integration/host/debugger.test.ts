@@ -204,7 +204,7 @@ describe('replays before exact counts exist', () => {
     const root = join(__dirname, '../../..');
     writeFileSync(
       boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
     );
     let ready: (tokenizer: string) => void = () => {};
     const countsReady = new Promise<string>((r) => (ready = r));
@@ -242,7 +242,7 @@ describe('opening a long session', () => {
     const root = join(__dirname, '../../..');
     writeFileSync(
       boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
     );
     const h = await createHost({
       dbPath: join(d, 'o.db'),

@@ -140,7 +140,7 @@ describe('exact counts in the background', () => {
     const root = join(__dirname, '../../..');
     writeFileSync(
       boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nawait import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))});\n`,
+      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
     );
     const seen: { event: EventName; payload: unknown }[] = [];
     const h = await createHost({

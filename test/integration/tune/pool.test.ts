@@ -14,11 +14,11 @@ import { replay } from '../../../src/core/replay/index';
 import { countWith } from '../../../src/core/tokens/index';
 import { outcomeOf } from '../../../src/core/tune/index';
 import { guidedSlices, runTune, scrambled, TuneCancelled, TunePool, type TuneOptions } from '../../../src/main/tune/run';
-import { startWorker } from '../../../src/main/workers';
+import { taskModule } from '../../../src/main/worker-pool';
 import { syntheticSession } from '../../bench/corpus';
 
 const workerSource = join(__dirname, '../../../src/main/tune/tune-worker.ts');
-const spawn = () => startWorker([], workerSource);
+const filename = taskModule([], workerSource);
 const s2 = getPolicy('s2')!;
 const opts = (session: Session, extra: Partial<TuneOptions> = {}): TuneOptions => ({
   session,
@@ -26,7 +26,7 @@ const opts = (session: Session, extra: Partial<TuneOptions> = {}): TuneOptions =
   sweeps: ['trigger=0.5:0.95:0.05'],
   baseOverrides: { tokenizer: 'chars4', window: 16_000 },
   threads: 2,
-  spawn,
+  filename,
   ...extra,
 });
 /** What a sweep found, without its timing. */

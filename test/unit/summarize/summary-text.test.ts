@@ -11,7 +11,6 @@ import { chartView } from '../../../src/core/replay/chart-view';
 import { stepDetail } from '../../../src/core/replay/step-detail';
 import {
   attachSummary,
-  Recent,
   recentInts,
   renderLayout,
   sameSummary,
@@ -130,28 +129,6 @@ describe('SummaryText', () => {
     // at this call reads its own summary's text more than once; still those two summaries only).
     expect(new Set(written.mock.contexts).size).toBeLessThanOrEqual(2);
     expect(last.summary).toMatch(/^Summary of \d+ earlier messages:/);
-  });
-});
-
-describe('Recent', () => {
-  it('keeps the last `size` keys set (by identity), a key set again counting as the newest', () => {
-    const keys = Array.from({ length: 6 }, (_, i) => [i]);
-    const r = new Recent<number[], string>(3);
-    for (const k of keys.slice(0, 3)) r.set(k, `v${k[0]}`);
-    r.set(keys[0]!, 'again');
-    r.set(keys[3]!, 'v3');
-    // keys[1] was the oldest: dropped; keys[0], set again, stays.
-    expect(keys.slice(0, 4).map((k) => r.get(k))).toEqual(['again', undefined, 'v2', 'v3']);
-    expect(r.get([0])).toBeUndefined();
-    r.set(keys[4]!, 'v4');
-    r.set(keys[5]!, 'v5');
-    expect(keys.map((k) => r.get(k))).toEqual([undefined, undefined, undefined, 'v3', 'v4', 'v5']);
-    // Set again from the middle of the ring: the other two keep their order behind it.
-    r.set(keys[4]!, 'again');
-    r.set(keys[0]!, 'v0');
-    expect(keys.map((k) => r.get(k))).toEqual(['v0', undefined, undefined, undefined, 'again', 'v5']);
-    r.clear();
-    expect(keys.map((k) => r.get(k))).toEqual(keys.map(() => undefined));
   });
 });
 

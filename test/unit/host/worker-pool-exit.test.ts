@@ -5,7 +5,7 @@
  */
 import Tinypool from 'tinypool';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardExits, WorkerExitError } from '../../../src/main/tinypool-exit';
+import { guardExits, WorkerExitError } from '../../../src/main/worker-pool';
 
 const moduleOf = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
 // Exits (after a tick, so the task is surely running) when asked to, else echoes.
