@@ -16,8 +16,9 @@
  *   (a running call that got its result): then the bytes before it must hash as before, and it is
  *   converted again in its place. The new skeleton must equal the old one.
  * - The new elements of the conversation array become messages by the importer's own rules
- *   (tail-<format>.ts: one by one, or as a batch with the format's own checks where elements
- *   depend on earlier ones) and are stored by tail-append.ts as a first import of the file would.
+ *   (the format's document shapes, core/formats/<format>.ts: one by one, or as a batch with the
+ *   format's own checks where elements depend on earlier ones) and are stored by tail-append.ts as
+ *   a first import of the file would.
  *
  * Anything else — an earlier element changed, another key changed, keys repeated, a document
  * this walk does not read — goes through the whole-file path (store/tail.ts). A document cut
@@ -25,64 +26,16 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { SHORT, skipSpace, stringEnd, UNCOUNTED, valueEnd } from '../../core/formats/document';
+import type { DocumentShape } from '../../core/formats/types';
 import type { Json } from '../../core/import/util';
 import type { Message } from '../../core/model';
 import type { SessionStore } from './sessions';
 import { inline, onlySession, planAppend, type FastPlan, type OnlySession } from './tail-append';
 
-/** What a format's conversion of new elements may read. */
-export interface ConvertContext {
-  /** The source's name (the import names messages and sessions after it). */
-  readonly path: string;
-  readonly skeleton: Json;
-  /** The format's own state (`scan`), when it keeps one. */
-  readonly state: unknown;
-}
-
-/** How one format's document grows and becomes messages (tail-<format>.ts). */
-export interface DocumentFormat {
-  /** Keys of the root object whose arrays grow (`''`: the root is the array). */
-  readonly arrays: readonly string[];
-  /** The growing array whose elements are the conversation (the others are only checked). */
-  readonly conversation: string;
-  /**
-   * The skeleton (the document with its growing arrays empty) as compared between writes: what
-   * the session is built from. Undefined when the fast path does not apply to this document.
-   */
-  readonly skeleton: (doc: unknown) => unknown;
-  /**
-   * Whether a new write's skeleton `now` may follow the imported one `old` (without it: they must
-   * be equal). For a format whose skeleton holds a list that grows beside the conversation
-   * (OpenHands' `metrics.token_usages`): it checks that what was there is unchanged and that what
-   * is new changes no stored message. `convert` then reads `now`.
-   */
-  readonly follows?: (old: Json, now: Json, state: unknown) => boolean;
-  /**
-   * The messages each of `elements` (conversation elements `first`, `first + 1`, …) makes by the
-   * importer's own rules, or undefined when they depend on what came before (the whole file decides).
-   */
-  readonly convert: (elements: readonly unknown[], first: number, c: ConvertContext) => (readonly Message[])[] | undefined;
-  /** Each element converts alone, so the last one written again in place replaces its own messages. */
-  readonly reopen: boolean;
-  /**
-   * `convert` does not read the elements' indices (`first` may be UNCOUNTED): a watch's start
-   * then finds a root array's imported content by its closing bracket instead of walking every
-   * element (OpenHands events: the walk of a 100 MB list was most of the start).
-   */
-  readonly indexFree?: boolean;
-  /** State read from the imported bytes for `convert` (undefined: no fast path for them). */
-  readonly scan?: (b: Buffer) => unknown;
-  /** Moves the state on by the elements a fast update stored. */
-  readonly extend?: (state: unknown, elements: readonly unknown[]) => void;
-  /**
-   * Whether the session's own fields (its model above all) stay as stored when `removed` (the
-   * stored messages of the last element written again) give way to `changed`.
-   */
-  readonly keepsSession: (session: OnlySession, skeleton: Json, removed: readonly Message[], changed: readonly Message[]) => boolean;
-}
-
-/** The elements of an array found by its closing bracket were not counted (DocumentFormat.indexFree). */
-export const UNCOUNTED = -1;
+/** One shape of a format's documents (core/formats/types.ts). */
+export type DocumentFormat = DocumentShape;
+export { UNCOUNTED };
 
 /** One growing array as imported. */
 interface ArrayMark {
@@ -109,58 +62,7 @@ export interface DocumentTail {
   readonly state: unknown;
 }
 
-/** `convert` for a format whose elements convert one by one. */
-export const eachAlone =
-  (one: (element: unknown, index: number, path: string, skeleton: Json) => Message[]): DocumentFormat['convert'] =>
-  (elements, first, c) =>
-    elements.map((e, j) => one(e, first + j, c.path, c.skeleton));
-
-/** The file ended inside the document (still being written). */
-const SHORT = new Error('document cut short');
-
 const isSpace = (c: number | undefined): boolean => c === 32 || c === 10 || c === 13 || c === 9;
-/** The first byte at or after `at` that is not JSON whitespace. */
-export function skipSpace(b: Buffer, at: number): number {
-  while (at < b.length && isSpace(b[at])) at++;
-  return at;
-}
-
-/** The end of the string whose opening quote is at `at` (quotes found natively; a run of backslashes before one decides); throws when the bytes end inside it. */
-export function stringEnd(b: Buffer, at: number): number {
-  for (let i = at + 1; ;) {
-    const q = b.indexOf(34, i);
-    if (q < 0) throw SHORT;
-    let k = q - 1;
-    while (b[k] === 92) k--;
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    i = q + 1;
-  }
-}
-
-/** The end of the JSON value starting at `at`, by its structure alone (JSON.parse checks the rest). */
-function valueEnd(b: Buffer, at: number): number {
-  const c = b[at];
-  if (c === undefined) throw SHORT;
-  if (c === 34) return stringEnd(b, at);
-  if (c === 123 || c === 91) {
-    let depth = 0;
-    for (let i = at; i < b.length;) {
-      const x = b[i]!;
-      if (x === 34) {
-        i = stringEnd(b, i);
-        continue;
-      }
-      if (x === 123 || x === 91) depth++;
-      else if ((x === 125 || x === 93) && --depth === 0) return i + 1;
-      i++;
-    }
-    throw SHORT;
-  }
-  let i = at;
-  while (i < b.length && !isSpace(b[i]) && b[i] !== 44 && b[i] !== 93 && b[i] !== 125) i++;
-  if (i >= b.length) throw SHORT;
-  return i;
-}
 
 /** A growing array as this write has it. */
 interface Walked {
