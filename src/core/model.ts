@@ -185,22 +185,14 @@ export interface SourceCompaction {
   readonly sourceLine?: number;
 }
 
-export type FormatId =
-  | 'claude-code'
-  | 'claude-stream-json'
-  | 'codex'
-  | 'gemini-cli'
-  | 'openhands'
-  | 'swe-agent'
-  | 'mini-swe-agent'
-  | 'otel'
-  | 'sharegpt'
-  | 'langchain'
-  | 'openai-responses'
-  | 'anthropic'
-  | 'openai-chat'
-  | 'aider'
-  | 'jsonl';
+/**
+ * The ids of the transcript formats: each format's module declares its own
+ * (`declare module '../model' { interface FormatIds { <id>: true } }`, src/core/formats/), so the
+ * union is the formats the program has, never a list kept beside them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface FormatIds {}
+export type FormatId = keyof FormatIds & string;
 
 export interface Session {
   /** Source session id when the format has one, else derived from file + position. */

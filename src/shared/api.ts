@@ -363,8 +363,8 @@ export interface ExportPreview {
   readonly patternProblems: readonly (string | null)[];
 }
 
-/** Who wrote a local session file: an agent's own folder, or an upload to `serve`. */
-export type LocalLogAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'upload';
+/** Who wrote a local session file: an agent's own folder (its format, core/formats: `localLogs`), or an upload to `serve`. */
+export type LocalLogAgent = FormatId | 'upload';
 
 export interface LocalLogFile {
   /**
@@ -386,6 +386,8 @@ export interface LocalLogFile {
 /** One project: Claude Code's cwd, Codex's cwd (else its date folder), Gemini CLI's project hash. */
 export interface LocalLogGroup {
   readonly agent: LocalLogAgent;
+  /** The agent's name as the library shows it (`Uploaded` for uploads). */
+  readonly label?: string;
   readonly project: string;
   /** mtime of its newest file. */
   readonly newest: number;
@@ -395,7 +397,13 @@ export interface LocalLogGroup {
 
 export interface LocalLogsView {
   /** Every folder looked at, whether it exists and how many files it holds. */
-  readonly roots: readonly { readonly agent: LocalLogAgent; readonly path: string; readonly exists: boolean; readonly files: number }[];
+  readonly roots: readonly {
+    readonly agent: LocalLogAgent;
+    readonly label?: string;
+    readonly path: string;
+    readonly exists: boolean;
+    readonly files: number;
+  }[];
   /** Newest group first. */
   readonly groups: readonly LocalLogGroup[];
   /** Files left out because the listing stops at its cap. */

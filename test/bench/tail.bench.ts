@@ -246,7 +246,7 @@ async function storeRows(dir: string, file: string, mb: number, f: Format): Prom
     ];
     if (f.wholeFile) return rows;
     // The same append without the fast path (its state dropped): what every append cost before it.
-    tail.claudeCode = tail.codex = tail.jsonl = tail.gemini = tail.doc = undefined;
+    tail.lines = tail.doc = undefined;
     f.append(file, ROUNDS);
     rows.push({
       name: `${f.label}${mb} MB: append → stored without the fast path (whole file)`,

@@ -330,12 +330,12 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
 
 export const importer: Importer = { id: 'openhands', label: 'OpenHands events / eval output', detect, parse };
 
-/** For the live tail's fast path (store/tail-openhands.ts): a call id OpenHands made up parsing calls out of text (the session may then be sent with text calling). */
+/** For the live tail's fast path (core/formats/openhands.ts): a call id OpenHands made up parsing calls out of text (the session may then be sent with text calling). */
 export function isTextCallId(id: string): boolean {
   return TEXT_CALL_ID.test(id);
 }
 
-/** For the live tail's fast path (store/tail-openhands.ts): the options an eval instance's import converts its history with (its LLM config and `metrics.token_usages`). */
+/** For the live tail's fast path (core/formats/openhands.ts): the options an eval instance's import converts its history with (its LLM config and `metrics.token_usages`). */
 export function instanceOptions(instance: Json): OpenHandsOptions {
   return optionsOf(instance);
 }

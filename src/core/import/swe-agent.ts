@@ -106,7 +106,7 @@ function safeJson(v: unknown): unknown {
 export const importer: Importer = { id: 'swe-agent', label: 'SWE-agent trajectory (.traj)', detect, parse };
 
 /**
- * For the live tail's fast path (store/tail-swe-agent.ts), which converts appended history
+ * For the live tail's fast path (core/formats/swe-agent.ts), which converts appended history
  * entries on their own: the run's agent config as `parse` reads it (a `replay_config` may be a
  * JSON string), and one history entry as `parse` hands it to chatMessages (a tool result naming
  * its call in `tool_call_ids` only gets `tool_call_id`).

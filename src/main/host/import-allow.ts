@@ -11,18 +11,23 @@
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
+import { localLogFormats } from '../../core/formats/index';
 import { ApiError } from '../../shared/api';
 
 export const REFUSED_IMPORT =
   'this server imports only the files named on its command line, uploaded files, and agent logs (Claude Code, Codex and Gemini CLI folders)';
 
-/** The agent-log folders: `~/.claude/projects` (or $CLAUDE_CONFIG_DIR/projects), `~/.codex/sessions` (or $CODEX_HOME/sessions), `~/.gemini/tmp`. */
+/**
+ * The formats whose agents keep their sessions in a folder of their own (core/formats: `localLogs`),
+ * by agent name: Claude Code (`~/.claude/projects` or $CLAUDE_CONFIG_DIR/projects), Codex
+ * (`~/.codex/sessions` or $CODEX_HOME/sessions), Gemini CLI (`~/.gemini/tmp`).
+ */
+export const agentLogFormats = (): ReturnType<typeof localLogFormats>[number][] =>
+  [...localLogFormats()].sort((a, b) => a.agent.localeCompare(b.agent));
+
+/** The agent-log folders, one per format of agentLogFormats, in its order. */
 export function agentLogRoots(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string[] {
-  return [
-    join(env['CLAUDE_CONFIG_DIR'] || join(home, '.claude'), 'projects'),
-    join(env['CODEX_HOME'] || join(home, '.codex'), 'sessions'),
-    join(home, '.gemini', 'tmp'),
-  ];
+  return agentLogFormats().map(({ localLogs: l }) => join((l.env !== undefined && env[l.env]) || join(home, ...l.home), ...l.below));
 }
 
 const real = (path: string): string | undefined => {

@@ -1,6 +1,7 @@
 /**
- * The agent logs already on this machine (`listLocalLogs`): the session files Claude Code, Codex
- * and Gemini CLI wrote under their own folders (import-allow.ts `agentLogRoots`), plus the files
+ * The agent logs already on this machine (`listLocalLogs`): the session files the agents wrote
+ * under their own folders — each format that names one (`localLogs` of its descriptor,
+ * core/formats/<format>.ts: Claude Code, Codex, Gemini CLI; import-allow.ts `agentLogRoots`) — plus the files
  * uploaded to `ctxscope serve`, grouped by project and newest first. Nothing else is ever listed:
  * the walk starts at those roots only, never follows a folder link, and a file link counts only
  * when its target is inside the same root (so a link cannot make `serve` list, or import, a file
@@ -10,9 +11,11 @@
  */
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
+import { agentOf, formatOf } from '../../core/formats/index';
+import type { LocalLogs } from '../../core/formats/types';
 import type { LocalLogAgent, LocalLogFile, LocalLogGroup, LocalLogsView } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
-import { agentLogRoots } from './import-allow';
+import { agentLogFormats, agentLogRoots } from './import-allow';
 import { uploadsDirFor } from './uploads';
 
 export interface LocalLogRoot {
@@ -31,23 +34,18 @@ export interface ListOptions {
 const HEAD_BYTES = 4096;
 const MAX_FILES = 20_000;
 
-/** The agent-log roots as import-allow.ts names them (Claude Code, Codex, Gemini CLI), plus uploads. */
+/** The agent-log roots as import-allow.ts names them (one per format with a log folder, in its order), plus uploads. */
 export function localLogRoots(agentRoots: readonly string[], uploadsDir: string | null): LocalLogRoot[] {
-  const agents: LocalLogAgent[] = ['claude-code', 'codex', 'gemini-cli'];
-  const roots = agentRoots.slice(0, 3).map((dir, i) => ({ agent: agents[i]!, dir }));
+  const agents = agentLogFormats().map((f) => f.id);
+  const roots: LocalLogRoot[] = agentRoots.slice(0, agents.length).map((dir, i) => ({ agent: agents[i]!, dir }));
   if (uploadsDir) roots.push({ agent: 'upload', dir: uploadsDir });
   return roots;
 }
 
-/**
- * Claude Code names a project folder after its cwd with every `/` (and other non-alphanumeric
- * character) turned into `-`: `-home-ana-web-app` → `/home/ana/web/app`. The mapping loses
- * information (a `-` in a folder name reads back as `/`), so the cwd written inside the newest
- * session is preferred when its head has one.
- */
-export function decodeClaudeProject(folder: string): string {
-  return folder.startsWith('-') ? folder.replace(/-/g, '/') : folder;
-}
+export { decodeClaudeProject } from '../../core/formats/claude-code';
+
+/** The label the view shows for who wrote a file. */
+const labelOf = (agent: LocalLogAgent): string => (agent === 'upload' ? 'Uploaded' : agentOf(agent));
 
 const CWD = /"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 
@@ -130,20 +128,16 @@ async function walk(w: Walk, dir: string, dirs: readonly string[], out: Found[])
   }
 }
 
-const isJsonl = (name: string): boolean => name.endsWith('.jsonl');
-const isJsonish = (name: string): boolean => (name.endsWith('.json') || name.endsWith('.jsonl')) && name !== 'logs.json';
-
-/** Where each agent keeps its sessions, below its root. */
-const LAYOUT: Record<LocalLogAgent, { maxDepth: number; accept: (name: string, dirs: readonly string[]) => boolean }> = {
-  // projects/<encoded cwd>/<session>.jsonl (subagent files nest deeper and belong to their parent).
-  'claude-code': { maxDepth: 1, accept: (n, d) => d.length === 1 && isJsonl(n) },
-  // sessions/YYYY/MM/DD/rollout-….jsonl
-  codex: { maxDepth: 3, accept: (n) => isJsonl(n) },
-  // tmp/<project hash>/chats/session-….json(l) and checkpoints; logs.json holds prompts only.
-  'gemini-cli': { maxDepth: 2, accept: (n, d) => d.length >= 1 && isJsonish(n) },
-  // uploads/<uuid>-<name>; `.part` is an upload still arriving (src/main/transport/upload.ts).
-  upload: { maxDepth: 0, accept: (n) => !n.endsWith('.part') },
+/** Uploads to `serve`: uploads/<uuid>-<name>; `.part` is an upload still arriving (src/main/transport/upload.ts). */
+const UPLOADS: Pick<LocalLogs, 'maxDepth' | 'accept' | 'project'> = {
+  maxDepth: 0,
+  accept: (n) => !n.endsWith('.part'),
+  project: { by: 'folder' },
 };
+
+/** Where an agent keeps its sessions below its root (its format's descriptor says). */
+const layoutOf = (agent: LocalLogAgent): Pick<LocalLogs, 'maxDepth' | 'accept' | 'project'> =>
+  agent === 'upload' ? UPLOADS : (formatOf(agent)?.localLogs ?? { ...UPLOADS, accept: () => false });
 
 /** Lists every session file under the roots, grouped by project, newest group and file first. */
 export async function listLocalLogs(roots: readonly LocalLogRoot[], options: ListOptions): Promise<LocalLogsView> {
@@ -154,45 +148,45 @@ export async function listLocalLogs(roots: readonly LocalLogRoot[], options: Lis
   for (const { agent, dir } of roots) {
     const root = realSync(dir);
     if (!root) {
-      rootViews.push({ agent, path: dir, exists: false, files: 0 });
+      rootViews.push({ agent, label: labelOf(agent), path: dir, exists: false, files: 0 });
       continue;
     }
+    const layout = layoutOf(agent);
     const walked: Found[] = [];
-    await walk({ root, budget, ...LAYOUT[agent] }, root, [], walked);
+    await walk({ root, budget, maxDepth: layout.maxDepth, accept: layout.accept }, root, [], walked);
     // A link to another file of the same root is that file: list it once.
     const seen = new Set<string>();
     const found = walked.filter((f) => !seen.has(f.path) && seen.add(f.path));
-    rootViews.push({ agent, path: dir, exists: true, files: found.length });
+    rootViews.push({ agent, label: labelOf(agent), path: dir, exists: true, files: found.length });
+    const project = layout.project;
     const byProject = new Map<string, Found[]>();
     for (const f of found) {
-      // Claude Code and Gemini CLI keep one folder per project; Codex writes the cwd inside the file.
-      const key = agent === 'claude-code' || agent === 'gemini-cli' ? f.dirs[0]! : '';
+      // One folder per project (Claude Code, Gemini CLI), or the cwd written inside each file (Codex).
+      const key = project.by === 'folder' && agent !== 'upload' ? f.dirs[0]! : '';
       const list = byProject.get(key) ?? [];
       list.push(f);
       byProject.set(key, list);
     }
     for (const [key, list] of byProject) {
       list.sort((a, b) => b.mtime - a.mtime);
-      if (agent === 'codex') {
+      if (project.by === 'cwd') {
         // One group per cwd; a session without one in its head goes under its date folder.
         const cwds = list.map((f) => cwdInHead(f.path, head));
         const byCwd = new Map<string, Found[]>();
         list.forEach((f, i) => {
-          const project = cwds[i] ?? f.dirs.join('/');
-          const same = byCwd.get(project) ?? [];
+          const name = cwds[i] ?? f.dirs.join('/');
+          const same = byCwd.get(name) ?? [];
           same.push(f);
-          byCwd.set(project, same);
+          byCwd.set(name, same);
         });
-        for (const [project, files] of byCwd) groups.push(groupOf(agent, project, root, files, options));
+        for (const [name, files] of byCwd) groups.push(groupOf(agent, name, root, files, options));
         continue;
       }
-      const project =
-        agent === 'claude-code'
-          ? (cwdInHead(list[0]!.path, head) ?? decodeClaudeProject(key))
-          : agent === 'upload'
-            ? 'Uploaded files'
-            : key;
-      groups.push(groupOf(agent, project, root, list, options));
+      const name =
+        agent === 'upload'
+          ? 'Uploaded files'
+          : ((project.cwdInHead ? cwdInHead(list[0]!.path, head) : null) ?? (project.decode ? project.decode(key) : key));
+      groups.push(groupOf(agent, name, root, list, options));
     }
   }
   return { roots: rootViews, groups: groups.sort((a, b) => b.newest - a.newest), truncated: budget.skipped };
@@ -206,14 +200,14 @@ function groupOf(agent: LocalLogAgent, project: string, root: string, list: read
       name:
         agent === 'upload'
           ? basename(f.path).replace(/^[0-9a-f-]{36}-/, '')
-          : relative(join(root, ...f.dirs.slice(0, agent === 'codex' ? 0 : 1)), f.path),
+          : relative(join(root, ...f.dirs.slice(0, layoutOf(agent).project.by === 'cwd' ? 0 : 1)), f.path),
       size: f.size,
       mtime: f.mtime,
       sessionIds: stored ? [...stored.sessionIds] : [],
       changed: stored !== undefined && stored.size !== f.size,
     };
   });
-  return { agent, project, files, newest: files[0]?.mtime ?? 0 };
+  return { agent, label: labelOf(agent), project, files, newest: files[0]?.mtime ?? 0 };
 }
 
 /** Which listed files are already stored: by the path they were imported from. */

@@ -2,31 +2,13 @@
  * Stored sessions → the contract's view models. The renderer only ever sees these shapes; long
  * texts are shortened for display (the full text stays in the store).
  */
-import type { FormatId, Message, Part } from '../../core/model';
+import { agentOf } from '../../core/formats/index';
+import type { Message, Part } from '../../core/model';
 import type { MessageView, SessionSummary } from '../../shared/api';
 import type { StoredSessionRow } from '../store/sessions';
 
 /** Longest text a message part carries to the renderer; the rest is elided with a marker. */
 export const DISPLAY_PART_CHARS = 20_000;
-
-/** The agent that writes each format, as the library names it. */
-const AGENTS: Readonly<Record<FormatId, string>> = {
-  'claude-code': 'Claude Code',
-  'claude-stream-json': 'Claude Code (headless)',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  openhands: 'OpenHands',
-  'swe-agent': 'SWE-agent',
-  'mini-swe-agent': 'mini-SWE-agent',
-  aider: 'aider',
-  otel: 'OpenTelemetry trace',
-  sharegpt: 'chat log',
-  langchain: 'LangChain',
-  'openai-responses': 'chat log',
-  anthropic: 'chat log',
-  'openai-chat': 'chat log',
-  jsonl: 'chat log',
-};
 
 export function toSummary(r: StoredSessionRow): SessionSummary {
   return {
@@ -46,7 +28,7 @@ export function toSummary(r: StoredSessionRow): SessionSummary {
     spawnedAt: r.spawnedAt,
     position: r.position,
     cwd: r.cwd,
-    agent: AGENTS[r.format] ?? r.format,
+    agent: agentOf(r.format),
     sourceCompactions: r.compactions,
     promptTokens: r.promptTokens,
     outputTokens: r.outputTokens,

@@ -1,13 +1,13 @@
 /**
- * What every live-tail fast path shares (docs/user-guide.md "Live tail"): a format's fast path parses the
- * appended lines on its own and says which messages they make — new ones after the stored
- * session, and possibly the stored last message extended (a response continued on a new line) —
- * and this writes them as a first import of the grown file would have stored them: message and
+ * What every live-tail fast path shares (docs/user-guide.md "Live tail"): a format's tail parser
+ * (core/formats/<format>.ts, pure) reads the appended bytes on its own and says which messages
+ * they make — new ones after the stored session, and possibly the stored last message extended
+ * (a response continued on a new line) — and this writes them as a first import of the grown file would have stored them: message and
  * usage rows, the chars/4 estimates, the other stored counts extended, and the session row's
  * columns (calls, turns, usage, cost, end time, title). One file holds one session here.
  */
 import { appendUsageStats, titleOf, typedPrompt, type UsageStats } from '../../core/library/stats';
-import { isRecord } from '../../core/import/util';
+import type { StoredSession, TailChange } from '../../core/formats/types';
 import type { Message, Session } from '../../core/model';
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
@@ -54,38 +54,6 @@ export function onlySession(store: SessionStore, sourceId: number): OnlySession 
   return rows.length === 1 ? rows[0] : undefined;
 }
 
-/** One appended line as the import numbers and keeps it. */
-export interface NewLine {
-  readonly line: number;
-  readonly text: string;
-  readonly value: Record<string, unknown>;
-}
-
-/**
- * The complete lines of `appended`, numbered on from `before` lines, as the import reads them
- * (blank lines skipped, a trailing CR dropped from the record); undefined when one is not a JSON
- * object (the whole-file path then says what is wrong). `total`: lines after the append.
- */
-export function parseAppended(appended: Buffer, before: number): { lines: NewLine[]; total: number } | undefined {
-  const lines: NewLine[] = [];
-  let n = before;
-  for (const raw of appended.toString('utf8').split('\n')) {
-    n++;
-    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (t.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(t);
-    } catch {
-      return undefined;
-    }
-    if (!isRecord(value)) return undefined;
-    lines.push({ line: n, text: t, value });
-  }
-  // The split counts one line past the final newline.
-  return { lines, total: n - 1 };
-}
-
 /** Where a message's raw record goes: inline, or the source line that holds it (after storing the lines it names). */
 export type RecordOf = (m: Message, index: number) => { readonly raw: string | null; readonly rawLine: number | null };
 
@@ -101,6 +69,56 @@ export function byLine(store: SessionStore, sourceId: number, textOf: ReadonlyMa
 
 /** Raw records inline (`messages.raw`), as a first import of a format that is not line records keeps them. */
 export const inline: RecordOf = (m) => ({ raw: m.raw ?? null, rawLine: null });
+
+/**
+ * Where a tail change's records go (TailChange.records): inline, or by line; a last stored
+ * message continued on new lines keeps its record as the first import kept it — inline (the raw
+ * lines joined by newlines), or by line under the same source lines.
+ */
+export function recordsOf(store: SessionStore, sourceId: number, session: OnlySession, change: TailChange): RecordOf {
+  const records = change.records;
+  if (records === 'inline') return inline;
+  const lineRecord = byLine(store, sourceId, records.lines);
+  const extended = records.extendsLast;
+  const lastIdx = session.messageCount - 1;
+  if (!extended || change.from !== lastIdx) return lineRecord;
+  const prev = change.removed[0];
+  const last = store.db
+    .prepare('SELECT raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?')
+    .get(session.id, lastIdx) as { raw: string | null; rawLine: number | null };
+  return (m, i) => {
+    if (i !== lastIdx) return lineRecord(m, i);
+    if (last.raw !== null) return { raw: [last.raw, ...extended.map((l) => records.lines.get(l) ?? '')].join('\n'), rawLine: null };
+    const base = (last.rawLine ?? sourceLineId(sourceId, 0)) - (prev?.sourceLine ?? 0);
+    const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, ?)');
+    for (const l of extended) insertLine.run(base + l, records.lines.get(l) ?? '');
+    return { raw: null, rawLine: last.rawLine };
+  };
+}
+
+/** The stored session of a tailed file as a format's tail parser reads it (core/formats/types.ts). */
+export function storedSession(store: SessionStore, session: OnlySession): StoredSession {
+  const db = store.db;
+  return {
+    id: session.id,
+    messageCount: session.messageCount,
+    model: session.model,
+    messagesFrom: (from) =>
+      (
+        db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx').pluck().all(session.id, from) as string[]
+      ).map((b) => JSON.parse(b) as Message),
+    messageIds: () => db.prepare('SELECT message_id FROM messages WHERE session_id = ?').pluck().all(session.id) as string[],
+    *backward() {
+      const rows = db
+        .prepare('SELECT idx, message_id AS id, body FROM messages WHERE session_id = ? ORDER BY idx DESC')
+        .iterate(session.id) as IterableIterator<{ idx: number; id: string; body: string }>;
+      for (const row of rows) yield { index: row.idx, id: row.id, message: () => JSON.parse(row.body) as Message };
+    },
+    rawOf: (index) => store.rawOf(session.id, index),
+    meta: () =>
+      JSON.parse(db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<Session, 'messages'>,
+  };
+}
 
 export interface AppendRows {
   readonly session: OnlySession;

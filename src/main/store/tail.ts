@@ -8,13 +8,11 @@
  *   truncated or rewritten: it is re-imported whole as the same sessions, never merged.
  * - A line-appended file (the imported part ends with a newline: JSONL) is read up to its last
  *   complete line; a partial last line waits for its newline. A JSON document is read whole.
- * - An append that only continues the session takes a fast path: the new lines are parsed alone
- *   (Claude Code: store/tail-claude-code.ts, Codex: tail-codex.ts, JSONL of messages:
- *   tail-jsonl.ts, Gemini CLI JSONL: tail-gemini.ts; what they write: tail-append.ts). A JSON
+ * - An append that only continues the session takes a fast path: the format's tail parser
+ *   (core/formats/<format>.ts, pure code: the new bytes and its state in, the messages and its
+ *   next state out) reads the new lines alone, and tail-append.ts writes what they make. A JSON
  *   document written again whole with more elements at the end of its arrays takes
- *   tail-document.ts: only the new elements are parsed (Gemini CLI JSON and checkpoints: tail-gemini-json.ts,
- *   OpenAI chat request: tail-openai-chat.ts, SWE-agent: tail-swe-agent.ts, OpenHands events and
- *   eval instances: tail-openhands.ts).
+ *   tail-document.ts: only the new elements are parsed, by the format's document shapes.
  * - Otherwise the importer runs over the whole file again (so every rule it has — the Claude Code
  *   chain by parentUuid, a response split over several lines — decides as on a first import),
  *   and only the messages from the first one that differs from the stored session are written:
@@ -24,6 +22,8 @@
  */
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { formatOf } from '../../core/formats/index';
+import type { ByteScan, LinesTail } from '../../core/formats/types';
 import { importSource } from '../../core/import/index';
 import { sniffSource } from '../../core/import/sniff';
 import type { ByteSource } from '../../core/import/types';
@@ -33,17 +33,9 @@ import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { fileSource } from '../io/file-source';
 import { messageRows, sessionRow, sourceLineId, storedEntries, type SessionStore } from './sessions';
-import type { FastPlan } from './tail-append';
-import { appendClaudeCode, type ClaudeCodeTail } from './tail-claude-code';
-import { appendCodex, type CodexTail } from './tail-codex';
-import { appendGemini, IdScan, type GeminiTail } from './tail-gemini';
-import { appendJsonl, type JsonlTail } from './tail-jsonl';
+import { onlySession, planAppend, recordsOf, storedSession, type FastPlan } from './tail-append';
 import { isJsonDocument } from './tail-shape';
 import { appendDocument, documentTail, documentTailOf, type DocumentFormat, type DocumentTail } from './tail-document';
-import { geminiCheckpointDocument, geminiDocument } from './tail-gemini-json';
-import { openAIChatDocument } from './tail-openai-chat';
-import { sweAgentDocument } from './tail-swe-agent';
-import { openHandsDocument, openHandsInstanceDocument } from './tail-openhands';
 
 /** The bytes whose digest tells an appended file from a rewritten one. */
 export const TAIL_CHECK_BYTES = 64 << 10;
@@ -69,25 +61,23 @@ export interface TailState {
   stale: boolean;
   /** What was imported is one JSON document (written again whole at each change), not lines; undefined when not known. */
   document?: boolean | undefined;
-  /** A Claude Code file whose appends can take the fast path (store/tail-claude-code.ts). */
-  claudeCode: ClaudeCodeTail | undefined;
-  /** A Codex rollout whose appends can take the fast path (store/tail-codex.ts). */
-  codex?: CodexTail | undefined;
-  /** A JSONL of messages whose appends can take the fast path (store/tail-jsonl.ts). */
-  jsonl?: JsonlTail | undefined;
-  /** A Gemini CLI JSONL session whose appends can take the fast path (store/tail-gemini.ts). */
-  gemini?: GeminiTail | undefined;
+  /** A line file whose appends can take its format's fast path (core/formats/types.ts `LinesTail`): the parser and its state. */
+  lines?: LinesFastPath | undefined;
   /** A JSON document whose new writes can take the fast path (store/tail-document.ts). */
   doc?: DocumentTail | undefined;
 }
 
-/** The document formats with a fast path (tail-<format>.ts), one entry per shape of document. */
-const DOCUMENTS: Partial<Record<FormatId, readonly DocumentFormat[]>> = {
-  'gemini-cli': [geminiDocument, geminiCheckpointDocument],
-  'openai-chat': [openAIChatDocument],
-  'swe-agent': [sweAgentDocument],
-  openhands: [openHandsDocument, openHandsInstanceDocument],
-};
+/** A format's line tail parser and the state it answered last (opaque here). */
+export interface LinesFastPath {
+  readonly tail: LinesTail;
+  state: unknown;
+}
+
+/** The document shapes of a format with a document fast path. */
+const documentsOf = (format: FormatId): readonly DocumentFormat[] | undefined => formatOf(format)?.tail?.document?.shapes;
+
+/** The line tail of a format with one. */
+const linesTailOf = (format: FormatId): LinesTail | undefined => formatOf(format)?.tail?.lines;
 
 export interface TailSessionUpdate {
   readonly id: string;
@@ -196,19 +186,17 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
   if (!src) throw new TailError(`no session with id "${sessionId}"`);
   const size = fileSize(src.path);
   const hash = createHash('sha256');
-  const scan = new LineScan();
   // Whether it is one document, as the import detects it (a stale file is re-imported whole: no fast path to prepare).
   const document = size >= src.size ? await isJsonDocument(src.path, src.size) : undefined;
-  const docFormats = document === true ? DOCUMENTS[src.format] : undefined;
+  const docFormats = document === true ? documentsOf(src.format) : undefined;
   const bytes = docFormats ? readWhole(src.path, src.size) : undefined;
-  // Gemini CLI's fast path needs the ids in the file: read on this pass (a JSONL file, by its name).
-  const ids = !bytes && src.format === 'gemini-cli' && src.path.endsWith('.jsonl') ? new IdScan() : undefined;
+  // A line file is streamed: its lines are counted, and its format's scan fed, on this one pass.
+  const scan = new LineScan(bytes ? undefined : linesTailOf(src.format)?.scan?.());
   if (bytes) hash.update(bytes);
   else
     for await (const chunk of fileSource(src.path, Math.min(size, src.size)).chunks()) {
       hash.update(chunk);
       scan.feed(chunk);
-      ids?.feed(chunk);
     }
   const stale = size < src.size || hash.copy().digest('hex') !== src.hash;
   const state: TailState = {
@@ -219,13 +207,11 @@ export async function openTail(store: SessionStore, sessionId: string): Promise<
     hash,
     tailDigest: stale ? '' : digestBefore(src.path, src.size),
     stale,
-    claudeCode: undefined,
     document: stale ? undefined : document,
   };
   // A document watched before, unchanged since: its arrays as that watch left them (the same bytes walk the same).
   const kept = unpark(store, src);
   if (!stale) setFastTails(state, scan, bytes, kept);
-  if (state.gemini && ids) state.gemini.ids = ids.done();
   return state;
 }
 
@@ -264,43 +250,58 @@ function unpark(store: SessionStore, src: SourceRow): DocumentTail | undefined {
   return p && p.size === src.size && p.digest === src.hash ? p.doc : undefined;
 }
 
-/** `"last-prompt"`: a Claude Code line naming the leaf of the main chain. */
-const LAST_PROMPT = Buffer.from('"last-prompt"');
-
-/** Lines counted, and a `last-prompt` line looked for, as a file streams by. */
+/** Lines counted, and the format's own scan fed (core/formats/types.ts `ByteScan`), as a file streams by. */
 class LineScan {
   lines = 0;
-  lastPrompt = false;
-  private carry = Buffer.alloc(0);
-  feed(chunk: Buffer | Uint8Array): void {
-    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    for (let nl = b.indexOf(10); nl >= 0; nl = b.indexOf(10, nl + 1)) this.lines++;
-    if (!this.lastPrompt)
-      this.lastPrompt =
-        b.indexOf(LAST_PROMPT) >= 0 || Buffer.concat([this.carry, b.subarray(0, LAST_PROMPT.length)]).indexOf(LAST_PROMPT) >= 0;
-    this.carry = Buffer.from(b.subarray(Math.max(0, b.length - LAST_PROMPT.length + 1)));
+  /** Fed every chunk; its result undefined when there is none. */
+  constructor(private readonly format?: ByteScan) {}
+  feed(chunk: Uint8Array): void {
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) this.lines++;
+    this.format?.feed(chunk);
+  }
+  done(): unknown {
+    return this.format?.done();
   }
 }
 
-/** The fast path's state of a Claude Code file that ends on a newline and names no leaf. */
-function claudeCodeTail(state: TailState, scan: LineScan): ClaudeCodeTail | undefined {
-  if (state.format !== 'claude-code' || scan.lastPrompt || state.size === 0) return undefined;
-  if (readRange(state.path, state.size - 1, state.size)[0] !== 10) return undefined;
-  return { lines: scan.lines, leaf: lastMainUuid(state.path, state.size), ids: undefined };
-}
+/** Bytes [from, to) of a file for a format's tail parser: fewer when the file is now shorter. */
+const reader =
+  (path: string) =>
+  (from: number, to: number): Uint8Array => {
+    const buf = Buffer.allocUnsafe(Math.max(0, to - from));
+    if (buf.length === 0) return buf;
+    const fd = openSync(path, 'r');
+    try {
+      let at = 0;
+      while (at < buf.length) {
+        const n = readSync(fd, buf, at, buf.length - at, from + at);
+        if (n === 0) return buf.subarray(0, at);
+        at += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return buf;
+  };
 
 /**
- * The fast path's state for the file's format, when the imported bytes end on a newline (a
- * document's: from `bytes` when the caller read them, verified against the state's hash).
+ * The fast path's state for the file's format (core/formats: its line tail when the imported
+ * bytes end on a newline, its document shapes for a document; from `bytes` when the caller read
+ * them, verified against the state's hash).
  */
 function setFastTails(state: TailState, scan: LineScan, bytes?: Buffer, kept?: DocumentTail): void {
-  state.claudeCode = claudeCodeTail(state, scan);
   const lines = state.size > 0 && readRange(state.path, state.size - 1, state.size)[0] === 10;
-  state.codex = lines && state.format === 'codex' ? { lines: scan.lines, from: undefined } : undefined;
-  state.jsonl = lines && state.format === 'jsonl' ? { lines: scan.lines, index: undefined } : undefined;
-  state.gemini =
-    lines && state.format === 'gemini-cli' && state.document === false ? { lines: scan.lines, ids: undefined, last: undefined } : undefined;
-  const doc = state.document === true ? DOCUMENTS[state.format] : undefined;
+  const tail = lines ? linesTailOf(state.format) : undefined;
+  const start = tail?.start({
+    lines: scan.lines,
+    size: state.size,
+    name: state.path,
+    scanned: scan.done(),
+    read: reader(state.path),
+    document: state.document,
+  });
+  state.lines = tail && start !== undefined ? { tail, state: start } : undefined;
+  const doc = state.document === true ? documentsOf(state.format) : undefined;
   state.doc =
     doc &&
     (kept ?? (bytes ? documentTailOf(doc, state.path, bytes) : documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'))));
@@ -308,47 +309,29 @@ function setFastTails(state: TailState, scan: LineScan, bytes?: Buffer, kept?: D
 
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
 async function fastPlan(store: SessionStore, state: TailState, appended: Buffer): Promise<FastPlan | undefined> {
-  if (state.claudeCode) return appendClaudeCode(store, state.sourceId, state.claudeCode, appended);
-  if (state.codex) return appendCodex(store, state.sourceId, state.path, state.size, state.codex, appended);
-  if (state.jsonl) return appendJsonl(store, state.sourceId, state.path, state.jsonl, appended);
-  if (state.gemini) return appendGemini(store, state.sourceId, state.path, state.size, state.gemini, appended);
-  return undefined;
-}
-
-/** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
-function lastMainUuid(path: string, end: number): string | undefined {
-  let tailText = Buffer.alloc(0);
-  for (let to = end; to > 0;) {
-    const at = Math.max(0, to - (1 << 20));
-    tailText = Buffer.concat([readRange(path, at, to), tailText]);
-    to = at;
-    // Whole lines only: the first (partial unless at the start) waits for the next read.
-    let stop = tailText.length;
-    for (let nl = tailText.lastIndexOf(10, stop - 1); stop > 0; nl = tailText.lastIndexOf(10, stop - 1)) {
-      if (nl < 0 && at > 0) break;
-      const line = tailText
-        .subarray(nl + 1, stop)
-        .toString('utf8')
-        .trim();
-      stop = Math.max(0, nl);
-      if (line === '') continue;
-      try {
-        const r: unknown = JSON.parse(line);
-        if (
-          typeof r === 'object' &&
-          r !== null &&
-          typeof (r as Record<string, unknown>)['uuid'] === 'string' &&
-          (r as Record<string, unknown>)['isSidechain'] !== true
-        )
-          return (r as Record<string, string>)['uuid'];
-      } catch {
-        return undefined;
-      }
-      if (nl < 0) break;
-    }
-    tailText = tailText.subarray(0, stop);
-  }
-  return undefined;
+  const lines = state.lines;
+  if (!lines) return undefined;
+  const only = onlySession(store, state.sourceId);
+  if (!only) return undefined;
+  const answer = await lines.tail.append({
+    state: lines.state,
+    appended,
+    session: storedSession(store, only),
+    name: state.path,
+    size: state.size,
+    read: reader(state.path),
+  });
+  lines.state = answer.state;
+  const change = answer.change;
+  if (!change) return undefined;
+  const plan = planAppend(store, {
+    session: only,
+    from: change.from,
+    removed: change.removed,
+    changed: change.changed,
+    record: recordsOf(store, state.sourceId, only, change),
+  });
+  return plan && { ...plan, advance: () => void (lines.state = change.next()) };
 }
 
 /** What one complete read of the file saw: where each line starts, its lines, its hash (and its bytes, when kept). */
@@ -365,7 +348,7 @@ interface Indexed {
  * the result. With `keep`, its bytes are kept too (a document's fast path walks them after the
  * import instead of reading and hashing the file once more).
  */
-function indexingSource(path: string, size: number, keep: boolean): { source: ByteSource; indexed: () => Indexed } {
+function indexingSource(path: string, size: number, keep: boolean, format: FormatId): { source: ByteSource; indexed: () => Indexed } {
   const inner = fileSource(path, size);
   let done: Indexed | undefined;
   const source: ByteSource = {
@@ -373,7 +356,7 @@ function indexingSource(path: string, size: number, keep: boolean): { source: By
     size: inner.size,
     ...(inner.maxLineBytes !== undefined ? { maxLineBytes: inner.maxLineBytes } : {}),
     async *chunks() {
-      const pass = { lineStarts: [0], scan: new LineScan(), hash: createHash('sha256') };
+      const pass = { lineStarts: [0], scan: new LineScan(linesTailOf(format)?.scan?.()), hash: createHash('sha256') };
       const bytes = keep ? Buffer.allocUnsafe(size) : undefined;
       let at = 0;
       for await (const chunk of inner.chunks()) {
@@ -439,7 +422,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
     if (lines) end = lastLineEnd(state.path, state.size, size);
     if (end <= state.size) return undefined;
     hash = state.hash.copy();
-    if (lines && (state.claudeCode || state.codex || state.jsonl || state.gemini)) {
+    if (lines && state.lines) {
       // The fast path: the new lines alone, when they only continue the session.
       const appended = readRange(state.path, state.size, end);
       hash.update(appended);
@@ -455,7 +438,7 @@ export async function updateTail(store: SessionStore, state: TailState): Promise
     if (shape === 'jsonl' && (await isJsonDocument(state.path, size)) === false) end = lastLineEnd(state.path, 0, size);
     if (end === 0) return undefined;
   }
-  const { source, indexed } = indexingSource(state.path, end, document && DOCUMENTS[state.format] !== undefined);
+  const { source, indexed } = indexingSource(state.path, end, document && documentsOf(state.format) !== undefined, state.format);
   const outcome = await importSource(source, { format: state.format, keepRaw: 'lines' });
   const { lineStarts, scan, bytes } = indexed();
   // An append hashes its new bytes onto the running hash; a re-import has the whole file's.

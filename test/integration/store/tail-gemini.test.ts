@@ -184,7 +184,7 @@ describe('live tail of a Gemini CLI JSONL session', () => {
     writeFileSync(file, doc(2));
     const id = (await importFileToStore(t.store, file, { pipeline: false })).sessionIds[0]!;
     const tail = await openTail(t.store, id);
-    expect(tail.gemini).toBeUndefined();
+    expect(tail.lines).toBeUndefined();
     writeFileSync(file, doc(3));
     expect(tail.doc).toBeDefined();
     expect(await updateTail(t.store, tail)).toMatchObject({ fast: true, sessions: [{ changedFrom: 4, messages: 6 }] });

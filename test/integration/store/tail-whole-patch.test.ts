@@ -29,8 +29,8 @@ describe.each([
     let held = t.store.loadSession(id)!;
     for (let n = 0; n < 2; n++) {
       corpus.append(file, n);
-      // Gemini CLI JSONL and JSON have fast paths (store/tail-gemini.ts, tail-document.ts): dropped, as the tail does when it cannot take them.
-      tail.gemini = tail.doc = undefined;
+      // Gemini CLI JSONL and JSON have fast paths (core/formats/gemini-cli.ts, store/tail-document.ts): dropped, as the tail does when it cannot take them.
+      tail.lines = tail.doc = undefined;
       const u = await updateTail(t.store, tail);
       expect(u).toMatchObject({ fast: false, rewritten: false });
       const s = u!.sessions[0]!;

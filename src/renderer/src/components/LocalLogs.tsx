@@ -5,17 +5,13 @@
  * by the host (Electron's File ▸ Import Agent Logs…).
  */
 import { useMemo, useRef, useState } from 'react';
-import type { LocalLogAgent, LocalLogGroup } from '../../../shared/api';
+import type { LocalLogGroup } from '../../../shared/api';
 import { useAppStore } from '../context';
 import { fmtBytes, fmtWhen } from '../model/import-view';
 import { useModal } from '../use-modal';
 
-const AGENT: Record<LocalLogAgent, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'gemini-cli': 'Gemini CLI',
-  upload: 'Uploaded',
-};
+/** The agent's name as the host labels it (the format's descriptor names it), else its id. */
+const agentName = (x: { readonly agent: string; readonly label?: string | undefined }): string => x.label ?? x.agent;
 /** Files shown per project before "show all" (a project can hold thousands). */
 const FIRST = 20;
 /** Projects shown before "show all" (a machine can hold hundreds): the page stays light. */
@@ -42,7 +38,7 @@ function Group({ group }: { group: LocalLogGroup }) {
   return (
     <section className="local-log-group" data-testid="local-log-group" data-agent={group.agent} data-project={group.project}>
       <h3>
-        <span className={`agent agent-${group.agent}`}>{AGENT[group.agent]}</span> <bdi>{group.project}</bdi>{' '}
+        <span className={`agent agent-${group.agent}`}>{agentName(group)}</span> <bdi>{group.project}</bdi>{' '}
         <span className="muted">
           · {group.files.length} {group.files.length === 1 ? 'file' : 'files'} · newest {fmtWhen(group.newest)}
         </span>
@@ -101,7 +97,7 @@ export function LocalLogsPanel() {
     if (!needle) return view.groups;
     // A project matches whole; otherwise only its files whose name matches.
     return view.groups.flatMap((g) => {
-      if (g.project.toLowerCase().includes(needle) || AGENT[g.agent].toLowerCase().includes(needle)) return [g];
+      if (g.project.toLowerCase().includes(needle) || agentName(g).toLowerCase().includes(needle)) return [g];
       const files = g.files.filter((f) => f.name.toLowerCase().includes(needle));
       return files.length > 0 ? [{ ...g, files }] : [];
     });
@@ -159,7 +155,7 @@ export function LocalLogsPanel() {
           <footer className="muted">
             {view.roots.map((r) => (
               <div key={`${r.agent}${r.path}`}>
-                {AGENT[r.agent]}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>}{' '}
+                {agentName(r)}: {r.agent === 'upload' && r.path.startsWith('upload:') ? 'kept by this server' : <bdi>{r.path}</bdi>}{' '}
                 {r.exists ? `(${r.files} ${r.files === 1 ? 'file' : 'files'})` : '(not found)'}
               </div>
             ))}

@@ -1,6 +1,7 @@
 /**
- * Live tail's fast path for an OpenHands event list (`[{id, source, action|observation, …}]`,
- * core/import/openhands.ts; the walk: tail-document.ts). The list is written again with the new
+ * OpenHands event lists and eval output (importer: core/import/openhands.ts).
+ *
+ * Live tail of an event list (`[{id, source, action|observation, …}]`; the walk: src/main/store/tail-document.ts). The list is written again with the new
  * events at its end. Its events depend on earlier ones, so the new ones are converted as a batch
  * by the importer's own `eventsToSession`, and taken only where that is provably what a first
  * import of the whole list makes:
@@ -26,11 +27,19 @@
  * (`native_tool_calling: false`: the first prompt and every result are rewritten around the tools)
  * takes the whole-file path; every other key must stay as it was.
  */
-import { eventsToSession, instanceOptions, isTextCallId, type OpenHandsOptions } from '../../core/import/openhands';
-import type { ParseContext } from '../../core/import/types';
-import { arr, isRecord, rec, str, type Json } from '../../core/import/util';
-import type { Message } from '../../core/model';
-import { skipSpace, stringEnd, type ConvertContext, type DocumentFormat } from './tail-document';
+import { eventsToSession, importer, instanceOptions, isTextCallId, type OpenHandsOptions } from '../import/openhands';
+import type { ParseContext } from '../import/types';
+import { arr, isRecord, rec, str } from '../import/util';
+import type { Message } from '../model';
+import { ascii, bytesAt, indexOfBytes, textOf } from './bytes';
+import { skipSpace, stringEnd } from './document';
+import type { ConvertContext, DocumentShape, FormatDescriptor } from './types';
+
+declare module '../model' {
+  interface FormatIds {
+    openhands: true;
+  }
+}
 
 /** Ids the imported events use, which new events must not meet. */
 interface OpenHandsState {
@@ -40,30 +49,30 @@ interface OpenHandsState {
   readonly ids: Set<string>;
 }
 
-const TOOL_CALL_ID = Buffer.from('"tool_call_id"');
-const MODEL_RESPONSE = Buffer.from('"model_response"');
-const ID_KEY = Buffer.from('"id"');
+const TOOL_CALL_ID = ascii('"tool_call_id"');
+const MODEL_RESPONSE = ascii('"model_response"');
+const ID_KEY = ascii('"id"');
 const COLON = 58;
 const QUOTE = 34;
 const BRACE = 123;
 
 /** Where the value of the key ending before `at` starts (after its colon), or -1 when no colon follows (the text is not a key). */
-function valueAfter(b: Buffer, at: number): number {
+function valueAfter(b: Uint8Array, at: number): number {
   const colon = skipSpace(b, at);
   return b[colon] === COLON ? skipSpace(b, colon + 1) : -1;
 }
 
 /** The JSON string opening at `at`, decoded. */
-const stringAt = (b: Buffer, at: number): string => JSON.parse(b.toString('utf8', at, stringEnd(b, at))) as string;
+const stringAt = (b: Uint8Array, at: number): string => JSON.parse(textOf(b, at, stringEnd(b, at))) as string;
 
 /**
  * The ids the events in `b` use, read byte by byte (the keys found natively, their values walked
  * as JSON strings: a watch's start reads the whole document, and decoding a window of text per
  * key cost more than the walk), or undefined when one is not where the import would read it.
  */
-function scan(b: Buffer): OpenHandsState | undefined {
+function scan(b: Uint8Array): OpenHandsState | undefined {
   const ids = new Set<string>();
-  for (let at = b.indexOf(TOOL_CALL_ID); at >= 0; at = b.indexOf(TOOL_CALL_ID, at + TOOL_CALL_ID.length)) {
+  for (let at = indexOfBytes(b, TOOL_CALL_ID); at >= 0; at = indexOfBytes(b, TOOL_CALL_ID, at + TOOL_CALL_ID.length)) {
     const v = valueAfter(b, at + TOOL_CALL_ID.length);
     // Not a key with a string value: no call id the import reads there.
     if (v < 0 || b[v] !== QUOTE) continue;
@@ -72,12 +81,12 @@ function scan(b: Buffer): OpenHandsState | undefined {
     ids.add(id);
   }
   const responses = new Set<string>();
-  for (let at = b.indexOf(MODEL_RESPONSE); at >= 0; at = b.indexOf(MODEL_RESPONSE, at + MODEL_RESPONSE.length)) {
+  for (let at = indexOfBytes(b, MODEL_RESPONSE); at >= 0; at = indexOfBytes(b, MODEL_RESPONSE, at + MODEL_RESPONSE.length)) {
     const v = valueAfter(b, at + MODEL_RESPONSE.length);
     if (v < 0 || b[v] !== BRACE) continue;
     // A response whose id is not its first key (litellm writes it first) is not read here: no fast path.
     const key = skipSpace(b, v + 1);
-    if (!b.subarray(key, key + ID_KEY.length).equals(ID_KEY)) return undefined;
+    if (!bytesAt(b, key, ID_KEY)) return undefined;
     const id = valueAfter(b, key + ID_KEY.length);
     if (id < 0 || b[id] !== QUOTE) return undefined;
     responses.add(stringAt(b, id));
@@ -116,7 +125,7 @@ function convertEvents(elements: readonly unknown[], c: ConvertContext, options:
   return [s.messages];
 }
 
-export const openHandsDocument: DocumentFormat = {
+const eventsDocument: DocumentShape = {
   arrays: [''],
   conversation: '',
   skeleton: (doc) => (Array.isArray(doc) ? doc : undefined),
@@ -146,9 +155,9 @@ export const openHandsDocument: DocumentFormat = {
 };
 
 /** `metrics.token_usages` of an instance's comparable skeleton. */
-const usagesOf = (skeleton: Json): unknown[] => arr(rec(skeleton['metrics'])['token_usages']);
+const usagesOf = (skeleton: Record<string, unknown>): unknown[] => arr(rec(skeleton['metrics'])['token_usages']);
 
-export const openHandsInstanceDocument: DocumentFormat = {
+const instanceDocument: DocumentShape = {
   arrays: ['history'],
   conversation: 'history',
   skeleton: (doc) => {
@@ -173,6 +182,15 @@ export const openHandsInstanceDocument: DocumentFormat = {
   reopen: false,
   scan,
   convert: (elements, _first, c) => convertEvents(elements, c, instanceOptions(c.skeleton)),
-  extend: openHandsDocument.extend!,
-  keepsSession: openHandsDocument.keepsSession,
+  extend: eventsDocument.extend!,
+  keepsSession: eventsDocument.keepsSession,
+};
+
+export const format: FormatDescriptor = {
+  ...importer,
+  agent: 'OpenHands',
+  // The importer keeps no record of which condenser the run used; its default configuration
+  // summarizes (LLMSummarizingCondenser), so that preset stands in.
+  defaultPolicy: 'openhands-summary',
+  tail: { document: { shapes: [eventsDocument, instanceDocument] } },
 };

@@ -1,0 +1,85 @@
+/**
+ * Byte helpers for the tail parsers (src/core is host-free: Uint8Array and TextDecoder, never a
+ * Node Buffer; a host may hand Buffers in, which are Uint8Arrays).
+ */
+import { isRecord } from '../import/util';
+
+// ignoreBOM: a byte-order mark stays in the text, as a Buffer's toString keeps it.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** UTF-8 text of bytes [from, to) (invalid bytes replaced, as a Buffer's toString does). */
+export const textOf = (b: Uint8Array, from = 0, to = b.length): string => utf8.decode(b.subarray(from, to));
+
+/** The bytes of `parts`, one after the other. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** ASCII text as bytes (the keys a scan looks for). */
+export const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/** Whether `needle` lies in `b` at `at`. */
+export function bytesAt(b: Uint8Array, at: number, needle: Uint8Array): boolean {
+  if (at < 0 || at + needle.length > b.length) return false;
+  for (let i = 0; i < needle.length; i++) if (b[at + i] !== needle[i]) return false;
+  return true;
+}
+
+/**
+ * Where `needle` starts in `b` at or after `from`, or -1. The search runs natively on the needle's
+ * least common byte (a `_`, a capital or a digit before a quote: JSON is mostly quotes and letters).
+ */
+export function indexOfBytes(b: Uint8Array, needle: Uint8Array, from = 0): number {
+  if (needle.length === 0) return from;
+  let k = needle.findIndex((c) => c === 95 || (c >= 65 && c <= 90) || (c >= 48 && c <= 57));
+  if (k < 0) k = needle.length >> 1;
+  const pivot = needle[k]!;
+  for (let i = b.indexOf(pivot, from + k); i >= 0; i = b.indexOf(pivot, i + 1)) {
+    const at = i - k;
+    if (bytesAt(b, at, needle)) return at;
+  }
+  return -1;
+}
+
+/** Whether bytes end in a newline. */
+export const endsWithNewline = (b: Uint8Array): boolean => b.length > 0 && b[b.length - 1] === 10;
+
+/** One appended line as the import numbers and keeps it. */
+export interface NewLine {
+  readonly line: number;
+  readonly text: string;
+  readonly value: Record<string, unknown>;
+}
+
+/**
+ * The complete lines of `appended`, numbered on from `before` lines, as the import reads them
+ * (blank lines skipped, a trailing CR dropped from the record); undefined when one is not a JSON
+ * object (the whole-file path then says what is wrong). `total`: lines after the append.
+ */
+export function parseAppended(appended: Uint8Array, before: number): { lines: NewLine[]; total: number } | undefined {
+  const lines: NewLine[] = [];
+  let n = before;
+  for (const raw of textOf(appended).split('\n')) {
+    n++;
+    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (t.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(t);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(value)) return undefined;
+    lines.push({ line: n, text: t, value });
+  }
+  // The split counts one line past the final newline.
+  return { lines, total: n - 1 };
+}

@@ -1,0 +1,222 @@
+/**
+ * Claude Code's session files (importer: core/import/claude-code.ts): `~/.claude/projects/<cwd>/<session>.jsonl`.
+ *
+ * Live tail: an append that only continues the main chain is parsed on its own — the importer's
+ * per-line path over the new lines, not the whole file again — and its messages are appended (or
+ * the last response extended). Anything that could change what came before falls back to the
+ * whole-file path, which is always right:
+ * - a new line not chained to the previous one (the first to the last line before the append): a
+ *   rewind or a fork, so maybe another main chain;
+ * - a sidechain line (subagents), a compaction boundary or summary, an `isMeta` line (whether it
+ *   was sent depends on lines before it), a title, summary or `last-prompt` line (a leaf);
+ * - a uuid of a stored message, another model than the session's;
+ * - a file with a `last-prompt` line anywhere before (its leaf, not the last line, ends the chain).
+ * Not seen here (Claude Code writes neither): a new line reusing the uuid of an earlier line that
+ * is no message, or the response id of a stored message before the last one.
+ */
+import { importer } from '../import/claude-code';
+import type { JsonLine, ParseContext } from '../import/types';
+import { isRecord } from '../import/util';
+import type { Message, Session } from '../model';
+import { ascii, concatBytes, indexOfBytes, parseAppended, textOf } from './bytes';
+import { linesTail, type ByteScan, type FormatDescriptor, type ReadBytes } from './types';
+
+declare module '../model' {
+  interface FormatIds {
+    'claude-code': true;
+  }
+}
+
+/** What the fast path keeps between appends. */
+interface ClaudeCodeTail {
+  /** Lines in the imported bytes. */
+  readonly lines: number;
+  /** uuid of the last main-chain line imported (where an append must chain on). */
+  readonly leaf: string | undefined;
+  /** Message ids stored for the session (loaded on first use). */
+  readonly ids: Set<string> | undefined;
+}
+
+/** Line types that can change the title or the leaf. */
+const SLOW_TYPES = new Set(['last-prompt', 'custom-title', 'ai-title', 'summary']);
+
+/** `"last-prompt"`: a line naming the leaf of the main chain. */
+const LAST_PROMPT = ascii('"last-prompt"');
+
+/** Whether a `last-prompt` line is in the bytes as they stream by. */
+class LastPromptScan implements ByteScan {
+  private found = false;
+  private carry = new Uint8Array(0);
+  feed(chunk: Uint8Array): void {
+    if (this.found) return;
+    const joined = concatBytes([this.carry, chunk.subarray(0, LAST_PROMPT.length)]);
+    this.found = indexOfBytes(chunk, LAST_PROMPT) >= 0 || indexOfBytes(joined, LAST_PROMPT) >= 0;
+    this.carry = chunk.slice(Math.max(0, chunk.length - LAST_PROMPT.length + 1));
+  }
+  done(): boolean {
+    return this.found;
+  }
+}
+
+/** The uuid of the last line before `end` that has one and is not a sidechain line (read backwards). */
+function lastMainUuid(read: ReadBytes, end: number): string | undefined {
+  let tailText: Uint8Array = new Uint8Array(0);
+  for (let to = end; to > 0;) {
+    const at = Math.max(0, to - (1 << 20));
+    tailText = concatBytes([read(at, to), tailText]);
+    to = at;
+    // Whole lines only: the first (partial unless at the start) waits for the next read.
+    let stop = tailText.length;
+    for (let nl = tailText.lastIndexOf(10, stop - 1); stop > 0; nl = tailText.lastIndexOf(10, stop - 1)) {
+      if (nl < 0 && at > 0) break;
+      const line = textOf(tailText, nl + 1, stop).trim();
+      stop = Math.max(0, nl);
+      if (line === '') continue;
+      try {
+        const r: unknown = JSON.parse(line);
+        if (isRecord(r) && typeof r['uuid'] === 'string' && r['isSidechain'] !== true) return r['uuid'];
+      } catch {
+        return undefined;
+      }
+      if (nl < 0) break;
+    }
+    tailText = tailText.subarray(0, stop);
+  }
+  return undefined;
+}
+
+/** `message.id` of a raw Claude Code record (its first line). */
+function apiIdOf(raw: string): string | undefined {
+  try {
+    const r: unknown = JSON.parse(raw.split('\n', 1)[0]!);
+    const m = isRecord(r) && isRecord(r['message']) ? r['message'] : undefined;
+    return typeof m?.['id'] === 'string' ? m['id'] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const format: FormatDescriptor = {
+  ...importer,
+  agent: 'Claude Code',
+  defaultPolicy: 'claude-code',
+  localLogs: {
+    env: 'CLAUDE_CONFIG_DIR',
+    home: ['.claude'],
+    below: ['projects'],
+    // projects/<encoded cwd>/<session>.jsonl (subagent files nest deeper and belong to their parent).
+    maxDepth: 1,
+    accept: (name, dirs) => dirs.length === 1 && name.endsWith('.jsonl'),
+    project: { by: 'folder', cwdInHead: true, decode: decodeClaudeProject },
+  },
+  tail: {
+    lines: linesTail<ClaudeCodeTail>({
+      scan: () => new LastPromptScan(),
+      start: ({ lines, size, scanned, read }) =>
+        // A file with a `last-prompt` line: its leaf, not the last line, ends the chain.
+        scanned !== false || size === 0 ? undefined : { lines, leaf: lastMainUuid(read, size), ids: undefined },
+      append: async ({ state, appended, session }) => {
+        if (state.leaf === undefined || session.messageCount === 0) return { state };
+        const parsedLines = parseAppended(appended, state.lines);
+        if (!parsedLines) return { state };
+        const { lines, total } = parsedLines;
+        const ids = state.ids ?? new Set(session.messageIds());
+        const looked = { ...state, ids };
+        // Linear continuation of the main chain, nothing that reaches back.
+        let parent = state.leaf;
+        const apiIdOfLine = new Map<number, string>();
+        for (const { value: r, line } of lines) {
+          const type = typeof r['type'] === 'string' ? r['type'] : '';
+          if (SLOW_TYPES.has(type)) return { state: looked };
+          const uuid = r['uuid'];
+          if (typeof uuid !== 'string' || uuid === '') continue;
+          if (
+            r['isSidechain'] === true ||
+            r['isMeta'] === true ||
+            r['isCompactSummary'] === true ||
+            r['subtype'] === 'compact_boundary' ||
+            r['logicalParentUuid'] !== undefined
+          )
+            return { state: looked };
+          if (r['parentUuid'] !== parent || ids.has(uuid)) return { state: looked };
+          parent = uuid;
+          const msg = isRecord(r['message']) ? r['message'] : {};
+          if (type === 'assistant') {
+            const model = msg['model'];
+            if (typeof model === 'string' && model !== '' && model !== '<synthetic>' && model !== session.model) return { state: looked };
+            if (typeof msg['id'] === 'string') apiIdOfLine.set(line, msg['id']);
+          }
+        }
+        const moved = { lines: total, leaf: parent, ids };
+        const news = lines.filter((l) => typeof l.value['uuid'] === 'string' && l.value['uuid'] !== '');
+        const textOfLine = new Map(lines.map((l) => [l.line, l.text]));
+        if (news.length === 0)
+          return { state: looked, change: { from: session.messageCount, removed: [], changed: [], records: 'inline', next: () => moved } };
+
+        // The importer's own per-line path, on the new lines alone, numbered as in the file.
+        const ctx: ParseContext = { name: 'appended lines', keepRaw: false, lineRecords: true, warn: () => {}, progress: () => {} };
+        const input = (async function* (): AsyncGenerator<JsonLine> {
+          for (const l of news) yield { line: l.line, value: l.value, raw: l.text };
+        })();
+        let parsedSessions: Session[];
+        try {
+          parsedSessions = await importer.parse({ kind: 'jsonl', lines: input }, ctx);
+        } catch {
+          return { state: looked };
+        }
+        const parsed = parsedSessions[0];
+        if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0 || parsed.sourceCompactions.length > 0)
+          return { state: looked };
+        let fresh: readonly Message[] = parsed.messages;
+
+        // A response continued from the last stored message (same message.id) extends it, as the
+        // importer merges the lines of one response; a response id of any other message is not known here.
+        const lastIdx = session.messageCount - 1;
+        const prev = session.messagesFrom(lastIdx)[0]!;
+        const lastRaw = prev.role === 'assistant' ? session.rawOf(lastIdx) : null;
+        const lastApiId = lastRaw ? apiIdOf(lastRaw) : undefined;
+        const sameResponse = (m: Message): boolean =>
+          lastApiId !== undefined && m.sourceLine !== undefined && apiIdOfLine.get(m.sourceLine) === lastApiId;
+        if (fresh.slice(1).some(sameResponse)) return { state: looked };
+        let merged: Message | undefined;
+        if (fresh.length > 0 && fresh[0]!.role === 'assistant' && sameResponse(fresh[0]!)) {
+          const m = fresh[0]!;
+          merged = {
+            ...prev,
+            parts: [...prev.parts, ...m.parts],
+            ...(m.usage ? { usage: m.usage } : {}),
+            mergedLines: [...(prev.mergedLines ?? []), m.sourceLine!, ...(m.mergedLines ?? [])],
+          };
+          fresh = fresh.slice(1);
+        }
+        const next = (): ClaudeCodeTail => {
+          for (const m of fresh) ids.add(m.id);
+          return moved;
+        };
+        return {
+          state: looked,
+          change: {
+            from: merged ? lastIdx : session.messageCount,
+            removed: merged ? [prev] : [],
+            changed: merged ? [merged, ...fresh] : fresh,
+            // The extended last response keeps its record as the first import kept it, grown by its new lines.
+            records: merged
+              ? { lines: textOfLine, extendsLast: merged.mergedLines!.slice((prev.mergedLines ?? []).length) }
+              : { lines: textOfLine },
+            next,
+          },
+        };
+      },
+    }),
+  },
+};
+
+/**
+ * Claude Code names a project folder after its cwd with every `/` (and other non-alphanumeric
+ * character) turned into `-`: `-home-ana-web-app` → `/home/ana/web/app`. The mapping loses
+ * information (a `-` in a folder name reads back as `/`), so the cwd written inside the newest
+ * session is preferred when its head has one.
+ */
+export function decodeClaudeProject(folder: string): string {
+  return folder.startsWith('-') ? folder.replace(/-/g, '/') : folder;
+}
