@@ -506,26 +506,9 @@ export interface StepDetail {
   readonly events: readonly ReplayEvent[];
 }
 
-/** One setting of the config panel, derived from the config schema and the policy. */
-export interface ConfigField {
-  readonly key: string;
-  readonly label: string;
-  readonly group: string;
-  readonly kind: 'number' | 'ratio' | 'integer' | 'select' | 'toggle' | 'text' | 'list';
-  readonly unit: string | null;
-  readonly min: number | null;
-  readonly max: number | null;
-  readonly step: number | null;
-  readonly options: readonly string[] | null;
-  /** The value in force: the override if set, else the policy's, else the default. */
-  readonly value: string | number | boolean | readonly string[] | null;
-  readonly policyValue: string | number | boolean | readonly string[] | null;
-  readonly overridden: boolean;
-  /** False for a setting the policy ignores; `why` says so. */
-  readonly applies: boolean;
-  readonly why: string | null;
-  readonly description: string;
-}
+/** One field of the config panel: built in the engine from the config schema (src/core/config-fields.ts). */
+export type { ConfigField } from '../core/config-fields';
+import type { ConfigField } from '../core/config-fields';
 
 /** Estimate against provider-reported prompt size, per call, and the calibrated fit. */
 export interface AccuracyView {
