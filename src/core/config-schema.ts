@@ -118,3 +118,38 @@ export function configLeaves(schema: z.ZodType = configSchema()): readonly Leaf[
   if (schema === configSchema()) leavesCache = { schema, leaves: out };
   return out;
 }
+
+/** How `--set` reads a key's value. */
+export type SetKind = 'number' | 'string' | 'list' | 'bool';
+
+/** The wrapper kinds whose inner type decides how a value is read. */
+const WRAPPERS = new Set(['optional', 'default', 'nullable', 'prefault', 'readonly', 'catch']);
+
+/**
+ * Every leaf `--set` accepts (all but those whose metadata says `settable: false`), dotted, in the
+ * schema's order, with how its value is read. Walks the zod types themselves: it runs when the
+ * program starts, and zod's JSON Schema (configLeaves) costs tens of milliseconds to build;
+ * test/unit/policies/set-keys.test.ts checks both walks list the same keys.
+ */
+export function settableKeys(schema: z.ZodObject = configSchema()): Map<string, SetKind> {
+  const out = new Map<string, SetKind>();
+  const walk = (shape: Readonly<Record<string, z.core.$ZodType>>, prefix: string): void => {
+    for (const [k, field] of Object.entries(shape)) {
+      if (!prefix && NOT_SETTINGS.has(k)) continue;
+      let t = field;
+      let settable = true;
+      for (;;) {
+        if ((z.globalRegistry.get(t) as { settable?: boolean } | undefined)?.settable === false) settable = false;
+        const def = t._zod.def as { type: string; innerType?: z.core.$ZodType };
+        if (!WRAPPERS.has(def.type) || !def.innerType) break;
+        t = def.innerType;
+      }
+      const type = t._zod.def.type;
+      if (type === 'object') walk((t as z.ZodObject).shape, `${prefix}${k}.`);
+      else if (settable)
+        out.set(prefix + k, type === 'number' ? 'number' : type === 'boolean' ? 'bool' : type === 'array' ? 'list' : 'string');
+    }
+  };
+  walk(schema.shape, '');
+  return out;
+}

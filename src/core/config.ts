@@ -6,13 +6,14 @@
  * config plus a strategy pipeline; nothing else changes between policies.
  */
 import { getPolicy, POLICIES } from './policies/index';
-import { configLeaves, configSchema, type ReplayConfig, type ReplayConfigInput } from './config-schema';
+import { configSchema, settableKeys, type ReplayConfig, type ReplayConfigInput, type SetKind } from './config-schema';
 import { onRegistryChange } from './strategies/registry';
 
 export {
   BudgetLayerConfig,
   configLeaves,
   configSchema,
+  settableKeys,
   CUSTOM_STRATEGY,
   ReplayConfig,
   STRATEGY_IDS,
@@ -25,29 +26,15 @@ export {
   type ToolOutputMode,
 } from './config-schema';
 
-type SetKind = 'number' | 'string' | 'list' | 'bool';
-
-/**
- * How `--set key=value` reads each key, from the leaf's JSON Schema: every leaf of the schema but
- * those whose metadata says `settable: false` (test/unit/policies/set-keys.test.ts keeps this so).
- */
-function setKindOf(leafType: string | undefined): SetKind {
-  if (leafType === 'number' || leafType === 'integer') return 'number';
-  if (leafType === 'boolean') return 'bool';
-  if (leafType === 'array') return 'list';
-  return 'string';
-}
-
 let setKeys = new Map<string, SetKind>();
-/** Keys `--set key=value` (and `CTXSCOPE_<KEY>`) accept, in the schema's order; refreshed when a strategy is registered. */
+/**
+ * Keys `--set key=value` (and `CTXSCOPE_<KEY>`) accept, in the schema's order, each read as its
+ * zod type says (config-schema.ts `settableKeys`); refreshed when a strategy is registered.
+ */
 export const SET_KEY_NAMES: string[] = [];
 
 function deriveSetKeys(): void {
-  setKeys = new Map(
-    configLeaves()
-      .filter((l) => l.schema.settable !== false)
-      .map((l) => [l.key, setKindOf(l.schema.type)]),
-  );
+  setKeys = settableKeys();
   SET_KEY_NAMES.length = 0;
   SET_KEY_NAMES.push(...setKeys.keys());
 }
