@@ -5,9 +5,11 @@
  *
  * - docs/reference/cli.md from the `ctxscope` program's commander definitions (src/cli/index.ts
  *   `buildProgram`): every command's own `--help`, at a fixed width;
- * - docs/reference/config.md from the config schema and its field metadata (src/core/config.ts,
- *   src/core/config-fields.ts): every key with its type, default, range, unit, help text, its
- *   `CTXSCOPE_<KEY>` variable, and the built-in policies under which it does nothing.
+ * - docs/reference/config.md from the strategy registry and the config schema it joins
+ *   (src/core/strategies/registry.ts, src/core/config-schema.ts; field metadata in
+ *   src/core/config-common.ts and each strategy's module): every strategy with its settings, every
+ *   key with its type, default, range, unit, help text, its `CTXSCOPE_<KEY>` variable, and the
+ *   built-in policies under which it does nothing. A registered strategy appears like a built-in one.
  *
  * Runs through tsx (it imports the TypeScript sources): `npx tsx scripts/gen-docs.mjs`;
  * `--check` writes nothing and exits 1 when a page is out of date.
@@ -110,7 +112,8 @@ function valueText(value) {
 /** docs/reference/config.md */
 export async function configReference() {
   const { configLeaves, configFields } = await import('../src/core/config-fields.ts');
-  const { envOverrides, SET_KEY_NAMES, STRATEGY_IDS } = await import('../src/core/config.ts');
+  const { envOverrides, SET_KEY_NAMES } = await import('../src/core/config.ts');
+  const { strategies } = await import('../src/core/strategies/registry.ts');
   const { POLICIES } = await import('../src/core/policies/index.ts');
   const leaves = new Map(configLeaves().map((l) => [l.key, l.schema]));
   const defaults = configFields({});
@@ -133,9 +136,10 @@ export async function configReference() {
     '',
     '# Config keys',
     '',
-    'Every key of the replay config, from the schema (src/core/config.ts) and its field metadata',
-    '(src/core/config-fields.ts). A key is set, from weakest to strongest, by a config file (`--config FILE.json`,',
-    'a JSON object; nested keys as objects), a `CTXSCOPE_<KEY>` environment variable, the policy itself, and',
+    'Every key of the replay config, from the schema (src/core/config-schema.ts) that joins the common settings',
+    "(src/core/config-common.ts) and each strategy's own (src/core/strategies/). A key is set, from weakest to",
+    'strongest, by a config file (`--config FILE.json`, a JSON object; nested keys as objects), a `CTXSCOPE_<KEY>`',
+    'environment variable, the policy itself, and',
     "the request: `--set key=value` on the command line or the app's Settings panel. Dotted keys are nested",
     '(`budget.tokens` is `{"budget": {"tokens": …}}` in a file). Each policy\'s own values and the rules behind',
     'them are in [../policies.md](../policies.md).',
@@ -143,8 +147,16 @@ export async function configReference() {
     '"Ignored under" lists the built-in policies whose config makes the key do nothing as they ship',
     '(the Settings panel folds such a key away and says why; setting another key can make it apply).',
     '',
-    `Strategies for \`pipeline\`: ${STRATEGY_IDS.map((s) => `\`${s}\``).join(', ')}, or \`custom:<name>\``,
-    '(a strategy from `--strategy-module`, CLI only).',
+    'Strategies for `pipeline` (or `custom:<name>`, a function from `--strategy-module`, CLI only):',
+    '',
+    '| strategy | what it does | its settings | summarizes |',
+    '| --- | --- | --- | --- |',
+    ...strategies().map(
+      (d) =>
+        `| \`${d.id}\` | ${cell(d.description)} | ${
+          [...Object.keys(d.settings.shape), ...d.reads].map((k) => `\`${k}\``).join(', ') || '—'
+        } | ${d.summarizes ? 'yes' : 'no'} |`,
+    ),
     '',
     'Built-in policies: ' + POLICIES.map((p) => `\`${p.id}\` (${cell(p.label)})`).join(', ') + '.',
   ];

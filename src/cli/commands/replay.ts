@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, envOverrides, parseSetOverride, resolveConfig, type ReplayConfig } from '../../core/config';
-import { getPolicy, POLICIES, SCENARIO_POLICIES, type Policy } from '../../core/policies/index';
+import { getPolicy, listedPolicies, POLICIES, SCENARIO_POLICIES, type Policy } from '../../core/policies/index';
 import { parsePolicyJSON, policyToJSON } from '../../core/policies/io';
 import { replay, type ReplayOptions } from '../../core/replay/index';
 import type { Strategy } from '../../core/strategies/types';
@@ -207,8 +207,9 @@ export function registerReplay(program: Command): void {
     .option('--json', 'print the replay as JSON')
     .action(async (file: string, opts: ReplayCliOptions & { policy: string }) => {
       checkFailOn(opts.failOn);
-      const config = cliConfig(opts.policy, opts);
+      // Modules first: a strategy they describe brings config keys and policies of its own.
       const strategies = await loadStrategyModules(opts.strategyModule ?? []);
+      const config = cliConfig(opts.policy, opts);
       const options = await replayOptions(config, strategies);
       if (isBatch([file])) return batch(file, config, opts);
       const outcome = await loadFile(file, opts.format);
@@ -244,11 +245,11 @@ export function registerReplay(program: Command): void {
     .action(async (file: string, opts: ReplayCliOptions & { policy: string[] }) => {
       if (opts.policy.length !== 2) throw new CliError(`--policy: expected exactly two policies, got ${opts.policy.length}`, EXIT.usage);
       const [a, b] = opts.policy as [string, string];
+      const strategies = await loadStrategyModules(opts.strategyModule ?? []);
       const ca = cliConfig(a, opts);
       const cb = cliConfig(b, opts);
       const outcome = await loadFile(file, opts.format);
       const session = pickSession(outcome.sessions, opts.session, file);
-      const strategies = await loadStrategyModules(opts.strategyModule ?? []);
       const ra = await runReplay(session, ca, await replayOptions(ca, strategies));
       const rb = await runReplay(session, cb, await replayOptions(cb, strategies));
       const c = compare(ra, rb);
@@ -291,7 +292,10 @@ export function registerReplay(program: Command): void {
     .option('--json', 'print JSON')
     .option('--export <id>', 'print one policy as a JSON file to edit and pass back with --policy FILE.json')
     .option('--check <file.json>', 'validate a policy JSON file')
-    .action((opts: { json?: boolean; export?: string; check?: string }) => {
+    .option('--strategy-module <file.js>', 'load strategies a module describes, with the policies they bring (repeatable)', collect)
+    .action(async (opts: { json?: boolean; export?: string; check?: string; strategyModule?: string[] }) => {
+      await loadStrategyModules(opts.strategyModule ?? []);
+      const listed = listedPolicies();
       if (opts.export !== undefined) {
         const p = getPolicy(opts.export);
         if (!p) throw new CliError(`--export: expected one of ${KNOWN_POLICIES}, got "${opts.export}"`, EXIT.usage);
@@ -304,10 +308,10 @@ export function registerReplay(program: Command): void {
         return;
       }
       if (opts.json) {
-        process.stdout.write(JSON.stringify(POLICIES, null, 2) + '\n');
+        process.stdout.write(JSON.stringify(listed, null, 2) + '\n');
         return;
       }
-      for (const p of POLICIES)
+      for (const p of listed)
         process.stdout.write(
           `${p.id.padEnd(20)} ${p.label} (${p.source})\n${' '.repeat(21)}${p.description}\n${' '.repeat(21)}${JSON.stringify(p.config)}\n`,
         );

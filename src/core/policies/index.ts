@@ -2,7 +2,8 @@
  * Policies are data: a config and a strategy pipeline (docs/policies.md states each one's rules). Each reproduces one source system with
  * its own estimator and defaults (S0..S4), or an agent people run today, from its public docs.
  */
-import type { ReplayConfigInput } from '../config';
+import type { ReplayConfigInput } from '../config-schema';
+import { strategies } from '../strategies/registry';
 
 /** S4's estimator (system prompt + message content + tool-call arguments, docs/policies.md §S4) is the tokenizer `s4`. */
 
@@ -232,6 +233,17 @@ export const SCENARIO_POLICIES: readonly Policy[] = [
 
 export const POLICY_IDS = POLICIES.map((p) => p.id);
 
+/** Policies that registered strategies bring (src/core/strategies/define.ts `presets`), after the built-in ones. */
+export function strategyPresets(): Policy[] {
+  // A preset's config is checked against the schema whenever it is resolved (config.ts resolveConfig).
+  return strategies().flatMap((d) => d.presets.map((p) => ({ ...p, config: p.config as ReplayConfigInput })));
+}
+
+/** The built-in policies, then those registered strategies bring: what `ctxscope policies` lists. */
+export function listedPolicies(): Policy[] {
+  return [...POLICIES, ...strategyPresets()];
+}
+
 export function getPolicy(id: string): Policy | undefined {
-  return POLICIES.find((p) => p.id === id) ?? SCENARIO_POLICIES.find((p) => p.id === id);
+  return POLICIES.find((p) => p.id === id) ?? SCENARIO_POLICIES.find((p) => p.id === id) ?? strategyPresets().find((p) => p.id === id);
 }

@@ -4,7 +4,7 @@
  * and the error names the field (and the file) that is wrong.
  */
 import { z } from 'zod';
-import { ConfigError, ReplayConfig } from '../config';
+import { ConfigError, configSchema } from '../config';
 import type { Policy } from './index';
 
 const PolicyFile = z
@@ -35,7 +35,7 @@ export function parsePolicyJSON(text: string, where = 'policy'): Policy {
     const issue = r.error.issues[0]!;
     throw new ConfigError(`${where}: ${issue.path.join('.') || 'policy'}: ${issue.message}`);
   }
-  const cfg = ReplayConfig.safeParse(r.data.config);
+  const cfg = configSchema().safeParse(r.data.config);
   if (!cfg.success) {
     const issue = cfg.error.issues[0]!;
     throw new ConfigError(`${where}: config.${issue.path.join('.')}: ${issue.message}`);

@@ -7,7 +7,7 @@
  */
 import type { Message } from '../model';
 import type { StrategyId } from '../config';
-import { PLACEHOLDER_TOKENS, STRATEGIES, type HistoryView, type StrategyContext } from '../strategies/index';
+import { PLACEHOLDER_TOKENS, STRATEGIES, strategyById, type HistoryView, type Strategy, type StrategyContext } from '../strategies/index';
 import { checkedResult } from '../strategies/check';
 import { mergeRanges, toRanges } from '../strategies/util';
 import { sameSummary, SummaryText } from '../summarize/summary-text';
@@ -382,10 +382,9 @@ function runPipeline(
   for (let p = 0; p < pipeline.length; p++) {
     const id = pipeline[p]!;
     const view: HistoryView = { from: win.from, keepBefore: win.keepBefore, end };
-    const custom = s.customStrategies.get(id);
-    const r = custom
-      ? checkedResult(id, custom(view, historyBudget, ctx), view, ctx)
-      : STRATEGIES[id as StrategyId](view, historyBudget, ctx);
+    const builtIn = STRATEGIES[id as StrategyId] as Strategy | undefined;
+    // Anything not built in (a CLI module's `custom:` function, a registered plugin) is checked before it touches the window.
+    const r = builtIn ? builtIn(view, historyBudget, ctx) : checkedResult(id, otherStrategy(s, id)(view, historyBudget, ctx), view, ctx);
     for (let q = 0; q < r.masked.length; q++) {
       const i = r.masked[q]!;
       if (s.pins.isPinned(i) || win.masked[i] === 1) continue;
@@ -539,4 +538,11 @@ function compressed(
   return removal.turnsDropped !== undefined
     ? { before, after, turnsDropped: removal.turnsDropped, turnsInWindow: removal.turnsInWindow! }
     : { before, after };
+}
+
+/** A pipeline id that is not built in: the caller's `custom:` function, else a registered strategy. */
+function otherStrategy(s: ReplayState, id: string): Strategy {
+  const fn = s.customStrategies.get(id) ?? (strategyById(id)?.run as Strategy | undefined);
+  if (!fn) throw new Error(`strategy "${id}" is not registered`);
+  return fn;
 }

@@ -4,6 +4,7 @@
  * the window holds more messages than a message-count trigger allows — compress toward the
  * target with the strategy pipeline, or with S0's forceCompression.
  */
+import { pipelineMasksContinuously } from '../strategies/registry';
 import { compress, type CompressionOutcome } from './compress';
 import { overTrigger } from './enforce';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
@@ -64,7 +65,7 @@ export function proactivePath(s: ReplayState, k: number, step: number, d: StepDe
 
 function leanDecision(s: ReplayState, d: StepDecision, done: CompressionOutcome | null): void {
   if (done) d.status = 'compress';
-  else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) d.status = 'warn';
+  else if (d.status === 'ok' && !pipelineMasksContinuously(s.config.pipeline)) d.status = 'warn';
 }
 
 /** The step's status and reason after the proactive compression (`done`: null when nothing could be removed). */
@@ -85,7 +86,7 @@ function decision(
       d.reason = '';
       d.deferred = { words: compactionWords, n0, n1, n2: kind, n3: 0, n4: done.before, n5: done.after, name: e.basisName };
     }
-  } else if (d.status === 'ok' && !s.config.pipeline.every((id) => id === 'observation-masking')) {
+  } else if (d.status === 'ok' && !pipelineMasksContinuously(s.config.pipeline)) {
     // Masking-only policies mask continuously: a call with nothing newly aged out is their steady
     // state, not a warning (the enforced-limit check still warns above the limit).
     d.status = 'warn';

@@ -4,6 +4,7 @@
  * call's own turn, or its last exchange when the turn in progress may be cut). Messages, not
  * turns: the cut moves later only as far as needed so no tool result loses its call.
  */
+import { defineStrategy } from './define';
 import type { Strategy } from './types';
 import { droppedRanges, latestCut, movedNote, pairSafeCut } from './util';
 
@@ -27,3 +28,9 @@ export const dropOldest: Strategy = (h, budget, ctx) => {
     note: `dropped the oldest ${from - h.from + h.keepBefore.length} messages${movedNote(moved)}`,
   };
 };
+
+export const strategy = defineStrategy({
+  id: 'drop-oldest',
+  description: 'Drops the oldest messages until the history fits the target, keeping the system prompt and the recent context.',
+  run: dropOldest,
+});

@@ -3,8 +3,28 @@
  * tail protection (the last `protectTail` turns — the work in progress); the middle becomes a
  * structured summary that tracks the files touched (summarize/extractive.ts).
  */
+import { z } from 'zod';
+import { setting } from '../config-common';
+import { defineStrategy, type ConfigWith } from './define';
 import type { HistoryView, Strategy, StrategyContext } from './types';
 import { droppedRanges, latestCut, range } from './util';
+
+const settings = z.object({
+  protectHead: setting(z.number().int().nonnegative().default(1), {
+    label: 'Protected head',
+    group: 'Strategy',
+    unit: 'turns',
+    description: 'The autonomous agent budget: first turns never compressed.',
+  }),
+  protectTail: setting(z.number().int().nonnegative().default(2), {
+    label: 'Protected tail',
+    group: 'Strategy',
+    unit: 'turns',
+    description: 'The autonomous agent budget: last turns never compressed.',
+  }),
+});
+/** The config head and tail protection read (tool-pruning.ts reads it too). */
+export type HeadTailConfig = ConfigWith<typeof settings.shape>;
 
 /** Index in `starts` of the last start ≤ i. */
 function startIndexAt(starts: readonly number[], i: number): number {
@@ -22,18 +42,18 @@ function startIndexAt(starts: readonly number[], i: number): number {
 }
 
 /** End of the protected head: the first `protectHead` turns, never reaching into the call's own turn. */
-export function headEnd(h: HistoryView, ctx: StrategyContext): number {
+export function headEnd(h: HistoryView, ctx: StrategyContext<HeadTailConfig>): number {
   return Math.min(ctx.turnStarts[ctx.config.protectHead] ?? h.end, latestCut(h, ctx));
 }
 
 /** Start of the protected tail: the last `protectTail` turns, at least the call's own. */
-export function tailStart(h: HistoryView, ctx: StrategyContext): number {
+export function tailStart(h: HistoryView, ctx: StrategyContext<HeadTailConfig>): number {
   const latest = latestCut(h, ctx);
   const idx = startIndexAt(ctx.turnStarts, latest);
   return ctx.turnStarts[Math.max(0, idx - (Math.max(1, ctx.config.protectTail) - 1))] ?? latest;
 }
 
-export const headTail: Strategy = (h, budget, ctx) => {
+export const headTail: Strategy<HeadTailConfig> = (h, budget, ctx) => {
   const head = headEnd(h, ctx);
   const tail = Math.max(head, h.from, tailStart(h, ctx));
   const keepBefore = range(0, head).filter((i) => i < tail && (i >= h.from || h.keepBefore.includes(i)));
@@ -46,3 +66,11 @@ export const headTail: Strategy = (h, budget, ctx) => {
     note: `protected ${keepBefore.length} head and ${h.end - tail} tail messages, summarized the middle`,
   };
 };
+
+export const strategy = defineStrategy({
+  id: 'head-tail',
+  description: 'Protects the first protectHead and the last protectTail turns; summarizes the middle.',
+  settings,
+  summarizes: true,
+  run: headTail,
+});

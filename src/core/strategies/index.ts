@@ -1,25 +1,24 @@
-/** The strategy registry: one file per strategy, one signature. */
-import type { StrategyId } from '../config';
-import { dropOldest } from './drop-oldest';
-import { headTail } from './head-tail';
-import { observationMasking } from './observation-masking';
-import { primersRecents } from './primers-recents';
-import { slidingWindow } from './sliding-window';
-import { summarize } from './summarize';
-import { toolPruning } from './tool-pruning';
+/** The strategy registry (registry.ts) as the replay reads it: one file per strategy, one signature. */
+import { BUILTIN_STRATEGIES, type StrategyId } from './registry';
 import type { Strategy } from './types';
 
-export const STRATEGIES: Readonly<Record<StrategyId, Strategy>> = {
-  'sliding-window': slidingWindow,
-  'drop-oldest': dropOldest,
-  'primers-recents': primersRecents,
-  summarize,
-  'tool-pruning': toolPruning,
-  'head-tail': headTail,
-  'observation-masking': observationMasking,
-};
+/** The built-in strategies' functions by id (registered ones: `strategyById(id).run`). */
+export const STRATEGIES = Object.fromEntries(BUILTIN_STRATEGIES.map((d) => [d.id, d.run as Strategy])) as Readonly<
+  Record<StrategyId, Strategy>
+>;
 
 export { PLACEHOLDER_TEXT, PLACEHOLDER_TOKENS } from './tool-pruning';
 export type { HistoryView, Strategy, StrategyContext, StrategyResult } from './types';
 export { pipeline } from './pipeline';
 export { keepPinned } from './pinned';
+export { defineStrategy, type StrategyDescriptor, type StrategyPreset } from './define';
+export {
+  BUILTIN_STRATEGIES,
+  pipelineMasksContinuously,
+  pipelineSummarizes,
+  registerStrategy,
+  strategies,
+  strategyById,
+  unregisterStrategy,
+  type StrategyId,
+} from './registry';

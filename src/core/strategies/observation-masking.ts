@@ -1,10 +1,30 @@
 /** Observation masking (OpenHands): every tool result but the last N is replaced by a placeholder, whatever the budget. */
 import type { MessageRange } from '../replay/types';
+import { z } from 'zod';
+import { setting } from '../config-common';
+import { defineStrategy, type ConfigWith } from './define';
 import type { Strategy } from './types';
 import { PLACEHOLDER_TOKENS } from './tool-pruning';
 import { isToolResultMessage } from './util';
 
-export const observationMasking: Strategy = (h, _budget, ctx) => {
+const settings = z.object({
+  /** The last N tool results stay verbatim. */
+  keepToolResults: setting(z.number().int().nonnegative().default(5), {
+    label: 'Verbatim tool results',
+    group: 'Strategy',
+    unit: 'tool results',
+    description: 'Observation masking: the last N tool results stay verbatim.',
+  }),
+  /** By events (OpenHands' attention_window): results among the last N messages stay verbatim; overrides keepToolResults. */
+  attentionWindow: setting(z.number().int().positive().optional(), {
+    label: 'Attention window',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'Observation masking by events: results among the last N messages stay verbatim.',
+  }),
+});
+
+export const observationMasking: Strategy<ConfigWith<typeof settings.shape>> = (h, _budget, ctx) => {
   const keep = ctx.config.keepToolResults;
   // OpenHands' attention window counts events (messages), not observations.
   const window = ctx.config.attentionWindow;
@@ -70,3 +90,14 @@ function windowNote(count: number, window: number): string {
   return note;
 }
 const windowNotes = new Map<number, string>();
+
+export const strategy = defineStrategy({
+  id: 'observation-masking',
+  description: 'Replaces every tool result but the last keepToolResults (or those outside the attention window) by a placeholder.',
+  settings,
+  keepsMessageCounts: true,
+  // Masking runs at every call: a call with nothing newly aged out is its steady state.
+  masksContinuously: true,
+  ignored: (key, c) => (key === 'keepToolResults' && c.attentionWindow !== undefined ? 'attentionWindow replaces it' : null),
+  run: observationMasking,
+});

@@ -9,6 +9,9 @@
  * replay says so once the summary is made (replay/compress.ts).
  */
 import type { Message } from '../model';
+import { z } from 'zod';
+import { setting } from '../config-common';
+import { defineStrategy, type ConfigWith } from './define';
 import type { HistoryView, Strategy, StrategyContext } from './types';
 import { currentPrompt, droppedRanges, movedNote, pairSafeCut, range } from './util';
 
@@ -68,7 +71,22 @@ function inView(h: HistoryView, i: number): boolean {
   return (i >= h.from && i < h.end) || h.keepBefore.includes(i);
 }
 
-export const primersRecents: Strategy = (h, _budget, ctx) => {
+const settings = z.object({
+  primers: setting(z.number().int().nonnegative().default(3), {
+    label: 'Primers',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'The sliding-window compression: first messages always kept.',
+  }),
+  recents: setting(z.number().int().nonnegative().default(20), {
+    label: 'Recents',
+    group: 'Strategy',
+    unit: 'messages',
+    description: 'The sliding-window compression: last messages always kept.',
+  }),
+});
+
+export const primersRecents: Strategy<ConfigWith<typeof settings.shape>> = (h, _budget, ctx) => {
   const { primers, recents } = ctx.config;
   const end = h.end;
   const primerSet = primerIndices(ctx, primers, end);
@@ -146,3 +164,12 @@ const countsNotes = new Map<number, string>();
 
 /** This strategy masks nothing: one empty list for every result (no one writes to a result's lists). */
 const NO_MASKS: readonly number[] = Object.freeze([]);
+
+export const strategy = defineStrategy({
+  id: 'primers-recents',
+  description: 'Keeps the first primers and the last recents messages and the current prompt; summarizes the middle.',
+  settings,
+  summarizes: true,
+  keepsMessageCounts: true,
+  run: primersRecents,
+});

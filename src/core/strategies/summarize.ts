@@ -5,6 +5,9 @@
  * between a tool call and its result moves by the fewest messages, earlier on a tie, so never
  * fewer than N stay — whatever the token budget.
  */
+import { z } from 'zod';
+import { setting } from '../config-common';
+import { defineStrategy, type ConfigWith } from './define';
 import type { HistoryView, Strategy, StrategyContext } from './types';
 import { cutToFit, droppedRanges, movedNote, pairSafeCut } from './util';
 
@@ -16,7 +19,22 @@ function lastMessagesCut(h: HistoryView, ctx: StrategyContext, n: number): { fro
   return { from: cut, moved };
 }
 
-export const summarize: Strategy = (h, budget, ctx) => {
+const settings = z.object({
+  /**
+   * Keep exactly the last N messages and fold the rest (the SDK turn interceptor: "takes messages
+   * 0..N-10 … keeps last 10 messages intact"); unset, fold the oldest turns until the history fits
+   * the target (docs/policies.md §S2, Summarize).
+   */
+  summarizeKeepLast: setting(z.number().int().positive().optional(), {
+    label: 'Summarize keeps last',
+    group: 'Strategy',
+    unit: 'messages',
+    description:
+      "The SDK turn interceptor's Summarize: the last N messages stay intact, the rest is summarized (unset: summarize until the target is met).",
+  }),
+});
+
+export const summarize: Strategy<ConfigWith<typeof settings.shape>> = (h, budget, ctx) => {
   const keepLast = ctx.config.summarizeKeepLast;
   const byCount = keepLast !== undefined ? lastMessagesCut(h, ctx, keepLast) : undefined;
   // Leave room for the summary itself: aim the kept history at 80% of the budget.
@@ -49,3 +67,13 @@ const summarizedNotes = new Map<number, string>();
 
 /** No message kept before the cut, none masked: one list for every result (no one writes to a result's lists). */
 const NONE: readonly number[] = Object.freeze([]);
+
+export const strategy = defineStrategy({
+  id: 'summarize',
+  description: 'Folds the oldest turns (or all but the last summarizeKeepLast messages) into a summary.',
+  settings,
+  summarizes: true,
+  // With a keep-last count it keeps a message count, not a token target.
+  keepsMessageCounts: (c) => c.summarizeKeepLast !== undefined,
+  run: summarize,
+});

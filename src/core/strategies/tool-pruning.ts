@@ -4,11 +4,12 @@
  * oldest first, until the history fits. The head and tail are protected from pruning as they are
  * from the summary (head-tail.ts).
  */
-import { headEnd, tailStart } from './head-tail';
+import { defineStrategy } from './define';
+import { headEnd, tailStart, type HeadTailConfig } from './head-tail';
 import type { Strategy } from './types';
 import { isToolResultMessage, viewTokens } from './util';
 
-export const toolPruning: Strategy = (h, budget, ctx) => {
+export const toolPruning: Strategy<HeadTailConfig> = (h, budget, ctx) => {
   const head = headEnd(h, ctx);
   const tail = tailStart(h, ctx);
   let tokens = viewTokens(h, ctx);
@@ -36,3 +37,11 @@ export const toolPruning: Strategy = (h, budget, ctx) => {
 /** What a pruned or masked tool result still costs: the placeholder and the call id. */
 export const PLACEHOLDER_TOKENS = 12;
 export const PLACEHOLDER_TEXT = '[tool result pruned to save context]';
+
+export const strategy = defineStrategy<'tool-pruning', Record<never, never>, HeadTailConfig>({
+  id: 'tool-pruning',
+  description: 'Replaces tool results between the protected head and tail by a placeholder, oldest first, until the history fits.',
+  // The head and tail are protected from pruning as they are from head-tail's summary.
+  reads: ['protectHead', 'protectTail'],
+  run: toolPruning,
+});

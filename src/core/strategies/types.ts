@@ -5,7 +5,7 @@
  * the tokens the history must fit in, `ctx` the session and the window's numbers. A strategy
  * is pure, cuts only at turn boundaries, and never orphans a tool call from its result.
  */
-import type { ReplayConfig } from '../config';
+import type { CommonConfig } from '../config-common';
 import type { Message } from '../model';
 import type { MessageRange } from '../replay/types';
 
@@ -18,11 +18,15 @@ export interface HistoryView {
   readonly end: number;
 }
 
-export interface StrategyContext {
+/**
+ * `C`: the config the strategy reads — the common settings and its own (define.ts); the replay hands
+ * every strategy the whole config.
+ */
+export interface StrategyContext<C extends CommonConfig = CommonConfig> {
   readonly messages: readonly Message[];
   /** Global turn starts, ascending (message indices). */
   readonly turnStarts: readonly number[];
-  readonly config: ReplayConfig;
+  readonly config: C;
   /** Tokens of [a, b) as they stand in the window (after masking). */
   rangeTokens(a: number, b: number): number;
   /** Tokens of one message as it stands in the window. */
@@ -50,4 +54,8 @@ export interface StrategyResult {
   readonly keptWhateverTarget?: boolean;
 }
 
-export type Strategy = (history: HistoryView, budget: number, ctx: StrategyContext) => StrategyResult;
+export type Strategy<C extends CommonConfig = CommonConfig> = (
+  history: HistoryView,
+  budget: number,
+  ctx: StrategyContext<C>,
+) => StrategyResult;

@@ -369,7 +369,7 @@ describe('replay prewarm', () => {
   it('orders the other policies for warming up: those writing summaries first, the list order otherwise', () => {
     const ordered = warmUpOrder(POLICIES).map((p) => p.id);
     expect([...ordered].sort()).toEqual(POLICIES.map((p) => p.id).sort());
-    // By hand from each preset's pipeline (config-fields SUMMARIZING: summarize, primers-recents,
+    // By hand from each preset's pipeline (the strategies whose descriptor summarizes: summarize, primers-recents,
     // head-tail) and its summarizer ('none' for OpenHands' recent, masking and amortized presets):
     expect(ordered).toEqual([
       's0',
