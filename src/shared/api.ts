@@ -197,6 +197,26 @@ export interface AppInfo {
   readonly initialSessionId: string | null;
   /** What the user should be told about the database (moved aside as corrupt, opened read-only). */
   readonly notices?: string[];
+  /** Imports still running (a big file given to `serve` is opened progressively): the window shows their progress and Cancel. */
+  readonly imports?: readonly RunningImport[];
+}
+
+/** An import the host is running: its job, the file's name and size. */
+export interface RunningImport {
+  readonly jobId: string;
+  readonly file: string;
+  readonly totalBytes: number;
+}
+
+/**
+ * A session still being imported (a big file is opened progressively: docs/user-guide.md
+ * "Opening a transcript"): `bytes` of the file's `totalBytes` are stored, and a replay or chart
+ * covers the calls stored so far only. Cancelling the import deletes the session.
+ */
+export interface ImportPartial {
+  readonly jobId: string;
+  readonly bytes: number;
+  readonly totalBytes: number;
 }
 
 export interface SessionSummary {
@@ -404,6 +424,8 @@ export interface ChartView {
   readonly retention: { readonly lost: readonly RetentionLoss[]; readonly needles?: readonly NeedleTrack[] };
   /** Fallbacks and notes the user must see (unknown model, calibration rejected, summarizer missing, clamped trigger). */
   readonly warnings: readonly string[];
+  /** The session is still being imported: this chart covers calls 1–stepCount of a longer file (absent once it is whole). */
+  readonly partial?: ImportPartial;
 }
 
 /** One number and where it came from (request, model catalog, provider, transcript, default, policy). */
@@ -732,6 +754,11 @@ export const events = {
   }),
   importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
   importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
+  /**
+   * A big file's first part is stored (it is opened progressively): its sessions can be opened
+   * now; they grow (`sessionUpdated`) until `importDone`, and their charts carry `partial` meanwhile.
+   */
+  importVisible: z.object({ jobId: z.string(), sessionIds: z.array(z.string()) }),
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
   /** The desktop menu's File ▸ Export…: the window opens its export dialog. */
   exportRequested: z.object({}),

@@ -409,16 +409,24 @@ function lastLineEnd(path: string, from: number, end: number): number {
   return from;
 }
 
+export interface UpdateTailOptions {
+  /**
+   * Read the file only up to this byte (then to its last complete line before it): the
+   * progressive import (store/progressive.ts) appends a big file in chunks through this path.
+   */
+  readonly upTo?: number;
+}
+
 /**
  * Brings the stored sessions of a tailed source up to date with its file. Undefined when there
  * is nothing to do yet (no new bytes, or only a partial line). Throws ImportError when the file
  * no longer parses (state unchanged: the next change tries again).
  */
-export async function updateTail(store: SessionStore, state: TailState): Promise<TailUpdate | undefined> {
+export async function updateTail(store: SessionStore, state: TailState, options: UpdateTailOptions = {}): Promise<TailUpdate | undefined> {
   // An import of the grown file (Open… again) moves its sessions to a new source row.
   const stored = store.db.prepare('SELECT size FROM sources WHERE id = ?').pluck().get(state.sourceId) as number | undefined;
   if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
-  const size = fileSize(state.path);
+  const size = Math.min(fileSize(state.path), options.upTo ?? Infinity);
   const changed = !state.stale && size >= state.size && state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest;
   // A JSON document (as the import detects it, not JSON lines) is written again whole at each
   // change, its end moved: it is read whole and compared with every stored message, not taken
