@@ -404,9 +404,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       dbPath: options.dbPath,
       initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null,
       ...(notices.length > 0 ? { notices } : {}),
-      ...(jobs.size > 0
-        ? { imports: [...jobs].map(([jobId, j]) => ({ jobId, file: basename(j.file), totalBytes: j.totalBytes })) }
-        : {}),
+      ...(jobs.size > 0 ? { imports: [...jobs].map(([jobId, j]) => ({ jobId, file: basename(j.file), totalBytes: j.totalBytes })) } : {}),
     }),
     listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {

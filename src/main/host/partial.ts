@@ -6,7 +6,10 @@
 import { isJsonText, type ChartView, type ImportPartial, type JsonText } from '../../shared/api';
 import type { ChartViewWire } from '../../shared/marker-columns';
 
-export function withPartial(view: ChartViewWire | JsonText<ChartViewWire>, partial: ImportPartial): ChartViewWire | JsonText<ChartViewWire> {
+export function withPartial(
+  view: ChartViewWire | JsonText<ChartViewWire>,
+  partial: ImportPartial,
+): ChartViewWire | JsonText<ChartViewWire> {
   if (!isJsonText(view)) return { ...view, partial } satisfies Pick<ChartView, 'partial'>;
   const text = view.jsonText.trimEnd();
   // The answer is one JSON object: its closing brace gives way to one more member.
