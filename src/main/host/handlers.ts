@@ -272,7 +272,15 @@ export async function createHost(options: HostOptions): Promise<Host> {
           if (!visible.includes(u.id)) visible.push(u.id);
           partial.set(u.id, { jobId, bytes, totalBytes });
           const w = u.written;
-          forget(u.id, w && { from: u.changedFrom, previous: w.previous, messages: w.messages });
+          forget(
+            u.id,
+            w && {
+              from: u.changedFrom,
+              previous: w.previous,
+              messages: w.messages,
+              ...(w.compactions ? { compactions: w.compactions } : {}),
+            },
+          );
           options.emit('sessionUpdated', { sessionId: u.id, steps: u.steps, messages: u.messages, rewritten: update.rewritten });
         }
       },

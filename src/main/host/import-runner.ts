@@ -9,7 +9,7 @@ import { ImportError } from '../../core/import/types';
 import type { FormatId } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { importFileToStore, type StoredImport } from '../store/index';
-import { importProgressively } from '../store/progressive';
+import { importProgressively, progressiveFromEnv } from '../store/progressive';
 import type { TailUpdate } from '../store/tail';
 import type { SessionStore } from '../store/sessions';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
@@ -86,6 +86,7 @@ function inProcess(options: ImportRunOptions, report: Report): Omit<ImportRun, '
     options.progressive
       ? importProgressively(options.store, options.path, {
           ...common,
+          ...progressiveFromEnv(),
           ...(options.onVisible ? { onVisible: options.onVisible } : {}),
           ...(options.onGrown ? { onGrown: options.onGrown } : {}),
         })

@@ -15,7 +15,7 @@ import type { WriterData } from '../store/writer';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
 async function run(request: ImportWorkerRequest, signal: AbortSignal): Promise<ImportWorkerReply> {
-  const [{ ImportError }, { importFileToStore, openStore }, { importProgressively }] = await Promise.all([
+  const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = await Promise.all([
     import('../../core/import/types'),
     import('../store/index'),
     import('../store/progressive'),
@@ -33,6 +33,7 @@ async function run(request: ImportWorkerRequest, signal: AbortSignal): Promise<I
     const result = request.progressive
       ? await importProgressively(store, request.path, {
           ...options,
+          ...progressiveFromEnv(),
           onVisible: (visible) => post({ type: 'visible', result: visible }),
           onGrown: (update, bytes, totalBytes) => post({ type: 'grown', update, bytes, totalBytes }),
         })

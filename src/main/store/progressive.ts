@@ -28,11 +28,31 @@ export const PREFIX_BYTES = 2 << 20;
 /** Each later chunk: big enough that a transaction's fixed cost does not count, small enough that the chart moves every ~half second. */
 export const CHUNK_BYTES = 16 << 20;
 
+/**
+ * `CTXSCOPE_PROGRESSIVE=minKB,prefixKB,chunkKB[,pauseMs]` replaces the sizes above (and pauses
+ * between chunks): the e2e specs and benchmarks make a small file import slowly enough to be
+ * watched while it grows. Unset or malformed: the defaults.
+ */
+export function progressiveFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Partial<Pick<ProgressiveOptions, 'minBytes' | 'prefixBytes' | 'chunkBytes' | 'pauseMs'>> {
+  const parts = (env['CTXSCOPE_PROGRESSIVE'] ?? '').split(',').map(Number);
+  if (parts.length < 3 || parts.some((n) => !Number.isFinite(n) || n < 0) || parts[1]! <= 0 || parts[2]! <= 0) return {};
+  return {
+    minBytes: parts[0]! * 1024,
+    prefixBytes: parts[1]! * 1024,
+    chunkBytes: parts[2]! * 1024,
+    ...(parts[3] ? { pauseMs: parts[3] } : {}),
+  };
+}
+
 export interface ProgressiveOptions extends ImportFileOptions {
   /** Smaller files are imported whole (tests lower it). */
   readonly minBytes?: number;
   readonly prefixBytes?: number;
   readonly chunkBytes?: number;
+  /** A pause between chunks (tests: a small file imported slowly enough to watch). */
+  readonly pauseMs?: number;
   /** The prefix is stored: its sessions can be opened (they are marked partial until `done`). */
   readonly onVisible?: (visible: StoredImport) => void;
   /** A chunk was stored (`bytes`: imported so far of `totalBytes`, which grows with a file still being written). */
@@ -131,6 +151,7 @@ export async function importProgressively(store: SessionStore, path: string, opt
       if (!update.fast) ids = sessionsOf(store, sourceId);
       options.onGrown?.(update, state.size, Math.max(total, state.size));
       options.onProgress?.({ bytes: state.size, sessions: ids.length, messages });
+      if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
     }
     return { ...first, sessionIds: ids, messages, progressive: true };
   } catch (e) {

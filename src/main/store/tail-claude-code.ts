@@ -6,8 +6,9 @@
  * always right:
  * - a new line not chained to the previous one (the first to the last line before the append): a
  *   rewind or a fork, so maybe another main chain;
- * - a sidechain line (subagents), a compaction boundary or summary, an `isMeta` line (whether it
- *   was sent depends on lines before it), a title, summary or `last-prompt` line (a leaf);
+ * - a sidechain line (subagents), an `isMeta` line (whether it was sent depends on lines before
+ *   it), a title, summary or `last-prompt` line (a leaf); a compaction boundary whose logical
+ *   parent is not the last line (a compaction continuing the chain is appended with its record);
  * - a uuid of a stored message, another model than the session's;
  * - a file with a `last-prompt` line anywhere before (its leaf, not the last line, ends the chain).
  * Not seen here (Claude Code writes neither): a new line reusing the uuid of an earlier line that
@@ -59,15 +60,13 @@ export async function appendClaudeCode(
     if (SLOW_TYPES.has(type)) return undefined;
     const uuid = r['uuid'];
     if (typeof uuid !== 'string' || uuid === '') continue;
-    if (
-      r['isSidechain'] === true ||
-      r['isMeta'] === true ||
-      r['isCompactSummary'] === true ||
-      r['subtype'] === 'compact_boundary' ||
-      r['logicalParentUuid'] !== undefined
-    )
+    if (r['isSidechain'] === true || r['isMeta'] === true) return undefined;
+    // A compaction continues the chain through its boundary's logical parent (a new chain root
+    // otherwise): its summary line and the calls after it chain on from the boundary.
+    const boundary = r['subtype'] === 'compact_boundary';
+    if (boundary ? r['logicalParentUuid'] !== parent : r['logicalParentUuid'] !== undefined) return undefined;
+    if ((boundary ? (r['parentUuid'] ?? null) !== null && r['parentUuid'] !== parent : r['parentUuid'] !== parent) || ids.has(uuid))
       return undefined;
-    if (r['parentUuid'] !== parent || ids.has(uuid)) return undefined;
     parent = uuid;
     const msg = isRecord(r['message']) ? r['message'] : {};
     if (type === 'assistant') {
@@ -98,7 +97,7 @@ export async function appendClaudeCode(
     return undefined;
   }
   const parsed = parsedSessions[0];
-  if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0 || parsed.sourceCompactions.length > 0) return undefined;
+  if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0) return undefined;
   let fresh: readonly Message[] = parsed.messages;
 
   // A response continued from the last stored message (same message.id) extends it, as the
@@ -139,7 +138,19 @@ export async function appendClaudeCode(
     for (const l of newLines) insertLine.run(base + l, textOf.get(l) ?? '');
     return { raw: null, rawLine: last.rawLine };
   };
-  const plan = planAppend(store, { session, from, removed: merged ? [prev] : [], changed: merged ? [merged, ...fresh] : fresh, record });
+  // Compactions among the new lines: their message indices as in the whole session (a merged last
+  // response shifts nothing: the parse numbered the new messages from its first one).
+  if (merged && parsed.sourceCompactions.some((c) => c.atMessage === 0)) return undefined;
+  const offset = session.messageCount - (merged ? 1 : 0);
+  const compactions = parsed.sourceCompactions.map((c) => ({ ...c, atMessage: c.atMessage + offset }));
+  const plan = planAppend(store, {
+    session,
+    from,
+    removed: merged ? [prev] : [],
+    changed: merged ? [merged, ...fresh] : fresh,
+    record,
+    ...(compactions.length > 0 ? { compactions } : {}),
+  });
   if (!plan) return undefined;
   return {
     ...plan,

@@ -27,7 +27,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { importSource } from '../../core/import/index';
 import { sniffSource } from '../../core/import/sniff';
 import type { ByteSource } from '../../core/import/types';
-import { stepIndices, type FormatId, type Message, type Session } from '../../core/model';
+import { stepIndices, type FormatId, type Message, type Session, type SourceCompaction } from '../../core/model';
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
@@ -100,7 +100,11 @@ export interface TailSessionUpdate {
    * of reading all of it again (the session's other fields are unchanged): on the fast path, and
    * on the whole-file path when the messages before changedFrom and the session's fields are kept.
    */
-  readonly written?: { readonly messages: readonly Message[]; readonly previous: number };
+  readonly written?: {
+    readonly messages: readonly Message[];
+    readonly previous: number;
+    readonly compactions?: readonly SourceCompaction[];
+  };
 }
 
 export interface TailUpdate {
@@ -511,7 +515,7 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
             messages: u.messages,
             steps: u.steps,
             changedFrom: u.changedFrom,
-            written: { messages: u.written, previous: u.previous },
+            written: { messages: u.written, previous: u.previous, ...(u.compactions ? { compactions: u.compactions } : {}) },
           },
         ]
       : [],

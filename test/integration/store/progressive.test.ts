@@ -17,8 +17,9 @@ import { sameAsFreshImport } from './fresh-import';
 
 const t = tempStoreEach('ctxscope-progressive-');
 /** Small sizes so that a ~1 MB file takes a prefix and several chunks. */
-const SMALL = { minBytes: 0, prefixBytes: 64 << 10, chunkBytes: 192 << 10 } as const;
-const text = claudeCodeText({ calls: 300 });
+const SMALL = { minBytes: 0, prefixBytes: 64 << 10, chunkBytes: 256 << 10 } as const;
+// About 3 MB with several compactions (compact_boundary + summary lines) after the prefix.
+const text = claudeCodeText({ calls: 900 });
 const lines = text.split('\n').filter((l) => l !== '');
 
 const count = (table: string): number => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
@@ -44,7 +45,9 @@ describe('progressive import', () => {
     expect(seen.grown.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < seen.grown.length; i++) expect(seen.grown[i]).toBeGreaterThan(seen.grown[i - 1]!);
     expect(seen.grown.at(-1)).toBe(total);
+    // Every chunk took the live tail's fast path, the ones with a compaction too.
     expect(seen.fast.every(Boolean)).toBe(true);
+    expect(t.store.getRow(r.sessionIds[0]!)!.compactions).toBeGreaterThanOrEqual(2);
     await sameAsFreshImport(t.store, t.dir, file, r.sessionIds[0]!);
     // The source is the whole file: opening it again reuses what is stored.
     const stored = t.store.db.prepare('SELECT size, hash FROM sources').get() as { size: number; hash: string };
