@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { FormatId, Session } from '../../core/model';
 import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
 import { ApiError, type AppInfo, type EventSink, type Handlers, type ImportPartial, type SessionDetail } from '../../shared/api';
-import { withPartial } from './partial';
+import { GrowthEvents, withPartial } from './partial';
 import { openStoreChecked, type SessionStore } from '../store/index';
 import { countForHost } from './counts';
 import { sessionDetailOf } from './session-detail';
@@ -88,6 +88,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const partial = new Map<string, ImportPartial>();
   /** Exact counts asked for while a session was partial: made when its import ends. */
   const deferredCounts = new Map<string, Set<string>>();
+  const growth = new GrowthEvents((payload) => options.emit('sessionUpdated', payload));
   /** Windows that asked to follow a session while it was partial (by session: how many). */
   const deferredWatch = new Map<string, number>();
   const saved = new SavedPolicies(store.db);
@@ -281,7 +282,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
               ...(w.compactions ? { compactions: w.compactions } : {}),
             },
           );
-          options.emit('sessionUpdated', { sessionId: u.id, steps: u.steps, messages: u.messages, rewritten: update.rewritten });
+          growth.grown({ sessionId: u.id, steps: u.steps, messages: u.messages, rewritten: update.rewritten });
         }
       },
     });
@@ -303,6 +304,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       throw error;
     } finally {
       jobs.delete(jobId);
+      for (const id of visible) growth.flush(id);
       for (const id of visible) partial.delete(id);
       // Exact counts asked while the session grew are made once, on the whole session.
       for (const id of visible) for (const t of deferredCounts.get(id) ?? []) if (store.getRow(id)) requestCount(id, t);
@@ -442,7 +444,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return budgeted('replay', sessionId, () => replays.submit({ op: 'view', inputs }));
     },
     getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => {
+      const t0 = performance.now();
       const view = await replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel);
+      growth.charted(sessionId, performance.now() - t0);
       // Marked as the store stands when it answers (the replay read the calls stored before).
       const p = partial.get(sessionId);
       return p ? withPartial(view, p) : view;
