@@ -444,9 +444,15 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return budgeted('replay', sessionId, () => replays.submit({ op: 'view', inputs }));
     },
     getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => {
+      const inputs = inputsOf(sessionId, policy, overrides, needles);
       const t0 = performance.now();
-      const view = await replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel);
-      growth.charted(sessionId, performance.now() - t0);
+      growth.charting(sessionId);
+      let view: Awaited<ReturnType<typeof replays.submit<'chart'>>>;
+      try {
+        view = await replays.submit({ op: 'chart', inputs, buckets }, channel);
+      } finally {
+        growth.charted(sessionId, performance.now() - t0);
+      }
       // Marked as the store stands when it answers (the replay read the calls stored before).
       const p = partial.get(sessionId);
       return p ? withPartial(view, p) : view;

@@ -91,16 +91,32 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
    * deletes them on the host (all or nothing): the window leaves them for another session.
    */
   const shown = new Map<string, readonly string[]>();
+  /** No session on screen (the one shown is being deleted); answers still on their way find no session to land in. */
+  const blank = (): void =>
+    set({
+      currentId: null,
+      detail: null,
+      chart: null,
+      chartFor: null,
+      chartError: null,
+      stepDetail: null,
+      messages: new Map(),
+      selectedStep: null,
+      inspectedMessage: null,
+    });
   const leaveShown = async (jobId: string): Promise<void> => {
     const ids = shown.get(jobId);
     shown.delete(jobId);
     if (!ids) return;
-    await get().refreshSessions();
     const current = get().currentId;
-    if (current === null || !ids.includes(current)) return;
+    const leaving = current === null || ids.includes(current);
+    if (leaving) blank();
+    await get().refreshSessions();
+    if (!leaving || get().currentId !== null) return;
     const next = get().sessions.find((x) => x.parentId === null);
     if (next) await get().openSession(next.id);
-    else set({ currentId: null, detail: null, chart: null, chartFor: null, stepDetail: null, messages: new Map(), selectedStep: null });
+    // A request made before the session went failed on it: not the user's problem.
+    else if (get().error?.includes('no session with id')) set({ error: null });
   };
 
   const ended = (jobId: string, end: { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }): void => {
@@ -286,6 +302,9 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
         return;
       }
       cancelled.add(p.jobId);
+      // The session shown so far goes with the import (all or nothing): the window leaves it first.
+      const current = get().currentId;
+      if (current !== null && shown.get(p.jobId)?.includes(current)) blank();
       try {
         await api.cancelImport({ jobId: p.jobId });
       } catch (e) {
