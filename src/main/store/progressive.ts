@@ -133,6 +133,8 @@ export async function importProgressively(store: SessionStore, path: string, opt
     let chunk = options.chunkBytes ?? CHUNK_BYTES;
     let messages = first.messages;
     for (;;) {
+      // A turn of the event loop between chunks: a chunk awaits only promises, and a cancel comes as a message.
+      await new Promise((r) => setImmediate(r));
       if (cancelled()) throw new Error(`${path}: import cancelled`);
       const total = statSync(path).size;
       // Once an append leaves the fast path (the whole file decided), chunks would parse it again each time.
