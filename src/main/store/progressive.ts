@@ -131,14 +131,16 @@ export async function importProgressively(store: SessionStore, path: string, opt
     options.onVisible?.(first);
     options.onProgress?.({ bytes: state.size, sessions: ids.length, messages: first.messages });
     let chunk = options.chunkBytes ?? CHUNK_BYTES;
+    let chunked = true;
     let messages = first.messages;
     for (;;) {
       // A turn of the event loop between chunks: a chunk awaits only promises, and a cancel comes as a message.
       await new Promise((r) => setImmediate(r));
       if (cancelled()) throw new Error(`${path}: import cancelled`);
       const total = statSync(path).size;
-      // Once an append leaves the fast path (the whole file decided), chunks would parse it again each time.
-      const upTo = hasLineFastPath(state) ? state.size + chunk : undefined;
+      // Once an append leaves the fast path (the whole file decided: a fork, subagents in the file),
+      // chunks would parse the whole file again each time: the rest goes in one update.
+      const upTo = chunked && hasLineFastPath(state) ? state.size + chunk : undefined;
       const update = await updateTail(store, state, upTo !== undefined ? { upTo } : {});
       if (!update) {
         // A line longer than a chunk: a bigger chunk; else the file's complete lines are all in.
@@ -148,6 +150,7 @@ export async function importProgressively(store: SessionStore, path: string, opt
         }
         break;
       }
+      if (!update.fast) chunked = false;
       for (const s of update.sessions) messages = Math.max(messages, s.messages);
       // An append the whole file decided may add or remove sessions: what is stored now is what a cancel takes back.
       if (!update.fast) ids = sessionsOf(store, sourceId);

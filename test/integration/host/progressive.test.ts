@@ -8,7 +8,8 @@ import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerOf, type ChartView, type EventName, type EventPayload } from '../../../src/shared/api';
+import { answerOf, type EventName, type EventPayload } from '../../../src/shared/api';
+import type { ChartViewWire } from '../../../src/shared/marker-columns';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { claudeCodeText } from '../../bench/corpus';
 
@@ -66,7 +67,7 @@ describe.skipIf(!existsSync(worker))('progressive opening through the host', () 
     expect(eventOf('importDone', jobId)).toBeUndefined();
     const id = visible.sessionIds[0]!;
     expect((await host.handlers.getInfo({})).imports?.map((i) => i.jobId)).toEqual([jobId]);
-    const chart = async (): Promise<ChartView> =>
+    const chart = async (): Promise<ChartViewWire> =>
       answerOf(await host.handlers.getChartView({ sessionId: id, policy: 'claude-code', overrides: {}, needles: [], buckets: 64 }));
     const first = await chart();
     expect(eventOf('importDone', jobId)).toBeUndefined();

@@ -131,6 +131,28 @@ describe('progressive import', () => {
     for (const table of ['sessions', 'sources', 'messages', 'source_lines']) expect([table, count(table)]).toEqual([table, 0]);
   });
 
+  it('an append the fast path refuses (a fork) is decided by the whole file once, then the rest goes in one update', async () => {
+    const file = join(t.dir, 'fork.jsonl');
+    // A user line a third of the way in that answers an earlier line again (a rewind): the main chain changes.
+    const at = Math.floor(lines.length / 3);
+    const earlier = JSON.parse(lines[at - 40]!) as { uuid: string };
+    const fork = JSON.stringify({
+      ...(JSON.parse(lines[at]!) as Record<string, unknown>),
+      type: 'user',
+      uuid: 'f0f0f0f0-0000-4000-8000-000000000001',
+      parentUuid: earlier.uuid,
+      message: { role: 'user', content: 'try again from there' },
+    });
+    writeFileSync(file, [...lines.slice(0, at), fork, ...lines.slice(at)].join('\n') + '\n');
+    const fast: boolean[] = [];
+    const r = await importProgressively(t.store, file, { ...SMALL, onGrown: (u) => fast.push(u.fast) });
+    const slow = fast.indexOf(false);
+    expect(slow).toBeGreaterThanOrEqual(0);
+    // At most one update after the first that left the fast path: the rest of the file at once.
+    expect(fast.length - slow).toBeLessThanOrEqual(2);
+    await sameAsFreshImport(t.store, t.dir, file, r.sessionIds[0]!);
+  });
+
   it('small files and JSON documents are imported whole, as before', async () => {
     const file = join(t.dir, 'small.jsonl');
     writeFileSync(file, text);
