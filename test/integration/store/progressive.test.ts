@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importProgressively } from '../../../src/main/store/progressive';
 import { importFileToStore, openStore } from '../../../src/main/store/index';
+import { appendToSession } from '../../../src/main/host/session-append';
+import type { Session } from '../../../src/core/model';
 import { ImportError } from '../../../src/core/import/types';
 import { claudeCodeText } from '../../bench/corpus';
 import { tempStoreEach } from '../../helpers/temp-store';
@@ -53,6 +55,31 @@ describe('progressive import', () => {
     const stored = t.store.db.prepare('SELECT size, hash FROM sources').get() as { size: number; hash: string };
     expect(stored).toEqual({ size: Buffer.byteLength(text), hash: createHash('sha256').update(readFileSync(file)).digest('hex') });
     expect((await importProgressively(t.store, file, SMALL)).reused).toBe(true);
+  });
+
+  it('hands each chunk over: a session held since the prefix, patched chunk by chunk, is the stored one (compactions too)', async () => {
+    const file = join(t.dir, 'cc.jsonl');
+    writeFileSync(file, text);
+    let held: Session | undefined;
+    const r = await importProgressively(t.store, file, {
+      ...SMALL,
+      onVisible: (v) => (held = t.store.loadSession(v.sessionIds[0]!)),
+      onGrown: (u) => {
+        const s = u.sessions[0]!;
+        const w = s.written!;
+        held = appendToSession(held!, {
+          from: s.changedFrom,
+          previous: w.previous,
+          messages: w.messages,
+          ...(w.compactions ? { compactions: w.compactions } : {}),
+        });
+        expect(held).toBeDefined();
+      },
+    });
+    const stored = t.store.loadSession(r.sessionIds[0]!)!;
+    expect(stored.sourceCompactions.length).toBeGreaterThanOrEqual(2);
+    expect(held!.sourceCompactions).toEqual(stored.sourceCompactions);
+    expect(held!.messages).toEqual(stored.messages);
   });
 
   it('follows a file that is still being written, to its last complete line', async () => {
