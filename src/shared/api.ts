@@ -193,6 +193,15 @@ export interface AppInfo {
   readonly initialSessionId: string | null;
   /** What the user should be told about the database (moved aside as corrupt, opened read-only). */
   readonly notices?: string[];
+  /** Imports still running (a big file given to `serve` is opened progressively): the window shows their progress and Cancel. */
+  readonly imports?: readonly RunningImport[];
+}
+
+/** An import the host is running: its job, the file's name and size. */
+export interface RunningImport {
+  readonly jobId: string;
+  readonly file: string;
+  readonly totalBytes: number;
 }
 
 export interface SessionSummary {
@@ -304,6 +313,7 @@ export type {
   StepDetail,
 } from '../core/view/replay-view';
 export type { ConfigField } from '../core/view/config-field';
+export type { ImportPartial } from '../core/view/replay-view';
 
 /** Estimate against provider-reported prompt size, per call, and the calibrated fit. */
 export interface AccuracyView {
@@ -526,6 +536,11 @@ export const events = {
   }),
   importDone: z.object({ jobId: z.string(), sessionIds: z.array(z.string()), reused: z.boolean() }),
   importFailed: z.object({ jobId: z.string(), error: z.string(), cancelled: z.boolean() }),
+  /**
+   * A big file's first part is stored (it is opened progressively): its sessions can be opened
+   * now; they grow (`sessionUpdated`) until `importDone`, and their charts carry `partial` meanwhile.
+   */
+  importVisible: z.object({ jobId: z.string(), sessionIds: z.array(z.string()) }),
   countsReady: z.object({ sessionId: z.string(), tokenizer: z.string() }),
   /** The desktop menu's File ▸ Export…: the window opens its export dialog. */
   exportRequested: z.object({}),

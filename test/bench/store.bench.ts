@@ -24,7 +24,7 @@ import { writeClaudeCodeJsonlApart } from './corpus';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The floor: read, parse, pull the text out, insert it with a chars/4 estimate, one transaction. */
-async function rawFloor(file: string, dbPath: string): Promise<void> {
+export async function rawFloor(file: string, dbPath: string): Promise<void> {
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE m (i INTEGER PRIMARY KEY, body TEXT, est INTEGER)');

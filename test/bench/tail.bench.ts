@@ -45,7 +45,7 @@ const FORMATS = (process.env['TAIL_BENCH_FORMATS'] ?? 'claude-code,codex').split
 const ROUNDS = 3;
 
 /** Two lines continuing the session from its last line. */
-function appendTurn(file: string, n: number): void {
+export function appendTurn(file: string, n: number): void {
   // The generator's lines are far shorter than 1 MB.
   const size = statSync(file).size;
   const fd = openSync(file, 'r');

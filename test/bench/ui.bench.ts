@@ -58,7 +58,7 @@ const STEP_IN_PAGE = `new Promise((resolve) => {
   check();
 })`;
 
-async function stepMs(page: Page): Promise<number> {
+export async function stepMs(page: Page): Promise<number> {
   return (await page.evaluate(STEP_IN_PAGE)) as number;
 }
 
@@ -129,7 +129,7 @@ function freshRuns(raw: string | undefined): number {
   return n;
 }
 
-async function timedMove(page: Page, act: () => Promise<void>, commitOnEnter: boolean): Promise<{ ms: number; outer: number }> {
+export async function timedMove(page: Page, act: () => Promise<void>, commitOnEnter: boolean): Promise<{ ms: number; outer: number }> {
   const key = await page.getByTestId('region-bars').getAttribute('data-key');
   await page.evaluate(ARM_MOVE(commitOnEnter, key));
   const t0 = performance.now();

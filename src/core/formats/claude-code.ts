@@ -7,8 +7,9 @@
  * whole-file path, which is always right:
  * - a new line not chained to the previous one (the first to the last line before the append): a
  *   rewind or a fork, so maybe another main chain;
- * - a sidechain line (subagents), a compaction boundary or summary, an `isMeta` line (whether it
- *   was sent depends on lines before it), a title, summary or `last-prompt` line (a leaf);
+ * - a sidechain line (subagents), an `isMeta` line (whether it was sent depends on lines before
+ *   it), a title, summary or `last-prompt` line (a leaf); a compaction boundary whose logical
+ *   parent is not the last line (a compaction continuing the chain is appended with its record);
  * - a uuid of a stored message, another model than the session's;
  * - a file with a `last-prompt` line anywhere before (its leaf, not the last line, ends the chain).
  * Not seen here (Claude Code writes neither): a new line reusing the uuid of an earlier line that
@@ -130,15 +131,13 @@ export const format: FormatDescriptor = {
           if (SLOW_TYPES.has(type)) return { state: looked };
           const uuid = r['uuid'];
           if (typeof uuid !== 'string' || uuid === '') continue;
-          if (
-            r['isSidechain'] === true ||
-            r['isMeta'] === true ||
-            r['isCompactSummary'] === true ||
-            r['subtype'] === 'compact_boundary' ||
-            r['logicalParentUuid'] !== undefined
-          )
+          if (r['isSidechain'] === true || r['isMeta'] === true) return { state: looked };
+          // A compaction continues the chain through its boundary's logical parent (a new chain root
+          // otherwise): its summary line and the calls after it chain on from the boundary.
+          const boundary = r['subtype'] === 'compact_boundary';
+          if (boundary ? r['logicalParentUuid'] !== parent : r['logicalParentUuid'] !== undefined) return { state: looked };
+          if ((boundary ? (r['parentUuid'] ?? null) !== null && r['parentUuid'] !== parent : r['parentUuid'] !== parent) || ids.has(uuid))
             return { state: looked };
-          if (r['parentUuid'] !== parent || ids.has(uuid)) return { state: looked };
           parent = uuid;
           const msg = isRecord(r['message']) ? r['message'] : {};
           if (type === 'assistant') {
@@ -165,8 +164,7 @@ export const format: FormatDescriptor = {
           return { state: looked };
         }
         const parsed = parsedSessions[0];
-        if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0 || parsed.sourceCompactions.length > 0)
-          return { state: looked };
+        if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0) return { state: looked };
         let fresh: readonly Message[] = parsed.messages;
 
         // A response continued from the last stored message (same message.id) extends it, as the
@@ -189,6 +187,11 @@ export const format: FormatDescriptor = {
           };
           fresh = fresh.slice(1);
         }
+        // Compactions among the new lines: their message indices as in the whole session (a merged last
+        // response shifts nothing: the parse numbered the new messages from its first one).
+        if (merged && parsed.sourceCompactions.some((c) => c.atMessage === 0)) return { state: looked };
+        const offset = session.messageCount - (merged ? 1 : 0);
+        const compactions = parsed.sourceCompactions.map((c) => ({ ...c, atMessage: c.atMessage + offset }));
         const next = (): ClaudeCodeTail => {
           for (const m of fresh) ids.add(m.id);
           return moved;
@@ -203,6 +206,7 @@ export const format: FormatDescriptor = {
             records: merged
               ? { lines: textOfLine, extendsLast: merged.mergedLines!.slice((prev.mergedLines ?? []).length) }
               : { lines: textOfLine },
+            ...(compactions.length > 0 ? { compactions } : {}),
             next,
           },
         };

@@ -6,7 +6,7 @@
  * folders and keep the store; src/core/formats/index.ts lists the formats and derives the rest.
  */
 import type { Importer } from '../import/types';
-import type { Message, Session } from '../model';
+import type { Message, Session, SourceCompaction } from '../model';
 
 /** One format: its importer (id, label, detect, parse) and what the hosts derive from it. */
 export interface FormatDescriptor extends Importer {
@@ -80,6 +80,8 @@ export interface TailChange {
    * message is the last stored one continued on these new lines (its record grows by them).
    */
   readonly records: 'inline' | { readonly lines: ReadonlyMap<number, string>; readonly extendsLast?: readonly number[] };
+  /** Compactions among the new lines (message indices in the whole session): added to the session's. */
+  readonly compactions?: readonly SourceCompaction[];
 }
 
 /** What a line tail answers for an append: its state (lookups it cached) and, when it applies, the change and the state after it. */

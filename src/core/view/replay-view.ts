@@ -134,6 +134,8 @@ export interface ChartView {
   readonly warnings: readonly string[];
   /** The agent's own compactions against its preset: real vs predicted (core/replay/compaction-check.ts). */
   readonly sourceCompactions?: readonly SourceCompactionCheck[];
+  /** The session is still being imported: this chart covers calls 1–stepCount of a longer file (absent once it is whole). */
+  readonly partial?: ImportPartial;
 }
 
 /** One number and where it came from (request, model catalog, provider, transcript, default, policy). */
@@ -234,4 +236,15 @@ export interface StepDetail {
   readonly messageStates: readonly (readonly [number, number, MessageState])[];
   /** The events recorded at this call. */
   readonly events: readonly ReplayEvent[];
+}
+
+/**
+ * A session still being imported (a big file is opened progressively: docs/user-guide.md
+ * "Opening a transcript"): `bytes` of the file's `totalBytes` are stored, and a replay or chart
+ * covers the calls stored so far only. Cancelling the import deletes the session.
+ */
+export interface ImportPartial {
+  readonly jobId: string;
+  readonly bytes: number;
+  readonly totalBytes: number;
 }

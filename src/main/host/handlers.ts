@@ -6,9 +6,11 @@
  * never trusts its input: the transports validate every payload against the contract first.
  */
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import type { FormatId, Session } from '../../core/model';
 import { defaultTokenizerFor, type SessionCounts } from '../../core/tokens/index';
-import { ApiError, type AppInfo, type EventSink, type Handlers, type SessionDetail } from '../../shared/api';
+import { ApiError, type AppInfo, type EventSink, type Handlers, type ImportPartial, type SessionDetail } from '../../shared/api';
+import { GrowthEvents, withPartial } from './partial';
 import { openStoreChecked, type SessionStore } from '../store/index';
 import { countForHost } from './counts';
 import { sessionDetailOf } from './session-detail';
@@ -90,7 +92,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
   });
   const counts = new Map<string, SessionCounts>();
-  const jobs = new Map<string, ImportRun>();
+  const jobs = new Map<string, { run: ImportRun; file: string; totalBytes: number }>();
+  /** Sessions still being imported (progressively), with how much of their file is stored. */
+  const partial = new Map<string, ImportPartial>();
+  /** Exact counts asked for while a session was partial: made when its import ends. */
+  const deferredCounts = new Map<string, Set<string>>();
+  const growth = new GrowthEvents((payload) => options.emit('sessionUpdated', payload));
+  /** Windows that asked to follow a session while it was partial (by session: how many). */
+  const deferredWatch = new Map<string, number>();
   const saved = new SavedPolicies(store.db);
   const lookup = (id: string) => saved.get(id) ?? getPolicy(id);
   const useWorker = options.replayWorkerFile !== undefined && options.dbPath !== ':memory:';
@@ -185,6 +194,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
   /** Queues an exact count of a session under a tokenizer (once); `countsReady` says when it is stored. */
   const requestCount = (id: string, tokenizer: string): void => {
+    // A session still growing would be counted again at every chunk: once, at the end.
+    if (partial.has(id)) {
+      const wanted = deferredCounts.get(id) ?? new Set<string>();
+      deferredCounts.set(id, wanted.add(tokenizer));
+      return;
+    }
     const key = `${id}\u0000${tokenizer}`;
     if (counting.has(key)) return;
     counting.add(key);
@@ -216,8 +231,20 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return estimate;
   };
 
-  /** Imports one file into the store; resolves with its session ids. */
-  const importFile = async (path: string, format: FormatId | undefined, jobId: string): Promise<{ ids: string[]; reused: boolean }> => {
+  /**
+   * Imports one file into the store; resolves with its session ids. A big file of lines is opened
+   * progressively (store/progressive.ts): `onVisible` gets its first sessions as soon as a prefix
+   * is stored, each later chunk reaches the window as `sessionUpdated` (the live tail's event),
+   * and until the end the sessions are `partial` (their charts say so). A cancel or failure
+   * deletes what was stored, the visible prefix too: an import is all or nothing.
+   */
+  const importFile = async (
+    path: string,
+    format: FormatId | undefined,
+    jobId: string,
+    onVisible?: (ids: string[]) => void,
+  ): Promise<{ ids: string[]; reused: boolean }> => {
+    let visible: string[] = [];
     const run = startImport({
       path,
       format,
@@ -225,9 +252,37 @@ export async function createHost(options: HostOptions): Promise<Host> {
       dbPath: options.dbPath,
       ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
       ...(options.importWorkerFile ? { workerFile: options.importWorkerFile } : {}),
-      onProgress: (p) => options.emit('importProgress', { jobId, file: path, ...p }),
+      progressive: true,
+      onProgress: (p) => {
+        for (const id of visible) partial.set(id, { jobId, bytes: p.bytes, totalBytes: Math.max(p.totalBytes, p.bytes) });
+        options.emit('importProgress', { jobId, file: path, ...p });
+      },
+      onVisible: (r) => {
+        visible = r.sessionIds;
+        for (const id of visible) partial.set(id, { jobId, bytes: 0, totalBytes: 0 });
+        onVisible?.(visible);
+        options.emit('importVisible', { jobId, sessionIds: visible });
+      },
+      onGrown: (update, bytes, totalBytes) => {
+        for (const id of update.deleted) forget(id);
+        for (const u of update.sessions) {
+          if (!visible.includes(u.id)) visible.push(u.id);
+          partial.set(u.id, { jobId, bytes, totalBytes });
+          const w = u.written;
+          forget(
+            u.id,
+            w && {
+              from: u.changedFrom,
+              previous: w.previous,
+              messages: w.messages,
+              ...(w.compactions ? { compactions: w.compactions } : {}),
+            },
+          );
+          growth.grown({ sessionId: u.id, steps: u.steps, messages: u.messages, rewritten: update.rewritten });
+        }
+      },
     });
-    jobs.set(jobId, run);
+    jobs.set(jobId, { run, file: path, totalBytes: run.totalBytes });
     try {
       const r = await run.done;
       for (const id of r.sessionIds) {
@@ -236,36 +291,58 @@ export async function createHost(options: HostOptions): Promise<Host> {
         replays.forget(id, 'session');
       }
       return { ids: r.sessionIds, reused: r.reused };
+    } catch (error) {
+      // The worker deletes what it stored; one stopped before it could leaves it to this thread.
+      for (const id of visible) {
+        forget(id);
+        if (store.getRow(id)) store.deleteSession(id);
+      }
+      throw error;
     } finally {
       jobs.delete(jobId);
+      for (const id of visible) growth.flush(id);
+      for (const id of visible) partial.delete(id);
+      // Exact counts asked while the session grew are made once, on the whole session.
+      for (const id of visible) for (const t of deferredCounts.get(id) ?? []) if (store.getRow(id)) requestCount(id, t);
+      for (const id of visible) deferredCounts.delete(id);
+      for (const id of visible) {
+        const n = deferredWatch.get(id) ?? 0;
+        deferredWatch.delete(id);
+        for (let i = 0; i < n; i++) if (store.getRow(id)) void tail.watchSession(id, true).catch(() => undefined);
+      }
     }
   };
 
-  const startJob = (paths: readonly string[], format: FormatId | undefined): string => {
+  /** Starts an import job; `ended` settles with its sessions (or its error) once every file is in. */
+  const runJob = (
+    paths: readonly string[],
+    format: FormatId | undefined,
+    onVisible?: (ids: string[]) => void,
+  ): { jobId: string; ended: Promise<string[]> } => {
     const jobId = randomUUID();
-    void (async () => {
+    const ended = (async () => {
       const ids: string[] = [];
       let reused = true;
       try {
         for (const p of paths) {
-          const r = await importFile(p, format, jobId);
+          const r = await importFile(p, format, jobId, onVisible);
           ids.push(...r.ids);
           reused &&= r.reused;
         }
         options.emit('importDone', { jobId, sessionIds: ids, reused });
+        return ids;
       } catch (error) {
         const cancelled = error instanceof ApiError && error.code === 'cancelled';
         options.emit('importFailed', { jobId, error: error instanceof Error ? error.message : String(error), cancelled });
+        throw error;
       }
     })();
-    return jobId;
+    ended.catch(() => undefined);
+    return { jobId, ended };
   };
+  const startJob = (paths: readonly string[], format: FormatId | undefined): string => runJob(paths, format).jobId;
 
   let initialSessionId: string | null = null;
-  for (const file of options.initialFiles) {
-    const r = await importFile(file, undefined, randomUUID());
-    initialSessionId ??= r.ids[0] ?? null;
-  }
 
   // Live tail: a followed session that changed is dropped from every cache, like a re-import.
   const forget = (id: string, append?: SessionAppend): void => {
@@ -333,6 +410,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       dbPath: options.dbPath,
       initialSessionId: initialSessionId !== null && store.getRow(initialSessionId) ? initialSessionId : null,
       ...(notices.length > 0 ? { notices } : {}),
+      ...(jobs.size > 0 ? { imports: [...jobs].map(([jobId, j]) => ({ jobId, file: basename(j.file), totalBytes: j.totalBytes })) } : {}),
     }),
     listSessions: async () => listLibrary(store),
     getSession: async ({ id }): Promise<SessionDetail> => {
@@ -361,8 +439,20 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const inputs = inputsOf(sessionId, policy, overrides, needles);
       return budgeted('replay', sessionId, () => replays.submit({ op: 'view', inputs }));
     },
-    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) =>
-      replays.submit({ op: 'chart', inputs: inputsOf(sessionId, policy, overrides, needles), buckets }, channel),
+    getChartView: async ({ sessionId, policy, overrides, needles, channel, buckets }) => {
+      const inputs = inputsOf(sessionId, policy, overrides, needles);
+      const t0 = performance.now();
+      growth.charting(sessionId);
+      let view: Awaited<ReturnType<typeof replays.submit<'chart'>>>;
+      try {
+        view = await replays.submit({ op: 'chart', inputs, buckets }, channel);
+      } finally {
+        growth.charted(sessionId, performance.now() - t0);
+      }
+      // Marked as the store stands when it answers (the replay read the calls stored before).
+      const p = partial.get(sessionId);
+      return p ? withPartial(view, p) : view;
+    },
     getStepDetail: async ({ sessionId, policy, overrides, needles, channel, step }) =>
       replays.submit({ op: 'detail', inputs: inputsOf(sessionId, policy, overrides, needles), step }, channel),
     getConfigFields: async ({ policy, overrides }) => {
@@ -393,9 +483,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { jobId: paths.length > 0 ? startJob(paths, undefined) : null };
     },
     cancelImport: async ({ jobId }) => {
-      const run = jobs.get(jobId);
-      run?.cancel();
-      return { cancelled: run !== undefined };
+      const job = jobs.get(jobId);
+      job?.run.cancel();
+      return { cancelled: job !== undefined };
     },
     exportSession: async (args) =>
       budgeted('export', args.sessionId, () =>
@@ -436,11 +526,38 @@ export async function createHost(options: HostOptions): Promise<Host> {
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args, (work, signal) => budgeted('sweep', args.sessionId, work, signal)),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),
-    watchSession: ({ sessionId, on }) => tail.watchSession(sessionId, on),
+    watchSession: async ({ sessionId, on }) => {
+      // A session still being imported grows through its import (the same path): the live tail
+      // starts when the import ends, from where it stopped.
+      if (partial.has(sessionId)) {
+        const n = (deferredWatch.get(sessionId) ?? 0) + (on ? 1 : -1);
+        if (n > 0) deferredWatch.set(sessionId, n);
+        else deferredWatch.delete(sessionId);
+        return { watching: on, path: row(sessionId).sourcePath };
+      }
+      return tail.watchSession(sessionId, on);
+    },
     planProbe: (args) => prober.planProbe(args),
     runProbe: (args) => prober.runProbe(args),
     listProbes: async (args) => (row(args.sessionId), prober.listProbes(args)),
   };
+
+  // Files given at start-up, once every handler above is ready (a progressive import's chunks reach them).
+  for (const [k, file] of options.initialFiles.entries()) {
+    // The last file opens progressively when it is big: the host is up once its first calls are
+    // stored, and the rest is imported meanwhile (getInfo lists the job: a window shows its
+    // progress and Cancel). A file that fails before that fails the start, as before.
+    if (k === options.initialFiles.length - 1) {
+      let shown: (ids: string[]) => void = () => {};
+      const visible = new Promise<string[]>((resolve) => (shown = resolve));
+      const { ended } = runJob([file], undefined, (ids) => shown(ids));
+      const ids = await Promise.race([visible, ended]);
+      initialSessionId ??= ids[0] ?? null;
+      continue;
+    }
+    const r = await importFile(file, undefined, randomUUID());
+    initialSessionId ??= r.ids[0] ?? null;
+  }
 
   return {
     handlers,
@@ -448,7 +565,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     store,
     budget,
     close: async () => {
-      for (const run of jobs.values()) run.cancel();
+      for (const job of jobs.values()) job.run.cancel();
       fleet.close();
       tuner.close();
       await exporter.close();

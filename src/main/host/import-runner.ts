@@ -9,8 +9,10 @@ import { ImportError } from '../../core/import/types';
 import type { FormatId } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { importFileToStore, type StoredImport } from '../store/index';
+import { importProgressively, progressiveFromEnv } from '../store/progressive';
+import type { TailUpdate } from '../store/tail';
 import type { SessionStore } from '../store/sessions';
-import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
 export interface ImportProgress {
   readonly bytes: number;
@@ -23,6 +25,8 @@ export interface ImportProgress {
 
 export interface ImportRun {
   readonly done: Promise<StoredImport>;
+  /** The file's size when the import began. */
+  readonly totalBytes: number;
   cancel(): void;
 }
 
@@ -35,7 +39,17 @@ export interface ImportRunOptions {
   /** Built worker script; undefined = import in this thread. */
   readonly workerFile?: string;
   readonly onProgress?: (p: ImportProgress) => void;
+  /**
+   * Open a big file of lines progressively (store/progressive.ts): `onVisible` once its prefix is
+   * stored, `onGrown` after each chunk, `done` when the whole file is in.
+   */
+  readonly progressive?: boolean;
+  readonly onVisible?: (visible: StoredImport) => void;
+  readonly onGrown?: (update: TailUpdate, bytes: number, totalBytes: number) => void;
 }
+
+/** How long a cancelled worker may take to stop and take back what it stored before it is terminated. */
+const CANCEL_GRACE_MS = 10_000;
 
 export function startImport(options: ImportRunOptions): ImportRun {
   let totalBytes = 0;
@@ -44,7 +58,7 @@ export function startImport(options: ImportRunOptions): ImportRun {
     if (st.isDirectory()) throw new Error('directory');
     totalBytes = st.size;
   } catch {
-    return { done: Promise.reject(new ApiError('bad_input', `${options.path}: no such file`)), cancel: () => {} };
+    return { done: Promise.reject(new ApiError('bad_input', `${options.path}: no such file`)), totalBytes: 0, cancel: () => {} };
   }
   const started = performance.now();
   const report = (p: { bytes: number; messages: number; sessions: number }): void => {
@@ -53,19 +67,31 @@ export function startImport(options: ImportRunOptions): ImportRun {
     const etaMs = rate > 0 && totalBytes > 0 ? Math.max(0, ((totalBytes - p.bytes) / rate) * 1000) : null;
     options.onProgress?.({ ...p, totalBytes, bytesPerSecond: rate, etaMs });
   };
-  return options.workerFile && options.dbPath !== ':memory:' ? inWorker(options.workerFile, options, report) : inProcess(options, report);
+  const run =
+    options.workerFile && options.dbPath !== ':memory:' ? inWorker(options.workerFile, options, report) : inProcess(options, report);
+  return { ...run, totalBytes };
 }
 
 type Report = (p: { bytes: number; messages: number; sessions: number }) => void;
 
-function inProcess(options: ImportRunOptions, report: Report): ImportRun {
+function inProcess(options: ImportRunOptions, report: Report): Omit<ImportRun, 'totalBytes'> {
   const controller = new AbortController();
-  const done = importFileToStore(options.store, options.path, {
+  const common = {
     ...(options.format ? { format: options.format } : {}),
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
     signal: controller.signal,
     onProgress: report,
-  }).catch((error: unknown) => {
+  };
+  const done = (
+    options.progressive
+      ? importProgressively(options.store, options.path, {
+          ...common,
+          ...progressiveFromEnv(),
+          ...(options.onVisible ? { onVisible: options.onVisible } : {}),
+          ...(options.onGrown ? { onGrown: options.onGrown } : {}),
+        })
+      : importFileToStore(options.store, options.path, common)
+  ).catch((error: unknown) => {
     if (controller.signal.aborted) throw new ApiError('cancelled', `${options.path}: import cancelled`);
     if (error instanceof ImportError) throw new ApiError('bad_input', error.message);
     throw error;
@@ -73,12 +99,13 @@ function inProcess(options: ImportRunOptions, report: Report): ImportRun {
   return { done, cancel: () => controller.abort() };
 }
 
-function inWorker(workerFile: string, options: ImportRunOptions, report: Report): ImportRun {
+function inWorker(workerFile: string, options: ImportRunOptions, report: Report): Omit<ImportRun, 'totalBytes'> {
   const request: ImportWorkerRequest = {
     path: options.path,
     dbPath: options.dbPath,
     ...(options.format ? { format: options.format } : {}),
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+    ...(options.progressive ? { progressive: true } : {}),
   };
   const worker = new Worker(workerFile, { workerData: request });
   let cancelled = false;
@@ -86,13 +113,16 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
   const done = new Promise<StoredImport>((resolve, reject) => {
     worker.on('message', (reply: ImportWorkerReply) => {
       if (reply.type === 'progress') return report(reply);
+      if (reply.type === 'visible') return options.onVisible?.(reply.result);
+      if (reply.type === 'grown') return options.onGrown?.(reply.update, reply.bytes, reply.totalBytes);
       settled = true;
       if (reply.type === 'done') {
         // The worker exits by itself once its writer has checkpointed the WAL into the database.
         resolve(reply.result);
         return;
       }
-      reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
+      if (cancelled || reply.cancelled) reject(new ApiError('cancelled', `${options.path}: import cancelled`));
+      else reject(new ApiError(reply.badInput ? 'bad_input' : 'internal', reply.message));
       void worker.terminate();
     });
     worker.on('error', (error) => reject(new ApiError('internal', `import worker failed: ${error.message}`)));
@@ -110,9 +140,14 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     done,
     cancel: () => {
       // Once done, the import is stored: nothing to cancel (the worker is finishing its checkpoint).
-      if (settled) return;
+      if (settled || cancelled) return;
       cancelled = true;
-      void worker.terminate();
+      // The worker stops at its next check and deletes what it stored (a progressive import's
+      // visible prefix too); one that does not answer in time is stopped (its open transaction
+      // rolls back; the host then deletes what earlier chunks committed).
+      worker.postMessage({ type: 'cancel' } satisfies ImportWorkerCommand);
+      const timer = setTimeout(() => void worker.terminate(), CANCEL_GRACE_MS);
+      timer.unref();
     },
   };
 }

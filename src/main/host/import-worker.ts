@@ -2,32 +2,46 @@
  * Worker thread that imports one file into the store: it opens its own connection to the
  * database (WAL lets the host keep reading meanwhile), parses the file as a stream and writes
  * every session in one transaction (big files through a writer thread, store/writer.ts, which
- * this script also runs: `role: 'writer'`). The host's event loop never carries an import;
- * cancelling terminates the worker, and SQLite rolls back the open transaction. After 'done'
+ * this script also runs: `role: 'writer'`). The host's event loop never carries an import. A big
+ * file of lines is opened progressively (store/progressive.ts): `visible` once its prefix is
+ * stored, `grown` after each chunk. Cancel is a message: the import stops at its next check and
+ * deletes what it stored (the host terminates the worker if that takes too long; SQLite then
+ * rolls back the open transaction). After 'done'
  * the worker exits by itself once the writer has checkpointed the WAL. Each role loads only
  * its own modules (the writer needs no parser).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WriterData } from '../store/writer';
-import type { ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
-async function run(request: ImportWorkerRequest): Promise<ImportWorkerReply> {
-  const [{ ImportError }, { importFileToStore, openStore }] = await Promise.all([
+async function run(request: ImportWorkerRequest, signal: AbortSignal): Promise<ImportWorkerReply> {
+  const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = await Promise.all([
     import('../../core/import/types'),
     import('../store/index'),
+    import('../store/progressive'),
   ]);
   let store: ReturnType<typeof openStore> | undefined;
   try {
     store = openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
-    const result = await importFileToStore(store, request.path, {
+    const post = (reply: ImportWorkerReply): void => parentPort?.postMessage(reply);
+    const options = {
       ...(request.format ? { format: request.format } : {}),
       ...(request.nativeBinding ? { nativeBinding: request.nativeBinding } : {}),
-      onProgress: (p) => parentPort?.postMessage({ type: 'progress', ...p } satisfies ImportWorkerReply),
-    });
+      signal,
+      onProgress: (p: { bytes: number; sessions: number; messages: number }) => post({ type: 'progress', ...p }),
+    };
+    const result = request.progressive
+      ? await importProgressively(store, request.path, {
+          ...options,
+          ...progressiveFromEnv(),
+          onVisible: (visible) => post({ type: 'visible', result: visible }),
+          onGrown: (update, bytes, totalBytes) => post({ type: 'grown', update, bytes, totalBytes }),
+        })
+      : await importFileToStore(store, request.path, options);
     return { type: 'done', result };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { type: 'error', message, badInput: error instanceof ImportError };
+    return { type: 'error', message, badInput: error instanceof ImportError, cancelled: signal.aborted };
   } finally {
     store?.close();
   }
@@ -39,7 +53,12 @@ if (parentPort) {
   if ('role' in data && data.role === 'writer') {
     void import('../store/writer').then(({ runWriter }) => runWriter(port, data));
   } else {
-    void run(data as ImportWorkerRequest).then(async (reply) => {
+    // Cancel: the import stops at its next check and takes back what it stored (store/progressive.ts).
+    const controller = new AbortController();
+    port.on('message', (m: ImportWorkerCommand) => {
+      if (m.type === 'cancel') controller.abort();
+    });
+    void run(data as ImportWorkerRequest, controller.signal).then(async (reply) => {
       port.postMessage(reply);
       // The writer thread checkpoints after the commit: this worker exits once it is done.
       const { writersFinished } = await import('../store/import-file');

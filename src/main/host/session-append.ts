@@ -3,7 +3,7 @@
  * from `from` on. A thread that holds the session (the host, the replay worker) applies it instead
  * of reading the whole session from SQLite again.
  */
-import type { Message, Session } from '../../core/model';
+import type { Message, Session, SourceCompaction } from '../../core/model';
 import { carryReplayCaches } from '../../core/replay/carry';
 
 export interface SessionAppend {
@@ -13,6 +13,8 @@ export interface SessionAppend {
   readonly previous: number;
   /** Messages [from, …) as stored. */
   readonly messages: readonly Message[];
+  /** Compactions the update recorded after the ones held (the live tail's fast path appends them). */
+  readonly compactions?: readonly SourceCompaction[];
 }
 
 /** The session after the update, or undefined when the one held is not the one it started from. */
@@ -21,5 +23,7 @@ export function appendToSession(s: Session, a: SessionAppend): Session | undefin
   const messages = [...s.messages.slice(0, a.from), ...a.messages];
   // The messages before `from` are the same objects: what replays extracted from them carries over.
   carryReplayCaches(s.messages, messages, a.from);
-  return { ...s, messages };
+  return a.compactions && a.compactions.length > 0
+    ? { ...s, messages, sourceCompactions: [...s.sourceCompactions, ...a.compactions] }
+    : { ...s, messages };
 }

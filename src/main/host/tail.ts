@@ -182,7 +182,15 @@ export class TailService {
         }
         for (const s of update.sessions) {
           const w = s.written;
-          this.options.invalidate(s.id, w && { from: s.changedFrom, previous: w.previous, messages: w.messages });
+          this.options.invalidate(
+            s.id,
+            w && {
+              from: s.changedFrom,
+              previous: w.previous,
+              messages: w.messages,
+              ...(w.compactions ? { compactions: w.compactions } : {}),
+            },
+          );
           this.options.emit('sessionUpdated', { sessionId: s.id, steps: s.steps, messages: s.messages, rewritten: update.rewritten });
           if (update.fast) this.scheduleRecount(s.id);
         }

@@ -38,6 +38,12 @@ export interface ImportFileOptions {
   readonly pipeline?: boolean;
   /** better-sqlite3's native binding for the writer thread (Electron). */
   readonly nativeBinding?: string;
+  /**
+   * Import only bytes [0, upTo) (a prefix that ends on a line end), as a new source: no stored
+   * copy is reused and no earlier import is extended. The progressive import (store/progressive.ts)
+   * stores such a prefix first, then appends the rest through the live tail's path.
+   */
+  readonly upTo?: number;
 }
 
 /** sha256 of the first `limit` bytes (the whole file by default). */
@@ -78,24 +84,25 @@ function reusedImport(store: SessionStore, ids: string[]): StoredImport {
 }
 
 export async function importFileToStore(store: SessionStore, path: string, options: ImportFileOptions = {}): Promise<StoredImport> {
-  const size = statSync(path).size;
+  const prefix = options.upTo !== undefined;
+  const size = options.upTo ?? statSync(path).size;
   // A stored source of the same size is likely this very file: hash it first and skip the
   // parse. Otherwise the file is hashed as it is read (by the parser, or by the writer thread
   // that stores its lines meanwhile): one read, not two.
   let hash: string | undefined;
-  if (store.hasSourceOfSize(size)) {
+  if (!prefix && store.hasSourceOfSize(size)) {
     hash = await hashFile(path);
     const existing = store.findByHash(hash);
     if (existing && existing.length > 0) return reusedImport(store, existing);
   }
-  const prev = store.latestByPath(path);
+  const prev = prefix ? undefined : store.latestByPath(path);
   const grownFrom = prev && size > prev.size && (await hashFile(path, prev.size)) === prev.hash ? prev.sourceId : undefined;
   // Big files get a writer thread, started now: it stores a JSONL file's lines during the parse,
   // or is at least up when the parse is done.
   const dbPath = store.db.name;
   // On one core too: the second thread gains no speed there, but the in-thread path keeps every
   // raw record beside its message (a million tiny lines: ~970 MB instead of ~480 MB).
-  const usePipeline = options.pipeline ?? size >= PIPELINE_MIN_BYTES;
+  const usePipeline = !prefix && (options.pipeline ?? size >= PIPELINE_MIN_BYTES);
   const writer =
     usePipeline && grownFrom === undefined && !store.db.memory && dbPath !== ''
       ? WriterClient.start({ dbPath, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) })

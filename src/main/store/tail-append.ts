@@ -8,7 +8,7 @@
  */
 import { appendUsageStats, titleOf, typedPrompt, type UsageStats } from '../../core/library/stats';
 import type { StoredSession, TailChange } from '../../core/formats/types';
-import type { Message, Session } from '../../core/model';
+import type { Message, Session, SourceCompaction } from '../../core/model';
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
@@ -25,6 +25,8 @@ export interface FastAppend {
   readonly written: readonly Message[];
   /** The message count before. */
   readonly previous: number;
+  /** Compactions the append recorded (indices in the whole session), added to the session's. */
+  readonly compactions?: readonly SourceCompaction[];
 }
 
 /** An append the fast path can take: `apply` writes it (in the caller's transaction), `advance` then moves the tail on. */
@@ -129,6 +131,8 @@ export interface AppendRows {
   /** Messages [from, …) as a first import of the grown file makes them (raw records on `raw` or by line). */
   readonly changed: readonly Message[];
   readonly record: RecordOf;
+  /** Compactions among the new lines (indices in the whole session): added to the session's metadata. */
+  readonly compactions?: readonly SourceCompaction[];
 }
 
 /**
@@ -199,10 +203,33 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
     db.prepare(
       'UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
     ).run(count, steps, turns, hasUsage, title, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id);
+    if (rows.compactions && rows.compactions.length > 0) {
+      const meta = JSON.parse(db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<
+        Session,
+        'messages'
+      >;
+      const all = [...meta.sourceCompactions, ...rows.compactions];
+      db.prepare('UPDATE sessions SET meta = ?, compactions = ? WHERE id = ?').run(
+        JSON.stringify({ ...meta, sourceCompactions: all }),
+        all.length,
+        session.id,
+      );
+    }
     extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
     store.saveCounts(session.id, { ...stored, perMessage, prefix });
   };
-  return { update: { sessionId: session.id, messages: count, steps, changedFrom: from, written, previous: session.messageCount }, apply };
+  return {
+    update: {
+      sessionId: session.id,
+      messages: count,
+      steps,
+      changedFrom: from,
+      written,
+      previous: session.messageCount,
+      ...(rows.compactions && rows.compactions.length > 0 ? { compactions: rows.compactions } : {}),
+    },
+    apply,
+  };
 }
 
 /**

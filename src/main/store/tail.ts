@@ -27,7 +27,7 @@ import type { ByteScan, LinesTail } from '../../core/formats/types';
 import { importSource } from '../../core/import/index';
 import { sniffSource } from '../../core/import/sniff';
 import type { ByteSource } from '../../core/import/types';
-import { stepIndices, type FormatId, type Message, type Session } from '../../core/model';
+import { stepIndices, type FormatId, type Message, type Session, type SourceCompaction } from '../../core/model';
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
@@ -90,7 +90,11 @@ export interface TailSessionUpdate {
    * of reading all of it again (the session's other fields are unchanged): on the fast path, and
    * on the whole-file path when the messages before changedFrom and the session's fields are kept.
    */
-  readonly written?: { readonly messages: readonly Message[]; readonly previous: number };
+  readonly written?: {
+    readonly messages: readonly Message[];
+    readonly previous: number;
+    readonly compactions?: readonly SourceCompaction[];
+  };
 }
 
 export interface TailUpdate {
@@ -330,6 +334,7 @@ async function fastPlan(store: SessionStore, state: TailState, appended: Buffer)
     removed: change.removed,
     changed: change.changed,
     record: recordsOf(store, state.sourceId, only, change),
+    ...(change.compactions && change.compactions.length > 0 ? { compactions: change.compactions } : {}),
   });
   return plan && { ...plan, advance: () => void (lines.state = change.next()) };
 }
@@ -392,16 +397,24 @@ function lastLineEnd(path: string, from: number, end: number): number {
   return from;
 }
 
+export interface UpdateTailOptions {
+  /**
+   * Read the file only up to this byte (then to its last complete line before it): the
+   * progressive import (store/progressive.ts) appends a big file in chunks through this path.
+   */
+  readonly upTo?: number;
+}
+
 /**
  * Brings the stored sessions of a tailed source up to date with its file. Undefined when there
  * is nothing to do yet (no new bytes, or only a partial line). Throws ImportError when the file
  * no longer parses (state unchanged: the next change tries again).
  */
-export async function updateTail(store: SessionStore, state: TailState): Promise<TailUpdate | undefined> {
+export async function updateTail(store: SessionStore, state: TailState, options: UpdateTailOptions = {}): Promise<TailUpdate | undefined> {
   // An import of the grown file (Open… again) moves its sessions to a new source row.
   const stored = store.db.prepare('SELECT size FROM sources WHERE id = ?').pluck().get(state.sourceId) as number | undefined;
   if (stored !== state.size) throw new TailError(`${state.path}: imported again meanwhile`, true);
-  const size = fileSize(state.path);
+  const size = Math.min(fileSize(state.path), options.upTo ?? Infinity);
   const changed = !state.stale && size >= state.size && state.size > 0 && digestBefore(state.path, state.size) !== state.tailDigest;
   // A JSON document (as the import detects it, not JSON lines) is written again whole at each
   // change, its end moved: it is read whole and compared with every stored message, not taken
@@ -486,7 +499,7 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
             messages: u.messages,
             steps: u.steps,
             changedFrom: u.changedFrom,
-            written: { messages: u.written, previous: u.previous },
+            written: { messages: u.written, previous: u.previous, ...(u.compactions ? { compactions: u.compactions } : {}) },
           },
         ]
       : [],

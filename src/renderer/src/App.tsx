@@ -19,6 +19,7 @@ import { PolicyBar } from './components/PolicyBar';
 import { ChartLegend, RegionChart } from './components/RegionChart';
 import { ReplayTimeline } from './components/ReplayTimeline';
 import { SessionBar } from './components/SessionBar';
+import { PartialNote } from './components/PartialNote';
 import { TunerPanel } from './components/TunerPanel';
 import { ProbePanel } from './components/ProbePanel';
 import { MarksLegend, TurnList } from './components/TurnList';
@@ -90,6 +91,7 @@ function Shell() {
       <ErrorBanner />
       <PolicyBar />
       <div className="chart-area">
+        <PartialNote />
         <RegionChart />
         <ChartLegend />
         <ReplayTimeline />

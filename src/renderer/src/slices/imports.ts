@@ -88,7 +88,42 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     await get().refreshSessions();
   };
 
+  /**
+   * Sessions a progressive import showed before it ended (by job). A failed or cancelled import
+   * deletes them on the host (all or nothing): the window leaves them for another session.
+   */
+  const shown = new Map<string, readonly string[]>();
+  /** No session on screen (the one shown is being deleted); answers still on their way find no session to land in. */
+  const blank = (): void =>
+    set({
+      currentId: null,
+      detail: null,
+      chart: null,
+      chartFor: null,
+      chartError: null,
+      stepDetail: null,
+      messages: new Map(),
+      selectedStep: null,
+      inspectedMessage: null,
+    });
+  const leaveShown = async (jobId: string): Promise<void> => {
+    const ids = shown.get(jobId);
+    shown.delete(jobId);
+    if (!ids) return;
+    const current = get().currentId;
+    const leaving = current === null || ids.includes(current);
+    if (leaving) blank();
+    await get().refreshSessions();
+    if (!leaving || get().currentId !== null) return;
+    const next = get().sessions.find((x) => x.parentId === null);
+    if (next) await get().openSession(next.id);
+    // A request made before the session went failed on it: not the user's problem.
+    else if (get().error?.includes('no session with id')) set({ error: null });
+  };
+
   const ended = (jobId: string, end: { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }): void => {
+    if ('done' in end) shown.delete(jobId);
+    else void leaveShown(jobId);
     if (cancelled.has(jobId)) {
       cancelled.delete(jobId);
       // Cleared before the session slice's listener runs, so it does not open the session.
@@ -210,6 +245,27 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
       },
     });
   });
+  // A big file is opened progressively: its first calls are on screen while the rest is imported
+  // (the progress bar and Cancel stay until the end; the chart says it is partial).
+  api.on('importVisible', (p) => {
+    const first = p.sessionIds[0];
+    if (p.jobId !== get().importing || !first) return;
+    shown.set(p.jobId, p.sessionIds);
+    set({ libraryQuery: '' });
+    void get()
+      .refreshSessions()
+      .then(() => (get().importing === p.jobId && get().currentId !== first ? get().openSession(first) : undefined));
+  });
+  // Imports the host was already running when this window opened (a big file given to `serve`).
+  void api
+    .getInfo({})
+    .then((info) => {
+      const running = info.imports?.[0];
+      if (!running || get().importProgress || get().importing) return;
+      if (info.initialSessionId) shown.set(running.jobId, [info.initialSessionId]);
+      started(running.jobId, running.file, running.totalBytes);
+    })
+    .catch(() => undefined);
   api.on('importDone', (p) => ended(p.jobId, { done: p }));
   api.on('importFailed', (p) => ended(p.jobId, { failed: p }));
   api.on('showLocalLogs', () => get().setLocalLogsOpen(true));
@@ -248,6 +304,9 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
         return;
       }
       cancelled.add(p.jobId);
+      // The session shown so far goes with the import (all or nothing): the window leaves it first.
+      const current = get().currentId;
+      if (current !== null && shown.get(p.jobId)?.includes(current)) blank();
       try {
         await api.cancelImport({ jobId: p.jobId });
       } catch (e) {

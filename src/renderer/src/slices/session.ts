@@ -27,6 +27,12 @@ export function createSessionSlice({ api, set, get, requests, hooks }: SliceCont
     api.on('importDone', (p) => {
       if (p.jobId !== get().importing) return;
       set({ importing: null });
+      // Opened progressively and on screen already: its last chart (no longer partial) is fetched again.
+      if (p.sessionIds[0] !== undefined && p.sessionIds[0] === get().currentId) {
+        void get().refreshSessions();
+        void get().refreshCounts();
+        return;
+      }
       // A new import clears the library's search (it would hide the new session) and is selected.
       if (p.sessionIds[0]) set({ libraryQuery: '' });
       void get()

@@ -1,0 +1,270 @@
+/**
+ * Sessions of any length (docs/benchmarks.md "Opening big sessions"): a generated Claude Code
+ * session (test/bench/corpus.ts: realistic usage, compact_boundary lines) of 100 MB and 1 GB
+ * (~300,000 calls), opened as a person does — `ctxscope serve FILE`, then the page in Chromium:
+ *
+ * - file opened → first chart (serve started, the page loaded, the first calls drawn while the
+ *   rest is imported), and page load → first chart;
+ * - full import in the host's import worker (progressive: prefix, then chunks through the live
+ *   tail's path) beside the lean floor (read, split, JSON.parse, insert, one transaction) in the
+ *   same run;
+ * - a step, a slider move → chart, a line appended to the file → on the chart (live tail);
+ * - serve's peak RSS (VmHWM: every thread of the process) and the page's peak JS heap.
+ *
+ *   npm run bench -- progressive        (CTXSCOPE_PROGRESSIVE_BENCH_MB=100,1000 by default)
+ *
+ * Needs `npm run build` (the serve it starts and the import worker are the built ones).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { startImport } from '../../src/main/host/import-runner';
+import { openStore } from '../../src/main/store/index';
+import type { BenchRow, BenchSuite } from './harness';
+import { timeMs } from './harness';
+import { rawFloor } from './store.bench';
+import { appendTurn } from './tail.bench';
+import { stepMs, timedMove } from './ui.bench';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const worker = join(root, 'out', 'cli', 'import-worker.js');
+
+interface Serve {
+  child: { kill(signal?: string): void; pid?: number };
+  url: string;
+  baseUrl: string;
+  token: string;
+}
+interface RunModule {
+  startServe(args: string[], dbDir: string): Promise<Serve>;
+  CHROMIUM_FLAGS: string[];
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function api<T>(s: Serve, method: string, body: unknown): Promise<T> {
+  const res = await fetch(`${s.baseUrl}/api/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${s.token}` },
+  });
+  const env = (await res.json()) as { ok: boolean; value: T; error?: { message: string } };
+  if (!env.ok) throw new Error(`${method}: ${env.error?.message}`);
+  return env.value;
+}
+
+/** A process's peak resident set (VmHWM, kB → MB): every thread of it, workers included. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** The page's JS heap, sampled every 250 ms until stopped (Chromium's own figure, through CDP). */
+async function heapSampler(page: Page): Promise<{ stop: () => Promise<number> }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  let peak = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+        peak = Math.max(peak, metrics.find((x) => x.name === 'JSHeapUsedSize')?.value ?? 0);
+      } catch {
+        // The page is navigating: the next sample counts.
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return peak / 1e6;
+    },
+  };
+}
+
+async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const push = (r: BenchRow): void => {
+    rows.push(r);
+    process.stderr.write(`  ${r.name}: ${r.value.toFixed(r.value < 10 ? 2 : 0)} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`);
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'ctxscope-progressive-bench-'));
+  const file = join(dir, `cc-${mb}mb.jsonl`);
+  const label = mb >= 1000 ? `${(mb / 1000).toFixed(0)} GB` : `${mb} MB`;
+  try {
+    const made = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test', 'bench', 'make-session.ts'), file, '--mb', String(mb)],
+      {
+        stdio: 'inherit',
+      },
+    );
+    if (made.status !== 0) throw new Error(`generating ${file} failed (exit ${made.status})`);
+    const fileMb = statSync(file).size / 1e6;
+
+    // Full import vs the lean floor, same run, same file: the floor first, then the host's path
+    // (the built import worker, progressive), each into a fresh database.
+    const floorMs = await timeMs(() => rawFloor(file, join(dir, 'floor.db')));
+    for (const ext of ['', '-wal', '-shm']) rmSync(join(dir, `floor.db${ext}`), { force: true });
+    const dbPath = join(dir, 'import.db');
+    const store = openStore(dbPath);
+    let visibleMs = NaN;
+    const t0 = performance.now();
+    const r = await startImport({
+      path: file,
+      store,
+      dbPath,
+      workerFile: worker,
+      progressive: true,
+      onVisible: () => (visibleMs = performance.now() - t0),
+    }).done;
+    const importMs = performance.now() - t0;
+    const calls = store.getRow(r.sessionIds[0]!)!.stepCount;
+    store.close();
+    for (const ext of ['', '-wal', '-shm']) rmSync(join(dir, `import.db${ext}`), { force: true });
+    const ratio = floorMs / importMs;
+    push({ name: `lean floor, ${label}`, value: fileMb / (floorMs / 1000), unit: 'MB/s', note: `${(floorMs / 1000).toFixed(1)} s` });
+    push({
+      name: `full import (worker, progressive), ${label}`,
+      value: fileMb / (importMs / 1000),
+      unit: 'MB/s',
+      note: `${(importMs / 1000).toFixed(1)} s, ${calls} calls`,
+    });
+    push({ name: `import vs floor, ${label}`, value: ratio * 100, unit: '% of floor', target: '≥ 70%', pass: ratio >= 0.7 });
+    push({ name: `import worker: first calls stored, ${label}`, value: visibleMs, unit: 'ms' });
+
+    // Opened as a person does: serve FILE, then the page.
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });
+    const s0 = performance.now();
+    const serve = await run.startServe([file], dir);
+    const served = performance.now() - s0;
+    try {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+      const heap = await heapSampler(page);
+      const p0 = performance.now();
+      await page.goto(serve.url);
+      await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 600_000 });
+      const drawn = performance.now();
+      const partialAtFirst = await page
+        .getByTestId('partial-note')
+        .getAttribute('data-calls', { timeout: 1000 })
+        .catch(() => null);
+      push({
+        name: `file opened → first chart (${label}; serve start + page load)`,
+        value: drawn - s0,
+        unit: 'ms',
+        target: '≤ 1000 ms',
+        pass: drawn - s0 <= 1000,
+        note: `serve up after ${served.toFixed(0)} ms; ${partialAtFirst !== null ? `partial chart of ${partialAtFirst} calls` : 'whole chart'}`,
+      });
+      push({ name: `page load → first chart (${label})`, value: drawn - p0, unit: 'ms', target: '≤ 1000 ms', pass: drawn - p0 <= 1000 });
+      // The import goes on while the chart grows; the partial marker goes when it is whole.
+      await page.getByTestId('partial-note').waitFor({ state: 'detached', timeout: 1_800_000 });
+      const whole = performance.now();
+      const steps = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
+      push({ name: `file opened → whole chart (${label})`, value: (whole - s0) / 1000, unit: 's', note: `${steps} calls` });
+      await page.getByTestId('guard-status-badge').waitFor({ timeout: 600_000 });
+
+      const times: number[] = [];
+      for (let i = 0; i < 12; i++) times.push(await stepMs(page));
+      const step = median(times.slice(2));
+      push({
+        name: `one step → cursor, guard, context (${label}, median of 10)`,
+        value: step,
+        unit: 'ms',
+        target: '≤ 50 ms',
+        pass: step <= 50,
+      });
+
+      // A slider move → chart on the session's own policy (its first ranged setting).
+      const info = await api<{ initialSessionId: string }>(serve, 'getInfo', {});
+      const policy = await page.getByTestId('policy-picker').inputValue();
+      const fields = await api<{ key: string; min: number | null; max: number | null; applies: boolean; value: unknown }[]>(
+        serve,
+        'getConfigFields',
+        {
+          policy,
+        },
+      );
+      const f = fields.find((x) => x.applies && x.min !== null && x.max !== null && typeof x.value === 'number');
+      if (f) {
+        const slider = page.getByTestId(`slider-${f.key}`);
+        await slider.scrollIntoViewIfNeeded();
+        const current = Number(await slider.inputValue());
+        const lo = f.min ?? 0;
+        const hi = f.max ?? 1;
+        const v = current > (lo + hi) / 2 ? lo + (hi - lo) * 0.4 : lo + (hi - lo) * 0.6;
+        const { ms } = await timedMove(page, () => slider.fill(String(v)), false);
+        push({
+          name: `slider ${f.key} → chart (${label}, ${steps} calls, ${policy})`,
+          value: ms,
+          unit: 'ms',
+          target: '≤ 1000 ms',
+          pass: ms <= 1000,
+        });
+      }
+
+      // Live tail: two lines appended to the file → the chart shows the new call.
+      await page.waitForFunction(`document.querySelector('[data-testid="live-status"]')?.textContent?.startsWith('live')`, null, {
+        timeout: 60_000,
+      });
+      const before = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
+      await page.evaluate(`(() => {
+        window.__tail = { t1: null };
+        const obs = new MutationObserver(() => {
+          const n = Number(document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-steps'));
+          if (n > ${before} && window.__tail.t1 === null) { window.__tail.t1 = performance.now() + performance.timeOrigin; obs.disconnect(); }
+        });
+        obs.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-steps'] });
+      })()`);
+      const a0 = performance.timeOrigin + performance.now();
+      appendTurn(file, 1);
+      await page.waitForFunction('window.__tail.t1 !== null', null, { timeout: 60_000 });
+      const t1 = (await page.evaluate('window.__tail.t1')) as number;
+      push({
+        name: `live tail: line appended → on the chart (${label})`,
+        value: t1 - a0,
+        unit: 'ms',
+        target: '≤ 500 ms',
+        pass: t1 - a0 <= 500,
+      });
+
+      const heapMb = await heap.stop();
+      const rssMb = serve.child.pid !== undefined ? peakRssMb(serve.child.pid) : NaN;
+      push({
+        name: `serve peak RSS (import, replays, viewing; ${label})`,
+        value: rssMb,
+        unit: 'MB',
+        target: '< 1000 MB',
+        pass: rssMb < 1000,
+      });
+      push({ name: `page peak JS heap (${label})`, value: heapMb, unit: 'MB', target: '< 300 MB', pass: heapMb < 300 });
+      void info;
+    } finally {
+      await browser.close();
+      serve.child.kill('SIGTERM');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export const suite: BenchSuite = {
+  name: 'progressive (open big sessions)',
+  async run() {
+    if (!existsSync(worker)) return [{ name: 'progressive opening', value: 0, unit: 'skipped', note: 'run npm run build first' }];
+    const runModule = '../e2e/run.mjs';
+    const run = (await import(runModule)) as RunModule;
+    const rows: BenchRow[] = [];
+    const sizes = (process.env.CTXSCOPE_PROGRESSIVE_BENCH_MB ?? '100,1000').split(',').map(Number);
+    for (const mb of sizes) rows.push(...(await runSize(run, mb)));
+    return rows;
+  },
+};
