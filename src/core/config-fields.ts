@@ -175,7 +175,7 @@ const DIMENSION_UNITS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Any budget-shaped object of the schema (S3's session / task / agent layers): its settings other
+ * Any budget-shaped object of the schema (S3's (docs/policies.md §S3) session / task / agent layers): its settings other
  * than the dimensions themselves do nothing until one dimension is set.
  */
 function budgetLayerIgnored(key: string, c: ReplayConfig): string | null {

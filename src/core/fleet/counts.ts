@@ -6,7 +6,7 @@
  * it once per distinct counting spec and hands the same counts to every policy that shares it.
  * The counts are exactly those the replay would have made: same function, same arguments.
  *
- * Specs that differ can still share their expensive part: S1's `max:tiktoken:o200k_base` and
+ * Specs that differ can still share their expensive part: S1's (docs/policies.md §S1) `max:tiktoken:o200k_base` and
  * `calibrated` (whose base is o200k) both run the o200k BPE over every text. The BPE's count of a
  * text is memoized for the session, so the second pass is a lookup per text.
  */

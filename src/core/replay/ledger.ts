@@ -266,7 +266,7 @@ function* replayRemovals(result: ReplayResult, only?: number): Generator<Removal
     strategy,
     dropped,
     masked,
-    // S0's emergency path only appends a note: what it dropped was not folded (step-detail.ts foldedBy).
+    // S0's (docs/policies.md §S0) emergency path only appends a note: what it dropped was not folded (step-detail.ts foldedBy).
     summarised: path !== 'emergency' && after !== null && !sameSummary(after, before) && dropped.length > 0,
     summary: after,
     stays: (i) => inRanges(kept, i) && !inRanges(masked, i),

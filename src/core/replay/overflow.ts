@@ -8,7 +8,7 @@ import { int, type ReplayState, type StepDecision } from './state';
 
 export function overflowStep(s: ReplayState, request: number, d: StepDecision): void {
   if (d.status === 'final' || d.status === 'abort') return;
-  // After an S1 skip the fallback model takes the call: its window is the one that counts.
+  // After an S1 (docs/policies.md §S1) skip the fallback model takes the call: its window is the one that counts.
   const window = d.model && d.model !== s.model ? d.model.window : s.limits.window;
   if (!(request > window)) return;
   s.totals.overflows++;

@@ -170,7 +170,7 @@ export interface StepDetail {
   /** The compression trigger in tokens and its basis (e.g. "75% of window"); null when the policy triggers on message count only. */
   readonly trigger: { readonly value: number; readonly basis: string } | null;
   /**
-   * Every budget dimension in force at this call, per layer (S3: session = `budget`, task, agent):
+   * Every budget dimension in force at this call, per layer (S3 (docs/policies.md §S3): session = `budget`, task, agent):
    * what the calls before it used (turns = LLM calls made), against the layer's limit. `pending`:
    * the tokens of this call a layer that projects (S3's CheckBudget, includeRequest) adds to them;
    * `pct` is of used + pending.

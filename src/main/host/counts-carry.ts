@@ -3,7 +3,7 @@
  * tokenizers it does not store (chars/4 and the other estimators) itself, and after an append a
  * recount of the whole session (165,000 messages: 100–150 ms in the replay worker) was most of
  * what a continued replay left. Where each message's count is its own — no scale floored over
- * the running total (S3's ×1.1) and no fit over the whole session (`calibrated`) — the messages
+ * the running total (S3's (docs/policies.md §S3) ×1.1) and no fit over the whole session (`calibrated`) — the messages
  * kept as the same objects keep their counts and only the others are counted: the counts
  * `countWith` makes of the whole session (test/unit/tail/counts-carry.test.ts).
  */

@@ -171,7 +171,7 @@ interface Job {
 
 /**
  * Whether a request's replays may read counts under `tokenizer`: its config names it (or its
- * reference, for S0's emergency path), or leaves the choice to the model ('auto'). A replay on
+ * reference, for S0's (docs/policies.md §S0) emergency path), or leaves the choice to the model ('auto'). A replay on
  * runes or shannon counts goes on when exact BPE counts land.
  */
 function mayRead(op: ReplayOp, tokenizer: string): boolean {

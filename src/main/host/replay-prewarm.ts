@@ -15,7 +15,7 @@
  * idle CPU once.
  *
  * Then, once per session, the exchange starts of every turn (turns.ts `prepareExchanges`): a
- * policy that cuts within turns (letta, S3's) otherwise works each turn's out inside its first
+ * policy that cuts within turns (letta, S3's (docs/policies.md §S3)) otherwise works each turn's out inside its first
  * replay as it reaches it — ~14 ms of letta's first drag at trigger 0.4 on the bench's session.
  *
  * Then, once per worker, a rehearsal: a rolling summary written and counted fold after fold over

@@ -40,7 +40,7 @@ export interface TuneReplayJob {
   /** The counts to use for `counts.key` settings (id only until the worker asks for them). */
   readonly countsId?: string;
   readonly counts?: CountsPayload;
-  /** The policy's own config; each setting is resolved from it (config.ts, S3's order). */
+  /** The policy's own config; each setting is resolved from it (config.ts, S3's (docs/policies.md §S3) order). */
   readonly policyConfig: ReplayConfigInput;
   /** `CTXSCOPE_*` overrides, as the host and CLI read them. */
   readonly env: Overrides;

@@ -57,6 +57,17 @@ describe('comments and docs cite only files in the repository', () => {
     expect(found).toEqual([]);
   });
 
+  it('a source file that names a policy source (S0–S4) points to docs/policies.md, which states its rules', () => {
+    const unexplained = files
+      .filter((f) => f.startsWith(join(root, 'src')) && /\.(ts|tsx)$/.test(f))
+      .filter((f) => {
+        const text = readFileSync(f, 'utf8');
+        return /\bS[0-4](?:'s)?\b/.test(text) && !text.includes('docs/policies.md');
+      })
+      .map((f) => relative(root, f));
+    expect(unexplained).toEqual([]);
+  });
+
   it('every docs/… page cited exists', () => {
     const missing: string[] = [];
     for (const f of files) {

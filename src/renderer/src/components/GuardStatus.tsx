@@ -117,7 +117,7 @@ export function GuardStatus() {
                 </td>
                 <td>
                   {fmtInt(b.used)}
-                  {/* S3's projected request: the layer counts the tokens this call would send, so the % is of both. */}
+                  {/* S3's (docs/policies.md §S3) projected request: the layer counts the tokens this call would send, so the % is of both. */}
                   {b.pending !== undefined ? (
                     <span className="pending" data-testid="guard-budget-pending">
                       {' '}
