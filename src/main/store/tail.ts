@@ -20,6 +20,7 @@
  *   main chain, or that extends the last response, rewrites from the first message it changed.
  * - One transaction per update: a failed update leaves the stored session as it was.
  */
+import { BoundedCache } from '../../core/bounded-cache';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { formatOf } from '../../core/formats/index';
@@ -226,7 +227,7 @@ interface Parked {
   readonly doc: DocumentTail;
 }
 /** By store, then source id; a few per store (each holds a document's skeleton and the format's ids). */
-const parked = new WeakMap<SessionStore, Map<number, Parked>>();
+const parked = new WeakMap<SessionStore, BoundedCache<number, Parked>>();
 const PARKED_PER_STORE = 8;
 
 /**
@@ -239,11 +240,8 @@ export function closeTail(store: SessionStore, state: TailState): void {
   state.doc = undefined;
   if (!doc || state.stale) return;
   let bySource = parked.get(store);
-  if (!bySource) parked.set(store, (bySource = new Map()));
-  bySource.delete(state.sourceId);
+  if (!bySource) parked.set(store, (bySource = new BoundedCache({ max: PARKED_PER_STORE })));
   bySource.set(state.sourceId, { size: state.size, digest: state.hash.copy().digest('hex'), doc });
-  // The oldest first (a Map keeps insertion order).
-  for (const id of bySource.keys()) if (bySource.size > PARKED_PER_STORE) bySource.delete(id);
 }
 
 /** The parked state of a source, taken (one tail owns it), when it was read from what is stored now. */

@@ -8,6 +8,7 @@
  * when a job starts and listens to the same events for the panels. Its listeners are registered
  * when the store is made, before the session slice's, so they still see `importing` set.
  */
+import { BoundedCache } from '../../../core/bounded-cache';
 import { type ApiClient, type EventPayload, type LocalLogFile, type LocalLogsView } from '../../../shared/api';
 import type { FileImporter } from '../api/files';
 import { codeOf, describe } from './request';
@@ -73,7 +74,9 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
   const cancelled = new Set<string>();
   /** Host-started jobs that came while another import was on screen: their end only refreshes the list (or shows the error). */
   const background = new Map<string, string>();
-  const early = new Map<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>();
+  const early = new BoundedCache<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>({
+    max: EARLY_ENDS,
+  });
 
   const nextFile = (): void => {
     const file = queue.shift();
@@ -142,7 +145,6 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
     }
     if (get().importProgress?.jobId !== jobId && get().importing !== jobId) {
       early.set(jobId, end);
-      while (early.size > EARLY_ENDS) early.delete(early.keys().next().value as string);
       return;
     }
     const file = get().importProgress?.file ?? '';

@@ -8,6 +8,7 @@
  * superseded requests by channel). Details are cached per chart key, and the next call's detail
  * is fetched ahead while the user reads this one.
  */
+import { BoundedCache } from '../../../core/bounded-cache';
 import type { ChartView, StepDetail } from '../../../shared/api';
 import { chartViewFromWire } from '../../../shared/marker-columns';
 import { clampStep } from '../model/selection';
@@ -28,7 +29,7 @@ export function createReplaySlice(
   { api, set, get, requests, hooks }: SliceContext,
   afterPaint: (fn: () => void) => void,
 ): { slice: ReplaySlice; internals: ReplayInternals } {
-  const detailCache = new Map<string, StepDetail>();
+  const detailCache = new BoundedCache<string, StepDetail>({ max: DETAIL_CACHE });
   /** The detail being fetched ahead (prefetchAhead), and the way the selection last moved (+1 / -1). */
   let ahead: { readonly cacheKey: string; readonly promise: Promise<StepDetail> } | null = null;
   let lastDirection: 1 | -1 = 1;
@@ -38,11 +39,8 @@ export function createReplaySlice(
     return currentId && policyId ? { sessionId: currentId, policy: policyId, overrides, needles } : null;
   };
 
-  /** Keeps a call's detail for the chart it was asked under (the oldest goes first). */
-  const remember = (cacheKey: string, d: StepDetail): void => {
-    if (detailCache.size >= DETAIL_CACHE) detailCache.delete(detailCache.keys().next().value as string);
-    detailCache.set(cacheKey, d);
-  };
+  /** Keeps a call's detail for the chart it was asked under (the least recently used goes first). */
+  const remember = (cacheKey: string, d: StepDetail): void => void detailCache.set(cacheKey, d);
 
   const detailRequest = (chartFor: ReplayInputs, step: number, channel: 'step' | 'step-ahead') =>
     api.getStepDetail({ ...chartFor, overrides: { ...chartFor.overrides }, needles: [...chartFor.needles], step, channel });
