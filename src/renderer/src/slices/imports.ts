@@ -11,7 +11,7 @@
 import { BoundedCache } from '../../../core/bounded-cache';
 import { type ApiClient, type EventPayload, type LocalLogFile, type LocalLogsView } from '../../../shared/api';
 import type { FileImporter } from '../api/files';
-import { codeOf, describe } from './request';
+import { codeOf, createRequests, describe } from './request';
 import type { DebuggerState } from './state';
 
 export interface ImportProgressView {
@@ -74,6 +74,8 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
   const cancelled = new Set<string>();
   /** Host-started jobs that came while another import was on screen: their end only refreshes the list (or shows the error). */
   const background = new Map<string, string>();
+  // Import requests are the window's, not a session's: none is dropped when another session opens.
+  const requests = createRequests({ get, showError: (message) => set({ importError: { file: '', message } }) });
   const early = new BoundedCache<string, { done: EventPayload<'importDone'> } | { failed: EventPayload<'importFailed'> }>({
     max: EARLY_ENDS,
   });
@@ -309,11 +311,11 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
       // The session shown so far goes with the import (all or nothing): the window leaves it first.
       const current = get().currentId;
       if (current !== null && shown.get(p.jobId)?.includes(current)) blank();
-      try {
-        await api.cancelImport({ jobId: p.jobId });
-      } catch (e) {
-        set({ importError: { file: p.file, message: describe(e) } });
-      }
+      const jobId = p.jobId;
+      await requests.send(() => api.cancelImport({ jobId }), {
+        session: null,
+        onError: (message) => set({ importError: { file: p.file, message } }),
+      });
     },
 
     dismissImportError() {
@@ -331,11 +333,12 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
 
     async loadLocalLogs() {
       set({ localLogsLoading: true, localLogsError: null });
-      try {
-        set({ localLogs: await api.listLocalLogs({}), localLogsLoading: false });
-      } catch (e) {
-        set({ localLogsError: describe(e), localLogsLoading: false });
-      }
+      await requests.send(() => api.listLocalLogs({}), {
+        session: null,
+        lane: 'local-logs',
+        onAnswer: (localLogs) => set({ localLogs, localLogsLoading: false }),
+        onError: (message) => set({ localLogsError: message, localLogsLoading: false }),
+      });
     },
 
     async openLocalLog(file) {
@@ -347,13 +350,14 @@ export function createImportSlice(api: ApiClient, files: FileImporter | null, se
       if (get().importProgress || get().importing)
         return set({ importError: { file: file.name, message: 'an import is already running: wait for it, or cancel it first' } });
       set({ importError: null });
-      try {
-        const { jobId } = await api.importFiles({ paths: [file.path] });
-        set({ localLogsOpen: false });
-        started(jobId, baseName(file.name), file.size);
-      } catch (e) {
-        set({ importError: { file: file.name, message: describe(e) } });
-      }
+      await requests.send(() => api.importFiles({ paths: [file.path] }), {
+        session: null,
+        onAnswer: ({ jobId }) => {
+          set({ localLogsOpen: false });
+          started(jobId, baseName(file.name), file.size);
+        },
+        onError: (message) => set({ importError: { file: file.name, message } }),
+      });
     },
   };
 }
