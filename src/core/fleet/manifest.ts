@@ -7,8 +7,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Shard } from './shard';
 
-/** 2: `sessions.overflows`, `steps.cache_read_tokens` and `steps.cache_write_tokens` (a version-1 folder is refused: its parts lack them). */
-export const MANIFEST_VERSION = 2;
+/** 2: `sessions.overflows`, `steps.cache_read_tokens` and `steps.cache_write_tokens`; 3: `steps.call_key` (an older folder is refused: its parts lack them). */
+export const MANIFEST_VERSION = 3;
 
 export interface FleetPolicy {
   /** The value of the `policy=` partition. */

@@ -88,6 +88,12 @@ export type StepColumn = (typeof STEP_NUMBER_COLUMNS)[number];
 export interface StepColumns {
   readonly count: number;
   readonly columns: Readonly<Record<StepColumn, Float64Array>>;
+  /**
+   * Per step, the provider's key of the call it replays (`ReportedUsage.callKey`: message id +
+   * request id, as ccusage keys a call; null where the log has none). A resumed session repeats
+   * earlier calls with their keys: `fleet report` counts each key once per policy (src/core/fleet/sql.ts).
+   */
+  readonly callKeys: readonly (string | null)[];
 }
 
 export interface FleetBatch {
@@ -124,6 +130,7 @@ export class StepColumnsBuilder {
   private n = 0;
   private cap = 1024;
   private cols: Record<StepColumn, Float64Array> = StepColumnsBuilder.alloc(1024);
+  private readonly keys: (string | null)[] = [];
 
   private static alloc(cap: number): Record<StepColumn, Float64Array> {
     const out = {} as Record<StepColumn, Float64Array>;
@@ -143,7 +150,8 @@ export class StepColumnsBuilder {
     this.cols = next;
   }
 
-  add(key: number, r: ReplayResult): void {
+  /** `messages`: the replayed session's, where each step's call key is read (none: every key null). */
+  add(key: number, r: ReplayResult, messages?: readonly Message[]): void {
     const s = r.steps;
     this.reserve(s.count);
     const c = this.cols;
@@ -166,6 +174,8 @@ export class StepColumnsBuilder {
       c.cost_usd[j] = cost ? cost[i]! : NaN;
       c.cache_read_tokens[j] = cacheRead ? cacheRead[i]! : NaN;
       c.cache_write_tokens[j] = cacheWrite ? cacheWrite[i]! : NaN;
+      const m = messages?.[s.messageIndex[i]!];
+      this.keys.push((m?.role === 'assistant' ? m.usage?.callKey : undefined) ?? null);
     }
     this.n += s.count;
   }
@@ -173,7 +183,7 @@ export class StepColumnsBuilder {
   finish(): StepColumns {
     const columns = {} as Record<StepColumn, Float64Array>;
     for (const c of STEP_NUMBER_COLUMNS) columns[c] = this.cols[c].slice(0, this.n);
-    return { count: this.n, columns };
+    return { count: this.n, columns, callKeys: this.keys.slice(0, this.n) };
   }
 }
 

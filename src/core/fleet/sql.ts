@@ -79,10 +79,14 @@ export const COMPRESSION_BUFFER: readonly (readonly [string, 'VARCHAR' | 'DOUBLE
   ['facts_lost', 'INTEGER'],
 ];
 
-/** Step columns are all numbers (the strings of a step are its session's, joined at write time). */
-export const STEP_BUFFER: readonly (readonly [string, 'DOUBLE' | 'INTEGER'])[] = STEP_NUMBER_COLUMNS.map(
-  (c) => [c === 'key' ? 'key' : `"${c}"`, c === 'key' ? 'INTEGER' : 'DOUBLE'] as const,
-);
+/**
+ * Step columns are numbers (the other strings of a step are its session's, joined at write time),
+ * then the call's key (StepColumns.callKeys).
+ */
+export const STEP_BUFFER: readonly (readonly [string, 'VARCHAR' | 'DOUBLE' | 'INTEGER'])[] = [
+  ...STEP_NUMBER_COLUMNS.map((c) => [c === 'key' ? 'key' : `"${c}"`, c === 'key' ? 'INTEGER' : 'DOUBLE'] as const),
+  ['call_key', 'VARCHAR'],
+];
 
 export const bufferName = (t: FleetTable): string => `${t}_buf`;
 
@@ -158,6 +162,7 @@ export const OUT_COLUMNS: Readonly<Record<FleetTable, readonly OutColumn[]>> = {
     money('cost_usd', 'b."cost_usd"'),
     whole('cache_read_tokens', 'INTEGER', 'b."cache_read_tokens"'),
     whole('cache_write_tokens', 'INTEGER', 'b."cache_write_tokens"'),
+    col('call_key', 'VARCHAR', 'b.call_key'),
   ],
   compressions: [
     col('source_path', 'VARCHAR', 's.source_path'),
@@ -223,9 +228,26 @@ export interface ReportQueries {
   readonly errors: string;
 }
 
+/**
+ * Per (policy, session), the steps that repeat a call another session holds too: Claude Code's
+ * `--resume` and `--continue` start a new file that repeats earlier calls with their keys (message
+ * id + request id, as ccusage keys a call; the library's rule, src/core/library/repeated-calls.ts).
+ * Each (policy, call_key) counts once — the copy in the session that started first (then by path,
+ * session and call) — and every other copy is taken out of its session's cost and counted as
+ * skipped. Done at query time: rows are written per file and per shard, apart from each other.
+ */
+export const REPEATED_CALLS = `(SELECT policy, source_path, session_id, count(*) AS repeated_calls, coalesce(sum(cost_usd), 0) AS repeated_cost
+FROM (SELECT st.policy, st.source_path, st.session_id, st.cost_usd,
+    row_number() OVER (PARTITION BY st.policy, st.call_key ORDER BY s.started_at NULLS LAST, st.source_path, st.session_id, st."call") AS copy
+  FROM steps st JOIN sessions s ON s.policy = st.policy AND s.source_path = st.source_path AND s.session_id = st.session_id
+  WHERE st.call_key IS NOT NULL AND s.status = 'ok')
+WHERE copy > 1 GROUP BY policy, source_path, session_id)`;
+
 /** The report's queries: the same text for `fleet report`, the app's Fleet view and the docs. */
 export function reportQueries(b: Baseline): ReportQueries {
-  const ok = `(SELECT * FROM sessions WHERE status = 'ok')`;
+  const ok = `(SELECT s.* EXCLUDE (cost_usd), s.cost_usd - coalesce(r.repeated_cost, 0) AS cost_usd, coalesce(r.repeated_calls, 0) AS repeated_calls
+FROM sessions s LEFT JOIN ${REPEATED_CALLS} r ON r.policy = s.policy AND r.source_path = s.source_path AND r.session_id = s.session_id
+WHERE s.status = 'ok')`;
   const base = `(SELECT source_path, session_id, cost_usd AS base_cost FROM ${ok} WHERE policy = ${baselineExpr(b)})`;
   return {
     perPolicy: `SELECT o.policy,
@@ -240,7 +262,8 @@ export function reportQueries(b: Baseline): ReportQueries {
   count(*) FILTER (WHERE o.aborts > 0) AS sessions_aborted,
   median(o.lost_facts) AS lost_facts_median,
   quantile_cont(o.lost_facts, 0.9) AS lost_facts_p90,
-  sum(o.lost_needles) AS lost_needles
+  sum(o.lost_needles) AS lost_needles,
+  sum(o.repeated_calls) AS skipped_calls
 FROM ${ok} o LEFT JOIN ${base} b ON b.source_path = o.source_path AND b.session_id = o.session_id
 GROUP BY o.policy ORDER BY o.policy`,
     stopped: `SELECT policy, source_path, session_id, title, forced_finals, aborts FROM ${ok}

@@ -88,7 +88,7 @@ async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
       try {
         const r = await replay(session, p.config, { ...options[i]!, counts: counts.for(p.config) });
         sessions.push(replayRow(key, p.id, meta, p.settingsHash, facts, r));
-        steps.add(key, r);
+        steps.add(key, r, session.messages);
         for (const c of compressionRows(key, r)) compressions.push(c);
       } catch (e) {
         errors++;

@@ -114,9 +114,11 @@ export class FleetWriter {
     const stepCount = held.reduce((a, h) => a + h.batch.steps.count, 0);
     if (stepCount > 0) {
       const cols = STEP_NUMBER_COLUMNS.map(() => new Float64Array(stepCount));
+      const callKeys: (string | null)[] = [];
       let at = 0;
       for (const { base, batch } of held) {
         const st = batch.steps;
+        for (let i = 0; i < st.count; i++) callKeys.push(st.callKeys[i] ?? null);
         STEP_NUMBER_COLUMNS.forEach((c, j) => cols[j]!.set(st.columns[c].subarray(0, st.count), at));
         const keys = cols[0]!;
         for (let i = at; i < at + st.count; i++) keys[i] = keys[i]! + base;
@@ -125,7 +127,7 @@ export class FleetWriter {
       await this.append(
         'steps',
         STEP_BUFFER.map(([, t]) => t),
-        cols,
+        [...cols, callKeys],
         stepCount,
       );
     }
