@@ -14,7 +14,6 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { settingsHash } from '../../src/core/fleet/manifest';
 import { resolveConfig } from '../../src/core/config';
 import { getPolicy } from '../../src/core/policies/index';
@@ -109,7 +108,7 @@ export const suite: BenchSuite = {
         version: 'bench',
         threads: 2,
         // The built worker when `npm run build` made one (as the CLI runs it), else the source through tsx.
-        ...(existsSync(builtWorker) ? { spawn: () => new Worker(builtWorker) } : {}),
+        ...(existsSync(builtWorker) ? { workerModule: builtWorker } : {}),
         onProgress: (p) => {
           const rss = process.memoryUsage().rss;
           peak = Math.max(peak, rss);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
-import { parentPort } from 'node:worker_threads';
+import Tinypool, { kTransferable, kValue, type Transferable } from 'tinypool';
 import { importSource } from '../../core/import/index';
 import type { FormatId, Session } from '../../core/model';
 import { replay, type ReplayOptions } from '../../core/replay/index';
@@ -24,7 +24,7 @@ import { SharedCounts } from '../../core/fleet/counts';
 import { fileSource } from '../io/file-source';
 import { collectGarbage } from '../store/collect-garbage';
 import { summarizerFor } from '../summarizer';
-import type { FleetJob, FleetPolicyJob, FleetReply, FleetRequest } from './protocol';
+import type { FleetJob, FleetPolicyJob, FleetReply } from './protocol';
 
 async function fileHash(path: string): Promise<string> {
   const h = createHash('sha256');
@@ -51,7 +51,7 @@ async function optionsFor(p: FleetPolicyJob, needles: readonly string[]): Promis
   return { ...(summarizer ? { summarizer } : {}), needles: [...needles] };
 }
 
-async function handle(job: FleetJob): Promise<Omit<FleetReply, 'id'>> {
+async function handle(job: FleetJob): Promise<FleetReply> {
   const bytes = statSync(job.file).size;
   const hash = await fileHash(job.file);
   if (job.done && job.done.hash !== hash) return { file: job.file, hash, changed: true, batch: null, errors: 0, bytes };
@@ -113,23 +113,25 @@ function collectIfGrown(): void {
   if (getHeapStatistics().used_heap_size > HEAP_COLLECT_BYTES) collectGarbage();
 }
 
-parentPort?.on('message', (job: FleetRequest) => {
-  void handle(job)
-    .catch((e: unknown): Omit<FleetReply, 'id'> => ({
-      file: job.file,
-      hash: '',
-      changed: false,
-      errors: job.policies.length,
-      bytes: 0,
-      batch: {
-        sessions: job.policies.map((p, i) => errorRow(i, p.id, { sourcePath: job.file, fileHash: '' }, p.settingsHash, message(e))),
-        steps: new StepColumnsBuilder().finish(),
-        compressions: [],
-      },
-    }))
-    .then((reply) => {
-      const transfer = reply.batch ? Object.values(reply.batch.steps.columns).map((a) => a.buffer as ArrayBuffer) : [];
-      parentPort?.postMessage({ id: job.id, ...reply } satisfies FleetReply, transfer);
-      collectIfGrown();
-    });
-});
+/**
+ * The pool's task (src/main/worker-pool.ts): one transcript in, its rows out. The step columns'
+ * buffers are moved to the main thread, not copied (tinypool's transfer list, as Tinypool.move).
+ */
+export default async function fleetTask(job: FleetJob): Promise<FleetReply> {
+  const reply = await handle(job).catch((e: unknown): FleetReply => ({
+    file: job.file,
+    hash: '',
+    changed: false,
+    errors: job.policies.length,
+    bytes: 0,
+    batch: {
+      sessions: job.policies.map((p, i) => errorRow(i, p.id, { sourcePath: job.file, fileHash: '' }, p.settingsHash, message(e))),
+      steps: new StepColumnsBuilder().finish(),
+      compressions: [],
+    },
+  }));
+  collectIfGrown();
+  const transfer = reply.batch ? Object.values(reply.batch.steps.columns).map((a) => a.buffer as ArrayBuffer) : [];
+  const moved: Transferable = { [kTransferable]: transfer, [kValue]: reply };
+  return Tinypool.move(moved) as unknown as FleetReply;
+}

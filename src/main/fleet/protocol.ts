@@ -18,10 +18,7 @@ export interface FleetJob {
   readonly done?: { readonly hash: string; readonly policies: readonly string[] };
 }
 
-export type FleetRequest = FleetJob & { readonly id: number };
-
 export interface FleetReply {
-  readonly id: number;
   readonly file: string;
   readonly hash: string;
   /** The file's hash differs from the one the dataset holds rows for: nothing replayed. */

@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import {
   MANIFEST_VERSION,
   parseManifest,
@@ -23,8 +22,7 @@ import {
 import { errorRow, StepColumnsBuilder } from '../../core/fleet/rows';
 import { inShard, UNSHARDED, type Shard } from '../../core/fleet/shard';
 import { FLEET_TABLES } from '../../core/fleet/sql';
-import { WorkerPool } from '../count/pool';
-import { startWorker } from '../workers';
+import { TaskPool, taskModule } from '../worker-pool';
 import { manifestPath, readManifest, withDataset } from './dataset';
 import type { FleetJob, FleetPolicyJob, FleetReply } from './protocol';
 import { FLUSH_SESSIONS, FLUSH_STEPS, FleetWriter, removeOrphans } from './writer';
@@ -53,8 +51,8 @@ export interface FleetRunOptions {
   readonly onProgress?: (p: FleetProgress) => void;
   /** Session rows buffered before part files are written (default FLUSH_SESSIONS; tests make it small). */
   readonly flushSessions?: number;
-  /** Tests: a worker that crashes. */
-  readonly spawn?: () => Worker;
+  /** The worker's task module (default: the built fleet-worker.js, else its source through tsx). */
+  readonly workerModule?: string;
 }
 
 export interface FleetProgress {
@@ -186,9 +184,10 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
   const files = o.files.filter((f) => inShard(f, shard));
   const threads = Math.max(1, Math.min(o.threads ?? availableParallelism(), files.length || 1));
   const here = dirname(fileURLToPath(import.meta.url));
-  const spawn =
-    o.spawn ?? (() => startWorker([join(here, 'fleet-worker.js'), join(here, '..', 'fleet-worker.js')], join(here, 'fleet-worker.ts')));
-  const pool = new WorkerPool<FleetJob, FleetReply>({ name: 'fleet', size: threads, spawn });
+  const filename =
+    o.workerModule ?? taskModule([join(here, 'fleet-worker.js'), join(here, '..', 'fleet-worker.js')], join(here, 'fleet-worker.ts'));
+  // The project's one pool (src/main/worker-pool.ts): a file whose worker dies runs again once on a fresh one.
+  const pool = new TaskPool({ name: 'fleet', filename, threads });
   const writer = await FleetWriter.open(o.out, `${shardName(shard)}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, {
     steps: FLUSH_STEPS,
     sessions: o.flushSessions ?? FLUSH_SESSIONS,
@@ -253,12 +252,11 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
         ...(o.format ? { format: o.format } : {}),
         ...(prior ? { done: prior } : {}),
       };
-      const p: Promise<void> = pool.run(job).then(write, (e: unknown) => {
-        // The worker died on this file twice (src/main/count/pool.ts): its rows say so.
+      const p: Promise<void> = pool.run<FleetReply>(job).then(write, (e: unknown) => {
+        // The worker died on this file twice (src/main/worker-pool.ts): its rows say so.
         const message = e instanceof Error ? e.message : String(e);
         const policies = job.policies.filter((x) => !prior?.policies.includes(x.id));
         return write({
-          id: -1,
           file,
           hash: prior?.hash ?? '',
           changed: false,
