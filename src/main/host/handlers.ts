@@ -67,6 +67,11 @@ export interface HostOptions {
 export interface Host {
   readonly handlers: Handlers;
   readonly initialSessionId: string | null;
+  /**
+   * Settles when the start-up files are wholly imported (a big one opens progressively: the host is
+   * up once its first calls are stored). Never rejects; a failed import is the window's to show.
+   */
+  readonly initialImport: Promise<void>;
   readonly store: SessionStore;
   /** The queue and memory budget the heavy requests share (its stats: tests, the bench). */
   readonly budget: WorkBudget;
@@ -542,6 +547,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     listProbes: async (args) => (row(args.sessionId), prober.listProbes(args)),
   };
 
+  let initialImport: Promise<void> = Promise.resolve();
   // Files given at start-up, once every handler above is ready (a progressive import's chunks reach them).
   for (const [k, file] of options.initialFiles.entries()) {
     // The last file opens progressively when it is big: the host is up once its first calls are
@@ -551,6 +557,10 @@ export async function createHost(options: HostOptions): Promise<Host> {
       let shown: (ids: string[]) => void = () => {};
       const visible = new Promise<string[]>((resolve) => (shown = resolve));
       const { ended } = runJob([file], undefined, (ids) => shown(ids));
+      initialImport = ended.then(
+        () => undefined,
+        () => undefined,
+      );
       const ids = await Promise.race([visible, ended]);
       initialSessionId ??= ids[0] ?? null;
       continue;
@@ -562,6 +572,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   return {
     handlers,
     initialSessionId,
+    initialImport,
     store,
     budget,
     close: async () => {

@@ -225,6 +225,8 @@ describe('workerExecutor with the replay worker', () => {
     // Imported by a host, then replayed by the worker on its own connection.
     const host = await createHost({ dbPath, hostKind: 'serve', version: 't', initialFiles: [file], emit: () => {} });
     const sessionId = host.initialSessionId!;
+    // A file this size opens progressively: the replay below wants all of it stored.
+    await host.initialImport;
     await host.close();
     const ex = workerExecutor(replayWorkerSource()!, { dbPath });
     try {
