@@ -12,7 +12,7 @@
  * Reading the head alone said "JSON lines" for both of those, and the document fast path never
  * applied to them.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readRange } from '../io/read-range';
 import { completeFirstLine, inconclusive, sniffSource } from '../../core/import/sniff';
 import { fileSource } from '../io/file-source';
 
@@ -29,21 +29,7 @@ function tryParse(text: string): unknown {
 /** Bytes [from, to) of the file: from `bytes` when the caller holds them, else read. */
 function reader(path: string, bytes: Buffer | undefined): (from: number, to: number) => Buffer {
   if (bytes) return (from, to) => bytes.subarray(from, to);
-  return (from, to) => {
-    const buf = Buffer.allocUnsafe(to - from);
-    const fd = openSync(path, 'r');
-    try {
-      let at = 0;
-      while (at < buf.length) {
-        const n = readSync(fd, buf, at, buf.length - at, from + at);
-        if (n === 0) return buf.subarray(0, at);
-        at += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return buf;
-  };
+  return (from, to) => readRange(path, from, to);
 }
 
 /** The first offset in [from, end) where `find` (on one chunk) answers, or -1. */

@@ -20,6 +20,7 @@
  *   main chain, or that extends the last response, rewrites from the first message it changed.
  * - One transaction per update: a failed update leaves the stored session as it was.
  */
+import { readRange as readFileRange } from '../io/read-range';
 import { BoundedCache } from '../../core/bounded-cache';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -139,21 +140,10 @@ export function sourceOfSession(store: SessionStore, sessionId: string): SourceR
     .get(sessionId) as SourceRow | undefined;
 }
 
-/** Reads bytes [from, to) of a file. */
+/** Reads bytes [from, to) of a file; one shorter than that changed meanwhile. */
 function readRange(path: string, from: number, to: number): Buffer {
-  const buf = Buffer.allocUnsafe(Math.max(0, to - from));
-  if (buf.length === 0) return buf;
-  const fd = openSync(path, 'r');
-  try {
-    let at = 0;
-    while (at < buf.length) {
-      const n = readSync(fd, buf, at, buf.length - at, from + at);
-      if (n === 0) throw new TailError(`${path}: shorter than expected while reading it (changed meanwhile)`);
-      at += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  const buf = readFileRange(path, from, to);
+  if (buf.length < to - from) throw new TailError(`${path}: shorter than expected while reading it (changed meanwhile)`);
   return buf;
 }
 
@@ -269,22 +259,8 @@ class LineScan {
 /** Bytes [from, to) of a file for a format's tail parser: fewer when the file is now shorter. */
 const reader =
   (path: string) =>
-  (from: number, to: number): Uint8Array => {
-    const buf = Buffer.allocUnsafe(Math.max(0, to - from));
-    if (buf.length === 0) return buf;
-    const fd = openSync(path, 'r');
-    try {
-      let at = 0;
-      while (at < buf.length) {
-        const n = readSync(fd, buf, at, buf.length - at, from + at);
-        if (n === 0) return buf.subarray(0, at);
-        at += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return buf;
-  };
+  (from: number, to: number): Uint8Array =>
+    readFileRange(path, from, to);
 
 /**
  * The fast path's state for the file's format (core/formats: its line tail when the imported
