@@ -210,13 +210,10 @@ export class TunePool {
           while (next < slices.length && !cancelled) {
             const j = job(slices[next++]!);
             let r = await pool.run<TuneReply>(j);
-            // A worker new to this session (or these counts) asks for them once.
-            if ('missing' in r)
-              r = await pool.run<TuneReply>({
-                ...j,
-                ...(r.missing.session ? { session, facts } : {}),
-                ...(r.missing.counts && payload ? { counts: payload } : {}),
-              });
+            // A worker new to this session (or these counts) asks for them. The pool may hand the
+            // job sent again to another worker than the one that asked, so it carries both: any
+            // worker can answer it.
+            if ('missing' in r) r = await pool.run<TuneReply>({ ...j, session, facts, ...(payload ? { counts: payload } : {}) });
             if (!('outcomes' in r))
               throw new Error(`tuner: a worker answered a replay job without outcomes (${JSON.stringify(r).slice(0, 120)})`);
             for (const out of r.outcomes) outcomes[out.index] = out;
