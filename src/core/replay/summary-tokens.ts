@@ -21,6 +21,7 @@ import type { LaneView } from '../summarize/lane';
 import type { SummaryLayout, SummaryText } from '../summarize/summary-text';
 import { chars4 } from '../tokens/heuristics';
 import { getTokenizer, CALIBRATION_BASE, type Tokenizer } from '../tokens/index';
+import { isJsSpace } from '../tokens/js-space';
 
 /** Bounded so a long-lived process (the app) does not keep every line it ever counted. */
 const MEMO_LIMIT = 50_000;
@@ -36,26 +37,9 @@ function isCut(text: string, at: number): boolean {
   const c = text.charCodeAt(at);
   if (c === 10) {
     const next = text.charCodeAt(at + 1);
-    return next === next && !isSpace(next);
+    return next === next && !isJsSpace(next);
   }
   return c === 44 && text.charCodeAt(at + 1) === 32;
-}
-
-/** JavaScript's `\s` (what the split patterns use), for the character after a line break. */
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /**

@@ -17,6 +17,7 @@
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import type { Tokenizer } from './types';
+import { isJsSpace } from './js-space';
 
 interface RankFile {
   readonly pat_str: string;
@@ -296,23 +297,6 @@ export const cl100kBase = lazyBpe('tiktoken:cl100k_base', 'cl100k_base (tiktoken
  */
 export const LONG_RUN = 128;
 
-/** JavaScript's `\s`, which the split patterns use to separate pieces. */
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
 /**
  * True when `text` has a run of more than `limit` whitespace or more than `limit` non-whitespace
  * chars. Every piece of the o200k and cl100k split patterns is whitespace, or non-whitespace with
@@ -324,7 +308,7 @@ export function hasLongRun(text: string, limit = LONG_RUN): boolean {
   let run = 0;
   let space = false;
   for (let i = 0; i < text.length; i++) {
-    const s = isSpace(text.charCodeAt(i));
+    const s = isJsSpace(text.charCodeAt(i));
     if (s === space) {
       if (++run > limit) return true;
     } else {

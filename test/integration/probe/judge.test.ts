@@ -16,29 +16,11 @@ import {
   type ProbeSettings,
 } from '../../../src/core/probe/index';
 import { replay } from '../../../src/core/replay/index';
-import type { Message } from '../../../src/core/model';
 import { closeTestServers, startTestServer } from '../../helpers/http-server';
 import { fakeModel } from '../../helpers/fake-model';
-import { assistant, call, msg, result, session, user } from '../../helpers/session';
+import { probeSession } from '../../helpers/probe-session';
 
 afterEach(closeTestServers);
-
-const filler = (n: number, tag: string): string => `${tag} `.repeat(n);
-function probeSession() {
-  const messages: Message[] = [
-    user('Please fix formatMoney in src/invoices/format.ts.'),
-    assistant([call('c1', 'Bash', '{"command":"npm test"}')]),
-    msg('user', [result('c1', 'FAIL test/format.test.ts\nTypeError: formatMoney is not a function', true)]),
-  ];
-  for (let t = 0; t < 6; t++)
-    messages.push(
-      user(filler(200, `u${t}`)),
-      assistant([call(`r${t}`, 'Read', `{"file_path":"notes/n${t}.md"}`)]),
-      msg('user', [result(`r${t}`, filler(200, `n${t}`))]),
-    );
-  messages.push(user('Back to it.'), assistant('The TypeError from formatMoney in src/invoices/format.ts: fixing it now.'));
-  return session(messages);
-}
 
 /**
  * The reference is longer than what the conversation lets the model say: the model answers
