@@ -58,7 +58,7 @@ function printResult(r: QueryResult): void {
 function printReport(r: FleetReport): void {
   process.stdout.write(`baseline: ${r.baseline ?? `each session's agent's own policy where run, else ${r.policies[0]}`}\n\n`);
   printResult(r.perPolicy);
-  process.stdout.write(`\nsessions that forced a final turn or aborted (${r.stopped.rows.length}):\n`);
+  process.stdout.write(`\nsessions that forced a final turn, aborted or overflowed the window (${r.stopped.rows.length}):\n`);
   if (r.stopped.rows.length) printResult(r.stopped);
   process.stdout.write(`\nthe sessions where the policies differ most:\n`);
   printResult(r.differ);

@@ -260,14 +260,15 @@ WHERE s.status = 'ok')`;
   sum(o.compressions) AS compressions,
   count(*) FILTER (WHERE o.forced_finals > 0) AS sessions_forced_final,
   count(*) FILTER (WHERE o.aborts > 0) AS sessions_aborted,
+  count(*) FILTER (WHERE o.overflows > 0) AS sessions_overflowed,
   median(o.lost_facts) AS lost_facts_median,
   quantile_cont(o.lost_facts, 0.9) AS lost_facts_p90,
   sum(o.lost_needles) AS lost_needles,
   sum(o.repeated_calls) AS skipped_calls
 FROM ${ok} o LEFT JOIN ${base} b ON b.source_path = o.source_path AND b.session_id = o.session_id
 GROUP BY o.policy ORDER BY o.policy`,
-    stopped: `SELECT policy, source_path, session_id, title, forced_finals, aborts FROM ${ok}
-WHERE forced_finals > 0 OR aborts > 0 ORDER BY policy, aborts DESC, forced_finals DESC, source_path, session_id LIMIT 100`,
+    stopped: `SELECT policy, source_path, session_id, title, forced_finals, aborts, overflows FROM ${ok}
+WHERE forced_finals > 0 OR aborts > 0 OR overflows > 0 ORDER BY policy, aborts DESC, overflows DESC, forced_finals DESC, source_path, session_id LIMIT 100`,
     differ: `SELECT source_path, session_id, any_value(title) AS title,
   max(cost_usd) - min(cost_usd) AS cost_spread,
   arg_min(policy, cost_usd) AS cheapest, min(cost_usd) AS cheapest_cost,
@@ -281,7 +282,7 @@ ORDER BY cost_spread DESC, lost_facts_spread DESC, source_path, session_id LIMIT
 
 /** The Fleet view's per-session table and charts (the same `sessions` view the report reads). */
 export const VIEW_QUERIES = {
-  sessions: `SELECT policy, source_path, session_id, title, format, model, calls, cost_usd, billed_input_tokens, cached_input_tokens, compressions, lost_facts, lost_needles, peak_tokens, forced_finals, aborts, status, error
+  sessions: `SELECT policy, source_path, session_id, title, format, model, calls, cost_usd, billed_input_tokens, cached_input_tokens, compressions, lost_facts, lost_needles, peak_tokens, forced_finals, aborts, overflows, status, error
 FROM sessions ORDER BY source_path, session_id, policy LIMIT 5000`,
   compressionsHistogram: `SELECT policy, compressions AS value, count(*) AS sessions FROM sessions WHERE status = 'ok' GROUP BY ALL ORDER BY policy, value`,
   lostFactsHistogram: `SELECT policy, lost_facts AS value, count(*) AS sessions FROM sessions WHERE status = 'ok' GROUP BY ALL ORDER BY policy, value`,

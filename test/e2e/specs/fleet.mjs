@@ -29,6 +29,10 @@ export async function testFleetRunsAndOpensASession({ page, assert, consoleError
   const summary = await page.getByTestId('fleet-summary').innerText();
   assert.match(summary, /claude-code/);
   assert.match(summary, /s1/);
+  // At a 64,000-token window the sample's calls fit: no session overflowed under either policy.
+  assert.match(summary, /overflowed/);
+  const overflowed = await page.locator('[data-testid="fleet-summary"] tbody tr td:nth-child(9)').allInnerTexts();
+  assert.deepEqual(overflowed, ['0', '0']);
   // The cost chart drew one bar per policy.
   await page.waitForFunction(
     () => document.querySelectorAll('[data-testid="fleet-chart-cost"] .recharts-bar-rectangle').length === 2,

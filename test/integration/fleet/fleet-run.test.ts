@@ -227,6 +227,29 @@ describe('fleet report and query', () => {
     expect(report.errors.rows.map((e) => e['errors'])).toEqual([1, 1]);
   });
 
+  it('counts the sessions whose requests overflowed the window, per policy, and lists them', async () => {
+    // A 300-token window: the sample's first request alone (its system prompt, tool definitions and
+    // first user message) is above it, so each of the main session's calls overflows under either
+    // policy (docs/user-guide.md, statuses: a request above the window is a failure).
+    const tiny = join(dir, 'tiny');
+    expect(run(['fleet', 'run', sample, '--policy', 's3', '--policy', 'claude-code', '--set', 'window=300', '--out', tiny]).status).toBe(0);
+    const r = run(['fleet', 'report', tiny, '--json']);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as {
+      perPolicy: { rows: Record<string, number | string | null>[] };
+      stopped: { rows: Record<string, number | string | null>[] };
+    };
+    const direct = await sql(
+      `SELECT policy, count(*) FILTER (WHERE overflows > 0) AS n FROM read_parquet('${tiny}/sessions/*/*.parquet', hive_partitioning = true) GROUP BY policy ORDER BY policy`,
+    );
+    const byPolicy = Object.fromEntries(report.perPolicy.rows.map((row) => [row['policy'], Number(row['sessions_overflowed'])]));
+    expect(byPolicy).toEqual(Object.fromEntries(direct.map((d) => [d['policy'], Number(d['n'])])));
+    expect(byPolicy['claude-code']).toBeGreaterThanOrEqual(1);
+    const listed = report.stopped.rows.filter((row) => Number(row['overflows']) > 0);
+    expect(listed.map((row) => row['policy']).sort()).toEqual(['claude-code', 's3'].flatMap((p) => Array<string>(byPolicy[p]!).fill(p)));
+    expect(run(['fleet', 'report', tiny]).stdout).toMatch(/sessions_overflowed[\s\S]*overflowed the window \(/);
+  });
+
   it('--baseline P measures every policy against P: P saves nothing', () => {
     const r = run(['fleet', 'report', out, '--baseline', 'claude-code', '--json']);
     const report = JSON.parse(r.stdout) as { perPolicy: { rows: Record<string, number | string>[] } };

@@ -17,6 +17,7 @@ const COLUMNS = [
   ['peak_tokens', 'peak'],
   ['forced_finals', 'finals'],
   ['aborts', 'aborts'],
+  ['overflows', 'overflows'],
   ['status', 'status'],
 ] as const;
 type Column = (typeof COLUMNS)[number][0];

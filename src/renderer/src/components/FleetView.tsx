@@ -225,6 +225,7 @@ function PerPolicy() {
           <th>compressions</th>
           <th>forced final</th>
           <th>aborted</th>
+          <th title="sessions with at least one call whose request did not fit the window">overflowed</th>
           <th>lost facts median / p90</th>
         </tr>
       </thead>
@@ -241,6 +242,7 @@ function PerPolicy() {
             <td className="num">{String(row['compressions'] ?? 0)}</td>
             <td className="num">{String(row['sessions_forced_final'])}</td>
             <td className="num">{String(row['sessions_aborted'])}</td>
+            <td className="num">{String(row['sessions_overflowed'])}</td>
             <td className="num">
               {String(row['lost_facts_median'] ?? '–')} / {String(row['lost_facts_p90'] ?? '–')}
             </td>
