@@ -7,7 +7,7 @@
  *   rest is imported), and page load → first chart;
  * - full import in the host's import worker (progressive: prefix, then chunks through the live
  *   tail's path) beside the lean floor (read, split, JSON.parse, insert, one transaction) in the
- *   same run;
+ *   same run, and the peak RSS of that import's process (one that only imports);
  * - a step, a slider move → chart, a line appended to the file → on the chart (live tail);
  * - serve's peak RSS (VmHWM: every thread of the process) and the page's peak JS heap.
  *
@@ -18,11 +18,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { startImport } from '../../src/main/host/import-runner';
-import { openStore } from '../../src/main/store/index';
 import type { BenchRow, BenchSuite } from './harness';
 import { timeMs } from './harness';
 import { rawFloor } from './store.bench';
@@ -109,24 +107,28 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
     const fileMb = statSync(file).size / 1e6;
 
     // Full import vs the lean floor, same run, same file: the floor first, then the host's path
-    // (the built import worker, progressive), each into a fresh database.
+    // (the built import worker, progressive) in a process that only imports
+    // (import-progressive-child.ts), each into a fresh database: the import's time and that
+    // process's peak RSS, which must not grow with the file.
     const floorMs = await timeMs(() => rawFloor(file, join(dir, 'floor.db')));
     for (const ext of ['', '-wal', '-shm']) rmSync(join(dir, `floor.db${ext}`), { force: true });
     const dbPath = join(dir, 'import.db');
-    const store = openStore(dbPath);
-    let visibleMs = NaN;
-    const t0 = performance.now();
-    const r = await startImport({
-      path: file,
-      store,
-      dbPath,
-      workerFile: worker,
-      progressive: true,
-      onVisible: () => (visibleMs = performance.now() - t0),
-    }).done;
-    const importMs = performance.now() - t0;
-    const calls = store.getRow(r.sessionIds[0]!)!.stepCount;
-    store.close();
+    const child = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test', 'bench', 'import-progressive-child.ts'), file, dbPath],
+      {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      },
+    );
+    const imported = JSON.parse(child.trim().split('\n').pop()!) as {
+      ms: number;
+      visibleMs: number;
+      calls: number;
+      baseRssMb: number;
+      peakRssMb: number;
+    };
+    const { ms: importMs, visibleMs, calls } = imported;
     for (const ext of ['', '-wal', '-shm']) rmSync(join(dir, `import.db${ext}`), { force: true });
     const ratio = floorMs / importMs;
     push({ name: `lean floor, ${label}`, value: fileMb / (floorMs / 1000), unit: 'MB/s', note: `${(floorMs / 1000).toFixed(1)} s` });
@@ -138,6 +140,14 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
     });
     push({ name: `import vs floor, ${label}`, value: ratio * 100, unit: '% of floor', target: '≥ 70%', pass: ratio >= 0.7 });
     push({ name: `import worker: first calls stored, ${label}`, value: visibleMs, unit: 'ms' });
+    push({
+      name: `import process peak RSS (progressive, a ${fileMb.toFixed(0)} MB file)`,
+      value: imported.peakRssMb,
+      unit: 'MB',
+      target: '< 1000 MB, flat in the file size',
+      pass: imported.peakRssMb < 1000,
+      note: `${imported.baseRssMb.toFixed(0)} MB before the import (node, tsx, the store)`,
+    });
 
     // Opened as a person does: serve FILE, then the page.
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });

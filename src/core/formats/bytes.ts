@@ -83,3 +83,69 @@ export function parseAppended(appended: Uint8Array, before: number): { lines: Ne
   // The split counts one line past the final newline.
   return { lines, total: n - 1 };
 }
+
+/** One complete line of appended bytes: its number, and where its text lies (a trailing CR left out). */
+export interface LineSpan {
+  readonly line: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The complete lines of `appended` one at a time, numbered on from `before` lines, as
+ * `parseAppended` numbers them (blank lines included: the caller skips them). Nothing is decoded
+ * here, so a caller that decodes, parses and drops each line in turn never holds the append's
+ * text and parsed values all at once (a big append — a progressive import's 16 MB chunk — made
+ * of them a working set several times its size).
+ */
+export function* lineSpans(appended: Uint8Array, before: number): Generator<LineSpan> {
+  let n = before;
+  let start = 0;
+  for (let nl = appended.indexOf(10); nl >= 0; nl = appended.indexOf(10, start)) {
+    n++;
+    const to = nl > start && appended[nl - 1] === 13 ? nl - 1 : nl;
+    yield { line: n, from: start, to };
+    start = nl + 1;
+  }
+  // Bytes after the last newline (none when the caller hands whole lines) count as a line, as a split does.
+  if (start < appended.length) {
+    n++;
+    const end = appended.length;
+    yield { line: n, from: start, to: appended[end - 1] === 13 ? end - 1 : end };
+  }
+}
+
+/**
+ * Byte spans of some appended lines by number (the lines a change names as records): views of
+ * the appended bytes, never decoded or copied. Lines are added in increasing order.
+ */
+export class LineBytes {
+  private first = -1;
+  private from = new Int32Array(256);
+  private to = new Int32Array(256);
+  private count = 0;
+  constructor(private readonly bytes: Uint8Array) {}
+  add(span: LineSpan): void {
+    if (this.first < 0) this.first = span.line;
+    const k = span.line - this.first;
+    if (k >= this.from.length) {
+      const size = Math.max(k + 1, 2 * this.from.length);
+      const from = new Int32Array(size);
+      const to = new Int32Array(size);
+      from.set(this.from);
+      to.set(this.to);
+      this.from = from;
+      this.to = to;
+    }
+    // A slot never set reads as an empty span with `from` = -1.
+    for (let i = this.count; i < k; i++) this.from[i] = -1;
+    this.from[k] = span.from;
+    this.to[k] = span.to;
+    this.count = Math.max(this.count, k + 1);
+  }
+  get(line: number): Uint8Array | undefined {
+    const k = line - this.first;
+    if (this.first < 0 || k < 0 || k >= this.count || this.from[k]! < 0) return undefined;
+    return this.bytes.subarray(this.from[k], this.to[k]);
+  }
+}

@@ -19,7 +19,8 @@ import { importer } from '../import/claude-code';
 import type { JsonLine, ParseContext } from '../import/types';
 import { isRecord } from '../import/util';
 import type { Message, Session } from '../model';
-import { ascii, concatBytes, indexOfBytes, parseAppended, textOf } from './bytes';
+import { ascii, concatBytes, indexOfBytes, LineBytes, lineSpans, textOf } from './bytes';
+import { IdHashSet } from './id-set';
 import { linesTail, type ByteScan, type FormatDescriptor, type ReadBytes } from './types';
 
 declare module '../model' {
@@ -34,8 +35,8 @@ interface ClaudeCodeTail {
   readonly lines: number;
   /** uuid of the last main-chain line imported (where an append must chain on). */
   readonly leaf: string | undefined;
-  /** Message ids stored for the session (loaded on first use). */
-  readonly ids: Set<string> | undefined;
+  /** Message ids stored for the session (loaded on first use), as hashes: a set that grows with the session, kept compact. */
+  readonly ids: IdHashSet | undefined;
 }
 
 /** Line types that can change the title or the leaf. */
@@ -118,53 +119,69 @@ export const format: FormatDescriptor = {
         scanned !== false || size === 0 ? undefined : { lines, leaf: lastMainUuid(read, size), ids: undefined },
       append: async ({ state, appended, session }) => {
         if (state.leaf === undefined || session.messageCount === 0) return { state };
-        const parsedLines = parseAppended(appended, state.lines);
-        if (!parsedLines) return { state };
-        const { lines, total } = parsedLines;
-        const ids = state.ids ?? new Set(session.messageIds());
+        const ids = state.ids ?? new IdHashSet(session.messageIds());
         const looked = { ...state, ids };
-        // Linear continuation of the main chain, nothing that reaches back.
+        // One pass over the new lines: each is decoded, parsed, checked (a linear continuation of
+        // the main chain, nothing that reaches back) and handed to the importer's own per-line
+        // path in turn, so no line's text or parsed value outlives its turn (the importer keeps
+        // what the window needs of it). A line that needs the whole file stops the pass.
+        let slow = false;
         let parent = state.leaf;
+        let total = state.lines;
+        let news = 0;
         const apiIdOfLine = new Map<number, string>();
-        for (const { value: r, line } of lines) {
-          const type = typeof r['type'] === 'string' ? r['type'] : '';
-          if (SLOW_TYPES.has(type)) return { state: looked };
-          const uuid = r['uuid'];
-          if (typeof uuid !== 'string' || uuid === '') continue;
-          if (r['isSidechain'] === true || r['isMeta'] === true) return { state: looked };
-          // A compaction continues the chain through its boundary's logical parent (a new chain root
-          // otherwise): its summary line and the calls after it chain on from the boundary.
-          const boundary = r['subtype'] === 'compact_boundary';
-          if (boundary ? r['logicalParentUuid'] !== parent : r['logicalParentUuid'] !== undefined) return { state: looked };
-          if ((boundary ? (r['parentUuid'] ?? null) !== null && r['parentUuid'] !== parent : r['parentUuid'] !== parent) || ids.has(uuid))
-            return { state: looked };
-          parent = uuid;
-          const msg = isRecord(r['message']) ? r['message'] : {};
-          if (type === 'assistant') {
-            const model = msg['model'];
-            if (typeof model === 'string' && model !== '' && model !== '<synthetic>' && model !== session.model) return { state: looked };
-            if (typeof msg['id'] === 'string') apiIdOfLine.set(line, msg['id']);
+        // The records of the new messages: their lines' bytes, as the import stores them.
+        const texts = new LineBytes(appended);
+        const input = (async function* (): AsyncGenerator<JsonLine> {
+          for (const span of lineSpans(appended, state.lines)) {
+            total = span.line;
+            const text = textOf(appended, span.from, span.to);
+            if (text.trim() === '') continue;
+            let r: unknown;
+            try {
+              r = JSON.parse(text);
+            } catch {
+              r = undefined;
+            }
+            if (!isRecord(r)) return void (slow = true);
+            const type = typeof r['type'] === 'string' ? r['type'] : '';
+            if (SLOW_TYPES.has(type)) return void (slow = true);
+            const uuid = r['uuid'];
+            if (typeof uuid !== 'string' || uuid === '') continue;
+            if (r['isSidechain'] === true || r['isMeta'] === true) return void (slow = true);
+            // A compaction continues the chain through its boundary's logical parent (a new chain root
+            // otherwise): its summary line and the calls after it chain on from the boundary.
+            const boundary = r['subtype'] === 'compact_boundary';
+            if (boundary ? r['logicalParentUuid'] !== parent : r['logicalParentUuid'] !== undefined) return void (slow = true);
+            if ((boundary ? (r['parentUuid'] ?? null) !== null && r['parentUuid'] !== parent : r['parentUuid'] !== parent) || ids.has(uuid))
+              return void (slow = true);
+            parent = uuid;
+            const msg = isRecord(r['message']) ? r['message'] : {};
+            if (type === 'assistant') {
+              const model = msg['model'];
+              if (typeof model === 'string' && model !== '' && model !== '<synthetic>' && model !== session.model)
+                return void (slow = true);
+              if (typeof msg['id'] === 'string') apiIdOfLine.set(span.line, msg['id']);
+            }
+            texts.add(span);
+            news++;
+            yield { line: span.line, value: r, raw: text };
           }
-        }
-        const moved = { lines: total, leaf: parent, ids };
-        const news = lines.filter((l) => typeof l.value['uuid'] === 'string' && l.value['uuid'] !== '');
-        const textOfLine = new Map(lines.map((l) => [l.line, l.text]));
-        if (news.length === 0)
-          return { state: looked, change: { from: session.messageCount, removed: [], changed: [], records: 'inline', next: () => moved } };
-
+        })();
         // The importer's own per-line path, on the new lines alone, numbered as in the file.
         const ctx: ParseContext = { name: 'appended lines', keepRaw: false, lineRecords: true, warn: () => {}, progress: () => {} };
-        const input = (async function* (): AsyncGenerator<JsonLine> {
-          for (const l of news) yield { line: l.line, value: l.value, raw: l.text };
-        })();
-        let parsedSessions: Session[];
+        let parsedSessions: Session[] | undefined;
         try {
           parsedSessions = await importer.parse({ kind: 'jsonl', lines: input }, ctx);
         } catch {
-          return { state: looked };
+          parsedSessions = undefined;
         }
-        const parsed = parsedSessions[0];
-        if (!parsed || parsedSessions.length !== 1 || parsed.subagents.length > 0) return { state: looked };
+        if (slow) return { state: looked };
+        const moved = { lines: total, leaf: parent, ids };
+        if (news === 0)
+          return { state: looked, change: { from: session.messageCount, removed: [], changed: [], records: 'inline', next: () => moved } };
+        const parsed = parsedSessions?.[0];
+        if (!parsed || parsedSessions!.length !== 1 || parsed.subagents.length > 0) return { state: looked };
         let fresh: readonly Message[] = parsed.messages;
 
         // A response continued from the last stored message (same message.id) extends it, as the
@@ -203,9 +220,7 @@ export const format: FormatDescriptor = {
             removed: merged ? [prev] : [],
             changed: merged ? [merged, ...fresh] : fresh,
             // The extended last response keeps its record as the first import kept it, grown by its new lines.
-            records: merged
-              ? { lines: textOfLine, extendsLast: merged.mergedLines!.slice((prev.mergedLines ?? []).length) }
-              : { lines: textOfLine },
+            records: merged ? { lines: texts, extendsLast: merged.mergedLines!.slice((prev.mergedLines ?? []).length) } : { lines: texts },
             ...(compactions.length > 0 ? { compactions } : {}),
             next,
           },

@@ -79,9 +79,17 @@ export interface TailChange {
    * holds it (`lines`: the appended lines' texts by number); `extendsLast`: the first changed
    * message is the last stored one continued on these new lines (its record grows by them).
    */
-  readonly records: 'inline' | { readonly lines: ReadonlyMap<number, string>; readonly extendsLast?: readonly number[] };
+  readonly records: 'inline' | { readonly lines: LineTexts; readonly extendsLast?: readonly number[] };
   /** Compactions among the new lines (message indices in the whole session): added to the session's. */
   readonly compactions?: readonly SourceCompaction[];
+}
+
+/**
+ * The appended lines' texts by line number, as the import stores them (no newline, no trailing
+ * CR): a string, or its UTF-8 bytes (a view of the appended bytes: nothing decoded or copied).
+ */
+export interface LineTexts {
+  get(line: number): string | Uint8Array | undefined;
 }
 
 /** What a line tail answers for an append: its state (lookups it cached) and, when it applies, the change and the state after it. */

@@ -568,6 +568,23 @@ export class SessionStore {
     );
   }
 
+  /** One call's usage row, with every column a first import stores (the call's key and 1-hour writes too). */
+  insertUsageRow(sessionId: string, idx: number, u: ReportedUsage): void {
+    this.usageInsert().run(sessionId, idx, ...usageColumns(u, this.hasCallKeys()));
+  }
+
+  /**
+   * The usage table's columns as a first import fills them, for callers that insert many rows per
+   * statement: `names` after (session_id, idx), and a row's values for them.
+   */
+  usageLayout(): { readonly names: string; readonly values: (u: ReportedUsage) => unknown[] } {
+    const callKeys = this.hasCallKeys();
+    return {
+      names: `convention, input, cache_read, cache_write, output, reasoning${callKeys ? ', call_key, cache_write_1h' : ''}`,
+      values: (u) => usageColumns(u, callKeys),
+    };
+  }
+
   /** Stores line `line` of source `sourceId` (UTF-8 bytes, stored as text as they are). */
   insertSourceLine(sourceId: number, line: number, text: Uint8Array): void {
     this.stmt('INSERT INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))').run(sourceLineId(sourceId, line), text);

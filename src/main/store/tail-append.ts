@@ -7,14 +7,16 @@
  * columns (calls, turns, usage, cost, end time, title). One file holds one session here.
  */
 import { appendUsageStats, titleOf, typedPrompt, type UsageStats } from '../../core/library/stats';
-import type { StoredSession, TailChange } from '../../core/formats/types';
-import type { Message, Session, SourceCompaction } from '../../core/model';
+import type { LineTexts, StoredSession, TailChange } from '../../core/formats/types';
+import type { Message, ReportedUsage, Session, SourceCompaction } from '../../core/model';
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { countsKey } from '../../core/tokens/version';
 import { isTurnBoundary, turnStarts } from '../../core/turns';
-import { messageRows, sourceLineId, type SessionStore } from './sessions';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db';
+import { sourceLineId, type SessionStore } from './sessions';
 
 export interface FastAppend {
   readonly sessionId: string;
@@ -56,17 +58,63 @@ export function onlySession(store: SessionStore, sourceId: number): OnlySession 
   return rows.length === 1 ? rows[0] : undefined;
 }
 
-/** Where a message's raw record goes: inline, or the source line that holds it (after storing the lines it names). */
-export type RecordOf = (m: Message, index: number) => { readonly raw: string | null; readonly rawLine: number | null };
+/**
+ * Where a message's raw record goes: inline, or the source line that holds it (the lines it names
+ * are stored in the same transaction). `flush` stores what waits in a batch.
+ */
+export interface RecordOf {
+  (m: Message, index: number): { readonly raw: string | null; readonly rawLine: number | null };
+  readonly flush?: () => void;
+}
+
+/** Rows per INSERT statement: one statement call per row cost a tenth of a chunk's time. */
+const ROWS_PER_INSERT = 32;
+
+/** Rows of one table inserted ROWS_PER_INSERT at a time (`flush` inserts the rest). */
+export class RowBatch {
+  private readonly params: unknown[] = [];
+  private readonly many: Statement;
+  private readonly one: Statement;
+  constructor(
+    db: Db,
+    head: string,
+    row: string,
+    private readonly columns: number,
+  ) {
+    this.one = db.prepare(head + row);
+    this.many = db.prepare(head + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
+  }
+  add(...values: unknown[]): void {
+    for (const v of values) this.params.push(v);
+    if (this.params.length >= ROWS_PER_INSERT * this.columns) {
+      this.many.run(this.params);
+      this.params.length = 0;
+    }
+  }
+  flush(): void {
+    for (let p = 0; p < this.params.length; p += this.columns) this.one.run(this.params.slice(p, p + this.columns));
+    this.params.length = 0;
+  }
+}
+
+/** A line's text as SQLite binds it: a string, or its bytes (stored as text as they are, `CAST(? AS TEXT)`). */
+const boundText = (t: string | Uint8Array | undefined): string | Buffer =>
+  t === undefined ? '' : typeof t === 'string' ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+
+/** A line's text as a string. */
+const lineString = (t: string | Uint8Array | undefined): string =>
+  t === undefined ? '' : typeof t === 'string' ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
 
 /** Raw records by source line (`source_lines`), as a first import of a line-records format keeps them. */
-export function byLine(store: SessionStore, sourceId: number, textOf: ReadonlyMap<number, string>): RecordOf {
-  const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, ?)');
-  return (m) => {
+export function byLine(store: SessionStore, sourceId: number, textOf: LineTexts): RecordOf {
+  const lines = new RowBatch(store.db, 'INSERT OR IGNORE INTO source_lines (id, text) VALUES ', '(?, CAST(? AS TEXT))', 2);
+  const record = (m: Message): { raw: string | null; rawLine: number | null } => {
     if (m.sourceLine === undefined) return { raw: m.raw ?? null, rawLine: null };
-    for (const l of [m.sourceLine, ...(m.mergedLines ?? [])]) insertLine.run(sourceLineId(sourceId, l), textOf.get(l) ?? '');
+    lines.add(sourceLineId(sourceId, m.sourceLine), boundText(textOf.get(m.sourceLine)));
+    for (const l of m.mergedLines ?? []) lines.add(sourceLineId(sourceId, l), boundText(textOf.get(l)));
     return { raw: null, rawLine: sourceLineId(sourceId, m.sourceLine) };
   };
+  return Object.assign(record, { flush: () => lines.flush() });
 }
 
 /** Raw records inline (`messages.raw`), as a first import of a format that is not line records keeps them. */
@@ -88,14 +136,15 @@ export function recordsOf(store: SessionStore, sourceId: number, session: OnlySe
   const last = store.db
     .prepare('SELECT raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?')
     .get(session.id, lastIdx) as { raw: string | null; rawLine: number | null };
-  return (m, i) => {
+  const record = (m: Message, i: number): { raw: string | null; rawLine: number | null } => {
     if (i !== lastIdx) return lineRecord(m, i);
-    if (last.raw !== null) return { raw: [last.raw, ...extended.map((l) => records.lines.get(l) ?? '')].join('\n'), rawLine: null };
+    if (last.raw !== null) return { raw: [last.raw, ...extended.map((l) => lineString(records.lines.get(l)))].join('\n'), rawLine: null };
     const base = (last.rawLine ?? sourceLineId(sourceId, 0)) - (prev?.sourceLine ?? 0);
-    const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, ?)');
-    for (const l of extended) insertLine.run(base + l, records.lines.get(l) ?? '');
+    const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))');
+    for (const l of extended) insertLine.run(base + l, boundText(records.lines.get(l)));
     return { raw: null, rawLine: last.rawLine };
   };
+  return Object.assign(record, { flush: () => lineRecord.flush?.() });
 }
 
 /** The stored session of a tailed file as a format's tail parser reads it (core/formats/types.ts). */
@@ -133,6 +182,16 @@ export interface AppendRows {
   readonly record: RecordOf;
   /** Compactions among the new lines (indices in the whole session): added to the session's metadata. */
   readonly compactions?: readonly SourceCompaction[];
+}
+
+const MESSAGE_ROW = '(?, ?, ?, ?, ?, ?, ?)';
+/** A usage row with nothing in it: how many columns a usage row has. */
+const EMPTY_USAGE: ReportedUsage = { convention: 'anthropic', input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
+
+/** A message without its raw record (the record goes in its own column or line). */
+function withoutRaw(m: Message): Message {
+  const { raw: _raw, ...rest } = m;
+  return rest;
 }
 
 /**
@@ -175,13 +234,6 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   const title = titleAfter(store, session, changed);
   if (title === undefined) return undefined;
   const db = store.db;
-  const insertMessage = db.prepare(
-    'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const insertUsage = db.prepare(
-    'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const bodies = messageRows(changed, 0, changed.length, true).bodies;
   const written: Message[] = [];
   const apply = (): void => {
     written.length = 0;
@@ -189,15 +241,35 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(session.id, from);
       db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, from);
     }
+    const messages = new RowBatch(
+      db,
+      'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ',
+      MESSAGE_ROW,
+      7,
+    );
+    const layout = store.usageLayout();
+    const usageColumns = 2 + layout.values(EMPTY_USAGE).length;
+    const usageRows = new RowBatch(
+      db,
+      `INSERT INTO usage (session_id, idx, ${layout.names}) VALUES `,
+      `(${new Array<string>(usageColumns).fill('?').join(', ')})`,
+      usageColumns,
+    );
     for (let j = 0; j < changed.length; j++) {
       const m = changed[j]!;
       const i = from + j;
       const r = rows.record(m, i);
-      insertMessage.run(session.id, i, m.id, m.role, bodies[j], r.raw, r.rawLine);
-      written.push(JSON.parse(bodies[j]!) as Message);
+      // The body as messageRows makes it (the message without its raw record). The host is handed
+      // the message itself: what loadSession reads back from that body, without parsing it again.
+      const stored = m.raw === undefined ? m : withoutRaw(m);
+      messages.add(session.id, i, m.id, m.role, JSON.stringify(stored), r.raw, r.rawLine);
+      written.push(stored);
       const u = m.usage;
-      if (u) insertUsage.run(session.id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+      if (u) usageRows.add(session.id, i, ...layout.values(u));
     }
+    messages.flush();
+    usageRows.flush();
+    rows.record.flush?.();
     // The library's usage columns move with the append, as a first import of the grown file would store them.
     const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
     db.prepare(

@@ -455,10 +455,20 @@ export async function updateTail(store: SessionStore, state: TailState, options:
 /** Stores a fast path's plan with the source's new size and hash (one transaction), and moves the tail on. */
 function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: number, hash: Hash, tailDigest: string): TailUpdate {
   const digest = hash.copy().digest('hex');
-  store.db.transaction(() => {
-    plan.apply();
-    updateSource(store, state.sourceId, end, digest);
-  })();
+  const db = store.db;
+  // Every row the plan inserts belongs to the session it updates, which exists: a foreign-key
+  // lookup per message and usage row checks nothing (the import's writer thread does without
+  // them too). The pragma applies only outside a transaction; it is put back right after.
+  const checks = !db.inTransaction && db.pragma('foreign_keys', { simple: true }) === 1;
+  if (checks) db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      plan.apply();
+      updateSource(store, state.sourceId, end, digest);
+    })();
+  } finally {
+    if (checks) db.pragma('foreign_keys = ON');
+  }
   plan.advance();
   state.size = end;
   state.hash = hash;
@@ -552,9 +562,6 @@ function applyTail(
   const insertMessage = db.prepare(
     'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  const insertUsage = db.prepare(
-    'INSERT INTO usage (session_id, idx, convention, input, cache_read, cache_write, output, reasoning) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
   const insertLine = db.prepare(`INSERT OR ${o.rewritten ? 'REPLACE' : 'IGNORE'} INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))`);
   const updateSession = db.prepare(
     'UPDATE sessions SET position = ?, meta = ?, message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, model = ?, started_at = ?, cwd = ?, compactions = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ?, parent_id = ?, spawned_by = ?, spawned_at = ? WHERE id = ?',
@@ -591,7 +598,7 @@ function applyTail(
         line > 0 ? sourceLineId(state.sourceId, line) : null,
       );
       const u = rows.usage[j];
-      if (u) insertUsage.run(id, i, u.convention, u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning ?? null);
+      if (u) store.insertUsageRow(id, i, u);
     }
     return rows.bodies;
   };

@@ -1,6 +1,6 @@
 /**
  * The live tail's yardstick: what a first import of the file as it is now stores — every message,
- * its raw record, the session's metadata, its row and its estimates. A tailed session must hold
+ * its raw record, its usage rows, the session's metadata, its row and its estimates. A tailed session must hold
  * exactly this (store/tail.test.ts, store/tail-formats.test.ts).
  */
 import { join } from 'node:path';
@@ -21,6 +21,14 @@ export async function sameAsFreshImport(store: SessionStore, dir: string, file: 
     const { importedAt: _a, id: _i, sourceId: _s, ...gotRow } = store.getRow(id)!;
     const { importedAt: _b, id: _j, sourceId: _t, ...wantRow } = other.getRow(freshId)!;
     expect(gotRow).toEqual(wantRow);
+    // Every usage row as a first import stores it, the call's key and 1-hour cache writes included.
+    const usage = (db: SessionStore, session: string): unknown[] =>
+      db.db
+        .prepare(
+          'SELECT idx, convention, input, cache_read, cache_write, output, reasoning, call_key, cache_write_1h FROM usage WHERE session_id = ? ORDER BY idx',
+        )
+        .all(session);
+    expect(usage(store, id)).toEqual(usage(other, freshId));
     expect(Array.from(store.loadCounts(id, 'chars4')!.perMessage)).toEqual(Array.from(other.loadCounts(freshId, 'chars4')!.perMessage));
     // Subagents: rows of their own under the session, with the same messages and row.
     const children = (db: SessionStore, parent: string): string[] =>
