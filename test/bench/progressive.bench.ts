@@ -15,7 +15,7 @@
  *
  * Needs `npm run build` (the serve it starts and the import worker are the built ones).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -33,13 +33,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const worker = join(root, 'out', 'cli', 'import-worker.js');
 
 interface Serve {
-  child: { kill(signal?: string): void; pid?: number };
+  child: { kill(signal?: string): void; pid?: number; stderr?: NodeJS.ReadableStream | null };
   url: string;
   baseUrl: string;
   token: string;
 }
 interface RunModule {
-  startServe(args: string[], dbDir: string): Promise<Serve>;
+  startServe(args: string[], dbDir: string, env?: Record<string, string>): Promise<Serve>;
   CHROMIUM_FLAGS: string[];
 }
 
@@ -142,8 +142,24 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
     // Opened as a person does: serve FILE, then the page.
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });
     const s0 = performance.now();
-    const serve = await run.startServe([file], dir);
+    // CTXSCOPE_PROGRESSIVE_BENCH_TRACE=FILE: serve's trace (src/main/trace.ts) into FILE, each line
+    // stamped with the milliseconds since serve was started — where a slow figure spent its time.
+    const traceFile = process.env.CTXSCOPE_PROGRESSIVE_BENCH_TRACE;
+    const serve = await run.startServe([file], dir, traceFile ? { CTXSCOPE_TRACE: '1' } : {});
     const served = performance.now() - s0;
+    if (traceFile) {
+      writeFileSync(traceFile, `${served.toFixed(0)} serve up (${label})\n`);
+      let rest = '';
+      serve.child.stderr?.on('data', (d: Buffer) => {
+        const lines = (rest + d.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        const at = (performance.now() - s0).toFixed(0);
+        appendFileSync(traceFile, lines.map((l) => `${at} ${l}\n`).join(''));
+      });
+    }
+    const mark = (what: string): void => {
+      if (traceFile) appendFileSync(traceFile, `${(performance.now() - s0).toFixed(0)} BENCH ${what}\n`);
+    };
     try {
       const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
       const heap = await heapSampler(page);
@@ -151,6 +167,7 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       await page.goto(serve.url);
       await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 600_000 });
       const drawn = performance.now();
+      mark('first chart drawn');
       const partialAtFirst = await page
         .getByTestId('partial-note')
         .getAttribute('data-calls', { timeout: 1000 })
@@ -167,10 +184,12 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       // The import goes on while the chart grows; the partial marker goes when it is whole.
       await page.getByTestId('partial-note').waitFor({ state: 'detached', timeout: 1_800_000 });
       const whole = performance.now();
+      mark('whole chart drawn');
       const steps = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
       push({ name: `file opened → whole chart (${label})`, value: (whole - s0) / 1000, unit: 's', note: `${steps} calls` });
       await page.getByTestId('guard-status-badge').waitFor({ timeout: 600_000 });
 
+      mark('steps');
       const times: number[] = [];
       for (let i = 0; i < 12; i++) times.push(await stepMs(page));
       const step = median(times.slice(2));
@@ -200,7 +219,9 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
         const lo = f.min ?? 0;
         const hi = f.max ?? 1;
         const v = current > (lo + hi) / 2 ? lo + (hi - lo) * 0.4 : lo + (hi - lo) * 0.6;
+        mark(`slider ${f.key} → ${v}`);
         const { ms } = await timedMove(page, () => slider.fill(String(v)), false);
+        mark(`slider chart drawn (${ms.toFixed(0)} ms)`);
         push({
           name: `slider ${f.key} → chart (${label}, ${steps} calls, ${policy})`,
           value: ms,
@@ -224,6 +245,7 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
         obs.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-steps'] });
       })()`);
       const a0 = performance.timeOrigin + performance.now();
+      mark('line appended');
       appendTurn(file, 1);
       await page.waitForFunction('window.__tail.t1 !== null', null, { timeout: 60_000 });
       const t1 = (await page.evaluate('window.__tail.t1')) as number;

@@ -62,6 +62,8 @@ export interface ReplayExecutor {
    * executor's session is the host's, which follows the import itself.
    */
   growing?(sessionId: string, on: boolean, from?: number): void;
+  /** Starts the engine ahead of its first request (a worker's code loaded while the host does something else). */
+  start?(): void;
   close(): Promise<void>;
 }
 
@@ -159,6 +161,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
         ...(append ? { append } : {}),
         ...(tokenizer !== undefined ? { tokenizer } : {}),
       } satisfies ToReplayWorker),
+    start: () => void ensure(),
     growing: (sessionId, on, from) => {
       if (on) growingIds.add(sessionId);
       else growingIds.delete(sessionId);
@@ -313,6 +316,11 @@ export class ReplayClient {
       running.rerun = true;
       this.executor.stopRunning();
     }
+  }
+
+  /** Starts the engine's worker now, if it has one, rather than with the first request. */
+  start(): void {
+    this.executor.start?.();
   }
 
   /**
