@@ -18,6 +18,7 @@ import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { countsPrefix, GrowingSessions } from './growing';
+import { CALIBRATION_BASE, getTokenizer } from '../../core/tokens/registry';
 
 /** Parsed sessions kept in this thread (the rest stay in SQLite). */
 const SESSION_CACHE = 4;
@@ -157,6 +158,13 @@ function start(data: ReplayWorkerData): void {
       );
   });
   port.once('close', () => store.close());
+  // The BPE ranks most first replays read (summaries are counted with o200k: the calibrated and the
+  // max:tiktoken:o200k_base tokenizers alike) parsed while the worker waits for its first request:
+  // a host given a file starts the worker with it (ReplayClient.start), and the first chart of a
+  // big file is no longer the one to pay for them (170 ms idle, seconds on a machine busy importing).
+  setImmediate(() => {
+    if (taken === 0) getTokenizer(CALIBRATION_BASE).countText('warm');
+  });
 }
 
 /**
