@@ -57,6 +57,22 @@ function windowFor(config: ReplayConfig, limits: ResolvedLimits, tokens: number)
 }
 
 /**
+ * The first call whose message is at or after `atMessage` (S when none), by binary search over the
+ * calls' message indices, which only grow: a scan from call 0 for each compaction made every replay
+ * quadratic in the session (~1,000 compactions × 300,000 calls: seconds per slider move at 1 GB).
+ */
+export function firstCallFrom(stepMsg: ArrayLike<number>, atMessage: number): number {
+  let lo = 0;
+  let hi = stepMsg.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (stepMsg[mid]! < atMessage) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
  * The checks of every compaction the session records, against the preset of its format; [] for a
  * format without a token-triggered preset. `counts`: the replay's counts (arrivals and sessions
  * without usage); `shape`: the replay's shape of the session.
@@ -80,11 +96,7 @@ export function checkSourceCompactions(session: Session, counts: SessionCounts, 
   const stepMsg = shape.stepMsg;
   const S = stepMsg.length;
   const fixed = counts.system + counts.unlogged + counts.tools;
-  const callOf = (atMessage: number): number => {
-    let j = 0;
-    while (j < S && stepMsg[j]! < atMessage) j++;
-    return j;
-  };
+  const callOf = (atMessage: number): number => firstCallFrom(stepMsg, atMessage);
 
   const sorted = [...session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
   const out: SourceCompactionCheck[] = [];
