@@ -77,6 +77,24 @@ export class GrowingSessions {
   }
 
   /**
+   * After a chunk: the messages of `held` it wrote again (a response extended by its next lines)
+   * read again at once, so that what is held is always what the store holds for those messages —
+   * the counts a replay loads later are the store's, and must count the messages it replays.
+   * Undefined when no held message was written again.
+   */
+  refresh(id: string, held: Session): Session | undefined {
+    const rewritten = this.dirty.get(id);
+    const n = held.messages.length;
+    if (rewritten === undefined || rewritten >= n) return undefined;
+    const meta = this.source.meta(id);
+    if (!meta) return undefined;
+    const messages = [...held.messages.slice(0, rewritten), ...this.source.messages(id, rewritten, n)];
+    carryReplayCaches(held.messages, messages, rewritten);
+    this.dirty.set(id, Infinity);
+    return prefixOf(meta, messages);
+  }
+
+  /**
    * Before a request of growing session `id`: `held` (the prefix held, if any) read on by at most
    * a step from the store; undefined when nothing changed (or the session is not growing, or gone).
    * `appended` says whether the result continues `held` (its first messages the same objects, so

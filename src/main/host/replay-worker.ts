@@ -119,11 +119,19 @@ function start(data: ReplayWorkerData): void {
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'growing') {
       growing.mark(m.sessionId, m.on, m.from);
+      const held = m.on ? sessions.peek(m.sessionId) : undefined;
+      const refreshed = held && growing.refresh(m.sessionId, held);
+      if (refreshed) {
+        // A held message was written again: held as stored, its replays continued from before it.
+        sessions.set(m.sessionId, refreshed);
+        service.forget(m.sessionId, undefined, true);
+      }
       // Wholly imported: read again whole at the next request, as any session.
       if (!m.on && sessions.delete(m.sessionId)) service.forget(m.sessionId);
       return;
     }
     if (m.type === 'forget') {
+      const span = traceSpan(`worker forget ${m.what}${m.append ? ` (append of ${m.append.messages.length})` : ''}`);
       const held = sessions.get(m.sessionId);
       if (m.what === 'session') sessions.delete(m.sessionId);
       // A live-tail update patches the session held instead of reading it all again.
@@ -131,6 +139,7 @@ function start(data: ReplayWorkerData): void {
       if (patched) sessions.set(m.sessionId, patched);
       // Patched: the replays kept for the session may be continued over the new calls (resume.ts).
       service.forget(m.sessionId, m.what === 'counts' ? m.tokenizer : undefined, Boolean(patched));
+      span(patched ? '(patched)' : '');
       return;
     }
     taken = Math.max(taken, m.id);
