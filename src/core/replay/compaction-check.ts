@@ -73,11 +73,29 @@ export function firstCallFrom(stepMsg: ArrayLike<number>, atMessage: number): nu
 }
 
 /**
+ * The checks of a session under its counts, made once: they read the session, its counts and its
+ * shape (made from its messages), never the replay's config — every slider move of a long session
+ * made them again (~1,000 compactions at 300,000 calls, each with its implied window's search).
+ */
+const checksMade = new WeakMap<Session, WeakMap<SessionCounts, { shape: SessionShape; checks: SourceCompactionCheck[] }>>();
+
+/**
  * The checks of every compaction the session records, against the preset of its format; [] for a
  * format without a token-triggered preset. `counts`: the replay's counts (arrivals and sessions
- * without usage); `shape`: the replay's shape of the session.
+ * without usage); `shape`: the replay's shape of the session. The same arrays for the same
+ * session, counts and shape (never changed by a reader).
  */
 export function checkSourceCompactions(session: Session, counts: SessionCounts, shape: SessionShape): SourceCompactionCheck[] {
+  let bySession = checksMade.get(session);
+  const made = bySession?.get(counts);
+  if (made && made.shape === shape) return made.checks;
+  const checks = checksOf(session, counts, shape);
+  if (!bySession) checksMade.set(session, (bySession = new WeakMap()));
+  bySession.set(counts, { shape, checks });
+  return checks;
+}
+
+function checksOf(session: Session, counts: SessionCounts, shape: SessionShape): SourceCompactionCheck[] {
   const preset = COMPACTION_PRESETS[session.format];
   const policy = preset ? getPolicy(preset) : undefined;
   if (!preset || !policy || session.sourceCompactions.length === 0) return [];
