@@ -102,7 +102,7 @@ export async function testChartBeforeImportEndsOnAFileStillBeingWritten({ page, 
 
 /**
  * A session whose stored prefix is already longer than the replay worker reads at once
- * (src/main/host/growing.ts: 2,000 messages, ~1,000 calls, then steps of 6,000 messages): the first chart
+ * (src/main/host/growing.ts: 400 messages, ~200 calls, then steps of 6,000 messages): the first chart
  * covers those first calls only — made as soon as they were stored, not after a replay of
  * everything stored by the time the page asked — and grows by steps to the whole session.
  */
