@@ -15,12 +15,16 @@
  *
  * Needs `npm run build` (the serve it starts and the import worker are the built ones).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
+import { openStore, type SessionStore } from '../../src/main/store/index';
+import { ReplayService } from '../../src/main/host/replays';
+import { getPolicy } from '../../src/core/policies/index';
+import type { Session } from '../../src/core/model';
 import type { BenchRow, BenchSuite } from './harness';
 import { timeMs } from './harness';
 import { rawFloor } from './store.bench';
@@ -31,13 +35,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const worker = join(root, 'out', 'cli', 'import-worker.js');
 
 interface Serve {
-  child: { kill(signal?: string): void; pid?: number };
+  child: { kill(signal?: string): void; pid?: number; stderr?: NodeJS.ReadableStream | null };
   url: string;
   baseUrl: string;
   token: string;
 }
 interface RunModule {
-  startServe(args: string[], dbDir: string): Promise<Serve>;
+  startServe(args: string[], dbDir: string, env?: Record<string, string>): Promise<Serve>;
   CHROMIUM_FLAGS: string[];
 }
 
@@ -86,6 +90,27 @@ async function heapSampler(page: Page): Promise<{ stop: () => Promise<number> }>
   };
 }
 
+/** The claude-code setting the page's slider is moved to (its `target`, from 0.15: the 0.6 of the range the page moves it to). */
+const SLIDER_TARGET = 0.6;
+
+/** The session's claude-code chart and one `target` move, replayed in this thread (ReplayService, as the replay worker runs it). */
+async function replayInOneThread(store: SessionStore, id: string): Promise<{ loadMs: number; firstMs: number; sliderMs: number }> {
+  let session: Session | undefined;
+  const loadMs = await timeMs(() => (session = store.loadSession(id)));
+  const service = new ReplayService({
+    session: () => session!,
+    load: (sessionId, tokenizer) => store.loadCounts(sessionId, tokenizer),
+    // As with a count worker: the import's estimates stand in for exact counts.
+    requestCount: () => {},
+  });
+  const policy = getPolicy('claude-code')!;
+  const inputs = { sessionId: id, policy: { id: policy.id, config: policy.config }, overrides: {}, needles: [], pins: [] };
+  const firstMs = await timeMs(() => service.chart(inputs, 1000));
+  const sliderMs = await timeMs(() => service.chart({ ...inputs, overrides: { target: SLIDER_TARGET } }, 1000));
+  session = undefined;
+  return { loadMs, firstMs, sliderMs };
+}
+
 async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const push = (r: BenchRow): void => {
@@ -129,6 +154,10 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       peakRssMb: number;
     };
     const { ms: importMs, visibleMs, calls } = imported;
+    // The replay alone, in this process, on the session the child process stored.
+    const store = openStore(dbPath);
+    const replayOnly = await replayInOneThread(store, store.listSessions()[0]!.id);
+    store.close();
     for (const ext of ['', '-wal', '-shm']) rmSync(join(dir, `import.db${ext}`), { force: true });
     const ratio = floorMs / importMs;
     push({ name: `lean floor, ${label}`, value: fileMb / (floorMs / 1000), unit: 'MB/s', note: `${(floorMs / 1000).toFixed(1)} s` });
@@ -148,12 +177,43 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       pass: imported.peakRssMb < 1000,
       note: `${imported.baseRssMb.toFixed(0)} MB before the import (node, tsx, the store)`,
     });
+    // The replay alone, in this thread, on the session as stored: what a slider move costs the
+    // replay worker without serve's other work beside it (the page's figures below include it).
+    push({
+      name: `replay only (one thread): first chart, claude-code, ${label}`,
+      value: replayOnly.firstMs,
+      unit: 'ms',
+      note: `${calls} calls; session read from SQLite in ${replayOnly.loadMs.toFixed(0)} ms`,
+    });
+    push({
+      name: `replay only (one thread): target ${SLIDER_TARGET} → chart, ${label}`,
+      value: replayOnly.sliderMs,
+      unit: 'ms',
+      target: '≤ 1000 ms',
+      pass: replayOnly.sliderMs <= 1000,
+    });
 
     // Opened as a person does: serve FILE, then the page.
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: run.CHROMIUM_FLAGS });
     const s0 = performance.now();
-    const serve = await run.startServe([file], dir);
+    // CTXSCOPE_PROGRESSIVE_BENCH_TRACE=FILE: serve's trace (src/main/trace.ts) into FILE, each line
+    // stamped with the milliseconds since serve was started — where a slow figure spent its time.
+    const traceFile = process.env.CTXSCOPE_PROGRESSIVE_BENCH_TRACE;
+    const serve = await run.startServe([file], dir, traceFile ? { CTXSCOPE_TRACE: '1' } : {});
     const served = performance.now() - s0;
+    if (traceFile) {
+      writeFileSync(traceFile, `${served.toFixed(0)} serve up (${label})\n`);
+      let rest = '';
+      serve.child.stderr?.on('data', (d: Buffer) => {
+        const lines = (rest + d.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        const at = (performance.now() - s0).toFixed(0);
+        appendFileSync(traceFile, lines.map((l) => `${at} ${l}\n`).join(''));
+      });
+    }
+    const mark = (what: string): void => {
+      if (traceFile) appendFileSync(traceFile, `${(performance.now() - s0).toFixed(0)} BENCH ${what}\n`);
+    };
     try {
       const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
       const heap = await heapSampler(page);
@@ -161,6 +221,7 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       await page.goto(serve.url);
       await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 600_000 });
       const drawn = performance.now();
+      mark('first chart drawn');
       const partialAtFirst = await page
         .getByTestId('partial-note')
         .getAttribute('data-calls', { timeout: 1000 })
@@ -177,10 +238,12 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
       // The import goes on while the chart grows; the partial marker goes when it is whole.
       await page.getByTestId('partial-note').waitFor({ state: 'detached', timeout: 1_800_000 });
       const whole = performance.now();
+      mark('whole chart drawn');
       const steps = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
       push({ name: `file opened → whole chart (${label})`, value: (whole - s0) / 1000, unit: 's', note: `${steps} calls` });
       await page.getByTestId('guard-status-badge').waitFor({ timeout: 600_000 });
 
+      mark('steps');
       const times: number[] = [];
       for (let i = 0; i < 12; i++) times.push(await stepMs(page));
       const step = median(times.slice(2));
@@ -210,7 +273,9 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
         const lo = f.min ?? 0;
         const hi = f.max ?? 1;
         const v = current > (lo + hi) / 2 ? lo + (hi - lo) * 0.4 : lo + (hi - lo) * 0.6;
+        mark(`slider ${f.key} → ${v}`);
         const { ms } = await timedMove(page, () => slider.fill(String(v)), false);
+        mark(`slider chart drawn (${ms.toFixed(0)} ms)`);
         push({
           name: `slider ${f.key} → chart (${label}, ${steps} calls, ${policy})`,
           value: ms,
@@ -234,6 +299,7 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
         obs.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-steps'] });
       })()`);
       const a0 = performance.timeOrigin + performance.now();
+      mark('line appended');
       appendTurn(file, 1);
       await page.waitForFunction('window.__tail.t1 !== null', null, { timeout: 60_000 });
       const t1 = (await page.evaluate('window.__tail.t1')) as number;

@@ -57,11 +57,45 @@ function windowFor(config: ReplayConfig, limits: ResolvedLimits, tokens: number)
 }
 
 /**
+ * The first call whose message is at or after `atMessage` (S when none), by binary search over the
+ * calls' message indices, which only grow: a scan from call 0 for each compaction made every replay
+ * quadratic in the session (~1,000 compactions × 300,000 calls: seconds per slider move at 1 GB).
+ */
+export function firstCallFrom(stepMsg: ArrayLike<number>, atMessage: number): number {
+  let lo = 0;
+  let hi = stepMsg.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (stepMsg[mid]! < atMessage) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The checks of a session under its counts, made once: they read the session, its counts and its
+ * shape (made from its messages), never the replay's config — every slider move of a long session
+ * made them again (~1,000 compactions at 300,000 calls, each with its implied window's search).
+ */
+const checksMade = new WeakMap<Session, WeakMap<SessionCounts, { shape: SessionShape; checks: SourceCompactionCheck[] }>>();
+
+/**
  * The checks of every compaction the session records, against the preset of its format; [] for a
  * format without a token-triggered preset. `counts`: the replay's counts (arrivals and sessions
- * without usage); `shape`: the replay's shape of the session.
+ * without usage); `shape`: the replay's shape of the session. The same arrays for the same
+ * session, counts and shape (never changed by a reader).
  */
 export function checkSourceCompactions(session: Session, counts: SessionCounts, shape: SessionShape): SourceCompactionCheck[] {
+  let bySession = checksMade.get(session);
+  const made = bySession?.get(counts);
+  if (made && made.shape === shape) return made.checks;
+  const checks = checksOf(session, counts, shape);
+  if (!bySession) checksMade.set(session, (bySession = new WeakMap()));
+  bySession.set(counts, { shape, checks });
+  return checks;
+}
+
+function checksOf(session: Session, counts: SessionCounts, shape: SessionShape): SourceCompactionCheck[] {
   const preset = COMPACTION_PRESETS[session.format];
   const policy = preset ? getPolicy(preset) : undefined;
   if (!preset || !policy || session.sourceCompactions.length === 0) return [];
@@ -80,11 +114,7 @@ export function checkSourceCompactions(session: Session, counts: SessionCounts, 
   const stepMsg = shape.stepMsg;
   const S = stepMsg.length;
   const fixed = counts.system + counts.unlogged + counts.tools;
-  const callOf = (atMessage: number): number => {
-    let j = 0;
-    while (j < S && stepMsg[j]! < atMessage) j++;
-    return j;
-  };
+  const callOf = (atMessage: number): number => firstCallFrom(stepMsg, atMessage);
 
   const sorted = [...session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
   const out: SourceCompactionCheck[] = [];

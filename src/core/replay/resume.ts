@@ -230,7 +230,9 @@ function continued(
   const s = old.s;
   // The grown session may tell more about its cache (a first usage, a 1-hour write): the calls billed
   // so far would have been billed otherwise.
-  if (JSON.stringify(cacheRulesOf(session, s.limits.model)) !== JSON.stringify(old.cost.rules)) return 'the cache rules changed';
+  // (The copy that makes the last call goes on over its own session: nothing to compare.)
+  if (session !== s.session && JSON.stringify(cacheRulesOf(session, s.limits.model)) !== JSON.stringify(old.cost.rules))
+    return 'the cache rules changed';
   const win = s.win.grownTo(counts.perMessage, counts.prefix);
   if (!win) return 'the window cannot be carried exactly';
   const retention = s.retention.grownTo(

@@ -25,7 +25,7 @@ import { overflowStep } from './overflow';
 import { proactiveFires, proactivePath } from './proactive';
 import { RetentionTracker } from './retention';
 import { SentAsHandler } from './sent-as';
-import { pinsOf, referenceCountsOf, shapeOf, withUnloggedOverhead } from './setup';
+import { anyUsageOf, pinsOf, referenceCountsOf, shapeOf, withUnloggedOverhead } from './setup';
 import { SourceCompactions } from './source-compactions';
 import { int, pct, requestAt, type ReplayState, type StepDecision } from './state';
 import { StepArrays } from './steps';
@@ -84,10 +84,9 @@ export class ReplayCancelled extends Error {
 const defaultSummarizer = cached(extractiveSummarizer, memoryStore());
 
 export function resolveTokenizer(session: Session, config: ReplayConfig): string {
-  // Whether any message reports usage, from the list's shape (cached): a session without any was read through at every replay.
-  return config.tokenizer === 'auto'
-    ? defaultTokenizerFor(config.model ?? session.model, shapeOf(session.messages).anyUsage)
-    : config.tokenizer;
+  // Whether any message reports usage, from the list's shape when made (a session without any was
+  // read through at every replay); a live-tail append's grown list is not shaped whole for it.
+  return config.tokenizer === 'auto' ? defaultTokenizerFor(config.model ?? session.model, anyUsageOf(session.messages)) : config.tokenizer;
 }
 
 /** One pass of the simulator: its state, its handlers and how far it got. */

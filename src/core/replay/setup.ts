@@ -36,6 +36,16 @@ export function shapeOf(messages: readonly Message[]): SessionShape {
 }
 
 /**
+ * Whether any message reports usage: from the list's shape when it is made, else by a scan that
+ * stops at the first that does — so that a grown list's shape is made from the old one's
+ * (grownShapeOf) rather than from scratch by the first question asked of it.
+ */
+export function anyUsageOf(messages: readonly Message[]): boolean {
+  const shape = shapeCache.get(messages);
+  return shape ? shape.anyUsage : messages.some((m) => m.usage !== undefined);
+}
+
+/**
  * The shape of `messages`, a list grown from `oldMessages` (a live-tail append): the first
  * messages that are the same objects keep their steps, turns and tool calls, and only the rest is
  * read — what shapeOf builds over the whole list (each message's turn depends on it and the turn

@@ -78,6 +78,9 @@ export interface Host {
   close(): Promise<void>;
 }
 
+/** The width of a chart made ahead (chartAhead): the replay is what is kept, any width is then made of it in milliseconds. */
+const CHART_AHEAD_BUCKETS = 1_000;
+
 /** How many parsed sessions the host keeps in memory (the rest stay in SQLite). */
 const SESSION_CACHE = 4;
 
@@ -265,6 +268,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
       onVisible: (r) => {
         visible = r.sessionIds;
         for (const id of visible) partial.set(id, { jobId, bytes: 0, totalBytes: 0 });
+        for (const id of visible) replays.growing(id, true);
+        if (visible[0] !== undefined) chartAhead(visible[0]);
         onVisible?.(visible);
         options.emit('importVisible', { jobId, sessionIds: visible });
       },
@@ -274,8 +279,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
           if (!visible.includes(u.id)) visible.push(u.id);
           partial.set(u.id, { jobId, bytes, totalBytes });
           const w = u.written;
-          forget(
+          // The replay engine reads the chunk itself when it next needs the session (growing.ts);
+          // without a worker the host's own session takes the chunk's messages.
+          grownBy(
             u.id,
+            u.changedFrom,
             w && {
               from: u.changedFrom,
               previous: w.previous,
@@ -293,6 +301,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       for (const id of r.sessionIds) {
         loaded.delete(id);
         counts.delete(id);
+        replays.growing(id, false);
         replays.forget(id, 'session');
       }
       return { ids: r.sessionIds, reused: r.reused };
@@ -307,6 +316,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       jobs.delete(jobId);
       for (const id of visible) growth.flush(id);
       for (const id of visible) partial.delete(id);
+      for (const id of visible) replays.growing(id, false);
       // Exact counts asked while the session grew are made once, on the whole session.
       for (const id of visible) for (const t of deferredCounts.get(id) ?? []) if (store.getRow(id)) requestCount(id, t);
       for (const id of visible) deferredCounts.delete(id);
@@ -357,6 +367,32 @@ export async function createHost(options: HostOptions): Promise<Host> {
     if (patched) loaded.set(id, patched);
     counts.delete(id);
     replays.forget(id, 'session', append);
+    tuner.forget(id);
+  };
+  /** Sessions a window was answered a chart of since its last detail (getSession: a growing one is then read on). */
+  const charted = new Set<string>();
+  /**
+   * The first chart of a session being imported, made as soon as its first calls are stored, before
+   * a window asks: the replay worker started, its code loaded and compiled, the first calls read and
+   * replayed under the session's own policy — the window's first chart is then answered from the
+   * cache (docs/architecture.md "Opening a big session"). Only with a worker: the host's own thread
+   * answers requests.
+   */
+  const chartAhead = (id: string): void => {
+    if (!useWorker) return;
+    void replays
+      .submit({ op: 'session', sessionId: id })
+      .then((d) => replays.submit({ op: 'chart', inputs: inputsOf(id, d.defaultPolicy, {}), buckets: CHART_AHEAD_BUCKETS }))
+      .catch(() => undefined);
+  };
+  /** A session being imported grew by a chunk written from message `from` on (`append`: its messages). */
+  const grownBy = (id: string, from: number, append?: SessionAppend): void => {
+    const held = loaded.peek(id);
+    const patched = held && append && appendToSession(held, append);
+    loaded.delete(id);
+    if (patched) loaded.set(id, patched);
+    counts.delete(id);
+    replays.growing(id, true, from, append);
     tuner.forget(id);
   };
   const tail = new TailService({
@@ -421,7 +457,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
     getSession: async ({ id }): Promise<SessionDetail> => {
       const r = row(id);
       // With a worker, the session is parsed there (as its replays need it anyway), not on this thread.
-      let body = useWorker ? await replays.submit({ op: 'session', sessionId: id }) : sessionDetailOf(sessionOf(id), countsOf(id));
+      // A session being imported is read on by a step once a window has drawn a chart of it (growing.ts).
+      const readOn = charted.delete(id) && partial.has(id);
+      let body = useWorker
+        ? await replays.submit({ op: 'session', sessionId: id, ...(readOn ? { readOn } : {}) })
+        : sessionDetailOf(sessionOf(id), countsOf(id));
       if (useWorker && body.subagents > 0) {
         // Stored before subagents were rows (only old databases keep them in the metadata): they
         // become rows now, once, on this thread (sessionOf promotes them), and the worker forgets its copy.
@@ -454,6 +494,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       } finally {
         growth.charted(sessionId, performance.now() - t0);
       }
+      charted.add(sessionId);
       // Marked as the store stands when it answers (the replay read the calls stored before).
       const p = partial.get(sessionId);
       return p ? withPartial(view, p) : view;
@@ -548,6 +589,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
 
   let initialImport: Promise<void> = Promise.resolve();
+  // A file to open: the replay worker loads its code while the file's first calls are imported
+  // (a fresh worker took ~0.5 s to start, which the first chart waited for).
+  if (options.initialFiles.length > 0 && useWorker) replays.start();
   // Files given at start-up, once every handler above is ready (a progressive import's chunks reach them).
   for (const [k, file] of options.initialFiles.entries()) {
     // The last file opens progressively when it is big: the host is up once its first calls are

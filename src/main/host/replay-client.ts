@@ -56,6 +56,14 @@ export interface ReplayExecutor {
   stopRunning?(): void;
   /** `append`: a live-tail update a worker applies to the session it holds (session-append.ts). */
   forget(sessionId: string, what: ForgetWhat, append?: SessionAppend, tokenizer?: string): void;
+  /**
+   * A session being imported grew (a chunk wrote messages from `from` on), or is wholly imported
+   * (`on` false): a worker holds a prefix of it and reads on by steps (growing.ts). Without it the
+   * executor's session is the host's, which follows the import itself.
+   */
+  growing?(sessionId: string, on: boolean, from?: number): void;
+  /** Starts the engine ahead of its first request (a worker's code loaded while the host does something else). */
+  start?(): void;
   close(): Promise<void>;
 }
 
@@ -88,6 +96,7 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
   // Shared with every worker started: the id of the run to stop, and of the newest run posted (see ReplayWorkerData.stop).
   const stop = new SharedArrayBuffer(8);
   const stopFlag = new Int32Array(stop);
+  const growingIds = new Set<string>();
   const pending = new Map<number, { resolve: (v: ReplayOpResults[ReplayOpName]) => void; reject: (e: Error) => void }>();
   const failAll = (why: string): void => {
     for (const p of pending.values())
@@ -118,6 +127,8 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
       failAll(`exit code ${code}`);
     });
     worker = w;
+    // Sessions being imported, told to every worker started (the first one starts with the window's first request).
+    for (const sessionId of growingIds) w.postMessage({ type: 'growing', sessionId, on: true } satisfies ToReplayWorker);
     return w;
   };
   return {
@@ -150,6 +161,12 @@ export function workerExecutor(file: string, data: ReplayWorkerData, onNote?: (n
         ...(append ? { append } : {}),
         ...(tokenizer !== undefined ? { tokenizer } : {}),
       } satisfies ToReplayWorker),
+    start: () => void ensure(),
+    growing: (sessionId, on, from) => {
+      if (on) growingIds.add(sessionId);
+      else growingIds.delete(sessionId);
+      worker?.postMessage({ type: 'growing', sessionId, on, ...(from !== undefined ? { from } : {}) } satisfies ToReplayWorker);
+    },
     close: async () => {
       const w = worker;
       worker = undefined;
@@ -299,6 +316,22 @@ export class ReplayClient {
       running.rerun = true;
       this.executor.stopRunning();
     }
+  }
+
+  /** Starts the engine's worker now, if it has one, rather than with the first request. */
+  start(): void {
+    this.executor.start?.();
+  }
+
+  /**
+   * A session being imported grew, or is wholly imported (`on` false). A replay of it running now
+   * goes on (it answers for the calls it read, marked partial): stopping it at every chunk, as
+   * `forget` does, left a big session's first chart never answered while chunks kept coming.
+   * Without a worker (tests from source) the host's own session follows the import: `forget`.
+   */
+  growing(sessionId: string, on: boolean, from?: number, append?: SessionAppend): void {
+    if (this.executor.growing) this.executor.growing(sessionId, on, from);
+    else this.forget(sessionId, 'session', on ? append : undefined);
   }
 
   async close(): Promise<void> {

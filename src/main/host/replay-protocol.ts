@@ -17,7 +17,12 @@ export type ReplayOp =
   | { readonly op: 'result'; readonly inputs: ReplayInputs }
   | { readonly op: 'compare'; readonly a: ReplayInputs; readonly b: ReplayInputs; readonly minDelta: number }
   /** A session's detail: parsed where the replays parse it, off the thread that answers requests. */
-  | { readonly op: 'session'; readonly sessionId: string };
+  | {
+      readonly op: 'session';
+      readonly sessionId: string;
+      /** A session being imported is read on by a step first (growing.ts): a window has drawn a chart of what is held. */
+      readonly readOn?: boolean;
+    };
 
 export interface ReplayOpResults {
   chart: JsonText<ChartViewWire>;
@@ -45,7 +50,12 @@ export type ToReplayWorker =
       readonly what: ForgetWhat;
       readonly append?: SessionAppend;
       readonly tokenizer?: string;
-    };
+    }
+  /**
+   * A session being imported (`on`), again grown by a chunk that wrote messages from `from` on, or
+   * wholly imported (`on` false): the worker holds a prefix of it and reads on by steps (growing.ts).
+   */
+  | { readonly type: 'growing'; readonly sessionId: string; readonly on: boolean; readonly from?: number };
 /**
  * What the worker asks of the host, which holds the one writing connection: count a session
  * exactly under a tokenizer in the background, or keep a summary (a remote one cost money).
@@ -90,6 +100,10 @@ export async function dispatch(service: ReplayService, op: ReplayOp, shouldStop?
       return service.session(op.sessionId);
   }
 }
+
+/** The session an op reads, if any. */
+export const sessionReadBy = (op: ReplayOp): string | undefined =>
+  op.op === 'session' ? op.sessionId : op.op === 'compare' ? op.a.sessionId : op.inputs.sessionId;
 
 /** The replays an op needs, by cache key: a newer request needing the same one must not stop it. */
 export function replaysOf(op: ReplayOp): string[] {

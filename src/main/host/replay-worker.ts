@@ -10,13 +10,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Session } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
-import { dispatch, errorReply, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
+import { dispatch, errorReply, sessionReadBy, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
 import { traceSpan } from '../trace';
 import { createPrewarm, warmUpOrder, warmUpOverrides } from './replay-prewarm';
 import { configOf, ReplayService } from './replays';
 import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
+import { countsPrefix, GrowingSessions } from './growing';
+import { CALIBRATION_BASE, getTokenizer } from '../../core/tokens/registry';
 
 /** Parsed sessions kept in this thread (the rest stay in SQLite). */
 const SESSION_CACHE = 4;
@@ -38,9 +40,20 @@ function start(data: ReplayWorkerData): void {
   // Summaries made here are kept here at once and stored by the host (the store has them all;
   // this only bridges until the host has written them).
   const made = new BoundedCache<string, string>({ max: 1000 });
+  // Sessions still being imported: a prefix held, read on by steps before the requests that read it (growing.ts).
+  const growing = new GrowingSessions({
+    storedMessages: (id) => store.getRow(id)?.messageCount,
+    meta: (id) => store.loadSessionMeta(id),
+    messages: (id, from, to) => store.loadMessages(id, from, to),
+  });
   const service = new ReplayService({
     session: sessionOf,
-    load: (id, tokenizer) => store.loadCounts(id, tokenizer),
+    // A growing session's stored counts cover more messages than the prefix held: its share of them.
+    load: (id, tokenizer) => {
+      const c = store.loadCounts(id, tokenizer);
+      const held = growing.has(id) ? sessions.peek(id) : undefined;
+      return c && held ? countsPrefix(c, held.messages.length) : c;
+    },
     summaries: {
       get: (k) => made.get(k) ?? store.summaryGet(k),
       set: (k, v) => {
@@ -82,8 +95,43 @@ function start(data: ReplayWorkerData): void {
     // Every other built-in policy at its own settings, those that write summaries first.
     alsoWarm: (inputs) => WARM_ORDER.filter((p) => p.id !== inputs.policy.id).map((policy) => ({ ...inputs, policy, overrides: {} })),
   });
+  /**
+   * Before a request of a session being imported: its first prefix read (any request), or read on
+   * by a step before a request for its detail that says so (`readOn`: a window has drawn a chart of
+   * what is held) — which the window asks for first at each chunk, with the chart right after: the
+   * two then describe the same calls, and a chart made ahead of the window (handlers.ts) is still
+   * the one it asks for.
+   */
+  const catchUp = (op: ToReplayWorker & { type: 'run' }): void => {
+    const id = sessionReadBy(op.op);
+    if (id === undefined || !growing.has(id)) return;
+    const held = sessions.peek(id);
+    if (held && !(op.op.op === 'session' && op.op.readOn)) return;
+    const span = traceSpan('worker read on');
+    const grown = growing.catchUp(id, held);
+    if (!grown) return span('(nothing new)');
+    sessions.set(id, grown.session);
+    // Continued: the runs kept for the prefix go on over the new calls (resume.ts).
+    service.forget(id, undefined, grown.appended);
+    span(`to ${grown.session.messages.length} messages`);
+  };
+  const growingNow = (): boolean => growing.size > 0;
   port.on('message', (m: ToReplayWorker) => {
+    if (m.type === 'growing') {
+      growing.mark(m.sessionId, m.on, m.from);
+      const held = m.on ? sessions.peek(m.sessionId) : undefined;
+      const refreshed = held && growing.refresh(m.sessionId, held);
+      if (refreshed) {
+        // A held message was written again: held as stored, its replays continued from before it.
+        sessions.set(m.sessionId, refreshed);
+        service.forget(m.sessionId, undefined, true);
+      }
+      // Wholly imported: read again whole at the next request, as any session.
+      if (!m.on && sessions.delete(m.sessionId)) service.forget(m.sessionId);
+      return;
+    }
     if (m.type === 'forget') {
+      const span = traceSpan(`worker forget ${m.what}${m.append ? ` (append of ${m.append.messages.length})` : ''}`);
       const held = sessions.get(m.sessionId);
       if (m.what === 'session') sessions.delete(m.sessionId);
       // A live-tail update patches the session held instead of reading it all again.
@@ -91,28 +139,41 @@ function start(data: ReplayWorkerData): void {
       if (patched) sessions.set(m.sessionId, patched);
       // Patched: the replays kept for the session may be continued over the new calls (resume.ts).
       service.forget(m.sessionId, m.what === 'counts' ? m.tokenizer : undefined, Boolean(patched));
+      span(patched ? '(patched)' : '');
       return;
     }
     taken = Math.max(taken, m.id);
     const shouldStop = stop ? () => Atomics.load(stop, 0) === m.id : undefined;
     prewarm.interrupt();
     const span = traceSpan(`worker ${m.op.op}`);
-    dispatch(service, m.op, shouldStop).then(
-      (value) => {
-        span();
-        const posting = traceSpan('worker post');
-        port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
-        posting();
-        if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
-        else prewarm.resume(sessionOf);
-      },
-      (e: unknown) => {
-        port.postMessage(errorReply(m.id, e));
-        prewarm.resume(sessionOf);
-      },
-    );
+    Promise.resolve()
+      .then(() => (catchUp(m), dispatch(service, m.op, shouldStop)))
+      .then(
+        (value) => {
+          span();
+          const posting = traceSpan('worker post');
+          port.postMessage({ id: m.id, ok: true, value } satisfies FromReplayWorker);
+          posting();
+          // Not while a session is being imported: its lists change at every step read, and the
+          // idle time is the import's (the machine's cores are shared with it).
+          if (growingNow()) return;
+          if (m.op.op === 'chart') prewarm.afterChart(sessionOf, m.op.inputs);
+          else prewarm.resume(sessionOf);
+        },
+        (e: unknown) => {
+          port.postMessage(errorReply(m.id, e));
+          if (!growingNow()) prewarm.resume(sessionOf);
+        },
+      );
   });
   port.once('close', () => store.close());
+  // The BPE ranks most first replays read (summaries are counted with o200k: the calibrated and the
+  // max:tiktoken:o200k_base tokenizers alike) parsed while the worker waits for its first request:
+  // a host given a file starts the worker with it (ReplayClient.start), and the first chart of a
+  // big file is no longer the one to pay for them (170 ms idle, seconds on a machine busy importing).
+  setImmediate(() => {
+    if (taken === 0) getTokenizer(CALIBRATION_BASE).countText('warm');
+  });
 }
 
 /**

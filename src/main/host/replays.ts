@@ -236,7 +236,9 @@ export class ReplayService {
         // After an append, the counts made for the session before it count its kept messages.
         const before = this.carried.get(cacheKey);
         this.carried.delete(cacheKey);
+        const span = traceSpan(`count ${tokenizer}${before ? ' (carried)' : ''}`);
         c = before ? countsCarried(before.counts, before.messages, session, options) : countWith(session, tokenizer, options);
+        span(`${session.messages.length} messages`);
         this.countedFor.set(cacheKey, session.messages);
       } catch (e) {
         throw new ApiError('bad_input', e instanceof Error ? e.message : String(e));

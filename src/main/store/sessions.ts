@@ -766,6 +766,12 @@ export class SessionStore {
     ).map(([b]) => JSON.parse(b) as Message);
   }
 
+  /** A session without its messages (a session still being imported is read by parts: host/growing.ts). */
+  loadSessionMeta(id: string): Omit<Session, 'messages'> | undefined {
+    const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
+    return r ? (JSON.parse(r.meta) as SessionMeta) : undefined;
+  }
+
   /** Whether a session has a message with this id (without loading the session). */
   hasMessage(id: string, messageId: string): boolean {
     return this.stmt('SELECT 1 FROM messages WHERE session_id = ? AND message_id = ? LIMIT 1').get(id, messageId) !== undefined;

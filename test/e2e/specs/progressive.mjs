@@ -100,6 +100,46 @@ export async function testChartBeforeImportEndsOnAFileStillBeingWritten({ page, 
   }
 }
 
+/**
+ * A session whose stored prefix is already longer than the replay worker reads at once
+ * (src/main/host/growing.ts: 400 messages, ~200 calls, then steps of 6,000 messages): the first chart
+ * covers those first calls only — made as soon as they were stored, not after a replay of
+ * everything stored by the time the page asked — and grows by steps to the whole session.
+ */
+export async function testFirstChartOfABigPrefixIsItsFirstCalls({ page, root, assert }) {
+  const dir = mkdtempSync(join(tmpdir(), 'ctxscope-progressive-'));
+  let own = null;
+  try {
+    const lines = sessionLines(root, dir, 6000);
+    const file = join(dir, 'big.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    // A 10 MB prefix (~3,000 calls), then 2 MB chunks a second apart.
+    own = await startServe([file], dir, { CTXSCOPE_PROGRESSIVE: '64,10240,2048,1000' });
+    await page.goto(own.url);
+    await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 60_000 });
+    const note = page.getByTestId('partial-note');
+    await note.waitFor({ timeout: 10_000 });
+    const first = Number(await note.getAttribute('data-calls'));
+    const stored = (await call(own.baseUrl, own.token, 'listSessions', {}))[0].steps;
+    assert.ok(first > 0 && first <= 1000, `the first chart covers the first calls read (${first})`);
+    assert.ok(stored > first, `more calls were stored (${stored}) than the first chart covers (${first})`);
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-steps')) > n,
+      first,
+      { timeout: 60_000 },
+    );
+    await note.waitFor({ state: 'detached', timeout: 120_000 });
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-steps')) === 6000,
+      null,
+      { timeout: 120_000 },
+    );
+  } finally {
+    own?.child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function testCancelDeletesTheVisiblePrefix({ page, root, assert }) {
   const dir = mkdtempSync(join(tmpdir(), 'ctxscope-progressive-'));
   let own = null;

@@ -281,3 +281,36 @@ describe('the corpus transcripts that record compactions (test/fixtures/compacti
     expect(cs).toHaveLength(6);
   });
 });
+
+describe('the checks made once per session and counts', () => {
+  it('a replay under another policy or setting of the same session answers the checks a fresh copy of it gets', async () => {
+    // The checks read the session, its counts and its shape, never the replay's config: kept from
+    // the first replay (compaction-check.ts), they must be what a fresh session's first replay makes.
+    const calls: [number, number][] = [
+      [130_000, 500],
+      [166_800, 400],
+      [20_000, 500],
+      [100_000, 500],
+      [168_000, 500],
+      [10_000, 500],
+    ];
+    const text = claudeCode(
+      calls,
+      new Map([
+        [2, { trigger: 'auto', preTokens: 167_250 }],
+        [5, { trigger: 'manual', preTokens: 168_500 }],
+      ]),
+    );
+    const { sessions } = await importSource(stringSource('cc.jsonl', text));
+    const held = sessions[0]!;
+    const first = await replay(held, { policy: 's1' });
+    const again = await replay(held, { policy: 's1', trigger: 0.5 });
+    const other = await replay(held, { policy: 'claude-code' });
+    const fresh = (await importSource(stringSource('cc.jsonl', text))).sessions[0]!;
+    const want = (await replay(fresh, { policy: 's1', trigger: 0.5 })).sourceCompactions;
+    expect(want).toHaveLength(2);
+    expect(again.sourceCompactions).toEqual(want);
+    expect(first.sourceCompactions).toEqual(want);
+    expect(other.sourceCompactions).toEqual(want);
+  });
+});
