@@ -29,7 +29,7 @@ export function extractFacts(raw: string): Fact[] {
   const add = (key: string, kind: FactKind): void => {
     if (key.length < 3 || seen.has(key)) return;
     seen.add(key);
-    out.push({ key, kind });
+    out.push(factOf(key, kind));
   };
   // Every path has a "/" or a "." before its extension: skip the costly scan when neither occurs.
   if (text.includes('/') || text.includes('.')) for (const m of text.matchAll(PATH)) add(m[1]!, 'path');
@@ -40,6 +40,43 @@ export function extractFacts(raw: string): Fact[] {
   if (camel) for (const m of text.matchAll(NAME)) add(m[1]!, 'name');
   for (const m of text.matchAll(NUMBER)) add(m[1]!, 'number');
   return out;
+}
+
+/**
+ * `s` as a string of its own. A slice of a long text (a regex match, a clipped sentence) points
+ * into the text in V8 and keeps all of it alive: a cache of facts or summary items made of slices
+ * would hold every message's text (the text of a session held lazily, main/store/lazy-session.ts,
+ * would never leave). Short strings are copies already.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+/**
+ * One Fact object per distinct fact, its key a string of its own: a long session mentions the same
+ * paths and names thousands of times, and each message's facts are kept (`factsOfMessage`). Started
+ * again past FACTS_KEPT facts (a long-lived process replays many sessions); a fact is a value,
+ * never compared by identity.
+ */
+const FACTS_KEPT = 1_000_000;
+let factTables: Record<FactKind, Map<string, Fact>> = newFactTables();
+function newFactTables(): Record<FactKind, Map<string, Fact>> {
+  return { path: new Map(), identifier: new Map(), number: new Map(), name: new Map() };
+}
+let factsKept = 0;
+
+function factOf(key: string, kind: FactKind): Fact {
+  const table = factTables[kind];
+  let f = table.get(key);
+  if (!f) {
+    if (++factsKept > FACTS_KEPT) {
+      factTables = newFactTables();
+      factsKept = 1;
+    }
+    f = { key: ownString(key), kind };
+    factTables[kind].set(f.key, f);
+  }
+  return f;
 }
 
 /**

@@ -17,8 +17,12 @@ import { configOf, ReplayService } from './replays';
 import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
+import { loadLazySession } from '../store/lazy-session';
 
-/** Parsed sessions kept in this thread (the rest stay in SQLite). */
+/**
+ * Sessions kept in this thread, each held by its numbers with its text read from SQLite a page at
+ * a time (store/lazy-session.ts): what one costs here grows with its calls, not its text.
+ */
 const SESSION_CACHE = 4;
 
 function start(data: ReplayWorkerData): void {
@@ -30,7 +34,7 @@ function start(data: ReplayWorkerData): void {
   const sessionOf = (id: string): Session => {
     let s = sessions.get(id);
     if (s) return s;
-    s = store.loadSession(id);
+    s = loadLazySession(store, id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     sessions.set(id, s);
     return s;

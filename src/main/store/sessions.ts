@@ -749,6 +749,25 @@ export class SessionStore {
     ).map(([b]) => JSON.parse(b) as Message);
   }
 
+  /** A session's metadata (everything but its messages), or undefined for an unknown id. */
+  sessionMeta(id: string): Omit<Session, 'messages'> | undefined {
+    const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
+    return r ? (JSON.parse(r.meta) as Omit<Session, 'messages'>) : undefined;
+  }
+
+  /** Every message body of a session in order, one row at a time (store/lazy-session.ts keeps what it needs of each). */
+  iterateBodies(id: string): IterableIterator<string> {
+    return this.stmt('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').pluck().iterate(id) as IterableIterator<string>;
+  }
+
+  /** The JSON bodies of messages [from, to) (a page of store/lazy-session.ts: parsed there, once, as SQLite would only parse them again). */
+  messageBodies(id: string, from: number, to: number): string[] {
+    if (to <= from) return [];
+    return this.stmt('SELECT body FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx')
+      .pluck()
+      .all(id, from, to) as string[];
+  }
+
   /** Whether a session has a message with this id (without loading the session). */
   hasMessage(id: string, messageId: string): boolean {
     return this.stmt('SELECT 1 FROM messages WHERE session_id = ? AND message_id = ? LIMIT 1').get(id, messageId) !== undefined;
