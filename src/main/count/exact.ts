@@ -27,6 +27,9 @@ export function bpeEncodingOf(tokenizerId: string): BpeEncoding | undefined {
   return undefined;
 }
 
+/** Characters of text sent to the pool at once (a few MB per thread: its chunks stay parallel). */
+const BATCH_CHARS = 16 * 1024 * 1024;
+
 export async function countExact(
   session: Session,
   tokenizerId: string,
@@ -50,10 +53,22 @@ export async function countExact(
   };
   countSession(session, createCounter(recorder, once));
 
-  // The pool counts the distinct texts.
-  const texts = [...seen.keys()];
-  const numbers = await bulk.count(texts, encoding);
-  for (let i = 0; i < texts.length; i++) seen.set(texts[i]!, numbers[i]!);
+  // The pool counts the distinct texts, BATCH_CHARS at a time: each batch is copied to its
+  // threads, and all of a long session's text at once would be a second copy of it in memory.
+  let batch: string[] = [];
+  let chars = 0;
+  const flush = async (): Promise<void> => {
+    const numbers = await bulk.count(batch, encoding);
+    for (let i = 0; i < batch.length; i++) seen.set(batch[i]!, numbers[i]!);
+    batch = [];
+    chars = 0;
+  };
+  for (const text of seen.keys()) {
+    batch.push(text);
+    chars += text.length;
+    if (chars >= BATCH_CHARS) await flush();
+  }
+  if (batch.length > 0) await flush();
 
   // Pass 2: the same cost model over the counted numbers (js-tiktoken for anything unseen).
   const exact: Tokenizer = {
