@@ -476,6 +476,17 @@ function idsOf(m: Message): MessageIds {
   return ids;
 }
 
+/**
+ * Reads what a fold and retention take from a message's text — its summary items and its facts
+ * (summarize/facts.ts) — now, once: a host that holds a session's text a page at a time
+ * (main/store/lazy-session.ts) calls it while the message's page is at hand, so that the first
+ * replay does not read every page again. Summaries are the same with or without it.
+ */
+export function prepareMessage(m: Message): void {
+  idsOf(m);
+  factsOfMessage(m);
+}
+
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
 function newestFirstOf(interned: readonly MessageIds[], section: number, outIds: number[]): string[] {
   const stamp = nextStamp(seen);

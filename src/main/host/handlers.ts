@@ -32,6 +32,7 @@ import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { loadLazySession } from '../store/lazy-session';
+import { prepareMessage } from '../../core/summarize/extractive';
 import { TaskPool } from '../worker-pool';
 import type { CountReply, CountRequest } from './count-worker';
 import { createFleetHost } from './fleet';
@@ -156,7 +157,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
     if (s) return s;
-    s = loadLazySession(store, id);
+    s = loadLazySession(store, id, { prime: prepareMessage });
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     // Stored before subagents were sessions of their own: they become rows the first time it opens.
     if (s.subagents.length > 0) s = store.promoteSubagents(id, s);

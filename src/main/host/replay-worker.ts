@@ -18,6 +18,7 @@ import { POLICIES } from '../../core/policies/index';
 import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { loadLazySession } from '../store/lazy-session';
+import { prepareMessage } from '../../core/summarize/extractive';
 
 /**
  * Sessions kept in this thread, each held by its numbers with its text read from SQLite a page at
@@ -34,7 +35,7 @@ function start(data: ReplayWorkerData): void {
   const sessionOf = (id: string): Session => {
     let s = sessions.get(id);
     if (s) return s;
-    s = loadLazySession(store, id);
+    s = loadLazySession(store, id, { prime: prepareMessage });
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     sessions.set(id, s);
     return s;

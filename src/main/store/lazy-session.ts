@@ -115,7 +115,27 @@ export class MessagePages {
       chars += body.length;
       return (JSON.parse(body) as Message).parts;
     });
+    return this.hold(key, parts, chars);
+  }
+
+  /** Messages per page. */
+  get size(): number {
+    return this.pageSize;
+  }
+
+  /**
+   * Holds page `key` as read elsewhere (`loadLazySession` parses each page once, for the messages'
+   * fields and for `prime`): the parts of its messages and its bodies' characters.
+   */
+  hold(key: number, parts: (readonly Part[])[], chars: number): Page {
+    const before = this.held.get(key);
+    if (before) {
+      this.held.delete(key);
+      this.chars -= before.chars;
+    }
     const page: Page = { parts, chars };
+    this.lastKey = key;
+    this.lastPage = page;
     this.loads++;
     // Room first, so that what is held never passes the bounds by more than the page being added.
     while (this.held.size > 0 && (this.held.size + 1 > this.maxPages || this.chars + chars > this.maxChars)) {
@@ -271,13 +291,43 @@ export function lazyPages(s: Session): MessagePages | undefined {
  * The session `id` held by its numbers, its text read on demand (see the file's comment); undefined
  * for an unknown id. Reading it costs one pass over its rows with the text left in SQLite.
  */
-export function loadLazySession(store: SessionStore, id: string, options: PageCacheOptions = {}): Session | undefined {
+export function loadLazySession(
+  store: SessionStore,
+  id: string,
+  options: PageCacheOptions & {
+    /**
+     * Called with each message while its page is the one just read (its text at hand): what a
+     * replay derives per message from text (facts, summary items) is made here, in the one pass
+     * that reads the session, instead of by passes of the first replay that read it all again.
+     */
+    readonly prime?: (m: Message) => void;
+  } = {},
+): Session | undefined {
   const meta = store.sessionMeta(id);
   if (!meta) return undefined;
   const pages = new MessagePages((from, to) => store.messageBodies(id, from, to), options);
   const intern = interner();
   const messages: Message[] = [];
-  for (const body of store.iterateBodies(id)) messages.push(storedMessage(JSON.parse(body) as Message, pages, messages.length, intern));
+  for (let key = 0; ; key++) {
+    const from = key * pages.size;
+    const bodies = store.messageBodies(id, from, from + pages.size);
+    let chars = 0;
+    const parsed = bodies.map((body) => {
+      chars += body.length;
+      return JSON.parse(body) as Message;
+    });
+    pages.hold(
+      key,
+      parsed.map((m) => m.parts),
+      chars,
+    );
+    for (const m of parsed) {
+      const held = storedMessage(m, pages, messages.length, intern);
+      messages.push(held);
+      options.prime?.(held);
+    }
+    if (bodies.length < pages.size) break;
+  }
   pagesOf.set(messages, pages);
   return { ...meta, messages };
 }

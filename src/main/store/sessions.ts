@@ -755,11 +755,6 @@ export class SessionStore {
     return r ? (JSON.parse(r.meta) as Omit<Session, 'messages'>) : undefined;
   }
 
-  /** Every message body of a session in order, one row at a time (store/lazy-session.ts keeps what it needs of each). */
-  iterateBodies(id: string): IterableIterator<string> {
-    return this.stmt('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').pluck().iterate(id) as IterableIterator<string>;
-  }
-
   /** The JSON bodies of messages [from, to) (a page of store/lazy-session.ts: parsed there, once, as SQLite would only parse them again). */
   messageBodies(id: string, from: number, to: number): string[] {
     if (to <= from) return [];

@@ -17,6 +17,7 @@ import { appendToSession } from '../../../src/main/host/session-append';
 import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
 import { keepPages, lazyPages, loadLazySession, MessagePages, type PageCacheOptions } from '../../../src/main/store/lazy-session';
 import { writeClaudeCodeJsonl } from '../../bench/corpus';
+import { prepareMessage } from '../../../src/core/summarize/extractive';
 
 const FIXTURES = [
   'test/fixtures/claude-code-v2/7d3f0c2e-5a41-4b6e-9c8d-2f1e0a9b8c7d.jsonl',
@@ -74,7 +75,9 @@ describe('a session held lazily', () => {
     async (file, policyId) => {
       const id = ids.get(file) ?? [...ids.values()].at(-1)!;
       const whole = store.loadSession(id)!;
-      const lazy = loadLazySession(store, id, TIGHT)!;
+      // Primed as the replay worker loads it (facts and summary items read while each page is at
+      // hand) for the fixtures; the generated session not, so that its replays read through the pages.
+      const lazy = loadLazySession(store, id, file === 'generated' ? TIGHT : { ...TIGHT, prime: prepareMessage })!;
       expect(lazy.messages.length).toBe(whole.messages.length);
       const steps = whole.messages.filter((m) => m.role === 'assistant').length;
       // A tight window makes the policies compress often; one pinned message takes the pins' path.
