@@ -4,7 +4,8 @@
  * whole does — chart view, step detail, the full view (compressions and their summaries,
  * retention, the ledger), a comparison, the session's detail — on real-shaped fixtures and a
  * generated Claude Code session, under policies that summarize, mask and cut; and the text it
- * holds never passes its page cache's bounds while a long session is replayed.
+ * holds never passes its page cache's bounds while a long session is replayed; and the replays kept
+ * beside a session are bounded by the calls they hold.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -207,4 +208,23 @@ describe('the page cache', () => {
     // Message 3's page (0–255) is kept; 300's (256–511) is read again.
     expect([text(3), text(300)]).toEqual(['v0 3', 'v1 300']);
   });
+});
+
+describe('the replays kept', () => {
+  it('hold at most stepsKept calls together, the newest always', async () => {
+    const id = [...ids.values()].at(-1)!;
+    const lazy = loadLazySession(store, id)!;
+    const steps = lazy.messages.filter((m) => m.role === 'assistant').length;
+    // Room for two results of this session, not three.
+    const service = new ReplayService({ session: () => lazy, load: (i, t) => store.loadCounts(i, t), stepsKept: Math.floor(2.5 * steps) });
+    const at = (window: number) => inputsOf(id, 'claude-code', { window, maxOutput: 1_000 });
+    for (const window of [6_000, 7_000, 8_000]) await service.chart(at(window), 100);
+    expect(service.runs).toBe(3);
+    // The two newest are answered from the cache; the oldest was let go and is replayed.
+    await service.detail(at(8_000), 0);
+    await service.detail(at(7_000), 0);
+    expect(service.runs).toBe(3);
+    await service.detail(at(6_000), 0);
+    expect(service.runs).toBe(4);
+  }, 60_000);
 });
