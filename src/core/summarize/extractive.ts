@@ -339,7 +339,6 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
   // The first request: in a laid-out run, read from its table instead of testing each message.
   const g = run ? run.at.nextGoal[run.a]! - run.a : -1;
   const goal = run ? (g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
-  const goalText = goal?.parts.find((p) => p.kind === 'text');
   if (run) {
     const b = run.a + messages.length;
     const current = run.at.generation === internGeneration;
@@ -365,13 +364,29 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
     readsBack = interned.every((m) => m[IDS_READS_BACK] === 1);
   }
   const sections = new Map<Section, string[]>([
-    ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
+    ['Goal', goal ? goalOf(goal) : []],
     ['Decisions and findings', out[0]!],
     ['Errors seen', out[1]!],
     ['Files', out[2]!],
     ['Facts to keep', out[3]!],
   ]);
   return { sections, ids, readsBack };
+}
+
+/**
+ * The goal item a message states (its first text, clipped), kept per message: every fold reads its
+ * goal again, and a session held a page at a time (main/store/lazy-session.ts) would read a page
+ * per fold for it. Only the messages that start a fold's goal are kept, a few per session.
+ */
+const goals = new WeakMap<Message, string | null>();
+function goalOf(m: Message): string[] {
+  let g = goals.get(m);
+  if (g === undefined) {
+    const text = m.parts.find((p) => p.kind === 'text');
+    g = text && text.kind === 'text' ? ownString(clip(text.text, 400)) : null;
+    goals.set(m, g);
+  }
+  return g === null ? [] : [g];
 }
 
 /** A user message with text: the first of a fold states its goal. */
@@ -477,14 +492,16 @@ function idsOf(m: Message): MessageIds {
 }
 
 /**
- * Reads what a fold and retention take from a message's text — its summary items and its facts
- * (summarize/facts.ts) — now, once: a host that holds a session's text a page at a time
+ * Reads what a fold and retention take from a message's text — its summary items, its facts
+ * (summarize/facts.ts) and, for a user request, its goal item — now, once: a host that holds a session's text a page at a time
  * (main/store/lazy-session.ts) calls it while the message's page is at hand, so that the first
  * replay does not read every page again. Summaries are the same with or without it.
  */
 export function prepareMessage(m: Message): void {
   idsOf(m);
   factsOfMessage(m);
+  // A fold may start its goal at any user request: each one's goal item is kept (one per turn).
+  if (isGoal(m)) goalOf(m);
 }
 
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
