@@ -303,6 +303,16 @@ export function loadLazySession(
     readonly prime?: (m: Message) => void;
   } = {},
 ): Session | undefined {
+  // One read transaction: the metadata and every page from the same state of the store (an import
+  // that commits a chunk meanwhile is not half seen; the counts stored with it match).
+  return store.db.transaction(() => readLazySession(store, id, options))();
+}
+
+function readLazySession(
+  store: SessionStore,
+  id: string,
+  options: PageCacheOptions & { readonly prime?: (m: Message) => void },
+): Session | undefined {
   const meta = store.sessionMeta(id);
   if (!meta) return undefined;
   const pages = new MessagePages((from, to) => store.messageBodies(id, from, to), options);
