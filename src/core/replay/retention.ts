@@ -9,18 +9,6 @@ import type { SummaryText } from '../summarize/summary-text';
 import type { MessageRange, NeedleTrack, ReplayResult, RetentionLoss } from './types';
 import { parseNeedle, type Needle } from '../pattern';
 
-const factCache = new WeakMap<readonly Message[], (readonly Fact[])[]>();
-
-/** Facts per message (cached per message list). */
-export function messageFacts(messages: readonly Message[]): readonly (readonly Fact[])[] {
-  let facts = factCache.get(messages);
-  if (!facts) {
-    facts = messages.map(factsOfMessage);
-    factCache.set(messages, facts);
-  }
-  return facts;
-}
-
 /**
  * Facts interned as small integers, flattened: message i mentions ids[offsets[i] .. offsets[i+1]).
  * The replay then tracks each fact in typed arrays instead of string-keyed maps (cached per
@@ -40,16 +28,17 @@ const idMaps = new WeakMap<FactIndex, Map<string, number>>();
 export function factIndex(messages: readonly Message[]): FactIndex {
   let fx = indexCache.get(messages);
   if (fx) return fx;
-  fx = internFacts(messageFacts(messages), { keys: [], kinds: [], offsets: new Uint32Array(1), ids: new Uint32Array(0) }, 0);
+  fx = internFacts(messages, { keys: [], kinds: [], offsets: new Uint32Array(1), ids: new Uint32Array(0) }, 0);
   indexCache.set(messages, fx);
   return fx;
 }
 
 /**
  * `base`'s first `from` messages, then the facts of messages `from`… interned on after them: ids
- * are given in order of first mention, so this is the index a build over all of them makes.
+ * are given in order of first mention, so this is the index a build over all of them makes. Each
+ * message's facts are read once, in turn (summarize/facts.ts keeps them per message, as numbers).
  */
-function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, from: number): FactIndex {
+function internFacts(messages: readonly Message[], base: FactIndex, from: number): FactIndex {
   const start = base.offsets[from]!;
   // Keys first mentioned before `from` are those up to the largest id used there (all of them
   // when nothing of `base` is dropped).
@@ -67,15 +56,19 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
     idOf = new Map<string, number>();
     for (let i = 0; i < keys.length; i++) idOf.set(keys[i]!, i);
   }
-  let added = 0;
-  for (let i = from; i < perMessage.length; i++) added += perMessage[i]!.length;
-  const ids = new Uint32Array(start + added);
+  let ids = new Uint32Array(start + Math.max(1024, 8 * (messages.length - from)));
   ids.set(base.ids.subarray(0, start));
-  const offsets = new Uint32Array(perMessage.length + 1);
+  const offsets = new Uint32Array(messages.length + 1);
   offsets.set(base.offsets.subarray(0, from + 1));
   let at = start;
-  for (let i = from; i < perMessage.length; i++) {
-    for (const f of perMessage[i]!) {
+  for (let i = from; i < messages.length; i++) {
+    const facts = factsOfMessage(messages[i]!);
+    if (at + facts.length > ids.length) {
+      const grown = new Uint32Array(Math.max(2 * ids.length, at + facts.length));
+      grown.set(ids.subarray(0, at));
+      ids = grown;
+    }
+    for (const f of facts) {
       let id = idOf.get(f.key);
       if (id === undefined) {
         id = keys.length;
@@ -87,7 +80,7 @@ function internFacts(perMessage: readonly (readonly Fact[])[], base: FactIndex, 
     }
     offsets[i + 1] = at;
   }
-  const fx: FactIndex = { keys, kinds, offsets, ids };
+  const fx: FactIndex = { keys, kinds, offsets, ids: ids.length === at ? ids : ids.slice(0, at) };
   idMaps.set(fx, idOf);
   // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
   const ancestors = [
@@ -133,12 +126,9 @@ export function provideFactIndex(messages: readonly Message[], fx: FactIndex): v
  * objects), so their facts and interned ids carry over and only the new messages are read.
  */
 export function carryFacts(old: readonly Message[], next: readonly Message[], from: number): void {
-  const facts = factCache.get(old);
-  if (!facts || factCache.has(next) || from > old.length || from > next.length) return;
-  const perMessage = [...facts.slice(0, from), ...next.slice(from).map(factsOfMessage)];
-  factCache.set(next, perMessage);
+  if (from > old.length || from > next.length) return;
   const fx = indexCache.get(old);
-  if (fx) indexCache.set(next, internFacts(perMessage, fx, from));
+  if (fx && !indexCache.has(next)) indexCache.set(next, internFacts(next, fx, from));
   const speaking = speakingCache.get(old);
   if (speaking && !speakingCache.has(next)) {
     const out = new Uint8Array(next.length);

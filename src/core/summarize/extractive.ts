@@ -15,7 +15,7 @@
  */
 import type { Message } from '../model';
 import { BoundedCache } from '../bounded-cache';
-import { factsOfMessage } from './facts';
+import { factsOfMessage, ownString } from './facts';
 import { Lane, LaneView } from './lane';
 import { recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
 import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
@@ -62,15 +62,11 @@ interface MessageItems {
 }
 
 /**
- * Per message, once: a replay folds the same messages again at every threshold the user tries,
- * and splitting sentences and testing them was most of a summary's cost. Messages are immutable
- * once imported, so the items are kept as long as the message is.
+ * What a message contributes, read from its text. Kept per message only as interned numbers
+ * (`idsOf`): the strings of a message's items live once in the intern table, so what a long
+ * session keeps per message is a few numbers, never its text or slices of it.
  */
-const itemsCache = new WeakMap<Message, MessageItems>();
-
 function itemsOf(m: Message): MessageItems {
-  const hit = itemsCache.get(m);
-  if (hit) return hit;
   const decisions: string[] = [];
   const errors: string[] = [];
   const files: string[] = [];
@@ -99,9 +95,7 @@ function itemsOf(m: Message): MessageItems {
     errors.every(plain) &&
     files.every(plain) &&
     facts.every((f) => plain(f) && !f.includes(', ') && !f.endsWith('…'));
-  const items: MessageItems = { decisions, errors, files, facts, readsBack };
-  itemsCache.set(m, items);
-  return items;
+  return { decisions, errors, files, facts, readsBack };
 }
 
 /** The four item sections extract() fills, in MessageItems' field order. */
@@ -201,14 +195,14 @@ function layOutSome(list: readonly Message[], enough: () => boolean): ListItems 
   for (;;) {
     if (b.i < n) {
       const i = b.i++;
-      const m = itemsOf(list[i]!);
+      const m = idsOf(list[i]!);
+      let at = IDS_HEADER;
       for (let f = 0; f < ITEM_FIELDS.length; f++) {
         const sec = b.per[f]!;
-        const xs = m[ITEM_FIELDS[f]!];
-        for (const x of xs) sec.items.push(x);
+        for (const end = at + m[IDS_COUNT + f]!; at < end; at++) sec.items.push(internStrings[m[at]!]!);
         sec.start[i + 1] = sec.items.length;
       }
-      b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m.readsBack ? 0 : 1);
+      b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m[IDS_READS_BACK] === 1 ? 0 : 1);
       if (isGoal(list[i]!)) b.goals[i] = 1;
       if (enough()) return undefined;
       continue;
@@ -345,7 +339,6 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
   // The first request: in a laid-out run, read from its table instead of testing each message.
   const g = run ? run.at.nextGoal[run.a]! - run.a : -1;
   const goal = run ? (g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
-  const goalText = goal?.parts.find((p) => p.kind === 'text');
   if (run) {
     const b = run.a + messages.length;
     const current = run.at.generation === internGeneration;
@@ -368,16 +361,32 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
   } else {
     const interned = messages.map(idsOf);
     for (let k = 0; k < ITEM_FIELDS.length; k++) out[k] = newestFirstOf(interned, k, ids[k + ITEM_SECTION]!);
-    readsBack = messages.every((m) => itemsOf(m).readsBack);
+    readsBack = interned.every((m) => m[IDS_READS_BACK] === 1);
   }
   const sections = new Map<Section, string[]>([
-    ['Goal', goalText && goalText.kind === 'text' ? [clip(goalText.text, 400)] : []],
+    ['Goal', goal ? goalOf(goal) : []],
     ['Decisions and findings', out[0]!],
     ['Errors seen', out[1]!],
     ['Files', out[2]!],
     ['Facts to keep', out[3]!],
   ]);
   return { sections, ids, readsBack };
+}
+
+/**
+ * The goal item a message states (its first text, clipped), kept per message: every fold reads its
+ * goal again, and a session held a page at a time (main/store/lazy-session.ts) would read a page
+ * per fold for it. Only the messages that start a fold's goal are kept, a few per session.
+ */
+const goals = new WeakMap<Message, string | null>();
+function goalOf(m: Message): string[] {
+  let g = goals.get(m);
+  if (g === undefined) {
+    const text = m.parts.find((p) => p.kind === 'text');
+    g = text && text.kind === 'text' ? ownString(clip(text.text, 400)) : null;
+    goals.set(m, g);
+  }
+  return g === null ? [] : [g];
 }
 
 /** A user message with text: the first of a fold states its goal. */
@@ -426,36 +435,85 @@ function nextStamp(t: StampTable): number {
   return t.stamp;
 }
 const seen: StampTable = { marks: new Int32Array(1024), stamp: 0 };
-const idsCache = new WeakMap<Message, { readonly generation: number; readonly ids: readonly Int32Array[] }>();
+/**
+ * Per message, once: a replay folds the same messages again at every threshold the user tries,
+ * and splitting sentences and testing them was most of a summary's cost. Messages are immutable
+ * once imported, so the numbers are kept as long as the message is — one small array of numbers
+ * per message (`MessageIds`): four typed arrays and the item strings per message were most of what
+ * a replay of a long session kept.
+ */
+const idsCache = new WeakMap<Message, MessageIds>();
+
+/**
+ * A message's items as interned numbers, in one array: the intern table's generation, whether
+ * every item reads back (1) or not (0), the count of each section's items (decisions, errors,
+ * files, facts), then the numbers, section after section.
+ */
+type MessageIds = readonly number[];
+const IDS_GENERATION = 0;
+const IDS_READS_BACK = 1;
+const IDS_COUNT = 2;
+const IDS_HEADER = IDS_COUNT + ITEM_FIELDS.length;
+/** The MessageIds of a message without items, per generation and readsBack (most tool results): shared. */
+const noIds = new Map<number, MessageIds>();
 
 function intern(x: string): number {
   let id = internIds.get(x);
   if (id === undefined) {
     id = internStrings.length;
-    internIds.set(x, id);
-    internStrings.push(x);
+    // A string of its own: an item sliced from a message's text would keep all of it.
+    const own = ownString(x);
+    internIds.set(own, id);
+    internStrings.push(own);
   }
   return id;
 }
 
-/** A message's items per section (decisions, errors, files, facts) as interned numbers. */
-function idsOf(m: Message): readonly Int32Array[] {
+/** A message's items per section (decisions, errors, files, facts) as interned numbers (MessageIds). */
+function idsOf(m: Message): MessageIds {
   const hit = idsCache.get(m);
-  if (hit && hit.generation === internGeneration) return hit.ids;
+  if (hit && hit[IDS_GENERATION] === internGeneration) return hit;
   const items = itemsOf(m);
-  const ids = [items.decisions, items.errors, items.files, items.facts].map((xs) => Int32Array.from(xs, intern));
-  idsCache.set(m, { generation: internGeneration, ids });
+  const sections = [items.decisions, items.errors, items.files, items.facts];
+  const readsBack = items.readsBack ? 1 : 0;
+  let ids: MessageIds;
+  if (sections.every((xs) => xs.length === 0)) {
+    const key = internGeneration * 2 + readsBack;
+    ids = noIds.get(key) ?? [internGeneration, readsBack, 0, 0, 0, 0];
+    if (noIds.size > 4) noIds.clear();
+    noIds.set(key, ids);
+  } else {
+    const out = [internGeneration, readsBack, ...sections.map((xs) => xs.length)];
+    for (const xs of sections) for (const x of xs) out.push(intern(x));
+    ids = out;
+  }
+  idsCache.set(m, ids);
   return ids;
 }
 
+/**
+ * Reads what a fold and retention take from a message's text — its summary items, its facts
+ * (summarize/facts.ts) and, for a user request, its goal item — now, once: a host that holds a session's text a page at a time
+ * (main/store/lazy-session.ts) calls it while the message's page is at hand, so that the first
+ * replay does not read every page again. Summaries are the same with or without it.
+ */
+export function prepareMessage(m: Message): void {
+  idsOf(m);
+  factsOfMessage(m);
+  // A fold may start its goal at any user request: each one's goal item is kept (one per turn).
+  if (isGoal(m)) goalOf(m);
+}
+
 /** The distinct items of one section over the messages, the latest mention first (as `newestFirst` of them all in order). */
-function newestFirstOf(interned: readonly (readonly Int32Array[])[], section: number, outIds: number[]): string[] {
+function newestFirstOf(interned: readonly MessageIds[], section: number, outIds: number[]): string[] {
   const stamp = nextStamp(seen);
   const marks = seen.marks;
   const out: string[] = [];
   for (let i = interned.length - 1; i >= 0; i--) {
-    const ids = interned[i]![section]!;
-    for (let k = ids.length - 1; k >= 0; k--) {
+    const ids = interned[i]!;
+    let from = IDS_HEADER;
+    for (let f = 0; f < section; f++) from += ids[IDS_COUNT + f]!;
+    for (let k = from + ids[IDS_COUNT + section]! - 1; k >= from; k--) {
       const id = ids[k]!;
       if (marks[id] === stamp) continue;
       marks[id] = stamp;

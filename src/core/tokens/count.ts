@@ -98,9 +98,14 @@ export function countSession(session: Session, counter: Counter, options: CountO
  * prompt sizes (ratio × content + fixed unlogged overhead). Without reported usage it is the
  * base count, marked approximate.
  */
-export function countCalibrated(session: Session, base: Counter): SessionCounts & { fit: ReturnType<typeof fitCalibration> } {
+export function countCalibrated(
+  session: Session,
+  base: Counter,
+  /** Each message's units and total by `base`, recorded already (filled): its text is not read again. */
+  recorded?: Tally,
+): SessionCounts & { fit: ReturnType<typeof fitCalibration> } {
   const n = session.messages.length;
-  const tally: Tally = { units: new Float64Array(n), totals: new Float64Array(n), filled: false };
+  const tally: Tally = recorded ?? { units: new Float64Array(n), totals: new Float64Array(n), filled: false };
   const raw = countSession(session, base, { tally });
   const fit = fitCalibration(session, raw);
   const counts = countSession(session, base, { ratio: fit.ratio, unlogged: fit.overhead, tally });

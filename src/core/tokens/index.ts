@@ -20,7 +20,7 @@ export {
   type CostModelOptions,
   type CostRules,
 } from './cost';
-export { countSession, countCalibrated } from './count';
+export { countSession, countCalibrated, type Tally } from './count';
 export { fitCalibration, type CalibrationFit } from './calibrate';
 export { ESTIMATOR_VERSION, countsKey } from './version';
 export type { Counter, MessageBreakdown, SessionCounts, Tokenizer, TokenizerId } from './types';

@@ -10,6 +10,7 @@ import { createBulkCounter } from '../count/bulk';
 import { bpeEncodingOf, countExact } from '../count/exact';
 import { lowerThisThreadPriority } from '../count/priority';
 import { openStore } from '../store/index';
+import { loadLazySession } from '../store/lazy-session';
 
 export interface CountRequest {
   readonly dbPath: string;
@@ -30,7 +31,9 @@ export default async function run(r: CountRequest): Promise<CountReply> {
     const bulk = encoding ? createBulkCounter(r.threads, { background: true }) : undefined;
     try {
       const warm = encoding ? bulk?.warm(encoding) : undefined;
-      const session = store.loadSession(r.sessionId);
+      // Held by its numbers, its text read a page at a time: countExact reads a slice of messages
+      // twice (its texts gathered, then counted), and the pages hold a slice (count/exact.ts).
+      const session = loadLazySession(store, r.sessionId, { maxPages: 256, maxChars: 16 * 1024 * 1024 });
       if (!session) return { ok: false, error: `no session ${r.sessionId}` };
       const options = { mediaTokens: mediaTokensFor(session.provider) };
       let counts: SessionCounts;

@@ -31,6 +31,8 @@ import { createTuner } from './tune';
 import { TailService } from './tail';
 import { appendToSession, type SessionAppend } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
+import { loadLazySession } from '../store/lazy-session';
+import { prepareMessage } from '../../core/summarize/extractive';
 import { TaskPool } from '../worker-pool';
 import type { CountReply, CountRequest } from './count-worker';
 import { createFleetHost } from './fleet';
@@ -81,7 +83,7 @@ export interface Host {
 /** The width of a chart made ahead (chartAhead): the replay is what is kept, any width is then made of it in milliseconds. */
 const CHART_AHEAD_BUCKETS = 1_000;
 
-/** How many parsed sessions the host keeps in memory (the rest stay in SQLite). */
+/** How many sessions the host keeps in memory, each held by its numbers (store/lazy-session.ts); the rest stay in SQLite. */
 const SESSION_CACHE = 4;
 
 export async function createHost(options: HostOptions): Promise<Host> {
@@ -91,7 +93,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
     recover: true,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
   });
-  /** Parsed sessions, the most recently used few; in this thread the replay cache holds each one too, so it lets go of it with the session. */
+  /**
+   * Sessions held by their numbers, their text read from SQLite a page at a time
+   * (store/lazy-session.ts), the most recently used few; in this thread the replay cache holds
+   * each one too, so it lets go of it with the session. With a replay worker, this thread holds
+   * one only for what it does itself (a probe, a count without a count worker).
+   */
   const loaded = new BoundedCache<string, Session>({
     max: SESSION_CACHE,
     onEvict: (oldest) => {
@@ -153,11 +160,26 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const sessionOf = (id: string): Session => {
     let s = loaded.get(id);
     if (s) return s;
-    s = store.loadSession(id);
+    s = loadLazySession(store, id, { prime: prepareMessage });
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     // Stored before subagents were sessions of their own: they become rows the first time it opens.
     if (s.subagents.length > 0) s = store.promoteSubagents(id, s);
     loaded.set(id, s);
+    return s;
+  };
+  /**
+   * The last session parsed whole, for what sends a session to another thread as an object (a
+   * sweep's workers, an export worker without a database to read): a lazily held one's text does
+   * not cross. Only the last one: it costs its whole text.
+   */
+  const whole = new BoundedCache<string, Session>({ max: 1 });
+  const wholeSessionOf = (id: string): Session => {
+    let s = whole.get(id);
+    if (s) return s;
+    sessionOf(id);
+    s = store.loadSession(id);
+    if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
+    whole.set(id, s);
     return s;
   };
   const counting = new Set<string>();
@@ -300,6 +322,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       const r = await run.done;
       for (const id of r.sessionIds) {
         loaded.delete(id);
+        whole.delete(id);
         counts.delete(id);
         replays.growing(id, false);
         replays.forget(id, 'session');
@@ -364,6 +387,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     const held = loaded.peek(id);
     const patched = held && append && appendToSession(held, append);
     loaded.delete(id);
+    whole.delete(id);
     if (patched) loaded.set(id, patched);
     counts.delete(id);
     replays.forget(id, 'session', append);
@@ -421,7 +445,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const budgeted = <T>(kind: 'sweep' | 'export' | 'replay', sessionId: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
     budget.run(kind, costOf(kind, row(sessionId).size, kind === 'sweep' ? availableParallelism() : 1), work, signal);
   const tuner = createTuner({
-    session: sessionOf,
+    session: wholeSessionOf,
     policy: (id) => policyOf(id, lookup),
     pins: (id) => (row(id), store.pins(id)),
     storedCounts: (id, tok) => store.loadCounts(id, tok),
@@ -509,7 +533,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
         throw e;
       }
     },
-    getAccuracy: async ({ sessionId, tokenizer }) => exporter.accuracy(() => sessionOf(sessionId), row(sessionId), tokenizer),
+    getAccuracy: async ({ sessionId, tokenizer }) => exporter.accuracy(() => wholeSessionOf(sessionId), row(sessionId), tokenizer),
     compare: async ({ sessionId, a, b, minDelta }) => {
       const op = {
         op: 'compare',
@@ -536,7 +560,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     exportSession: async (args) =>
       budgeted('export', args.sessionId, () =>
         exporter.exportFor(
-          () => sessionOf(args.sessionId),
+          () => wholeSessionOf(args.sessionId),
           row(args.sessionId),
           args,
           (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }),
@@ -562,13 +586,17 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     previewExport: async (args) =>
       exporter.previewFor(
-        () => sessionOf(args.sessionId),
+        () => wholeSessionOf(args.sessionId),
         row(args.sessionId),
         args,
         (policy) => replays.submit({ op: 'result', inputs: inputsOf(args.sessionId, policy, args.overrides) }),
       ),
     deleteSession: async ({ id }) =>
-      deleteFromLibrary(store, id, (x) => (loaded.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x))),
+      deleteFromLibrary(
+        store,
+        id,
+        (x) => (loaded.delete(x), whole.delete(x), counts.delete(x), replays.forget(x, 'session'), tuner.forget(x)),
+      ),
     listLocalLogs: async () => localLogsOf(store, options.dbPath),
     runTune: (args) => tuner.run(args, (work, signal) => budgeted('sweep', args.sessionId, work, signal)),
     cancelTune: async ({ channel }) => ({ cancelled: tuner.cancel(channel) }),

@@ -19,8 +19,13 @@ import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { countsPrefix, GrowingSessions } from './growing';
 import { CALIBRATION_BASE, getTokenizer } from '../../core/tokens/registry';
+import { loadLazySession } from '../store/lazy-session';
+import { prepareMessage } from '../../core/summarize/extractive';
 
-/** Parsed sessions kept in this thread (the rest stay in SQLite). */
+/**
+ * Sessions kept in this thread, each held by its numbers with its text read from SQLite a page at
+ * a time (store/lazy-session.ts): what one costs here grows with its calls, not its text.
+ */
 const SESSION_CACHE = 4;
 
 function start(data: ReplayWorkerData): void {
@@ -32,7 +37,7 @@ function start(data: ReplayWorkerData): void {
   const sessionOf = (id: string): Session => {
     let s = sessions.get(id);
     if (s) return s;
-    s = store.loadSession(id);
+    s = loadLazySession(store, id, { prime: prepareMessage });
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
     sessions.set(id, s);
     return s;
@@ -43,7 +48,7 @@ function start(data: ReplayWorkerData): void {
   // Sessions still being imported: a prefix held, read on by steps before the requests that read it (growing.ts).
   const growing = new GrowingSessions({
     storedMessages: (id) => store.getRow(id)?.messageCount,
-    meta: (id) => store.loadSessionMeta(id),
+    meta: (id) => store.sessionMeta(id),
     messages: (id, from, to) => store.loadMessages(id, from, to),
   });
   const service = new ReplayService({

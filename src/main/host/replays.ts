@@ -137,6 +137,8 @@ export interface ReplayServiceDeps {
   readonly summaries?: SummaryStore;
   /** How many results to keep (each a few MB at 30,000 calls). */
   readonly cacheSize?: number;
+  /** Calls the kept results may hold together, and the kept runs apart (default STEPS_KEPT). */
+  readonly stepsKept?: number;
   /**
    * Set when the host counts exactly in the background (a count worker): BPE counts that are not
    * stored yet are asked for here, and the replay runs on the import's chars/4 estimates meanwhile
@@ -147,6 +149,12 @@ export interface ReplayServiceDeps {
 
 /** Runs kept to be continued after an append (ReplayService.live): one per replay key, the most recent. */
 const LIVE_RUNS = 4;
+/**
+ * Calls the kept results (and, apart, the kept runs) may hold together, a few hundred bytes of
+ * typed arrays each: every result of a 30,000-call session (8 × 29,772 on the generated 100 MB
+ * one), two of a 300,000-call one, whose eight would be half a GB.
+ */
+const STEPS_KEPT = 600_000;
 /** Chart views kept as sent (`charts`): a few hundred KB each at thousands of markers. */
 const CHARTS_KEPT = 8;
 
@@ -201,7 +209,9 @@ export class ReplayService {
    * held was patched, its earlier messages the same objects); resume.ts refuses whatever could
    * differ (counts of replayed messages, the session's shape...), and the replay is then run whole.
    */
-  private readonly live = new BoundedCache<string, { readonly sessionId: string; readonly live: LiveReplay }>({ max: LIVE_RUNS });
+  private readonly live = new BoundedCache<string, { readonly sessionId: string; readonly live: LiveReplay; readonly steps: number }>({
+    max: LIVE_RUNS,
+  });
   /** Replays actually run (not answered from the cache), for tests and the bench. */
   runs = 0;
   /** Of those, the ones continued from a kept run instead of replayed from call 0. */
@@ -284,6 +294,7 @@ export class ReplayService {
       // Counts (or the session) changed while it ran: answer it, but never serve it again.
       if (this.stampOf(inputs.sessionId, run.tokenizers) === run.stamp) {
         this.results.set(key, { ...done, tokenizers: run.tokenizers, stamp: run.stamp });
+        this.trimResults();
       }
       return { ...done, key: `${key}.${run.stamp}` };
     } finally {
@@ -335,7 +346,7 @@ export class ReplayService {
           ...(summarizer ? { summarizer } : {}),
           ...(shouldStop ? { shouldStop } : {}),
         }));
-      this.keep(key, inputs.sessionId, done.live);
+      this.keep(key, inputs.sessionId, done.live, done.result.steps.count);
       span(resumed ? '(continued)' : '');
       return { result: done.result, session, counts, inputs };
     } catch (e) {
@@ -380,11 +391,34 @@ export class ReplayService {
     }
   }
 
+  /**
+   * Drops the least recently used results while those kept hold more than STEPS_KEPT calls (the
+   * newest is always kept): `cacheSize` results of a long session would hold ten times the typed
+   * arrays of a short one's.
+   */
+  private trimResults(): void {
+    let held = 0;
+    for (const v of this.results.values()) held += v.result.steps.count;
+    for (const [k, v] of this.results) {
+      if (held <= (this.deps.stepsKept ?? STEPS_KEPT) || this.results.size <= 1) break;
+      this.results.delete(k);
+      held -= v.result.steps.count;
+    }
+  }
+
   /** Keeps `live` as the run to continue for `key` (the few most recent; each holds arrays the size of the session). */
-  private keep(key: string, sessionId: string, live: LiveReplay): void {
+  private keep(key: string, sessionId: string, live: LiveReplay, steps: number): void {
     this.live.delete(key);
     if (live.closed !== undefined) return;
-    this.live.set(key, { sessionId, live });
+    this.live.set(key, { sessionId, live, steps });
+    // Bounded by the calls they hold too: a 300,000-call session's runs are ten times a 30,000-call one's.
+    let held = 0;
+    for (const v of this.live.values()) held += v.steps;
+    for (const [k, v] of this.live) {
+      if (held <= (this.deps.stepsKept ?? STEPS_KEPT) || this.live.size <= 1) break;
+      this.live.delete(k);
+      held -= v.steps;
+    }
   }
 
   private async summarizerOf(config: ReplayConfig): Promise<Summarizer | undefined> {

@@ -766,10 +766,18 @@ export class SessionStore {
     ).map(([b]) => JSON.parse(b) as Message);
   }
 
-  /** A session without its messages (a session still being imported is read by parts: host/growing.ts). */
-  loadSessionMeta(id: string): Omit<Session, 'messages'> | undefined {
+  /** A session's metadata (everything but its messages), or undefined for an unknown id. */
+  sessionMeta(id: string): Omit<Session, 'messages'> | undefined {
     const r = this.stmt('SELECT meta FROM sessions WHERE id = ?').get(id) as { meta: string } | undefined;
     return r ? (JSON.parse(r.meta) as SessionMeta) : undefined;
+  }
+
+  /** The JSON bodies of messages [from, to) (a page of store/lazy-session.ts: parsed there, once, as SQLite would only parse them again). */
+  messageBodies(id: string, from: number, to: number): string[] {
+    if (to <= from) return [];
+    return this.stmt('SELECT body FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx')
+      .pluck()
+      .all(id, from, to) as string[];
   }
 
   /** Whether a session has a message with this id (without loading the session). */

@@ -25,11 +25,14 @@ describe('exact counts on the bulk pool', () => {
       ]) {
         expect(bpeEncodingOf(id)).toBeDefined();
         const want = countWith(session, id, options);
-        const got = await countExact(session, id, options, bulk);
-        expect(got.tokenizer).toBe(want.tokenizer);
-        expect(got.approximate).toBe(want.approximate);
-        expect(Array.from(got.perMessage)).toEqual(Array.from(want.perMessage));
-        expect([got.system, got.tools, got.unlogged]).toEqual([want.system, want.tools, want.unlogged]);
+        // Whole, and a slice of a few messages at a time (each slice's texts counted, then dropped).
+        for (const batchChars of [undefined, 2_000]) {
+          const got = await countExact(session, id, options, bulk, batchChars);
+          expect(got.tokenizer).toBe(want.tokenizer);
+          expect(got.approximate).toBe(want.approximate);
+          expect(Array.from(got.perMessage)).toEqual(Array.from(want.perMessage));
+          expect([got.system, got.tools, got.unlogged]).toEqual([want.system, want.tools, want.unlogged]);
+        }
       }
       // Heuristic tokenizers are not BPE based: counted as before.
       expect(bpeEncodingOf('chars4')).toBeUndefined();
