@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { ImportError } from '../../core/import/types';
-import type { FormatId } from '../../core/model';
+import type { FormatId, Message } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { importFileToStore, type StoredImport } from '../store/index';
 import { importProgressively, progressiveFromEnv } from '../store/progressive';
@@ -99,6 +99,19 @@ function inProcess(options: ImportRunOptions, report: Report): Omit<ImportRun, '
   return { done, cancel: () => controller.abort() };
 }
 
+/** A chunk's update from the worker, its written messages parsed back from the bodies it sent instead (host/import-worker.ts). */
+function withMessages(update: TailUpdate): TailUpdate {
+  return {
+    ...update,
+    sessions: update.sessions.map((s) => {
+      const w = s.written;
+      if (!w?.bodies) return s;
+      const { bodies, ...rest } = w;
+      return { ...s, written: { ...rest, messages: bodies.map((b) => JSON.parse(b) as Message) } };
+    }),
+  };
+}
+
 function inWorker(workerFile: string, options: ImportRunOptions, report: Report): Omit<ImportRun, 'totalBytes'> {
   const request: ImportWorkerRequest = {
     path: options.path,
@@ -114,7 +127,7 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     worker.on('message', (reply: ImportWorkerReply) => {
       if (reply.type === 'progress') return report(reply);
       if (reply.type === 'visible') return options.onVisible?.(reply.result);
-      if (reply.type === 'grown') return options.onGrown?.(reply.update, reply.bytes, reply.totalBytes);
+      if (reply.type === 'grown') return options.onGrown?.(withMessages(reply.update), reply.bytes, reply.totalBytes);
       settled = true;
       if (reply.type === 'done') {
         // The worker exits by itself once its writer has checkpointed the WAL into the database.

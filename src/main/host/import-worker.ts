@@ -6,24 +6,39 @@
  * file of lines is opened progressively (store/progressive.ts): `visible` once its prefix is
  * stored, `grown` after each chunk. Cancel is a message: the import stops at its next check and
  * deletes what it stored (the host terminates the worker if that takes too long; SQLite then
- * rolls back the open transaction). After 'done'
- * the worker exits by itself once the writer has checkpointed the WAL. Each role loads only
+ * rolls back the open transaction). After 'done' the worker copies the WAL into the database
+ * (a progressive import's chunks leave that to it) and exits by itself once its writer, if any,
+ * has checkpointed too. Each role loads only
  * its own modules (the writer needs no parser).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { TailUpdate } from '../store/tail';
 import type { WriterData } from '../store/writer';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 
-async function run(request: ImportWorkerRequest, signal: AbortSignal): Promise<ImportWorkerReply> {
+/**
+ * A chunk's update as it crosses to the host: the written messages as their stored JSON bodies
+ * alone (the host parses them back, host/import-runner.ts). Cloning the message objects was a
+ * tenth of the worker's time; strings are copied whole.
+ */
+function bodiesOnly(update: TailUpdate): TailUpdate {
+  return {
+    ...update,
+    sessions: update.sessions.map((s) => (s.written?.bodies ? { ...s, written: { ...s.written, messages: [] } } : s)),
+  };
+}
+
+/** Runs the import and posts its last reply ('done' or 'error'); then copies the WAL into the database and closes. */
+async function run(request: ImportWorkerRequest, signal: AbortSignal, post: (reply: ImportWorkerReply) => void): Promise<void> {
   const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = await Promise.all([
     import('../../core/import/types'),
     import('../store/index'),
     import('../store/progressive'),
   ]);
   let store: ReturnType<typeof openStore> | undefined;
+  let reply: ImportWorkerReply;
   try {
     store = openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
-    const post = (reply: ImportWorkerReply): void => parentPort?.postMessage(reply);
     const options = {
       ...(request.format ? { format: request.format } : {}),
       ...(request.nativeBinding ? { nativeBinding: request.nativeBinding } : {}),
@@ -34,16 +49,25 @@ async function run(request: ImportWorkerRequest, signal: AbortSignal): Promise<I
       ? await importProgressively(store, request.path, {
           ...options,
           ...progressiveFromEnv(),
+          checkpointLater: true,
           onVisible: (visible) => post({ type: 'visible', result: visible }),
-          onGrown: (update, bytes, totalBytes) => post({ type: 'grown', update, bytes, totalBytes }),
+          onGrown: (update, bytes, totalBytes) => post({ type: 'grown', update: bodiesOnly(update), bytes, totalBytes }),
         })
       : await importFileToStore(store, request.path, options);
-    return { type: 'done', result };
+    reply = { type: 'done', result };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { type: 'error', message, badInput: error instanceof ImportError, cancelled: signal.aborted };
+    reply = { type: 'error', message, badInput: error instanceof ImportError, cancelled: signal.aborted };
+  }
+  post(reply);
+  if (!store) return;
+  try {
+    // The progressive import's chunks left the WAL to this checkpoint (store/progressive.ts `pauseCheckpoints`): after the reply, off the import's path.
+    if (request.progressive) store.db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Another connection holds the database: its next commit checkpoints.
   } finally {
-    store?.close();
+    store.close();
   }
 }
 
@@ -58,8 +82,7 @@ if (parentPort) {
     port.on('message', (m: ImportWorkerCommand) => {
       if (m.type === 'cancel') controller.abort();
     });
-    void run(data as ImportWorkerRequest, controller.signal).then(async (reply) => {
-      port.postMessage(reply);
+    void run(data as ImportWorkerRequest, controller.signal, (reply) => port.postMessage(reply)).then(async () => {
       // The writer thread checkpoints after the commit: this worker exits once it is done.
       const { writersFinished } = await import('../store/import-file');
       await writersFinished();

@@ -25,6 +25,8 @@ export interface FastAppend {
   readonly changedFrom: number;
   /** Messages [changedFrom, messages) as the store now holds them (what `loadSession` would read). */
   readonly written: readonly Message[];
+  /** The same messages as their stored JSON bodies. */
+  readonly bodies: readonly string[];
   /** The message count before. */
   readonly previous: number;
   /** Compactions the append recorded (indices in the whole session), added to the session's. */
@@ -235,8 +237,10 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   if (title === undefined) return undefined;
   const db = store.db;
   const written: Message[] = [];
+  const bodies: string[] = [];
   const apply = (): void => {
     written.length = 0;
+    bodies.length = 0;
     if (from < session.messageCount) {
       db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(session.id, from);
       db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, from);
@@ -262,8 +266,10 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       // The body as messageRows makes it (the message without its raw record). The host is handed
       // the message itself: what loadSession reads back from that body, without parsing it again.
       const stored = m.raw === undefined ? m : withoutRaw(m);
-      messages.add(session.id, i, m.id, m.role, JSON.stringify(stored), r.raw, r.rawLine);
+      const body = JSON.stringify(stored);
+      messages.add(session.id, i, m.id, m.role, body, r.raw, r.rawLine);
       written.push(stored);
+      bodies.push(body);
       const u = m.usage;
       if (u) usageRows.add(session.id, i, ...layout.values(u));
     }
@@ -297,6 +303,7 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       steps,
       changedFrom: from,
       written,
+      bodies,
       previous: session.messageCount,
       ...(rows.compactions && rows.compactions.length > 0 ? { compactions: rows.compactions } : {}),
     },

@@ -96,6 +96,12 @@ export interface TailSessionUpdate {
     readonly messages: readonly Message[];
     readonly previous: number;
     readonly compactions?: readonly SourceCompaction[];
+    /**
+     * The same messages as their stored JSON bodies (the fast path has them): the import worker
+     * posts these to the host instead of the messages (host/import-worker.ts), as cloning strings
+     * costs a fraction of cloning the objects they encode.
+     */
+    readonly bodies?: readonly string[];
   };
 }
 
@@ -483,7 +489,12 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
             messages: u.messages,
             steps: u.steps,
             changedFrom: u.changedFrom,
-            written: { messages: u.written, previous: u.previous, ...(u.compactions ? { compactions: u.compactions } : {}) },
+            written: {
+              messages: u.written,
+              bodies: u.bodies,
+              previous: u.previous,
+              ...(u.compactions ? { compactions: u.compactions } : {}),
+            },
           },
         ]
       : [],

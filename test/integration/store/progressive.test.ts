@@ -82,6 +82,35 @@ describe('progressive import', () => {
     expect(held!.messages).toEqual(stored.messages);
   });
 
+  it('stores the chunks without a checkpoint each, then copies the WAL into the database once and puts the setting back', async () => {
+    const file = join(t.dir, 'cc.jsonl');
+    writeFileSync(file, text);
+    const db = t.store.db;
+    const every = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    const during: number[] = [];
+    await importProgressively(t.store, file, {
+      ...SMALL,
+      onGrown: () => during.push(db.pragma('wal_autocheckpoint', { simple: true }) as number),
+    });
+    expect(during.length).toBeGreaterThanOrEqual(3);
+    expect(during.every((n) => n === 0)).toBe(true);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(every);
+    // Every frame of the WAL is in the database already: a checkpoint now has nothing left to copy.
+    const [c] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    expect(c!.log).toBeGreaterThan(0);
+    expect(c!.checkpointed).toBe(c!.log);
+  });
+
+  it('leaves the checkpoint to the caller that asks for it (the import worker, after its reply)', async () => {
+    const file = join(t.dir, 'cc.jsonl');
+    writeFileSync(file, text);
+    await importProgressively(t.store, file, { ...SMALL, checkpointLater: true });
+    expect(t.store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    const [c] = t.store.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    // The chunks' frames were still waiting (this checkpoint copied them).
+    expect(c!.log).toBeGreaterThan(0);
+  });
+
   it('follows a file that is still being written, to its last complete line', async () => {
     const file = join(t.dir, 'growing.jsonl');
     // The agent has written the first half; it writes more while the import runs, and leaves a line half-written.
