@@ -112,6 +112,31 @@ function withMessages(update: TailUpdate): TailUpdate {
   };
 }
 
+/** Progressive imports running in a worker against each host store, and the store's own checkpoint setting. */
+const checkpointPauses = new WeakMap<SessionStore, { running: number; every: number }>();
+
+/**
+ * A progressive import leaves its WAL unchecked until its worker's one checkpoint after `done`
+ * (store/progressive.ts `pauseCheckpoints`): a commit of the host's own connection meanwhile (a
+ * pin, a summary, counts) would otherwise copy the whole import so far into the database on the
+ * host's thread, the one that answers the window. The host's connection waits too; the returned
+ * function, called once the worker has exited (its checkpoint made), puts the setting back.
+ */
+function pauseHostCheckpoints(store: SessionStore): () => void {
+  const held = checkpointPauses.get(store) ?? { running: 0, every: store.db.pragma('wal_autocheckpoint', { simple: true }) as number };
+  if (held.running++ === 0) store.db.pragma('wal_autocheckpoint = 0');
+  checkpointPauses.set(store, held);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.running === 0) {
+      checkpointPauses.delete(store);
+      if (store.db.open) store.db.pragma(`wal_autocheckpoint = ${held.every}`);
+    }
+  };
+}
+
 function inWorker(workerFile: string, options: ImportRunOptions, report: Report): Omit<ImportRun, 'totalBytes'> {
   const request: ImportWorkerRequest = {
     path: options.path,
@@ -121,6 +146,8 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     ...(options.progressive ? { progressive: true } : {}),
   };
   const worker = new Worker(workerFile, { workerData: request });
+  const resumeCheckpoints = options.progressive ? pauseHostCheckpoints(options.store) : () => {};
+  worker.once('exit', resumeCheckpoints);
   let cancelled = false;
   let settled = false;
   const done = new Promise<StoredImport>((resolve, reject) => {

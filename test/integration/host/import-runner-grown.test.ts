@@ -59,4 +59,27 @@ describe.skipIf(!existsSync(worker))('progressive import through the import work
     expect(held!.sourceCompactions).toEqual(stored.sourceCompactions);
     expect(held!.messages).toEqual(stored.messages);
   }, 60_000);
+
+  it("keeps the host's own connection from checkpointing while the worker stores chunks, and puts its setting back once the worker has exited", async () => {
+    const file = join(t.dir, 'cc.jsonl');
+    writeFileSync(file, claudeCodeText({ calls: 900 }));
+    const setting = () => t.store.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    const before = setting();
+    expect(before).toBeGreaterThan(0);
+    const seen: number[] = [];
+    const run = startImport({
+      path: file,
+      store: t.store,
+      dbPath: t.store.db.name,
+      workerFile: worker,
+      progressive: true,
+      onGrown: () => seen.push(setting()),
+    });
+    await run.done;
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(seen)).toEqual(new Set([0]));
+    // The worker checkpoints after `done`, then exits: the host's setting comes back then.
+    for (let i = 0; i < 200 && setting() !== before; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(setting()).toBe(before);
+  }, 60_000);
 });
