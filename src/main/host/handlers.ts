@@ -620,25 +620,41 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // A file to open: the replay worker loads its code while the file's first calls are imported
   // (a fresh worker took ~0.5 s to start, which the first chart waited for).
   if (options.initialFiles.length > 0 && useWorker) replays.start();
+  const close = async (): Promise<void> => {
+    for (const job of jobs.values()) job.run.cancel();
+    fleet.close();
+    tuner.close();
+    await exporter.close();
+    await countPool?.close();
+    tail.close();
+    await replays.close();
+    store.close();
+  };
   // Files given at start-up, once every handler above is ready (a progressive import's chunks reach them).
-  for (const [k, file] of options.initialFiles.entries()) {
-    // The last file opens progressively when it is big: the host is up once its first calls are
-    // stored, and the rest is imported meanwhile (getInfo lists the job: a window shows its
-    // progress and Cancel). A file that fails before that fails the start, as before.
-    if (k === options.initialFiles.length - 1) {
-      let shown: (ids: string[]) => void = () => {};
-      const visible = new Promise<string[]>((resolve) => (shown = resolve));
-      const { ended } = runJob([file], undefined, (ids) => shown(ids));
-      initialImport = ended.then(
-        () => undefined,
-        () => undefined,
-      );
-      const ids = await Promise.race([visible, ended]);
-      initialSessionId ??= ids[0] ?? null;
-      continue;
+  try {
+    for (const [k, file] of options.initialFiles.entries()) {
+      // The last file opens progressively when it is big: the host is up once its first calls are
+      // stored, and the rest is imported meanwhile (getInfo lists the job: a window shows its
+      // progress and Cancel). A file that fails before that fails the start, as before.
+      if (k === options.initialFiles.length - 1) {
+        let shown: (ids: string[]) => void = () => {};
+        const visible = new Promise<string[]>((resolve) => (shown = resolve));
+        const { ended } = runJob([file], undefined, (ids) => shown(ids));
+        initialImport = ended.then(
+          () => undefined,
+          () => undefined,
+        );
+        const ids = await Promise.race([visible, ended]);
+        initialSessionId ??= ids[0] ?? null;
+        continue;
+      }
+      const r = await importFile(file, undefined, randomUUID());
+      initialSessionId ??= r.ids[0] ?? null;
     }
-    const r = await importFile(file, undefined, randomUUID());
-    initialSessionId ??= r.ids[0] ?? null;
+  } catch (e) {
+    // The start fails: the threads started for it (the replay worker above) must not keep the process alive.
+    await close();
+    throw e;
   }
 
   return {
@@ -647,15 +663,6 @@ export async function createHost(options: HostOptions): Promise<Host> {
     initialImport,
     store,
     budget,
-    close: async () => {
-      for (const job of jobs.values()) job.run.cancel();
-      fleet.close();
-      tuner.close();
-      await exporter.close();
-      await countPool?.close();
-      tail.close();
-      await replays.close();
-      store.close();
-    },
+    close,
   };
 }
