@@ -19,7 +19,7 @@ import { appendToSession } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { countsPrefix, GrowingSessions } from './growing';
 import { CALIBRATION_BASE, getTokenizer } from '../../core/tokens/registry';
-import { loadLazySession } from '../store/lazy-session';
+import { lazyMessages, loadLazySession, sessionPages, type MessagePages } from '../store/lazy-session';
 import { prepareMessage } from '../../core/summarize/extractive';
 
 /**
@@ -45,11 +45,18 @@ function start(data: ReplayWorkerData): void {
   // Summaries made here are kept here at once and stored by the host (the store has them all;
   // this only bridges until the host has written them).
   const made = new BoundedCache<string, string>({ max: 1000 });
-  // Sessions still being imported: a prefix held, read on by steps before the requests that read it (growing.ts).
+  // Sessions still being imported: a prefix held, read on by steps before the requests that read it
+  // (growing.ts), by their numbers like any held session — their text read through one page cache
+  // per session (a window open during a long import would otherwise have the worker hold its text).
+  const growingPages = new Map<string, MessagePages>();
   const growing = new GrowingSessions({
     storedMessages: (id) => store.getRow(id)?.messageCount,
     meta: (id) => store.sessionMeta(id),
-    messages: (id, from, to) => store.loadMessages(id, from, to),
+    messages: (id, from, to) => {
+      let pages = growingPages.get(id);
+      if (!pages) growingPages.set(id, (pages = sessionPages(store, id)));
+      return lazyMessages(store, id, from, to, pages);
+    },
   });
   const service = new ReplayService({
     session: sessionOf,
@@ -124,6 +131,7 @@ function start(data: ReplayWorkerData): void {
   port.on('message', (m: ToReplayWorker) => {
     if (m.type === 'growing') {
       growing.mark(m.sessionId, m.on, m.from);
+      if (!m.on) growingPages.delete(m.sessionId);
       const held = m.on ? sessions.peek(m.sessionId) : undefined;
       const refreshed = held && growing.refresh(m.sessionId, held);
       if (refreshed) {

@@ -360,3 +360,22 @@ export function keepPages(held: Session, messages: readonly Message[]): void {
   const pages = pagesOf.get(held.messages);
   if (pages) pagesOf.set(messages, pages);
 }
+
+/**
+ * Messages [from, to) of session `id` as stored now, held by their numbers with their text read
+ * through `pages` (one page cache per session, kept by the caller): how the replay worker reads a
+ * session still being imported (host/growing.ts), a step at a time, without holding its text.
+ * The pages from `from`'s on are dropped first: they were read when fewer messages were stored, or
+ * a chunk wrote those messages again.
+ */
+export function lazyMessages(store: SessionStore, id: string, from: number, to: number, pages: MessagePages): Message[] {
+  if (to <= from) return [];
+  pages.invalidateFrom(from);
+  const intern = interner();
+  return store.messageBodies(id, from, to).map((body, k) => storedMessage(JSON.parse(body) as Message, pages, from + k, intern));
+}
+
+/** A page cache reading session `id`'s bodies (the pages `lazyMessages` reads a growing session through). */
+export function sessionPages(store: SessionStore, id: string, options: PageCacheOptions = {}): MessagePages {
+  return new MessagePages((from, to) => store.messageBodies(id, from, to), options);
+}

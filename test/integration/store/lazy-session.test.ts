@@ -16,7 +16,15 @@ import { getPolicy } from '../../../src/core/policies/index';
 import { ReplayService, type ReplayInputs } from '../../../src/main/host/replays';
 import { appendToSession } from '../../../src/main/host/session-append';
 import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
-import { keepPages, lazyPages, loadLazySession, MessagePages, type PageCacheOptions } from '../../../src/main/store/lazy-session';
+import {
+  keepPages,
+  lazyMessages,
+  lazyPages,
+  loadLazySession,
+  MessagePages,
+  sessionPages,
+  type PageCacheOptions,
+} from '../../../src/main/store/lazy-session';
 import { writeClaudeCodeJsonl } from '../../bench/corpus';
 import { prepareMessage } from '../../../src/core/summarize/extractive';
 
@@ -169,6 +177,33 @@ describe('a session held lazily', () => {
       expect(JSON.parse(JSON.stringify(grown.messages[i]))).toEqual(whole.messages[i]);
       for (const p of grown.messages[i]!.parts) expect(Object.getOwnPropertyNames(p)).not.toContain('text');
     }
+  });
+});
+
+describe('a session read while it grows', () => {
+  it('is read a step at a time through one page cache, each message as stored and without its text, pages read before a step read again', () => {
+    const id = [...ids.values()].at(-1)!;
+    const whole = store.loadSession(id)!.messages;
+    // The store as an import leaves it between chunks: only the first `stored` messages exist yet.
+    let stored = 100;
+    const growingStore = {
+      messageBodies: (sid: string, from: number, to: number) => store.messageBodies(sid, from, Math.min(to, stored)),
+    } as unknown as SessionStore;
+    const pages = sessionPages(growingStore, id, { pageSize: 64, maxPages: 4, maxChars: 1_000_000 });
+    const first = lazyMessages(growingStore, id, 0, stored, pages);
+    // Message 99's page (64–127) is read now, holding the 36 messages stored so far.
+    expect(JSON.parse(JSON.stringify(first[99]))).toEqual(whole[99]);
+    stored = 400;
+    const next = lazyMessages(growingStore, id, 100, stored, pages);
+    const held = [...first, ...next];
+    expect(held).toHaveLength(400);
+    for (let i = 0; i < held.length; i++) expect(JSON.parse(JSON.stringify(held[i]))).toEqual(whole[i]);
+    for (const m of held)
+      for (const p of m.parts) {
+        expect(Object.getOwnPropertyNames(p)).not.toContain('text');
+        expect(Object.getOwnPropertyNames(p)).not.toContain('args');
+      }
+    expect(pages.stats().peakPages).toBeLessThanOrEqual(4);
   });
 });
 
