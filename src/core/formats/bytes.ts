@@ -66,10 +66,10 @@ export interface NewLine {
  */
 export function parseAppended(appended: Uint8Array, before: number): { lines: NewLine[]; total: number } | undefined {
   const lines: NewLine[] = [];
-  let n = before;
-  for (const raw of textOf(appended).split('\n')) {
-    n++;
-    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  let total = before;
+  for (const span of lineSpans(appended, before)) {
+    total = span.line;
+    const t = textOf(appended, span.from, span.to);
     if (t.trim() === '') continue;
     let value: unknown;
     try {
@@ -78,10 +78,9 @@ export function parseAppended(appended: Uint8Array, before: number): { lines: Ne
       return undefined;
     }
     if (!isRecord(value)) return undefined;
-    lines.push({ line: n, text: t, value });
+    lines.push({ line: span.line, text: t, value });
   }
-  // The split counts one line past the final newline.
-  return { lines, total: n - 1 };
+  return { lines, total };
 }
 
 /** One complete line of appended bytes: its number, and where its text lies (a trailing CR left out). */

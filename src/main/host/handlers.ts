@@ -176,6 +176,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const wholeSessionOf = (id: string): Session => {
     let s = whole.get(id);
     if (s) return s;
+    // Held first: a session stored before subagents were rows has them promoted there (sessionOf).
     sessionOf(id);
     s = store.loadSession(id);
     if (!s) throw new ApiError('not_found', `no session with id "${id}"`);
@@ -382,16 +383,20 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   let initialSessionId: string | null = null;
 
-  // Live tail: a followed session that changed is dropped from every cache, like a re-import.
-  const forget = (id: string, append?: SessionAppend): void => {
+  /** A session that changed (`append`: how) leaves this thread's caches; the held one is patched when it can be. */
+  const dropHeld = (id: string, append?: SessionAppend): void => {
     const held = loaded.peek(id);
     const patched = held && append && appendToSession(held, append);
     loaded.delete(id);
     whole.delete(id);
     if (patched) loaded.set(id, patched);
     counts.delete(id);
-    replays.forget(id, 'session', append);
     tuner.forget(id);
+  };
+  // Live tail: a followed session that changed is dropped from every cache, like a re-import.
+  const forget = (id: string, append?: SessionAppend): void => {
+    dropHeld(id, append);
+    replays.forget(id, 'session', append);
   };
   /** Sessions a window was answered a chart of since its last detail (getSession: a growing one is then read on). */
   const charted = new Set<string>();
@@ -411,13 +416,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
   };
   /** A session being imported grew by a chunk written from message `from` on (`append`: its messages). */
   const grownBy = (id: string, from: number, append?: SessionAppend): void => {
-    const held = loaded.peek(id);
-    const patched = held && append && appendToSession(held, append);
-    loaded.delete(id);
-    if (patched) loaded.set(id, patched);
-    counts.delete(id);
+    dropHeld(id, append);
     replays.growing(id, true, from, append);
-    tuner.forget(id);
   };
   const tail = new TailService({
     store,

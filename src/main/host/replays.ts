@@ -177,6 +177,20 @@ interface Run {
   readonly stamp: string;
 }
 
+/**
+ * Drops the least recently used entries of `cache` while together they hold more than `max` calls
+ * (`calls` of each); the newest is always kept.
+ */
+function trimByCalls<K, V>(cache: BoundedCache<K, V>, calls: (v: V) => number, max: number): void {
+  let held = 0;
+  for (const v of cache.values()) held += calls(v);
+  for (const [k, v] of cache) {
+    if (held <= max || cache.size <= 1) break;
+    cache.delete(k);
+    held -= calls(v);
+  }
+}
+
 export class ReplayService {
   private readonly counts = new Map<string, SessionCounts>();
   /** The messages each entry of `counts` counted here was made for (not those loaded from the store). */
@@ -397,13 +411,7 @@ export class ReplayService {
    * arrays of a short one's.
    */
   private trimResults(): void {
-    let held = 0;
-    for (const v of this.results.values()) held += v.result.steps.count;
-    for (const [k, v] of this.results) {
-      if (held <= (this.deps.stepsKept ?? STEPS_KEPT) || this.results.size <= 1) break;
-      this.results.delete(k);
-      held -= v.result.steps.count;
-    }
+    trimByCalls(this.results, (v) => v.result.steps.count, this.deps.stepsKept ?? STEPS_KEPT);
   }
 
   /** Keeps `live` as the run to continue for `key` (the few most recent; each holds arrays the size of the session). */
@@ -412,13 +420,7 @@ export class ReplayService {
     if (live.closed !== undefined) return;
     this.live.set(key, { sessionId, live, steps });
     // Bounded by the calls they hold too: a 300,000-call session's runs are ten times a 30,000-call one's.
-    let held = 0;
-    for (const v of this.live.values()) held += v.steps;
-    for (const [k, v] of this.live) {
-      if (held <= (this.deps.stepsKept ?? STEPS_KEPT) || this.live.size <= 1) break;
-      this.live.delete(k);
-      held -= v.steps;
-    }
+    trimByCalls(this.live, (v) => v.steps, this.deps.stepsKept ?? STEPS_KEPT);
   }
 
   private async summarizerOf(config: ReplayConfig): Promise<Summarizer | undefined> {

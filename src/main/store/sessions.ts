@@ -14,6 +14,7 @@ import { sessionStats, type SessionStats } from '../../core/library/stats';
 import { linkSubagents, type SubagentLink } from '../../core/library/subagents';
 import type { RepeatedCallRow } from '../../core/library/repeated-calls';
 import type Database from 'better-sqlite3';
+import { RowBatch } from './row-batch';
 import type { Db } from './db';
 
 type Statement = Database.Statement;
@@ -171,11 +172,7 @@ export function storedEntries(sessions: readonly Session[]): StoredEntry[] {
  * through the store (`rawOf`) and never through the loaded session, whichever way it was stored.
  */
 function withoutRaw(s: Session): Session {
-  const messages = s.messages.map((m) => {
-    if (m.raw === undefined) return m;
-    const { raw: _raw, ...rest } = m;
-    return rest;
-  });
+  const messages = s.messages.map(storedForm);
   return { ...s, messages, subagents: s.subagents.map(withoutRaw) };
 }
 
@@ -292,6 +289,13 @@ export interface PackedSegment {
   readonly usage: (ReportedUsage | null)[];
 }
 
+/** A message as its stored body holds it: without its raw record, which goes in its own column or source line. */
+export function storedForm(m: Message): Message {
+  if (m.raw === undefined) return m;
+  const { raw: _raw, ...rest } = m;
+  return rest;
+}
+
 /**
  * Rows of messages [from, to). `lineRecords`: the import's records are source lines
  * (`ImportOutcome.lineRecords`), so a message without `raw` names its line instead.
@@ -311,23 +315,13 @@ export function messageRows(messages: readonly Message[], from: number, to: numb
     const m = messages[from + k]!;
     rows.ids[k] = m.id;
     rows.roles[k] = m.role;
-    if (m.raw === undefined) {
-      rows.bodies[k] = JSON.stringify(m);
-      rows.raws[k] = null;
-      if (lineRecords && m.sourceLine !== undefined) rows.rawLines[k] = m.sourceLine;
-    } else {
-      const { raw, ...rest } = m;
-      rows.bodies[k] = JSON.stringify(rest);
-      rows.raws[k] = raw;
-    }
+    rows.bodies[k] = JSON.stringify(storedForm(m));
+    rows.raws[k] = m.raw ?? null;
+    if (m.raw === undefined && lineRecords && m.sourceLine !== undefined) rows.rawLines[k] = m.sourceLine;
     rows.usage[k] = m.usage ?? null;
   }
   return rows;
 }
-
-/** Message rows per INSERT in the writer's bulk path, and the columns of one. */
-const ROWS_PER_INSERT = 32;
-const MESSAGE_COLUMNS = 7;
 
 /** A usage row's columns after (session_id, idx); v8 adds the call's key and its 1-hour writes (migrations/008_call_keys.ts). */
 function usageColumns(u: ReportedUsage, callKeys: boolean): unknown[] {
@@ -600,13 +594,13 @@ export class SessionStore {
    * raw line points at that line of source `sourceId`.
    */
   insertPackedMessages(segments: readonly PackedSegment[], packed: PackedText, sourceId = 0): void {
-    // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are. Rows go in ROWS_PER_INSERT at
-    // a time: one statement call per row cost the writer about a tenth of its time.
-    const row = '(?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)';
-    const insert = 'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ';
-    const insertMessage = this.stmt(insert + row);
-    const insertMany = this.stmt(insert + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
-    const params: unknown[] = [];
+    // CAST(? AS TEXT) stores the UTF-8 bytes as text as they are; rows go in batches (row-batch.ts).
+    const rows = new RowBatch(
+      (sql) => this.stmt(sql),
+      'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ',
+      '(?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)',
+      7,
+    );
     const insertUsage = this.usageInsert();
     const text = Buffer.from(packed.text.buffer, packed.text.byteOffset, packed.text.byteLength);
     const lengths = packed.lengths;
@@ -626,16 +620,12 @@ export class SessionStore {
           at += r;
         }
         const line = rawLines[j]!;
-        params.push(sessionId, i, ids[j], roles[j], body, raw, line > 0 ? sourceLineId(sourceId, line) : null);
-        if (params.length === ROWS_PER_INSERT * MESSAGE_COLUMNS) {
-          insertMany.run(params);
-          params.length = 0;
-        }
+        rows.add(sessionId, i, ids[j], roles[j], body, raw, line > 0 ? sourceLineId(sourceId, line) : null);
         const u = usage[j];
         if (u) insertUsage.run(sessionId, i, ...usageColumns(u, this.hasCallKeys()));
       }
     }
-    for (let p = 0; p < params.length; p += MESSAGE_COLUMNS) insertMessage.run(params.slice(p, p + MESSAGE_COLUMNS));
+    rows.flush();
   }
 
   insertMessages(sessionId: string, rows: MessageRows): void {

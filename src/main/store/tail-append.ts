@@ -14,9 +14,8 @@ import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { countsKey } from '../../core/tokens/version';
 import { isTurnBoundary, turnStarts } from '../../core/turns';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './db';
-import { sourceLineId, type SessionStore } from './sessions';
+import { RowBatch } from './row-batch';
+import { sourceLineId, storedForm, type SessionStore } from './sessions';
 
 export interface FastAppend {
   readonly sessionId: string;
@@ -69,47 +68,21 @@ export interface RecordOf {
   readonly flush?: () => void;
 }
 
-/** Rows per INSERT statement: one statement call per row cost a tenth of a chunk's time. */
-const ROWS_PER_INSERT = 32;
-
-/** Rows of one table inserted ROWS_PER_INSERT at a time (`flush` inserts the rest). */
-export class RowBatch {
-  private readonly params: unknown[] = [];
-  private readonly many: Statement;
-  private readonly one: Statement;
-  constructor(
-    db: Db,
-    head: string,
-    row: string,
-    private readonly columns: number,
-  ) {
-    this.one = db.prepare(head + row);
-    this.many = db.prepare(head + new Array<string>(ROWS_PER_INSERT).fill(row).join(', '));
-  }
-  add(...values: unknown[]): void {
-    for (const v of values) this.params.push(v);
-    if (this.params.length >= ROWS_PER_INSERT * this.columns) {
-      this.many.run(this.params);
-      this.params.length = 0;
-    }
-  }
-  flush(): void {
-    for (let p = 0; p < this.params.length; p += this.columns) this.one.run(this.params.slice(p, p + this.columns));
-    this.params.length = 0;
-  }
-}
-
 /** A line's text as SQLite binds it: a string, or its bytes (stored as text as they are, `CAST(? AS TEXT)`). */
 const boundText = (t: string | Uint8Array | undefined): string | Buffer =>
   t === undefined ? '' : typeof t === 'string' ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
 
 /** A line's text as a string. */
-const lineString = (t: string | Uint8Array | undefined): string =>
-  t === undefined ? '' : typeof t === 'string' ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
+const lineString = (t: string | Uint8Array | undefined): string => boundText(t).toString();
 
 /** Raw records by source line (`source_lines`), as a first import of a line-records format keeps them. */
 export function byLine(store: SessionStore, sourceId: number, textOf: LineTexts): RecordOf {
-  const lines = new RowBatch(store.db, 'INSERT OR IGNORE INTO source_lines (id, text) VALUES ', '(?, CAST(? AS TEXT))', 2);
+  const lines = new RowBatch(
+    (sql) => store.db.prepare(sql),
+    'INSERT OR IGNORE INTO source_lines (id, text) VALUES ',
+    '(?, CAST(? AS TEXT))',
+    2,
+  );
   const record = (m: Message): { raw: string | null; rawLine: number | null } => {
     if (m.sourceLine === undefined) return { raw: m.raw ?? null, rawLine: null };
     lines.add(sourceLineId(sourceId, m.sourceLine), boundText(textOf.get(m.sourceLine)));
@@ -190,12 +163,6 @@ const MESSAGE_ROW = '(?, ?, ?, ?, ?, ?, ?)';
 /** A usage row with nothing in it: how many columns a usage row has. */
 const EMPTY_USAGE: ReportedUsage = { convention: 'anthropic', input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
 
-/** A message without its raw record (the record goes in its own column or line). */
-function withoutRaw(m: Message): Message {
-  const { raw: _raw, ...rest } = m;
-  return rest;
-}
-
 /**
  * The plan that writes `rows` (undefined when the stored estimates do not cover the session, or
  * the title would change in a way only the whole file shows).
@@ -246,7 +213,7 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, from);
     }
     const messages = new RowBatch(
-      db,
+      (sql) => db.prepare(sql),
       'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ',
       MESSAGE_ROW,
       7,
@@ -254,7 +221,7 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
     const layout = store.usageLayout();
     const usageColumns = 2 + layout.values(EMPTY_USAGE).length;
     const usageRows = new RowBatch(
-      db,
+      (sql) => db.prepare(sql),
       `INSERT INTO usage (session_id, idx, ${layout.names}) VALUES `,
       `(${new Array<string>(usageColumns).fill('?').join(', ')})`,
       usageColumns,
@@ -263,9 +230,8 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       const m = changed[j]!;
       const i = from + j;
       const r = rows.record(m, i);
-      // The body as messageRows makes it (the message without its raw record). The host is handed
-      // the message itself: what loadSession reads back from that body, without parsing it again.
-      const stored = m.raw === undefined ? m : withoutRaw(m);
+      // The host is handed the stored form itself: what loadSession reads back from its body, without parsing it again.
+      const stored = storedForm(m);
       const body = JSON.stringify(stored);
       messages.add(session.id, i, m.id, m.role, body, r.raw, r.rawLine);
       written.push(stored);

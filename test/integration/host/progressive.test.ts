@@ -74,6 +74,17 @@ describe.skipIf(!existsSync(worker))('progressive opening through the host', () 
     expect(first.partial?.jobId).toBe(jobId);
     expect(first.partial!.bytes).toBeLessThan(first.partial!.totalBytes);
     expect(first.stepCount).toBeLessThan(600);
+    // An export of the partial session holds what is stored when it is made, not a copy parsed at
+    // an earlier chunk: after the session grew, a second preview holds more messages.
+    const preview = async (): Promise<number> =>
+      (await host.handlers.previewExport({ sessionId: id, to: 'jsonl', overrides: {}, at: 'end', redact: false, redactPatterns: [] }))
+        .messages!;
+    const updates = (): number =>
+      events.filter((e) => e.event === 'sessionUpdated' && (e.payload as EventPayload<'sessionUpdated'>).sessionId === id).length;
+    const before = await preview();
+    const seen = updates();
+    await waitFor('a chunk after the preview', () => (updates() > seen ? true : undefined), 120_000);
+    expect(await preview()).toBeGreaterThan(before);
 
     await waitFor('importDone', () => eventOf('importDone', jobId) ?? eventOf('importFailed', jobId), 120_000);
     expect(eventOf('importDone', jobId)?.sessionIds).toEqual([id]);
