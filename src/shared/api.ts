@@ -254,13 +254,16 @@ export interface SessionDetail {
   readonly tools: readonly { readonly name: string; readonly description: string }[];
   readonly tokenizer: string;
   readonly approximate: boolean;
+  /**
+   * The totals outside the messages. Per-message counts and roles are not sent here: they come
+   * with each page of messages (getMessages), so this answer, asked again at every live-tail
+   * append, does not carry two arrays as long as the session (12 MB at 600,000 messages).
+   */
   readonly counts: {
     readonly system: number;
     readonly tools: number;
     readonly unlogged: number;
-    readonly perMessage: readonly number[];
   };
-  readonly roles: readonly Role[];
   /** Message index of each turn's first message. */
   readonly turnStarts: readonly number[];
   /** Message index of each step (assistant message). */

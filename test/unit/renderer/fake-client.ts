@@ -65,8 +65,7 @@ export const SESSION: SessionDetail = {
   tools: [],
   tokenizer: 'chars4',
   approximate: true,
-  counts: { system: 0, tools: 0, unlogged: 0, perMessage: new Array<number>(10).fill(10) },
-  roles: ['user', 'assistant', 'user', 'assistant', 'user', 'user', 'assistant', 'user', 'assistant', 'user'],
+  counts: { system: 0, tools: 0, unlogged: 0 },
   turnStarts: [0, 5],
   steps: [1, 3, 6, 8],
   sourceCompactions: [],
@@ -76,6 +75,9 @@ export const SESSION: SessionDetail = {
   modelInfo: { window: 1000, maxOutput: 100, known: true },
   defaultPolicy: 'p2',
 };
+
+/** The fake session's messages' roles (its steps are the assistant ones). */
+const ROLES = ['user', 'assistant', 'user', 'assistant', 'user', 'user', 'assistant', 'user', 'assistant', 'user'] as const;
 
 export function chartView(key: string, stepCount = 4, compressions: number[] = []): ChartView {
   const n = stepCount;
@@ -217,7 +219,7 @@ export function fakeApi() {
         messages: Array.from({ length: Math.max(0, Math.min(10, i.offset + i.limit) - i.offset) }, (_, k) => ({
           index: i.offset + k,
           id: `m${i.offset + k}`,
-          role: SESSION.roles[i.offset + k]!,
+          role: ROLES[i.offset + k]!,
           parts: [],
           timestamp: null,
           tokens: 10,

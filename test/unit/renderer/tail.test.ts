@@ -11,9 +11,7 @@ import { chartView, fakeApi, flush, openedStore, SESSION } from './fake-client';
 const GROWN: SessionDetail = {
   ...SESSION,
   summary: { ...SESSION.summary, messages: 13, steps: 6 },
-  roles: [...SESSION.roles, 'assistant', 'user', 'assistant'],
   steps: [...SESSION.steps, 10, 12],
-  counts: { ...SESSION.counts, perMessage: new Array<number>(13).fill(10) },
 };
 
 async function live() {
