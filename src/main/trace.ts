@@ -13,3 +13,23 @@ export function traceSpan(label: string): (detail?: string) => void {
 }
 
 const noop = (): void => {};
+
+/**
+ * `CTXSCOPE_TRACE_HEAP=1`: this thread's V8 heap and its ArrayBuffers (typed arrays, Buffers) on
+ * stderr every second, with the highest seen — which thread of a process holds its memory (RSS is
+ * the process's: the host, the replay, count and import workers together). Off by default.
+ */
+export function traceHeap(thread: string): void {
+  if (process.env.CTXSCOPE_TRACE_HEAP !== '1') return;
+  let peak = 0;
+  const mb = (n: number): string => (n / 1e6).toFixed(0);
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    const used = m.heapUsed + m.arrayBuffers;
+    peak = Math.max(peak, used);
+    process.stderr.write(
+      `[heap] ${thread} heap ${mb(m.heapUsed)} MB, buffers ${mb(m.arrayBuffers)} MB, peak ${mb(peak)} MB, rss ${mb(m.rss)} MB\n`,
+    );
+  }, 1000);
+  timer.unref();
+}

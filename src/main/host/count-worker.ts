@@ -11,6 +11,7 @@ import { bpeEncodingOf, countExact } from '../count/exact';
 import { lowerThisThreadPriority } from '../count/priority';
 import { openStore } from '../store/index';
 import { loadLazySession } from '../store/lazy-session';
+import { traceHeap } from '../trace';
 
 export interface CountRequest {
   readonly dbPath: string;
@@ -22,6 +23,8 @@ export interface CountRequest {
 }
 
 export type CountReply = { ok: true } | { ok: false; error: string };
+
+traceHeap('count worker');
 
 export default async function run(r: CountRequest): Promise<CountReply> {
   const store = openStore(r.dbPath, r.nativeBinding ? { nativeBinding: r.nativeBinding } : {});

@@ -39,6 +39,7 @@ import { createFleetHost } from './fleet';
 import { createProber } from './probe';
 import { costOf, defaultWorkBudget, WorkBudget, type WorkBudgetOptions } from './work-budget';
 import { availableParallelism } from 'node:os';
+import { traceHeap } from '../trace';
 
 export interface HostOptions {
   readonly dbPath: string;
@@ -87,6 +88,7 @@ const CHART_AHEAD_BUCKETS = 1_000;
 const SESSION_CACHE = 4;
 
 export async function createHost(options: HostOptions): Promise<Host> {
+  traceHeap('host');
   // Checked on open; a corrupt file is moved aside and a fresh one started, with a notice.
   const { store, notices } = openStoreChecked(options.dbPath, {
     check: true,

@@ -15,6 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { TailUpdate } from '../store/tail';
 import type { WriterData } from '../store/writer';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+import { traceHeap } from '../trace';
 
 /**
  * A chunk's update as it crosses to the host: the written messages as their stored JSON bodies
@@ -74,6 +75,7 @@ async function run(request: ImportWorkerRequest, signal: AbortSignal, post: (rep
 if (parentPort) {
   const port = parentPort;
   const data = workerData as ImportWorkerRequest | WriterData;
+  traceHeap('role' in data && data.role === 'writer' ? 'import writer' : 'import worker');
   if ('role' in data && data.role === 'writer') {
     void import('../store/writer').then(({ runWriter }) => runWriter(port, data));
   } else {

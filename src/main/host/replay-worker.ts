@@ -11,7 +11,7 @@ import type { Session } from '../../core/model';
 import { ApiError } from '../../shared/api';
 import { openStore } from '../store/index';
 import { dispatch, errorReply, sessionReadBy, type FromReplayWorker, type ReplayWorkerData, type ToReplayWorker } from './replay-protocol';
-import { traceSpan } from '../trace';
+import { traceHeap, traceSpan } from '../trace';
 import { createPrewarm, warmUpOrder, warmUpOverrides } from './replay-prewarm';
 import { configOf, ReplayService } from './replays';
 import { POLICIES } from '../../core/policies/index';
@@ -207,4 +207,7 @@ const WARM_UP_OTHER_MS = 200;
 /** The built-in policies in the order they are warmed up as others (replay-prewarm.ts `warmUpOrder`). */
 const WARM_ORDER = warmUpOrder(POLICIES);
 
-if (parentPort) start(workerData as ReplayWorkerData);
+if (parentPort) {
+  traceHeap('replay worker');
+  start(workerData as ReplayWorkerData);
+}
