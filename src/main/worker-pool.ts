@@ -20,6 +20,7 @@ import type { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import type { ResourceLimits } from 'node:worker_threads';
 import Tinypool from 'tinypool';
 
 /** A handler name no task module exports (see the nudge below). */
@@ -121,6 +122,8 @@ export interface TaskPoolOptions {
   /** Worker deaths the pool survives over its life (default 2 × threads + 2); one more and it gives up. */
   readonly restarts?: number;
   readonly workerData?: unknown;
+  /** Each worker's V8 limits (its heap's bound: a worker past it dies, and its task fails as a death). */
+  readonly resourceLimits?: ResourceLimits;
   /** Hears a worker that died with no task on it. */
   readonly onIdleError?: (e: Error) => void;
 }
@@ -149,6 +152,7 @@ export class TaskPool {
         maxThreads: options.threads,
         ...(options.idleMs !== undefined ? { idleTimeout: options.idleMs } : {}),
         ...(options.workerData !== undefined ? { workerData: options.workerData } : {}),
+        ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
       }),
       options.name,
       (e) => {

@@ -33,7 +33,7 @@ import { appendToSession, type SessionAppend } from './session-append';
 import { BoundedCache } from '../../core/bounded-cache';
 import { loadLazySession } from '../store/lazy-session';
 import { prepareMessage } from '../../core/summarize/extractive';
-import { TaskPool } from '../worker-pool';
+import { PoolError, TaskPool } from '../worker-pool';
 import type { CountReply, CountRequest } from './count-worker';
 import { createFleetHost } from './fleet';
 import { createProber } from './probe';
@@ -53,6 +53,8 @@ export interface HostOptions {
   readonly importWorkerFile?: string;
   /** Built count worker script; without it exact counts are computed in this thread. */
   readonly countWorkerFile?: string;
+  /** The count worker's heap bound in MB (COUNT_HEAP_MB); a count that needs more runs again without one. */
+  readonly countHeapMb?: number;
   /**
    * Replay worker script (built `.js`, or the `.ts` source run through tsx); without it, or with
    * an in-memory database a worker cannot open, replays run in this thread (tests from source).
@@ -80,6 +82,16 @@ export interface Host {
   readonly budget: WorkBudget;
   close(): Promise<void>;
 }
+
+/**
+ * The count worker's heap bound (MB). Counting a session makes garbage as fast as it reads text,
+ * and an unbounded V8 heap let it pile up: counting a 1 GB session grew the worker's heap from 384
+ * MB (the session held by its numbers) to 1,035 MB, while a 300 MB session (178,000 messages)
+ * counted in a heap bounded at 200 MB peaked at 157 MB (319 MB unbounded), in the same time
+ * (docs/benchmarks.md "Where it stands"). The session's numbers it holds grow with the session —
+ * about 430 MB at 1 GB — so a bigger session that dies at the bound is counted again unbounded.
+ */
+export const COUNT_HEAP_MB = 640;
 
 /** The width of a chart made ahead (chartAhead): the replay is what is kept, any width is then made of it in milliseconds. */
 const CHART_AHEAD_BUCKETS = 1_000;
@@ -192,17 +204,23 @@ export async function createHost(options: HostOptions): Promise<Host> {
    * whose worker dies is not run again (the next request asks again); the pool, as long-lived as
    * the host, never gives up on its worker.
    */
-  const countPool = options.countWorkerFile
-    ? new TaskPool({
-        name: 'exact counts',
-        filename: options.countWorkerFile,
-        threads: 1,
-        idleMs: 5_000,
-        attempts: 1,
-        restarts: Infinity,
-        onIdleError: (e) => process.stderr.write(`${e.message}\n`),
-      })
-    : undefined;
+  const countPoolOf = (heapMb: number | undefined): TaskPool | undefined =>
+    options.countWorkerFile
+      ? new TaskPool({
+          name: 'exact counts',
+          filename: options.countWorkerFile,
+          threads: 1,
+          idleMs: 5_000,
+          attempts: 1,
+          restarts: Infinity,
+          ...(heapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: heapMb } } : {}),
+          onIdleError: (e) => process.stderr.write(`${e.message}\n`),
+        })
+      : undefined;
+  // Counting with a bounded heap; a session too big for the bound is counted again without it.
+  const countPool = countPoolOf(options.countHeapMb ?? COUNT_HEAP_MB);
+  let unboundedCountPool: TaskPool | undefined;
+  let closing = false;
   const startCount = (id: string, tokenizer: string): void => {
     if (!countPool) return;
     const request: CountRequest = {
@@ -213,6 +231,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
     };
     void countPool
       .run<CountReply>(request)
+      .catch((e: unknown) => {
+        // The worker died (its heap's bound reached): once more, unbounded.
+        if (!(e instanceof PoolError) || closing) throw e;
+        process.stderr.write(`${e.message}: counting session ${id} again without a heap bound\n`);
+        unboundedCountPool ??= countPoolOf(undefined)!;
+        return unboundedCountPool.run<CountReply>(request);
+      })
       .then(
         (r) => {
           if (!r.ok) return;
@@ -623,11 +648,13 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // (a fresh worker took ~0.5 s to start, which the first chart waited for).
   if (options.initialFiles.length > 0 && useWorker) replays.start();
   const close = async (): Promise<void> => {
+    closing = true;
     for (const job of jobs.values()) job.run.cancel();
     fleet.close();
     tuner.close();
     await exporter.close();
     await countPool?.close();
+    await unboundedCountPool?.close();
     tail.close();
     await replays.close();
     store.close();
