@@ -2,10 +2,11 @@
  * The count worker's heap bound (handlers.ts COUNT_HEAP_MB): a count whose worker dies at the
  * bound is run again without one, so the exact counts still land (`countsReady`) and are stored.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { countWorkerBoot } from '../../helpers/count-worker-boot';
 import { createHost } from '../../../src/main/host/handlers';
 import type { EventName } from '../../../src/shared/api';
 
@@ -15,12 +16,11 @@ const sample = join(root, 'resources/sample/sample-session.jsonl');
 describe('the count worker past its heap bound', () => {
   it('counts again unbounded: the exact counts are stored and countsReady is said', async () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-count-heap-'));
-    // The count worker from its TypeScript source (see host.test.ts), which, in a bounded heap,
+    // The count worker from its TypeScript source, which, in a bounded heap,
     // first keeps arrays alive until it dies at the bound (as counting a session too big for it would).
-    const boot = join(d, 'count-boot.mjs');
-    writeFileSync(
-      boot,
-      `import v8 from 'node:v8';\nimport { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nconst run = (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\nexport default async (r) => {\n  if (v8.getHeapStatistics().heap_size_limit < 512e6) { const kept = []; for (;;) kept.push(new Array(100000).fill(kept.length)); }\n  return run(r);\n};\n`,
+    const boot = countWorkerBoot(
+      d,
+      '  if (v8.getHeapStatistics().heap_size_limit < 512e6) { const kept = []; for (;;) kept.push(new Array(100000).fill(kept.length)); }',
     );
     let ready: (tokenizer: string) => void = () => {};
     const countsReady = new Promise<string>((r) => (ready = r));

@@ -2,11 +2,12 @@
  * The debugger's methods end to end on the bundled sample: through the host's handler table (replays
  * in this thread) and over HTTP with the replay worker (started from its TypeScript source).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { countWorkerBoot } from '../../helpers/count-worker-boot';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { startHttpHost, type HttpHost } from '../../../src/main/transport/http';
@@ -200,12 +201,7 @@ describe('replays before exact counts exist', () => {
   it('replays on the import estimates at once, asks for exact counts, and replays on them after countsReady', async () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-dbgc-'));
     // The count worker from its TypeScript source (see host.test.ts).
-    const boot = join(d, 'count-boot.mjs');
-    const root = join(__dirname, '../../..');
-    writeFileSync(
-      boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
-    );
+    const boot = countWorkerBoot(d);
     let ready: (tokenizer: string) => void = () => {};
     const countsReady = new Promise<string>((r) => (ready = r));
     const h = await createHost({
@@ -238,12 +234,7 @@ describe('replays before exact counts exist', () => {
 describe('opening a long session', () => {
   it('never parses it on the thread that answers requests: the detail comes from the replay worker, messages a page at a time', async () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-dbgo-'));
-    const boot = join(d, 'count-boot.mjs');
-    const root = join(__dirname, '../../..');
-    writeFileSync(
-      boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
-    );
+    const boot = countWorkerBoot(d);
     const h = await createHost({
       dbPath: join(d, 'o.db'),
       hostKind: 'serve',

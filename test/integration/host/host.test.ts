@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countWorkerBoot } from '../../helpers/count-worker-boot';
 import { importSource, stringSource } from '../../../src/core/import/index';
 import { createHost, type Host } from '../../../src/main/host/handlers';
 import type { EventName, EventPayload } from '../../../src/shared/api';
@@ -136,12 +137,7 @@ describe('host', () => {
 describe('exact counts in the background', () => {
   it("shows the import's estimates at once, counts exactly in a worker, then says so", async () => {
     const d = mkdtempSync(join(tmpdir(), 'ctxscope-count-'));
-    const boot = join(d, 'count-worker-boot.mjs');
-    const root = join(__dirname, '../../..');
-    writeFileSync(
-      boot,
-      `import { register } from ${JSON.stringify(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'))};\nregister();\nexport default (await import(${JSON.stringify(join(root, 'src/main/host/count-worker.ts'))})).default;\n`,
-    );
+    const boot = countWorkerBoot(d);
     const seen: { event: EventName; payload: unknown }[] = [];
     const h = await createHost({
       dbPath: join(d, 'c.db'),
