@@ -67,7 +67,8 @@ export interface RecordedWrites {
  */
 export interface KnownSession {
   readonly session: OnlySession;
-  readonly estimates: SessionCounts;
+  /** Its chars/4 estimates (the per-message array: what planning reads). */
+  readonly estimates: Omit<SessionCounts, 'prefix'>;
   /** The last message as stored, its record (raw or line) and its raw text as `rawOf` reads it. */
   readonly last: { readonly message: Message; readonly raw: string | null; readonly rawLine: number | null; readonly text: string | null };
   /** A stored user message holds a typed prompt: the title is settled. */
@@ -287,19 +288,22 @@ const MESSAGE_ROW = '(?, ?, ?, ?, ?, ?, ?)';
 /** A usage row with nothing in it: how many columns a usage row has. */
 const EMPTY_USAGE: ReportedUsage = { convention: 'anthropic', input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
 
-/** What an append's writes need of the stored rows (another tail's counts, the session's metadata): done where the statements run. */
+/**
+ * What an append's writes need of the stored rows (another tokenizer's counts, the session's
+ * metadata): done where the statements run. The estimates are the session's whole array after the
+ * append (those before `from` are the stored ones, unchanged); it alone crosses to the writer
+ * thread, not the prefix sums a `SessionCounts` also carries (nothing stores them).
+ */
 export interface AppendFinish {
   readonly sessionId: string;
   /** Compactions among the new lines: added to the session's metadata. */
   readonly compactions?: readonly SourceCompaction[];
   /** The message count before the append. */
   readonly previous: number;
-  /** The stored estimates before the append, and the changed messages' from `from` on. */
-  readonly estimates: Uint32Array;
+  /** The first message written. */
   readonly from: number;
-  readonly added: Uint32Array;
   /** The session's chars/4 estimates after the append. */
-  readonly counts: SessionCounts;
+  readonly estimates: Omit<SessionCounts, 'prefix'>;
 }
 
 /** The writes of an append that read stored rows, in the transaction of its statements. */
@@ -317,8 +321,10 @@ export function finishAppend(store: SessionStore, f: AppendFinish): void {
       f.sessionId,
     );
   }
-  extendCounts(store, f.sessionId, f.previous, f.estimates, f.from, f.added);
-  store.saveCounts(f.sessionId, f.counts);
+  const perMessage = f.estimates.perMessage;
+  extendCounts(store, f.sessionId, f.previous, perMessage, f.from, perMessage.subarray(f.from));
+  // saveCounts stores the per-message array (the prefix sums are made when counts are loaded).
+  store.saveCounts(f.sessionId, { ...f.estimates, prefix: new Float64Array(0) });
 }
 
 /**
@@ -356,8 +362,6 @@ export function planAppend(
   const perMessage = new Uint32Array(from + changed.length);
   perMessage.set(stored.perMessage.subarray(0, from));
   perMessage.set(added.perMessage, from);
-  const prefix = new Float64Array(perMessage.length + 1);
-  for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
 
   const count = from + changed.length;
   const assistants = (ms: readonly Message[]): number => ms.filter((m) => m.role === 'assistant').length;
@@ -373,7 +377,9 @@ export function planAppend(
   if (title === undefined) return undefined;
   // The library's usage columns move with the append, as a first import of the grown file would store them.
   const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
-  const counts: SessionCounts = { ...stored, perMessage, prefix };
+  // Only the per-message array is stored and planned from: no prefix sums (loadCounts makes them).
+  const { tokenizer, system, tools, unlogged, approximate } = stored;
+  const estimates = { tokenizer, system, tools, unlogged, approximate, perMessage };
   const written: Message[] = [];
   const bodies: string[] = [];
   let last: KnownSession['last'] | undefined;
@@ -428,10 +434,8 @@ export function planAppend(
       sessionId: session.id,
       ...(rows.compactions && rows.compactions.length > 0 ? { compactions: rows.compactions } : {}),
       previous: session.messageCount,
-      estimates: stored.perMessage,
       from,
-      added: added.perMessage,
-      counts,
+      estimates,
     });
   };
   const apply = (): void => write(store.db, (f) => finishAppend(store, f));
@@ -441,7 +445,7 @@ export function planAppend(
     write(recorder, (f) => (finish = f));
     const next: KnownSession = {
       session: { ...session, messageCount: count, steps, turns, hasUsage, title, ...usage },
-      estimates: counts,
+      estimates,
       last: last ?? known!.last,
       typed: (known?.typed ?? false) || changed.some((m) => typedPrompt(m) !== null),
     };
