@@ -16,6 +16,7 @@
  * is no message, or the response id of a stored message before the last one.
  */
 import { importer } from '../import/claude-code';
+import type { BlockedJsonLines } from '../import/read';
 import type { JsonLine, ParseContext } from '../import/types';
 import { isRecord } from '../import/util';
 import type { Message, Session } from '../model';
@@ -132,7 +133,7 @@ export const format: FormatDescriptor = {
         const apiIdOfLine = new Map<number, string>();
         // The records of the new messages: their lines' bytes, as the import stores them.
         const texts = new LineBytes(appended);
-        const input = (async function* (): AsyncGenerator<JsonLine> {
+        const checked = function* (): Generator<JsonLine> {
           for (const span of lineSpans(appended, state.lines)) {
             total = span.line;
             const text = textOf(appended, span.from, span.to);
@@ -167,7 +168,17 @@ export const format: FormatDescriptor = {
             news++;
             yield { line: span.line, value: r, raw: text };
           }
-        })();
+        };
+        // One block of all the lines, read line by line as the importer asks (lineBlocks in
+        // core/import/read.ts): no promise per line.
+        const input: BlockedJsonLines = {
+          blocks: async function* () {
+            yield checked();
+          },
+          async *[Symbol.asyncIterator]() {
+            yield* checked();
+          },
+        };
         // The importer's own per-line path, on the new lines alone, numbered as in the file.
         const ctx: ParseContext = { name: 'appended lines', keepRaw: false, lineRecords: true, warn: () => {}, progress: () => {} };
         let parsedSessions: Session[] | undefined;

@@ -2,7 +2,8 @@
  * Worker thread that imports one file into the store: it opens its own connection to the
  * database (WAL lets the host keep reading meanwhile), parses the file as a stream and writes
  * every session in one transaction (big files through a writer thread, store/writer.ts, which
- * this script also runs: `role: 'writer'`). The host's event loop never carries an import. A big
+ * this script also runs: `role: 'writer'`; a progressive import's chunks through another,
+ * store/chunk-writer.ts, `role: 'chunks'`). The host's event loop never carries an import. A big
  * file of lines is opened progressively (store/progressive.ts): `visible` once its prefix is
  * stored, `grown` after each chunk. Cancel is a message: the import stops at its next check and
  * deletes what it stored (the host terminates the worker if that takes too long; SQLite then
@@ -14,6 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TailUpdate } from '../store/tail';
 import type { WriterData } from '../store/writer';
+import type { ChunkWriterData } from '../store/chunk-writer';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 import { traceHeap } from '../trace';
 
@@ -74,10 +76,12 @@ async function run(request: ImportWorkerRequest, signal: AbortSignal, post: (rep
 
 if (parentPort) {
   const port = parentPort;
-  const data = workerData as ImportWorkerRequest | WriterData;
-  traceHeap('role' in data && data.role === 'writer' ? 'import writer' : 'import worker');
+  const data = workerData as ImportWorkerRequest | WriterData | ChunkWriterData;
+  traceHeap('role' in data ? (data.role === 'writer' ? 'import writer' : 'import chunk writer') : 'import worker');
   if ('role' in data && data.role === 'writer') {
     void import('../store/writer').then(({ runWriter }) => runWriter(port, data));
+  } else if ('role' in data && data.role === 'chunks') {
+    void import('../store/chunk-writer').then(({ runChunkWriter }) => runChunkWriter(port, data));
   } else {
     // Cancel: the import stops at its next check and takes back what it stored (store/progressive.ts).
     const controller = new AbortController();

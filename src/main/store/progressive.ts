@@ -18,7 +18,9 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ImportError } from '../../core/import/types';
 import { importFileToStore, type ImportFileOptions, type StoredImport } from './import-file';
 import type { SessionStore } from './sessions';
-import { openTail, updateTail, type TailState, type TailUpdate } from './tail';
+import { ChunkWriter } from './chunk-writer';
+import { openTail, recordChunk, rehash, updateTail, type RecordedChunk, type TailState, type TailUpdate } from './tail';
+import { knownSession, onlySession, StoreBehind, type KnownSession } from './tail-append';
 import { isJsonDocument } from './tail-shape';
 
 /** Files from this size on are opened progressively. */
@@ -63,11 +65,18 @@ export interface ProgressiveOptions extends ImportFileOptions {
    * resolves. See `pauseCheckpoints`.
    */
   readonly checkpointLater?: boolean;
+  /**
+   * Store the chunks through a writer thread while this one parses the next (store/chunk-writer.ts);
+   * default: on a database file. `false`: each chunk parsed and stored here in turn.
+   */
+  readonly pipeline?: boolean;
 }
 
 export interface ProgressiveImport extends StoredImport {
   /** The file was opened progressively (a prefix first, then chunks). */
   readonly progressive: boolean;
+  /** Chunks stored by the writer thread while the next was parsed (the others: parsed and stored in turn). */
+  readonly pipelined?: number;
 }
 
 /** The end of the last complete line at or before `end` (0: none). */
@@ -144,6 +153,7 @@ export async function importProgressively(store: SessionStore, path: string, opt
   if (first.reused) return whole();
   let ids = first.sessionIds;
   const resumeCheckpoints = pauseCheckpoints(store, options.checkpointLater === true);
+  let writer: ChunkWriter | undefined;
   try {
     if (cancelled()) throw new Error(`${path}: import cancelled`);
     const state = await openTail(store, ids[0]!);
@@ -158,15 +168,86 @@ export async function importProgressively(store: SessionStore, path: string, opt
     let chunk = options.chunkBytes ?? CHUNK_BYTES;
     let chunked = true;
     let messages = first.messages;
+    const grown = (update: TailUpdate, total: number): void => {
+      for (const s of update.sessions) messages = Math.max(messages, s.messages);
+      options.onGrown?.(update, update.size, Math.max(total, update.size));
+      options.onProgress?.({ bytes: update.size, sessions: ids.length, messages });
+    };
+    // Two cores: the writer stores chunk k while this thread parses and plans chunk k + 1 from
+    // what it knows the session will be (`known`); a chunk is reported once it is stored.
+    writer =
+      options.pipeline !== false && store.db.name !== ''
+        ? ChunkWriter.start({
+            dbPath: store.db.name,
+            path,
+            stored: state.size,
+            ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+          })
+        : undefined;
+    const knownNow = (): KnownSession | undefined => {
+      const only = onlySession(store, sourceId);
+      return only && knownSession(store, only);
+    };
+    let known = writer && knownNow();
+    /** Chunks went through the writer since the tail last hashed by itself. */
+    let hashBehind = false;
+    let pipelined = 0;
+    /** The writer has stored every chunk posted (each reported): the store is current. */
+    const caughtUp = async (): Promise<void> => {
+      await writer?.drain();
+      // The reports of stored chunks run on their promises: one turn for them.
+      await new Promise((r) => setImmediate(r));
+    };
     for (;;) {
       // A turn of the event loop between chunks: a chunk awaits only promises, and a cancel comes as a message.
       await new Promise((r) => setImmediate(r));
       if (cancelled()) throw new Error(`${path}: import cancelled`);
       const total = statSync(path).size;
+      if (writer && known && chunked && hasLineFastPath(state)) {
+        let next: RecordedChunk | 'none' | undefined;
+        try {
+          next = await recordChunk(store, state, known, state.size + chunk, writer.pending === 0);
+        } catch (e) {
+          if (!(e instanceof StoreBehind)) throw e;
+          next = undefined;
+        }
+        if (next === 'none') {
+          // A line longer than a chunk: a bigger chunk; else the file's complete lines are all in.
+          if (state.size + chunk < total && lineEndBefore(path, total) > state.size) {
+            chunk *= 4;
+            continue;
+          }
+          // The chunks stored are reported first (a file still being written may grow meanwhile), then the file is looked at again.
+          if (writer.pending > 0) {
+            await caughtUp();
+            continue;
+          }
+          break;
+        }
+        if (next) {
+          const { update } = next;
+          known = next.known;
+          hashBehind = true;
+          pipelined++;
+          const { stored } = await writer.post(next.writes, next.transfer);
+          void stored.then(
+            () => grown(update, total),
+            () => {},
+          );
+          if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+          continue;
+        }
+        // Not for the fast path as planned from memory: the store decides, once it holds every chunk.
+        await caughtUp();
+      }
       // Once an append leaves the fast path (the whole file decided: a fork, subagents in the file),
       // chunks would parse the whole file again each time: the rest goes in one update.
       const upTo = chunked && hasLineFastPath(state) ? state.size + chunk : undefined;
+      // The tail goes on by itself from here: its running hash first (the writer hashed the chunks it stored).
+      if (hashBehind) await rehash(state);
+      hashBehind = false;
       const update = await updateTail(store, state, upTo !== undefined ? { upTo } : {});
+      if (writer) known = knownNow();
       if (!update) {
         // A line longer than a chunk: a bigger chunk; else the file's complete lines are all in.
         if (upTo !== undefined && upTo < total && lineEndBefore(path, total) > state.size) {
@@ -176,15 +257,20 @@ export async function importProgressively(store: SessionStore, path: string, opt
         break;
       }
       if (!update.fast) chunked = false;
-      for (const s of update.sessions) messages = Math.max(messages, s.messages);
       // An append the whole file decided may add or remove sessions: what is stored now is what a cancel takes back.
       if (!update.fast) ids = sessionsOf(store, sourceId);
-      options.onGrown?.(update, state.size, Math.max(total, state.size));
-      options.onProgress?.({ bytes: state.size, sessions: ids.length, messages });
+      grown(update, total);
       if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
     }
-    return { ...first, sessionIds: ids, messages, progressive: true };
+    if (writer) {
+      await caughtUp();
+      await writer.close();
+      writer = undefined;
+    }
+    return { ...first, sessionIds: ids, messages, progressive: true, pipelined };
   } catch (e) {
+    // The chunk being stored is rolled back with the writer's transaction; the stored ones are deleted here.
+    await writer?.abort();
     discard(store, ids);
     throw e;
   } finally {

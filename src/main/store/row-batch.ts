@@ -3,18 +3,21 @@
  * an import's time (the writer's bulk path, store/sessions.ts, and the live tail's appends,
  * store/tail-append.ts).
  */
-import type { Statement } from 'better-sqlite3';
+/** What a batch runs: a prepared statement, or one that records its runs for another thread (store/chunk-writer.ts). */
+export interface Runnable {
+  run(params: unknown[]): unknown;
+}
 
 export const ROWS_PER_INSERT = 32;
 
 export class RowBatch {
   private readonly params: unknown[] = [];
-  private readonly many: Statement;
-  private readonly one: Statement;
+  private readonly many: Runnable;
+  private readonly one: Runnable;
 
   /** `head` is the INSERT up to VALUES, `row` one row's placeholders holding `columns` values. */
   constructor(
-    prepare: (sql: string) => Statement,
+    prepare: (sql: string) => Runnable,
     head: string,
     row: string,
     private readonly columns: number,

@@ -12,9 +12,11 @@ import type { Message, ReportedUsage, Session, SourceCompaction } from '../../co
 import { countSession } from '../../core/tokens/count';
 import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
+import type { SessionCounts } from '../../core/tokens/types';
 import { countsKey } from '../../core/tokens/version';
 import { isTurnBoundary, turnStarts } from '../../core/turns';
-import { RowBatch } from './row-batch';
+import { RowBatch, type Runnable } from './row-batch';
+import { StatementRecorder, type Recording } from './recorded';
 import { sourceLineId, storedForm, type SessionStore } from './sessions';
 
 export interface FastAppend {
@@ -38,6 +40,96 @@ export interface FastPlan {
   readonly update: FastAppend | undefined;
   readonly apply: () => void;
   readonly advance: () => void;
+  /**
+   * The same writes recorded for the chunk writer thread instead of run here (store/chunk-writer.ts),
+   * and what the session is once they are stored (the next chunk is planned from it, not from the
+   * store). `bytes`: the appended bytes the line records are views of (handed over, not copied).
+   */
+  readonly record?: (bytes?: Uint8Array) => { readonly writes: RecordedWrites; readonly known: KnownSession };
+}
+
+/** Where an append's statements go: the store's connection, or a recorder for another thread (store/chunk-writer.ts). */
+export interface Writable {
+  prepare(sql: string): { run(...params: unknown[]): unknown };
+}
+
+/** An append's writes as another thread replays them: its statements, then what needs the stored rows (`finishAppend`). */
+export interface RecordedWrites {
+  readonly statements: Recording;
+  readonly transfer: ArrayBuffer[];
+  readonly finish: AppendFinish;
+}
+
+/**
+ * What a pipelined import knows of its session while the chunk writer is a chunk behind
+ * (store/progressive.ts): what the fast path would otherwise read from the store — the session's
+ * row, its estimates, its last message and its record — kept as the writer will have stored them.
+ */
+export interface KnownSession {
+  readonly session: OnlySession;
+  /** Its chars/4 estimates (the per-message array: what planning reads). */
+  readonly estimates: Omit<SessionCounts, 'prefix'>;
+  /** The last message as stored, its record (raw or line) and its raw text as `rawOf` reads it. */
+  readonly last: { readonly message: Message; readonly raw: string | null; readonly rawLine: number | null; readonly text: string | null };
+  /** A stored user message holds a typed prompt: the title is settled. */
+  readonly typed: boolean;
+}
+
+/** The plan needs a stored row that a pipelined import only has once the writer has caught up: the caller waits for it and plans again. */
+export class StoreBehind extends Error {
+  constructor(what: string) {
+    super(`the store is a chunk behind: ${what}`);
+    this.name = 'StoreBehind';
+  }
+}
+
+/** What the store knows of a tailed session now (a pipelined import starts from it, and starts again from it after waiting for the writer). */
+export function knownSession(store: SessionStore, session: OnlySession): KnownSession | undefined {
+  const estimates = store.loadCounts(session.id, 'chars4');
+  if (!estimates || estimates.perMessage.length !== session.messageCount || session.messageCount === 0) return undefined;
+  const lastIdx = session.messageCount - 1;
+  const row = store.db
+    .prepare('SELECT body, raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?')
+    .get(session.id, lastIdx) as { body: string; raw: string | null; rawLine: number | null } | undefined;
+  if (!row) return undefined;
+  let typed = false;
+  for (const body of store.db
+    .prepare("SELECT body FROM messages WHERE session_id = ? AND role = 'user' ORDER BY idx")
+    .pluck()
+    .iterate(session.id) as IterableIterator<string>) {
+    if (typedPrompt(JSON.parse(body) as Message) !== null) {
+      typed = true;
+      break;
+    }
+  }
+  return {
+    session,
+    estimates,
+    last: { message: JSON.parse(row.body) as Message, raw: row.raw, rawLine: row.rawLine, text: store.rawOf(session.id, lastIdx) },
+    typed,
+  };
+}
+
+/** The stored session as a format's tail parser reads it, from what a pipelined import knows; what it does not know throws StoreBehind. */
+export function knownStoredSession(known: KnownSession): StoredSession {
+  const { session, last } = known;
+  const lastIdx = session.messageCount - 1;
+  const behind = (what: string): never => {
+    throw new StoreBehind(what);
+  };
+  return {
+    id: session.id,
+    messageCount: session.messageCount,
+    model: session.model,
+    messagesFrom: (from) => (from === lastIdx ? [last.message] : from >= session.messageCount ? [] : behind('messages')),
+    messageIds: () => behind('message ids'),
+    // eslint-disable-next-line require-yield
+    *backward() {
+      behind('messages');
+    },
+    rawOf: (index) => (index === lastIdx ? last.text : behind('raw records')),
+    meta: () => behind('metadata'),
+  };
 }
 
 /** The session's one stored row (a tailed line file is one session), or undefined. */
@@ -66,6 +158,8 @@ export function onlySession(store: SessionStore, sourceId: number): OnlySession 
 export interface RecordOf {
   (m: Message, index: number): { readonly raw: string | null; readonly rawLine: number | null };
   readonly flush?: () => void;
+  /** The raw text `rawOf` reads back for a message recorded by line (its lines joined), when known here. */
+  readonly text?: (m: Message, index: number) => string | null;
 }
 
 /** A line's text as SQLite binds it: a string, or its bytes (stored as text as they are, `CAST(? AS TEXT)`). */
@@ -76,9 +170,12 @@ const boundText = (t: string | Uint8Array | undefined): string | Buffer =>
 const lineString = (t: string | Uint8Array | undefined): string => boundText(t).toString();
 
 /** Raw records by source line (`source_lines`), as a first import of a line-records format keeps them. */
-export function byLine(store: SessionStore, sourceId: number, textOf: LineTexts): RecordOf {
+export function byLine(db: Writable, sourceId: number, textOf: LineTexts): RecordOf {
   const lines = new RowBatch(
-    (sql) => store.db.prepare(sql),
+    (sql) => {
+      const st = db.prepare(sql);
+      return { run: (params) => st.run(params) };
+    },
     'INSERT OR IGNORE INTO source_lines (id, text) VALUES ',
     '(?, CAST(? AS TEXT))',
     2,
@@ -89,37 +186,65 @@ export function byLine(store: SessionStore, sourceId: number, textOf: LineTexts)
     for (const l of m.mergedLines ?? []) lines.add(sourceLineId(sourceId, l), boundText(textOf.get(l)));
     return { raw: null, rawLine: sourceLineId(sourceId, m.sourceLine) };
   };
-  return Object.assign(record, { flush: () => lines.flush() });
+  const text = (m: Message): string | null =>
+    m.sourceLine === undefined
+      ? (m.raw ?? null)
+      : [m.sourceLine, ...(m.mergedLines ?? [])].map((l) => lineString(textOf.get(l))).join('\n');
+  return Object.assign(record, { flush: () => lines.flush(), text });
 }
 
+const inlineRecord: RecordOf = Object.assign((m: Message) => ({ raw: m.raw ?? null, rawLine: null }), {
+  text: (m: Message) => m.raw ?? null,
+});
 /** Raw records inline (`messages.raw`), as a first import of a format that is not line records keeps them. */
-export const inline: RecordOf = (m) => ({ raw: m.raw ?? null, rawLine: null });
+export const inline = (): RecordOf => inlineRecord;
+
+/** Where an append's records go, once the statements' destination is known. */
+export type RecordsOf = (db: Writable) => RecordOf;
 
 /**
  * Where a tail change's records go (TailChange.records): inline, or by line; a last stored
  * message continued on new lines keeps its record as the first import kept it — inline (the raw
  * lines joined by newlines), or by line under the same source lines.
  */
-export function recordsOf(store: SessionStore, sourceId: number, session: OnlySession, change: TailChange): RecordOf {
+export function recordsOf(
+  store: SessionStore,
+  sourceId: number,
+  session: OnlySession,
+  change: TailChange,
+  known?: KnownSession,
+): RecordsOf {
   const records = change.records;
   if (records === 'inline') return inline;
-  const lineRecord = byLine(store, sourceId, records.lines);
   const extended = records.extendsLast;
   const lastIdx = session.messageCount - 1;
-  if (!extended || change.from !== lastIdx) return lineRecord;
+  if (!extended || change.from !== lastIdx) return (db) => byLine(db, sourceId, records.lines);
   const prev = change.removed[0];
-  const last = store.db
-    .prepare('SELECT raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?')
-    .get(session.id, lastIdx) as { raw: string | null; rawLine: number | null };
-  const record = (m: Message, i: number): { raw: string | null; rawLine: number | null } => {
-    if (i !== lastIdx) return lineRecord(m, i);
-    if (last.raw !== null) return { raw: [last.raw, ...extended.map((l) => lineString(records.lines.get(l)))].join('\n'), rawLine: null };
-    const base = (last.rawLine ?? sourceLineId(sourceId, 0)) - (prev?.sourceLine ?? 0);
-    const insertLine = store.db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))');
-    for (const l of extended) insertLine.run(base + l, boundText(records.lines.get(l)));
-    return { raw: null, rawLine: last.rawLine };
+  const last = known
+    ? known.last
+    : (store.db.prepare('SELECT raw, raw_line AS rawLine FROM messages WHERE session_id = ? AND idx = ?').get(session.id, lastIdx) as {
+        raw: string | null;
+        rawLine: number | null;
+      });
+  const lastText = known ? known.last.text : undefined;
+  return (db) => {
+    const lineRecord = byLine(db, sourceId, records.lines);
+    const extendedText = (): string[] => extended.map((l) => lineString(records.lines.get(l)));
+    const record = (m: Message, i: number): { raw: string | null; rawLine: number | null } => {
+      if (i !== lastIdx) return lineRecord(m, i);
+      if (last.raw !== null) return { raw: [last.raw, ...extendedText()].join('\n'), rawLine: null };
+      const base = (last.rawLine ?? sourceLineId(sourceId, 0)) - (prev?.sourceLine ?? 0);
+      const insertLine = db.prepare('INSERT OR IGNORE INTO source_lines (id, text) VALUES (?, CAST(? AS TEXT))');
+      for (const l of extended) insertLine.run(base + l, boundText(records.lines.get(l)));
+      return { raw: null, rawLine: last.rawLine };
+    };
+    const text = (m: Message, i: number): string | null => {
+      if (i !== lastIdx) return lineRecord.text!(m, i);
+      if (last.raw !== null) return [last.raw, ...extendedText()].join('\n');
+      return lastText === undefined || lastText === null ? null : [lastText, ...extendedText()].join('\n');
+    };
+    return Object.assign(record, { flush: () => lineRecord.flush?.(), text });
   };
-  return Object.assign(record, { flush: () => lineRecord.flush?.() });
 }
 
 /** The stored session of a tailed file as a format's tail parser reads it (core/formats/types.ts). */
@@ -154,7 +279,7 @@ export interface AppendRows {
   readonly removed: readonly Message[];
   /** Messages [from, …) as a first import of the grown file makes them (raw records on `raw` or by line). */
   readonly changed: readonly Message[];
-  readonly record: RecordOf;
+  readonly record: RecordsOf;
   /** Compactions among the new lines (indices in the whole session): added to the session's metadata. */
   readonly compactions?: readonly SourceCompaction[];
 }
@@ -164,15 +289,62 @@ const MESSAGE_ROW = '(?, ?, ?, ?, ?, ?, ?)';
 const EMPTY_USAGE: ReportedUsage = { convention: 'anthropic', input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
 
 /**
- * The plan that writes `rows` (undefined when the stored estimates do not cover the session, or
- * the title would change in a way only the whole file shows).
+ * What an append's writes need of the stored rows (another tokenizer's counts, the session's
+ * metadata): done where the statements run. The estimates are the session's whole array after the
+ * append (those before `from` are the stored ones, unchanged); it alone crosses to the writer
+ * thread, not the prefix sums a `SessionCounts` also carries (nothing stores them).
  */
-export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan, 'advance'> | undefined {
+export interface AppendFinish {
+  readonly sessionId: string;
+  /** Compactions among the new lines: added to the session's metadata. */
+  readonly compactions?: readonly SourceCompaction[];
+  /** The message count before the append. */
+  readonly previous: number;
+  /** The first message written. */
+  readonly from: number;
+  /** The session's chars/4 estimates after the append. */
+  readonly estimates: Omit<SessionCounts, 'prefix'>;
+}
+
+/** The writes of an append that read stored rows, in the transaction of its statements. */
+export function finishAppend(store: SessionStore, f: AppendFinish): void {
+  const db = store.db;
+  if (f.compactions && f.compactions.length > 0) {
+    const meta = JSON.parse(db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(f.sessionId) as string) as Omit<
+      Session,
+      'messages'
+    >;
+    const all = [...meta.sourceCompactions, ...f.compactions];
+    db.prepare('UPDATE sessions SET meta = ?, compactions = ? WHERE id = ?').run(
+      JSON.stringify({ ...meta, sourceCompactions: all }),
+      all.length,
+      f.sessionId,
+    );
+  }
+  const perMessage = f.estimates.perMessage;
+  extendCounts(store, f.sessionId, f.previous, perMessage, f.from, perMessage.subarray(f.from));
+  // saveCounts stores the per-message array (the prefix sums are made when counts are loaded).
+  store.saveCounts(f.sessionId, { ...f.estimates, prefix: new Float64Array(0) });
+}
+
+/**
+ * The plan that writes `rows` (undefined when the stored estimates do not cover the session, or
+ * the title would change in a way only the whole file shows). With `known` (a pipelined import),
+ * what it would read from the store comes from there; what only the store has throws StoreBehind
+ * (unless `current`).
+ */
+export function planAppend(
+  store: SessionStore,
+  rows: AppendRows,
+  known?: KnownSession,
+  /** With `known`: the store holds every chunk too (it may be read for what `known` does not hold). */
+  current = false,
+): Omit<FastPlan, 'advance'> | undefined {
   const { session, from, removed, changed } = rows;
   if (changed.length === 0 && removed.length === 0) return { update: undefined, apply: () => {} };
   // Estimates: the stored ones plus the changed messages' (chars/4 counts each message on its own).
   const counter = createCounter(chars4, { memo: false });
-  const stored = store.loadCounts(session.id, 'chars4');
+  const stored = known ? known.estimates : store.loadCounts(session.id, 'chars4');
   if (counter.scale !== 1 || !stored || stored.perMessage.length !== session.messageCount) return undefined;
   const added = countSession(
     {
@@ -190,8 +362,6 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   const perMessage = new Uint32Array(from + changed.length);
   perMessage.set(stored.perMessage.subarray(0, from));
   perMessage.set(added.perMessage, from);
-  const prefix = new Float64Array(perMessage.length + 1);
-  for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
 
   const count = from + changed.length;
   const assistants = (ms: readonly Message[]): number => ms.filter((m) => m.role === 'assistant').length;
@@ -200,20 +370,32 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
   const turns =
     from === 0 ? turnStarts(changed).length : session.turns - removed.filter(isTurnBoundary).length + changed.filter(isTurnBoundary).length;
   const hasUsage = session.hasUsage === 1 || changed.some((m) => m.usage) ? 1 : 0;
-  const title = titleAfter(store, session, changed);
+  const bringsUser = changed.some((m) => m.role === 'user');
+  const fromStore = !known || (current && bringsUser && !known.typed);
+  if (!fromStore && bringsUser && !known.typed) throw new StoreBehind('the stored user messages (the title)');
+  const title = fromStore ? titleAfter(store, session, changed) : session.title;
   if (title === undefined) return undefined;
-  const db = store.db;
+  // The library's usage columns move with the append, as a first import of the grown file would store them.
+  const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
+  // Only the per-message array is stored and planned from: no prefix sums (loadCounts makes them).
+  const { tokenizer, system, tools, unlogged, approximate } = stored;
+  const estimates = { tokenizer, system, tools, unlogged, approximate, perMessage };
   const written: Message[] = [];
   const bodies: string[] = [];
-  const apply = (): void => {
+  let last: KnownSession['last'] | undefined;
+  const write = (db: Writable, finish: (f: AppendFinish) => void): void => {
     written.length = 0;
     bodies.length = 0;
     if (from < session.messageCount) {
       db.prepare('DELETE FROM messages WHERE session_id = ? AND idx >= ?').run(session.id, from);
       db.prepare('DELETE FROM usage WHERE session_id = ? AND idx >= ?').run(session.id, from);
     }
+    const prepare = (sql: string): Runnable => {
+      const st = db.prepare(sql);
+      return { run: (params) => st.run(params) };
+    };
     const messages = new RowBatch(
-      (sql) => db.prepare(sql),
+      prepare,
       'INSERT INTO messages (session_id, idx, message_id, role, body, raw, raw_line) VALUES ',
       MESSAGE_ROW,
       7,
@@ -221,15 +403,16 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
     const layout = store.usageLayout();
     const usageColumns = 2 + layout.values(EMPTY_USAGE).length;
     const usageRows = new RowBatch(
-      (sql) => db.prepare(sql),
+      prepare,
       `INSERT INTO usage (session_id, idx, ${layout.names}) VALUES `,
       `(${new Array<string>(usageColumns).fill('?').join(', ')})`,
       usageColumns,
     );
+    const record = rows.record(db);
     for (let j = 0; j < changed.length; j++) {
       const m = changed[j]!;
       const i = from + j;
-      const r = rows.record(m, i);
+      const r = record(m, i);
       // The host is handed the stored form itself: what loadSession reads back from its body, without parsing it again.
       const stored = storedForm(m);
       const body = JSON.stringify(stored);
@@ -238,29 +421,36 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       bodies.push(body);
       const u = m.usage;
       if (u) usageRows.add(session.id, i, ...layout.values(u));
+      if (j === changed.length - 1)
+        last = { message: stored, raw: r.raw, rawLine: r.rawLine, text: record.text ? record.text(m, i) : null };
     }
     messages.flush();
     usageRows.flush();
-    rows.record.flush?.();
-    // The library's usage columns move with the append, as a first import of the grown file would store them.
-    const usage = appendUsageStats(session, session.model ?? undefined, removed, changed);
+    record.flush?.();
     db.prepare(
       'UPDATE sessions SET message_count = ?, step_count = ?, turn_count = ?, has_usage = ?, title = ?, prompt_tokens = ?, output_tokens = ?, cost = ?, ended_at = ? WHERE id = ?',
     ).run(count, steps, turns, hasUsage, title, usage.promptTokens, usage.outputTokens, usage.cost, usage.endedAt, session.id);
-    if (rows.compactions && rows.compactions.length > 0) {
-      const meta = JSON.parse(db.prepare('SELECT meta FROM sessions WHERE id = ?').pluck().get(session.id) as string) as Omit<
-        Session,
-        'messages'
-      >;
-      const all = [...meta.sourceCompactions, ...rows.compactions];
-      db.prepare('UPDATE sessions SET meta = ?, compactions = ? WHERE id = ?').run(
-        JSON.stringify({ ...meta, sourceCompactions: all }),
-        all.length,
-        session.id,
-      );
-    }
-    extendCounts(store, session.id, session.messageCount, stored.perMessage, from, added.perMessage);
-    store.saveCounts(session.id, { ...stored, perMessage, prefix });
+    finish({
+      sessionId: session.id,
+      ...(rows.compactions && rows.compactions.length > 0 ? { compactions: rows.compactions } : {}),
+      previous: session.messageCount,
+      from,
+      estimates,
+    });
+  };
+  const apply = (): void => write(store.db, (f) => finishAppend(store, f));
+  const record = (bytes?: Uint8Array): { writes: RecordedWrites; known: KnownSession } => {
+    const recorder = new StatementRecorder(bytes);
+    let finish: AppendFinish | undefined;
+    write(recorder, (f) => (finish = f));
+    const next: KnownSession = {
+      session: { ...session, messageCount: count, steps, turns, hasUsage, title, ...usage },
+      estimates,
+      last: last ?? known!.last,
+      typed: (known?.typed ?? false) || changed.some((m) => typedPrompt(m) !== null),
+    };
+    const { recording, transfer } = recorder.take();
+    return { writes: { statements: recording, transfer, finish: finish! }, known: next };
   };
   return {
     update: {
@@ -274,6 +464,7 @@ export function planAppend(store: SessionStore, rows: AppendRows): Omit<FastPlan
       ...(rows.compactions && rows.compactions.length > 0 ? { compactions: rows.compactions } : {}),
     },
     apply,
+    record,
   };
 }
 
@@ -341,4 +532,11 @@ function extendCounts(
     for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
     store.saveCounts(sessionId, { ...c, perMessage, prefix, approximate: true });
   }
+}
+
+/** The source now covers `size` bytes hashing to `hash`. */
+export function updateSource(store: SessionStore, sourceId: number, size: number, hash: string): void {
+  // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
+  const taken = store.db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(hash, sourceId) !== undefined;
+  store.db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(size, taken ? `tail:${sourceId}:${hash}` : hash, sourceId);
 }

@@ -35,7 +35,18 @@ import { createCounter } from '../../core/tokens/cost';
 import { chars4 } from '../../core/tokens/heuristics';
 import { fileSource } from '../io/file-source';
 import { messageRows, sessionRow, sourceLineId, storedEntries, type SessionStore } from './sessions';
-import { onlySession, planAppend, recordsOf, storedSession, type FastPlan } from './tail-append';
+import {
+  knownStoredSession,
+  onlySession,
+  planAppend,
+  recordsOf,
+  storedSession,
+  updateSource,
+  type FastPlan,
+  type KnownSession,
+} from './tail-append';
+import type { ChunkWrites } from './chunk-writer';
+import { StatementRecorder } from './recorded';
 import { isJsonDocument } from './tail-shape';
 import { appendDocument, documentTail, documentTailOf, type DocumentFormat, type DocumentTail } from './tail-document';
 
@@ -504,6 +515,115 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
   };
 }
 
+/** A chunk planned for the chunk writer thread (store/chunk-writer.ts): its writes, the update it makes once stored, the session after it. */
+export interface RecordedChunk {
+  readonly writes: ChunkWrites;
+  readonly transfer: ArrayBuffer[];
+  readonly update: TailUpdate;
+  readonly known: KnownSession;
+}
+
+/**
+ * A pipelined progressive import's next chunk (store/progressive.ts): the appended lines up to
+ * `upTo`, planned on the fast path from `known` rather than from the store (which is a chunk
+ * behind), recorded for the writer thread; the tail moves on as if it were stored, but for its
+ * running hash: the writer hashes the chunks (`rehash` brings it up to date). `'none'`: no
+ * complete line to add. Undefined: the fast path does not take these lines (the caller waits for
+ * the writer, then runs `updateTail`). Throws StoreBehind when planning needs a row the writer has
+ * not stored yet (the caller waits for it and runs `updateTail`).
+ */
+export async function recordChunk(
+  store: SessionStore,
+  state: TailState,
+  known: KnownSession,
+  upTo: number,
+  /** The writer has stored every chunk: what `known` does not hold may be read from the store. */
+  current: boolean,
+): Promise<RecordedChunk | 'none' | undefined> {
+  const lines = state.lines;
+  if (!lines || state.stale || state.document === true || state.size === 0) return undefined;
+  const size = Math.min(fileSize(state.path), upTo);
+  if (size < state.size || digestBefore(state.path, state.size) !== state.tailDigest) return undefined;
+  if (readRange(state.path, state.size - 1, state.size)[0] !== 10) return undefined;
+  const end = lastLineEnd(state.path, state.size, size);
+  if (end <= state.size) return 'none';
+  const appended = readRange(state.path, state.size, end);
+  const answer = await lines.tail.append({
+    state: lines.state,
+    appended,
+    session: current ? storedSession(store, known.session) : knownStoredSession(known),
+    name: state.path,
+    size: state.size,
+    read: reader(state.path),
+  });
+  lines.state = answer.state;
+  const change = answer.change;
+  if (!change) return undefined;
+  const session = known.session;
+  const plan = planAppend(
+    // With `known`, the plan reads nothing from the store but the usage table's layout (its schema).
+    store,
+    {
+      session,
+      from: change.from,
+      removed: change.removed,
+      changed: change.changed,
+      record: recordsOf(store, state.sourceId, session, change, known),
+      ...(change.compactions && change.compactions.length > 0 ? { compactions: change.compactions } : {}),
+    },
+    known,
+    current,
+  );
+  if (!plan) return undefined;
+  const recorded = plan.record?.(appended);
+  lines.state = change.next();
+  state.size = end;
+  state.tailDigest = digestBefore(state.path, end);
+  const u = plan.update;
+  const update: TailUpdate = {
+    rewritten: false,
+    sessions: u
+      ? [
+          {
+            id: u.sessionId,
+            messages: u.messages,
+            steps: u.steps,
+            changedFrom: u.changedFrom,
+            written: {
+              messages: u.written,
+              bodies: u.bodies,
+              previous: u.previous,
+              ...(u.compactions ? { compactions: u.compactions } : {}),
+            },
+          },
+        ]
+      : [],
+    deleted: [],
+    size: end,
+    fast: true,
+  };
+  const source = { sourceId: state.sourceId, size: end };
+  // Lines that hold no message: their bytes only, for the source's hash.
+  const r = recorded?.writes;
+  const { recording, transfer } = r ? { recording: r.statements, transfer: r.transfer } : new StatementRecorder(appended).take();
+  return {
+    writes: { statements: recording, ...(recorded ? { finish: recorded.writes.finish } : {}), source },
+    transfer,
+    update,
+    known: recorded?.known ?? known,
+  };
+}
+
+/**
+ * The tail's running hash, read again from the file: after pipelined chunks (`recordChunk`), whose
+ * bytes the writer thread hashed, before the tail goes on by itself.
+ */
+export async function rehash(state: TailState): Promise<void> {
+  const hash = createHash('sha256');
+  for await (const chunk of fileSource(state.path, state.size).chunks()) hash.update(chunk);
+  state.hash = hash;
+}
+
 interface ApplyOptions {
   readonly rewritten: boolean;
   /** Compare every stored message (id, body, raw record) with the new parse, not only the last ones (a document written again). */
@@ -541,13 +661,6 @@ function firstChange(store: SessionStore, sessionId: string, messages: readonly 
     if (body.get(sessionId, i) !== messageRows(messages, i, i + 1, lineRecords).bodies[0]) return i;
   }
   return k;
-}
-
-/** The source now covers `size` bytes hashing to `hash`. */
-function updateSource(store: SessionStore, sourceId: number, size: number, hash: string): void {
-  // The hash is unique among sources: a copy of this very file imported elsewhere keeps it.
-  const taken = store.db.prepare('SELECT 1 FROM sources WHERE hash = ? AND id <> ?').get(hash, sourceId) !== undefined;
-  store.db.prepare('UPDATE sources SET size = ?, hash = ? WHERE id = ?').run(size, taken ? `tail:${sourceId}:${hash}` : hash, sourceId);
 }
 
 /** One update's writes, in one transaction. */
