@@ -816,24 +816,8 @@ function pickLanes(lanes: readonly (LaneView | undefined)[], budget: number, kee
   picked.fill(0);
   let spentAll = 0;
   let left = budget;
-  const take = (k: number, a: number, u: number): void => {
-    if (!keep) return;
-    const c = laneRunCount[k]!;
-    const runs = laneRuns[k]!;
-    // Adjacent to the run before it (the cursor moved down onto it): one run.
-    if (c > 0 && runs[2 * c - 2] === u) {
-      runs[2 * c - 2] = a;
-      return;
-    }
-    if (runs.length < 2 * c + 2) {
-      const grown = new Int32Array(2 * runs.length);
-      grown.set(runs);
-      laneRuns[k] = grown;
-    }
-    laneRuns[k]![2 * c] = a;
-    laneRuns[k]![2 * c + 1] = u;
-    laneRunCount[k] = c + 1;
-  };
+  // A function of the module, not a closure per call: pickLanes runs up to twice per compression.
+  const take = keep ? takeRun : skipRun;
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
     const lane = lanes[k]?.lane;
@@ -922,6 +906,26 @@ function pickLanes(lanes: readonly (LaneView | undefined)[], budget: number, kee
   for (let k = 0; k < n; k++) if (picked[k]! > 0) size -= IS_INLINE[k] ? picked[k]! : 1;
   return size;
 }
+/** Records positions [a, u) of section `k` as taken (pickLanes with `keep`), in `laneRuns`, highest first. */
+function takeRun(k: number, a: number, u: number): void {
+  const c = laneRunCount[k]!;
+  const runs = laneRuns[k]!;
+  // Adjacent to the run before it (the cursor moved down onto it): one run.
+  if (c > 0 && runs[2 * c - 2] === u) {
+    runs[2 * c - 2] = a;
+    return;
+  }
+  if (runs.length < 2 * c + 2) {
+    const grown = new Int32Array(2 * runs.length);
+    grown.set(runs);
+    laneRuns[k] = grown;
+  }
+  laneRuns[k]![2 * c] = a;
+  laneRuns[k]![2 * c + 1] = u;
+  laneRunCount[k] = c + 1;
+}
+function skipRun(): void {}
+
 /** A section the summarizer wrote again as a kept summary's (sameIds), by the kept one's view: the same items, maybe its lane's head. */
 const laneTwins = new WeakMap<LaneView, LaneView>();
 
