@@ -22,9 +22,6 @@
  * that version's items. Any version reads back as its items on demand (`LaneView.items`).
  */
 
-/** Positions a lane uses before it may be packed (Lane.sparse): a small lane is cheap as it is. */
-const PACK_MIN = 1024;
-
 /** `gone` of a position still in the head version. */
 const PRESENT = 0x7fffffff;
 /** The segment tree's value for a position not present: longer than any item. */
@@ -247,28 +244,6 @@ export class Lane {
     for (let p = view.start; p < view.end; p++)
       if (from.gone[p]! > view.version) lane.put(w++, from.items[p]!, from.ids[p]!, from.lens[p]!);
     return lane.laidOut(w);
-  }
-
-  /**
-   * A lane whose first version holds the items of `view` (the head of its lane), packed at the
-   * lowest positions with room for about four times as many: a rolling summary's lane keeps every
-   * position it ever used (each dropped once), so a chain of a thousand compressions grew its lanes
-   * to hundreds of thousands of positions for a few thousand items held — its tables reallocated at
-   * each doubling, its trees that deep. Work proportional to the items held; the same items, in
-   * the same order, with the same numbers and lengths.
-   */
-  static packed(view: LaneView): Lane {
-    const from = view.lane;
-    if (view !== from.head) throw new Error('only the head of a lane is packed');
-    const lane = Lane.sized(2 * view.count, from.generation);
-    let w = 0;
-    for (let p = from.bottom; p >= 0; p = from.above[p]!) lane.put(w++, from.items[p]!, from.ids[p]!, from.lens[p]!);
-    return lane.laidOut(w);
-  }
-
-  /** Whether the head is worth packing (`packed`): its lane's positions are mostly of dropped items. */
-  get sparse(): boolean {
-    return this.n > PACK_MIN && this.n > 3 * this.present;
   }
 
   /** An empty lane with room for twice `count` positions (at least 64). */
