@@ -128,6 +128,8 @@ interface SectionLayout {
  * append grew from it starts from a copy of its shared part (carryLayout).
  */
 interface ListLayout {
+  /** The list's length when it was made (a list that changed length is laid out again). */
+  readonly size: number;
   n: number;
   readonly sections: readonly SectionLayout[];
   /** Messages before i whose items do not all read back. */
@@ -166,7 +168,7 @@ function emptySection(messages: number, mentions: number): SectionLayout {
 /** `list`'s layout of items (of the intern table's current generation), as far as it is made: carried over or new. */
 function listLayoutOf(list: readonly Message[]): ListLayout {
   const held = layouts.get(list);
-  if (held && held.generation === internGeneration) return held;
+  if (held && held.generation === internGeneration && held.size === list.length) return held;
   const from = carried.get(list);
   carried.delete(list);
   const made =
@@ -177,6 +179,7 @@ function listLayoutOf(list: readonly Message[]): ListLayout {
 
 function newLayout(messages: number): ListLayout {
   return {
+    size: messages,
     n: 0,
     sections: ITEM_FIELDS.map(() => emptySection(messages, 256)),
     unsafeBefore: new Uint32Array(messages + 1),
@@ -208,7 +211,7 @@ function copyLayout(from: ListLayout, upTo: number, messages: number): ListLayou
   });
   const unsafeBefore = new Uint32Array(messages + 1);
   unsafeBefore.set(from.unsafeBefore.subarray(0, n + 1));
-  return { n, sections, unsafeBefore, goals: from.goals.filter((i) => i < n), generation: from.generation };
+  return { size: messages, n, sections, unsafeBefore, goals: from.goals.filter((i) => i < n), generation: from.generation };
 }
 
 /**
@@ -217,7 +220,7 @@ function copyLayout(from: ListLayout, upTo: number, messages: number): ListLayou
  */
 export function carryLayout(old: readonly Message[], next: readonly Message[], from: number): void {
   const held = layouts.get(old);
-  if (held && held.n > 0 && !layouts.has(next)) carried.set(next, { from: held, messages: from });
+  if (held && held.n > 0 && held.size === old.length && !layouts.has(next)) carried.set(next, { from: held, messages: from });
 }
 
 /** Lays `list` out up to message `to` (exclusive), or until `enough()` (asked after each message): true once it reaches `to`. */
@@ -286,7 +289,7 @@ export function preparedItems(
   list: readonly Message[],
 ): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
   const at = list.length > 0 ? layouts.get(list) : undefined;
-  if (!at || at.generation !== internGeneration || at.n < list.length) return undefined;
+  if (!at || at.generation !== internGeneration || at.size !== list.length || at.n < list.length) return undefined;
   return at.sections.map(({ ids, next, count }, f) => {
     // Each item once: at its latest mention, the one with no next.
     const items: string[] = [];

@@ -98,6 +98,25 @@ describe('the list layout folds read', () => {
     );
   });
 
+  it('a list that grew in place is laid out again, not read past the layout made for its old length', () => {
+    const list = messagesOf(Array.from({ length: 30 }, (_, i) => (i * 13) % 97));
+    const plain = messagesOf(Array.from({ length: 30 }, (_, i) => (i * 13) % 97));
+    both(list, plain, [{ at: 0, size: list.length, previous: undefined }], 400);
+    const more = Array.from({ length: 20 }, (_, i) => (i * 29) % 97);
+    list.push(...messagesOf(more, 'y'));
+    plain.push(...messagesOf(more, 'y'));
+    const { named, perMessage } = both(
+      list,
+      plain,
+      [
+        { at: 10, size: 60, previous: undefined },
+        { at: 70, size: 40, previous: 0 },
+      ],
+      400,
+    );
+    expect(named).toEqual(perMessage);
+  });
+
   it('lists each distinct item once when whole (preparedItems), and nothing before', () => {
     const list = messagesOf(Array.from({ length: 50 }, (_, i) => (i * 37) % 101));
     expect(prepareMessageList(list, () => true)).toBe(false);
