@@ -6,6 +6,7 @@
  * messages are new. `next` must hold `old`'s first `from` messages as the same objects.
  */
 import type { Message } from '../model';
+import { carryLayout } from '../summarize/extractive';
 import { carryFoldMemo } from './compress';
 import { carryFacts } from './retention';
 
@@ -14,4 +15,5 @@ export function carryReplayCaches(old: readonly Message[], next: readonly Messag
     if (old[i] !== next[i]) throw new Error(`carryReplayCaches: message ${i} is not the one the caches were made for`);
   carryFacts(old, next, from);
   carryFoldMemo(old, next, from);
+  carryLayout(old, next, from);
 }

@@ -88,7 +88,15 @@ function summarizeFold(
     byPrevious.set(previous, out);
     return out;
   };
-  if (summarizer.summarizeText) return remember(summarizer.summarizeText({ messages: folded, previous, targetTokens }));
+  // One run of the session's list: named, so that the extractive summarizer reads the list's
+  // layout of items (built once per list, kept across replays) rather than each message's.
+  const source = fold.length === 1 && n > 0 ? { list: s.messages, from: fold[0]![0] } : undefined;
+  if (summarizer.summarizeText)
+    return remember(
+      summarizer.summarizeText(
+        source ? { messages: folded, previous, targetTokens, source } : { messages: folded, previous, targetTokens },
+      ),
+    );
   return summarizer
     .summarize({ messages: folded, previousSummary: previous?.text ?? null, targetTokens })
     .then((text) => remember(SummaryText.of(text)));

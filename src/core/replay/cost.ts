@@ -59,6 +59,21 @@ const ANTHROPIC_FORMATS = new Set(['claude-code', 'claude-stream-json', 'anthrop
 
 /** The cache rules of a session's provider, and what the log leaves to assume. */
 export function cacheRulesOf(session: Session, model: ModelInfo | undefined): CacheRules {
+  // Read from every message: a slider move re-runs the replay of the same list, and this scan of a
+  // 300,000-call session was ~130 ms of each. Kept per list and what else decides them; a list
+  // never changes once made (a live-tail append makes a new one), its length checked all the same.
+  const key = `${session.format}\u0000${session.model ?? ''}\u0000${model?.provider ?? ''}\u0000${model?.id ?? ''}`;
+  let held = rulesHeld.get(session.messages);
+  if (!held || held.length !== session.messages.length)
+    rulesHeld.set(session.messages, (held = { length: session.messages.length, rules: new Map() }));
+  let rules = held.rules.get(key);
+  if (!rules) held.rules.set(key, (rules = rulesOf(session, model)));
+  // A copy: a result states its `assumed` list, which no two results share.
+  return { ...rules, assumed: [...rules.assumed] };
+}
+const rulesHeld = new WeakMap<readonly Message[], { readonly length: number; readonly rules: Map<string, CacheRules> }>();
+
+function rulesOf(session: Session, model: ModelInfo | undefined): CacheRules {
   const calls = session.messages.filter(
     (m): m is Message & { usage: NonNullable<Message['usage']> } => m.role === 'assistant' && m.usage !== undefined,
   );
@@ -169,14 +184,11 @@ export class CostHandler {
     this.compressedSincePrev = true;
   }
 
-  /** When call `k` was sent: the latest timestamp before its response, else the response's. */
-  private static sentAt(messages: readonly Message[], k: number): number | undefined {
-    return messages[k - 1]?.timestamp ?? messages[k]?.timestamp;
-  }
-
   bill(s: ReplayState, j: number, k: number, request: number, model: ModelInfo | undefined, out?: CostArrays): void {
     const rules = this.rules;
-    const sent = CostHandler.sentAt(s.messages, k);
+    const times = timesOf(s.messages);
+    // When call `k` was sent: the latest timestamp before its response, else the response's.
+    const sent = times ? (timeAt(times, k - 1) ?? timeAt(times, k)) : (s.messages[k - 1]?.timestamp ?? s.messages[k]?.timestamp);
     let cached = this.cachedPrefix < 0 ? rules.warmStart : this.cachedPrefix;
     // The cache lived past its lifetime unused: the provider evicted it.
     if (this.prevTime !== undefined && sent !== undefined && sent - this.prevTime > rules.lifetimeMs) cached = 0;
@@ -201,10 +213,47 @@ export class CostHandler {
     }
     // What this call sent is what the next one finds cached (a prompt too short to cache leaves nothing).
     this.cachedPrefix = request >= rules.minPrefix ? request : 0;
-    this.prevTime = s.messages[k]?.timestamp ?? sent ?? this.prevTime;
+    this.prevTime = (times ? timeAt(times, k) : s.messages[k]?.timestamp) ?? sent ?? this.prevTime;
     this.compressedSincePrev = false;
     s.callsMade++;
   }
+}
+
+/**
+ * Each message's timestamp (`at`) and whether it has one (`has`), per message list: the bill reads
+ * two or three per call, and reading them from the message objects of a 300,000-call session (one
+ * cache miss each) was most of the bill's time. A list never changes once made; its length is
+ * checked all the same.
+ */
+interface Times {
+  readonly at: Float64Array;
+  readonly has: Uint8Array;
+}
+const timesHeld = new WeakMap<readonly Message[], Times | null>();
+/** The table, or undefined when a timestamp is anything but a number or absent (read from the messages then). */
+function timesOf(messages: readonly Message[]): Times | undefined {
+  let t = timesHeld.get(messages);
+  if (t === undefined || (t !== null && t.has.length !== messages.length)) {
+    const at = new Float64Array(messages.length);
+    const has = new Uint8Array(messages.length);
+    t = { at, has };
+    for (let i = 0; i < messages.length; i++) {
+      const ts: unknown = messages[i]!.timestamp;
+      if (ts === undefined) continue;
+      if (typeof ts !== 'number') {
+        t = null;
+        break;
+      }
+      at[i] = ts;
+      has[i] = 1;
+    }
+    timesHeld.set(messages, t);
+  }
+  return t ?? undefined;
+}
+/** Message `i`'s timestamp as `messages[i]?.timestamp` reads it (undefined past either end or without one). */
+function timeAt(t: Times, i: number): number | undefined {
+  return t.has[i] === 1 ? t.at[i] : undefined;
 }
 
 /**

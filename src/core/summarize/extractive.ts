@@ -18,7 +18,7 @@ import { BoundedCache } from '../bounded-cache';
 import { factsOfMessage, ownString } from './facts';
 import { Lane, LaneView } from './lane';
 import { recentInts, renderLayout, sectionCount, SummaryText, type SummaryLayout, type SummarySection } from './summary-text';
-import type { Summarizer, SummaryRequest, SummaryTextRequest } from './types';
+import type { FoldSource, Summarizer, SummaryRequest, SummaryTextRequest } from './types';
 
 const DECISION =
   /\b(decid|fix|fixed|root cause|because|found|the (?:bug|issue|problem)|will|should|must|plan|instead|switch|conclud|result|pass|fail)/i;
@@ -101,227 +101,240 @@ function itemsOf(m: Message): MessageItems {
 /** The four item sections extract() fills, in MessageItems' field order. */
 const ITEM_FIELDS = ['decisions', 'errors', 'files', 'facts'] as const;
 
+/** `next` of a mention with no later mention laid out: past any run's end. */
+const NO_NEXT = 0xffffffff;
+
 /**
- * A message list's items laid out once (provideMessageList), for folds that are one contiguous run
- * of it: per section every mention in list order, where each message's start (`start`), and per
- * mention the position of the next mention of the same item (`next`, or the end). A mention is the
- * newest of its item in a run exactly when its next mention lies past the run, so a fold's
- * distinct items newest first come from one scan of integers — no set of strings per fold.
+ * One section of a laid-out list: every mention in list order with its item's interned number
+ * (`ids`), where each message's mentions start (`start`, by message index), and per mention the
+ * position of the next mention of the same item (`next`, NO_NEXT while none is laid out).
  */
-interface ListItems {
-  /** Per mention also its item's interned number (`ids`), so a fold's items come out of the scan with their numbers. */
-  readonly sections: readonly {
-    readonly items: readonly string[];
-    readonly ids: Int32Array;
-    readonly start: Uint32Array;
-    readonly next: Uint32Array;
-  }[];
+interface SectionLayout {
+  ids: Int32Array;
+  next: Uint32Array;
+  /** Mentions laid out. */
+  count: number;
+  readonly start: Uint32Array;
+  /** Per interned number, its latest mention laid out + 1 (0: none yet): where the next mention links from. */
+  last: Int32Array;
+}
+
+/**
+ * A message list's items laid out for folds that are one contiguous run of it, built forward as
+ * far as a fold needs (messages [0, n)) and kept as long as the list: a mention is the newest of
+ * its item in a run [a, b) exactly when its next mention lies at or past b's first mention, so a
+ * fold's distinct items newest first come from one scan of integers — no set of strings, no look-up
+ * per message. A later replay of the same list (a slider move) finds it made; a list a live-tail
+ * append grew from it starts from a copy of its shared part (carryLayout).
+ */
+interface ListLayout {
+  /** The list's length when it was made (a list that changed length is laid out again). */
+  readonly size: number;
+  n: number;
+  readonly sections: readonly SectionLayout[];
   /** Messages before i whose items do not all read back. */
   readonly unsafeBefore: Uint32Array;
-  /** The first message at or after i that states a goal (isGoal), or the list's length. */
-  readonly nextGoal: Uint32Array;
-  /** The intern table's generation `ids` are of: a fold after a restart of the table interns its items again. */
+  /** The messages that state a goal (isGoal) among [0, n), ascending. */
+  readonly goals: number[];
+  /** The intern table's generation `ids` are of: after a restart of the table the list is laid out again. */
   readonly generation: number;
 }
-/** A provided list; its items are laid out at its first fold (a policy that never summarizes pays nothing). */
-interface ProvidedList {
-  readonly list: readonly Message[];
-  items?: ListItems;
-}
-const listOf = new WeakMap<Message, { readonly at: ProvidedList; readonly index: number }>();
+const layouts = new WeakMap<readonly Message[], ListLayout>();
+/** Lists a live-tail append made, whose layout is to be copied from the list they grew from when a fold first needs it. */
+const carried = new WeakMap<readonly Message[], { readonly from: ListLayout; readonly messages: number }>();
+
+/** A provided list and each message's index in it (provideMessageList): a fold handed without its place finds it here. */
+const listOf = new WeakMap<Message, { readonly list: readonly Message[]; readonly index: number }>();
 
 /**
- * Lays out a message list's items for fast folds (the tuner calls it once per session it holds,
- * then replays it under many settings). Summaries are the same with or without it.
+ * Registers a message list so that folds handed as bare runs of it (no `source`) are laid out as
+ * the replay's are (the tuner's, tests). Summaries are the same with or without it.
  */
 export function provideMessageList(list: readonly Message[]): void {
-  if (list.length === 0 || listOf.get(list[0]!)?.at.list === list) return;
-  const at: ProvidedList = { list };
-  list.forEach((m, index) => listOf.set(m, { at, index }));
+  if (list.length === 0 || listOf.get(list[0]!)?.list === list) return;
+  list.forEach((m, index) => listOf.set(m, { list, index }));
 }
 
-/** A list's layout in the making (layOutSome), kept between slices of it. */
-interface LayoutBuild {
-  /** Next message to read (phase one, forward). */
-  i: number;
-  readonly per: { readonly items: string[]; readonly start: Uint32Array; next?: Uint32Array; ids?: Int32Array; q: number }[];
-  readonly unsafeBefore: Uint32Array;
-  /** 1 where a message states a goal (phase one); made the nextGoal table when the layout is whole. */
-  readonly goals: Uint32Array;
-  /** Section whose `next` and `ids` tables are being made (phase two, backward over its mentions). */
-  f: number;
-  /** The intern table's generation phase two started in (a restart meanwhile makes it start again). */
-  generation: number;
+function emptySection(messages: number, mentions: number): SectionLayout {
+  return {
+    ids: new Int32Array(Math.max(64, mentions)),
+    next: new Uint32Array(Math.max(64, mentions)),
+    count: 0,
+    start: new Uint32Array(messages + 1),
+    last: new Int32Array(Math.max(1024, internStrings.length)),
+  };
 }
 
-/**
- * Per interned number, the position of its latest mention seen by phase two of a layout (valid
- * where `laterMark` holds the section's stamp): integers where a map of strings was, as the item
- * is interned there anyway.
- */
-const laterMark: StampTable = { marks: new Int32Array(1024), stamp: 0 };
-let laterAt = new Int32Array(1024);
-const builds = new WeakMap<readonly Message[], LayoutBuild>();
-
-/**
- * Goes on laying out `list` until `enough()` (asked after each message read and every 256
- * mentions indexed) and returns the layout once it is whole. The same tables whether made at once or a slice at a time
- * (one code path): every message's items in list order, where each message's start, and per
- * mention the next mention of the same item.
- */
-function layOutSome(list: readonly Message[], enough: () => boolean): ListItems | undefined {
-  let b = builds.get(list);
-  if (!b) {
-    b = {
-      i: 0,
-      per: ITEM_FIELDS.map(() => ({ items: [], start: new Uint32Array(list.length + 1), q: -1 })),
-      unsafeBefore: new Uint32Array(list.length + 1),
-      goals: new Uint32Array(list.length + 1),
-      f: 0,
-      generation: internGeneration,
-    };
-    builds.set(list, b);
-  }
-  if (b.generation !== internGeneration) {
-    // The intern table started again between slices: the numbers so far are of the old one.
-    for (const sec of b.per) {
-      delete sec.next;
-      delete sec.ids;
-    }
-    b.f = 0;
-    b.generation = internGeneration;
-  }
-  const n = list.length;
-  for (;;) {
-    if (b.i < n) {
-      const i = b.i++;
-      const m = idsOf(list[i]!);
-      let at = IDS_HEADER;
-      for (let f = 0; f < ITEM_FIELDS.length; f++) {
-        const sec = b.per[f]!;
-        for (const end = at + m[IDS_COUNT + f]!; at < end; at++) sec.items.push(internStrings[m[at]!]!);
-        sec.start[i + 1] = sec.items.length;
-      }
-      b.unsafeBefore[i + 1] = b.unsafeBefore[i]! + (m[IDS_READS_BACK] === 1 ? 0 : 1);
-      if (isGoal(list[i]!)) b.goals[i] = 1;
-      if (enough()) return undefined;
-      continue;
-    }
-    if (b.f < ITEM_FIELDS.length) {
-      const sec = b.per[b.f]!;
-      const { items } = sec;
-      if (!sec.next || !sec.ids) {
-        sec.next = new Uint32Array(items.length);
-        sec.ids = new Int32Array(items.length);
-        sec.q = items.length - 1;
-        // One stamp per section: a slice of another list's layout in between would take the next one.
-        laterStamp = nextStamp(laterMark);
-        laterOf = sec;
-      } else if (laterOf !== sec) {
-        // Another layout's phase two ran meanwhile (a second list prepared): its marks are not ours.
-        laterStamp = nextStamp(laterMark);
-        laterOf = sec;
-        for (let q = items.length - 1; q > sec.q; q--) markLater(sec.ids[q]!, q);
-      }
-      const { next, ids } = sec;
-      for (const stop = Math.max(-1, sec.q - 256); sec.q > stop; sec.q--) {
-        const id = intern(items[sec.q]!);
-        ids[sec.q] = id;
-        next[sec.q] = laterMark.marks.length > id && laterMark.marks[id] === laterStamp ? laterAt[id]! : items.length;
-        markLater(id, sec.q);
-      }
-      if (sec.q < 0) {
-        laterOf = undefined;
-        b.f++;
-      }
-      if (enough()) return undefined;
-      continue;
-    }
-    builds.delete(list);
-    // Flags to "next at or after": one backward pass, in place.
-    const nextGoal = b.goals;
-    nextGoal[n] = n;
-    for (let i = n - 1; i >= 0; i--) nextGoal[i] = nextGoal[i] === 1 ? i : nextGoal[i + 1]!;
-    return {
-      nextGoal,
-      sections: b.per.map(({ items, start, next, ids }) => ({
-        items,
-        ids: ids ?? new Int32Array(0),
-        start,
-        next: next ?? new Uint32Array(0),
-      })),
-      unsafeBefore: b.unsafeBefore,
-      generation: b.generation,
-    };
-  }
+/** `list`'s layout of items (of the intern table's current generation), as far as it is made: carried over or new. */
+function listLayoutOf(list: readonly Message[]): ListLayout {
+  const held = layouts.get(list);
+  if (held && held.generation === internGeneration && held.size === list.length) return held;
+  const from = carried.get(list);
+  carried.delete(list);
+  const made =
+    from && from.from.generation === internGeneration ? copyLayout(from.from, from.messages, list.length) : newLayout(list.length);
+  layouts.set(list, made);
+  return made;
 }
 
-/** The section phase two is marking for, and its stamp in laterMark. */
-let laterOf: object | undefined;
-let laterStamp = 0;
-
-/** Records `q` as the latest mention of `id` seen (phase two goes backward: the nearest after). */
-function markLater(id: number, q: number): void {
-  if (laterMark.marks.length <= id) sizeFor(laterMark);
-  if (laterAt.length < laterMark.marks.length) {
-    const grown = new Int32Array(laterMark.marks.length);
-    grown.set(laterAt);
-    laterAt = grown;
-  }
-  laterMark.marks[id] = laterStamp;
-  laterAt[id] = q;
-}
-
-function layOut(list: readonly Message[]): ListItems {
-  return layOutSome(list, () => false)!;
+function newLayout(messages: number): ListLayout {
+  return {
+    size: messages,
+    n: 0,
+    sections: ITEM_FIELDS.map(() => emptySection(messages, 256)),
+    unsafeBefore: new Uint32Array(messages + 1),
+    goals: [],
+    generation: internGeneration,
+  };
 }
 
 /**
- * Lays out `list` for folds (as `provideMessageList` and its first fold would) until `enough()`
- * — the replay worker's idle time, a slice per turn of its event loop
- * (main/host/replay-prewarm.ts) — and provides it once whole: true then. Until then folds go on
- * as before, so an interrupted preparation costs a request nothing. Summaries are the same with
- * or without it.
+ * The layout of `from`'s first `upTo` messages (as far as made) for a list of `messages` messages
+ * that holds them as the same objects: its tables copied, links past the cut undone, each item's
+ * latest mention found again. Linear in the mentions copied, typed arrays only.
  */
-export function prepareMessageList(list: readonly Message[], enough: () => boolean): boolean {
-  if (list.length === 0) return true;
-  const hit = listOf.get(list[0]!);
-  if (hit?.at.list === list && hit.at.items) return true;
-  const items = layOutSome(list, enough);
-  if (!items) return false;
-  provideMessageList(list);
-  listOf.get(list[0]!)!.at.items ??= items;
+function copyLayout(from: ListLayout, upTo: number, messages: number): ListLayout {
+  const n = Math.min(from.n, upTo, messages);
+  const sections = from.sections.map((sec) => {
+    const count = sec.start[n]!;
+    const out = emptySection(messages, count * 2);
+    out.ids.set(sec.ids.subarray(0, count));
+    out.start.set(sec.start.subarray(0, n + 1));
+    const next = out.next;
+    next.set(sec.next.subarray(0, count));
+    for (let q = 0; q < count; q++) if (next[q]! >= count) next[q] = NO_NEXT;
+    if (out.last.length < sec.last.length) out.last = new Int32Array(sec.last.length);
+    const last = out.last;
+    for (let q = 0; q < count; q++) last[out.ids[q]!] = q + 1;
+    out.count = count;
+    return out;
+  });
+  const unsafeBefore = new Uint32Array(messages + 1);
+  unsafeBefore.set(from.unsafeBefore.subarray(0, n + 1));
+  return { size: messages, n, sections, unsafeBefore, goals: from.goals.filter((i) => i < n), generation: from.generation };
+}
+
+/**
+ * The layout of a list a live-tail append made (`next`, holding `old`'s first `from` messages as the
+ * same objects) starts from `old`'s: copied when a fold of `next` first needs it.
+ */
+export function carryLayout(old: readonly Message[], next: readonly Message[], from: number): void {
+  const held = layouts.get(old);
+  if (held && held.n > 0 && held.size === old.length && !layouts.has(next)) carried.set(next, { from: held, messages: from });
+}
+
+/** Lays `list` out up to message `to` (exclusive), or until `enough()` (asked after each message): true once it reaches `to`. */
+function extendLayout(list: readonly Message[], at: ListLayout, to: number, enough?: () => boolean): boolean {
+  const { sections, unsafeBefore, goals } = at;
+  for (let i = at.n; i < to;) {
+    const m = list[i]!;
+    const ids = idsOf(m);
+    let p = IDS_HEADER;
+    for (let f = 0; f < ITEM_FIELDS.length; f++) {
+      const sec = sections[f]!;
+      const k = ids[IDS_COUNT + f]!;
+      if (sec.count + k > sec.ids.length) growMentions(sec, sec.count + k);
+      for (const end = p + k; p < end; p++) {
+        const id = ids[p]!;
+        if (id >= sec.last.length) {
+          const grown = new Int32Array(Math.max(id + 1, sec.last.length * 2));
+          grown.set(sec.last);
+          sec.last = grown;
+        }
+        const q = sec.count++;
+        sec.ids[q] = id;
+        sec.next[q] = NO_NEXT;
+        const before = sec.last[id]!;
+        if (before > 0) sec.next[before - 1] = q;
+        sec.last[id] = q + 1;
+      }
+      sec.start[i + 1] = sec.count;
+    }
+    unsafeBefore[i + 1] = unsafeBefore[i]! + (ids[IDS_READS_BACK] === 1 ? 0 : 1);
+    if (isGoal(m)) goals.push(i);
+    at.n = ++i;
+    if (enough?.() && i < to) return false;
+  }
   return true;
 }
 
+function growMentions(sec: SectionLayout, need: number): void {
+  let size = sec.ids.length * 2;
+  while (size < need) size *= 2;
+  const ids = new Int32Array(size);
+  ids.set(sec.ids.subarray(0, sec.count));
+  const next = new Uint32Array(size);
+  next.set(sec.next.subarray(0, sec.count));
+  sec.ids = ids;
+  sec.next = next;
+}
+
 /**
- * The items of a list `prepareMessageList` laid out, per section as a summary shows them
- * (`inline`: on one line, facts), every mention in list order — for counting them ahead
- * (replay/summary-tokens.ts `precountSummaryItems`). Undefined until the list is laid out whole.
+ * Lays out `list` for folds (as its first folds would) until `enough()` — the replay worker's idle
+ * time, a slice per turn of its event loop (main/host/replay-prewarm.ts): true once it is whole.
+ * A fold never waits for it (it lays out what it needs itself), and summaries are the same with or
+ * without it.
+ */
+export function prepareMessageList(list: readonly Message[], enough: () => boolean): boolean {
+  if (list.length === 0) return true;
+  return extendLayout(list, listLayoutOf(list), list.length, enough);
+}
+
+/**
+ * The distinct items of a list `prepareMessageList` laid out, per section as a summary shows them
+ * (`inline`: on one line, facts) — for counting them ahead (replay/summary-tokens.ts
+ * `precountSummaryItems`). Undefined until the list is laid out whole.
  */
 export function preparedItems(
   list: readonly Message[],
 ): readonly { readonly items: readonly string[]; readonly inline: boolean }[] | undefined {
-  const hit = list.length > 0 ? listOf.get(list[0]!) : undefined;
-  if (hit?.at.list !== list || !hit.at.items) return undefined;
-  return hit.at.items.sections.map(({ items }, f) => ({ items, inline: IS_INLINE[f + ITEM_SECTION]! }));
+  const at = list.length > 0 ? layouts.get(list) : undefined;
+  if (!at || at.generation !== internGeneration || at.size !== list.length || at.n < list.length) return undefined;
+  return at.sections.map(({ ids, next, count }, f) => {
+    // Each item once: at its latest mention, the one with no next.
+    const items: string[] = [];
+    for (let q = 0; q < count; q++) if (next[q] === NO_NEXT) items.push(internStrings[ids[q]!]!);
+    return { items, inline: IS_INLINE[f + ITEM_SECTION]! };
+  });
 }
 
-/** The laid-out list and first index when `messages` is one contiguous run of a provided list. */
-function runOf(messages: readonly Message[]): { at: ListItems; a: number } | undefined {
-  const hit = messages.length > 0 ? listOf.get(messages[0]!) : undefined;
-  if (!hit || hit.index + messages.length > hit.at.list.length) return undefined;
-  const { list } = hit.at;
-  for (let k = 0; k < messages.length; k++) if (list[hit.index + k] !== messages[k]) return undefined;
-  hit.at.items ??= layOut(list);
-  return { at: hit.at.items, a: hit.index };
+/**
+ * The layout and first index when `messages` is one contiguous run of a list: the one `source`
+ * names (the replay's), else a provided one (provideMessageList). Laid out up to the run's end.
+ */
+function runOf(messages: readonly Message[], source: FoldSource | undefined): { at: ListLayout; a: number } | undefined {
+  if (messages.length === 0) return undefined;
+  const hit = source ?? listOf.get(messages[0]!);
+  if (!hit) return undefined;
+  const list = hit.list;
+  const a = source ? source.from : (hit as { readonly index: number }).index;
+  if (!(a >= 0) || a + messages.length > list.length) return undefined;
+  for (let k = 0; k < messages.length; k++) if (list[a + k] !== messages[k]) return undefined;
+  const at = listLayoutOf(list);
+  if (at.n < a + messages.length) extendLayout(list, at, a + messages.length);
+  return { at, a };
+}
+
+/** The first goal at or after message `a` (binary search), or -1. */
+function goalFrom(goals: readonly number[], a: number): number {
+  let lo = 0;
+  let hi = goals.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (goals[mid]! < a) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < goals.length ? goals[lo]! : -1;
 }
 
 /**
  * What the folded messages say, section by section, newest first (a share that runs out drops the
  * oldest); the goal is the first request. `readsBack`: every folded message's items do (see readsBack).
  */
-function extract(messages: readonly Message[]): { sections: Sections; ids: readonly (readonly number[])[]; readsBack: boolean } {
+function extract(
+  messages: readonly Message[],
+  source?: FoldSource,
+): { sections: Sections; ids: readonly (readonly number[])[]; readsBack: boolean } {
   const out: string[][] = [[], [], [], []];
   // Each item's interned number beside it (by SECTIONS index, as `fill` reads them): the merge
   // with the carried items tells them apart by number without interning every fresh item again.
@@ -335,28 +348,29 @@ function extract(messages: readonly Message[]): { sections: Sections; ids: reado
     internStrings = [];
     recentIds.clear();
   }
-  const run = runOf(messages);
+  const run = runOf(messages, source);
   // The first request: in a laid-out run, read from its table instead of testing each message.
-  const g = run ? run.at.nextGoal[run.a]! - run.a : -1;
-  const goal = run ? (g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
+  const g = run ? goalFrom(run.at.goals, run.a) - run.a : -1;
+  const goal = run ? (g >= 0 && g < messages.length ? messages[g] : undefined) : messages.find(isGoal);
   if (run) {
     const b = run.a + messages.length;
-    const current = run.at.generation === internGeneration;
-    run.at.sections.forEach(({ items, ids: itemIds, start, next }, f) => {
+    const sections = run.at.sections;
+    for (let f = 0; f < sections.length; f++) {
+      const { ids: itemIds, start, next } = sections[f]!;
       const A = start[run.a]!;
       const B = start[b]!;
       const into = out[f]!;
       const intoIds = ids[f + ITEM_SECTION]!;
       for (let q = B - 1; q >= A; q--) {
         if (next[q]! < B) continue;
-        const id = current ? itemIds[q]! : intern(items[q]!);
+        const id = itemIds[q]!;
         // The interned string, not this mention's own: every summary then holds one string object
         // per item, which the counter's memo (replay/summary-tokens.ts) finds by identity where
         // another mention's equal string was compared character by character.
         into.push(internStrings[id]!);
         intoIds.push(id);
       }
-    });
+    }
     readsBack = run.at.unsafeBefore[b] === run.at.unsafeBefore[run.a];
   } else {
     const interned = messages.map(idsOf);
@@ -805,24 +819,8 @@ function pickLanes(lanes: readonly (LaneView | undefined)[], budget: number, kee
   picked.fill(0);
   let spentAll = 0;
   let left = budget;
-  const take = (k: number, a: number, u: number): void => {
-    if (!keep) return;
-    const c = laneRunCount[k]!;
-    const runs = laneRuns[k]!;
-    // Adjacent to the run before it (the cursor moved down onto it): one run.
-    if (c > 0 && runs[2 * c - 2] === u) {
-      runs[2 * c - 2] = a;
-      return;
-    }
-    if (runs.length < 2 * c + 2) {
-      const grown = new Int32Array(2 * runs.length);
-      grown.set(runs);
-      laneRuns[k] = grown;
-    }
-    laneRuns[k]![2 * c] = a;
-    laneRuns[k]![2 * c + 1] = u;
-    laneRunCount[k] = c + 1;
-  };
+  // A function of the module, not a closure per call: pickLanes runs up to twice per compression.
+  const take = keep ? takeRun : skipRun;
   // Every section first shows its top item (the newest), where it fits at all.
   for (let k = 0; k < n; k++) {
     const lane = lanes[k]?.lane;
@@ -911,6 +909,26 @@ function pickLanes(lanes: readonly (LaneView | undefined)[], budget: number, kee
   for (let k = 0; k < n; k++) if (picked[k]! > 0) size -= IS_INLINE[k] ? picked[k]! : 1;
   return size;
 }
+/** Records positions [a, u) of section `k` as taken (pickLanes with `keep`), in `laneRuns`, highest first. */
+function takeRun(k: number, a: number, u: number): void {
+  const c = laneRunCount[k]!;
+  const runs = laneRuns[k]!;
+  // Adjacent to the run before it (the cursor moved down onto it): one run.
+  if (c > 0 && runs[2 * c - 2] === u) {
+    runs[2 * c - 2] = a;
+    return;
+  }
+  if (runs.length < 2 * c + 2) {
+    const grown = new Int32Array(2 * runs.length);
+    grown.set(runs);
+    laneRuns[k] = grown;
+  }
+  laneRuns[k]![2 * c] = a;
+  laneRuns[k]![2 * c + 1] = u;
+  laneRunCount[k] = c + 1;
+}
+function skipRun(): void {}
+
 /** A section the summarizer wrote again as a kept summary's (sameIds), by the kept one's view: the same items, maybe its lane's head. */
 const laneTwins = new WeakMap<LaneView, LaneView>();
 
@@ -974,6 +992,7 @@ export function extractiveSummary(req: SummaryRequest): string {
     messages: req.messages,
     previous: req.previousSummary === null ? null : SummaryText.of(req.previousSummary),
     targetTokens: req.targetTokens,
+    ...(req.source ? { source: req.source } : {}),
   }).text;
 }
 
@@ -983,7 +1002,7 @@ export function extractiveSummary(req: SummaryRequest): string {
  */
 export function extractiveSummaryText(req: SummaryTextRequest): SummaryText {
   const budgetChars = Math.max(MIN_CHARS, req.targetTokens * CHARS_PER_TOKEN);
-  const { sections: fresh, ids: freshIds, readsBack: freshReadsBack } = extract(req.messages);
+  const { sections: fresh, ids: freshIds, readsBack: freshReadsBack } = extract(req.messages, req.source);
   // A summary laid out here stands for its own parse (its items read back, see readsBack); its
   // sections are read as lanes, never as arrays (that would read every item it carries).
   const written = req.previous?.layout;

@@ -204,6 +204,8 @@ export class Lane {
   slots!: Int32Array;
   /** Running sums kept for whoever asked (`sum`), by key. */
   readonly aggregates = new Map<object, Aggregate>();
+  /** The same, as a list: every append and drop updates each (no iterator per item). */
+  private readonly sums: Aggregate[] = [];
   version = 0;
   head: LaneView;
 
@@ -374,6 +376,7 @@ export class Lane {
         agg.total += v;
       }
       this.aggregates.set(key, agg);
+      this.sums.push(agg);
     }
     return agg.total;
   }
@@ -430,7 +433,8 @@ export class Lane {
     this.setShortest(p, ABSENT);
     this.chars -= len;
     this.present--;
-    for (const agg of this.aggregates.values()) agg.total -= agg.values[p]!;
+    const sums = this.sums;
+    for (let k = 0; k < sums.length; k++) sums[k]!.total -= sums[k]!.values[p]!;
   }
 
   /** Appends `count` items given newest first: the oldest gets the lowest new position. */
@@ -454,7 +458,8 @@ export class Lane {
       this.chars += len;
       this.present++;
       this.place(p);
-      for (const agg of this.aggregates.values()) {
+      for (let k = 0; k < this.sums.length; k++) {
+        const agg = this.sums[k]!;
         const v = agg.valueOf(items[i]!, ids[i]!);
         agg.values[p] = v;
         agg.total += v;

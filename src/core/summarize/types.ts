@@ -7,6 +7,19 @@ export interface SummaryRequest {
   /** The summary the window already had; a new summary supersedes it. */
   readonly previousSummary: string | null;
   readonly targetTokens: number;
+  /** Where `messages` lie, when they are one run of a longer list (FoldSource). */
+  readonly source?: FoldSource;
+}
+
+/**
+ * The list the folded messages are one contiguous run of, and the run's first index: the replay
+ * names its session's message list, so that a local summarizer can read what it keeps per list
+ * (the extractive one's layout of every message's items) instead of per message. A hint only: a
+ * summarizer checks it (the same message objects at those places) and summarizes the same either way.
+ */
+export interface FoldSource {
+  readonly list: readonly Message[];
+  readonly from: number;
 }
 
 export interface Summarizer {
@@ -36,6 +49,8 @@ export interface SummaryTextRequest {
   readonly messages: readonly Message[];
   readonly previous: SummaryText | null;
   readonly targetTokens: number;
+  /** Where `messages` lie, when they are one run of a longer list (FoldSource). */
+  readonly source?: FoldSource;
 }
 
 /** The compression prompt of docs/policies.md §S3: target budget, and the conversation's own language. */

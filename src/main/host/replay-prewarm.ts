@@ -2,11 +2,12 @@
  * The replay worker's idle time, spent on what the next replay that summarizes would otherwise do
  * inside a request: reading every message's summary items (decisions, errors, files, facts) and
  * laying the session's message list out for folds (summarize/extractive.ts `prepareMessageList`),
- * which makes each fold of it a scan of integer tables. Measured in one process on the bench's
- * 10,000-call session opened under a policy that does not summarize (openhands-recent): letta
- * picked next replayed in 184–218 ms of CPU instead of 394–471, and the first drag after it in
- * 255–269 instead of 316–334. (A session opened under a policy that summarizes everything, as
- * claude-code does at its compactions, has paid most of it inside its first chart already.)
+ * which makes each fold of it a scan of integer tables (a fold lays out what it needs itself).
+ * Measured in one process on the bench's 10,000-call session opened under a policy that does not
+ * summarize (openhands-recent): letta picked next replayed in 184–218 ms of CPU instead of
+ * 394–471, and the first drag after it in 255–269 instead of 316–334. (A session opened under a
+ * policy that summarizes everything, as claude-code does at its compactions, has paid most of it
+ * inside its first chart already.)
  *
  * Then, once per session and tokenizer, its summary items counted ahead as a rolling summary's
  * middle items are counted (replay/summary-tokens.ts `precountSummaryItems`; only with a BPE
@@ -47,13 +48,13 @@
  * right after the first chart had left the worker idle ~300 ms on the bench's fresh `serve`), a
  * slice at a time, each slice on its own turn of the event loop: a request arriving meanwhile is
  * handled before the next slice, and stops the work
- * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. The
- * list is used for folds only once it is laid out whole, so an interrupted preparation costs a
- * request nothing. Once per session: a live-tail append hands the worker a grown list at every
- * append, and laying each out again would spend the idle time of a tailed session on it; folds
- * inside the list it grew from still use that one's layout (the same message objects), and the
- * rest take the per-message path. Nothing here changes any replay's result, only when the work
- * is done.
+ * (`interrupt`) until the worker is idle again (`idle`), when it goes on where it stopped. A
+ * replay's folds lay the list out themselves as far as they reach (summarize/extractive.ts
+ * `ListLayout`), so an interrupted preparation costs a request nothing, and a first chart that
+ * summarized the whole session has left little to do. Once per session: a live-tail append hands
+ * the worker a grown list at every append, whose layout starts from a copy of the shared part
+ * (replay/carry.ts) when a fold needs it. Nothing here changes any replay's result, only when the
+ * work is done.
  */
 import type { Message, Session } from '../../core/model';
 import { resolveTokenizer } from '../../core/replay/index';

@@ -37,13 +37,18 @@ function list(n = 60, salt = ''): Message[] {
   return out;
 }
 
-/** Every run [a, b) of `xs` (a stride of them), summarized with and without an earlier summary. */
-function summaries(xs: readonly Message[], targetTokens = 200): string[] {
+/**
+ * Every run [a, b) of `xs` (a stride of them), summarized with and without an earlier summary;
+ * `named`: each run named as the replay names its folds (FoldSource), so that it is read from the
+ * list's layout — else each message's items are read (the path every other fold takes).
+ */
+function summaries(xs: readonly Message[], targetTokens = 200, named = true): string[] {
   const out: string[] = [];
   for (let a = 0; a < xs.length; a += 7) {
     for (let b = a + 1; b <= xs.length; b += 11) {
       const previousSummary = a % 2 === 0 ? null : extractiveSummary({ messages: xs.slice(0, a), previousSummary: null, targetTokens });
-      out.push(extractiveSummary({ messages: xs.slice(a, b), previousSummary, targetTokens }));
+      const run = { messages: xs.slice(a, b), previousSummary, targetTokens };
+      out.push(extractiveSummary(named ? { ...run, source: { list: xs, from: a } } : run));
     }
   }
   return out;
@@ -68,16 +73,14 @@ describe('prepareMessageList', () => {
     const plain = list();
     const laid = list();
     let slices = 1;
-    // One message (or 256 mentions) per slice: the most slices there can be.
+    // One message per slice: the most slices there can be.
     while (!prepareMessageList(laid, () => true)) slices++;
-    expect(slices).toBeGreaterThan(laid.length);
+    expect(slices).toBe(laid.length);
     expect(prepareMessageList(laid, () => true)).toBe(true);
-    expect(summaries(laid)).toEqual(summaries(plain));
+    expect(summaries(laid)).toEqual(summaries(plain, 200, false));
   });
 
-  it('lays two lists out in alternating slices (a section of each half done at a time) as each would be alone', () => {
-    // Over 256 mentions per section, so each list's slices stop inside a section's backward pass
-    // and the other list's pass runs in between.
+  it('lays two lists out in alternating slices as each would be alone', () => {
     const plain = list(400);
     const one = list(400);
     const two = list(400);
@@ -88,16 +91,16 @@ describe('prepareMessageList', () => {
       if (!twoDone) twoDone = prepareMessageList(two, () => true);
     }
     // A target that holds every item: a mention wrongly taken for its item's newest would show twice.
-    const want = summaries(plain, 20_000);
+    const want = summaries(plain, 20_000, false);
     expect(summaries(one, 20_000)).toEqual(want);
     expect(summaries(two, 20_000)).toEqual(want);
   });
 
-  it('is not used for folds until whole: a half-prepared list summarizes as before, and finishing it changes nothing', () => {
+  it('a half-prepared list summarizes as one never prepared (a fold past its end lays it out further), and finishing it changes nothing', () => {
     const plain = list();
     const half = list();
     for (let k = 0; k < half.length / 2; k++) expect(prepareMessageList(half, () => true)).toBe(false);
-    const want = summaries(plain);
+    const want = summaries(plain, 200, false);
     expect(summaries(half)).toEqual(want);
     while (!prepareMessageList(half, () => true));
     expect(summaries(half)).toEqual(want);
@@ -126,7 +129,7 @@ describe('replay prewarm', () => {
     // It went on where it stopped and finished: nothing is left to prepare.
     expect(turns).toBeGreaterThan(10);
     expect(prepareMessageList(xs, () => true)).toBe(true);
-    expect(summaries(xs)).toEqual(summaries(list(200)));
+    expect(summaries(xs)).toEqual(summaries(list(200), 200, false));
   });
 
   it('prepares a session once: the grown list a live-tail append hands over is not laid out again', async () => {
@@ -142,7 +145,7 @@ describe('replay prewarm', () => {
     expect(sched.pending()).toBe(0);
     expect(prepareMessageList(grown, () => true)).toBe(false);
     // Folds of the grown list (inside the old one, or reaching past it) summarize as before.
-    expect(summaries(grown)).toEqual(summaries([...list(20), ...list(5)]));
+    expect(summaries(grown)).toEqual(summaries([...list(20), ...list(5)], 200, false));
     // Another session is prepared.
     const other = list(10);
     prewarm.idle('t', other);
@@ -181,7 +184,7 @@ describe('replay prewarm', () => {
     prewarm.idle('s', xs, 'tiktoken:o200k_base');
     await new Promise((r) => setTimeout(r, 50));
     await prewarm.settled;
-    expect(summaries(xs)).toEqual(summaries(list(200)));
+    expect(summaries(xs)).toEqual(summaries(list(200), 200, false));
   });
 
   it('counts the prepared items ahead with a BPE tokenizer, so a summary of them is counted with fewer encodings and to the same count', async () => {
