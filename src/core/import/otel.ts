@@ -80,6 +80,18 @@ function flatMessages(a: Map<string, unknown>, kind: 'prompt' | 'completion', pr
   return out;
 }
 
+/**
+ * A span's start in nanoseconds: OTLP JSON writes the uint64 as a decimal string (some exporters as
+ * a number). Anything else — missing, or not a whole number — is an unknown start (0), as a
+ * missing one always was: a malformed timestamp must not stop the import.
+ */
+function startNanos(span: Json): bigint {
+  const v = span['startTimeUnixNano'];
+  if (typeof v === 'string' && /^\d{1,30}$/.test(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  return 0n;
+}
+
 function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
   const spans: Json[] = [];
   for (const rs of arr(doc['resourceSpans']))
@@ -96,7 +108,7 @@ function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
   }
   const out: Session[] = [];
   for (const [traceId, list] of traces) {
-    list.sort((x, y) => Number(BigInt(str(x['startTimeUnixNano']) ?? '0') - BigInt(str(y['startTimeUnixNano']) ?? '0')));
+    list.sort((x, y) => Number(startNanos(x) - startNanos(y)));
     const messages: Message[] = [];
     let system: string | null = null;
     let model: string | undefined;
@@ -121,7 +133,7 @@ function sessionsFrom(doc: Json, ctx: ParseContext): Session[] {
       messages.push(...fresh);
       const inTok = num(a.get('gen_ai.usage.input_tokens'));
       const outTok = num(a.get('gen_ai.usage.output_tokens'));
-      const start = Number(BigInt(str(sp['startTimeUnixNano']) ?? '0') / 1_000_000n);
+      const start = Number(startNanos(sp) / 1_000_000n);
       output.forEach((m, i) =>
         messages.push({
           ...m,

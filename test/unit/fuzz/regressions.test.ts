@@ -2,6 +2,8 @@
  * Inputs a red team (and the fuzz suite next to this file) found to crash or mislead the import:
  * each now ends in a session or in one clear error that names the file, the line and the byte.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importSource, stringSource } from '../../../src/core/import/index';
 import { ImportError, type ByteSource } from '../../../src/core/import/types';
@@ -175,5 +177,23 @@ describe('JSONL of messages converted a few hundred lines at a time', () => {
     expect(s.messages[0]).toMatchObject({ id: 'many.jsonl#300', sourceLine: 301, role: 'user' });
     expect(s.messages[150]).toMatchObject({ id: 'many.jsonl#450', sourceLine: 451, role: 'system' });
     expect(s.messages[299]).toMatchObject({ id: 'many.jsonl#599', sourceLine: 600 });
+  });
+});
+
+describe('OpenTelemetry spans with a malformed start', () => {
+  it('imports them with the start unknown instead of throwing (the fuzz suite found `"__deep__"`)', async () => {
+    const doc = JSON.parse(readFileSync(join(__dirname, '../../fixtures/import/otel.json'), 'utf8')) as {
+      resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
+    };
+    const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const good = await importSource(stringSource('otel.json', JSON.stringify(doc)));
+    spans[0]!['startTimeUnixNano'] = '__deep__';
+    spans[1]!['startTimeUnixNano'] = -5;
+    const bad = await importSource(stringSource('otel.json', JSON.stringify(doc)));
+    expect(bad.sessions).toHaveLength(good.sessions.length);
+    // Same messages; no time where it could not be read.
+    expect(bad.sessions[0]!.messages.map((m) => m.id)).toEqual(good.sessions[0]!.messages.map((m) => m.id));
+    expect(good.sessions[0]!.messages.filter((m) => (m.timestamp ?? 0) > 0)).toHaveLength(2);
+    expect(bad.sessions[0]!.messages.filter((m) => (m.timestamp ?? 0) > 0)).toHaveLength(0);
   });
 });
