@@ -45,6 +45,8 @@ const SLOW_TYPES = new Set(['last-prompt', 'custom-title', 'ai-title', 'summary'
 
 /** `"last-prompt"`: a line naming the leaf of the main chain. */
 const LAST_PROMPT = ascii('"last-prompt"');
+/** Message ids read per slice by the tail's `prepare` (one short read of the store between turns of the host's event loop). */
+const PREPARE_SLICE = 20_000;
 
 /** Whether a `last-prompt` line is in the bytes as they stream by. */
 class LastPromptScan implements ByteScan {
@@ -118,6 +120,18 @@ export const format: FormatDescriptor = {
       start: ({ lines, size, scanned, read }) =>
         // A file with a `last-prompt` line: its leaf, not the last line, ends the chain.
         scanned !== false || size === 0 ? undefined : { lines, leaf: lastMainUuid(read, size), ids: undefined },
+      // The stored ids the append checks new lines against, read a slice at a time before the
+      // first append: read at the append, they were the whole messages table's pages (1–2 s of
+      // the host's thread on a 1 GB session the first time).
+      prepare: function* (state, session) {
+        if (state.ids !== undefined || state.leaf === undefined) return state;
+        const ids = new IdHashSet();
+        for (let from = 0; from < session.messageCount; from += PREPARE_SLICE) {
+          for (const id of session.messageIdsBetween(from, Math.min(session.messageCount, from + PREPARE_SLICE))) ids.add(id);
+          yield;
+        }
+        return { ...state, ids };
+      },
       append: async ({ state, appended, session }) => {
         if (state.leaf === undefined || session.messageCount === 0) return { state };
         const ids = state.ids ?? new IdHashSet(session.messageIds());

@@ -58,6 +58,8 @@ export interface StoredSession {
   messagesFrom(from: number): Message[];
   /** Every stored message id (in no particular order). */
   messageIds(): readonly string[];
+  /** The ids of stored messages [from, to) (a slice of messageIds, read by `LinesTail.prepare`). */
+  messageIdsBetween(from: number, to: number): readonly string[];
   /** Stored messages last first (index, id, message), read lazily: a caller may stop early. */
   backward(): Iterable<{ readonly index: number; readonly id: string; readonly message: () => Message }>;
   /** The raw record of message `index` as stored (inline, or its source lines joined), or null. */
@@ -127,6 +129,13 @@ export interface LinesTail<S = unknown> {
     /** Whether the import read the file as one JSON document (a line file whose one line is long may be). */
     readonly document: boolean | undefined;
   }): S | undefined;
+  /**
+   * What the state needs of the stored session before an append, read in slices while nothing is
+   * appended (the host runs it once a watch has started, one slice per turn of its event loop,
+   * never beside an append): the first append then does not read it all on the thread that
+   * answers the window. Yields between slices; returns the state to use.
+   */
+  readonly prepare?: (state: S, session: StoredSession) => Generator<void, S, void>;
   /** The append of `appended` (complete lines after the imported bytes). */
   append(c: {
     readonly state: S;

@@ -16,7 +16,7 @@ import { watch, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { countsKey } from '../../core/tokens/version';
 import { ApiError, type EventSink } from '../../shared/api';
 import type { SessionStore } from '../store/sessions';
-import { closeTail, openTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
+import { closeTail, openTail, prepareTail, sourceOfSession, TailError, updateTail, type TailState } from '../store/tail';
 import type { SessionAppend } from './session-append';
 
 /** Quiet time after the last change before an update runs. */
@@ -64,6 +64,8 @@ interface Watch {
   again: boolean;
   seen: Pick<Stats, 'ino' | 'size' | 'mtimeMs'> | undefined;
   closed: boolean;
+  /** The format's `prepare` ran to its end on the state (store/tail.ts prepareTail). */
+  prepared: boolean;
 }
 
 const statOf = (path: string): Pick<Stats, 'ino' | 'size' | 'mtimeMs'> | undefined => {
@@ -124,6 +126,7 @@ export class TailService {
       again: false,
       seen: statOf(src.path),
       closed: false,
+      prepared: false,
     };
     this.watches.set(src.path, w);
     this.rewatch(w);
@@ -202,7 +205,30 @@ export class TailService {
         w.state = openTail(this.options.store, first);
         w.state.catch(() => undefined);
         w.again = true;
+        w.prepared = false;
       } else this.options.onError?.(`live tail of ${w.path}: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      w.running = false;
+      if (w.again) {
+        w.again = false;
+        this.schedule(w);
+      } else if (!w.prepared && !w.closed) void this.prepare(w);
+    }
+  }
+
+  /**
+   * After the first update, while nothing is appended: what the format's appends read of the
+   * stored session, read a slice per turn of the event loop (store/tail.ts prepareTail), under the
+   * watch's lock — an append that arrives meanwhile stops it and runs next.
+   */
+  private async prepare(w: Watch): Promise<void> {
+    if (w.running) return;
+    w.running = true;
+    try {
+      w.prepared = await prepareTail(this.options.store, await w.state, () => w.closed || w.again);
+    } catch {
+      // The next update reads what it needs itself.
+      w.prepared = true;
     } finally {
       w.running = false;
       if (w.again) {

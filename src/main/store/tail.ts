@@ -302,6 +302,30 @@ function setFastTails(state: TailState, scan: LineScan, bytes?: Buffer, kept?: D
     (kept ?? (bytes ? documentTailOf(doc, state.path, bytes) : documentTail(doc, state.path, state.size, state.hash.copy().digest('hex'))));
 }
 
+/**
+ * Runs the format's `prepare` (core/formats/types.ts `LinesTail`) on an opened tail: what its
+ * appends read of the stored session, read one slice per turn of the event loop, so the first
+ * append does not. The caller runs no update meanwhile (the host's watch holds its lock);
+ * `stopped` ends it early (an append waits, the watch was stopped), leaving the state as it was
+ * (an append then reads what it needs itself). True when it ran to the end (or had nothing to do).
+ */
+export async function prepareTail(store: SessionStore, state: TailState, stopped: () => boolean = () => false): Promise<boolean> {
+  const lines = state.lines;
+  if (!lines?.tail.prepare || state.stale) return true;
+  const only = onlySession(store, state.sourceId);
+  if (!only) return true;
+  const steps = lines.tail.prepare(lines.state, storedSession(store, only));
+  for (;;) {
+    const step = steps.next();
+    if (step.done) {
+      lines.state = step.value;
+      return true;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (stopped() || state.lines !== lines) return false;
+  }
+}
+
 /** The fast path's plan for an append of whole lines, or undefined (none for this format, or the whole file must decide). */
 async function fastPlan(store: SessionStore, state: TailState, appended: Buffer): Promise<FastPlan | undefined> {
   const lines = state.lines;

@@ -3,14 +3,16 @@
  * emits `sessionUpdated` with the new totals, and the host answers from the updated session
  * (its caches of the old one dropped): detail, messages and the chart's call count.
  */
-import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { answerOf } from '../../../src/shared/api';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHost } from '../../../src/main/host/handlers';
 import { replayWorkerSource } from '../../../src/main/host/replay-client';
 import { toMessageView } from '../../../src/main/host/views';
 import { startTailedHost, type TailedHost } from '../../helpers/tailed-host';
+import { claudeCodeText } from '../../bench/corpus';
 
 const sample = join(__dirname, '..', '..', '..', 'resources', 'sample', 'sample-session.jsonl');
 let t: TailedHost;
@@ -18,8 +20,8 @@ beforeEach(async () => (t = await startTailedHost(sample, 'live.jsonl')));
 afterEach(() => t.close());
 
 /** A prompt and its answer, chained to the file's last line with a uuid. */
-function appendTurn(n: number): void {
-  const lines = readFileSync(t.file, 'utf8')
+function appendTurn(n: number, file = t.file): void {
+  const lines = readFileSync(file, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -39,7 +41,7 @@ function appendTurn(n: number): void {
       usage: { input_tokens: 1, output_tokens: 2 },
     },
   };
-  appendFileSync(t.file, `${JSON.stringify(user)}\n${JSON.stringify(answer)}\n`);
+  appendFileSync(file, `${JSON.stringify(user)}\n${JSON.stringify(answer)}\n`);
 }
 
 describe('live tail through the host', () => {
@@ -128,5 +130,38 @@ describe('live tail through the host', () => {
       /live\.jsonl: the session's source file is gone/,
     );
     await expect(t.host.handlers.watchSession({ sessionId: 'nope', on: true })).rejects.toThrow(/no session with id "nope"/);
+  });
+});
+
+describe('a followed Claude Code session of one file and one session', () => {
+  it("reads what the format's appends need of the stored session once the watch starts, so the first append does not", async () => {
+    // The sample has subagent sessions (its appends take the whole-file path): a file of one session.
+    const dir = mkdtempSync(join(tmpdir(), 'ctxscope-tail-prepare-'));
+    const fixture = join(dir, 'one.jsonl');
+    writeFileSync(fixture, claudeCodeText({ calls: 30 }));
+    const one = await startTailedHost(fixture, 'one-live.jsonl');
+    try {
+      const id = one.host.initialSessionId!;
+      const prepared = vi.spyOn(one.host.store.db, 'prepare');
+      const sql = (): string[] => prepared.mock.calls.map((c) => c[0]);
+      const slices = 'SELECT message_id FROM messages WHERE session_id = ? AND idx >= ?';
+      await one.host.handlers.watchSession({ sessionId: id, on: true });
+      // The watch's first update, then the ids in slices (store/tail.ts prepareTail).
+      for (const end = Date.now() + 20_000; !sql().some((q) => q.startsWith(slices)) && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(sql().some((q) => q.startsWith(slices))).toBe(true);
+      await new Promise((r) => setTimeout(r, 50));
+      prepared.mockClear();
+      const before = (await one.host.handlers.getSession({ id })).summary.messages;
+      const seen = one.nextUpdate();
+      appendTurn(3, one.file);
+      await seen;
+      expect(sql()).not.toContain('SELECT message_id FROM messages WHERE session_id = ?');
+      prepared.mockRestore();
+      expect(one.updates.at(-1)).toMatchObject({ sessionId: id, messages: before + 2, rewritten: false });
+    } finally {
+      await one.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

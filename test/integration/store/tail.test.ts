@@ -6,9 +6,9 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { importFileToStore } from '../../../src/main/store/index';
-import { openTail, TailError, updateTail } from '../../../src/main/store/tail';
+import { openTail, prepareTail, TailError, updateTail } from '../../../src/main/store/tail';
 import { sameAsFreshImport as sameAsFresh } from './fresh-import';
 import { tempStoreEach } from '../../helpers/temp-store';
 
@@ -292,6 +292,45 @@ describe('live tail', () => {
     writeFileSync(file, doc(3));
     expect(await updateTail(t.store, tail)).toMatchObject({ rewritten: true, sessions: [{ id, messages: 3, changedFrom: 0 }] });
     expect(rowCount(id)).toBe(3);
+    await sameAsFreshImport(file, id);
+  });
+});
+
+describe('a tail prepared before its first append', () => {
+  const WHOLE_LIST = 'SELECT message_id FROM messages WHERE session_id = ?';
+
+  it('reads the stored ids in slices beforehand, so the append reads none, and stores what an unprepared tail stores', async () => {
+    const { file, id } = await imported(chain(1, 6));
+    const tail = await openTail(t.store, id);
+    const prepared = vi.spyOn(t.store.db, 'prepare');
+    expect(await prepareTail(t.store, tail)).toBe(true);
+    // The slices, not the whole list at once.
+    const sql = prepared.mock.calls.map((c) => c[0]);
+    expect(sql.some((q) => q.startsWith(`${WHOLE_LIST} AND idx >= ?`))).toBe(true);
+    expect(sql).not.toContain(WHOLE_LIST);
+    prepared.mockClear();
+    appendFileSync(file, chain(7, 8).join('\n') + '\n');
+    const u = await updateTail(t.store, tail);
+    expect(u?.fast).toBe(true);
+    expect(prepared.mock.calls.map((c) => c[0])).not.toContain(WHOLE_LIST);
+    prepared.mockRestore();
+    await sameAsFreshImport(file, id);
+    // A line that reaches back (its uuid is a stored message's) still leaves the fast path: the
+    // prepared ids are the stored ones.
+    appendFileSync(file, cc(3, 8, 'user', 'again') + '\n');
+    expect((await updateTail(t.store, tail))?.fast).not.toBe(true);
+    await sameAsFreshImport(file, id);
+  });
+
+  it('stops when asked, leaving the state for the append to read the ids itself', async () => {
+    const { file, id } = await imported(chain(1, 4));
+    const tail = await openTail(t.store, id);
+    expect(await prepareTail(t.store, tail, () => true)).toBe(false);
+    const prepared = vi.spyOn(t.store.db, 'prepare');
+    appendFileSync(file, chain(5, 6).join('\n') + '\n');
+    expect((await updateTail(t.store, tail))?.fast).toBe(true);
+    expect(prepared.mock.calls.map((c) => c[0])).toContain(WHOLE_LIST);
+    prepared.mockRestore();
     await sameAsFreshImport(file, id);
   });
 });
