@@ -45,8 +45,8 @@ const SLOW_TYPES = new Set(['last-prompt', 'custom-title', 'ai-title', 'summary'
 
 /** `"last-prompt"`: a line naming the leaf of the main chain. */
 const LAST_PROMPT = ascii('"last-prompt"');
-/** Message ids read per slice by the tail's `prepare` (one short read of the store between turns of the host's event loop). */
-const PREPARE_SLICE = 20_000;
+/** Message ids read per slice by the tail's `prepare`: one short read of the store between turns of the host's event loop (a slice of a 1 GB session is ~8 MB of its table's pages). */
+const PREPARE_SLICE = 5_000;
 
 /** Whether a `last-prompt` line is in the bytes as they stream by. */
 class LastPromptScan implements ByteScan {

@@ -1,6 +1,6 @@
 /**
  * The Claude Code tail's `prepare` (core/formats/claude-code.ts): the stored message ids an append
- * checks new lines against, read 20,000 at a time with a yield after each slice, none missed.
+ * checks new lines against, read 5,000 at a time with a yield after each slice, none missed.
  */
 import { describe, expect, it } from 'vitest';
 import { format } from '../../../src/core/formats/claude-code';
@@ -38,22 +38,22 @@ function stored(n: number): { session: StoredSession; reads: [number, number][] 
 const prepare = format.tail!.lines!.prepare! as unknown as (s: State, session: StoredSession) => Generator<void, State, void>;
 
 describe('the Claude Code tail prepared before its first append', () => {
-  it('reads the ids in slices of 20,000, yielding after each, and holds every one', () => {
-    // 45,000 messages: slices [0, 20000), [20000, 40000), [40000, 45000) — three yields.
-    const { session, reads } = stored(45_000);
+  it('reads the ids in slices of 5,000, yielding after each, and holds every one', () => {
+    // 11,000 messages: slices [0, 5000), [5000, 10000), [10000, 11000) — three yields.
+    const { session, reads } = stored(11_000);
     const steps = prepare({ lines: 10, leaf: 'x', ids: undefined }, session);
     let yields = 0;
     let r = steps.next();
     for (; !r.done; r = steps.next()) yields++;
     expect(yields).toBe(3);
     expect(reads).toEqual([
-      [0, 20_000],
-      [20_000, 40_000],
-      [40_000, 45_000],
+      [0, 5_000],
+      [5_000, 10_000],
+      [10_000, 11_000],
     ]);
     const ids = r.value.ids!;
-    for (const i of [0, 19_999, 20_000, 44_999]) expect(ids.has(`m-${i}`)).toBe(true);
-    expect(ids.has('m-45000')).toBe(false);
+    for (const i of [0, 4_999, 5_000, 10_999]) expect(ids.has(`m-${i}`)).toBe(true);
+    expect(ids.has('m-11000')).toBe(false);
     expect(r.value).toMatchObject({ lines: 10, leaf: 'x' });
   });
 
