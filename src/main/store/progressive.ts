@@ -230,8 +230,11 @@ export async function importProgressively(store: SessionStore, path: string, opt
           hashBehind = true;
           pipelined++;
           const { stored } = await writer.post(next.writes, next.transfer);
+          // A chunk stored after a cancel is not reported: the import takes everything back.
           void stored.then(
-            () => grown(update, total),
+            () => {
+              if (!cancelled()) grown(update, total);
+            },
             () => {},
           );
           if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
