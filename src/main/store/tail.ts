@@ -42,6 +42,7 @@ import {
   recordsOf,
   storedSession,
   updateSource,
+  type FastAppend,
   type FastPlan,
   type KnownSession,
 } from './tail-append';
@@ -514,7 +515,11 @@ function commitFast(store: SessionStore, state: TailState, plan: FastPlan, end: 
   state.size = end;
   state.hash = hash;
   state.tailDigest = tailDigest;
-  const u = plan.update;
+  return fastUpdate(plan.update, end);
+}
+
+/** The update an append on the fast path made (one session, never a rewrite). */
+function fastUpdate(u: FastAppend | undefined, end: number): TailUpdate {
   return {
     rewritten: false,
     sessions: u
@@ -603,29 +608,7 @@ export async function recordChunk(
   lines.state = change.next();
   state.size = end;
   state.tailDigest = digestBefore(state.path, end);
-  const u = plan.update;
-  const update: TailUpdate = {
-    rewritten: false,
-    sessions: u
-      ? [
-          {
-            id: u.sessionId,
-            messages: u.messages,
-            steps: u.steps,
-            changedFrom: u.changedFrom,
-            written: {
-              messages: u.written,
-              bodies: u.bodies,
-              previous: u.previous,
-              ...(u.compactions ? { compactions: u.compactions } : {}),
-            },
-          },
-        ]
-      : [],
-    deleted: [],
-    size: end,
-    fast: true,
-  };
+  const update = fastUpdate(plan.update, end);
   const source = { sourceId: state.sourceId, size: end };
   // Lines that hold no message: their bytes only, for the source's hash.
   const r = recorded?.writes;
