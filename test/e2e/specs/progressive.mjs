@@ -42,8 +42,6 @@ function sessionLines(root, dir, calls) {
     .filter((l) => l !== '');
 }
 
-const steps = async (page) => Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
-
 export async function testChartBeforeImportEndsOnAFileStillBeingWritten({ page, root, assert }) {
   const dir = mkdtempSync(join(tmpdir(), 'ctxscope-progressive-'));
   let own = null;
@@ -67,9 +65,13 @@ export async function testChartBeforeImportEndsOnAFileStillBeingWritten({ page, 
     // The first chart is partial: it covers the calls stored so far, and says so.
     const note = page.getByTestId('partial-note');
     await note.waitFor({ timeout: 10_000 });
-    const first = Number(await note.getAttribute('data-calls'));
+    // The note and the chart read at once (the chart grows as chunks are stored).
+    const [first, drawn] = await page.evaluate(() => [
+      Number(document.querySelector('[data-testid="partial-note"]')?.getAttribute('data-calls')),
+      Number(document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-steps')),
+    ]);
     assert.ok(first > 0 && first < 600, `a partial chart of some of the 600 calls (${first})`);
-    assert.equal(await steps(page), first, 'the note names the calls the chart draws');
+    assert.equal(drawn, first, 'the note names the calls the chart draws');
     assert.match(await note.textContent(), /^importing… \d+% — replay covers calls 1–[\d,]+/);
     // The progress bar and Cancel of the running import are on screen (adopted from getInfo).
     await page.getByTestId('import-progress').waitFor({ timeout: 10_000 });
@@ -115,12 +117,20 @@ export async function testFirstChartOfABigPrefixIsItsFirstCalls({ page, root, as
     writeFileSync(file, lines.join('\n') + '\n');
     // A 10 MB prefix (~3,000 calls), then 2 MB chunks a second apart.
     own = await startServe([file], dir, { CTXSCOPE_PROGRESSIVE: '64,10240,2048,1000' });
+    // The first chart the host answers (the window may draw a grown one first when a chunk is
+    // stored while the page loads): its calls, and whether it is marked partial.
+    const answers = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith('/api/getChartView'))
+        answers.push(r.text().then((t) => ({ steps: Number(/"stepCount":(\d+)/.exec(t)?.[1]), partial: t.includes('"partial":') })));
+    });
     await page.goto(own.url);
     await page.locator('[data-testid="region-bars"][data-key]').waitFor({ timeout: 60_000 });
-    const note = page.getByTestId('partial-note');
-    await note.waitFor({ timeout: 10_000 });
-    const first = Number(await note.getAttribute('data-calls'));
+    // A superseded request is answered `cancelled` (no chart): the first chart answered.
+    const answered = (await Promise.all(answers)).find((a) => Number.isFinite(a.steps));
+    const first = answered.steps;
     const stored = (await call(own.baseUrl, own.token, 'listSessions', {}))[0].steps;
+    assert.ok(answered.partial, 'the first chart is marked partial');
     assert.ok(first > 0 && first <= 1000, `the first chart covers the first calls read (${first})`);
     assert.ok(stored > first, `more calls were stored (${stored}) than the first chart covers (${first})`);
     await page.waitForFunction(
@@ -128,7 +138,7 @@ export async function testFirstChartOfABigPrefixIsItsFirstCalls({ page, root, as
       first,
       { timeout: 60_000 },
     );
-    await note.waitFor({ state: 'detached', timeout: 120_000 });
+    await page.getByTestId('partial-note').waitFor({ state: 'detached', timeout: 120_000 });
     await page.waitForFunction(
       () => Number(document.querySelector('[data-testid="region-bars"]')?.getAttribute('data-steps')) === 6000,
       null,
