@@ -134,7 +134,8 @@ export const format: FormatDescriptor = {
       },
       append: async ({ state, appended, session }) => {
         if (state.leaf === undefined || session.messageCount === 0) return { state };
-        const ids = state.ids ?? new IdHashSet(session.messageIds());
+        // Not prepared (an append came first): all of them now.
+        const ids = state.ids ?? new IdHashSet(session.messageIdsBetween(0, session.messageCount));
         const looked = { ...state, ids };
         // One pass over the new lines: each is decoded, parsed, checked (a linear continuation of
         // the main chain, nothing that reaches back) and handed to the importer's own per-line

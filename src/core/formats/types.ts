@@ -56,9 +56,7 @@ export interface StoredSession {
   readonly model: string | null;
   /** Stored messages [from, count), as the store gives them back. */
   messagesFrom(from: number): Message[];
-  /** Every stored message id (in no particular order). */
-  messageIds(): readonly string[];
-  /** The ids of stored messages [from, to) (a slice of messageIds, read by `LinesTail.prepare`). */
+  /** The ids of stored messages [from, to) (all of them: [0, messageCount)). */
   messageIdsBetween(from: number, to: number): readonly string[];
   /** Stored messages last first (index, id, message), read lazily: a caller may stop early. */
   backward(): Iterable<{ readonly index: number; readonly id: string; readonly message: () => Message }>;

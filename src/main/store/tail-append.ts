@@ -122,7 +122,6 @@ export function knownStoredSession(known: KnownSession): StoredSession {
     messageCount: session.messageCount,
     model: session.model,
     messagesFrom: (from) => (from === lastIdx ? [last.message] : from >= session.messageCount ? [] : behind('messages')),
-    messageIds: () => behind('message ids'),
     messageIdsBetween: () => behind('message ids'),
     // eslint-disable-next-line require-yield
     *backward() {
@@ -259,7 +258,6 @@ export function storedSession(store: SessionStore, session: OnlySession): Stored
       (
         db.prepare('SELECT body FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx').pluck().all(session.id, from) as string[]
       ).map((b) => JSON.parse(b) as Message),
-    messageIds: () => db.prepare('SELECT message_id FROM messages WHERE session_id = ?').pluck().all(session.id) as string[],
     messageIdsBetween: (from, to) =>
       db
         .prepare('SELECT message_id FROM messages WHERE session_id = ? AND idx >= ? AND idx < ?')

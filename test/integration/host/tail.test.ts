@@ -144,19 +144,18 @@ describe('a followed Claude Code session of one file and one session', () => {
       const id = one.host.initialSessionId!;
       const prepared = vi.spyOn(one.host.store.db, 'prepare');
       const sql = (): string[] => prepared.mock.calls.map((c) => c[0]);
-      const slices = 'SELECT message_id FROM messages WHERE session_id = ? AND idx >= ?';
+      const ids = 'SELECT message_id FROM messages WHERE session_id = ? AND idx >= ? AND idx < ?';
       await one.host.handlers.watchSession({ sessionId: id, on: true });
       // The watch's first update, then the ids in slices (store/tail.ts prepareTail).
-      for (const end = Date.now() + 20_000; !sql().some((q) => q.startsWith(slices)) && Date.now() < end;)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(sql().some((q) => q.startsWith(slices))).toBe(true);
+      for (const end = Date.now() + 20_000; !sql().includes(ids) && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+      expect(sql()).toContain(ids);
       await new Promise((r) => setTimeout(r, 50));
       prepared.mockClear();
       const before = (await one.host.handlers.getSession({ id })).summary.messages;
       const seen = one.nextUpdate();
       appendTurn(3, one.file);
       await seen;
-      expect(sql()).not.toContain('SELECT message_id FROM messages WHERE session_id = ?');
+      expect(sql()).not.toContain(ids);
       prepared.mockRestore();
       expect(one.updates.at(-1)).toMatchObject({ sessionId: id, messages: before + 2, rewritten: false });
     } finally {

@@ -26,7 +26,6 @@ function stored(n: number): { session: StoredSession; reads: [number, number][] 
       messageCount: n,
       model: null,
       messagesFrom: none,
-      messageIds: none,
       messageIdsBetween: (from, to) => (reads.push([from, to]), ids.slice(from, to)),
       backward: none,
       rawOf: none,
