@@ -16,6 +16,7 @@ import { countForHost } from './counts';
 import { sessionDetailOf } from './session-detail';
 import type { ImportAllowList } from './import-allow';
 import { startImport, type ImportRun } from './import-runner';
+import { SpareImportWorker } from './import-spare';
 import { createExporter } from './export-runner';
 import { configOf, policyInfo, policyInfos, policyOf, ReplayService, type ReplayInputs } from './replays';
 import { inThreadExecutor, ReplayClient, workerExecutor } from './replay-client';
@@ -92,6 +93,8 @@ export interface Host {
  * about 430 MB at 1 GB — so a bigger session that dies at the bound is counted again unbounded.
  */
 export const COUNT_HEAP_MB = 640;
+/** A spare import worker starts this long after an import ended (its start is off that moment's work: the whole session's replay). */
+const SPARE_IMPORT_DELAY_MS = 1500;
 
 /** The width of a chart made ahead (chartAhead): the replay is what is kept, any width is then made of it in milliseconds. */
 const CHART_AHEAD_BUCKETS = 1_000;
@@ -289,6 +292,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
     return estimate;
   };
 
+  // Opening a file in the running app: an import worker waits with its code loaded and the store
+  // open (import-spare.ts).
+  const spareImport =
+    options.importWorkerFile && options.dbPath !== ':memory:'
+      ? new SpareImportWorker(options.importWorkerFile, options.dbPath, options.nativeBinding)
+      : undefined;
   /**
    * Imports one file into the store; resolves with its session ids. A big file of lines is opened
    * progressively (store/progressive.ts): `onVisible` gets its first sessions as soon as a prefix
@@ -310,6 +319,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       dbPath: options.dbPath,
       ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
       ...(options.importWorkerFile ? { workerFile: options.importWorkerFile } : {}),
+      ...(spareImport ? { spare: spareImport } : {}),
       progressive: true,
       onProgress: (p) => {
         for (const id of visible) partial.set(id, { jobId, bytes: p.bytes, totalBytes: Math.max(p.totalBytes, p.bytes) });
@@ -404,6 +414,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
       }
     })();
     ended.catch(() => undefined);
+    void ended.finally(() => spareImport?.prepare(SPARE_IMPORT_DELAY_MS)).catch(() => undefined);
     return { jobId, ended };
   };
   const startJob = (paths: readonly string[], format: FormatId | undefined): string => runJob(paths, format).jobId;
@@ -649,6 +660,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   if (options.initialFiles.length > 0 && useWorker) replays.start();
   const close = async (): Promise<void> => {
     closing = true;
+    await spareImport?.close();
     for (const job of jobs.values()) job.run.cancel();
     fleet.close();
     tuner.close();
@@ -685,6 +697,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
     await close();
     throw e;
   }
+
+  // The next file opened in the window finds an import worker ready, once the start-up files are in.
+  void initialImport.then(() => spareImport?.prepare(SPARE_IMPORT_DELAY_MS));
 
   return {
     handlers,

@@ -12,8 +12,21 @@ export interface ImportWorkerRequest {
   readonly progressive?: boolean;
 }
 
-/** The host asks a running import to stop: it deletes what it stored (the visible prefix too) and answers `error` with `cancelled`. */
-export type ImportWorkerCommand = { readonly type: 'cancel' };
+/**
+ * A worker started ahead of an import (import-spare.ts): it loads the import's code and opens the
+ * store, then waits for its request (`start`).
+ */
+export interface ImportSpareData {
+  readonly role: 'spare';
+  readonly dbPath: string;
+  readonly nativeBinding?: string;
+}
+
+/**
+ * `start`: a spare worker's import (its request). `cancel`: the host asks a running import to stop:
+ * it deletes what it stored (the visible prefix too) and answers `error` with `cancelled`.
+ */
+export type ImportWorkerCommand = { readonly type: 'cancel' } | { readonly type: 'start'; readonly request: ImportWorkerRequest };
 
 export type ImportWorkerReply =
   | { readonly type: 'progress'; readonly bytes: number; readonly sessions: number; readonly messages: number }

@@ -13,6 +13,7 @@ import { importProgressively, progressiveFromEnv } from '../store/progressive';
 import type { TailUpdate } from '../store/tail';
 import type { SessionStore } from '../store/sessions';
 import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+import type { SpareImportWorker } from './import-spare';
 
 export interface ImportProgress {
   readonly bytes: number;
@@ -38,6 +39,8 @@ export interface ImportRunOptions {
   readonly nativeBinding?: string;
   /** Built worker script; undefined = import in this thread. */
   readonly workerFile?: string;
+  /** A worker started ahead (import-spare.ts): taken when one is waiting, else a new one starts. */
+  readonly spare?: SpareImportWorker;
   readonly onProgress?: (p: ImportProgress) => void;
   /**
    * Open a big file of lines progressively (store/progressive.ts): `onVisible` once its prefix is
@@ -145,7 +148,9 @@ function inWorker(workerFile: string, options: ImportRunOptions, report: Report)
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
     ...(options.progressive ? { progressive: true } : {}),
   };
-  const worker = new Worker(workerFile, { workerData: request });
+  const spare = options.spare?.take();
+  const worker = spare ?? new Worker(workerFile, { workerData: request });
+  if (spare) spare.postMessage({ type: 'start', request } satisfies ImportWorkerCommand);
   const resumeCheckpoints = options.progressive ? pauseHostCheckpoints(options.store) : () => {};
   worker.once('exit', resumeCheckpoints);
   let cancelled = false;

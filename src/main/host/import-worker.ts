@@ -10,14 +10,20 @@
  * rolls back the open transaction). After 'done' the worker copies the WAL into the database
  * (a progressive import's chunks leave that to it) and exits by itself once its writer, if any,
  * has checkpointed too. Each role loads only
- * its own modules (the writer needs no parser).
+ * its own modules (the writer needs no parser). A spare (`role: 'spare'`, import-spare.ts) loads
+ * the import's code and opens the store before there is a file to import, and waits for `start`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TailUpdate } from '../store/tail';
 import type { WriterData } from '../store/writer';
 import type { ChunkWriterData } from '../store/chunk-writer';
-import type { ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
+import type { ImportSpareData, ImportWorkerCommand, ImportWorkerReply, ImportWorkerRequest } from './import-protocol';
 import { traceHeap } from '../trace';
+
+/** The import's modules, loaded once (a spare loads them before its request). */
+const importModules = () => Promise.all([import('../../core/import/types'), import('../store/index'), import('../store/progressive')]);
+type ImportModules = Awaited<ReturnType<typeof importModules>>;
+type OpenedStore = ReturnType<ImportModules[1]['openStore']>;
 
 /**
  * A chunk's update as it crosses to the host: the written messages as their stored JSON bodies
@@ -31,17 +37,26 @@ function bodiesOnly(update: TailUpdate): TailUpdate {
   };
 }
 
-/** Runs the import and posts its last reply ('done' or 'error'); then copies the WAL into the database and closes. */
-async function run(request: ImportWorkerRequest, signal: AbortSignal, post: (reply: ImportWorkerReply) => void): Promise<void> {
-  const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = await Promise.all([
-    import('../../core/import/types'),
-    import('../store/index'),
-    import('../store/progressive'),
-  ]);
-  let store: ReturnType<typeof openStore> | undefined;
+/**
+ * Runs the import and posts its last reply ('done' or 'error'); then copies the WAL into the
+ * database and closes. `opened`: the store a spare opened ahead (used when it is the request's).
+ */
+async function run(
+  modules: ImportModules,
+  request: ImportWorkerRequest,
+  signal: AbortSignal,
+  post: (reply: ImportWorkerReply) => void,
+  opened?: { path: string; store: OpenedStore },
+): Promise<void> {
+  const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = modules;
+  let store: OpenedStore | undefined;
   let reply: ImportWorkerReply;
+  if (opened && opened.path !== request.dbPath) opened.store.close();
   try {
-    store = openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
+    store =
+      opened && opened.path === request.dbPath
+        ? opened.store
+        : openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
     const options = {
       ...(request.format ? { format: request.format } : {}),
       ...(request.nativeBinding ? { nativeBinding: request.nativeBinding } : {}),
@@ -74,10 +89,27 @@ async function run(request: ImportWorkerRequest, signal: AbortSignal, post: (rep
   }
 }
 
+/** Imports `request` (now, or once a spare is asked to), stops it at `cancel`, and closes the port when done. */
+function serveImport(
+  port: NonNullable<typeof parentPort>,
+  ready: Promise<{ modules: ImportModules; request: ImportWorkerRequest; opened?: { path: string; store: OpenedStore } }>,
+  controller: AbortController,
+): void {
+  void ready
+    .then(({ modules, request, opened }) => run(modules, request, controller.signal, (reply) => port.postMessage(reply), opened))
+    .then(async () => {
+      // The writer thread checkpoints after the commit: this worker exits once it is done.
+      const { writersFinished } = await import('../store/import-file');
+      await writersFinished();
+      port.close();
+    });
+}
+
 if (parentPort) {
   const port = parentPort;
-  const data = workerData as ImportWorkerRequest | WriterData | ChunkWriterData;
-  traceHeap('role' in data ? (data.role === 'writer' ? 'import writer' : 'import chunk writer') : 'import worker');
+  const data = workerData as ImportWorkerRequest | WriterData | ChunkWriterData | ImportSpareData;
+  const role = 'role' in data ? data.role : 'import';
+  traceHeap(role === 'writer' ? 'import writer' : role === 'chunks' ? 'import chunk writer' : 'import worker');
   if ('role' in data && data.role === 'writer') {
     void import('../store/writer').then(({ runWriter }) => runWriter(port, data));
   } else if ('role' in data && data.role === 'chunks') {
@@ -85,14 +117,38 @@ if (parentPort) {
   } else {
     // Cancel: the import stops at its next check and takes back what it stored (store/progressive.ts).
     const controller = new AbortController();
-    port.on('message', (m: ImportWorkerCommand) => {
-      if (m.type === 'cancel') controller.abort();
-    });
-    void run(data as ImportWorkerRequest, controller.signal, (reply) => port.postMessage(reply)).then(async () => {
-      // The writer thread checkpoints after the commit: this worker exits once it is done.
-      const { writersFinished } = await import('../store/import-file');
-      await writersFinished();
-      port.close();
-    });
+    if ('role' in data) {
+      // A spare: the code loaded and the store opened now, the request when the host has one.
+      const loaded = importModules().then((modules) => {
+        try {
+          const store = modules[1].openStore(data.dbPath, data.nativeBinding ? { nativeBinding: data.nativeBinding } : {});
+          return { modules, opened: { path: data.dbPath, store } };
+        } catch {
+          // The request's own open reports what is wrong with the store.
+          return { modules };
+        }
+      });
+      let started = false;
+      port.on('message', (m: ImportWorkerCommand) => {
+        if (m.type === 'cancel') controller.abort();
+        else if (!started) {
+          started = true;
+          serveImport(
+            port,
+            loaded.then((l) => ({ ...l, request: m.request })),
+            controller,
+          );
+        }
+      });
+    } else {
+      port.on('message', (m: ImportWorkerCommand) => {
+        if (m.type === 'cancel') controller.abort();
+      });
+      serveImport(
+        port,
+        importModules().then((modules) => ({ modules, request: data })),
+        controller,
+      );
+    }
   }
 }
