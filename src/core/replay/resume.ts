@@ -93,11 +93,17 @@ export async function replayLive(
 
 /**
  * The replay of `session` — `live`'s session grown by an append — continued from `live` over the
- * new calls; undefined when that could differ from a full replay (see above).
+ * new calls; undefined when that could differ from a full replay (see above), after telling
+ * `refused` why.
  */
-export async function extendReplay(live: LiveReplay, session: Session, options: ResumeOptions = {}): Promise<LiveResult | undefined> {
+export async function extendReplay(
+  live: LiveReplay,
+  session: Session,
+  options: ResumeOptions = {},
+  refused?: (why: string) => void,
+): Promise<LiveResult | undefined> {
   const plan = planResume(live, session, options);
-  if (typeof plan === 'string') return undefined;
+  if (typeof plan === 'string') return (refused?.(plan), undefined);
   return finishedFrom(plan, options.shouldStop);
 }
 

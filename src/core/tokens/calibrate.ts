@@ -127,8 +127,36 @@ function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fa
 
 const usable = (session: Session, counts: SessionCounts): Point[] => calibrationPoints(session, counts).filter((p) => p.y > 0);
 
+/** Up to this many calls with usage, the line is fitted on all of them. */
+export const FIT_ALL_UP_TO = 1024;
+
+/**
+ * The calls the line is fitted on: all of them up to FIT_ALL_UP_TO; past that, the first
+ * FIT_ALL_UP_TO × 2^k, the largest such number there are (so at least half of them).
+ *
+ * Why not always all: the fit sets the unlogged region of every call, so a fit that moved with each
+ * appended call (a live tail) changed the past calls' requests, and a replay continued over the
+ * new calls (core/replay/resume.ts) would no longer be the full replay's: every append replayed
+ * the whole session again (a second and more at 300 MB). Fitted on a prefix that only changes
+ * when the number of calls doubles, the line of a growing session holds still between doublings,
+ * and a full replay of the grown session fits the same one. A system prompt and tools the
+ * transcript leaves out are the same at every call: half of a thousand calls or more pins them
+ * down (the out-of-sample score of calibrationReport fits on the first half too).
+ */
+export function fittedCalls(n: number): number {
+  if (n <= FIT_ALL_UP_TO) return n;
+  let k = FIT_ALL_UP_TO;
+  while (k * 2 <= n) k *= 2;
+  return k;
+}
+
+function fittedOn(pts: Point[]): Point[] {
+  const k = fittedCalls(pts.length);
+  return k === pts.length ? pts : pts.slice(0, k);
+}
+
 export function fitCalibration(session: Session, counts: SessionCounts): CalibrationFit {
-  const pts = usable(session, counts);
+  const pts = fittedOn(usable(session, counts));
   const fit = fitPoints(pts);
   let err = 0;
   for (const p of pts) err += Math.abs(fit.ratio * p.x + fit.overhead - p.y);
@@ -154,7 +182,9 @@ function medianAbsPct(fit: { ratio: number; overhead: number }, pts: readonly Po
  */
 export function calibrationReport(session: Session, counts: SessionCounts): CalibrationReport | { fallback: string } {
   const pts = usable(session, counts);
-  const fit = fitPoints(pts);
+  // The line the replays use (fitCalibration's), scored in sample on the calls it was fitted on.
+  const fitted = fittedOn(pts);
+  const fit = fitPoints(fitted);
   if (fit.fallback !== undefined) return { fallback: fit.fallback };
   const half = pts.length >> 1;
   let outOfSampleError: number | null = null;
@@ -162,5 +192,5 @@ export function calibrationReport(session: Session, counts: SessionCounts): Cali
     const early = fitPoints(pts.slice(0, half));
     outOfSampleError = medianAbsPct(early, pts.slice(half));
   }
-  return { ratio: fit.ratio, overhead: fit.overhead, inSampleError: medianAbsPct(fit, pts), outOfSampleError, calls: pts.length };
+  return { ratio: fit.ratio, overhead: fit.overhead, inSampleError: medianAbsPct(fit, fitted), outOfSampleError, calls: pts.length };
 }

@@ -341,13 +341,19 @@ export class ReplayService {
     try {
       const span = traceSpan(`replay ${inputs.policy.id}`);
       const kept = this.live.peek(key);
+      let refused = '';
       const resumed =
         kept && kept.sessionId === inputs.sessionId
-          ? await extendReplay(kept.live, session, {
-              counts,
-              ...(referenceCounts ? { referenceCounts } : {}),
-              ...(shouldStop ? { shouldStop } : {}),
-            })
+          ? await extendReplay(
+              kept.live,
+              session,
+              {
+                counts,
+                ...(referenceCounts ? { referenceCounts } : {}),
+                ...(shouldStop ? { shouldStop } : {}),
+              },
+              (why) => (refused = ` (not continued: ${why})`),
+            )
           : undefined;
       if (resumed) this.resumed++;
       const done =
@@ -361,7 +367,7 @@ export class ReplayService {
           ...(shouldStop ? { shouldStop } : {}),
         }));
       this.keep(key, inputs.sessionId, done.live, done.result.steps.count);
-      span(resumed ? '(continued)' : '');
+      span(resumed ? '(continued)' : refused);
       return { result: done.result, session, counts, inputs };
     } catch (e) {
       if (e instanceof ReplayCancelled) throw new ApiError('cancelled', `superseded by a newer request: ${e.message}`);

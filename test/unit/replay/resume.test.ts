@@ -314,3 +314,36 @@ describe('a continuation that could differ is refused', () => {
     expect(resumeRefusal(live, g)).toMatch(/tokenizer|reference/);
   });
 });
+
+describe('a live tail of a session with more than a thousand reported calls', () => {
+  // A transcript that leaves a 15,000-token system prompt out, its reported prompts a little off the
+  // line (±24 tokens, as providers' framing is), the last one 3,000 over it: a least-squares fit over
+  // every call moves with each new call (here by about 3,000 / 1,101 ≈ 3 tokens of overhead). Fitted
+  // on the first 1,024 calls once there are 1,024 to 2,047 of them (core/tokens/calibrate.ts
+  // fittedCalls), the line of 1,100 calls and of 1,101 is the same.
+  const pairs = (n: number): Message[] => {
+    const msgs: Message[] = [];
+    let sent = 0;
+    for (let k = 0; k < n; k++) {
+      msgs.push(user(`question ${k} ` + 'ab '.repeat(40)));
+      sent += 33;
+      const noise = k === n - 1 ? 3_000 : ((k * 7919) % 49) - 24;
+      msgs.push(assistant(`answer ${k} ` + 'cd '.repeat(8), { usage: usage(15_000 + sent + noise) }));
+      sent += 9;
+    }
+    return msgs;
+  };
+  const config: ReplayConfigInput = { ...getPolicy('s2')!.config, window: 10_000_000 };
+
+  it('continues each append instead of replaying the whole session (the fit holds still)', async () => {
+    const all = pairs(1_101);
+    const first = session(all.slice(0, 2_200));
+    const live = (await replayLive(first, config, { counts: counted(first) })).live;
+    const grown = session(all);
+    expect(resumeRefusal(live, grown, { counts: counted(grown) })).toBeUndefined();
+    const got = await extendReplay(live, grown, { counts: counted(grown) });
+    expect(got).toBeDefined();
+    expect(got!.result.steps.regions.unlogged[0]).toBeGreaterThan(14_000);
+    expectSame(got!.result, await replay(session(fresh(all)), config));
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message, Session } from '../../../src/core/model';
-import { calibrationReport, fitCalibration } from '../../../src/core/tokens/calibrate';
+import { calibrationReport, fitCalibration, fittedCalls } from '../../../src/core/tokens/calibrate';
 import type { SessionCounts } from '../../../src/core/tokens/types';
 
 /** 2·calls messages, user then assistant; assistant k (message 2k+1) reported `reported[k]` prompt tokens. */
@@ -108,5 +108,23 @@ describe('calibrationReport', () => {
     expect(fit.fallback).toBeUndefined();
     expect(fit.overhead).toBe(0);
     expect(fit.ratio).toBeCloseTo(866_000 / 840_000, 12);
+  });
+});
+
+describe('the calls the line is fitted on (a growing session holds it still)', () => {
+  it('are all of them up to 1,024, then the largest 1,024 × 2^k there are', () => {
+    expect([0, 1, 2, 1_024].map(fittedCalls)).toEqual([0, 1, 2, 1_024]);
+    // 1,025 … 2,047 → 1,024; 2,048 → 2,048; 5,000 → 4,096 (8,192 > 5,000).
+    expect([1_025, 2_047, 2_048, 5_000].map(fittedCalls)).toEqual([1_024, 1_024, 2_048, 4_096]);
+  });
+
+  it('fits the first 1,024 of 1,500 calls: the later ones, off the line, move neither the fit nor the report', () => {
+    // Call k's request is message 2k+1's prefix: (2k+1)·100. The first 1,024 report x + 5,000
+    // exactly (ratio 1, overhead 5,000); the other 476 report 2x, far off that line.
+    const reported = Array.from({ length: 1_500 }, (_, k) => (2 * k + 1) * 100 * (k < 1_024 ? 1 : 2) + (k < 1_024 ? 5_000 : 0));
+    const { session, counts } = sessionWith(reported);
+    const fit = fitCalibration(session, counts);
+    expect(fit).toMatchObject({ ratio: 1, overhead: 5_000, points: 1_024, meanAbsError: 0 });
+    expect(calibrationReport(session, counts)).toMatchObject({ ratio: 1, overhead: 5_000, inSampleError: 0, calls: 1_500 });
   });
 });
