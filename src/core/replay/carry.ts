@@ -8,6 +8,7 @@
 import type { Message } from '../model';
 import { carryLayout } from '../summarize/extractive';
 import { carryFoldMemo } from './compress';
+import { carryCacheFacts, carryTimes } from './cost';
 import { carryFacts } from './retention';
 
 export function carryReplayCaches(old: readonly Message[], next: readonly Message[], from: number): void {
@@ -16,4 +17,6 @@ export function carryReplayCaches(old: readonly Message[], next: readonly Messag
   carryFacts(old, next, from);
   carryFoldMemo(old, next, from);
   carryLayout(old, next, from);
+  carryTimes(old, next, from);
+  carryCacheFacts(old, next, from);
 }

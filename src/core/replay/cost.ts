@@ -73,27 +73,85 @@ export function cacheRulesOf(session: Session, model: ModelInfo | undefined): Ca
 }
 const rulesHeld = new WeakMap<readonly Message[], { readonly length: number; readonly rules: Map<string, CacheRules> }>();
 
+/**
+ * What the cache rules read of a message list, folded message by message: whether any call reports
+ * Anthropic usage or a cache write, any cache field, a 1-hour write, any timestamp; and the first
+ * call and first assistant message. Kept per list and carried to a grown one (carryCacheFacts), so a
+ * live-tail append reads only its new messages.
+ */
+interface CacheFacts {
+  readonly length: number;
+  readonly anthropicUsage: boolean;
+  readonly anyCacheField: boolean;
+  readonly anyCacheWrite: boolean;
+  readonly write1h: boolean;
+  readonly timed: boolean;
+  /** The first assistant message with usage, and the first assistant message (-1: none yet). */
+  readonly firstCall: number;
+  readonly firstAssistant: number;
+}
+const factsHeld = new WeakMap<readonly Message[], CacheFacts>();
+
+/** `facts` (of the messages before `from`) folded over messages [from, end). */
+function foldCacheFacts(messages: readonly Message[], from: number, facts: CacheFacts | undefined): CacheFacts {
+  let { anthropicUsage, anyCacheField, anyCacheWrite, write1h, timed, firstCall, firstAssistant } = facts ?? {
+    anthropicUsage: false,
+    anyCacheField: false,
+    anyCacheWrite: false,
+    write1h: false,
+    timed: false,
+    firstCall: -1,
+    firstAssistant: -1,
+  };
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.timestamp !== undefined) timed = true;
+    if (m.role !== 'assistant') continue;
+    if (firstAssistant < 0) firstAssistant = i;
+    const u = m.usage;
+    if (u === undefined) continue;
+    if (firstCall < 0) firstCall = i;
+    if (u.convention === 'anthropic' || u.cacheWrite > 0) anthropicUsage = true;
+    if (u.cacheRead > 0 || u.cacheWrite > 0) anyCacheField = true;
+    if (u.cacheWrite > 0) anyCacheWrite = true;
+    if ((u.cacheWrite1h ?? 0) > 0) write1h = true;
+  }
+  return { length: messages.length, anthropicUsage, anyCacheField, anyCacheWrite, write1h, timed, firstCall, firstAssistant };
+}
+
+function cacheFactsOf(messages: readonly Message[]): CacheFacts {
+  let f = factsHeld.get(messages);
+  if (!f || f.length !== messages.length) factsHeld.set(messages, (f = foldCacheFacts(messages, 0, undefined)));
+  return f;
+}
+
+/**
+ * The facts of `old` carried to `next`, which holds `old`'s first `from` messages (a live-tail
+ * append, core/replay/carry.ts), folded on over the new messages. Only when `next` holds all of
+ * `old` (`from` = its length): a message written again may take back what it said (an "any" can
+ * not be unfolded), and `next` is then read whole when its rules are asked for.
+ */
+export function carryCacheFacts(old: readonly Message[], next: readonly Message[], from: number): void {
+  const held = factsHeld.get(old);
+  if (!held || held.length !== old.length || factsHeld.has(next) || from !== old.length) return;
+  factsHeld.set(next, foldCacheFacts(next, from, held));
+}
+
 function rulesOf(session: Session, model: ModelInfo | undefined): CacheRules {
-  const calls = session.messages.filter(
-    (m): m is Message & { usage: NonNullable<Message['usage']> } => m.role === 'assistant' && m.usage !== undefined,
-  );
+  const facts = cacheFactsOf(session.messages);
   // Without a catalog row: the format, the model's name, or a reported cache write (only explicit caching writes) tell.
   const anthropic = model
     ? model.provider === 'anthropic'
-    : ANTHROPIC_FORMATS.has(session.format) ||
-      /claude/i.test(session.model ?? '') ||
-      calls.some((m) => m.usage.convention === 'anthropic' || m.usage.cacheWrite > 0);
+    : ANTHROPIC_FORMATS.has(session.format) || /claude/i.test(session.model ?? '') || facts.anthropicUsage;
   const assumed: string[] = [];
-  const anyCacheField = calls.some((m) => m.usage.cacheRead > 0 || m.usage.cacheWrite > 0);
-  const timed = session.messages.some((m) => m.timestamp !== undefined);
-  if (!timed) assumed.push('no timestamps: the cache never expires between calls');
-  const first = calls[0];
-  const warmStart = first && first === session.messages.find((m) => m.role === 'assistant') ? first.usage.cacheRead : 0;
+  if (!facts.timed) assumed.push('no timestamps: the cache never expires between calls');
+  const first = facts.firstCall >= 0 ? session.messages[facts.firstCall]!.usage! : undefined;
+  const warmStart = first && facts.firstCall === facts.firstAssistant ? first.cacheRead : 0;
   if (!first) assumed.push('no reported usage: the first call starts with nothing cached');
-  else if (!anyCacheField) assumed.push('the log reports no cache reads or writes: cold start, the provider’s default cache');
+  else if (!facts.anyCacheField) assumed.push('the log reports no cache reads or writes: cold start, the provider’s default cache');
   if (anthropic) {
-    const write1h = calls.some((m) => (m.usage.cacheWrite1h ?? 0) > 0);
-    if (!write1h && !calls.some((m) => m.usage.cacheWrite > 0)) assumed.push('cache lifetime not logged: Anthropic’s 5-minute cache');
+    const write1h = facts.write1h;
+    if (!write1h && !facts.anyCacheWrite) assumed.push('cache lifetime not logged: Anthropic’s 5-minute cache');
     const haiku = model?.id.includes('haiku') === true;
     return {
       kind: 'breakpoints',
@@ -234,23 +292,37 @@ const timesHeld = new WeakMap<readonly Message[], Times | null>();
 function timesOf(messages: readonly Message[]): Times | undefined {
   let t = timesHeld.get(messages);
   if (t === undefined || (t !== null && t.has.length !== messages.length)) {
-    const at = new Float64Array(messages.length);
-    const has = new Uint8Array(messages.length);
-    t = { at, has };
-    for (let i = 0; i < messages.length; i++) {
-      const ts: unknown = messages[i]!.timestamp;
-      if (ts === undefined) continue;
-      if (typeof ts !== 'number') {
-        t = null;
-        break;
-      }
-      at[i] = ts;
-      has[i] = 1;
-    }
+    t = timesFrom(messages, 0, undefined);
     timesHeld.set(messages, t);
   }
   return t ?? undefined;
 }
+
+/** The table of `messages`, its first `from` entries copied from `held`'s (a list they share). */
+function timesFrom(messages: readonly Message[], from: number, held: Times | undefined): Times | null {
+  const at = new Float64Array(messages.length);
+  const has = new Uint8Array(messages.length);
+  if (held) {
+    at.set(held.at.subarray(0, from));
+    has.set(held.has.subarray(0, from));
+  }
+  for (let i = from; i < messages.length; i++) {
+    const ts: unknown = messages[i]!.timestamp;
+    if (ts === undefined) continue;
+    if (typeof ts !== 'number') return null;
+    at[i] = ts;
+    has[i] = 1;
+  }
+  return { at, has };
+}
+
+/** The timestamp table of `old` carried to `next`, which holds `old`'s first `from` messages (core/replay/carry.ts). */
+export function carryTimes(old: readonly Message[], next: readonly Message[], from: number): void {
+  const held = timesHeld.get(old);
+  if (!held || held.has.length !== old.length || timesHeld.has(next) || from > old.length) return;
+  timesHeld.set(next, timesFrom(next, from, held));
+}
+
 /** Message `i`'s timestamp as `messages[i]?.timestamp` reads it (undefined past either end or without one). */
 function timeAt(t: Times, i: number): number | undefined {
   return t.has[i] === 1 ? t.at[i] : undefined;

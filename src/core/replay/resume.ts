@@ -51,7 +51,7 @@ import { countWith, type SessionCounts } from '../tokens/index';
 import { sentAsTokens } from '../tokens/sent-as';
 import { finishRun, limitsOf, resolveTokenizer, runSteps, setupRun, type ReplayOptions, type Run } from './run';
 import { SentAsHandler } from './sent-as';
-import { grownShapeOf, pinsOf, referenceCountsOf, withUnloggedOverhead } from './setup';
+import { carriedUnlogged, grownShapeOf, pinsOf, referenceCountsOf, withUnloggedOverhead } from './setup';
 import { SourceCompactions } from './source-compactions';
 import type { Pins, ReplayState, SessionShape } from './state';
 import { STEP_STATUSES, type ReplayResult } from './types';
@@ -161,12 +161,17 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
   const limits = limitsOf(session, config);
   if (JSON.stringify(limits) !== JSON.stringify(s.limits)) return 'the resolved limits changed';
 
-  // The unlogged overhead is fitted on the whole session: a grown session may fit another, and then the run cannot continue.
-  const counts = withUnloggedOverhead(
-    session,
-    options.counts ?? countWith(session, old.tokenizerId, { mediaTokens: old.mediaTokens, schemaScale: config.schemaScale }),
-    messages.some((m) => m.usage),
-  );
+  // The unlogged overhead is fitted on the session's calls: a grown session may fit another, and then
+  // the run cannot continue. Fitted on a prefix of them that the append left as it was, it is the
+  // same line, not fitted again (carriedUnlogged; the checks below are the ones it relies on).
+  const base = options.counts ?? countWith(session, old.tokenizerId, { mediaTokens: old.mediaTokens, schemaScale: config.schemaScale });
+  const counts =
+    carriedUnlogged(s.counts, base, messages, last) ??
+    withUnloggedOverhead(
+      session,
+      base,
+      messages.some((m) => m.usage),
+    );
   if (counts.perMessage.length !== n || counts.prefix.length !== n + 1)
     return `counts cover ${counts.perMessage.length} messages, the session has ${n}`;
   const countsChanged = changedCounts(s.counts, counts, last);

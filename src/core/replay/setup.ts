@@ -6,7 +6,7 @@
  */
 import type { ReplayConfig } from '../config';
 import { promptTokens, type Message, type Session } from '../model';
-import { fitCalibration } from '../tokens/calibrate';
+import { fitCalibration, fittedCalls, FIT_ALL_UP_TO, reportingCalls } from '../tokens/calibrate';
 import { countWith, type SessionCounts } from '../tokens/index';
 import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
@@ -193,6 +193,45 @@ export function withUnloggedOverhead(session: Session, counts: SessionCounts, an
     const unlogged = material ? Math.round(fit.overhead / fit.ratio) : 0;
     out = unlogged > 0 ? { ...counts, unlogged } : counts;
     unloggedCache.set(counts, out);
+    // Fitted on a prefix of the calls (fittedCalls): a grown session may carry it (carriedUnlogged).
+    if (fit.points >= FIT_ALL_UP_TO)
+      unloggedFits.set(out, { calls: Int32Array.from(reportingCalls(session.messages)), fitted: fit.points });
   }
+  return out;
+}
+
+/** The calls a prefix fit read (`fitted` of them) among every reporting call of its session, by counts object. */
+const unloggedFits = new WeakMap<SessionCounts, { readonly calls: Int32Array; readonly fitted: number }>();
+
+/**
+ * The grown session's counts with the unlogged overhead of `old` (a run's counts, made by
+ * withUnloggedOverhead for the session before an append) without fitting the line again, when it
+ * is the same line: it was fitted on a prefix of the calls (fittedCalls) that ends at or before
+ * message `last`, and the grown session's number of calls still gives that prefix. Valid only
+ * where the caller also checks that messages [0, last] are the same objects with the same counts,
+ * system prompt and tools, the same rewrites (sentAs) and source compactions — the fitted points
+ * are then the same (core/replay/resume.ts planResume checks each and refuses otherwise). Nothing
+ * is cached for `base`: a refused continuation fits its counts as before.
+ */
+export function carriedUnlogged(
+  old: SessionCounts,
+  base: SessionCounts,
+  messages: readonly Message[],
+  last: number,
+): SessionCounts | undefined {
+  if (base.unlogged > 0 || base.tokenizer === 'calibrated') return undefined;
+  const held = unloggedFits.get(old);
+  if (!held || held.calls[held.fitted - 1]! > last) return undefined;
+  // The calls at or before `last` are the same messages; those after it are read again (the last
+  // response may have been written again).
+  let kept = held.calls.length;
+  while (kept > 0 && held.calls[kept - 1]! > last) kept--;
+  const after = reportingCalls(messages, last + 1);
+  if (fittedCalls(kept + after.length) !== held.fitted) return undefined;
+  const out = old.unlogged === 0 ? base : { ...base, unlogged: old.unlogged };
+  const calls = new Int32Array(kept + after.length);
+  calls.set(held.calls.subarray(0, kept));
+  calls.set(after, kept);
+  unloggedFits.set(out, { calls, fitted: held.fitted });
   return out;
 }

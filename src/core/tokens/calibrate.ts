@@ -9,7 +9,7 @@
  * A fit scored on the calls it was fitted on flatters itself, so `calibrationReport` also fits on
  * the first half of the calls and scores the second half (docs/reference/formats.md "What each importer rebuilds").
  */
-import type { Session } from '../model';
+import type { Message, Session } from '../model';
 import { promptTokens } from '../model';
 import { sentAsTokens } from './sent-as';
 import type { SessionCounts } from './types';
@@ -71,6 +71,16 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { in
     points.push({ index: i, x, y: promptTokens(m.usage) });
   }
   return points;
+}
+
+/** Whether message `m` is a call the line is fitted on: an assistant message reporting a prompt size. */
+export const reportsPrompt = (m: Message): boolean => m.role === 'assistant' && m.usage !== undefined && promptTokens(m.usage) > 0;
+
+/** The message index of every call the line may be fitted on (calibrationPoints's, with a prompt size), in order. */
+export function reportingCalls(messages: readonly Message[], from = 0): number[] {
+  const out: number[] = [];
+  for (let i = from; i < messages.length; i++) if (reportsPrompt(messages[i]!)) out.push(i);
+  return out;
 }
 
 /** A physical ratio: a tokenizer family is never off by more than this either way. */
