@@ -24,6 +24,26 @@ export interface FactIndex {
 const indexCache = new WeakMap<readonly Message[], FactIndex>();
 /** Each index's key → id map, kept for extending it (carryFacts). */
 const idMaps = new WeakMap<FactIndex, Map<string, number>>();
+/**
+ * Per index, how many keys messages [0, i) first mentioned (`[i]`, i ≤ messages): ids are given in
+ * order of first mention, so an index extended from message `from` keeps exactly the first
+ * `[from]` keys. Without it that number was a pass over every mention before `from`, and the key
+ * map was built again whole — at each live-tail append that wrote its last message again.
+ */
+const keysBeforeOf = new WeakMap<FactIndex, Uint32Array>();
+
+function keysBefore(fx: FactIndex): Uint32Array {
+  let held = keysBeforeOf.get(fx);
+  if (held) return held;
+  held = new Uint32Array(fx.offsets.length);
+  let known = 0;
+  for (let i = 0; i + 1 < fx.offsets.length; i++) {
+    for (let q = fx.offsets[i]!; q < fx.offsets[i + 1]!; q++) if (fx.ids[q]! >= known) known = fx.ids[q]! + 1;
+    held[i + 1] = known;
+  }
+  keysBeforeOf.set(fx, held);
+  return held;
+}
 
 export function factIndex(messages: readonly Message[]): FactIndex {
   let fx = indexCache.get(messages);
@@ -40,22 +60,23 @@ export function factIndex(messages: readonly Message[]): FactIndex {
  */
 function internFacts(messages: readonly Message[], base: FactIndex, from: number): FactIndex {
   const start = base.offsets[from]!;
-  // Keys first mentioned before `from` are those up to the largest id used there (all of them
-  // when nothing of `base` is dropped).
-  let known = base.keys.length;
-  if (from < base.offsets.length - 1) {
-    known = 0;
-    for (let j = 0; j < start; j++) if (base.ids[j]! >= known) known = base.ids[j]! + 1;
-  }
+  // Keys first mentioned before `from` (all of them when nothing of `base` is dropped).
+  const baseBefore = from < base.offsets.length - 1 || from === 0 ? keysBefore(base) : undefined;
+  const known = baseBefore ? baseBefore[from]! : base.keys.length;
   const keys = base.keys.slice(0, known);
   const kinds = base.kinds.slice(0, known);
-  // A plain append takes over the base's key map (a live tail drops the base); else it is rebuilt.
-  let idOf = known === base.keys.length ? idMaps.get(base) : undefined;
-  if (idOf) idMaps.delete(base);
-  else {
+  // The base's key map is taken over (a live tail drops the base), the keys first mentioned from
+  // `from` on taken out of it; without one it is built again.
+  let idOf = idMaps.get(base);
+  if (idOf) {
+    idMaps.delete(base);
+    for (let k = known; k < base.keys.length; k++) idOf.delete(base.keys[k]!);
+  } else {
     idOf = new Map<string, number>();
     for (let i = 0; i < keys.length; i++) idOf.set(keys[i]!, i);
   }
+  const before = new Uint32Array(messages.length + 1);
+  before.set((baseBefore ?? keysBefore(base)).subarray(0, from + 1));
   let ids = new Uint32Array(start + Math.max(1024, 8 * (messages.length - from)));
   ids.set(base.ids.subarray(0, start));
   const offsets = new Uint32Array(messages.length + 1);
@@ -79,9 +100,11 @@ function internFacts(messages: readonly Message[], base: FactIndex, from: number
       ids[at++] = id;
     }
     offsets[i + 1] = at;
+    before[i + 1] = keys.length;
   }
   const fx: FactIndex = { keys, kinds, offsets, ids: ids.length === at ? ids : ids.slice(0, at) };
   idMaps.set(fx, idOf);
+  keysBeforeOf.set(fx, before);
   // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
   const ancestors = [
     { index: new WeakRef(base), from },

@@ -1,0 +1,11 @@
+import { openStore } from '../../src/main/store/index';
+import { loadLazySession } from '../../src/main/store/lazy-session';
+import { prepareMessage } from '../../src/core/summarize/extractive';
+const store = openStore(process.argv[2]!);
+const id = store.listSessions()[0]!.id;
+let t = performance.now();
+let s = loadLazySession(store, id)!;
+console.log('load', (performance.now() - t).toFixed(0), s.messages.length);
+t = performance.now();
+s = loadLazySession(store, id, { prime: prepareMessage })!;
+console.log('load+prime', (performance.now() - t).toFixed(0));
