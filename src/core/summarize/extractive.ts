@@ -988,7 +988,9 @@ function extendLanes(
     for (let i = 0; i < first.length; i++) lens[i] = first[i]!.length;
     const view = lanes[k];
     if (view && picked[k]! > 0) {
-      const next = view.lane.extend(laneRuns[k]!, laneRunCount[k]!, first, ids, lens);
+      let next = view.lane.extend(laneRuns[k]!, laneRunCount[k]!, first, ids, lens);
+      // A lane mostly of dropped positions goes on packed (the same items): bounded by what it holds.
+      if (next.lane.sparse) next = Lane.packed(next).head;
       if (next.count > 0) out.set(SECTIONS[k]!, next);
     } else if (first.length > 0) out.set(SECTIONS[k]!, Lane.of(first, ids, lens, internGeneration).head);
   }
