@@ -231,7 +231,11 @@ export function setupRun(session: Session, configInput: ReplayConfig | ReplayCon
 
   return {
     s,
-    out: new StepArrays(shape.stepMsg.length, enforcement.trigger, lean),
+    out: new StepArrays(shape.stepMsg.length, enforcement.trigger, lean, {
+      system: counts.system,
+      unlogged: counts.unlogged,
+      tools: counts.tools,
+    }),
     budgets: new BudgetHandler(config),
     cost: new CostHandler(cacheRulesOf(session, limits.model)),
     sources: new SourceCompactions(s),

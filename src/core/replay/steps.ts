@@ -33,16 +33,24 @@ export class StepArrays {
   /** Deferred reasons not worded yet (0: `reasons` is complete). */
   private unworded = 0;
 
-  /** `lean`: no reason is recorded (every reasonIndex 0), as ReplayOptions.detail 'totals' asks. */
+  /**
+   * `lean`: no reason is recorded (every reasonIndex 0), as ReplayOptions.detail 'totals' asks.
+   * `fixed`: the run's system, unlogged and tools tokens, the same at every call (its counts'):
+   * those regions are then columns of that one value shared with other runs (`constantColumn`),
+   * never written, as the trigger's always is.
+   */
   constructor(
     readonly count: number,
     private readonly triggerTokens: number,
     private readonly lean = false,
+    private readonly fixed?: FixedRegions,
   ) {
-    this.regions = Object.fromEntries(REGIONS.map((r) => [r, new Float64Array(count)])) as Record<(typeof REGIONS)[number], Float64Array>;
+    this.regions = Object.fromEntries(
+      REGIONS.map((r) => [r, fixed && isFixed(r) ? constantColumn(count, fixed[r]) : new Float64Array(count)]),
+    ) as Record<(typeof REGIONS)[number], Float64Array>;
     this.total = new Float64Array(count);
     this.limit = new Float64Array(count);
-    this.trigger = new Float64Array(count).fill(triggerTokens);
+    this.trigger = constantColumn(count, triggerTokens);
     this.reported = new Float64Array(count).fill(NaN);
     this.cacheRead = new Float64Array(count);
     this.cacheWrite = new Float64Array(count);
@@ -64,12 +72,12 @@ export class StepArrays {
    * reads its arrays) stays as it is.
    */
   grownTo(count: number, filled = this.count, reasons = this.reasons.length): StepArrays {
-    const g = new StepArrays(count, this.triggerTokens, this.lean);
+    const g = new StepArrays(count, this.triggerTokens, this.lean, this.fixed);
     const n = Math.min(count, this.count, filled);
-    for (const r of REGIONS) g.regions[r].set(this.regions[r].subarray(0, n));
+    // A fixed region and the trigger are shared columns of the same value: nothing to copy.
+    for (const r of REGIONS) if (!(this.fixed && isFixed(r))) g.regions[r].set(this.regions[r].subarray(0, n));
     g.total.set(this.total.subarray(0, n));
     g.limit.set(this.limit.subarray(0, n));
-    g.trigger.set(this.trigger.subarray(0, n));
     g.reported.set(this.reported.subarray(0, n));
     g.cacheRead.set(this.cacheRead.subarray(0, n));
     g.cacheWrite.set(this.cacheWrite.subarray(0, n));
@@ -234,11 +242,13 @@ export class StepArrays {
     const c = s.counts;
     const history = s.win.historyTokens(k);
     const r = this.regions;
-    r.system[j] = c.system;
-    r.unlogged[j] = c.unlogged;
+    if (!this.fixed) {
+      r.system[j] = c.system;
+      r.unlogged[j] = c.unlogged;
+      r.tools[j] = c.tools;
+    }
     r.summary[j] = s.summaryTokens;
     r.history[j] = history;
-    r.tools[j] = c.tools;
     const room = Math.max(0, s.limits.window - request);
     r.output[j] = Math.min(s.limits.maxOutput, room);
     r.buffer[j] = Math.min(s.limits.buffer, room - r.output[j]!);
@@ -253,7 +263,7 @@ export class StepArrays {
 
   /** A call after the run ended (abort, or the forced final turn taken): it would not have happened. */
   recordEnded(s: ReplayState, j: number, ended: 'abort' | 'final'): void {
-    for (const r of REGIONS) this.regions[r][j] = this.regions[r][j - 1] ?? 0;
+    for (const r of REGIONS) if (!(this.fixed && isFixed(r))) this.regions[r][j] = this.regions[r][j - 1] ?? 0;
     this.total[j] = this.total[j - 1] ?? 0;
     this.limit[j] = this.limit[j - 1] ?? s.enforcement.limit;
     this.status[j] = STATUS_CODE[ended];
@@ -303,6 +313,31 @@ export class StepArrays {
 
 /** Worded the same (Object.is: NaN is NaN, and -0 is not 0, which int() writes as "-0"). */
 const same = Object.is;
+
+/** The regions that hold one value at every call of a run: its counts' system prompt, unlogged overhead and tools. */
+export interface FixedRegions {
+  readonly system: number;
+  readonly unlogged: number;
+  readonly tools: number;
+}
+const isFixed = (r: (typeof REGIONS)[number]): r is keyof FixedRegions => r === 'system' || r === 'unlogged' || r === 'tools';
+
+/**
+ * A column of `count` copies of `value`, shared by every run that asks for the same: read-only
+ * (no writer of a step array writes a fixed region or the trigger, and a grown run gets a column
+ * of its own length). Four such columns were ~10 MB per replay at 300,000 calls, made anew at
+ * every slider move, all outside the heap. The last few are kept.
+ */
+function constantColumn(count: number, value: number): Float64Array {
+  const key = `${count}\u0000${Object.is(value, -0) ? '-0' : value}`;
+  let column = constantColumns.get(key);
+  if (!column) {
+    if (constantColumns.size >= 16) constantColumns.clear();
+    constantColumns.set(key, (column = new Float64Array(count).fill(value)));
+  }
+  return column;
+}
+const constantColumns = new Map<string, Float64Array>();
 
 /** The numbers a deferred reason keeps (DeferredReason n0..n5). */
 const DEFERRED_NUMBERS = 6;

@@ -6,35 +6,32 @@
  * reductions — never a recount.
  */
 
+/**
+ * Its tree is made at the first `add`: until then every prefix is 0 without walking or holding one.
+ * A policy that masks nothing never adds (claude-code, codex), and a replay of 300,000 calls made
+ * two trees of ~600,000 doubles (its window and the copy resume.ts finishes on) for nothing —
+ * memory outside the heap that, with the rest a replay makes, starts a full collection.
+ */
 class Fenwick {
-  private readonly tree: Float64Array;
-  /**
-   * Some value was added: until then every prefix is 0 without walking the tree (a policy that
-   * masks nothing asks for history tokens several times per call, two prefixes each).
-   */
-  private touched = false;
-  constructor(n: number) {
-    this.tree = new Float64Array(n + 1);
-  }
+  private tree: Float64Array | undefined;
+  constructor(private readonly n: number) {}
   add(i: number, v: number): void {
-    this.touched = true;
-    for (let x = i + 1; x < this.tree.length; x += x & -x) this.tree[x]! += v;
+    const t = (this.tree ??= new Float64Array(this.n + 1));
+    for (let x = i + 1; x < t.length; x += x & -x) t[x]! += v;
   }
+  copy(): Fenwick {
+    const f = new Fenwick(this.n);
+    if (this.tree) f.tree = this.tree.slice();
+    return f;
+  }
+
   /**
    * The tree of these values, built in one pass. The tree `add` builds holds the same sums added in
    * another order: equal when every value is a whole number (WindowState.grownTo checks).
    */
-  copy(): Fenwick {
-    const f = new Fenwick(this.tree.length - 1);
-    f.tree.set(this.tree);
-    f.touched = this.touched;
-    return f;
-  }
-
   static of(values: Float64Array): Fenwick {
     const f = new Fenwick(values.length);
-    const t = f.tree;
-    f.touched = true;
+    const t = (f.tree = new Float64Array(values.length + 1));
     for (let x = 1; x < t.length; x++) {
       t[x]! += values[x - 1]!;
       const up = x + (x & -x);
@@ -44,9 +41,10 @@ class Fenwick {
   }
   /** Sum of [0, i). */
   prefix(i: number): number {
-    if (!this.touched) return 0;
+    const t = this.tree;
+    if (t === undefined) return 0;
     let s = 0;
-    for (let x = i; x > 0; x -= x & -x) s += this.tree[x]!;
+    for (let x = i; x > 0; x -= x & -x) s += t[x]!;
     return s;
   }
 }
@@ -65,8 +63,8 @@ export class WindowState {
   /** 1 for each message in `keepBefore` (membership in O(1): retention asks per fact). */
   private readonly keptFlag: Uint8Array;
   private reduction: Fenwick;
-  /** Token reduction per message (so a second mask does not double-count). */
-  readonly reduced: Float64Array;
+  /** `reduced`, made at the first reduction (as the tree: most policies never reduce). */
+  private reducedBy: Float64Array | undefined;
   /** Masked (placeholder) tool results. */
   readonly masked: Uint8Array;
 
@@ -76,8 +74,12 @@ export class WindowState {
   ) {
     this.reduction = new Fenwick(perMessage.length);
     this.keptFlag = new Uint8Array(perMessage.length);
-    this.reduced = new Float64Array(perMessage.length);
     this.masked = new Uint8Array(perMessage.length);
+  }
+
+  /** Token reduction per message (so a second mask does not double-count). */
+  get reduced(): Float64Array {
+    return (this.reducedBy ??= new Float64Array(this.perMessage.length));
   }
 
   /** First message of the contiguous live range. */
@@ -104,7 +106,8 @@ export class WindowState {
 
   /** Tokens of message i as it stands in the window. */
   tokensOf(i: number): number {
-    return this.perMessage[i]! - this.reduced[i]!;
+    const r = this.reducedBy;
+    return r === undefined ? this.perMessage[i]! : this.perMessage[i]! - r[i]!;
   }
 
   /** Tokens of [a, b) as they stand. */
@@ -132,7 +135,7 @@ export class WindowState {
   reduceTo(i: number, tokens: number): number {
     const target = Math.max(0, Math.min(this.perMessage[i]!, tokens));
     const newReduction = this.perMessage[i]! - target;
-    const delta = newReduction - this.reduced[i]!;
+    const delta = newReduction - (this.reducedBy?.[i] ?? 0);
     if (delta > 0) {
       this.reduced[i] = newReduction;
       this.reduction.add(i, delta);
@@ -160,23 +163,26 @@ export class WindowState {
       const w = new WindowState(perMessage, prefix);
       w.from = this.from;
       w.keepBefore = this.kept;
-      w.reduced.set(this.reduced);
+      if (this.reducedBy) w.reduced.set(this.reducedBy);
       w.masked.set(this.masked);
       w.reduction = this.reduction.copy();
       w.version++;
       return w;
     }
-    for (let i = 0; i < this.reduced.length; i++) {
-      const r = this.reduced[i]!;
+    const reduced = this.reducedBy;
+    for (let i = 0; i < this.perMessage.length; i++) {
+      const r = reduced?.[i] ?? 0;
       if (!Number.isInteger(r) || (i >= n && (r !== 0 || this.masked[i] !== 0 || this.keptFlag[i] !== 0))) return undefined;
     }
     const w = new WindowState(perMessage, prefix);
-    const copied = Math.min(n, this.reduced.length);
+    const copied = Math.min(n, this.perMessage.length);
     w.from = this.from;
     w.keepBefore = this.kept;
-    w.reduced.set(this.reduced.subarray(0, copied));
     w.masked.set(this.masked.subarray(0, copied));
-    w.reduction = Fenwick.of(w.reduced);
+    if (reduced) {
+      w.reduced.set(reduced.subarray(0, copied));
+      w.reduction = Fenwick.of(w.reduced);
+    }
     w.version++;
     return w;
   }

@@ -932,6 +932,13 @@ function skipRun(): void {}
 /** A section the summarizer wrote again as a kept summary's (sameIds), by the kept one's view: the same items, maybe its lane's head. */
 const laneTwins = new WeakMap<LaneView, LaneView>();
 
+/**
+ * The fresh items' lengths extendLanes hands a lane, one array for every section of every merge: a
+ * typed array of its own per section per compression was a buffer outside the heap each, made
+ * and freed ~8,000 times a replay at 300,000 calls.
+ */
+let freshLens = new Int32Array(256);
+
 /** pickLanes' cursors and, with `keep`, its runs per section ([a, u) pairs, highest first). */
 const laneAt = new Int32Array(SECTIONS.length);
 const laneRuns: Int32Array[] = SECTIONS.map(() => new Int32Array(64));
@@ -975,11 +982,15 @@ function extendLanes(
   for (let k = 0; k < SECTIONS.length; k++) {
     const first = fresh.get(SECTIONS[k]!) ?? [];
     const ids = freshIds[k]!;
-    const lens = new Int32Array(first.length);
+    // Scratch: a lane copies the lengths it is given (Lane.of, extend), never keeps the array.
+    if (freshLens.length < first.length) freshLens = new Int32Array(Math.max(first.length, 2 * freshLens.length));
+    const lens = freshLens;
     for (let i = 0; i < first.length; i++) lens[i] = first[i]!.length;
     const view = lanes[k];
     if (view && picked[k]! > 0) {
-      const next = view.lane.extend(laneRuns[k]!, laneRunCount[k]!, first, ids, lens);
+      let next = view.lane.extend(laneRuns[k]!, laneRunCount[k]!, first, ids, lens);
+      // A lane mostly of dropped positions goes on packed (the same items): bounded by what it holds.
+      if (next.lane.sparse) next = Lane.packed(next).head;
       if (next.count > 0) out.set(SECTIONS[k]!, next);
     } else if (first.length > 0) out.set(SECTIONS[k]!, Lane.of(first, ids, lens, internGeneration).head);
   }

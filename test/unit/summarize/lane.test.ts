@@ -3,14 +3,15 @@
  * log, and the next summary's section is made from the head's trees instead of from its items.
  *
  * Checked against plain definitions: every version reads back as the items a model of arrays
- * holds (also after later versions were made, and for forks); the trees' answers (`find`,
+ * holds (also after later versions were made, for forks, and for heads packed into lanes of
+ * their own, which then go on); the trees' answers (`find`,
  * `reach`, `countIn`, `costIn`) equal a walk over the present items; and, through the summarizer,
  * a chain of summaries rolled forward from their layouts (the lanes) — also branching from older
  * summaries, which forks a lane — writes the very text the text path writes (parseSummary, arrays),
  * and counts to what its text counts.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../../src/core/model';
 import { summaryCounter, summaryTextCounter } from '../../../src/core/replay/summary-tokens';
 import { extractiveSummary, extractiveSummaryText } from '../../../src/core/summarize/extractive';
@@ -50,6 +51,8 @@ describe('lane', () => {
       const step = fc.record({
         keep: fc.array(fc.boolean(), { maxLength: 80 }),
         fresh: fc.array(fc.integer({ min: 0, max: ids }), { maxLength: fresh }),
+        // The head packed into a lane of its own after the step (Lane.packed): the same items, and it goes on from there.
+        pack: fc.boolean(),
       });
       fc.assert(
         fc.property(
@@ -60,7 +63,7 @@ describe('lane', () => {
             let model: Item[] = first.map((id) => [id, textOf(id)]);
             let view = laneOfModel(model);
             const versions: { view: LaneView; model: Item[] }[] = [{ view, model }];
-            for (const [s, { keep, fresh }] of steps.entries()) {
+            for (const [s, { keep, fresh, pack }] of steps.entries()) {
               const lane = view.lane;
               // Kept: the present positions the step's flags keep, as runs [a, u) highest first.
               const present = presentPositions(lane);
@@ -91,6 +94,14 @@ describe('lane', () => {
               view = next;
               versions.push({ view, model });
               expect(view.isHead).toBe(true);
+              if (pack) {
+                view = Lane.packed(view).head;
+                expect(view.lane).not.toBe(next.lane);
+                expect(view.lane.n).toBe(model.length);
+                // The lane it left is retired: no version of it can be extended any more (a summary going on from one forks it).
+                expect(next.isHead).toBe(false);
+                versions.push({ view, model });
+              }
               if (s === forkAt) {
                 // A version that is no longer the head is forked into a lane of its own, the same items.
                 const older = versions[Math.floor(versions.length / 2) - 1]!;
@@ -202,5 +213,24 @@ describe('rolling summaries over lanes', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('write what the text path writes over a long chain, whose lanes are packed as their dropped positions pile up', () => {
+    // 1,500 calls folded 4 messages at a time, as a policy compressing every few calls does: each
+    // fold appends its items to the lanes and drops as many, so the lanes pass their packing size.
+    const byText = summaryCounter(tokenizer);
+    const byLayout = summaryTextCounter(tokenizer);
+    const messages = messagesOf(Array.from({ length: 1_500 }, (_, i) => (i * 7919) % 401));
+    let previous: SummaryText | null = null;
+    const packed = vi.spyOn(Lane, 'packed');
+    for (let a = 0; a < messages.length; a += 4) {
+      const fold = messages.slice(a, a + 4);
+      const next = extractiveSummaryText({ messages: fold, previous, targetTokens: 600 });
+      expect(next.text).toBe(extractiveSummary({ messages: fold, previousSummary: previous?.text ?? null, targetTokens: 600 }));
+      expect(byLayout(next)).toBe(byText(next.text));
+      previous = next;
+    }
+    expect(packed).toHaveBeenCalled();
+    packed.mockRestore();
   });
 });
