@@ -10,6 +10,7 @@ import { carryLayout } from '../summarize/extractive';
 import { carryFoldMemo } from './compress';
 import { carryCacheFacts, carryTimes } from './cost';
 import { carryFacts } from './retention';
+import { carryShape } from './setup';
 
 export function carryReplayCaches(old: readonly Message[], next: readonly Message[], from: number): void {
   for (let i = 0; i < from; i++)
@@ -19,4 +20,5 @@ export function carryReplayCaches(old: readonly Message[], next: readonly Messag
   carryLayout(old, next, from);
   carryTimes(old, next, from);
   carryCacheFacts(old, next, from);
+  carryShape(old, next, from);
 }

@@ -58,14 +58,14 @@ export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionS
   let same = 0;
   while (same < n && same < oldMessages.length && messages[same] === oldMessages[same]) same++;
   if (same === 0 || oldShape.turnOfMsg.length !== oldMessages.length) return shapeOf(messages);
+  // The kept steps and turn starts are a prefix of the old ones (both ascending): copied whole.
+  const keptSteps = below(oldShape.stepMsg, same);
   const steps: number[] = [];
-  for (let j = 0; j < oldShape.stepMsg.length && oldShape.stepMsg[j]! < same; j++) steps.push(oldShape.stepMsg[j]!);
   const turnOfMsg = new Uint32Array(n);
   turnOfMsg.set(oldShape.turnOfMsg.subarray(0, same));
   const toolCallsOf = new Uint32Array(n);
   toolCallsOf.set(oldShape.toolCallsOf.subarray(0, same));
-  const starts: number[] = [];
-  for (const x of oldShape.starts) if (x < same) starts.push(x);
+  const starts = oldShape.starts.slice(0, below(oldShape.starts, same));
   let turn = turnOfMsg[same - 1]!;
   for (let i = same; i < n; i++) {
     const m = messages[i]!;
@@ -83,9 +83,34 @@ export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionS
   usage.outputAt.set(oldShape.outputAt.subarray(0, same));
   usage.outputOf.set(oldShape.outputOf.subarray(0, same));
   readUsage(messages, same, usage);
-  shape = { stepMsg: Uint32Array.from(steps), turnOfMsg, starts, toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
+  const stepMsg = new Uint32Array(keptSteps + steps.length);
+  stepMsg.set(oldShape.stepMsg.subarray(0, keptSteps));
+  stepMsg.set(steps, keptSteps);
+  shape = { stepMsg, turnOfMsg, starts, toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
   shapeCache.set(messages, shape);
   return shape;
+}
+
+/** How many of the ascending `xs` are below `x`. */
+function below(xs: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The shape of `old` carried to `next`, which holds its first `from` messages (a live-tail append,
+ * core/replay/carry.ts): made now from the old one, so the grown list's detail and its continued
+ * replay read it without going through every message.
+ */
+export function carryShape(old: readonly Message[], next: readonly Message[], from: number): void {
+  const held = shapeCache.get(old);
+  if (held && from > 0 && !shapeCache.has(next)) grownShapeOf(old, held, next);
 }
 
 type UsageTable = Pick<SessionShape, 'usageAt' | 'promptOf' | 'outputAt' | 'outputOf'>;

@@ -6,9 +6,8 @@
  */
 import { resolveLimits } from '../../core/budget/limits';
 import type { Session } from '../../core/model';
-import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/index';
-import { turnStarts } from '../../core/turns';
+import { shapeOf } from '../../core/replay/setup';
 import type { SessionDetail } from '../../shared/api';
 import { countForHost, defaultTokenizerOf } from './counts';
 import { defaultPolicyOf } from './default-policy';
@@ -19,14 +18,17 @@ export type SessionDetailBody = Omit<SessionDetail, 'summary' | 'subagentSession
 export function sessionDetailOf(s: Session, c: SessionCounts): SessionDetailBody {
   const limits = resolveLimits({ model: s.model, window: s.reportedContextWindow, provider: s.provider });
   const warning = limits.warnings[0] ?? (s.model ? undefined : 'the transcript names no model: default limits');
+  const shape = shapeOf(s.messages);
   return {
     systemPrompt: s.systemPrompt,
     tools: s.tools.map((t) => ({ name: t.name, description: t.description })),
     tokenizer: c.tokenizer,
     approximate: c.approximate,
     counts: { system: c.system, tools: c.tools, unlogged: c.unlogged },
-    turnStarts: turnStarts(s.messages),
-    steps: stepIndices(s.messages),
+    // The replay's shape of the list (its steps are the assistant messages, its starts the turn
+    // boundaries): made once per list, and carried over a live-tail append (core/replay/carry.ts).
+    turnStarts: [...shape.starts],
+    steps: Array.from(shape.stepMsg),
     sourceCompactions: s.sourceCompactions,
     subagents: s.subagents.length,
     warnings: s.warnings,

@@ -15,6 +15,8 @@ import { carryReplayCaches } from '../../../src/core/replay/carry';
 import { replay, replayToJSON, toView } from '../../../src/core/replay/index';
 import { extendReplay, replayLive, resumeRefusal, type LiveReplay } from '../../../src/core/replay/resume';
 import { grownShapeOf, shapeOf } from '../../../src/core/replay/setup';
+import { stepIndices } from '../../../src/core/model';
+import { turnStarts } from '../../../src/core/turns';
 import { stepDetail } from '../../../src/core/replay/step-detail';
 import { REGIONS, type ReplayResult } from '../../../src/core/replay/types';
 import { countWith, type SessionCounts } from '../../../src/core/tokens/index';
@@ -192,7 +194,11 @@ describe('the shape of a grown session', () => {
         const old = msgs.slice(0, cut);
         // The last message written again (another object), or not; then the rest.
         const grown = rewrite ? [...old.slice(0, -1), { ...old.at(-1)! }, ...msgs.slice(cut)] : msgs;
-        expect(grownShapeOf(old, shapeOf(old), grown)).toEqual(shapeOf(fresh(grown)));
+        const shape = grownShapeOf(old, shapeOf(old), grown);
+        expect(shape).toEqual(shapeOf(fresh(grown)));
+        // What the session detail sends from it (host/session-detail.ts): the steps and turn starts.
+        expect(Array.from(shape.stepMsg)).toEqual(stepIndices(grown));
+        expect(shape.starts).toEqual(turnStarts(grown));
       }),
       { numRuns: 300 },
     );
