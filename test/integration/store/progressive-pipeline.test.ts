@@ -8,7 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importProgressively, type ProgressiveOptions } from '../../../src/main/store/progressive';
-import { openStore, type SessionStore } from '../../../src/main/store/index';
+import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
 import { sourceLineId } from '../../../src/main/store/sessions';
 import { ImportError } from '../../../src/core/import/types';
 import { claudeCodeText } from '../../bench/corpus';
@@ -96,6 +96,38 @@ describe('progressive import on two threads', () => {
   it.each(fixtures)('stores what one thread stores, row for row: %s', async (file) => {
     const { two, one } = await both(file, { minBytes: 0, prefixBytes: 1 << 10, chunkBytes: 4 << 10 });
     expect(two).toEqual(one);
+  });
+
+  // The yardstick of both: a one-shot import of the whole file (one transaction, no chunks). Every
+  // row holds the same bytes — each message's body text as written, not only its parsed value —
+  // and every message the same raw record; only where that record is kept may differ (the
+  // prefix, imported on its own, keeps it inline; a big file's one-shot import and the chunks, by
+  // source line).
+  it.each([...fixtures, 'generated'])('stores what a one-shot import stores, byte for byte: %s', async (fixture) => {
+    let file = fixture;
+    if (fixture === 'generated') {
+      file = join(t.dir, 'cc.jsonl');
+      writeFileSync(file, claudeCodeText({ calls: 900 }));
+    }
+    const small = fixture === 'generated' ? { prefixBytes: 64 << 10, chunkBytes: 48 << 10 } : { prefixBytes: 1 << 10, chunkBytes: 4 << 10 };
+    const r = await importProgressively(t.store, file, { minBytes: 0, ...small });
+    // (A fixture with subagent files is imported whole by both.)
+    if (fixture === 'generated') expect(r.pipelined).toBeGreaterThanOrEqual(20);
+    const whole = openStore(join(t.dir, `whole-${Math.random()}.db`));
+    try {
+      // On the writer thread, as a file from 4 MB on is imported.
+      await importFileToStore(whole, file, { pipeline: true });
+      const content = (store: SessionStore): Record<string, unknown[]> => {
+        const { sourceLines: _lines, ...rest } = rows(store);
+        return { ...rest, messages: rest['messages']!.map((m) => ({ ...(m as Row), raw: undefined, raw_line: undefined })) };
+      };
+      expect(content(t.store)).toEqual(content(whole));
+      const records = (store: SessionStore): (string | null)[][] =>
+        store.listSessions().map((s) => Array.from({ length: s.messageCount }, (_, i) => store.rawOf(s.id, i)));
+      expect(records(t.store)).toEqual(records(whole));
+    } finally {
+      whole.close();
+    }
   });
 
   it('a bad line in a later chunk fails the import with its line and leaves nothing, the chunks the writer stored neither', async () => {
