@@ -94,7 +94,7 @@ export interface LineSpan {
  * The complete lines of `appended` one at a time, numbered on from `before` lines, as
  * `parseAppended` numbers them (blank lines included: the caller skips them). Nothing is decoded
  * here, so a caller that decodes, parses and drops each line in turn never holds the append's
- * text and parsed values all at once (a big append — a progressive import's 16 MB chunk — made
+ * text and parsed values all at once (a big append — a progressive import's chunk of several MB — made
  * of them a working set several times its size).
  */
 export function* lineSpans(appended: Uint8Array, before: number): Generator<LineSpan> {
