@@ -20,7 +20,7 @@ import type { BlockedJsonLines } from '../import/read';
 import type { JsonLine, ParseContext } from '../import/types';
 import { isRecord } from '../import/util';
 import type { Message, Session } from '../model';
-import { ascii, concatBytes, indexOfBytes, LineBytes, lineSpans, textOf } from './bytes';
+import { ascii, concatBytes, indexOfBytes, LineBytes, lineTexts, textOf } from './bytes';
 import { IdHashSet } from './id-set';
 import { linesTail, type ByteScan, type FormatDescriptor, type ReadBytes } from './types';
 
@@ -137,10 +137,11 @@ export const format: FormatDescriptor = {
         // Not prepared (an append came first): all of them now.
         const ids = state.ids ?? new IdHashSet(session.messageIdsBetween(0, session.messageCount));
         const looked = { ...state, ids };
-        // One pass over the new lines: each is decoded, parsed, checked (a linear continuation of
-        // the main chain, nothing that reaches back) and handed to the importer's own per-line
-        // path in turn, so no line's text or parsed value outlives its turn (the importer keeps
-        // what the window needs of it). A line that needs the whole file stops the pass.
+        // One pass over the new lines (decoded at once, core/formats/bytes.ts `lineTexts`): each
+        // is parsed, checked (a linear continuation of the main chain, nothing that reaches back)
+        // and handed to the importer's own per-line path in turn, so no line's parsed value
+        // outlives its turn (the importer keeps what the window needs of it). A line that needs
+        // the whole file stops the pass.
         let slow = false;
         let parent = state.leaf;
         let total = state.lines;
@@ -149,9 +150,9 @@ export const format: FormatDescriptor = {
         // The records of the new messages: their lines' bytes, as the import stores them.
         const texts = new LineBytes(appended);
         const checked = function* (): Generator<JsonLine> {
-          for (const span of lineSpans(appended, state.lines)) {
+          for (const span of lineTexts(appended, state.lines)) {
             total = span.line;
-            const text = textOf(appended, span.from, span.to);
+            const text = span.text;
             if (text.trim() === '') continue;
             let r: unknown;
             try {

@@ -581,7 +581,7 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
           const timestamp = time(r['timestamp']);
           if (type === 'assistant') {
             apiId = str(msg['id']);
-            const usage = withCallKey(anthropicUsage(msg['usage']), apiId, str(r['requestId']));
+            const usage = anthropicUsage(msg['usage'], callKey(apiId, str(r['requestId'])));
             let model = msg['model'];
             if (typeof model === 'string' && model !== '') {
               if (model !== lastModel) lastModel = model;
@@ -760,14 +760,11 @@ async function parse(input: ImportInput, ctx: ParseContext): Promise<Session[]> 
 export const importer: Importer = { id: 'claude-code', label: 'Claude Code session (JSONL)', detect, parse, lineRecords: true };
 
 /**
- * The usage with the call's identity (`message.id` + `requestId`, as ccusage keys a call) when the
+ * The call's identity for its usage (`message.id` + `requestId`, as ccusage keys a call) when the
  * line has both and neither is a redaction placeholder (redacted logs write one for every call).
+ * Joined flat: a concatenation is a rope that the store's JSON.stringify flattens again per message.
  */
-function withCallKey(
-  usage: ReportedUsage | undefined,
-  messageId: string | undefined,
-  requestId: string | undefined,
-): ReportedUsage | undefined {
-  if (!usage || !messageId || !requestId || messageId.startsWith('[') || requestId.startsWith('[')) return usage;
-  return { ...usage, callKey: `${messageId}:${requestId}` };
+function callKey(messageId: string | undefined, requestId: string | undefined): string | undefined {
+  if (!messageId || !requestId || messageId.startsWith('[') || requestId.startsWith('[')) return undefined;
+  return [messageId, requestId].join(':');
 }

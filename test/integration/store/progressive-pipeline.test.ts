@@ -4,11 +4,11 @@
  * thread parsing and storing each chunk in turn stores, row for row — no row lost, doubled,
  * reordered or written with a stale count — and a failure in any chunk leaves nothing.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importProgressively, type ProgressiveOptions } from '../../../src/main/store/progressive';
-import { openStore, type SessionStore } from '../../../src/main/store/index';
+import { importProgressively, nextChunkBytes, type ProgressiveOptions } from '../../../src/main/store/progressive';
+import { importFileToStore, openStore, type SessionStore } from '../../../src/main/store/index';
 import { sourceLineId } from '../../../src/main/store/sessions';
 import { ImportError } from '../../../src/core/import/types';
 import { claudeCodeText } from '../../bench/corpus';
@@ -96,6 +96,89 @@ describe('progressive import on two threads', () => {
   it.each(fixtures)('stores what one thread stores, row for row: %s', async (file) => {
     const { two, one } = await both(file, { minBytes: 0, prefixBytes: 1 << 10, chunkBytes: 4 << 10 });
     expect(two).toEqual(one);
+  });
+
+  // The yardstick of both: a one-shot import of the whole file (one transaction, no chunks). Every
+  // row holds the same bytes — each message's body text as written, not only its parsed value —
+  // and every message the same raw record; only where that record is kept may differ (the
+  // prefix, imported on its own, keeps it inline; a big file's one-shot import and the chunks, by
+  // source line).
+  it.each([...fixtures, 'generated'])('stores what a one-shot import stores, byte for byte: %s', async (fixture) => {
+    let file = fixture;
+    if (fixture === 'generated') {
+      file = join(t.dir, 'cc.jsonl');
+      writeFileSync(file, claudeCodeText({ calls: 900 }));
+    }
+    const small = fixture === 'generated' ? { prefixBytes: 64 << 10, chunkBytes: 48 << 10 } : { prefixBytes: 1 << 10, chunkBytes: 4 << 10 };
+    const r = await importProgressively(t.store, file, { minBytes: 0, ...small });
+    // (A fixture with subagent files is imported whole by both.)
+    if (fixture === 'generated') expect(r.pipelined).toBeGreaterThanOrEqual(20);
+    const whole = openStore(join(t.dir, `whole-${Math.random()}.db`));
+    try {
+      // On the writer thread, as a file from 4 MB on is imported.
+      await importFileToStore(whole, file, { pipeline: true });
+      const content = (store: SessionStore): Record<string, unknown[]> => {
+        const { sourceLines: _lines, ...rest } = rows(store);
+        return { ...rest, messages: rest['messages']!.map((m) => ({ ...(m as Row), raw: undefined, raw_line: undefined })) };
+      };
+      expect(content(t.store)).toEqual(content(whole));
+      const records = (store: SessionStore): (string | null)[][] =>
+        store.listSessions().map((s) => Array.from({ length: s.messageCount }, (_, i) => store.rawOf(s.id, i)));
+      expect(records(t.store)).toEqual(records(whole));
+    } finally {
+      whole.close();
+    }
+  });
+
+  it('halves the last chunks down to a sixteenth of a chunk, so the writer has little left to store once the parse is done', async () => {
+    const MB = 1 << 20;
+    // Whole chunks while two or more are left; then half of what is left, never under 1 MB.
+    expect(nextChunkBytes(16 * MB, 100 * MB)).toBe(16 * MB);
+    expect(nextChunkBytes(16 * MB, 32 * MB)).toBe(16 * MB);
+    expect(nextChunkBytes(16 * MB, 20 * MB)).toBe(10 * MB);
+    expect(nextChunkBytes(16 * MB, 3 * MB)).toBe(1.5 * MB);
+    expect(nextChunkBytes(16 * MB, 0.25 * MB)).toBe(MB);
+    const file = join(t.dir, 'cc.jsonl');
+    const text = claudeCodeText({ calls: 900 });
+    writeFileSync(file, text);
+    const chunk = 256 << 10;
+    const sizes: number[] = [];
+    const r = await importProgressively(t.store, file, {
+      minBytes: 0,
+      prefixBytes: 64 << 10,
+      chunkBytes: chunk,
+      onGrown: (u) => sizes.push(u.size),
+    });
+    expect(r.pipelined).toBeGreaterThanOrEqual(8);
+    const steps = sizes.map((size, k) => size - (sizes[k - 1] ?? 0)).slice(1);
+    const longest = Math.max(...text.split('\n').map((l) => Buffer.byteLength(l) + 1));
+    // The chunks end short: the last one a sixteenth of a chunk (up to the line that crosses its end), the ones before it growing back.
+    expect(steps.at(-1)).toBeLessThanOrEqual(chunk / 16 + longest);
+    expect(steps.at(-2)).toBeLessThan(chunk / 2 + longest);
+    expect(Math.max(...steps)).toBeGreaterThan(chunk - longest);
+    expect(sizes.at(-1)).toBe(Buffer.byteLength(text));
+  });
+
+  it('a last line longer than the halved chunk is taken by a whole chunk, not left out', async () => {
+    const lines = claudeCodeText({ calls: 900 })
+      .split('\n')
+      .filter((l) => l !== '');
+    // The last line's text made ~200 KB: longer than the last halved chunks, shorter than a chunk.
+    const last = JSON.parse(lines.at(-1)!) as { message: { content: unknown } };
+    last.message.content = [{ type: 'text', text: 'a long answer '.repeat(15_000) }];
+    const file = join(t.dir, 'long-last.jsonl');
+    writeFileSync(file, [...lines.slice(0, -1), JSON.stringify(last)].join('\n') + '\n');
+    const r = await importProgressively(t.store, file, { minBytes: 0, prefixBytes: 64 << 10, chunkBytes: 256 << 10 });
+    expect(r.pipelined).toBeGreaterThanOrEqual(8);
+    const whole = openStore(join(t.dir, `whole-${Math.random()}.db`));
+    try {
+      await importFileToStore(whole, file, { pipeline: true });
+      const count = (s: SessionStore): number => s.listSessions()[0]!.messageCount;
+      expect(count(t.store)).toBe(count(whole));
+      expect(t.store.db.prepare('SELECT size FROM sources').pluck().get()).toBe(Buffer.byteLength(readFileSync(file)));
+    } finally {
+      whole.close();
+    }
   });
 
   it('a bad line in a later chunk fails the import with its line and leaves nothing, the chunks the writer stored neither', async () => {

@@ -259,4 +259,29 @@ describe('Claude Code importer', () => {
     const named = await importSource(fileSource(sample), { format: 'claude-code' });
     expect(named.sessions).toEqual(auto.sessions);
   });
+
+  it("keeps a call's usage fields in one order, the call key last: the stored body's JSON text is that order", async () => {
+    const usage = { input_tokens: 3, cache_creation_input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 11 };
+    const text = [
+      u('u1', null, 'hi'),
+      L({ ...JSON.parse(a('a1', 'u1', 'msg_1', { type: 'text', text: 'one' }, usage)), requestId: 'req_1' }),
+      u('u2', 'a1', 'more'),
+      L({
+        ...JSON.parse(
+          a('a2', 'u2', 'msg_2', { type: 'text', text: 'two' }, { ...usage, cache_creation: { ephemeral_1h_input_tokens: 2 } }),
+        ),
+        requestId: 'req_2',
+      }),
+      u('u3', 'a2', 'last'),
+      // A redacted id: no call key.
+      L({ ...JSON.parse(a('a3', 'u3', '[REDACTED]', { type: 'text', text: 'three' }, usage)), requestId: 'req_3' }),
+    ].join('\n');
+    const s = (await importSource(stringSource('keys.jsonl', text))).sessions[0]!;
+    const bodies = s.messages.filter((m) => m.role === 'assistant').map((m) => JSON.stringify(m.usage));
+    expect(bodies).toEqual([
+      '{"convention":"anthropic","input":3,"cacheRead":7,"cacheWrite":5,"output":11,"callKey":"msg_1:req_1"}',
+      '{"convention":"anthropic","input":3,"cacheRead":7,"cacheWrite":5,"output":11,"cacheWrite1h":2,"callKey":"msg_2:req_2"}',
+      '{"convention":"anthropic","input":3,"cacheRead":7,"cacheWrite":5,"output":11}',
+    ]);
+  });
 });

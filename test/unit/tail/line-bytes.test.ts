@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineBytes, lineSpans, parseAppended, textOf } from '../../../src/core/formats/bytes';
+import { LineBytes, lineSpans, lineTexts, parseAppended, textOf } from '../../../src/core/formats/bytes';
 import { IdHashSet } from '../../../src/core/formats/id-set';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -64,5 +64,46 @@ describe('lineSpans and LineBytes', () => {
         expect(texts.get(before + rows.length + 1)).toBeUndefined();
       }),
     );
+  });
+
+  it('lineTexts: the same lines as lineSpans, each with the text of its own bytes, on any bytes (invalid UTF-8, CRs, a BOM, no last newline)', () => {
+    // Bytes biased to the awkward ones: newlines, CRs, a BOM's, lead and continuation bytes cut short.
+    const byte = fc.oneof(
+      fc.constantFrom(10, 13, 0xef, 0xbb, 0xbf, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xc3, 0xa9, 0x80, 0xff),
+      fc.integer({ min: 0, max: 255 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200 }).chain((a) => fc.array(byte, { maxLength: 200 }).map((b) => Uint8Array.from([...a, ...b]))),
+        fc.nat(1000),
+        (bytes, before) => {
+          const want = [...lineSpans(bytes, before)].map((s) => ({ ...s, text: textOf(bytes, s.from, s.to) }));
+          expect([...lineTexts(bytes, before)]).toEqual(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    // Multi-byte characters and replacement characters next to the cuts.
+    const mixed = Uint8Array.from([
+      0xef,
+      0xbb,
+      0xbf,
+      ...utf8('{"a":"café 🙂"}\r\n'),
+      0xe2,
+      0x82,
+      10,
+      0xf0,
+      0x9f,
+      13,
+      10,
+      ...utf8('€'),
+      0xc3,
+    ]);
+    expect([...lineTexts(mixed, 7)].map((l) => [l.line, l.text])).toEqual([
+      [8, '\ufeff{"a":"café 🙂"}'],
+      [9, '\ufffd'],
+      [10, '\ufffd'],
+      [11, '€\ufffd'],
+    ]);
   });
 });
