@@ -46,7 +46,7 @@
  */
 import { cacheRulesOf } from './cost';
 import type { ReplayConfig, ReplayConfigInput } from '../config';
-import type { Session } from '../model';
+import type { Session, SourceCompaction } from '../model';
 import { countWith, type SessionCounts } from '../tokens/index';
 import { sentAsTokens } from '../tokens/sent-as';
 import { finishRun, limitsOf, resolveTokenizer, runSteps, setupRun, type ReplayOptions, type Run } from './run';
@@ -212,10 +212,7 @@ function planResume(live: LiveReplay, session: Session, options: ResumeOptions):
     return 'the rewritten messages (sentAs) changed';
   const compactions = [...session.sourceCompactions].sort((a, b) => a.atMessage - b.atMessage);
   const emitted = old.sources.next;
-  if (
-    compactions.length < emitted ||
-    JSON.stringify(compactions.slice(0, emitted)) !== JSON.stringify(old.sources.sorted.slice(0, emitted))
-  )
+  if (compactions.length < emitted || !sameCompactions(compactions, old.sources.sorted, emitted))
     return 'an emitted source compaction changed';
   if (compactions.length > emitted && compactions[emitted]!.atMessage <= emittedThrough(old))
     return 'a source compaction was added among the replayed calls';
@@ -294,6 +291,17 @@ function emittedThrough(run: Run): number {
   return stepMsg[run.next - 1]!;
 }
 const ENDED_CODES = [STEP_STATUSES.indexOf('final'), STEP_STATUSES.indexOf('abort')] as const;
+
+/**
+ * Whether the first `n` compactions of `a` and `b` say the same. A patched session keeps the
+ * compaction objects it had (host/session-append.ts), so most are the same objects; the others are
+ * compared by what they hold (a summary each: written out whole at every append, a session's
+ * thousand summaries were most of what this check cost).
+ */
+function sameCompactions(a: readonly SourceCompaction[], b: readonly SourceCompaction[], n: number): boolean {
+  for (let i = 0; i < n; i++) if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
+  return true;
+}
 
 /** Whether `b` counts the first `last + 1` messages and the fixed regions as `a` does (why not, or undefined). */
 function changedCounts(a: SessionCounts, b: SessionCounts, last: number): string | undefined {

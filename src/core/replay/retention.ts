@@ -31,6 +31,8 @@ const idMaps = new WeakMap<FactIndex, Map<string, number>>();
  * map was built again whole — at each live-tail append that wrote its last message again.
  */
 const keysBeforeOf = new WeakMap<FactIndex, Uint32Array>();
+/** Per mentions buffer, the index whose mentions end where what was written in it ends (internFacts writes past them). */
+const lastIndexIn = new WeakMap<ArrayBufferLike, FactIndex>();
 
 function keysBefore(fx: FactIndex): Uint32Array {
   let held = keysBeforeOf.get(fx);
@@ -77,15 +79,21 @@ function internFacts(messages: readonly Message[], base: FactIndex, from: number
   }
   const before = new Uint32Array(messages.length + 1);
   before.set((baseBefore ?? keysBefore(base)).subarray(0, from + 1));
-  let ids = new Uint32Array(start + Math.max(1024, 8 * (messages.length - from)));
-  ids.set(base.ids.subarray(0, start));
+  // A plain append writes only past the base's mentions: into the base's own buffer when nothing
+  // was written past them (the base is the buffer's last index) — no copy of every mention at each
+  // live-tail append (tens of MB at 300,000 calls, each copy outside the heap bringing a full
+  // collection nearer). Anything else starts a buffer of its own.
+  const shared = from === base.offsets.length - 1 && base.ids.byteOffset === 0 && lastIndexIn.get(base.ids.buffer) === base;
+  let ids = shared ? new Uint32Array(base.ids.buffer) : new Uint32Array(start + Math.max(1024, 8 * (messages.length - from)));
+  if (!shared) ids.set(base.ids.subarray(0, start));
   const offsets = new Uint32Array(messages.length + 1);
   offsets.set(base.offsets.subarray(0, from + 1));
   let at = start;
   for (let i = from; i < messages.length; i++) {
     const facts = factsOfMessage(messages[i]!);
     if (at + facts.length > ids.length) {
-      const grown = new Uint32Array(Math.max(2 * ids.length, at + facts.length));
+      // A quarter more (a live tail grows one buffer for as long as it runs), or what is needed.
+      const grown = new Uint32Array(Math.max(ids.length + (ids.length >> 2), at + facts.length + 1024));
       grown.set(ids.subarray(0, at));
       ids = grown;
     }
@@ -102,9 +110,11 @@ function internFacts(messages: readonly Message[], base: FactIndex, from: number
     offsets[i + 1] = at;
     before[i + 1] = keys.length;
   }
-  const fx: FactIndex = { keys, kinds, offsets, ids: ids.length === at ? ids : ids.slice(0, at) };
+  // A whole list's index is cut to size; an extended one keeps its buffer's room for the next append.
+  const fx: FactIndex = { keys, kinds, offsets, ids: ids.length === at ? ids : from === 0 ? ids.slice(0, at) : ids.subarray(0, at) };
   idMaps.set(fx, idOf);
   keysBeforeOf.set(fx, before);
+  lastIndexIn.set(fx.ids.buffer, fx);
   // Its ancestors: the base, and the base's own (the fewest messages kept along the way).
   const ancestors = [
     { index: new WeakRef(base), from },
