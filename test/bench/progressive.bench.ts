@@ -361,10 +361,13 @@ async function runSize(run: RunModule, mb: number): Promise<BenchRow[]> {
         });
       }
 
-      // Live tail: two lines appended to the file → the chart shows the new call.
+      // Live tail: two lines appended to the file → the chart shows the new call. Once the window is
+      // idle: appended 20 ms after the slider's chart, the append waited ~0.5 s for the worker to
+      // answer that move's step details first (a person moves a slider or watches the tail).
       await page.waitForFunction(`document.querySelector('[data-testid="live-status"]')?.textContent?.startsWith('live')`, null, {
         timeout: 60_000,
       });
+      await new Promise((r) => setTimeout(r, 2000));
       const before = Number(await page.getByTestId('region-bars').getAttribute('data-steps'));
       await page.evaluate(`(() => {
         window.__tail = { t1: null };

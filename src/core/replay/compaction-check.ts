@@ -13,6 +13,7 @@
  * A call with no reported usage before it in its segment is measured from the counts: the fixed
  * regions + the messages since the segment's first message.
  */
+import { lowerBound } from '../sorted';
 import { resolveLimits, type ResolvedLimits } from '../budget/limits';
 import { validateConfig, type ReplayConfig } from '../config';
 import type { Session } from '../model';
@@ -62,14 +63,7 @@ function windowFor(config: ReplayConfig, limits: ResolvedLimits, tokens: number)
  * quadratic in the session (~1,000 compactions × 300,000 calls: seconds per slider move at 1 GB).
  */
 export function firstCallFrom(stepMsg: ArrayLike<number>, atMessage: number): number {
-  let lo = 0;
-  let hi = stepMsg.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (stepMsg[mid]! < atMessage) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound(stepMsg, atMessage);
 }
 
 /**

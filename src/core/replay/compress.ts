@@ -5,6 +5,7 @@
  * Work per compression is proportional to what it removes, never to the whole session: pins are
  * found by binary search, cut points only when a strategy reads them.
  */
+import { lowerBound } from '../sorted';
 import type { Message } from '../model';
 import type { StrategyId } from '../config';
 import { PLACEHOLDER_TOKENS, STRATEGIES, strategyById, type HistoryView, type Strategy, type StrategyContext } from '../strategies/index';
@@ -139,18 +140,6 @@ export interface CompressionOutcome {
   /** forceCompression only: turns dropped and turns there were. */
   readonly turnsDropped?: number;
   readonly turnsInWindow?: number;
-}
-
-/** First index in `sorted` whose value is ≥ x. */
-function lowerBound(sorted: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

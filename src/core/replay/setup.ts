@@ -4,6 +4,7 @@
  * The first two do not depend on the policy and are cached per message list, so a sweep of
  * policies or a slider move pays for them once.
  */
+import { lowerBound } from '../sorted';
 import type { ReplayConfig } from '../config';
 import { promptTokens, type Message, type Session } from '../model';
 import { fitCalibration, fittedCalls, FIT_ALL_UP_TO, reportingCalls } from '../tokens/calibrate';
@@ -59,13 +60,13 @@ export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionS
   while (same < n && same < oldMessages.length && messages[same] === oldMessages[same]) same++;
   if (same === 0 || oldShape.turnOfMsg.length !== oldMessages.length) return shapeOf(messages);
   // The kept steps and turn starts are a prefix of the old ones (both ascending): copied whole.
-  const keptSteps = below(oldShape.stepMsg, same);
+  const keptSteps = lowerBound(oldShape.stepMsg, same);
   const steps: number[] = [];
   const turnOfMsg = new Uint32Array(n);
   turnOfMsg.set(oldShape.turnOfMsg.subarray(0, same));
   const toolCallsOf = new Uint32Array(n);
   toolCallsOf.set(oldShape.toolCallsOf.subarray(0, same));
-  const starts = oldShape.starts.slice(0, below(oldShape.starts, same));
+  const starts = oldShape.starts.slice(0, lowerBound(oldShape.starts, same));
   let turn = turnOfMsg[same - 1]!;
   for (let i = same; i < n; i++) {
     const m = messages[i]!;
@@ -89,18 +90,6 @@ export function grownShapeOf(oldMessages: readonly Message[], oldShape: SessionS
   shape = { stepMsg, turnOfMsg, starts, toolCallsOf, ...usage, anyUsage: usage.usageAt.includes(1) };
   shapeCache.set(messages, shape);
   return shape;
-}
-
-/** How many of the ascending `xs` are below `x`. */
-function below(xs: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (xs[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
