@@ -7,7 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startImport } from '../../../src/main/host/import-runner';
+import { startImport, type ImportRunOptions } from '../../../src/main/host/import-runner';
 import { SpareImportWorker } from '../../../src/main/host/import-spare';
 import { openStore } from '../../../src/main/store/index';
 import { claudeCodeText } from '../../bench/corpus';
@@ -29,6 +29,13 @@ describe.skipIf(!existsSync(worker))('a spare import worker', () => {
     else process.env['CTXSCOPE_PROGRESSIVE'] = before;
   });
 
+  /** A file of `calls` calls imported into the test's store by the built worker (through `spare` when given). */
+  const importCalls = (calls: number, options: Partial<ImportRunOptions> = {}) => {
+    const file = join(t.dir, 'cc.jsonl');
+    writeFileSync(file, claudeCodeText({ calls }));
+    return { file, run: startImport({ path: file, store: t.store, dbPath: t.store.db.name, workerFile: worker, ...options }) };
+  };
+
   const started = async (s: SpareImportWorker): Promise<void> => {
     s.prepare(0);
     for (let i = 0; i < 200 && !s.waiting; i++) await new Promise((r) => setTimeout(r, 10));
@@ -36,22 +43,17 @@ describe.skipIf(!existsSync(worker))('a spare import worker', () => {
   };
 
   it('runs the next import: its prefix visible first, then stored as a worker started for the file stores it', async () => {
-    const file = join(t.dir, 'cc.jsonl');
-    writeFileSync(file, claudeCodeText({ calls: 600 }));
     spare = new SpareImportWorker(worker, t.store.db.name);
     await started(spare);
     let visibleAt = -1;
     let grown = 0;
-    const r = await startImport({
-      path: file,
-      store: t.store,
-      dbPath: t.store.db.name,
-      workerFile: worker,
+    const { file, run } = importCalls(600, {
       spare,
       progressive: true,
       onVisible: () => (visibleAt = grown),
       onGrown: () => grown++,
-    }).done;
+    });
+    const r = await run.done;
     // Taken: the import ran in it, and none waits until the next prepare.
     expect(spare.waiting).toBe(false);
     expect(visibleAt).toBe(0);
@@ -72,29 +74,17 @@ describe.skipIf(!existsSync(worker))('a spare import worker', () => {
   }, 60_000);
 
   it('imports into the store its request names, not only the one it opened ahead', async () => {
-    const file = join(t.dir, 'cc.jsonl');
-    writeFileSync(file, claudeCodeText({ calls: 60 }));
     spare = new SpareImportWorker(worker, join(t.dir, 'elsewhere.db'));
     await started(spare);
-    const r = await startImport({ path: file, store: t.store, dbPath: t.store.db.name, workerFile: worker, spare }).done;
+    const r = await importCalls(60, { spare }).run.done;
     expect(spare.waiting).toBe(false);
     expect(t.store.loadSession(r.sessionIds[0]!)!.messages.length).toBeGreaterThan(60);
   }, 60_000);
 
   it('is cancelled as any import: nothing of it is stored', async () => {
-    const file = join(t.dir, 'cc.jsonl');
-    writeFileSync(file, claudeCodeText({ calls: 3000 }));
     spare = new SpareImportWorker(worker, t.store.db.name);
     await started(spare);
-    const run = startImport({
-      path: file,
-      store: t.store,
-      dbPath: t.store.db.name,
-      workerFile: worker,
-      spare,
-      progressive: true,
-      onVisible: () => run.cancel(),
-    });
+    const { run } = importCalls(3000, { spare, progressive: true, onVisible: () => run.cancel() });
     await expect(run.done).rejects.toMatchObject({ code: 'cancelled' });
     expect(t.store.listSessions()).toEqual([]);
   }, 60_000);
