@@ -103,7 +103,10 @@ export async function extendReplay(
   refused?: (why: string) => void,
 ): Promise<LiveResult | undefined> {
   const plan = planResume(live, session, options);
-  if (typeof plan === 'string') return (refused?.(plan), undefined);
+  if (typeof plan === 'string') {
+    refused?.(plan);
+    return undefined;
+  }
   return finishedFrom(plan, options.shouldStop);
 }
 

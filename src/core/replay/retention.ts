@@ -63,8 +63,8 @@ export function factIndex(messages: readonly Message[]): FactIndex {
 function internFacts(messages: readonly Message[], base: FactIndex, from: number): FactIndex {
   const start = base.offsets[from]!;
   // Keys first mentioned before `from` (all of them when nothing of `base` is dropped).
-  const baseBefore = from < base.offsets.length - 1 || from === 0 ? keysBefore(base) : undefined;
-  const known = baseBefore ? baseBefore[from]! : base.keys.length;
+  const baseBefore = keysBefore(base);
+  const known = baseBefore[from]!;
   const keys = base.keys.slice(0, known);
   const kinds = base.kinds.slice(0, known);
   // The base's key map is taken over (a live tail drops the base), the keys first mentioned from
@@ -78,7 +78,7 @@ function internFacts(messages: readonly Message[], base: FactIndex, from: number
     for (let i = 0; i < keys.length; i++) idOf.set(keys[i]!, i);
   }
   const before = new Uint32Array(messages.length + 1);
-  before.set((baseBefore ?? keysBefore(base)).subarray(0, from + 1));
+  before.set(baseBefore.subarray(0, from + 1));
   // A plain append writes only past the base's mentions: into the base's own buffer when nothing
   // was written past them (the base is the buffer's last index) — no copy of every mention at each
   // live-tail append (tens of MB at 300,000 calls, each copy outside the heap bringing a full

@@ -7,7 +7,7 @@
 import { lowerBound } from '../sorted';
 import type { ReplayConfig } from '../config';
 import { promptTokens, type Message, type Session } from '../model';
-import { fitCalibration, fittedCalls, FIT_ALL_UP_TO, reportingCalls } from '../tokens/calibrate';
+import { fitCalibrationOfCalls, fittedCalls, FIT_ALL_UP_TO, reportingCalls } from '../tokens/calibrate';
 import { countWith, type SessionCounts } from '../tokens/index';
 import { isTurnBoundary, turnIndex, turnStarts as computeTurnStarts } from '../turns';
 import type { Pins, SessionShape } from './state';
@@ -198,7 +198,7 @@ export function withUnloggedOverhead(session: Session, counts: SessionCounts, an
   if (counts.unlogged > 0 || counts.tokenizer === 'calibrated' || !anyUsage) return counts;
   let out = unloggedCache.get(counts);
   if (!out) {
-    const fit = fitCalibration(session, counts);
+    const { fit, calls } = fitCalibrationOfCalls(session, counts);
     // A system prompt and tool definitions are thousands of tokens; a smaller offset, or one no larger
     // than the fit's own error, is the tokenizer's framing, not content the transcript left out.
     // A fallback offset (a line that is not physical) is no evidence of content either.
@@ -208,8 +208,7 @@ export function withUnloggedOverhead(session: Session, counts: SessionCounts, an
     out = unlogged > 0 ? { ...counts, unlogged } : counts;
     unloggedCache.set(counts, out);
     // Fitted on a prefix of the calls (fittedCalls): a grown session may carry it (carriedUnlogged).
-    if (fit.points >= FIT_ALL_UP_TO)
-      unloggedFits.set(out, { calls: Int32Array.from(reportingCalls(session.messages)), fitted: fit.points });
+    if (fit.points >= FIT_ALL_UP_TO) unloggedFits.set(out, { calls, fitted: fit.points });
   }
   return out;
 }

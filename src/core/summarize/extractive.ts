@@ -13,6 +13,7 @@
  * nor the items it carries: a summary written here keeps each section as a version of a
  * persistent log (lane.ts), and the next one is filled from the log's trees.
  */
+import { lowerBound } from '../sorted';
 import type { Message } from '../model';
 import { BoundedCache } from '../bounded-cache';
 import { factsOfMessage, ownString } from './facts';
@@ -317,14 +318,8 @@ function runOf(messages: readonly Message[], source: FoldSource | undefined): { 
 
 /** The first goal at or after message `a` (binary search), or -1. */
 function goalFrom(goals: readonly number[], a: number): number {
-  let lo = 0;
-  let hi = goals.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (goals[mid]! < a) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < goals.length ? goals[lo]! : -1;
+  const at = lowerBound(goals, a);
+  return at < goals.length ? goals[at]! : -1;
 }
 
 /**

@@ -73,7 +73,7 @@ export function calibrationPoints(session: Session, counts: SessionCounts): { in
   return points;
 }
 
-/** Whether message `m` is a call the line is fitted on: an assistant message reporting a prompt size. */
+/** Whether message `m` is a call the line is fitted on: an assistant message reporting a prompt size (a usable calibration point). */
 export const reportsPrompt = (m: Message): boolean => m.role === 'assistant' && m.usage !== undefined && promptTokens(m.usage) > 0;
 
 /** The message index of every call the line may be fitted on (calibrationPoints's, with a prompt size), in order. */
@@ -135,7 +135,9 @@ function fitPoints(pts: readonly Point[]): { ratio: number; overhead: number; fa
   return { ...offset, fallback: `${why}: a fixed offset only, ratio 1` };
 }
 
-const usable = (session: Session, counts: SessionCounts): Point[] => calibrationPoints(session, counts).filter((p) => p.y > 0);
+/** The points of the calls that report a prompt size (`reportsPrompt`: a point is an assistant message with usage, y its prompt). */
+const usable = (session: Session, counts: SessionCounts): { index: number; x: number; y: number }[] =>
+  calibrationPoints(session, counts).filter((p) => p.y > 0);
 
 /** Up to this many calls with usage, the line is fitted on all of them. */
 export const FIT_ALL_UP_TO = 1024;
@@ -160,17 +162,29 @@ export function fittedCalls(n: number): number {
   return k;
 }
 
-function fittedOn(pts: Point[]): Point[] {
+function fittedOn<P extends Point>(pts: P[]): P[] {
   const k = fittedCalls(pts.length);
   return k === pts.length ? pts : pts.slice(0, k);
 }
 
 export function fitCalibration(session: Session, counts: SessionCounts): CalibrationFit {
-  const pts = fittedOn(usable(session, counts));
-  const fit = fitPoints(pts);
+  return fitCalibrationOfCalls(session, counts).fit;
+}
+
+/**
+ * The fit, and the message index of every call it may be fitted on (a prefix of them is:
+ * `fit.points`), in order: what a grown session's fit is carried from (replay/setup.ts
+ * carriedUnlogged).
+ */
+export function fitCalibrationOfCalls(session: Session, counts: SessionCounts): { fit: CalibrationFit; calls: Int32Array } {
+  const all = usable(session, counts);
+  const pts = fittedOn(all);
+  const line = fitPoints(pts);
   let err = 0;
-  for (const p of pts) err += Math.abs(fit.ratio * p.x + fit.overhead - p.y);
-  return { ...fit, points: pts.length, meanAbsError: pts.length ? err / pts.length : 0 };
+  for (const p of pts) err += Math.abs(line.ratio * p.x + line.overhead - p.y);
+  const calls = new Int32Array(all.length);
+  for (let q = 0; q < all.length; q++) calls[q] = all[q]!.index;
+  return { fit: { ...line, points: pts.length, meanAbsError: pts.length ? err / pts.length : 0 }, calls };
 }
 
 function median(values: number[]): number {

@@ -49,14 +49,12 @@ async function run(
   opened?: { path: string; store: OpenedStore },
 ): Promise<void> {
   const [{ ImportError }, { importFileToStore, openStore }, { importProgressively, progressiveFromEnv }] = modules;
-  let store: OpenedStore | undefined;
+  // The store a spare opened, when it is the request's; another one is closed.
+  let store = opened?.path === request.dbPath ? opened.store : undefined;
+  if (opened && !store) opened.store.close();
   let reply: ImportWorkerReply;
-  if (opened && opened.path !== request.dbPath) opened.store.close();
   try {
-    store =
-      opened && opened.path === request.dbPath
-        ? opened.store
-        : openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
+    store ??= openStore(request.dbPath, request.nativeBinding ? { nativeBinding: request.nativeBinding } : {});
     const options = {
       ...(request.format ? { format: request.format } : {}),
       ...(request.nativeBinding ? { nativeBinding: request.nativeBinding } : {}),
