@@ -5,7 +5,7 @@
  * The result is what `countWith` returns for the same tokenizer id, only faster; tokenizers that
  * are not OpenAI BPE based (chars/4, runes, shannon) are left to `countWith`.
  */
-import type { Session } from '../../core/model';
+import type { Message, Session } from '../../core/model';
 import {
   CALIBRATION_BASE,
   countCalibrated,
@@ -35,6 +35,28 @@ export function bpeEncodingOf(tokenizerId: string): BpeEncoding | undefined {
 const BATCH_CHARS = 8 * 1024 * 1024;
 
 /**
+ * Where a count reads its messages' text, and what it may skip (count/incremental.ts): `session`
+ * is what the counts are assembled from without text (its messages' roles, usage and `sentAs`;
+ * the messages themselves, or heads of them), `read` gives messages [from, to) with their text,
+ * and the first `known.length` messages are not read at all: `known` holds their totals under the
+ * counted tokenizer's own counter (scale 1 and no ratio: what stored counts of that tokenizer
+ * hold per message).
+ */
+export interface CountSource {
+  readonly read: (from: number, to: number) => readonly Message[];
+  readonly known?: Uint32Array;
+}
+
+/** Messages read at once from a `CountSource` (a page of store/lazy-session.ts's size). */
+const READ_PAGE = 256;
+
+/** A session's counts, and for `calibrated` the counts of its base tokenizer made on the way (ratio 1: what its own count would store). */
+export interface ExactCounts {
+  readonly counts: SessionCounts;
+  readonly base: SessionCounts;
+}
+
+/**
  * The same numbers as `countWith`, a slice of messages at a time: the texts the cost model reads
  * in a slice are gathered (a recording pass), counted by the pool on every core, and the slice's
  * messages counted again from those numbers into a tally (core/tokens/count.ts `Tally`); the
@@ -48,8 +70,22 @@ export async function countExact(
   bulk: BulkCounter,
   batchChars = BATCH_CHARS,
 ): Promise<SessionCounts> {
+  if (!bpeEncodingOf(tokenizerId)) return countWith(session, tokenizerId, options);
+  const { messages } = session;
+  return (await countExactFrom(session, { read: (from, to) => messages.slice(from, to) }, tokenizerId, options, bulk, batchChars)).counts;
+}
+
+/** `countExact` over a `CountSource` (a BPE tokenizer only): the messages' text read a page at a time, the known prefix not at all. */
+export async function countExactFrom(
+  session: Session,
+  source: CountSource,
+  tokenizerId: string,
+  options: CostModelOptions,
+  bulk: BulkCounter,
+  batchChars = BATCH_CHARS,
+): Promise<ExactCounts> {
   const encoding = bpeEncodingOf(tokenizerId);
-  if (!encoding) return countWith(session, tokenizerId, options);
+  if (!encoding) throw new RangeError(`${tokenizerId} is not counted by a BPE encoding`);
   const reference = getTokenizer(`tiktoken:${encoding}`);
   // Each counter makes one pass: a memo would hold an object per message to the end of it.
   const once: CostModelOptions = { memo: false, ...options };
@@ -95,22 +131,36 @@ export async function countExact(
   record.tools(session.tools);
   await countPending(kept);
 
-  const { messages } = session;
-  const n = messages.length;
+  const n = session.messages.length;
   const tally: Tally = { units: new Float64Array(n), totals: new Float64Array(n), filled: false };
-  for (let from = 0; from < n;) {
-    let to = from;
-    while (to < n && pendingChars < batchChars) record.message(messages[to++]!);
+  // A message's units and total are one number under a scale of 1 (core/tokens/count.ts).
+  const known = counter.scale === 1 && source.known ? source.known.subarray(0, n) : undefined;
+  if (known) {
+    tally.units.set(known);
+    tally.totals.set(known);
+  }
+  for (let from = known?.length ?? 0; from < n;) {
+    const slice: Message[] = [];
+    while (from + slice.length < n && pendingChars < batchChars) {
+      const at = from + slice.length;
+      const page = source.read(at, Math.min(n, at + READ_PAGE));
+      if (page.length === 0) throw new Error(`message #${at} of ${n} could not be read`);
+      for (const m of page) {
+        record.message(m);
+        slice.push(m);
+      }
+    }
     await countPending(numbers);
-    for (let i = from; i < to; i++) {
-      const b = counter.message(messages[i]!);
-      tally.units[i] = b.units;
-      tally.totals[i] = b.total;
+    for (let k = 0; k < slice.length; k++) {
+      const b = counter.message(slice[k]!);
+      tally.units[from + k] = b.units;
+      tally.totals[from + k] = b.total;
     }
     numbers = new Map();
-    from = to;
+    from += slice.length;
   }
   tally.filled = true;
-  if (tokenizerId === 'calibrated') return countCalibrated(session, counter, tally);
-  return countSession(session, counter, { tally });
+  const base = countSession(session, counter, { tally });
+  if (tokenizerId === 'calibrated') return { counts: countCalibrated(session, counter, tally), base };
+  return { counts: base, base };
 }

@@ -5,9 +5,10 @@
  * and swaps in exact counts when this worker is done. BPE tokenizers count on the bulk pool
  * (gpt-tokenizer on every core, the same numbers as js-tiktoken); the rest count here.
  */
-import { countWith, mediaTokensFor, type SessionCounts } from '../../core/tokens/index';
+import { countWith, mediaTokensFor } from '../../core/tokens/index';
 import { createBulkCounter } from '../count/bulk';
-import { bpeEncodingOf, countExact } from '../count/exact';
+import { bpeEncodingOf } from '../count/exact';
+import { countStoredSession } from '../count/incremental';
 import { lowerThisThreadPriority } from '../count/priority';
 import { openStore } from '../store/index';
 import { loadLazySession } from '../store/lazy-session';
@@ -30,21 +31,21 @@ export default async function run(r: CountRequest): Promise<CountReply> {
   const store = openStore(r.dbPath, r.nativeBinding ? { nativeBinding: r.nativeBinding } : {});
   try {
     const encoding = bpeEncodingOf(r.tokenizer);
-    // The pool's threads load their encoding while this one loads the session.
     const bulk = encoding ? createBulkCounter(r.threads, { background: true }) : undefined;
     try {
-      const warm = encoding ? bulk?.warm(encoding) : undefined;
-      // Held by its numbers, its text read a page at a time: countExact reads a slice of messages
-      // twice (its texts gathered, then counted), and the pages hold a slice (count/exact.ts).
+      if (bulk && encoding) {
+        // The pool's threads load their encoding while this one reads the session's heads. An
+        // append that lands meanwhile is not an error: the counts it extended stay, and it asks
+        // for its own recount (count/incremental.ts).
+        const warm = bulk.warm(encoding);
+        const done = await countStoredSession(store, r.sessionId, r.tokenizer, bulk, () => warm);
+        return done ? { ok: true } : { ok: false, error: `no session ${r.sessionId}` };
+      }
+      // Not BPE (chars/4, runes, shannon): counted in this thread, fast, from the session held by
+      // its numbers, its text read a page at a time.
       const session = loadLazySession(store, r.sessionId, { maxPages: 256, maxChars: 16 * 1024 * 1024 });
       if (!session) return { ok: false, error: `no session ${r.sessionId}` };
-      const options = { mediaTokens: mediaTokensFor(session.provider) };
-      let counts: SessionCounts;
-      if (bulk) {
-        await warm;
-        counts = await countExact(session, r.tokenizer, options, bulk);
-      } else counts = countWith(session, r.tokenizer, options);
-      store.saveCounts(r.sessionId, counts);
+      store.saveCounts(r.sessionId, countWith(session, r.tokenizer, { mediaTokens: mediaTokensFor(session.provider) }));
       return { ok: true };
     } finally {
       await bulk?.close();

@@ -5,7 +5,7 @@
  * and read back as numbers only.
  */
 import { randomUUID } from 'node:crypto';
-import type { FormatId, Message, ReportedUsage, Session } from '../../core/model';
+import type { FormatId, Message, Part, ReportedUsage, Role, Session, UsageConvention } from '../../core/model';
 import { stepIndices } from '../../core/model';
 import type { SessionCounts } from '../../core/tokens/types';
 import { countsKey } from '../../core/tokens/version';
@@ -110,6 +110,14 @@ const ROW_SELECT =
 
 /** Session metadata kept as JSON (everything but the messages). */
 type SessionMeta = Omit<Session, 'messages'>;
+
+/** Counts as stored: with how many leading messages were counted exactly (the rest estimated after a live-tail append). */
+export interface StoredCounts extends SessionCounts {
+  readonly exactThrough: number;
+}
+
+/** The parts of a message head (`SessionStore.messageHeads`): none, shared. */
+const NO_PARTS: readonly Part[] = Object.freeze([]);
 
 /** A session's row, ready to insert (plain data: it can cross to a writer thread). */
 export interface SessionRowInput {
@@ -345,6 +353,14 @@ export class SessionStore {
     this.libraryColumns ??=
       (this.db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'parent_id'").get() as unknown) !== undefined;
     return this.libraryColumns;
+  }
+
+  private exactThroughColumn: boolean | undefined;
+  /** Whether token_counts has v9's exact_through (a database opened below the current version lacks it, as above). */
+  private hasExactThrough(): boolean {
+    this.exactThroughColumn ??=
+      (this.db.prepare("SELECT 1 FROM pragma_table_info('token_counts') WHERE name = 'exact_through'").get() as unknown) !== undefined;
+    return this.exactThroughColumn;
   }
 
   private callKeyColumns: boolean | undefined;
@@ -799,7 +815,7 @@ export class SessionStore {
    * Stores counts under the estimator's version (core/tokens/version.ts) and removes what an older
    * estimator (or one from before versions, keyed by the bare tokenizer id) stored for the same tokenizer.
    */
-  saveCounts(sessionId: string, counts: SessionCounts): void {
+  saveCounts(sessionId: string, counts: SessionCounts, exactThrough?: number): void {
     const blob = Buffer.from(counts.perMessage.buffer, counts.perMessage.byteOffset, counts.perMessage.byteLength);
     const key = countsKey(counts.tokenizer);
     const stale = `${counts.tokenizer}@v`;
@@ -810,27 +826,94 @@ export class SessionStore {
       stale.length,
       stale,
     );
+    const values = [sessionId, key, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0];
+    if (!this.hasExactThrough()) {
+      this.stmt(
+        'INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(...values);
+      return;
+    }
     this.stmt(
-      'INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(sessionId, key, blob, counts.system, counts.tools, counts.unlogged, counts.approximate ? 1 : 0);
+      'INSERT OR REPLACE INTO token_counts (session_id, tokenizer, counts, system, tools, unlogged, approximate, exact_through) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      ...values,
+      // Every message counted: NULL, as counts stored before the column.
+      exactThrough === undefined || exactThrough >= counts.perMessage.length ? null : Math.max(0, exactThrough),
+    );
   }
 
   /**
    * Counts from the database — one row of numbers through the primary key, never the text. Only
    * counts made by the current estimator version are read: older ones are as good as absent.
    */
-  loadCounts(sessionId: string, tokenizer: string): SessionCounts | undefined {
-    const r = this.stmt('SELECT counts, system, tools, unlogged, approximate FROM token_counts WHERE session_id = ? AND tokenizer = ?').get(
-      sessionId,
-      countsKey(tokenizer),
-    ) as { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number } | undefined;
+  loadCounts(sessionId: string, tokenizer: string): StoredCounts | undefined {
+    const r = this.stmt(
+      `SELECT counts, system, tools, unlogged, approximate, ${this.hasExactThrough() ? 'exact_through' : 'NULL'} AS exactThrough FROM token_counts WHERE session_id = ? AND tokenizer = ?`,
+    ).get(sessionId, countsKey(tokenizer)) as
+      { counts: Buffer; system: number; tools: number; unlogged: number; approximate: number; exactThrough: number | null } | undefined;
     if (!r) return undefined;
     // Copy into an aligned buffer: SQLite's blob may not be 4-byte aligned.
     const perMessage = new Uint32Array(r.counts.byteLength / 4);
     new Uint8Array(perMessage.buffer).set(r.counts);
     const prefix = new Float64Array(perMessage.length + 1);
     for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
-    return { tokenizer, perMessage, prefix, system: r.system, tools: r.tools, unlogged: r.unlogged, approximate: r.approximate === 1 };
+    return {
+      tokenizer,
+      perMessage,
+      prefix,
+      system: r.system,
+      tools: r.tools,
+      unlogged: r.unlogged,
+      approximate: r.approximate === 1,
+      exactThrough: Math.min(r.exactThrough ?? perMessage.length, perMessage.length),
+    };
+  }
+
+  /**
+   * What a count of session `id` reads of every message without its text (count/incremental.ts):
+   * each message's role and reported usage, from their own columns, and whole the few messages
+   * the agent sent rewritten (`Message.sentAs`, whose sent form is counted). Undefined for an
+   * unknown id. A stored body holds `"sentAs":{` only as that key: inside a string the quote is
+   * escaped.
+   */
+  messageHeads(id: string): Message[] | undefined {
+    const row = this.getRow(id);
+    if (!row) return undefined;
+    const n = row.messageCount;
+    const heads = new Array<Message>(n);
+    const roles = this.stmt('SELECT idx, role FROM messages WHERE session_id = ? ORDER BY idx').raw().iterate(id) as Iterable<
+      [number, Role]
+    >;
+    for (const [idx, role] of roles) if (idx < n) heads[idx] = { id: '', role, parts: NO_PARTS };
+    const usage = this.stmt(
+      'SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? ORDER BY idx',
+    )
+      .raw()
+      .iterate(id) as Iterable<[number, UsageConvention, number, number, number, number, number | null]>;
+    for (const [idx, convention, input, cacheRead, cacheWrite, output, reasoning] of usage) {
+      const h = heads[idx];
+      if (!h) continue;
+      const u: ReportedUsage = { convention, input, cacheRead, cacheWrite, output, ...(reasoning !== null ? { reasoning } : {}) };
+      heads[idx] = { ...h, usage: u };
+    }
+    const rewritten = this.stmt(`SELECT idx, body FROM messages WHERE session_id = ? AND instr(body, '"sentAs":{') > 0`)
+      .raw()
+      .iterate(id) as Iterable<[number, string]>;
+    for (const [idx, body] of rewritten) if (idx < n) heads[idx] = JSON.parse(body) as Message;
+    for (let i = 0; i < n; i++) if (!heads[i]) throw new Error(`session ${id}: message #${i} is not stored (${n} expected)`);
+    return heads;
+  }
+
+  /**
+   * What changes whenever session `id`'s messages do: their number and its source's size and hash
+   * (a live-tail append grows the file; a new import is a new session). A count made from what was
+   * read under one fingerprint is stored only while it still holds (count/incremental.ts).
+   */
+  countFingerprint(id: string): string | undefined {
+    const r = this.stmt(
+      'SELECT s.message_count AS n, src.size AS size, src.hash AS hash FROM sessions s JOIN sources src ON src.id = s.source_id WHERE s.id = ?',
+    ).get(id) as { n: number; size: number; hash: string } | undefined;
+    return r ? `${r.n}:${r.size}:${r.hash}` : undefined;
   }
 
   setPinned(sessionId: string, messageId: string, pinned: boolean): void {

@@ -520,7 +520,8 @@ function extendCounts(
     const tokenizer = key.slice(0, -suffix.length);
     const c = store.loadCounts(sessionId, tokenizer);
     // A background count finished on an earlier length: its messages are kept, the rest estimated.
-    const have = c ? Math.min(c.perMessage.length, from) : 0;
+    // Exact up to what the stored counts counted exactly (an earlier append's estimates stay estimates).
+    const have = c ? Math.min(c.exactThrough, from) : 0;
     if (!c || c.perMessage.length > count || have === 0) {
       store.db.prepare('DELETE FROM token_counts WHERE session_id = ? AND tokenizer = ?').run(sessionId, key);
       continue;
@@ -534,7 +535,9 @@ function extendCounts(
     for (let j = 0; j < added.length; j++) perMessage[from + j] = Math.round(added[j]! * ratio);
     const prefix = new Float64Array(perMessage.length + 1);
     for (let i = 0; i < perMessage.length; i++) prefix[i + 1] = prefix[i]! + perMessage[i]!;
-    store.saveCounts(sessionId, { ...c, perMessage, prefix, approximate: true });
+    // The recount that follows tokenizes the messages from `have` on only (count/incremental.ts).
+    const { exactThrough: _exactThrough, ...counts } = c;
+    store.saveCounts(sessionId, { ...counts, perMessage, prefix, approximate: true }, have);
   }
 }
 

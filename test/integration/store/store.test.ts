@@ -147,7 +147,7 @@ describe('store', () => {
       );
       db.close();
     }
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('keeps stored sessions through the migration to v4 (messages in a rowid table)', async () => {
