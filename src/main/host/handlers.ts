@@ -86,13 +86,13 @@ export interface Host {
 
 /**
  * The count worker's heap bound (MB). Counting a session makes garbage as fast as it reads text,
- * and an unbounded V8 heap let it pile up: counting a 1 GB session grew the worker's heap from 384
- * MB (the session held by its numbers) to 1,035 MB, while a 300 MB session (178,000 messages)
- * counted in a heap bounded at 200 MB peaked at 157 MB (319 MB unbounded), in the same time
- * (docs/benchmarks.md "Where it stands"). The session's numbers it holds grow with the session —
- * about 430 MB at 1 GB — so a bigger session that dies at the bound is counted again unbounded.
+ * and an unbounded V8 heap lets it pile up (a 300 MB session counted in a heap bounded at 200 MB
+ * peaked at 157 MB, 319 MB unbounded, in the same time). What the worker holds is each message's
+ * head — its role and reported usage, about 100 bytes (count/incremental.ts), some 60 MB at 1 GB
+ * — and a slice of text, so a session too big for the bound (millions of messages) dies at it and
+ * is counted again unbounded.
  */
-export const COUNT_HEAP_MB = 640;
+export const COUNT_HEAP_MB = 256;
 /** A spare import worker starts this long after an import ended (its start is off that moment's work: the whole session's replay). */
 const SPARE_IMPORT_DELAY_MS = 1500;
 

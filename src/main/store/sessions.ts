@@ -880,26 +880,31 @@ export class SessionStore {
     const row = this.getRow(id);
     if (!row) return undefined;
     const n = row.messageCount;
-    const heads = new Array<Message>(n);
-    const roles = this.stmt('SELECT idx, role FROM messages WHERE session_id = ? ORDER BY idx').raw().iterate(id) as Iterable<
-      [number, Role]
-    >;
-    for (const [idx, role] of roles) if (idx < n) heads[idx] = { id: '', role, parts: NO_PARTS };
-    const usage = this.stmt(
-      'SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? ORDER BY idx',
+    const usage = new Array<ReportedUsage | undefined>(n);
+    const reported = this.stmt(
+      'SELECT idx, convention, input, cache_read, cache_write, output, reasoning FROM usage WHERE session_id = ? AND idx < ?',
     )
       .raw()
-      .iterate(id) as Iterable<[number, UsageConvention, number, number, number, number, number | null]>;
-    for (const [idx, convention, input, cacheRead, cacheWrite, output, reasoning] of usage) {
-      const h = heads[idx];
-      if (!h) continue;
-      const u: ReportedUsage = { convention, input, cacheRead, cacheWrite, output, ...(reasoning !== null ? { reasoning } : {}) };
-      heads[idx] = { ...h, usage: u };
-    }
-    const rewritten = this.stmt(`SELECT idx, body FROM messages WHERE session_id = ? AND instr(body, '"sentAs":{') > 0`)
+      .iterate(id, n) as Iterable<[number, UsageConvention, number, number, number, number, number | null]>;
+    // One string per role and convention (each row's would be its own copy).
+    const strings = new Map<string, string>();
+    const one = <S extends string>(v: S): S => {
+      const hit = strings.get(v);
+      if (hit !== undefined) return hit as S;
+      strings.set(v, v);
+      return v;
+    };
+    for (const [idx, convention, input, cacheRead, cacheWrite, output, reasoning] of reported)
+      usage[idx] = { convention: one(convention), input, cacheRead, cacheWrite, output, reasoning: reasoning ?? undefined };
+    const heads = new Array<Message>(n);
+    // One pass over the rows: the role, and the body only of a message sent rewritten.
+    const rows = this.stmt(
+      `SELECT idx, role, CASE WHEN instr(body, '"sentAs":{') > 0 THEN body END FROM messages WHERE session_id = ? AND idx < ?`,
+    )
       .raw()
-      .iterate(id) as Iterable<[number, string]>;
-    for (const [idx, body] of rewritten) if (idx < n) heads[idx] = JSON.parse(body) as Message;
+      .iterate(id, n) as Iterable<[number, Role, string | null]>;
+    for (const [idx, role, body] of rows)
+      heads[idx] = body !== null ? (JSON.parse(body) as Message) : { id: '', role: one(role), parts: NO_PARTS, usage: usage[idx] };
     for (let i = 0; i < n; i++) if (!heads[i]) throw new Error(`session ${id}: message #${i} is not stored (${n} expected)`);
     return heads;
   }
