@@ -26,7 +26,10 @@ import { fileURLToPath } from 'node:url';
 import { createHost } from '../../src/main/host/handlers';
 import { replayWorkerSource } from '../../src/main/host/replay-client';
 import { importFileToStore, openStore } from '../../src/main/store/index';
-import { closeTail, openTail, updateTail } from '../../src/main/store/tail';
+import { closeTail, openTail, updateTail, type TailState } from '../../src/main/store/tail';
+import type { SessionStore } from '../../src/main/store/sessions';
+import { createBulkCounter } from '../../src/main/count/bulk';
+import { countStoredSession, type IncrementalOutcome } from '../../src/main/count/incremental';
 import { writeClaudeCodeJsonl, writeCodexJsonl, writeMessagesJsonl } from './corpus';
 import {
   geminiCheckpoint,
@@ -205,6 +208,39 @@ const FORMAT: Record<string, Format> = {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/**
+ * The exact count the background recount makes (calibrated, on the bulk pool as the count worker
+ * does): of the whole session, then after one appended turn, when only the messages the append
+ * estimated are tokenized (src/main/count/incremental.ts).
+ */
+async function recountRows(store: SessionStore, id: string, tail: TailState, file: string, mb: number, f: Format): Promise<BenchRow[]> {
+  const bulk = createBulkCounter();
+  try {
+    let whole: IncrementalOutcome | undefined;
+    const wholeMs = await timeMs(async () => (whole = await countStoredSession(store, id, 'calibrated', bulk)));
+    f.append(file, ROUNDS + 1);
+    await updateTail(store, tail);
+    let after: IncrementalOutcome | undefined;
+    const afterMs = await timeMs(async () => (after = await countStoredSession(store, id, 'calibrated', bulk)));
+    return [
+      {
+        name: `${f.label}${mb} MB: exact count of the whole session (calibrated)`,
+        value: wholeMs,
+        unit: 'ms',
+        note: `${whole?.counted} messages tokenized`,
+      },
+      {
+        name: `${f.label}${mb} MB: recount after an append (calibrated)`,
+        value: afterMs,
+        unit: 'ms',
+        note: `${after?.counted} of ${after?.messages} messages tokenized; the heads read, calibrated refitted`,
+      },
+    ];
+  } finally {
+    await bulk.close();
+  }
+}
+
 async function storeRows(dir: string, file: string, mb: number, f: Format): Promise<BenchRow[]> {
   const store = openStore(join(dir, 'store.db'));
   try {
@@ -245,6 +281,7 @@ async function storeRows(dir: string, file: string, mb: number, f: Format): Prom
       },
     ];
     if (f.wholeFile) return rows;
+    rows.push(...(await recountRows(store, id, tail, file, mb, f)));
     // The same append without the fast path (its state dropped): what every append cost before it.
     tail.lines = tail.doc = undefined;
     f.append(file, ROUNDS);
