@@ -6,10 +6,12 @@
 import { workerData } from 'node:worker_threads';
 import { countGuarded, type GuardedEncoding } from './guarded';
 import { lowerThisThreadPriority } from './priority';
+import { traceHeap } from '../trace';
 
 // Background counting (the host's exact counts) yields the CPU to the host's main thread. Tinypool
 // hands its workers [its own data, the pool's workerData].
 if ((workerData as unknown[] | undefined)?.[1] === 'background') lowerThisThreadPriority();
+traceHeap('bulk count thread');
 
 export interface BulkTask {
   readonly encoding: GuardedEncoding;

@@ -34,6 +34,17 @@ export function bulkWorkerModule(): string {
 }
 
 /**
+ * Threads of a background count's pool (the host's exact counts, host/count-worker.ts): every
+ * core, at most BACKGROUND_THREADS_MAX. Each thread holds its own BPE tables (about 60 MB of
+ * RSS for o200k) and its share of a slice's texts, so a pool of every core of a 16-core machine
+ * would hold a gigabyte for work nobody waits on; four count a 1 GB session in well under a minute.
+ */
+export function backgroundCountThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(cores, BACKGROUND_THREADS_MAX));
+}
+export const BACKGROUND_THREADS_MAX = 4;
+
+/**
  * A worker that dies (out of memory, killed) is replaced and its chunk counted again; when they
  * keep dying the call rejects with what happened, never waits forever (src/main/worker-pool.ts).
  */

@@ -6,7 +6,7 @@
  * (gpt-tokenizer on every core, the same numbers as js-tiktoken); the rest count here.
  */
 import { countWith, mediaTokensFor } from '../../core/tokens/index';
-import { createBulkCounter } from '../count/bulk';
+import { backgroundCountThreads, createBulkCounter } from '../count/bulk';
 import { bpeEncodingOf } from '../count/exact';
 import { countStoredSession } from '../count/incremental';
 import { lowerThisThreadPriority } from '../count/priority';
@@ -19,7 +19,7 @@ export interface CountRequest {
   readonly nativeBinding?: string;
   readonly sessionId: string;
   readonly tokenizer: string;
-  /** Threads of the bulk pool (default: every core). */
+  /** Threads of the bulk pool (default: every core, at most four: count/bulk.ts `backgroundCountThreads`). */
   readonly threads?: number;
 }
 
@@ -31,7 +31,7 @@ export default async function run(r: CountRequest): Promise<CountReply> {
   const store = openStore(r.dbPath, r.nativeBinding ? { nativeBinding: r.nativeBinding } : {});
   try {
     const encoding = bpeEncodingOf(r.tokenizer);
-    const bulk = encoding ? createBulkCounter(r.threads, { background: true }) : undefined;
+    const bulk = encoding ? createBulkCounter(r.threads ?? backgroundCountThreads(), { background: true }) : undefined;
     try {
       if (bulk && encoding) {
         // The pool's threads load their encoding while this one reads the session's heads. An

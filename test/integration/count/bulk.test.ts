@@ -1,7 +1,7 @@
 /** Bulk counting on worker threads matches js-tiktoken (the reference) on a fixture corpus. */
 import { describe, expect, it } from 'vitest';
 import { getTokenizer } from '../../../src/core/tokens/index';
-import { createBulkCounter } from '../../../src/main/count/bulk';
+import { BACKGROUND_THREADS_MAX, backgroundCountThreads, createBulkCounter } from '../../../src/main/count/bulk';
 
 const corpus = [
   'hello world',
@@ -16,6 +16,13 @@ const corpus = [
 ];
 
 describe('bulk counting', () => {
+  it('counts in the background on every core, but never on more than four threads', () => {
+    // Each thread holds its own BPE tables: the pool's memory must not grow with the machine's cores.
+    expect(BACKGROUND_THREADS_MAX).toBe(4);
+    expect([1, 2, 3, 4, 8, 16, 64].map((cores) => backgroundCountThreads(cores))).toEqual([1, 2, 3, 4, 4, 4, 4]);
+    expect(backgroundCountThreads(0)).toBe(1);
+  });
+
   it('counts exactly like js-tiktoken, on both encodings', async () => {
     const bulk = createBulkCounter(2);
     try {
