@@ -208,12 +208,17 @@ export class TailService {
         w.prepared = false;
       } else this.options.onError?.(`live tail of ${w.path}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      w.running = false;
-      if (w.again) {
-        w.again = false;
-        this.schedule(w);
-      } else if (!w.prepared && !w.closed) void this.prepare(w);
+      if (!this.release(w) && !w.prepared && !w.closed) void this.prepare(w);
     }
+  }
+
+  /** The watch's lock let go: an update that arrived meanwhile runs next (true), or none waits. */
+  private release(w: Watch): boolean {
+    w.running = false;
+    if (!w.again) return false;
+    w.again = false;
+    this.schedule(w);
+    return true;
   }
 
   /**
@@ -230,11 +235,7 @@ export class TailService {
       // The next update reads what it needs itself.
       w.prepared = true;
     } finally {
-      w.running = false;
-      if (w.again) {
-        w.again = false;
-        this.schedule(w);
-      }
+      this.release(w);
     }
   }
 
