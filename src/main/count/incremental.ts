@@ -27,7 +27,7 @@ export interface IncrementalOutcome {
 }
 
 /** The tokenizer whose per-message numbers `tokenizer`'s counts are made of (itself but for `calibrated`). */
-export const baseTokenizerOf = (tokenizer: string): string => (tokenizer === 'calibrated' ? CALIBRATION_BASE : tokenizer);
+const baseTokenizerOf = (tokenizer: string): string => (tokenizer === 'calibrated' ? CALIBRATION_BASE : tokenizer);
 
 interface Snapshot {
   readonly session: Session;
@@ -43,7 +43,9 @@ function snapshot(store: SessionStore, sessionId: string, tokenizer: string): Sn
     const fingerprint = store.countFingerprint(sessionId);
     if (!meta || !heads || fingerprint === undefined) return undefined;
     const stored = store.loadCounts(sessionId, baseTokenizerOf(tokenizer));
-    const usable = stored && stored.perMessage.length <= heads.length && stored.exactThrough > 0;
+    // Counts of another length were stored for another state of the session (its last messages
+    // may have been written again since): only a row of this length says what is exact.
+    const usable = stored && stored.perMessage.length === heads.length && stored.exactThrough > 0;
     return {
       session: { ...meta, messages: heads },
       fingerprint,
